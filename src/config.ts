@@ -1,0 +1,283 @@
+/**
+ * Configuration: types, defaults and loading. Keys are snake_case because they form a configuration file
+ * format (`gateway-api.json`); per-call options elsewhere are camelCase.
+ *
+ * @module
+ */
+
+import { GatewayApiException } from "./errors.ts";
+import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
+import type { GatewayStore } from "./store/store.ts";
+
+/** One gateway server and the key to use on it. */
+export interface ConnectionConfig {
+  /** Absolute http(s) URL of the gateway server, e.g. `http://localhost:8080`. */
+  server_url: string;
+  /** The global api key, or an instance's own token. Sent as the `apikey` header. */
+  api_key: string;
+  /** Default instance for instance-level calls on this connection. */
+  instance?: string;
+  /** Per-attempt timeout for this connection, in ms (overrides `http.timeout_ms`). */
+  timeout_ms?: number;
+}
+
+/** HTTP timing. */
+export interface HttpConfig {
+  /** Per-attempt timeout in ms (default 30 000). */
+  timeout_ms?: number;
+  /** Overall deadline across attempts and backoff sleeps, in ms (default 90 000). */
+  deadline_ms?: number;
+}
+
+/** Retry policy. */
+export interface RetryConfig {
+  /** Retries after the first attempt (default 2, so 3 attempts). */
+  max_retries?: number;
+  /** First backoff delay in ms (default 500). */
+  base_delay_ms?: number;
+  /** Largest backoff delay in ms (default 8 000). */
+  max_delay_ms?: number;
+  /** Longest `Retry-After` the client waits for; a longer one throws `RateLimitException` (default 60 000). */
+  max_retry_after_ms?: number;
+}
+
+/** One limit: `max_attempts` calls per `decay_seconds` window. */
+export interface RateLimitRule {
+  /** Calls allowed per window. */
+  max_attempts: number;
+  /** Window length in seconds. */
+  decay_seconds: number;
+}
+
+/** Client-side rate limiting, checked before every request. */
+export interface RateLimitingConfig {
+  /** Default true. */
+  enabled?: boolean;
+  /** Any {@link RateLimiterInterface}; default a per-process `MemoryRateLimiter`. */
+  limiter?: RateLimiterInterface;
+  /** Limits per bucket (defaults: default 60/60 s, messages 30/60 s, media 10/60 s). */
+  limits?: { default?: RateLimitRule; messages?: RateLimitRule; media?: RateLimitRule };
+  /** Wait for a free slot (default) or throw `RateLimitException` at once. */
+  on_limit_reached?: "wait" | "throw";
+  /** Longest wait for a slot in ms (default 60 000). */
+  max_wait_ms?: number;
+  /** Prefix of limiter keys (default `gateway`). */
+  key_prefix?: string;
+  /** When the limiter itself fails: let the request go (default "open") or refuse it ("closed"). */
+  on_limiter_error?: "open" | "closed";
+}
+
+/** The in-memory metrics collector. */
+export interface MetricsConfig {
+  /** Default true. */
+  enabled?: boolean;
+}
+
+/** Logging through LogTape; the library never configures sinks itself. */
+export interface LoggingConfig {
+  /** Extra category segments after `gateway` (default none). */
+  category?: string[];
+}
+
+/** Signature verification of inbound webhooks. */
+export interface WebhookSignatureConfig {
+  /** `hmac` (default), `standard`, `jwt`, `token` or `none`. */
+  scheme?: "hmac" | "standard" | "jwt" | "token" | "none";
+  /** Header that carries the signature or token. */
+  header?: string;
+  /** Allowed clock difference for timestamps, in seconds (default 300). */
+  tolerance_seconds?: number;
+  /** Require a timestamp with the `hmac` scheme. */
+  require_timestamp?: boolean;
+}
+
+/** The inbound webhook route. */
+export interface WebhookConfig {
+  /** False answers 404 to every request (default true). */
+  enabled?: boolean;
+  /** Route prefix (default `gateway/webhook`): `POST /<route_prefix>/<instance>`. */
+  route_prefix?: string;
+  /** Secret, or several during rotation. */
+  secret?: string | string[];
+  /** Signature scheme and its settings. */
+  signature?: WebhookSignatureConfig;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  max_body_bytes?: number;
+}
+
+/** Queueing of inbound webhooks. */
+export interface QueueConfig {
+  /** Process webhooks from a queue after answering 202 (default false). */
+  enabled?: boolean;
+  /** Attempts before a job goes to the dead-letter list (default 5). */
+  max_attempts?: number;
+}
+
+/** The complete configuration of a {@link GatewayService}. */
+export interface GatewayConfig {
+  /** Name of the default connection (default `default`). */
+  default?: string;
+  /** Named connections. */
+  connections?: Record<string, ConnectionConfig>;
+  /** Shorthand for the `default` connection's server URL. */
+  server_url?: string;
+  /** Shorthand for the `default` connection's api key. */
+  api_key?: string;
+  /** Shorthand for the `default` connection's instance. */
+  instance?: string;
+  /** HTTP timing. */
+  http?: HttpConfig;
+  /** Retry policy. */
+  retry?: RetryConfig;
+  /** Client-side rate limiting. */
+  rate_limiting?: RateLimitingConfig;
+  /** Metrics collector. */
+  metrics?: MetricsConfig;
+  /** Logging. */
+  logging?: LoggingConfig;
+  /** Inbound webhooks. */
+  webhook?: WebhookConfig;
+  /** Queueing of inbound webhooks. */
+  queue?: QueueConfig;
+  /** Where sends are recorded (default none). */
+  store?: GatewayStore;
+  /** The fetch to use (default `globalThis.fetch`); called with an undefined `this`. */
+  fetch?: typeof fetch;
+}
+
+/** Default values of the configuration. */
+export const DEFAULTS = {
+  connection: "default",
+  timeout_ms: 30_000,
+  deadline_ms: 90_000,
+  max_retries: 2,
+  base_delay_ms: 500,
+  max_delay_ms: 8_000,
+  max_retry_after_ms: 60_000,
+  route_prefix: "gateway/webhook",
+  max_body_bytes: 1024 * 1024,
+} as const;
+
+/** The configuration file name looked for in the working directory. */
+export const CONFIG_FILE = "gateway-api.json";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Check the shape of a configuration object, with errors that name the key.
+ *
+ * @example
+ * ```ts
+ * import { validateConfig } from "@gw/gateway";
+ * validateConfig({ server_url: "http://localhost:8080", api_key: "key" });
+ * ```
+ */
+export function validateConfig(config: unknown): GatewayConfig {
+  if (!isRecord(config)) throw new GatewayApiException("Invalid configuration: expected an object");
+  const checkNumber = (path: string, value: unknown, min: number) => {
+    if (value === undefined) return;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min) {
+      throw new GatewayApiException(
+        `Invalid configuration: "${path}" must be a number >= ${min}, got ${JSON.stringify(value)}`,
+      );
+    }
+  };
+  for (const section of ["connections", "http", "retry", "rate_limiting", "metrics", "logging", "webhook", "queue"]) {
+    if (config[section] !== undefined && !isRecord(config[section])) {
+      throw new GatewayApiException(`Invalid configuration: "${section}" must be an object`);
+    }
+  }
+  const http = (config.http ?? {}) as Record<string, unknown>;
+  checkNumber("http.timeout_ms", http.timeout_ms, 1);
+  checkNumber("http.deadline_ms", http.deadline_ms, 1);
+  const retry = (config.retry ?? {}) as Record<string, unknown>;
+  checkNumber("retry.max_retries", retry.max_retries, 0);
+  checkNumber("retry.base_delay_ms", retry.base_delay_ms, 0);
+  checkNumber("retry.max_delay_ms", retry.max_delay_ms, 0);
+  checkNumber("retry.max_retry_after_ms", retry.max_retry_after_ms, 0);
+  if (config.fetch !== undefined && typeof config.fetch !== "function") {
+    throw new GatewayApiException('Invalid configuration: "fetch" must be a function');
+  }
+  return config as GatewayConfig;
+}
+
+/**
+ * Build a configuration from `GATEWAY_*` variables read through `get` (so it works with `Deno.env.get`,
+ * Workers bindings or a plain object). Returns an empty object when none is set.
+ *
+ * Variables: `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS`.
+ *
+ * @example
+ * ```ts
+ * import { configFromEnv } from "@gw/gateway";
+ * const config = configFromEnv((name) => ({ GATEWAY_API_URL: "http://localhost:8080", GATEWAY_API_KEY: "k" })[name]);
+ * ```
+ */
+export function configFromEnv(get: (name: string) => string | undefined): GatewayConfig {
+  const config: GatewayConfig = {};
+  const url = get("GATEWAY_API_URL");
+  const key = get("GATEWAY_API_KEY");
+  const instance = get("GATEWAY_INSTANCE");
+  const timeout = get("GATEWAY_TIMEOUT_MS");
+  if (url) config.server_url = url;
+  if (key) config.api_key = key;
+  if (instance) config.instance = instance;
+  if (timeout) config.http = { timeout_ms: Number(timeout) };
+  return config;
+}
+
+/**
+ * Merge configurations: later ones win, key by key, sections merged one level deep.
+ *
+ * @example
+ * ```ts
+ * import { mergeConfig } from "@gw/gateway";
+ * mergeConfig({ server_url: "http://a" }, { api_key: "k" });
+ * ```
+ */
+export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
+  const out: Record<string, unknown> = {};
+  for (const config of configs) {
+    for (const [key, value] of Object.entries(config)) {
+      if (value === undefined) continue;
+      const previous = out[key];
+      out[key] = isRecord(previous) && isRecord(value) && key !== "store" && key !== "fetch"
+        ? { ...previous, ...value }
+        : value;
+    }
+  }
+  return out as GatewayConfig;
+}
+
+/**
+ * Read `gateway-api.json` (or another path) as a configuration; null when the file does not exist.
+ * Needs `--allow-read` for that file; Deno only.
+ *
+ * @example
+ * ```ts
+ * import { loadConfigFile } from "@gw/gateway";
+ * const config = await loadConfigFile("gateway-api.json");
+ * ```
+ */
+export async function loadConfigFile(path: string = CONFIG_FILE): Promise<GatewayConfig | null> {
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  if (!deno) throw new GatewayApiException("Cannot read a configuration file: not running on Deno");
+  let text: string;
+  try {
+    text = await deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof deno.errors.NotFound) return null;
+    throw new GatewayApiException(`Cannot read configuration file "${path}"`, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new GatewayApiException(`Cannot parse configuration file "${path}": not valid JSON`, {
+      cause: error,
+    });
+  }
+  return validateConfig(parsed);
+}

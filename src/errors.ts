@@ -1,0 +1,478 @@
+/**
+ * The exceptions the library throws, and the mapping from a gateway server's HTTP answer to them.
+ *
+ * The reference server answers errors in several shapes (see the contract's error table): the usual
+ * envelope `{status, error, response: {message}}` where `message` is a string, an array of strings, a nested
+ * array of validation strings, or an array of `{property, message}` / `{jid, exists}` objects; some routes
+ * skip the envelope entirely. {@link errorFromResponse} flattens every shape into `messages`.
+ *
+ * @module
+ */
+
+/** Where an error happened: filled in by the client for every error it throws. */
+export interface GatewayErrorContext {
+  /** HTTP status code, when the server answered. */
+  status?: number;
+  /** The parsed response body (never containing the request's api key). */
+  body?: unknown;
+  /** Flat, human-readable messages taken from the body. */
+  messages?: string[];
+  /** HTTP method of the request. */
+  method?: string;
+  /** Path of the request, without the server URL or query string. */
+  path?: string;
+  /** Name of the connection used. */
+  connection?: string;
+  /** Instance the request was for, when there was one. */
+  instance?: string;
+  /** How many attempts were made. */
+  attempts?: number;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error the library throws.
+ *
+ * @example Catching any gateway error
+ * ```ts
+ * import { GatewayApiException, GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://127.0.0.1:1", api_key: "k", instance: "sales" });
+ * try {
+ *   await gw.messages().text("5511999999999", "Hello");
+ * } catch (error) {
+ *   if (error instanceof GatewayApiException) console.log(error.status, error.messages);
+ * }
+ * ```
+ */
+export class GatewayApiException extends Error {
+  /** HTTP status code, or undefined when the server never answered. */
+  readonly status?: number;
+  /** The parsed response body. */
+  readonly body?: unknown;
+  /** Flat, human-readable messages, whatever shape the server used. */
+  readonly messages: string[];
+  /** HTTP method of the failed request. */
+  readonly method?: string;
+  /** Path of the failed request. */
+  readonly path?: string;
+  /** Connection name used. */
+  readonly connection?: string;
+  /** Instance name, when the request had one. */
+  readonly instance?: string;
+  /** Number of attempts made. */
+  readonly attempts?: number;
+
+  /**
+   * Build an error with a message and its context.
+   *
+   * @example
+   * ```ts
+   * import { GatewayApiException } from "@gw/gateway";
+   * const error = new GatewayApiException("Cannot send: bad input", { status: 400, messages: ["bad input"] });
+   * console.log(error.status);
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext = {}) {
+    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    this.name = new.target.name;
+    this.status = context.status;
+    this.body = context.body;
+    this.messages = context.messages ?? [];
+    this.method = context.method;
+    this.path = context.path;
+    this.connection = context.connection;
+    this.instance = context.instance;
+    this.attempts = context.attempts;
+  }
+
+  /**
+   * A plain object for logs and `JSON.stringify`: the context, never a secret.
+   *
+   * @example
+   * ```ts
+   * import { GatewayApiException } from "@gw/gateway";
+   * console.log(JSON.stringify(new GatewayApiException("Cannot reach server")));
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      messages: this.messages,
+      method: this.method,
+      path: this.path,
+      connection: this.connection,
+      instance: this.instance,
+      attempts: this.attempts,
+      body: this.body,
+    };
+  }
+}
+
+/**
+ * The server refused the api key (401), or refused the action (403, for example a duplicate instance name).
+ *
+ * @example
+ * ```ts
+ * import { AuthenticationException } from "@gw/gateway";
+ * const error = new AuthenticationException("Unauthorized", { status: 401 });
+ * console.log(error instanceof AuthenticationException);
+ * ```
+ */
+export class AuthenticationException extends GatewayApiException {}
+
+/**
+ * The instance does not exist on the server, or no instance was given for an instance-level call.
+ *
+ * @example
+ * ```ts
+ * import { InstanceNotFoundException } from "@gw/gateway";
+ * const error = new InstanceNotFoundException('The "sales" instance does not exist', { instance: "sales" });
+ * console.log(error.instance);
+ * ```
+ */
+export class InstanceNotFoundException extends GatewayApiException {}
+
+/**
+ * The request was invalid: rejected by the library before sending, or by the server's validation (400, 422).
+ * `messages` holds one message per bad field.
+ *
+ * @example
+ * ```ts
+ * import { ValidationException } from "@gw/gateway";
+ * const error = new ValidationException("Invalid request: text is required", { messages: ["text is required"] });
+ * console.log(error.messages);
+ * ```
+ */
+export class ValidationException extends GatewayApiException {}
+
+/**
+ * Too many requests: the server answered 429, or the library's rate limiter refused the call.
+ *
+ * @example
+ * ```ts
+ * import { RateLimitException } from "@gw/gateway";
+ * const error = new RateLimitException("Rate limit reached", { status: 429 }, 12);
+ * console.log(error.getRetryAfter()); // 12
+ * ```
+ */
+export class RateLimitException extends GatewayApiException {
+  /** Seconds to wait before trying again, or null when unknown. */
+  readonly retryAfter: number | null;
+
+  /**
+   * Build a rate-limit error.
+   *
+   * @example
+   * ```ts
+   * import { RateLimitException } from "@gw/gateway";
+   * throw new RateLimitException("Rate limit reached", {}, 5);
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext = {}, retryAfter: number | null = null) {
+    super(message, context);
+    this.retryAfter = retryAfter;
+  }
+
+  /**
+   * Seconds until a retry may succeed, or null when unknown.
+   *
+   * @example
+   * ```ts
+   * import { RateLimitException } from "@gw/gateway";
+   * console.log(new RateLimitException("limited", {}, 3).getRetryAfter());
+   * ```
+   */
+  getRetryAfter(): number | null {
+    return this.retryAfter;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfter: this.retryAfter };
+  }
+}
+
+/** Why a {@link ConnectionException} happened. */
+export type ConnectionFailureReason =
+  | "network"
+  | "timeout"
+  | "deadline"
+  | "server_error"
+  | "license_required";
+
+/**
+ * The server could not be reached, timed out, or answered 5xx.
+ *
+ * `outcomeUnknown` is true when a request that is not safe to repeat (a message send) may have reached the
+ * server: the library did not retry it, because a retry could deliver the message twice.
+ *
+ * @example
+ * ```ts
+ * import { ConnectionException } from "@gw/gateway";
+ * const error = new ConnectionException("Cannot reach server", { reason: "timeout", timedOut: true });
+ * console.log(error.timedOut, error.outcomeUnknown);
+ * ```
+ */
+export class ConnectionException extends GatewayApiException {
+  /** The attempt timed out, or the overall deadline passed. */
+  readonly timedOut: boolean;
+  /** The server may have acted on the request. */
+  readonly outcomeUnknown: boolean;
+  /** What went wrong. */
+  readonly reason: ConnectionFailureReason;
+
+  /**
+   * Build a connection error.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionException } from "@gw/gateway";
+   * throw new ConnectionException("Cannot reach server", { reason: "network" });
+   * ```
+   */
+  constructor(
+    message: string,
+    context: GatewayErrorContext & {
+      reason?: ConnectionFailureReason;
+      timedOut?: boolean;
+      outcomeUnknown?: boolean;
+    } = {},
+  ) {
+    super(message, context);
+    this.reason = context.reason ?? "network";
+    this.timedOut = context.timedOut ?? false;
+    this.outcomeUnknown = context.outcomeUnknown ?? false;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      reason: this.reason,
+      timedOut: this.timedOut,
+      outcomeUnknown: this.outcomeUnknown,
+    };
+  }
+}
+
+/** Why a {@link MessageException} happened. */
+export type MessageFailureReason = "not_on_whatsapp" | "not_connected";
+
+/**
+ * A send was rejected: the recipient is not on the network, or the instance is not connected.
+ *
+ * @example
+ * ```ts
+ * import { MessageException } from "@gw/gateway";
+ * const error = new MessageException("Cannot send: recipient is not on WhatsApp", { reason: "not_on_whatsapp" });
+ * console.log(error.reason);
+ * ```
+ */
+export class MessageException extends GatewayApiException {
+  /** What went wrong. */
+  readonly reason: MessageFailureReason;
+
+  /**
+   * Build a message error.
+   *
+   * @example
+   * ```ts
+   * import { MessageException } from "@gw/gateway";
+   * throw new MessageException("Cannot send: instance is not connected", { reason: "not_connected" });
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext & { reason: MessageFailureReason }) {
+    super(message, context);
+    this.reason = context.reason;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/**
+ * An inbound webhook was rejected (bad signature, malformed body, misconfiguration).
+ *
+ * @example
+ * ```ts
+ * import { WebhookException } from "@gw/gateway";
+ * const error = new WebhookException("Cannot verify webhook: signature does not match", { status: 401 });
+ * console.log(error.status);
+ * ```
+ */
+export class WebhookException extends GatewayApiException {}
+
+/**
+ * Flatten any of the server's error shapes into readable strings.
+ *
+ * @example
+ * ```ts
+ * import { flattenErrorMessages } from "@gw/gateway";
+ * flattenErrorMessages({ status: 400, response: { message: [['instance requires property "text"']] } });
+ * // ['instance requires property "text"']
+ * ```
+ */
+export function flattenErrorMessages(body: unknown): string[] {
+  if (body === null || body === undefined) return [];
+  if (typeof body === "string") return body.trim() === "" ? [] : [body];
+  if (typeof body !== "object") return [String(body)];
+  const record = body as Record<string, unknown>;
+  if (Array.isArray(body)) return body.flatMap(flattenItem);
+  if (record.response !== undefined && typeof record.response === "object" && record.response !== null) {
+    const message = (record.response as Record<string, unknown>).message;
+    if (message !== undefined) return flattenItem(message);
+  }
+  if (record.message !== undefined) return flattenItem(record.message);
+  if (typeof record.error === "string") return [record.error];
+  return [];
+}
+
+function flattenItem(item: unknown): string[] {
+  if (item === null || item === undefined) return [];
+  if (typeof item === "string") return [item];
+  if (Array.isArray(item)) return item.flatMap(flattenItem);
+  if (typeof item === "object") {
+    const record = item as Record<string, unknown>;
+    if (typeof record.property === "string" && typeof record.message === "string") {
+      return [`${record.property.replace(/^instance\.?/, "") || "body"}: ${record.message}`];
+    }
+    if (record.exists === false) {
+      return [`${String(record.number ?? record.jid ?? "number")} is not on WhatsApp`];
+    }
+    if (typeof record.message === "string") return [record.message];
+    return [JSON.stringify(item)];
+  }
+  return [String(item)];
+}
+
+function responseMessage(body: unknown): unknown {
+  if (body !== null && typeof body === "object" && !Array.isArray(body)) {
+    const record = body as Record<string, unknown>;
+    if (record.response !== null && typeof record.response === "object") {
+      return (record.response as Record<string, unknown>).message;
+    }
+    return record.message;
+  }
+  return body;
+}
+
+function isValidationShape(message: unknown): boolean {
+  if (!Array.isArray(message) || message.length === 0) return false;
+  return message.some((item) =>
+    Array.isArray(item) ||
+    (item !== null && typeof item === "object" && "property" in item && "message" in item)
+  );
+}
+
+function hasNotOnWhatsApp(message: unknown): boolean {
+  return Array.isArray(message) &&
+    message.some((item) => item !== null && typeof item === "object" && (item as { exists?: unknown }).exists === false);
+}
+
+const INSTANCE_MISSING = /instance does not exist|instance "[^"]*" not found|Instance "[^"]*" not found/i;
+const CONNECTION_CLOSED = /Connection Closed|reading 'onWhatsApp'/i;
+
+/**
+ * Parse a `Retry-After` or `retry-after-ms` header into milliseconds (null when absent or unreadable).
+ *
+ * @example
+ * ```ts
+ * import { parseRetryAfter } from "@gw/gateway";
+ * parseRetryAfter(new Headers({ "retry-after": "3" }), Date.now()); // 3000
+ * ```
+ */
+export function parseRetryAfter(headers: Headers, now: number): number | null {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "") {
+    const value = Number(ms);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const raw = headers.get("retry-after");
+  if (raw === null || raw.trim() === "") return null;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) return Math.round(Number(raw) * 1000);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/**
+ * Turn a server answer into the matching exception (see the README's error table).
+ * Returns null for a successful answer that carries no error.
+ *
+ * @example
+ * ```ts
+ * import { AuthenticationException, errorFromResponse } from "@gw/gateway";
+ * const error = errorFromResponse(401, { status: 401, error: "Unauthorized", response: { message: "Unauthorized" } }, new Headers(), {});
+ * console.log(error instanceof AuthenticationException); // true
+ * ```
+ */
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  headers: Headers,
+  context: GatewayErrorContext,
+  now: number = Date.now(),
+): GatewayApiException | null {
+  const messages = flattenErrorMessages(body);
+  const full: GatewayErrorContext = { ...context, status, body, messages };
+  const where = `${context.method ?? "GET"} ${context.path ?? "/"}`;
+  const detail = messages.length > 0 ? `: ${messages.join("; ")}` : "";
+  const message = responseMessage(body);
+  const text = messages.join(" ");
+
+  if (status >= 200 && status < 300) {
+    if (body !== null && typeof body === "object" && (body as { error?: unknown }).error === true) {
+      return new GatewayApiException(`Gateway reported an error for ${where}${detail}`, full);
+    }
+    return null;
+  }
+  if (status === 401 || status === 403) {
+    return new AuthenticationException(`Gateway refused ${where} (${status})${detail}`, full);
+  }
+  if (status === 404) {
+    if (INSTANCE_MISSING.test(text)) {
+      return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, full);
+    }
+    return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
+  }
+  if (status === 429) {
+    const ms = parseRetryAfter(headers, now);
+    return new RateLimitException(
+      `Gateway rate limit reached for ${where}`,
+      full,
+      ms === null ? null : Math.ceil(ms / 1000),
+    );
+  }
+  if (status === 503 && body !== null && typeof body === "object" &&
+    (body as { code?: unknown }).code === "LICENSE_REQUIRED") {
+    const url = (body as { register_url?: unknown }).register_url;
+    return new ConnectionException(
+      `Gateway server is not activated (LICENSE_REQUIRED); register it at "${String(url ?? "")}"`,
+      { ...full, reason: "license_required" },
+    );
+  }
+  if (hasNotOnWhatsApp(message)) {
+    return new MessageException(`Cannot send: recipient is not on WhatsApp${detail}`, {
+      ...full,
+      reason: "not_on_whatsapp",
+    });
+  }
+  if ((status === 400 || status >= 500) && CONNECTION_CLOSED.test(text)) {
+    return new MessageException(`Cannot send: instance is not connected${detail}`, {
+      ...full,
+      reason: "not_connected",
+    });
+  }
+  if (status === 422 || (status === 400 && isValidationShape(message))) {
+    return new ValidationException(`Gateway rejected the request for ${where}${detail}`, full);
+  }
+  if (status >= 500) {
+    return new ConnectionException(`Gateway server error ${status} for ${where}${detail}`, {
+      ...full,
+      reason: "server_error",
+    });
+  }
+  return new GatewayApiException(`Gateway answered ${status} for ${where}${detail}`, full);
+}

@@ -1,0 +1,280 @@
+/**
+ * Counts and times what the library does. Kept in memory (`snapshot()`, `toPrometheus()`) and also
+ * recorded through `@opentelemetry/api` (meter `@gw/gateway`), which is a no-op unless an SDK is present,
+ * for example Deno's built-in OpenTelemetry (`OTEL_DENO=true`).
+ *
+ * Labels carry route templates (`/message/sendText/{instance}`), event kinds and class names, never raw
+ * user values, so the number of series stays bounded.
+ *
+ * @module
+ */
+
+import { type Counter, type Histogram, metrics as otelMetrics } from "@opentelemetry/api";
+
+/** Label values of one series. */
+export type MetricLabels = Record<string, string>;
+
+/** One counter or histogram series in a {@link MetricsSnapshot}. */
+export interface MetricSeries {
+  /** The series' labels. */
+  labels: MetricLabels;
+  /** Counter value, or the number of observations of a histogram. */
+  count: number;
+  /** Sum of observations (histograms only). */
+  sum?: number;
+}
+
+/** A plain-object copy of every metric. */
+export type MetricsSnapshot = Record<string, MetricSeries[]>;
+
+interface Description {
+  help: string;
+  kind: "counter" | "histogram";
+  unit?: string;
+}
+
+/** Every metric the library records, with its help text. */
+export const METRIC_DESCRIPTIONS: Readonly<Record<string, Description>> = {
+  gateway_requests_total: { help: "Outbound requests by method, route and status", kind: "counter" },
+  gateway_request_duration_ms: { help: "Outbound request duration", kind: "histogram", unit: "ms" },
+  gateway_retries_total: { help: "Retried attempts by reason", kind: "counter" },
+  gateway_errors_total: { help: "Errors thrown by exception class", kind: "counter" },
+  gateway_rate_limit_total: { help: "Rate-limit decisions by bucket and decision", kind: "counter" },
+  gateway_messages_sent_total: { help: "Messages sent by type", kind: "counter" },
+  gateway_webhooks_received_total: { help: "Webhooks received by event and result", kind: "counter" },
+  gateway_webhook_processing_ms: { help: "Webhook processing time by event", kind: "histogram", unit: "ms" },
+  gateway_queue_jobs_total: { help: "Queue jobs by result", kind: "counter" },
+};
+
+const HISTOGRAM_BOUNDS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+
+interface SeriesState {
+  labels: MetricLabels;
+  count: number;
+  sum: number;
+  buckets?: number[];
+}
+
+function seriesKey(labels: MetricLabels): string {
+  return Object.keys(labels).sort().map((key) => `${key}=${labels[key]}`).join(",");
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+}
+
+/**
+ * The library's metrics. One is created per {@link GatewayService} (reach it with `getMetrics()`).
+ *
+ * @example
+ * ```ts
+ * import { MetricsCollector } from "@gw/gateway";
+ * const metrics = new MetricsCollector();
+ * metrics.messageSent("text");
+ * console.log(metrics.snapshot().gateway_messages_sent_total);
+ * console.log(metrics.toPrometheus());
+ * ```
+ */
+export class MetricsCollector {
+  #series = new Map<string, Map<string, SeriesState>>();
+  #counters = new Map<string, Counter>();
+  #histograms = new Map<string, Histogram>();
+  readonly #enabled: boolean;
+
+  /**
+   * Create a collector; a disabled one records nothing.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * const quiet = new MetricsCollector({ enabled: false });
+   * ```
+   */
+  constructor(options: { enabled?: boolean } = {}) {
+    this.#enabled = options.enabled ?? true;
+  }
+
+  /** Add `value` to a counter. */
+  increment(name: string, labels: MetricLabels, value = 1): void {
+    if (!this.#enabled) return;
+    const state = this.#state(name, labels);
+    state.count += value;
+    let counter = this.#counters.get(name);
+    if (!counter) {
+      counter = otelMetrics.getMeter("@gw/gateway").createCounter(name, {
+        description: METRIC_DESCRIPTIONS[name]?.help,
+      });
+      this.#counters.set(name, counter);
+    }
+    counter.add(value, labels);
+  }
+
+  /** Record one observation of a histogram. */
+  observe(name: string, labels: MetricLabels, value: number): void {
+    if (!this.#enabled) return;
+    const state = this.#state(name, labels);
+    state.count += 1;
+    state.sum += value;
+    state.buckets ??= HISTOGRAM_BOUNDS.map(() => 0);
+    for (let i = 0; i < HISTOGRAM_BOUNDS.length; i++) {
+      if (value <= HISTOGRAM_BOUNDS[i]) state.buckets[i] += 1;
+    }
+    let histogram = this.#histograms.get(name);
+    if (!histogram) {
+      histogram = otelMetrics.getMeter("@gw/gateway").createHistogram(name, {
+        description: METRIC_DESCRIPTIONS[name]?.help,
+        unit: METRIC_DESCRIPTIONS[name]?.unit,
+      });
+      this.#histograms.set(name, histogram);
+    }
+    histogram.record(value, labels);
+  }
+
+  /** One outbound request outcome (`status` is `error` when no answer came). */
+  request(method: string, route: string, status: number | "error", durationMs: number): void {
+    this.increment("gateway_requests_total", { method, route, status: String(status) });
+    this.observe("gateway_request_duration_ms", { method, route }, durationMs);
+  }
+
+  /** One retried attempt. */
+  retry(reason: string): void {
+    this.increment("gateway_retries_total", { reason });
+  }
+
+  /** One error thrown, by its class name. */
+  error(exception: string): void {
+    this.increment("gateway_errors_total", { exception });
+  }
+
+  /** One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`. */
+  rateLimit(bucket: string, decision: string): void {
+    this.increment("gateway_rate_limit_total", { bucket, decision });
+  }
+
+  /** One message sent, by type. */
+  messageSent(type: string): void {
+    this.increment("gateway_messages_sent_total", { type });
+  }
+
+  /** One webhook received, by canonical event and result (HTTP status or outcome). */
+  webhookReceived(event: string, result: string): void {
+    this.increment("gateway_webhooks_received_total", { event, result });
+  }
+
+  /** Time the handlers took for one webhook. */
+  webhookProcessed(event: string, durationMs: number): void {
+    this.observe("gateway_webhook_processing_ms", { event }, durationMs);
+  }
+
+  /** One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`. */
+  queueJob(result: string): void {
+    this.increment("gateway_queue_jobs_total", { result });
+  }
+
+  /**
+   * A plain-object copy of every series.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * const metrics = new MetricsCollector();
+   * metrics.retry("timeout");
+   * metrics.snapshot(); // { gateway_retries_total: [{ labels: { reason: "timeout" }, count: 1 }] }
+   * ```
+   */
+  snapshot(): MetricsSnapshot {
+    const out: MetricsSnapshot = {};
+    for (const [name, series] of this.#series) {
+      out[name] = [...series.values()].map((state) =>
+        state.buckets ? { labels: { ...state.labels }, count: state.count, sum: state.sum } : {
+          labels: { ...state.labels },
+          count: state.count,
+        }
+      );
+    }
+    return out;
+  }
+
+  /**
+   * Sum of a counter over the series whose labels include `labels`.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * const metrics = new MetricsCollector();
+   * metrics.messageSent("text");
+   * metrics.total("gateway_messages_sent_total"); // 1
+   * ```
+   */
+  total(name: string, labels: MetricLabels = {}): number {
+    let sum = 0;
+    for (const state of this.#series.get(name)?.values() ?? []) {
+      if (Object.entries(labels).every(([key, value]) => state.labels[key] === value)) sum += state.count;
+    }
+    return sum;
+  }
+
+  /**
+   * Forget every recorded value.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().reset();
+   * ```
+   */
+  reset(): void {
+    this.#series.clear();
+  }
+
+  /**
+   * The metrics in Prometheus' text exposition format.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * const text = new MetricsCollector().toPrometheus();
+   * ```
+   */
+  toPrometheus(): string {
+    const lines: string[] = [];
+    for (const [name, series] of this.#series) {
+      const description = METRIC_DESCRIPTIONS[name];
+      lines.push(`# HELP ${name} ${description?.help ?? name}`);
+      lines.push(`# TYPE ${name} ${description?.kind ?? "counter"}`);
+      for (const state of series.values()) {
+        const labelText = (extra: MetricLabels = {}) => {
+          const all = { ...state.labels, ...extra };
+          const parts = Object.keys(all).map((key) => `${key}="${escapeLabel(all[key])}"`);
+          return parts.length > 0 ? `{${parts.join(",")}}` : "";
+        };
+        if (state.buckets) {
+          HISTOGRAM_BOUNDS.forEach((bound, i) =>
+            lines.push(`${name}_bucket${labelText({ le: String(bound) })} ${state.buckets![i]}`)
+          );
+          lines.push(`${name}_bucket${labelText({ le: "+Inf" })} ${state.count}`);
+          lines.push(`${name}_sum${labelText()} ${state.sum}`);
+          lines.push(`${name}_count${labelText()} ${state.count}`);
+        } else {
+          lines.push(`${name}${labelText()} ${state.count}`);
+        }
+      }
+    }
+    return lines.length > 0 ? `${lines.join("\n")}\n` : "";
+  }
+
+  #state(name: string, labels: MetricLabels): SeriesState {
+    let series = this.#series.get(name);
+    if (!series) {
+      series = new Map();
+      this.#series.set(name, series);
+    }
+    const key = seriesKey(labels);
+    let state = series.get(key);
+    if (!state) {
+      state = { labels: { ...labels }, count: 0, sum: 0 };
+      series.set(key, state);
+    }
+    return state;
+  }
+}
