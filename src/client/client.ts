@@ -1,0 +1,549 @@
+/**
+ * The request pipeline: one loop that resolves the connection, checks the rate limit once, sends, and
+ * retries by the rules in `retry.ts`.
+ *
+ * @module
+ */
+
+import { DEFAULTS, type GatewayConfig } from "../config.ts";
+import {
+  ConnectionException,
+  errorFromResponse,
+  GatewayApiException,
+  type GatewayErrorContext,
+  InstanceNotFoundException,
+  parseRetryAfter,
+  RateLimitException,
+  ValidationException,
+} from "../errors.ts";
+import { getGatewayLogger } from "../log.ts";
+import { MetricsCollector } from "../metrics.ts";
+import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import { ConnectionManager, type ResolvedConnection } from "./connection_manager.ts";
+import { ApiResponse } from "./response.ts";
+import {
+  backoffDelay,
+  failedBeforeSending,
+  NOT_ACTED_STATUSES,
+  RETRYABLE_STATUSES,
+  retryPolicy,
+  type RetryPolicy,
+} from "./retry.ts";
+
+/** The package version, sent in the `user-agent` header. */
+export const VERSION = "0.1.0";
+
+/** HTTP methods the gateway server uses. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+/** Query values; undefined entries are left out. */
+export type QueryValues = Record<string, string | number | boolean | undefined | null>;
+
+/** Per-call options (camelCase). */
+export interface RequestOptions {
+  /** Values for `{name}` placeholders of the route, percent-encoded. */
+  params?: Record<string, string>;
+  /** Query string values. */
+  query?: QueryValues;
+  /** JSON body. */
+  body?: unknown;
+  /** Extra headers (cannot replace `apikey`). */
+  headers?: HeadersInit;
+  /** Cancels the request and any backoff wait at once. */
+  signal?: AbortSignal;
+  /** Per-attempt timeout in ms. */
+  timeoutMs?: number;
+  /** Overall deadline in ms across attempts and waits. */
+  deadlineMs?: number;
+  /** Retries after the first attempt. */
+  maxRetries?: number;
+  /** Whether repeating the request is harmless (default: true for GET, PUT and DELETE, false for POST). */
+  idempotent?: boolean;
+  /** Connection name (default: the active connection). */
+  connection?: string;
+  /** Instance name for `{instance}` (default: the connection's `instance`). */
+  instance?: string;
+  /** Rate-limit bucket (default `default`). */
+  bucket?: RateLimitBucket;
+  /** Sent as `idempotency-key` for relays and proxies that honour it (the reference server ignores it). */
+  idempotencyKey?: string;
+}
+
+/** What the client asks the rate limiter, once per logical call. */
+export interface RateLimitRequest {
+  /** Connection name. */
+  connection: string;
+  /** Instance name, when the call has one. */
+  instance?: string;
+  /** Bucket chosen by the resource method. */
+  bucket: RateLimitBucket;
+  /** The call's abort signal. */
+  signal?: AbortSignal;
+  /** The call's overall deadline (epoch ms). */
+  deadlineAt: number;
+}
+
+/** The rate-limit check the client runs before the first attempt of every call. */
+export interface RequestGate {
+  /** Resolves when the call may go; throws `RateLimitException` when it may not. */
+  acquire(request: RateLimitRequest): Promise<void>;
+}
+
+/** Things the client needs from outside, injectable for tests. */
+export interface ClientDependencies {
+  /** Connections. */
+  connections: ConnectionManager;
+  /** Metrics collector. */
+  metrics?: MetricsCollector;
+  /** Rate-limit check (default: none). */
+  gate?: RequestGate;
+  /** The fetch to use; called with an undefined `this`. */
+  fetch?: typeof fetch;
+  /** Clock in epoch ms. */
+  now?: () => number;
+  /** Abortable sleep: rejects with `signal.reason` when aborted. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Random number in [0, 1) for jitter. */
+  random?: () => number;
+}
+
+/**
+ * An abortable sleep that clears its timer when aborted.
+ *
+ * @example
+ * ```ts
+ * import { abortableSleep } from "@gw/gateway";
+ * await abortableSleep(10);
+ * ```
+ */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+const DOT_SEGMENT = /^\.{1,2}$/;
+
+/**
+ * Fill a route template: `{name}` placeholders are replaced by percent-encoded values, so no value can change
+ * the route (`a/../b` and `x?y` stay one segment). `.` and `..` are refused because URL parsers collapse them.
+ *
+ * @example
+ * ```ts
+ * import { buildPath } from "@gw/gateway";
+ * buildPath("/message/sendText/{instance}", { instance: "sales team" }); // "/message/sendText/sales%20team"
+ * ```
+ */
+export function buildPath(route: string, values: Record<string, string | undefined>): string {
+  return route.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined || value === "") {
+      throw new ValidationException(`Cannot build request path: "${name}" is required for ${route}`, {
+        messages: [`${name} is required`],
+      });
+    }
+    if (DOT_SEGMENT.test(value)) {
+      throw new ValidationException(`Cannot build request path: "${name}" cannot be "${value}"`, {
+        messages: [`${name} cannot be "${value}"`],
+      });
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+function isAbortFrom(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function scrubKey(value: unknown, key: string): unknown {
+  if (typeof value === "string") return value.includes(key) ? value.split(key).join("[REDACTED]") : value;
+  if (Array.isArray(value)) return value.map((item) => scrubKey(item, key));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubKey(v, key)]));
+  }
+  return value;
+}
+
+/** The parsed JSON body, or the raw text when it is not JSON (null when empty). */
+async function readBody(response: Response): Promise<{ json: unknown; raw: unknown }> {
+  const text = await response.text();
+  if (text === "") return { json: null, raw: null };
+  try {
+    const json = JSON.parse(text);
+    return { json, raw: json };
+  } catch {
+    return { json: null, raw: text };
+  }
+}
+
+const log = getGatewayLogger("client");
+
+/**
+ * Sends requests to gateway servers. Usually reached through `GatewayService`; use it directly for routes
+ * the resources do not cover.
+ *
+ * @example
+ * ```ts
+ * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+ * const client = new GatewayClient({}, {
+ *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" }),
+ * });
+ * const res = await client.request("GET", "/instance/connectionState/{instance}");
+ * console.log(res.json("instance.state"));
+ * ```
+ */
+export class GatewayClient {
+  readonly #config: GatewayConfig;
+  readonly #connections: ConnectionManager;
+  readonly #metrics: MetricsCollector;
+  readonly #gate?: RequestGate;
+  readonly #fetch: typeof fetch;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+  readonly #policy: RetryPolicy;
+
+  /**
+   * Build a client from the configuration's `http` and `retry` sections and its dependencies.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+   * new GatewayClient({ retry: { max_retries: 0 } }, {
+   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "key" }),
+   * });
+   * ```
+   */
+  constructor(config: GatewayConfig, dependencies: ClientDependencies) {
+    this.#config = config;
+    this.#connections = dependencies.connections;
+    this.#metrics = dependencies.metrics ?? new MetricsCollector({ enabled: false });
+    this.#gate = dependencies.gate;
+    const fetcher = dependencies.fetch ?? config.fetch;
+    // Workers throws "Illegal invocation" when fetch is called with a `this` other than undefined/global.
+    this.#fetch = fetcher ?? ((input, init) => globalThis.fetch(input, init));
+    this.#now = dependencies.now ?? Date.now;
+    this.#sleep = dependencies.sleep ?? abortableSleep;
+    this.#random = dependencies.random ?? Math.random;
+    this.#policy = retryPolicy(config.retry);
+  }
+
+  /**
+   * The connection manager this client resolves names with.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+   * const client = new GatewayClient({}, { connections: new ConnectionManager() });
+   * client.getConnectionManager().getConnectionNames(); // []
+   * ```
+   */
+  getConnectionManager(): ConnectionManager {
+    return this.#connections;
+  }
+
+  /**
+   * Resolve the instance a call is for: the given one, else the connection's default; throws
+   * `InstanceNotFoundException` (before any request) when there is none.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+   * const client = new GatewayClient({}, {
+   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }),
+   * });
+   * client.resolveInstance(); // "sales"
+   * ```
+   */
+  resolveInstance(instance?: string, connection?: string): string {
+    if (instance !== undefined) {
+      if (typeof instance !== "string" || instance.trim() === "") {
+        throw new ValidationException("Invalid instance name: expected a non-empty string", {
+          messages: ["instance must be a non-empty string"],
+        });
+      }
+      return instance;
+    }
+    const resolved = this.#connections.getConnection(connection);
+    if (resolved.instance === undefined) {
+      throw new InstanceNotFoundException(
+        `No instance given: pass one, use gw.instance(name), or set "instance" on connection "${resolved.name}"`,
+        { connection: resolved.name },
+      );
+    }
+    return resolved.instance;
+  }
+
+  /**
+   * Send one logical request (with retries) and return the answer; throws the matching
+   * `GatewayApiException` subclass on failure.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+   * const client = new GatewayClient({}, {
+   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "key" }),
+   * });
+   * await client.request("POST", "/message/sendText/{instance}", {
+   *   instance: "sales",
+   *   body: { number: "5511999999999", text: "Hi" },
+   *   idempotent: false,
+   *   bucket: "messages",
+   * });
+   * ```
+   */
+  async request<T = unknown>(method: HttpMethod, route: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const connection = this.#connections.getConnection(options.connection);
+    const needsInstance = route.includes("{instance}");
+    const instance = needsInstance ? this.resolveInstance(options.instance, connection.name) : options.instance;
+    const path = buildPath(route, { ...options.params, instance });
+    const url = this.#url(connection, path, options.query);
+    const headers = this.#headers(connection, options);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const idempotent = options.idempotent ?? method !== "POST";
+    const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
+    const timeoutMs = options.timeoutMs ?? connection.timeout_ms ?? this.#config.http?.timeout_ms ??
+      DEFAULTS.timeout_ms;
+    const started = this.#now();
+    const deadlineAt = started + (options.deadlineMs ?? this.#config.http?.deadline_ms ?? DEFAULTS.deadline_ms);
+    const context: GatewayErrorContext = { method, path, connection: connection.name, instance };
+    const signal = options.signal;
+
+    const finish = (error: unknown, attempts: number, status: number | "error"): never => {
+      this.#metrics.request(method, route, status, this.#now() - started);
+      if (error instanceof GatewayApiException) this.#metrics.error(error.name);
+      log.info("{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms", {
+        method,
+        route,
+        path,
+        status,
+        attempts,
+        durationMs: this.#now() - started,
+        error: error instanceof Error ? error.name : String(error),
+      });
+      throw error;
+    };
+
+    if (this.#gate) {
+      try {
+        await this.#gate.acquire({
+          connection: connection.name,
+          instance,
+          bucket: options.bucket ?? "default",
+          signal,
+          deadlineAt,
+        });
+      } catch (error) {
+        if (error instanceof GatewayApiException) {
+          const detailed = error instanceof RateLimitException
+            ? new RateLimitException(error.message, { ...context, attempts: 0 }, error.retryAfter)
+            : error;
+          finish(detailed, 0, "error");
+        }
+        throw error;
+      }
+    }
+
+    for (let attempt = 1;; attempt++) {
+      const remaining = deadlineAt - this.#now();
+      if (remaining <= 0) {
+        finish(
+          new ConnectionException(`Cannot complete ${method} ${path}: deadline passed`, {
+            ...context,
+            attempts: attempt - 1,
+            reason: "deadline",
+            timedOut: true,
+            outcomeUnknown: !idempotent && attempt > 1,
+          }),
+          attempt - 1,
+          "error",
+        );
+      }
+      const attemptTimeout = Math.min(timeoutMs, remaining);
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new DOMException("attempt timed out", "TimeoutError"));
+      }, attemptTimeout);
+      const onAbort = () => controller.abort(signal!.reason);
+      if (signal?.aborted) {
+        clearTimeout(timer);
+        throw signal.reason;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      log.debug("{method} {route} attempt {attempt}", { method, route, path, attempt });
+
+      let response: Response;
+      try {
+        const fetcher = this.#fetch;
+        response = await fetcher(url, { method, headers, body, signal: controller.signal });
+      } catch (error) {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (isAbortFrom(signal)) throw signal!.reason;
+        const notSent = !timedOut && failedBeforeSending(error);
+        const canRetry = idempotent || notSent;
+        const reason = timedOut ? "timeout" : "network";
+        if (canRetry && attempt <= maxRetries) {
+          const delay = backoffDelay(this.#policy, attempt - 1, this.#random);
+          if (this.#now() + delay < deadlineAt) {
+            this.#metrics.retry(reason);
+            await this.#sleep(delay, signal);
+            continue;
+          }
+        }
+        finish(
+          new ConnectionException(
+            timedOut
+              ? `Cannot complete ${method} ${path}: no answer within ${attemptTimeout} ms`
+              : `Cannot reach gateway server for ${method} ${path}: ${
+                error instanceof Error ? error.message : String(error)
+              }`,
+            {
+              ...context,
+              attempts: attempt,
+              cause: error,
+              reason,
+              timedOut,
+              outcomeUnknown: !idempotent && !notSent,
+            },
+          ),
+          attempt,
+          "error",
+        );
+      }
+
+      const status = response!.status;
+      const retryableStatus = idempotent ? RETRYABLE_STATUSES.has(status) : NOT_ACTED_STATUSES.has(status);
+      if (retryableStatus && attempt <= maxRetries && status !== 503) {
+        // A retried answer's body is never read: #retryWait cancels it so the connection is freed at once.
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        const outcome = await this.#retryWait(response!, attempt, deadlineAt, context, signal);
+        if (outcome === "retry") continue;
+        if (outcome !== "no_time") finish(outcome, attempt, status);
+      }
+
+      let answer: { json: unknown; raw: unknown };
+      try {
+        answer = await readBody(response!);
+      } catch (error) {
+        if (isAbortFrom(signal)) throw signal!.reason;
+        finish(
+          new ConnectionException(`Cannot read answer of ${method} ${path}`, {
+            ...context,
+            attempts: attempt,
+            cause: error,
+            reason: timedOut ? "timeout" : "network",
+            timedOut,
+            outcomeUnknown: !idempotent,
+          }),
+          attempt,
+          status,
+        );
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      }
+      const data = scrubKey(answer!.json, connection.api_key);
+      const errorBody = answer!.raw === answer!.json ? data : scrubKey(answer!.raw, connection.api_key);
+
+      const error = errorFromResponse(
+        status,
+        errorBody,
+        response!.headers,
+        { ...context, attempts: attempt },
+        this.#now(),
+      );
+      if (!error) {
+        const durationMs = this.#now() - started;
+        this.#metrics.request(method, route, status, durationMs);
+        log.info("{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)", {
+          method,
+          route,
+          path,
+          status,
+          durationMs,
+          attempts: attempt,
+        });
+        return new ApiResponse<T>(status, response!.headers, data as T, durationMs, attempt);
+      }
+      const licenseBlocked = error instanceof ConnectionException && error.reason === "license_required";
+      if (status === 503 && retryableStatus && !licenseBlocked && attempt <= maxRetries) {
+        const outcome = await this.#retryWait(response!, attempt, deadlineAt, context, signal);
+        if (outcome === "retry") continue;
+        if (outcome !== "no_time") finish(outcome, attempt, status);
+      }
+      finish(error, attempt, status);
+    }
+  }
+
+  /**
+   * Wait before retrying an answered attempt. "no_time" when a backoff does not fit the deadline (the caller
+   * then reports the answer itself); a `RateLimitException` when `Retry-After` asks for longer than the client
+   * may wait, so the caller fails at once instead of retrying early.
+   */
+  async #retryWait(
+    response: Response,
+    attempt: number,
+    deadlineAt: number,
+    context: GatewayErrorContext,
+    signal: AbortSignal | undefined,
+  ): Promise<"retry" | "no_time" | RateLimitException> {
+    const now = this.#now();
+    const retryAfterMs = parseRetryAfter(response.headers, now);
+    let delay: number;
+    if (retryAfterMs !== null) {
+      if (retryAfterMs > this.#policy.maxRetryAfterMs || now + retryAfterMs > deadlineAt) {
+        if (!response.bodyUsed) await response.body?.cancel();
+        const seconds = Math.ceil(retryAfterMs / 1000);
+        return new RateLimitException(
+          `Gateway asked to wait ${seconds} s before retrying ${context.method} ${context.path}`,
+          { ...context, status: response.status, attempts: attempt },
+          seconds,
+        );
+      }
+      delay = retryAfterMs;
+    } else {
+      delay = backoffDelay(this.#policy, attempt - 1, this.#random);
+    }
+    if (now + delay >= deadlineAt) return "no_time";
+    if (!response.bodyUsed) await response.body?.cancel();
+    this.#metrics.retry(`status_${response.status}`);
+    await this.#sleep(delay, signal);
+    return "retry";
+  }
+
+  #url(connection: ResolvedConnection, path: string, query?: QueryValues): string {
+    let url = connection.server_url + path;
+    if (query) {
+      const search = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) {
+        if (value !== undefined && value !== null) search.append(key, String(value));
+      }
+      const text = search.toString();
+      if (text !== "") url += `?${text}`;
+    }
+    return url;
+  }
+
+  #headers(connection: ResolvedConnection, options: RequestOptions): Headers {
+    const headers = new Headers(options.headers);
+    headers.set("apikey", connection.api_key);
+    headers.set("accept", "application/json");
+    if (!headers.has("user-agent")) headers.set("user-agent", `gw-gateway/${VERSION}`);
+    if (options.body !== undefined) headers.set("content-type", "application/json");
+    if (options.idempotencyKey) headers.set("idempotency-key", options.idempotencyKey);
+    return headers;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The `GatewayApi` facade and `gatewayApi()` helper: one lazily built default service for applications
+ * that want a single shared gateway, configured once with `configureGateway()` (or from the environment
+ * on Deno).
+ *
+ * @module
+ */
+
+import type { GatewayConfig } from "./config.ts";
+import type { ChatsResource } from "./resources/chats.ts";
+import type { GroupsResource } from "./resources/groups.ts";
+import type { InstancesResource } from "./resources/instances.ts";
+import type { MessagesResource } from "./resources/messages.ts";
+import type { ProfileResource } from "./resources/profile.ts";
+import type { SettingsResource } from "./resources/settings.ts";
+import type { WebhooksResource } from "./resources/webhooks.ts";
+import type { ConnectionManager } from "./client/connection_manager.ts";
+import { GatewayService } from "./service.ts";
+
+let defaultService: GatewayService | undefined;
+
+/**
+ * Set the default service used by `GatewayApi` and `gatewayApi()`: a configuration or a ready service.
+ * Call it again to replace it (for example in tests).
+ *
+ * @example
+ * ```ts
+ * import { configureGateway, GatewayApi } from "@gw/gateway";
+ * configureGateway({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
+ * await GatewayApi.message().text("5511999999999", "Hello");
+ * ```
+ */
+export function configureGateway(config: GatewayConfig | GatewayService): GatewayService {
+  defaultService = config instanceof GatewayService ? config : new GatewayService(config);
+  return defaultService;
+}
+
+/**
+ * The default service: the one given to `configureGateway()`, else one built from the `GATEWAY_*`
+ * environment variables on first use (Deno only).
+ *
+ * @example
+ * ```ts
+ * import { configureGateway, gatewayApi } from "@gw/gateway";
+ * configureGateway({ server_url: "http://localhost:8080", api_key: "key" });
+ * const up = await gatewayApi().ping();
+ * ```
+ */
+export function gatewayApi(): GatewayService {
+  defaultService ??= GatewayService.fromEnv();
+  return defaultService;
+}
+
+/** The shape of {@link GatewayApi}. */
+export interface GatewayApiFacade {
+  /** Instance management on the default service. */
+  instances(): InstancesResource;
+  /** Message sends on the default service. */
+  message(): MessagesResource;
+  /** Message sends on the default service (alias of `message()`). */
+  messages(): MessagesResource;
+  /** Chats on the default service. */
+  chats(): ChatsResource;
+  /** Groups on the default service. */
+  groups(): GroupsResource;
+  /** Profile on the default service. */
+  profile(): ProfileResource;
+  /** Webhook configuration on the default service. */
+  webhooks(): WebhooksResource;
+  /** Settings on the default service. */
+  settings(): SettingsResource;
+  /** A view of the default service bound to a connection. */
+  connection(name: string): GatewayService;
+  /** A view of the default service bound to an instance. */
+  instance(name: string): GatewayService;
+  /** The default service's connections. */
+  getConnectionManager(): ConnectionManager;
+  /** Whether the default connection's server answers. */
+  ping(): Promise<boolean>;
+}
+
+/**
+ * Static-style access to the default service, e.g. `GatewayApi.message().text(...)`.
+ *
+ * @example
+ * ```ts
+ * import { configureGateway, GatewayApi } from "@gw/gateway";
+ * configureGateway({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
+ * const res = await GatewayApi.message().text("5511999999999", "Hello");
+ * console.log(res.json("key.id"));
+ * ```
+ */
+export const GatewayApi: GatewayApiFacade = {
+  instances: () => gatewayApi().instances(),
+  message: () => gatewayApi().messages(),
+  messages: () => gatewayApi().messages(),
+  chats: () => gatewayApi().chats(),
+  groups: () => gatewayApi().groups(),
+  profile: () => gatewayApi().profile(),
+  webhooks: () => gatewayApi().webhooks(),
+  settings: () => gatewayApi().settings(),
+  connection: (name) => gatewayApi().connection(name),
+  instance: (name) => gatewayApi().instance(name),
+  getConnectionManager: () => gatewayApi().getConnectionManager(),
+  ping: () => gatewayApi().ping(),
+};

@@ -1,0 +1,598 @@
+/**
+ * `GatewayService`: the entry point. It owns the connections, the client, metrics, events and the store,
+ * and hands out resources bound to a connection and an instance.
+ *
+ * @module
+ */
+
+import { GatewayClient } from "./client/client.ts";
+import { ConnectionManager } from "./client/connection_manager.ts";
+import {
+  CONFIG_FILE,
+  configFromEnv,
+  type ConnectionConfig,
+  type GatewayConfig,
+  loadConfigFile,
+  mergeConfig,
+  validateConfig,
+} from "./config.ts";
+import { GatewayApiException } from "./errors.ts";
+import { MetricsCollector } from "./metrics.ts";
+import { RateLimitGate } from "./ratelimit/gate.ts";
+import type { ResourceContext } from "./resources/resource.ts";
+import { BusinessResource } from "./resources/business.ts";
+import { CallsResource } from "./resources/calls.ts";
+import { ChatsResource } from "./resources/chats.ts";
+import { GroupsResource } from "./resources/groups.ts";
+import { InstancesResource } from "./resources/instances.ts";
+import { LabelsResource } from "./resources/labels.ts";
+import { MessagesResource } from "./resources/messages.ts";
+import { ProfileResource } from "./resources/profile.ts";
+import { ProxyResource } from "./resources/proxy.ts";
+import { S3Resource } from "./resources/s3.ts";
+import { SettingsResource } from "./resources/settings.ts";
+import { TemplatesResource } from "./resources/templates.ts";
+import { WebhooksResource } from "./resources/webhooks.ts";
+import type { GatewayStore } from "./store/store.ts";
+
+/** Test seams: clocks, sleeps, randomness and fetch. */
+export interface ServiceDependencies {
+  /** The fetch to use (overrides `config.fetch`). */
+  fetch?: typeof fetch;
+  /** Clock in epoch ms. */
+  now?: () => number;
+  /** Abortable sleep. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Random number in [0, 1) for jitter. */
+  random?: () => number;
+}
+
+/** The welcome body of the server's `GET /`. */
+export interface ServerInfo {
+  /** HTTP status reported in the body (200). */
+  status?: number;
+  /** Welcome message. */
+  message?: string;
+  /** Server version, e.g. `2.3.6`. */
+  version?: string;
+  /** Client name configured on the server. */
+  clientName?: string;
+  /** Manager URL. */
+  manager?: string;
+  /** Documentation URL. */
+  documentation?: string;
+  /** WhatsApp Web version the server uses. */
+  whatsappWebVersion?: string;
+  [key: string]: unknown;
+}
+
+interface Shared {
+  config: GatewayConfig;
+  connections: ConnectionManager;
+  client: GatewayClient;
+  metrics: MetricsCollector;
+  events: EventTarget;
+  store?: GatewayStore;
+  now: () => number;
+}
+
+interface Scope {
+  connection?: string;
+  instance?: string;
+}
+
+/** Set only while a view is being constructed; private fields can only be assigned in the constructor. */
+let viewSeed: { shared: Shared; scope: Scope } | undefined;
+
+/**
+ * The gateway client service. Views made with `connection(name)` and `instance(name)` share the
+ * connections, client, metrics, events and store, but never change what other callers see.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "...", instance: "sales" });
+ * await gw.messages().text("5511999999999", "Hello");
+ * await gw.instance("support").messages().text("5511999999999", "Hi from support");
+ * ```
+ */
+export class GatewayService {
+  readonly #shared: Shared;
+  readonly #scope: Scope;
+
+  /**
+   * Build a service from a full configuration.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = new GatewayService({
+   *   default: "main",
+   *   connections: { main: { server_url: "http://localhost:8080", api_key: "key", instance: "sales" } },
+   *   retry: { max_retries: 3 },
+   * });
+   * ```
+   */
+  constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
+    if (viewSeed) {
+      this.#shared = viewSeed.shared;
+      this.#scope = viewSeed.scope;
+      return;
+    }
+    const valid = validateConfig(config);
+    const connections = new ConnectionManager(valid);
+    const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
+    const now = dependencies.now ?? Date.now;
+    const gate = valid.rate_limiting?.enabled === false
+      ? undefined
+      : new RateLimitGate(valid.rate_limiting, { metrics, sleep: dependencies.sleep, now });
+    const client = new GatewayClient(valid, {
+      connections,
+      metrics,
+      gate,
+      fetch: dependencies.fetch ?? valid.fetch,
+      now,
+      sleep: dependencies.sleep,
+      random: dependencies.random,
+    });
+    this.#shared = {
+      config: valid,
+      connections,
+      client,
+      metrics,
+      events: new EventTarget(),
+      store: valid.store,
+      now,
+    };
+    this.#scope = {};
+  }
+
+  #view(scope: Scope): GatewayService {
+    viewSeed = { shared: this.#shared, scope: { ...this.#scope, ...scope } };
+    try {
+      return new GatewayService();
+    } finally {
+      viewSeed = undefined;
+    }
+  }
+
+  #context(): ResourceContext {
+    const shared = this.#shared;
+    return {
+      client: shared.client,
+      events: shared.events,
+      metrics: shared.metrics,
+      store: shared.store,
+      connection: this.#scope.connection,
+      instance: this.#scope.instance,
+      now: shared.now,
+    };
+  }
+
+  /**
+   * Where `MessageSent` events are dispatched (shared by every view of this service).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService, MessageSent } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * gw.events.addEventListener(MessageSent.type, (event) => console.log((event as MessageSent).messageId));
+   * ```
+   */
+  get events(): EventTarget {
+    return this.#shared.events;
+  }
+
+  /**
+   * A view bound to connection `name` (its `instance` becomes the default instance).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = new GatewayService({ connections: {
+   *   eu: { server_url: "https://eu.example.com", api_key: "k1", instance: "sales" },
+   *   us: { server_url: "https://us.example.com", api_key: "k2", instance: "sales" },
+   * }, default: "eu" });
+   * const us = gw.connection("us");
+   * ```
+   */
+  connection(name: string): GatewayService {
+    this.#shared.connections.getConnection(name);
+    return this.#view({ connection: name, instance: undefined });
+  }
+
+  /**
+   * A view bound to instance `name`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await gw.instance("sales").messages().text("5511999999999", "Hello");
+   * ```
+   */
+  instance(name: string): GatewayService {
+    return this.#view({ instance: this.#shared.client.resolveInstance(name) });
+  }
+
+  /**
+   * The connection this view uses: its bound one, else the active one.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).getConnectionName(); // "default"
+   * ```
+   */
+  getConnectionName(): string {
+    return this.#scope.connection ?? this.#shared.connections.getActiveConnectionName();
+  }
+
+  /**
+   * The instance this view uses, or undefined when none is bound or configured.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }).getInstanceName(); // "sales"
+   * ```
+   */
+  getInstanceName(): string | undefined {
+    return this.#scope.instance ?? this.#shared.connections.getConnection(this.#scope.connection).instance;
+  }
+
+  /**
+   * The connection manager (shared by every view).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * gw.getConnectionManager().addConnection("eu", { server_url: "https://eu.example.com", api_key: "k2" });
+   * ```
+   */
+  getConnectionManager(): ConnectionManager {
+    return this.#shared.connections;
+  }
+
+  /**
+   * The request pipeline, for routes the resources do not cover.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.getClient().request("GET", "/chatwoot/find/{instance}");
+   * ```
+   */
+  getClient(): GatewayClient {
+    return this.#shared.client;
+  }
+
+  /**
+   * The metrics collector.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * console.log(gw.getMetrics().toPrometheus());
+   * ```
+   */
+  getMetrics(): MetricsCollector {
+    return this.#shared.metrics;
+  }
+
+  /**
+   * The configured store, if any.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService, MemoryStore } from "@gw/gateway";
+   * const gw = new GatewayService({ server_url: "http://localhost:8080", api_key: "k", store: new MemoryStore() });
+   * gw.getStore();
+   * ```
+   */
+  getStore(): GatewayStore | undefined {
+    return this.#shared.store;
+  }
+
+  /**
+   * The configuration the service was built from.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).getConfig().server_url;
+   * ```
+   */
+  getConfig(): GatewayConfig {
+    return this.#shared.config;
+  }
+
+  /**
+   * Whether the server answers `GET /` with a 2xx. Resolves true or false; never throws.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const up = await GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).ping();
+   * ```
+   */
+  async ping(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<boolean> {
+    try {
+      await this.info({ ...options, maxRetries: 0 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The server's welcome body (`GET /`): version, client name, WhatsApp Web version.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const info = await GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).info();
+   * console.log(info.version);
+   * ```
+   */
+  async info(options: { signal?: AbortSignal; timeoutMs?: number; maxRetries?: number } = {}): Promise<ServerInfo> {
+    const response = await this.#shared.client.request<ServerInfo>("GET", "/", {
+      connection: this.#scope.connection,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      maxRetries: options.maxRetries,
+    });
+    return (response.data ?? {}) as ServerInfo;
+  }
+
+  /**
+   * Instance management: create, connect, state, QR code, logout, delete.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await gw.instances().create("sales");
+   * ```
+   */
+  instances(): InstancesResource {
+    return new InstancesResource(this.#context());
+  }
+
+  /**
+   * Message sends: text, media, audio, location, contact, reaction, poll, list, buttons, status.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().text("5511999999999", "Hello");
+   * ```
+   */
+  messages(): MessagesResource {
+    return new MessagesResource(this.#context());
+  }
+
+  /**
+   * Chats, contacts and message lookups.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().isOnWhatsApp("5511999999999");
+   * ```
+   */
+  chats(): ChatsResource {
+    return new ChatsResource(this.#context());
+  }
+
+  /**
+   * Groups.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().create("Team", ["5511999999999"]);
+   * ```
+   */
+  groups(): GroupsResource {
+    return new GroupsResource(this.#context());
+  }
+
+  /**
+   * The instance's own profile and privacy settings.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().updateName("Sales");
+   * ```
+   */
+  profile(): ProfileResource {
+    return new ProfileResource(this.#context());
+  }
+
+  /**
+   * The instance's webhook configuration on the server.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.webhooks().set({ url: "https://example.com/gateway/webhook/sales", events: ["MESSAGES_UPSERT"] });
+   * ```
+   */
+  webhooks(): WebhooksResource {
+    return new WebhooksResource(this.#context());
+  }
+
+  /**
+   * The instance's behaviour settings (reject calls, always online, ...).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.settings().update({ alwaysOnline: true });
+   * ```
+   */
+  settings(): SettingsResource {
+    return new SettingsResource(this.#context());
+  }
+
+  /**
+   * Call offers.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.calls().offer("5511999999999", { callDuration: 5 });
+   * ```
+   */
+  calls(): CallsResource {
+    return new CallsResource(this.#context());
+  }
+
+  /**
+   * Business catalog and collections.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.business().getCatalog({ number: "5511999999999" });
+   * ```
+   */
+  business(): BusinessResource {
+    return new BusinessResource(this.#context());
+  }
+
+  /**
+   * Message templates (WhatsApp Business / Meta instances only).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.templates().find();
+   * ```
+   */
+  templates(): TemplatesResource {
+    return new TemplatesResource(this.#context());
+  }
+
+  /**
+   * The instance's proxy.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.proxy().find();
+   * ```
+   */
+  proxy(): ProxyResource {
+    return new ProxyResource(this.#context());
+  }
+
+  /**
+   * Chat labels.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.labels().find();
+   * ```
+   */
+  labels(): LabelsResource {
+    return new LabelsResource(this.#context());
+  }
+
+  /**
+   * Media stored in S3 by the server.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.s3().getMediaUrl({ id: "media-id" });
+   * ```
+   */
+  s3(): S3Resource {
+    return new S3Resource(this.#context());
+  }
+
+  /**
+   * A service for one connection (the `default` connection built from `server_url` / `api_key` /
+   * `instance`), with every other setting at its default unless given.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
+   * ```
+   */
+  static make(config: ConnectionConfig & Omit<GatewayConfig, "connections">): GatewayService {
+    return new GatewayService(config);
+  }
+
+  /**
+   * A service configured from `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE` and
+   * `GATEWAY_TIMEOUT_MS`. Needs `--allow-env` (only when called).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.fromEnv();
+   * ```
+   */
+  static fromEnv(overrides: GatewayConfig = {}): GatewayService {
+    const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+    if (!deno) {
+      throw new GatewayApiException(
+        "Cannot read the environment: not running on Deno; pass a configuration to new GatewayService()",
+      );
+    }
+    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), overrides);
+    if (!config.server_url && !config.connections) {
+      throw new GatewayApiException("Cannot configure gateway: GATEWAY_API_URL is not set");
+    }
+    return new GatewayService(config);
+  }
+
+  /**
+   * A service configured from `gateway-api.json` (or `path`) merged with the `GATEWAY_*` environment
+   * variables, which win. Needs `--allow-read` for the file and `--allow-env` for the variables.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = await GatewayService.fromFile();
+   * ```
+   */
+  static async fromFile(path: string = CONFIG_FILE, overrides: GatewayConfig = {}): Promise<GatewayService> {
+    const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+    const file = await loadConfigFile(path);
+    let env: GatewayConfig = {};
+    try {
+      env = deno ? configFromEnv((name) => deno.env.get(name)) : {};
+    } catch {
+      env = {};
+    }
+    const config = mergeConfig(file ?? {}, env, overrides);
+    if (!config.server_url && !config.connections) {
+      throw new GatewayApiException(
+        `Cannot configure gateway: no "${path}" and GATEWAY_API_URL is not set`,
+      );
+    }
+    return new GatewayService(config);
+  }
+}
