@@ -1,0 +1,334 @@
+/**
+ * The rate-limit check the client makes once per logical call, before its first attempt (retries of the
+ * same call do not take another slot). Internal: applications configure it through `rate_limiting`.
+ *
+ * @module
+ */
+
+import type { RateLimitingConfig, RateLimitRule } from "../config.ts";
+import { GatewayApiException, RateLimitException } from "../errors.ts";
+import { getGatewayLogger } from "../log.ts";
+import type { MetricsCollector } from "../metrics.ts";
+import type { RateLimitBucket, RateLimiterInterface } from "./limiter.ts";
+import { MemoryRateLimiter } from "./memory.ts";
+
+/** The limits used for buckets the configuration leaves out. */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitBucket, Readonly<RateLimitRule>>> = {
+  default: { max_attempts: 60, decay_seconds: 60 },
+  messages: { max_attempts: 30, decay_seconds: 60 },
+  media: { max_attempts: 10, decay_seconds: 60 },
+};
+
+/** Default of `rate_limiting.max_wait_ms`. */
+export const DEFAULT_MAX_WAIT_MS = 60_000;
+
+/** Default of `rate_limiting.key_prefix`. */
+export const DEFAULT_KEY_PREFIX = "gateway";
+
+const BUCKETS: readonly RateLimitBucket[] = ["default", "messages", "media"];
+
+/** What the gate needs from its owner besides the configuration. */
+export interface RateLimitGateOptions {
+  /** Where decisions are counted (`gateway_rate_limit_total`). */
+  metrics?: MetricsCollector;
+  /** Abortable sleep: resolves after `ms`, rejects with `signal.reason` on abort (default a timer). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The clock, in epoch ms (default `Date.now`). */
+  now?: () => number;
+}
+
+/** One logical call asking for a slot. */
+export interface RateLimitAcquireOptions {
+  /** Connection name. */
+  connection: string;
+  /** Instance name, when the call has one. */
+  instance?: string;
+  /** The bucket chosen by the resource method. */
+  bucket: RateLimitBucket;
+  /** Aborts a wait for a slot (the wait rejects with `signal.reason`). */
+  signal?: AbortSignal;
+  /** The call's overall deadline (epoch ms): never wait past it. */
+  deadlineAt?: number;
+}
+
+/**
+ * Applies `rate_limiting` to each logical call: takes a slot from the limiter, waiting for one
+ * (`on_limit_reached: "wait"`, the default) or refusing at once (`"throw"`) when the bucket is full.
+ * A failing limiter lets the call through (`on_limiter_error: "open"`, the default) or refuses it
+ * (`"closed"`). The configuration is checked when the gate is built.
+ *
+ * @example
+ * ```ts ignore
+ * const gate = new RateLimitGate({ on_limit_reached: "throw" }, { metrics });
+ * await gate.acquire({ connection: "default", instance: "sales", bucket: "messages" });
+ * ```
+ */
+export class RateLimitGate {
+  /** False when `rate_limiting.enabled` is false: `acquire` then returns at once. */
+  readonly enabled: boolean;
+  /** The limiter in use (the configured one, or a per-gate {@link MemoryRateLimiter}). */
+  readonly limiter: RateLimiterInterface;
+  readonly #limits: Record<RateLimitBucket, RateLimitRule>;
+  readonly #mode: "wait" | "throw";
+  readonly #onLimiterError: "open" | "closed";
+  readonly #maxWaitMs: number;
+  readonly #prefix: string;
+  readonly #metrics?: MetricsCollector;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #now: () => number;
+
+  /** Check `config` and build the gate; throws {@link GatewayApiException} naming the bad key. */
+  constructor(config: RateLimitingConfig | undefined = {}, options: RateLimitGateOptions = {}) {
+    const checked = checkConfig(config ?? {});
+    this.enabled = checked.enabled;
+    this.limiter = checked.limiter ?? new MemoryRateLimiter({ now: options.now });
+    this.#limits = checked.limits;
+    this.#mode = checked.mode;
+    this.#onLimiterError = checked.onLimiterError;
+    this.#maxWaitMs = checked.maxWaitMs;
+    this.#prefix = checked.prefix;
+    this.#metrics = options.metrics;
+    this.#sleep = options.sleep ?? abortableSleep;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The rule a bucket is limited by. */
+  rule(bucket: RateLimitBucket): RateLimitRule {
+    return { ...this.#limits[bucket] };
+  }
+
+  /**
+   * The limiter key of a call: `<prefix>:<connection>:<instance or ->:<bucket>`. `%` and `:` inside a
+   * name, and an instance named `-`, are percent-encoded so two different calls never share a key.
+   */
+  key(connection: string, instance: string | undefined, bucket: RateLimitBucket): string {
+    return [
+      this.#prefix,
+      encodePart(connection),
+      instance ? (instance === "-" ? "%2D" : encodePart(instance)) : "-",
+      bucket,
+    ].join(":");
+  }
+
+  /**
+   * Take one slot for this call, waiting or throwing as configured. Resolves when the call may go ahead;
+   * rejects with {@link RateLimitException} when refused, or with `signal.reason` when aborted.
+   */
+  async acquire(options: RateLimitAcquireOptions): Promise<void> {
+    if (!this.enabled) return;
+    const { connection, instance, bucket, signal, deadlineAt } = options;
+    const rule = this.#limits[bucket];
+    if (!rule) {
+      throw new GatewayApiException(
+        `Cannot rate limit: unknown bucket "${String(bucket)}" (expected ${BUCKETS.join(", ")})`,
+      );
+    }
+    const key = this.key(connection, instance, bucket);
+    const bound = Math.min(this.#now() + this.#maxWaitMs, deadlineAt ?? Infinity);
+    let waited = false;
+    let emptyWaits = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      let seconds: number;
+      try {
+        if (await this.limiter.attempt(key, rule.max_attempts, rule.decay_seconds)) {
+          this.#metrics?.rateLimit(bucket, waited ? "waited" : "allowed");
+          return;
+        }
+        seconds = await this.limiter.availableIn(key, rule.decay_seconds);
+        if (typeof seconds !== "number" || !(seconds >= 0)) {
+          throw new GatewayApiException(`availableIn returned ${JSON.stringify(seconds)}`);
+        }
+      } catch (error) {
+        this.#limiterFailed(error, key, bucket, connection, instance);
+        return;
+      }
+      const retryAfter = Math.ceil(seconds);
+      const where = `bucket "${bucket}" of connection "${connection}"${
+        instance ? ` (instance "${instance}")` : ""
+      }`;
+      if (this.#mode === "throw") {
+        this.#refuse(bucket);
+        throw new RateLimitException(
+          `Rate limit reached for ${where}: next slot in ${formatSeconds(seconds)}`,
+          { connection, instance },
+          retryAfter,
+        );
+      }
+      // A refusal with nothing to wait for is a race with a window that just closed: try again at once,
+      // then back off a little each time, so a limiter that always answers 0 cannot make us spin.
+      let waitMs = seconds * 1000;
+      if (waitMs <= 0) waitMs = emptyWaits === 0 ? 0 : Math.min(1000, 10 * 2 ** (emptyWaits - 1));
+      emptyWaits = seconds > 0 ? 0 : emptyWaits + 1;
+      if (this.#now() + waitMs > bound) {
+        this.#refuse(bucket);
+        const limit = deadlineAt !== undefined && deadlineAt < this.#now() + this.#maxWaitMs
+          ? "the call's deadline"
+          : `max_wait_ms (${this.#maxWaitMs} ms)`;
+        throw new RateLimitException(
+          `Rate limit reached for ${where}: next slot in ${formatSeconds(seconds)}, after ${limit}`,
+          { connection, instance },
+          retryAfter,
+        );
+      }
+      if (waitMs > 0) {
+        await this.#sleep(waitMs, signal);
+        waited = true;
+      }
+    }
+  }
+
+  #refuse(bucket: RateLimitBucket): void {
+    this.#metrics?.rateLimit(bucket, "refused");
+  }
+
+  #limiterFailed(
+    error: unknown,
+    key: string,
+    bucket: RateLimitBucket,
+    connection: string,
+    instance: string | undefined,
+  ): void {
+    this.#metrics?.rateLimit(bucket, "limiter_error");
+    const message = error instanceof Error ? error.message : String(error);
+    if (this.#onLimiterError === "open") {
+      getGatewayLogger("ratelimit").warn(
+        "Rate limiter failed for {key}, letting the call through (on_limiter_error is open): {message}",
+        { key, bucket, message, error },
+      );
+      return;
+    }
+    getGatewayLogger("ratelimit").error(
+      "Rate limiter failed for {key}, refusing the call (on_limiter_error is closed): {message}",
+      { key, bucket, message, error },
+    );
+    throw new RateLimitException(
+      `Cannot check the rate limit for "${key}": the limiter failed (${message}) and on_limiter_error is "closed"`,
+      { connection, instance, cause: error },
+      null,
+    );
+  }
+}
+
+interface CheckedConfig {
+  enabled: boolean;
+  limiter?: RateLimiterInterface;
+  limits: Record<RateLimitBucket, RateLimitRule>;
+  mode: "wait" | "throw";
+  onLimiterError: "open" | "closed";
+  maxWaitMs: number;
+  prefix: string;
+}
+
+function invalid(message: string): GatewayApiException {
+  return new GatewayApiException(`Invalid configuration: ${message}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function checkPositiveInteger(path: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw invalid(`"${path}" must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Validate `rate_limiting` and fill in defaults (a bucket rule may give only one of its two numbers). */
+function checkConfig(config: RateLimitingConfig): CheckedConfig {
+  if (!isRecord(config)) throw invalid(`"rate_limiting" must be an object`);
+  const raw = config as Record<string, unknown>;
+  if (raw.enabled !== undefined && typeof raw.enabled !== "boolean") {
+    throw invalid(`"rate_limiting.enabled" must be true or false, got ${JSON.stringify(raw.enabled)}`);
+  }
+  const limiter = raw.limiter;
+  if (limiter !== undefined) {
+    const missing = ["attempt", "availableIn", "clear"].filter((name) =>
+      typeof (limiter as Record<string, unknown> | null)?.[name] !== "function"
+    );
+    if (missing.length > 0) {
+      throw invalid(
+        `"rate_limiting.limiter" must implement RateLimiterInterface (missing ${missing.join(", ")})`,
+      );
+    }
+  }
+  if (raw.limits !== undefined && !isRecord(raw.limits)) {
+    throw invalid(`"rate_limiting.limits" must be an object`);
+  }
+  const given = (raw.limits ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    if (!(BUCKETS as readonly string[]).includes(name)) {
+      throw invalid(`unknown bucket "rate_limiting.limits.${name}" (expected ${BUCKETS.join(", ")})`);
+    }
+  }
+  const limits = {} as Record<RateLimitBucket, RateLimitRule>;
+  for (const bucket of BUCKETS) {
+    const rule = given[bucket];
+    if (rule !== undefined && !isRecord(rule)) {
+      throw invalid(`"rate_limiting.limits.${bucket}" must be an object`);
+    }
+    const merged = { ...DEFAULT_RATE_LIMITS[bucket], ...(rule as Partial<RateLimitRule> | undefined) };
+    limits[bucket] = {
+      max_attempts: checkPositiveInteger(`rate_limiting.limits.${bucket}.max_attempts`, merged.max_attempts),
+      decay_seconds: checkPositiveInteger(
+        `rate_limiting.limits.${bucket}.decay_seconds`,
+        merged.decay_seconds,
+      ),
+    };
+  }
+  const mode = raw.on_limit_reached ?? "wait";
+  if (mode !== "wait" && mode !== "throw") {
+    throw invalid(`"rate_limiting.on_limit_reached" must be "wait" or "throw", got ${JSON.stringify(mode)}`);
+  }
+  const onLimiterError = raw.on_limiter_error ?? "open";
+  if (onLimiterError !== "open" && onLimiterError !== "closed") {
+    throw invalid(
+      `"rate_limiting.on_limiter_error" must be "open" or "closed", got ${JSON.stringify(onLimiterError)}`,
+    );
+  }
+  const maxWaitMs = raw.max_wait_ms ?? DEFAULT_MAX_WAIT_MS;
+  if (typeof maxWaitMs !== "number" || !Number.isInteger(maxWaitMs) || maxWaitMs < 0) {
+    throw invalid(`"rate_limiting.max_wait_ms" must be an integer >= 0, got ${JSON.stringify(maxWaitMs)}`);
+  }
+  const prefix = raw.key_prefix ?? DEFAULT_KEY_PREFIX;
+  if (typeof prefix !== "string" || prefix === "") {
+    throw invalid(`"rate_limiting.key_prefix" must be a non-empty string, got ${JSON.stringify(prefix)}`);
+  }
+  return {
+    enabled: raw.enabled !== false,
+    limiter: limiter as RateLimiterInterface | undefined,
+    limits,
+    mode,
+    onLimiterError,
+    maxWaitMs,
+    prefix,
+  };
+}
+
+function encodePart(value: string): string {
+  return value.replace(/%/g, "%25").replace(/:/g, "%3A");
+}
+
+function formatSeconds(seconds: number): string {
+  return `${Number(seconds.toFixed(3))} s`;
+}
+
+/** Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared). */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
