@@ -100,6 +100,7 @@ export {
 } from "./src/gateway_api.ts";
 
 // --- service and resources
+export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
 
 // --- request objects (dto)
 

@@ -455,12 +455,14 @@ export class GatewayClient {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       }
-      const data = scrubKey(answer!.json, connection.api_key);
-      const errorBody = answer!.raw === answer!.json ? data : scrubKey(answer!.raw, connection.api_key);
-
+      const data = answer!.json;
+      // Only an error's copy of the body is scrubbed: a server echoing the key must not leak it into logs,
+      // while a successful body is the caller's data and stays as it came.
       const error = errorFromResponse(
         status,
-        errorBody,
+        status >= 200 && status < 300 && (data as { error?: unknown } | null)?.error !== true
+          ? data
+          : scrubKey(answer!.raw, connection.api_key),
         response!.headers,
         { ...context, attempts: attempt },
         this.#now(),
