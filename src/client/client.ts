@@ -26,8 +26,8 @@ import {
   failedBeforeSending,
   NOT_ACTED_STATUSES,
   RETRYABLE_STATUSES,
-  retryPolicy,
   type RetryPolicy,
+  retryPolicy,
 } from "./retry.ts";
 
 /** The package version, sent in the `user-agent` header. */
@@ -301,10 +301,16 @@ export class GatewayClient {
    * });
    * ```
    */
-  async request<T = unknown>(method: HttpMethod, route: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async request<T = unknown>(
+    method: HttpMethod,
+    route: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const connection = this.#connections.getConnection(options.connection);
     const needsInstance = route.includes("{instance}");
-    const instance = needsInstance ? this.resolveInstance(options.instance, connection.name) : options.instance;
+    const instance = needsInstance
+      ? this.resolveInstance(options.instance, connection.name)
+      : options.instance;
     const path = buildPath(route, { ...options.params, instance });
     const url = this.#url(connection, path, options.query);
     const headers = this.#headers(connection, options);
@@ -314,22 +320,25 @@ export class GatewayClient {
     const timeoutMs = options.timeoutMs ?? connection.timeout_ms ?? this.#config.http?.timeout_ms ??
       DEFAULTS.timeout_ms;
     const started = this.#now();
-    const deadlineAt = started + (options.deadlineMs ?? this.#config.http?.deadline_ms ?? DEFAULTS.deadline_ms);
+    const deadlineAt = started +
+      (options.deadlineMs ?? this.#config.http?.deadline_ms ?? DEFAULTS.deadline_ms);
     const context: GatewayErrorContext = { method, path, connection: connection.name, instance };
     const signal = options.signal;
 
     const finish = (error: unknown, attempts: number, status: number | "error"): never => {
       this.#metrics.request(method, route, status, this.#now() - started);
       if (error instanceof GatewayApiException) this.#metrics.error(error.name);
-      log.info("{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms", {
-        method,
-        route,
-        path,
-        status,
-        attempts,
-        durationMs: this.#now() - started,
-        error: error instanceof Error ? error.name : String(error),
-      });
+      if (log.isEnabledFor("info")) {
+        log.info("{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms", {
+          method,
+          route,
+          path,
+          status,
+          attempts,
+          durationMs: this.#now() - started,
+          error: error instanceof Error ? error.name : String(error),
+        });
+      }
       throw error;
     };
 
@@ -381,7 +390,9 @@ export class GatewayClient {
         throw signal.reason;
       }
       signal?.addEventListener("abort", onAbort, { once: true });
-      log.debug("{method} {route} attempt {attempt}", { method, route, path, attempt });
+      if (log.isEnabledFor("debug")) {
+        log.debug("{method} {route} attempt {attempt}", { method, route, path, attempt });
+      }
 
       let response: Response;
       try {
@@ -470,14 +481,16 @@ export class GatewayClient {
       if (!error) {
         const durationMs = this.#now() - started;
         this.#metrics.request(method, route, status, durationMs);
-        log.info("{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)", {
-          method,
-          route,
-          path,
-          status,
-          durationMs,
-          attempts: attempt,
-        });
+        if (log.isEnabledFor("info")) {
+          log.info("{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)", {
+            method,
+            route,
+            path,
+            status,
+            durationMs,
+            attempts: attempt,
+          });
+        }
         return new ApiResponse<T>(status, response!.headers, data as T, durationMs, attempt);
       }
       const licenseBlocked = error instanceof ConnectionException && error.reason === "license_required";

@@ -1,0 +1,58 @@
+import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { ConnectionManager, GatewayApiException, GatewayClient, redact, scrubSecrets } from "../../mod.ts";
+import { fakeTime, json, scriptedFetch } from "../helpers/scripted_fetch.ts";
+
+const KEY = "log-secret-key-987";
+
+Deno.test("client log records carry method, route, status and attempts, never the api key", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+    reset: true,
+  });
+  try {
+    const time = fakeTime();
+    const { fetch } = scriptedFetch([
+      json(500, { message: `echo ${KEY}` }),
+      json(201, { key: { id: "ID1" }, apikey: KEY }),
+      json(401, { status: 401, error: "Unauthorized", response: { message: "Unauthorized" } }),
+    ]);
+    const client = new GatewayClient({}, {
+      connections: new ConnectionManager({ server_url: "http://127.0.0.1:9", api_key: KEY, instance: "s" }),
+      fetch,
+      now: time.now,
+      sleep: time.sleep,
+      random: () => 0,
+    });
+    await client.request("GET", "/instance/connectionState/{instance}");
+    await rejects(client.request("GET", "/instance/fetchInstances"), GatewayApiException);
+
+    const infos = records.filter((record) => record.level === "info");
+    deepStrictEqual(infos.map((record) => [record.properties.route, record.properties.status, record.properties.attempts]), [
+      ["/instance/connectionState/{instance}", 201, 2],
+      ["/instance/fetchInstances", 401, 1],
+    ]);
+    strictEqual(records.filter((record) => record.level === "debug").length, 3);
+    const serialised = JSON.stringify(records, (_k, v) => (typeof v === "function" ? String(v) : v));
+    ok(!serialised.includes(KEY), "a log record contains the api key");
+  } finally {
+    await reset();
+  }
+});
+
+Deno.test("redact hides secrets and truncates base64 media", () => {
+  const media = "A".repeat(5000);
+  deepStrictEqual(redact({ apikey: "a", api_key: "b", headers: { authorization: "Bearer x", jwt_key: "j" }, text: "hi" }), {
+    apikey: "[REDACTED]",
+    api_key: "[REDACTED]",
+    headers: { authorization: "[REDACTED]", jwt_key: "[REDACTED]" },
+    text: "hi",
+  });
+  deepStrictEqual(redact({ media }), { media: `${"A".repeat(16)}…[5000 chars]` });
+  strictEqual(scrubSecrets(`key=${KEY}&x=${KEY}`, [KEY]), "key=[REDACTED]&x=[REDACTED]");
+});
