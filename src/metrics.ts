@@ -3,13 +3,13 @@
  * recorded through `@opentelemetry/api` (meter `@gw/gateway`), which is a no-op unless an SDK is present,
  * for example Deno's built-in OpenTelemetry (`OTEL_DENO=true`).
  *
- * Labels carry route templates (`/message/sendText/{instance}`), event kinds and class names, never raw
+ * Labels carry route templates (`/message/sendText/:instance`), event kinds and class names, never raw
  * user values, so the number of series stays bounded.
  *
  * @module
  */
 
-import { type Counter, type Histogram, metrics as otelMetrics } from "@opentelemetry/api";
+import { type Counter, type Histogram, type MeterProvider, metrics as otelMetrics } from "@opentelemetry/api";
 
 /** Label values of one series. */
 export type MetricLabels = Record<string, string>;
@@ -55,12 +55,40 @@ interface SeriesState {
   buckets?: number[];
 }
 
+// JSON keeps label sets apart even when values contain `,` or `=`.
 function seriesKey(labels: MetricLabels): string {
-  return Object.keys(labels).sort().map((key) => `${key}=${labels[key]}`).join(",");
+  return JSON.stringify(Object.keys(labels).sort().map((key) => [key, labels[key]]));
 }
 
+// Prometheus text format: label values escape `\`, `"` and newlines; HELP text escapes `\` and newlines.
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+}
+
+function escapeHelp(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+}
+
+// Names from `increment`/`observe` callers could hold characters Prometheus rejects.
+function metricName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_:]/g, "_");
+  return /^[a-zA-Z_:]/.test(cleaned) ? cleaned : `_${cleaned}`;
+}
+
+function labelName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_]/g, "_");
+  return /^[a-zA-Z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+}
+
+function formatValue(value: number): string {
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  return String(value);
+}
+
+// `{instance}` and `:instance` both mean a path parameter; the label always uses the `:name` form.
+function routeLabel(route: string): string {
+  return route.replace(/\{([^}/]+)\}/g, ":$1");
 }
 
 /**
@@ -79,6 +107,9 @@ export class MetricsCollector {
   #series = new Map<string, Map<string, SeriesState>>();
   #counters = new Map<string, Counter>();
   #histograms = new Map<string, Histogram>();
+  // Instruments from a provider registered later (an SDK set up after the first metric) replace the
+  // no-op ones: the API has no proxy meter provider, so the collector notices the change itself.
+  #provider?: MeterProvider;
   readonly #enabled: boolean;
 
   /**
@@ -94,11 +125,20 @@ export class MetricsCollector {
     this.#enabled = options.enabled ?? true;
   }
 
-  /** Add `value` to a counter. */
+  /**
+   * Add `value` (finite, >= 0; anything else is ignored) to a counter.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().increment("gateway_queue_jobs_total", { result: "processed" }, 3);
+   * ```
+   */
   increment(name: string, labels: MetricLabels, value = 1): void {
-    if (!this.#enabled) return;
+    if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
     const state = this.#state(name, labels);
     state.count += value;
+    this.#checkProvider();
     let counter = this.#counters.get(name);
     if (!counter) {
       counter = otelMetrics.getMeter("@gw/gateway").createCounter(name, {
@@ -109,9 +149,17 @@ export class MetricsCollector {
     counter.add(value, labels);
   }
 
-  /** Record one observation of a histogram. */
+  /**
+   * Record one observation of a histogram (a NaN is ignored).
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().observe("gateway_webhook_processing_ms", { event: "messages.upsert" }, 12);
+   * ```
+   */
   observe(name: string, labels: MetricLabels, value: number): void {
-    if (!this.#enabled) return;
+    if (!this.#enabled || Number.isNaN(value)) return;
     const state = this.#state(name, labels);
     state.count += 1;
     state.sum += value;
@@ -119,6 +167,7 @@ export class MetricsCollector {
     for (let i = 0; i < HISTOGRAM_BOUNDS.length; i++) {
       if (value <= HISTOGRAM_BOUNDS[i]) state.buckets[i] += 1;
     }
+    this.#checkProvider();
     let histogram = this.#histograms.get(name);
     if (!histogram) {
       histogram = otelMetrics.getMeter("@gw/gateway").createHistogram(name, {
@@ -130,43 +179,109 @@ export class MetricsCollector {
     histogram.record(value, labels);
   }
 
-  /** One outbound request outcome (`status` is `error` when no answer came). */
+  /**
+   * One outbound request outcome (`status` is `error` when no answer came). `route` is the template;
+   * `{name}` parameters are labelled as `:name`.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().request("POST", "/message/sendText/{instance}", 201, 84);
+   * ```
+   */
   request(method: string, route: string, status: number | "error", durationMs: number): void {
-    this.increment("gateway_requests_total", { method, route, status: String(status) });
-    this.observe("gateway_request_duration_ms", { method, route }, durationMs);
+    const label = routeLabel(route);
+    this.increment("gateway_requests_total", { method, route: label, status: String(status) });
+    this.observe("gateway_request_duration_ms", { method, route: label }, durationMs);
   }
 
-  /** One retried attempt. */
+  /**
+   * One retried attempt.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().retry("timeout");
+   * ```
+   */
   retry(reason: string): void {
     this.increment("gateway_retries_total", { reason });
   }
 
-  /** One error thrown, by its class name. */
+  /**
+   * One error thrown, by its class name.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().error("ConnectionException");
+   * ```
+   */
   error(exception: string): void {
     this.increment("gateway_errors_total", { exception });
   }
 
-  /** One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`. */
+  /**
+   * One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().rateLimit("messages", "waited");
+   * ```
+   */
   rateLimit(bucket: string, decision: string): void {
     this.increment("gateway_rate_limit_total", { bucket, decision });
   }
 
-  /** One message sent, by type. */
+  /**
+   * One message sent, by type.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().messageSent("text");
+   * ```
+   */
   messageSent(type: string): void {
     this.increment("gateway_messages_sent_total", { type });
   }
 
-  /** One webhook received, by canonical event and result (HTTP status or outcome). */
+  /**
+   * One webhook received, by canonical event and result (HTTP status or outcome).
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().webhookReceived("messages.upsert", "200");
+   * ```
+   */
   webhookReceived(event: string, result: string): void {
     this.increment("gateway_webhooks_received_total", { event, result });
   }
 
-  /** Time the handlers took for one webhook. */
+  /**
+   * Time the handlers took for one webhook.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().webhookProcessed("messages.upsert", 7);
+   * ```
+   */
   webhookProcessed(event: string, durationMs: number): void {
     this.observe("gateway_webhook_processing_ms", { event }, durationMs);
   }
 
-  /** One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`. */
+  /**
+   * One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@gw/gateway";
+   * new MetricsCollector().queueJob("processed");
+   * ```
+   */
   queueJob(result: string): void {
     this.increment("gateway_queue_jobs_total", { result });
   }
@@ -215,7 +330,8 @@ export class MetricsCollector {
   }
 
   /**
-   * Forget every recorded value.
+   * Forget every value kept in memory (what was already handed to OpenTelemetry stays there: its
+   * counters are cumulative).
    *
    * @example
    * ```ts
@@ -240,27 +356,37 @@ export class MetricsCollector {
     const lines: string[] = [];
     for (const [name, series] of this.#series) {
       const description = METRIC_DESCRIPTIONS[name];
-      lines.push(`# HELP ${name} ${description?.help ?? name}`);
-      lines.push(`# TYPE ${name} ${description?.kind ?? "counter"}`);
+      const histogram = [...series.values()].some((state) => state.buckets);
+      const exposed = metricName(name);
+      lines.push(`# HELP ${exposed} ${escapeHelp(description?.help ?? name)}`);
+      lines.push(`# TYPE ${exposed} ${histogram ? "histogram" : "counter"}`);
       for (const state of series.values()) {
         const labelText = (extra: MetricLabels = {}) => {
           const all = { ...state.labels, ...extra };
-          const parts = Object.keys(all).map((key) => `${key}="${escapeLabel(all[key])}"`);
+          const parts = Object.keys(all).map((key) => `${labelName(key)}="${escapeLabel(all[key])}"`);
           return parts.length > 0 ? `{${parts.join(",")}}` : "";
         };
         if (state.buckets) {
           HISTOGRAM_BOUNDS.forEach((bound, i) =>
-            lines.push(`${name}_bucket${labelText({ le: String(bound) })} ${state.buckets![i]}`)
+            lines.push(`${exposed}_bucket${labelText({ le: String(bound) })} ${state.buckets![i]}`)
           );
-          lines.push(`${name}_bucket${labelText({ le: "+Inf" })} ${state.count}`);
-          lines.push(`${name}_sum${labelText()} ${state.sum}`);
-          lines.push(`${name}_count${labelText()} ${state.count}`);
+          lines.push(`${exposed}_bucket${labelText({ le: "+Inf" })} ${state.count}`);
+          lines.push(`${exposed}_sum${labelText()} ${formatValue(state.sum)}`);
+          lines.push(`${exposed}_count${labelText()} ${state.count}`);
         } else {
-          lines.push(`${name}${labelText()} ${state.count}`);
+          lines.push(`${exposed}${labelText()} ${formatValue(state.count)}`);
         }
       }
     }
     return lines.length > 0 ? `${lines.join("\n")}\n` : "";
+  }
+
+  #checkProvider(): void {
+    const provider = otelMetrics.getMeterProvider();
+    if (provider === this.#provider) return;
+    this.#provider = provider;
+    this.#counters.clear();
+    this.#histograms.clear();
   }
 
   #state(name: string, labels: MetricLabels): SeriesState {
