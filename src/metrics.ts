@@ -27,14 +27,10 @@ export interface MetricSeries {
 /** A plain-object copy of every metric. */
 export type MetricsSnapshot = Record<string, MetricSeries[]>;
 
-interface Description {
-  help: string;
-  kind: "counter" | "histogram";
-  unit?: string;
-}
-
 /** Every metric the library records, with its help text. */
-export const METRIC_DESCRIPTIONS: Readonly<Record<string, Description>> = {
+export const METRIC_DESCRIPTIONS: Readonly<
+  Record<string, { readonly help: string; readonly kind: "counter" | "histogram"; readonly unit?: string }>
+> = {
   gateway_requests_total: { help: "Outbound requests by method, route and status", kind: "counter" },
   gateway_request_duration_ms: { help: "Outbound request duration", kind: "histogram", unit: "ms" },
   gateway_retries_total: { help: "Retried attempts by reason", kind: "counter" },
