@@ -106,6 +106,8 @@ export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src
 
 // --- rate limiting
 export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limiter.ts";
+export { MemoryRateLimiter, type MemoryRateLimiterOptions } from "./src/ratelimit/memory.ts";
+export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts";
 
 // --- webhooks
 
