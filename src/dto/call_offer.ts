@@ -1,0 +1,65 @@
+/**
+ * `CallOfferDto`: the body of `POST /call/offer/{instance}`.
+ *
+ * @module
+ */
+
+import { requireObject } from "./message_options.ts";
+import { RequestDto } from "./request_dto.ts";
+import { compact, Problems } from "./validate.ts";
+
+/** What `CallOfferDto.from` accepts. */
+export interface CallOfferInput {
+  /** Who to call. */
+  number: string;
+  /** Seconds, 1–15. */
+  callDuration: number;
+  /** Video call. */
+  isVideo?: boolean;
+}
+
+/** The call offer body as sent. */
+export interface CallOfferBody {
+  /** Normalised number. */
+  number: string;
+  /** Seconds. */
+  callDuration: number;
+  /** Video. */
+  isVideo?: boolean;
+}
+
+/**
+ * A validated call offer.
+ *
+ * @example
+ * ```ts
+ * import { CallOfferDto } from "@gw/gateway";
+ * CallOfferDto.from({ number: "5511999999999", callDuration: 5 });
+ * ```
+ */
+export class CallOfferDto extends RequestDto<CallOfferBody> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { CallOfferDto } from "@gw/gateway";
+   * CallOfferDto.from({ number: "5511999999999", callDuration: 10, isVideo: true });
+   * ```
+   */
+  static from(input: CallOfferInput | CallOfferDto): CallOfferDto {
+    if (input instanceof CallOfferDto) return input;
+    const record = requireObject(input, "call offer");
+    const problems = new Problems();
+    const number = problems.recipient("number", record.number);
+    const callDuration = problems.number("callDuration", record.callDuration, {
+      required: true,
+      integer: true,
+      min: 1,
+      max: 15,
+    });
+    const isVideo = problems.bool("isVideo", record.isVideo);
+    problems.throwIfAny("call offer");
+    return new CallOfferDto(compact({ number: number!, callDuration: callDuration!, isVideo }));
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * Request objects of the media send routes: `sendMedia`, `sendWhatsAppAudio`, `sendPtv`, `sendSticker` and
+ * `sendStatus`. Media is an http(s) URL or raw base64; the server refuses data URIs.
+ *
+ * @module
+ */
+
+import {
+  type MessageOptionsBody,
+  type MessageOptionsInput,
+  readMessageOptions,
+  requireObject,
+} from "./message_options.ts";
+import { RequestDto } from "./request_dto.ts";
+import { compact, mediaKind, Problems } from "./validate.ts";
+
+/** Media types `sendMedia` accepts. */
+export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
+  "image",
+  "document",
+  "video",
+  "audio",
+];
+/** A `sendMedia` media type. */
+export type MediaType = typeof MEDIA_TYPES[number];
+
+/** What `SendMediaMessageDto.from` accepts. */
+export interface SendMediaMessageInput extends MessageOptionsInput {
+  /** Recipient. */
+  number: string;
+  /** `image`, `document`, `video` or `audio`. */
+  mediatype: MediaType;
+  /** http(s) URL or raw base64 (no `data:` prefix). */
+  media: string;
+  /** MIME type, e.g. `application/pdf`. */
+  mimetype?: string;
+  /** File name; required for base64 documents. */
+  fileName?: string;
+  /** Caption. */
+  caption?: string;
+}
+
+/** The `sendMedia` body as sent. */
+export interface SendMediaMessageBody extends MessageOptionsBody {
+  /** Recipient. */
+  number: string;
+  /** Media type. */
+  mediatype: MediaType;
+  /** URL or base64. */
+  media: string;
+  /** MIME type. */
+  mimetype?: string;
+  /** File name. */
+  fileName?: string;
+  /** Caption. */
+  caption?: string;
+}
+
+/**
+ * A validated media message (image, video, document or audio file).
+ *
+ * @example
+ * ```ts
+ * import { SendMediaMessageDto } from "@gw/gateway";
+ * SendMediaMessageDto.from({ number: "5511999999999", mediatype: "image", media: "https://example.com/a.png", caption: "Look" });
+ * ```
+ */
+export class SendMediaMessageDto extends RequestDto<SendMediaMessageBody> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { SendMediaMessageDto } from "@gw/gateway";
+   * SendMediaMessageDto.from({ number: "5511999999999", mediatype: "document", media: "JVBERi0xLjQK", fileName: "a.pdf" });
+   * ```
+   */
+  static from(input: SendMediaMessageInput | SendMediaMessageDto): SendMediaMessageDto {
+    if (input instanceof SendMediaMessageDto) return input;
+    const record = requireObject(input, "media message");
+    const problems = new Problems();
+    const number = problems.recipient("number", record.number);
+    const mediatype = problems.oneOf("mediatype", record.mediatype, MEDIA_TYPES, { required: true });
+    const media = problems.media("media", record.media);
+    const mimetype = problems.text("mimetype", record.mimetype);
+    const fileName = problems.text("fileName", record.fileName);
+    const caption = problems.text("caption", record.caption);
+    if (
+      mediatype === "document" && media !== undefined && mediaKind(media) === "base64" && !fileName?.trim()
+    ) {
+      problems.add("fileName is required for a base64 document");
+    }
+    const options = readMessageOptions(problems, record);
+    problems.throwIfAny("media message");
+    return new SendMediaMessageDto(
+      compact({
+        number: number!,
+        mediatype: mediatype!,
+        media: media!,
+        mimetype,
+        fileName,
+        caption,
+        ...options,
+      }),
+    );
+  }
+}
+
+/** What `SendAudioMessageDto.from` accepts. */
+export interface SendAudioMessageInput extends MessageOptionsInput {
+  /** Recipient. */
+  number: string;
+  /** http(s) URL or raw base64. */
+  audio: string;
+  /** Convert to an ogg/opus voice note (server default true). */
+  encoding?: boolean;
+}
+
+/** The `sendWhatsAppAudio` body as sent. */
+export interface SendAudioMessageBody extends MessageOptionsBody {
+  /** Recipient. */
+  number: string;
+  /** URL or base64. */
+  audio: string;
+  /** Convert to a voice note. */
+  encoding?: boolean;
+}
+
+/**
+ * A validated voice note (`sendWhatsAppAudio`).
+ *
+ * @example
+ * ```ts
+ * import { SendAudioMessageDto } from "@gw/gateway";
+ * SendAudioMessageDto.from({ number: "5511999999999", audio: "https://example.com/a.ogg" });
+ * ```
+ */
+export class SendAudioMessageDto extends RequestDto<SendAudioMessageBody> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { SendAudioMessageDto } from "@gw/gateway";
+   * SendAudioMessageDto.from({ number: "5511999999999", audio: "https://example.com/a.mp3", encoding: true });
+   * ```
+   */
+  static from(input: SendAudioMessageInput | SendAudioMessageDto): SendAudioMessageDto {
+    if (input instanceof SendAudioMessageDto) return input;
+    const record = requireObject(input, "audio message");
+    const problems = new Problems();
+    const number = problems.recipient("number", record.number);
+    const audio = problems.media("audio", record.audio);
+    const encoding = problems.bool("encoding", record.encoding);
+    const options = readMessageOptions(problems, record);
+    problems.throwIfAny("audio message");
+    return new SendAudioMessageDto(compact({ number: number!, audio: audio!, encoding, ...options }));
+  }
+}
+
+/** What `SendPtvMessageDto.from` accepts. */
+export interface SendPtvMessageInput extends MessageOptionsInput {
+  /** Recipient. */
+  number: string;
+  /** http(s) URL or raw base64 of the round video. */
+  video: string;
+}
+
+/** The `sendPtv` body as sent. */
+export interface SendPtvMessageBody extends MessageOptionsBody {
+  /** Recipient. */
+  number: string;
+  /** URL or base64. */
+  video: string;
+}
+
+/**
+ * A validated round video note (`sendPtv`).
+ *
+ * @example
+ * ```ts
+ * import { SendPtvMessageDto } from "@gw/gateway";
+ * SendPtvMessageDto.from({ number: "5511999999999", video: "https://example.com/v.mp4" });
+ * ```
+ */
+export class SendPtvMessageDto extends RequestDto<SendPtvMessageBody> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { SendPtvMessageDto } from "@gw/gateway";
+   * SendPtvMessageDto.from({ number: "5511999999999", video: "https://example.com/v.mp4", delay: 500 });
+   * ```
+   */
+  static from(input: SendPtvMessageInput | SendPtvMessageDto): SendPtvMessageDto {
+    if (input instanceof SendPtvMessageDto) return input;
+    const record = requireObject(input, "ptv message");
+    const problems = new Problems();
+    const number = problems.recipient("number", record.number);
+    const video = problems.media("video", record.video);
+    const options = readMessageOptions(problems, record);
+    problems.throwIfAny("ptv message");
+    return new SendPtvMessageDto(compact({ number: number!, video: video!, ...options }));
+  }
+}
+
+/** What `SendStickerMessageDto.from` accepts. */
+export interface SendStickerMessageInput extends MessageOptionsInput {
+  /** Recipient. */
+  number: string;
+  /** http(s) URL or raw base64 of the image. */
+  sticker: string;
+  /** Send as is, without converting to webp. */
+  notConvertSticker?: boolean;
+}
+
+/** The `sendSticker` body as sent. */
+export interface SendStickerMessageBody extends MessageOptionsBody {
+  /** Recipient. */
+  number: string;
+  /** URL or base64. */
+  sticker: string;
+  /** Skip the webp conversion. */
+  notConvertSticker?: boolean;
+}
+
+/**
+ * A validated sticker.
+ *
+ * @example
+ * ```ts
+ * import { SendStickerMessageDto } from "@gw/gateway";
+ * SendStickerMessageDto.from({ number: "5511999999999", sticker: "https://example.com/s.webp" });
+ * ```
+ */
+export class SendStickerMessageDto extends RequestDto<SendStickerMessageBody> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { SendStickerMessageDto } from "@gw/gateway";
+   * SendStickerMessageDto.from({ number: "5511999999999", sticker: "https://example.com/s.png", notConvertSticker: false });
+   * ```
+   */
+  static from(input: SendStickerMessageInput | SendStickerMessageDto): SendStickerMessageDto {
+    if (input instanceof SendStickerMessageDto) return input;
+    const record = requireObject(input, "sticker message");
+    const problems = new Problems();
+    const number = problems.recipient("number", record.number);
+    const sticker = problems.media("sticker", record.sticker);
+    const notConvertSticker = problems.bool("notConvertSticker", record.notConvertSticker);
+    const options = readMessageOptions(problems, record);
+    problems.throwIfAny("sticker message");
+    return new SendStickerMessageDto(
+      compact({ number: number!, sticker: sticker!, notConvertSticker, ...options }),
+    );
+  }
+}
+
+/** Status (story) types. */
+export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
+/** A status type. */
+export type StatusType = typeof STATUS_TYPES[number];
+
+/** What `SendStatusMessageDto.from` accepts. */
+export interface SendStatusMessageInput {
+  /** `text`, `image`, `audio` or `video`. */
+  type: StatusType;
+  /** The text, or the media as an http(s) URL or raw base64. */
+  content: string;
+  /** Caption of a media status. */
+  caption?: string;
+  /** Background colour of a text status, `#RRGGBB`; required for text. */
+  backgroundColor?: string;
+  /** Font of a text status, 1–5; required for text. */
+  font?: number;
+  /** Who sees it (numbers or JIDs); required unless `allContacts`. */
+  statusJidList?: string[];
+  /** Send to every contact. */
+  allContacts?: boolean;
+}
+
+/** The `sendStatus` body as sent. */
+export interface SendStatusMessageBody {
+  /** Status type. */
+  type: StatusType;
+  /** Text or media. */
+  content: string;
+  /** Caption. */
+  caption?: string;
+  /** Background colour. */
+  backgroundColor?: string;
+  /** Font 1–5. */
+  font?: number;
+  /** Recipients. */
+  statusJidList?: string[];
+  /** All contacts. */
+  allContacts?: boolean;
+}
+
+/**
+ * A validated status (story).
+ *
+ * @example
+ * ```ts
+ * import { SendStatusMessageDto } from "@gw/gateway";
+ * SendStatusMessageDto.from({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
+ * ```
+ */
+export class SendStatusMessageDto extends RequestDto<SendStatusMessageBody> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { SendStatusMessageDto } from "@gw/gateway";
+   * SendStatusMessageDto.from({ type: "image", content: "https://example.com/a.png", statusJidList: ["5511999999999"] });
+   * ```
+   */
+  static from(input: SendStatusMessageInput | SendStatusMessageDto): SendStatusMessageDto {
+    if (input instanceof SendStatusMessageDto) return input;
+    const record = requireObject(input, "status message");
+    const problems = new Problems();
+    const type = problems.oneOf("type", record.type, STATUS_TYPES, { required: true });
+    const content = type === undefined || type === "text"
+      ? problems.text("content", record.content, { required: true })
+      : problems.media("content", record.content);
+    const caption = problems.text("caption", record.caption);
+    const backgroundColor = problems.text("backgroundColor", record.backgroundColor, {
+      required: type === "text",
+    });
+    if (backgroundColor !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(backgroundColor)) {
+      problems.add(`backgroundColor must be a colour like "#008000"`);
+    }
+    const font = problems.number("font", record.font, {
+      required: type === "text",
+      integer: true,
+      min: 1,
+      max: 5,
+    });
+    const allContacts = problems.bool("allContacts", record.allContacts);
+    let statusJidList: string[] | undefined;
+    const list = problems.array("statusJidList", record.statusJidList);
+    if (list) {
+      const normalised = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
+      if (normalised.every((item) => item !== undefined)) statusJidList = normalised as string[];
+    }
+    const noList = record.statusJidList === undefined || record.statusJidList === null || list?.length === 0;
+    if (allContacts !== true && noList) {
+      problems.add("statusJidList must list at least one recipient unless allContacts is true");
+    }
+    problems.throwIfAny("status message");
+    return new SendStatusMessageDto(
+      compact({ type: type!, content: content!, caption, backgroundColor, font, statusJidList, allContacts }),
+    );
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `PrivacySettingsDto`: the body of `POST /chat/updatePrivacySettings/{instance}` (all six fields required).
+ *
+ * @module
+ */
+
+import { requireObject } from "./message_options.ts";
+import { RequestDto } from "./request_dto.ts";
+import { Problems } from "./validate.ts";
+
+const AUDIENCE = ["all", "contacts", "contact_blacklist", "none"] as const;
+
+/** The allowed values of each privacy setting. */
+export const PRIVACY_VALUES: {
+  readonly readreceipts: readonly ["all", "none"];
+  readonly profile: typeof AUDIENCE;
+  readonly status: typeof AUDIENCE;
+  readonly online: readonly ["all", "match_last_seen"];
+  readonly last: typeof AUDIENCE;
+  readonly groupadd: typeof AUDIENCE;
+} = {
+  readreceipts: ["all", "none"],
+  profile: AUDIENCE,
+  status: AUDIENCE,
+  online: ["all", "match_last_seen"],
+  last: AUDIENCE,
+  groupadd: AUDIENCE,
+};
+
+/** The six privacy settings. */
+export interface PrivacySettings {
+  /** Read receipts. */
+  readreceipts: "all" | "none";
+  /** Who sees the profile picture. */
+  profile: typeof AUDIENCE[number];
+  /** Who sees the status. */
+  status: typeof AUDIENCE[number];
+  /** Who sees "online". */
+  online: "all" | "match_last_seen";
+  /** Who sees "last seen". */
+  last: typeof AUDIENCE[number];
+  /** Who may add the account to groups. */
+  groupadd: typeof AUDIENCE[number];
+}
+
+/**
+ * Validated privacy settings.
+ *
+ * @example
+ * ```ts
+ * import { PrivacySettingsDto } from "@gw/gateway";
+ * PrivacySettingsDto.from({ readreceipts: "all", profile: "contacts", status: "contacts", online: "all", last: "none", groupadd: "contacts" });
+ * ```
+ */
+export class PrivacySettingsDto extends RequestDto<PrivacySettings> {
+  /**
+   * Validate; throws `ValidationException` naming every bad or missing field.
+   *
+   * @example
+   * ```ts
+   * import { PrivacySettingsDto } from "@gw/gateway";
+   * PrivacySettingsDto.from({ readreceipts: "none", profile: "all", status: "all", online: "match_last_seen", last: "all", groupadd: "all" });
+   * ```
+   */
+  static from(input: PrivacySettings | PrivacySettingsDto): PrivacySettingsDto {
+    if (input instanceof PrivacySettingsDto) return input;
+    const record = requireObject(input, "privacy settings");
+    const problems = new Problems();
+    const body: Record<string, unknown> = {};
+    for (const [name, allowed] of Object.entries(PRIVACY_VALUES)) {
+      body[name] = problems.oneOf(name, record[name], allowed as readonly string[], { required: true });
+    }
+    problems.throwIfAny("privacy settings");
+    return new PrivacySettingsDto(body as unknown as PrivacySettings);
+  }
+}

@@ -1,0 +1,382 @@
+/**
+ * Validation helpers shared by every request object: a problem collector and field readers that record one
+ * message per bad field, so that a `ValidationException` can name every problem at once.
+ *
+ * @module
+ */
+
+import { ValidationException } from "../errors.ts";
+
+/** A JID the server accepts as a recipient: a person, a group or a LID. */
+const JID = /^[0-9A-Za-z._:-]+@(s\.whatsapp\.net|g\.us|lid)$/;
+/** Formatting people type into phone numbers; stripped before the digits check. */
+const NUMBER_FORMATTING = /[\s+\-().]/g;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const HTTP_URL = /^https?:\/\/\S+$/i;
+
+/**
+ * Collects one message per bad field, then throws them together.
+ *
+ * @example
+ * ```ts
+ * import { Problems } from "@gw/gateway";
+ * const problems = new Problems();
+ * const text = problems.text("text", "", { required: true });
+ * problems.throwIfAny("send text message"); // throws ValidationException: text is required
+ * ```
+ */
+export class Problems {
+  /** The messages collected so far. */
+  readonly messages: string[] = [];
+
+  /**
+   * Record a problem.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().add("number is required");
+   * ```
+   */
+  add(message: string): void {
+    this.messages.push(message);
+  }
+
+  /**
+   * Throw a `ValidationException` listing every problem, when there is one.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().throwIfAny("send text message"); // no problems: returns
+   * ```
+   */
+  throwIfAny(what: string): void {
+    if (this.messages.length === 0) return;
+    throw new ValidationException(`Invalid ${what}: ${this.messages.join("; ")}`, {
+      messages: [...this.messages],
+    });
+  }
+
+  /**
+   * A string field; `required` rejects missing and blank values. Returns the value as given.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().text("caption", "Hi"); // "Hi"
+   * ```
+   */
+  text(field: string, value: unknown, options: { required?: boolean } = {}): string | undefined {
+    if (value === undefined || value === null) {
+      if (options.required) this.add(`${field} is required`);
+      return undefined;
+    }
+    if (typeof value !== "string") {
+      this.add(`${field} must be a string`);
+      return undefined;
+    }
+    if (options.required && value.trim() === "") {
+      this.add(`${field} must not be empty`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /**
+   * An optional boolean field.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().bool("linkPreview", false); // false
+   * ```
+   */
+  bool(field: string, value: unknown, options: { required?: boolean } = {}): boolean | undefined {
+    if (value === undefined || value === null) {
+      if (options.required) this.add(`${field} is required`);
+      return undefined;
+    }
+    if (typeof value !== "boolean") {
+      this.add(`${field} must be true or false`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /**
+   * A finite number field, optionally an integer within `[min, max]`.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().number("latitude", -23.5, { required: true, min: -90, max: 90 }); // -23.5
+   * ```
+   */
+  number(
+    field: string,
+    value: unknown,
+    options: { required?: boolean; integer?: boolean; min?: number; max?: number } = {},
+  ): number | undefined {
+    if (value === undefined || value === null) {
+      if (options.required) this.add(`${field} is required`);
+      return undefined;
+    }
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      this.add(`${field} must be a number`);
+      return undefined;
+    }
+    if (options.integer && !Number.isInteger(value)) {
+      this.add(`${field} must be an integer`);
+      return undefined;
+    }
+    const { min, max } = options;
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+      if (min !== undefined && max !== undefined) this.add(`${field} must be between ${min} and ${max}`);
+      else if (min !== undefined) this.add(`${field} must be at least ${min}`);
+      else this.add(`${field} must be at most ${max}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /**
+   * A value out of a fixed set.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().oneOf("mediatype", "image", ["image", "video"] as const, { required: true }); // "image"
+   * ```
+   */
+  oneOf<T extends string | number>(
+    field: string,
+    value: unknown,
+    allowed: readonly T[],
+    options: { required?: boolean } = {},
+  ): T | undefined {
+    if (value === undefined || value === null) {
+      if (options.required) this.add(`${field} is required`);
+      return undefined;
+    }
+    if (!allowed.includes(value as T)) {
+      this.add(`${field} must be one of ${allowed.map((item) => JSON.stringify(item)).join(", ")}`);
+      return undefined;
+    }
+    return value as T;
+  }
+
+  /**
+   * An array field; `minItems` defaults to 0.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().array("values", ["a", "b"], { required: true, minItems: 2 }); // ["a", "b"]
+   * ```
+   */
+  array(
+    field: string,
+    value: unknown,
+    options: { required?: boolean; minItems?: number; maxItems?: number } = {},
+  ): unknown[] | undefined {
+    if (value === undefined || value === null) {
+      if (options.required) this.add(`${field} is required`);
+      return undefined;
+    }
+    if (!Array.isArray(value)) {
+      this.add(`${field} must be an array`);
+      return undefined;
+    }
+    const { minItems = 0, maxItems } = options;
+    if (value.length < minItems || (maxItems !== undefined && value.length > maxItems)) {
+      if (maxItems === undefined) {
+        this.add(`${field} must have at least ${minItems} item${minItems === 1 ? "" : "s"}`);
+      } else this.add(`${field} must have between ${minItems} and ${maxItems} items`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /**
+   * A plain object field.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().object("headers", { authorization: "Bearer x" }); // { authorization: "Bearer x" }
+   * ```
+   */
+  object(
+    field: string,
+    value: unknown,
+    options: { required?: boolean } = {},
+  ): Record<string, unknown> | undefined {
+    if (value === undefined || value === null) {
+      if (options.required) this.add(`${field} is required`);
+      return undefined;
+    }
+    if (!isRecord(value)) {
+      this.add(`${field} must be an object`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /**
+   * A recipient: a phone number in international form (spaces, `+`, dashes, dots and parentheses are
+   * stripped) or a JID (`@s.whatsapp.net`, `@g.us`, `@lid`). Returns the normalised value.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().recipient("number", "+55 (11) 99999-9999"); // "5511999999999"
+   * ```
+   */
+  recipient(field: string, value: unknown, options: { required?: boolean; minDigits?: number } = {}):
+    | string
+    | undefined {
+    const text = this.text(field, value, { required: options.required ?? true });
+    if (text === undefined) return undefined;
+    const normalised = normaliseNumber(text, options.minDigits);
+    if (normalised === null) {
+      this.add(
+        `${field} must be a phone number in international form (e.g. "5511999999999") or a JID ending in ` +
+          `@s.whatsapp.net, @g.us or @lid; got ${JSON.stringify(text)}`,
+      );
+      return undefined;
+    }
+    return normalised;
+  }
+
+  /**
+   * Media given as an http(s) URL or raw base64 (a `data:` URI gets a message telling to strip its prefix).
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().media("media", "https://example.com/a.png"); // "https://example.com/a.png"
+   * ```
+   */
+  media(field: string, value: unknown, options: { required?: boolean } = {}): string | undefined {
+    const text = this.text(field, value, { required: options.required ?? true });
+    if (text === undefined) return undefined;
+    const kind = mediaKind(text);
+    if (kind === "data-uri") {
+      this.add(
+        `${field} must be an http(s) URL or raw base64, not a data URI: strip the "data:...;base64," prefix`,
+      );
+      return undefined;
+    }
+    if (kind === "invalid") {
+      this.add(`${field} must be an http(s) URL or raw base64`);
+      return undefined;
+    }
+    return kind === "base64" ? text.replace(/\s+/g, "") : text.trim();
+  }
+
+  /**
+   * A message key `{ id, remoteJid, fromMe, participant? }`; `required` lists which of the three are needed.
+   *
+   * @example
+   * ```ts
+   * import { Problems } from "@gw/gateway";
+   * new Problems().messageKey("key", { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: true });
+   * ```
+   */
+  messageKey(
+    field: string,
+    value: unknown,
+    required: ReadonlyArray<"id" | "remoteJid" | "fromMe"> = ["id", "remoteJid", "fromMe"],
+  ): MessageKeyInput | undefined {
+    const key = this.object(field, value, { required: true });
+    if (key === undefined) return undefined;
+    const before = this.messages.length;
+    const id = this.text(`${field}.id`, key.id, { required: required.includes("id") });
+    const remoteJid = this.text(`${field}.remoteJid`, key.remoteJid, {
+      required: required.includes("remoteJid"),
+    });
+    const fromMe = this.bool(`${field}.fromMe`, key.fromMe, { required: required.includes("fromMe") });
+    const participant = this.text(`${field}.participant`, key.participant);
+    if (this.messages.length > before) return undefined;
+    return compact({ id, remoteJid, fromMe, participant }) as MessageKeyInput;
+  }
+}
+
+/** A message key as given by callers and sent to the server. */
+export interface MessageKeyInput {
+  /** Message id (`key.id` of the send response or webhook). */
+  id: string;
+  /** Chat JID. */
+  remoteJid: string;
+  /** Whether the message was sent by this instance. */
+  fromMe: boolean;
+  /** Sender inside a group. */
+  participant?: string;
+}
+
+/**
+ * Normalise a recipient: strip phone formatting and keep the digits, or keep a JID as it is. Null when the
+ * value is neither (letters, too few digits, an unknown JID suffix).
+ *
+ * @example
+ * ```ts
+ * import { normaliseNumber } from "@gw/gateway";
+ * normaliseNumber("+55 (11) 99999-9999"); // "5511999999999"
+ * normaliseNumber("120363025246125888@g.us"); // "120363025246125888@g.us"
+ * normaliseNumber("hello"); // null
+ * ```
+ */
+export function normaliseNumber(value: string, minDigits = 7): string | null {
+  const trimmed = value.trim();
+  if (trimmed.includes("@")) return JID.test(trimmed) ? trimmed : null;
+  const digits = trimmed.replace(NUMBER_FORMATTING, "");
+  if (!/^\d+$/.test(digits) || digits.length < minDigits || digits.length > 20) return null;
+  return digits;
+}
+
+/**
+ * What a media string is: an http(s) URL, raw base64, a data URI (refused by the server) or neither.
+ *
+ * @example
+ * ```ts
+ * import { mediaKind } from "@gw/gateway";
+ * mediaKind("https://example.com/a.png"); // "url"
+ * mediaKind("iVBORw0KGgo="); // "base64"
+ * ```
+ */
+export function mediaKind(value: string): "url" | "base64" | "data-uri" | "invalid" {
+  const trimmed = value.trim();
+  if (/^data:/i.test(trimmed)) return "data-uri";
+  if (HTTP_URL.test(trimmed)) return "url";
+  const compacted = trimmed.replace(/\s+/g, "");
+  if (compacted.length >= 4 && compacted.length % 4 === 0 && BASE64.test(compacted)) return "base64";
+  return "invalid";
+}
+
+/**
+ * Whether a value is a plain object (not null, not an array).
+ *
+ * @example
+ * ```ts
+ * import { isRecord } from "@gw/gateway";
+ * isRecord({}); // true
+ * isRecord([]); // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A copy of an object without its `undefined` entries (the server treats a present key as given).
+ *
+ * @example
+ * ```ts
+ * import { compact } from "@gw/gateway";
+ * compact({ a: 1, b: undefined }); // { a: 1 }
+ * ```
+ */
+export function compact<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,178 @@
+/**
+ * `WebhookConfigDto`: the body of `POST /webhook/set/{instance}`, and the event names the server accepts
+ * there (contract §5.3).
+ *
+ * @module
+ */
+
+import { requireObject } from "./message_options.ts";
+import { RequestDto } from "./request_dto.ts";
+import { Problems } from "./validate.ts";
+
+/**
+ * Event names `/webhook/set` accepts (UPPER_SNAKE), mapped to the dotted name the server puts in payloads.
+ * Note `GROUP_UPDATE` ↔ `groups.update`: the server's own naming mismatch.
+ */
+export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.freeze({
+  APPLICATION_STARTUP: "application.startup",
+  QRCODE_UPDATED: "qrcode.updated",
+  MESSAGES_SET: "messages.set",
+  MESSAGES_UPSERT: "messages.upsert",
+  MESSAGES_EDITED: "messages.edited",
+  MESSAGES_UPDATE: "messages.update",
+  MESSAGES_DELETE: "messages.delete",
+  SEND_MESSAGE: "send.message",
+  SEND_MESSAGE_UPDATE: "send.message.update",
+  CONTACTS_SET: "contacts.set",
+  CONTACTS_UPSERT: "contacts.upsert",
+  CONTACTS_UPDATE: "contacts.update",
+  PRESENCE_UPDATE: "presence.update",
+  CHATS_SET: "chats.set",
+  CHATS_UPSERT: "chats.upsert",
+  CHATS_UPDATE: "chats.update",
+  CHATS_DELETE: "chats.delete",
+  GROUPS_UPSERT: "groups.upsert",
+  GROUP_UPDATE: "groups.update",
+  GROUP_PARTICIPANTS_UPDATE: "group-participants.update",
+  CONNECTION_UPDATE: "connection.update",
+  LABELS_EDIT: "labels.edit",
+  LABELS_ASSOCIATION: "labels.association",
+  CALL: "call",
+  TYPEBOT_START: "typebot.start",
+  TYPEBOT_CHANGE_STATUS: "typebot.change-status",
+  REMOVE_INSTANCE: "remove.instance",
+  LOGOUT_INSTANCE: "logout.instance",
+  INSTANCE_CREATE: "instance.create",
+  INSTANCE_DELETE: "instance.delete",
+  STATUS_INSTANCE: "status.instance",
+});
+
+const BY_DOTTED: ReadonlyMap<string, string> = new Map(
+  Object.entries(WEBHOOK_CONFIG_EVENTS).map(([upper, dotted]) => [dotted, upper]),
+);
+
+/**
+ * The UPPER_SNAKE config name of an event given in either form (`messages.upsert` → `MESSAGES_UPSERT`),
+ * or null when the server does not know it.
+ *
+ * @example
+ * ```ts
+ * import { webhookEventName } from "@gw/gateway";
+ * webhookEventName("messages.upsert"); // "MESSAGES_UPSERT"
+ * webhookEventName("groups.update"); // "GROUP_UPDATE"
+ * webhookEventName("NOPE"); // null
+ * ```
+ */
+export function webhookEventName(name: string): string | null {
+  const trimmed = name.trim();
+  if (Object.hasOwn(WEBHOOK_CONFIG_EVENTS, trimmed)) return trimmed;
+  return BY_DOTTED.get(trimmed.toLowerCase()) ?? null;
+}
+
+/** Read an `events` list, converting dotted names; records one message per unknown name. */
+export function readWebhookEvents(problems: Problems, field: string, value: unknown): string[] | undefined {
+  const list = problems.array(field, value);
+  if (list === undefined) return undefined;
+  const events: string[] = [];
+  list.forEach((item, index) => {
+    const name = typeof item === "string" ? webhookEventName(item) : null;
+    if (name === null) {
+      problems.add(
+        `${field}[${index}] ${JSON.stringify(item)} is not a webhook event (use UPPER_SNAKE names such as ` +
+          `"MESSAGES_UPSERT"; see WEBHOOK_CONFIG_EVENTS)`,
+      );
+    } else if (!events.includes(name)) events.push(name);
+  });
+  return events;
+}
+
+/** Read webhook `headers`: an object of string values. */
+export function readHeaders(
+  problems: Problems,
+  field: string,
+  value: unknown,
+): Record<string, string> | undefined {
+  const headers = problems.object(field, value);
+  if (headers === undefined) return undefined;
+  for (const [name, item] of Object.entries(headers)) {
+    if (typeof item !== "string") problems.add(`${field}.${name} must be a string`);
+  }
+  return headers as Record<string, string>;
+}
+
+/** Read a webhook URL: http(s) only, since the server silently skips anything else. */
+export function readWebhookUrl(problems: Problems, field: string, value: unknown): string | undefined {
+  const url = problems.text(field, value, { required: true });
+  if (url !== undefined && !/^https?:\/\/\S+$/i.test(url.trim())) {
+    problems.add(`${field} must be an http(s) URL`);
+    return undefined;
+  }
+  return url?.trim();
+}
+
+/** What `WebhookConfigDto.from` accepts. */
+export interface WebhookConfigInput {
+  /** Where the server posts events. */
+  url: string;
+  /** Default true. */
+  enabled?: boolean;
+  /** UPPER_SNAKE or dotted names; empty (the default) means every event. */
+  events?: string[];
+  /** Post each event to `<url>/<event-kebab>`. Default false. */
+  byEvents?: boolean;
+  /** Include media as base64. Default false. */
+  base64?: boolean;
+  /** Headers the server sends with every call (`jwt_key` turns into a signed Bearer token). */
+  headers?: Record<string, string>;
+}
+
+/** The inner `webhook` object as sent. */
+export interface WebhookConfigBody {
+  /** Whether the webhook is on. */
+  enabled: boolean;
+  /** URL. */
+  url: string;
+  /** Headers. */
+  headers: Record<string, string>;
+  /** Per-event URLs. */
+  byEvents: boolean;
+  /** Media as base64. */
+  base64: boolean;
+  /** UPPER_SNAKE event names (always an array). */
+  events: string[];
+}
+
+/**
+ * A validated webhook configuration; `toJSON()` gives the server's wrapped body `{ webhook: {...} }`.
+ *
+ * @example
+ * ```ts
+ * import { WebhookConfigDto } from "@gw/gateway";
+ * WebhookConfigDto.from({ url: "https://example.com/hook", events: ["messages.upsert"] }).toJSON();
+ * // { webhook: { enabled: true, url: "https://example.com/hook", headers: {}, byEvents: false, base64: false, events: ["MESSAGES_UPSERT"] } }
+ * ```
+ */
+export class WebhookConfigDto extends RequestDto<{ webhook: WebhookConfigBody }> {
+  /**
+   * Validate; throws `ValidationException` naming every bad field.
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook", byEvents: true, headers: { jwt_key: "secret" } });
+   * ```
+   */
+  static from(input: WebhookConfigInput | WebhookConfigDto): WebhookConfigDto {
+    if (input instanceof WebhookConfigDto) return input;
+    const record = requireObject(input, "webhook configuration");
+    const problems = new Problems();
+    const url = readWebhookUrl(problems, "url", record.url);
+    const enabled = problems.bool("enabled", record.enabled) ?? true;
+    const events = readWebhookEvents(problems, "events", record.events) ?? [];
+    const byEvents = problems.bool("byEvents", record.byEvents) ?? false;
+    const base64 = problems.bool("base64", record.base64) ?? false;
+    const headers = readHeaders(problems, "headers", record.headers) ?? {};
+    problems.throwIfAny("webhook configuration");
+    return new WebhookConfigDto({ webhook: { enabled, url: url!, headers, byEvents, base64, events } });
+  }
+}
