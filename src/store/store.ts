@@ -119,6 +119,8 @@ export interface OutboundQuery {
   instance?: string;
   /** At most this many records. */
   limit?: number;
+  /** Only records after this one in the oldest-first order (`createdAt`, then `id`): for paging. */
+  startAfter?: { createdAt: number; id: string };
 }
 
 /**
