@@ -63,7 +63,14 @@ export {
   type MetricSeries,
   type MetricsSnapshot,
 } from "./src/metrics.ts";
-export { MessageSent, type MessageSentDetail } from "./src/events.ts";
+export {
+  MessageReceived,
+  type MessageReceivedDetail,
+  MessageSent,
+  type MessageSentDetail,
+  WebhookEvent,
+  WebhookReceived,
+} from "./src/events.ts";
 
 // --- client (connections, requests, responses)
 export {
@@ -110,6 +117,74 @@ export { MemoryRateLimiter, type MemoryRateLimiterOptions } from "./src/ratelimi
 export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts";
 
 // --- webhooks
+export {
+  createWebhookHandler,
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  type WebhookExecutionContext,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookHandlerQueueOptions,
+  type WebhookMiddleware,
+  webhookProcessor,
+} from "./src/webhooks/handler.ts";
+export {
+  generateWebhookSecret,
+  type RawWebhookBody,
+  signWebhook,
+  type SignWebhookOptions,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_SCHEMES,
+  type WebhookHeaders,
+  type WebhookRejectReason,
+  type WebhookSignatureScheme,
+  type WebhookVerification,
+  WebhookVerificationException,
+  WebhookVerifier,
+  type WebhookVerifyOptions,
+} from "./src/webhooks/signature.ts";
+export {
+  dottedWebhookEvent,
+  normalizeWebhookEvent,
+  WEBHOOK_EVENTS,
+  type WebhookPayloadContext,
+  WebhookPayloadDto,
+} from "./src/webhooks/payload.ts";
+export {
+  type WebhookHandlerFunction,
+  WebhookProcessingException,
+  WebhookProcessor,
+  type WebhookProcessorOptions,
+} from "./src/webhooks/processor.ts";
+export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
+export { LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
+export {
+  type DeadLetter,
+  enqueueWebhookJob,
+  isProcessWebhookJob,
+  listDeadLetters,
+  type ProcessWebhookJob,
+  requeueDeadLetter,
+  runWebhookJob,
+  startWebhookWorker,
+  WEBHOOK_JOB_TYPE,
+  type WebhookJobOutcome,
+  type WebhookQueueOptions,
+  type WebhookWorker,
+  type WebhookWorkerOptions,
+} from "./src/webhooks/queue.ts";
+export {
+  KvWebhookDedupe,
+  MemoryWebhookDedupe,
+  type WebhookDedupe,
+  type WebhookDedupeOptions,
+} from "./src/webhooks/dedupe.ts";
+export {
+  denoEnvLookup,
+  WEBHOOK_ENV_VARIABLES,
+  type WebhookEnvOptions,
+  webhookOptionsFromEnv,
+} from "./src/webhooks/env.ts";
 
 // --- store and tasks
 export {

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { WebhookPayloadDto } from "./webhooks/payload.ts";
+
 /** What {@link MessageSent} carries. */
 export interface MessageSentDetail {
   /** The server's message id (`key.id`). */
@@ -66,5 +68,168 @@ export class MessageSent extends Event implements MessageSentDetail {
     this.to = detail.to;
     this.messageType = detail.messageType;
     this.response = detail.response;
+  }
+}
+
+/**
+ * Base of the events {@link WebhookProcessor} dispatches. A listener that has async work (storing the
+ * message, for instance) passes its promise to `waitUntil`: the processor waits for it, and a rejection
+ * fails the webhook (500 in sync mode, a retry in queue mode) so that nothing is silently lost.
+ *
+ * @example
+ * ```ts
+ * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
+ * webhookProcessor().events.addEventListener(WebhookReceived.type, (event) => {
+ *   (event as WebhookReceived).waitUntil(Promise.resolve());
+ * });
+ * ```
+ */
+export class WebhookEvent extends Event {
+  #pending: Promise<unknown>[] | undefined;
+
+  /**
+   * Add work the processor must wait for before it answers (or acknowledges the queue job).
+   *
+   * @example
+   * ```ts
+   * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
+   * webhookProcessor().events.addEventListener(WebhookReceived.type, (event) => {
+   *   (event as WebhookReceived).waitUntil(fetch("http://127.0.0.1:9/audit", { method: "POST" }));
+   * });
+   * ```
+   */
+  waitUntil(promise: Promise<unknown>): void {
+    // Marked as handled at once: the processor awaits it later, possibly after it has already rejected.
+    promise.catch(() => {});
+    (this.#pending ??= []).push(promise);
+  }
+
+  /**
+   * The promises passed to `waitUntil` so far (used by the processor).
+   *
+   * @example
+   * ```ts
+   * import { WebhookEvent } from "@gw/gateway";
+   * new WebhookEvent("x").pending; // []
+   * ```
+   */
+  get pending(): readonly Promise<unknown>[] {
+    return this.#pending ?? [];
+  }
+}
+
+/**
+ * Dispatched on `WebhookProcessor.events` for every verified webhook, before its handlers run.
+ *
+ * @example
+ * ```ts
+ * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
+ * webhookProcessor().events.addEventListener(WebhookReceived.type, (event) => {
+ *   const { payload } = event as WebhookReceived;
+ *   console.log(payload.event, payload.instance);
+ * });
+ * ```
+ */
+export class WebhookReceived extends WebhookEvent {
+  /** The event type string. */
+  static readonly type = "WebhookReceived";
+  /** The webhook. */
+  readonly payload: WebhookPayloadDto;
+  /** Canonical UPPER_SNAKE kind (`payload.event`). */
+  readonly event: string;
+  /** Instance name (`payload.instance`). */
+  readonly instance: string;
+
+  /**
+   * Build the event.
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * new WebhookReceived(WebhookPayloadDto.from({ event: "call", data: {} })!);
+   * ```
+   */
+  constructor(payload: WebhookPayloadDto) {
+    super(WebhookReceived.type);
+    this.payload = payload;
+    this.event = payload.event;
+    this.instance = payload.instance;
+  }
+}
+
+/** What {@link MessageReceived} carries besides the payload. */
+export interface MessageReceivedDetail {
+  /** Message id (`key.id`). */
+  messageId: string;
+  /** Instance that received it. */
+  instance: string;
+  /** Chat JID as sent (`key.remoteJid`; may be an `@lid` JID). */
+  remoteJid: string;
+  /** The sender, resolved to a phone-number JID when the payload allows it. */
+  sender: string | undefined;
+  /** The chat to reply to, resolved to a phone-number JID when the payload allows it. */
+  chat: string | undefined;
+  /** Message text or caption. */
+  text: string | undefined;
+  /** Message type (`conversation`, `imageMessage`, ...). */
+  messageType: string | undefined;
+}
+
+/**
+ * Dispatched on `WebhookProcessor.events` for an inbound message (`messages.upsert` not sent by us), after
+ * {@link WebhookReceived}.
+ *
+ * @example
+ * ```ts
+ * import { MessageReceived, webhookProcessor } from "@gw/gateway";
+ * webhookProcessor().events.addEventListener(MessageReceived.type, (event) => {
+ *   const message = event as MessageReceived;
+ *   console.log(message.sender, message.text);
+ * });
+ * ```
+ */
+export class MessageReceived extends WebhookEvent implements MessageReceivedDetail {
+  /** The event type string. */
+  static readonly type = "MessageReceived";
+  /** The webhook. */
+  readonly payload: WebhookPayloadDto;
+  /** Message id (`key.id`). */
+  readonly messageId: string;
+  /** Instance that received it. */
+  readonly instance: string;
+  /** Chat JID as sent. */
+  readonly remoteJid: string;
+  /** The sender, resolved to a phone-number JID when possible. */
+  readonly sender: string | undefined;
+  /** The chat to reply to, resolved to a phone-number JID when possible. */
+  readonly chat: string | undefined;
+  /** Message text or caption. */
+  readonly text: string | undefined;
+  /** Message type. */
+  readonly messageType: string | undefined;
+
+  /**
+   * Build the event.
+   *
+   * @example
+   * ```ts
+   * import { MessageReceived, WebhookPayloadDto } from "@gw/gateway";
+   * const payload = WebhookPayloadDto.from({ event: "messages.upsert", instance: "sales", data: {} })!;
+   * new MessageReceived(payload, {
+   *   messageId: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net",
+   *   sender: "5511999999999@s.whatsapp.net", chat: "5511999999999@s.whatsapp.net", text: "hi", messageType: "conversation",
+   * });
+   * ```
+   */
+  constructor(payload: WebhookPayloadDto, detail: MessageReceivedDetail) {
+    super(MessageReceived.type);
+    this.payload = payload;
+    this.messageId = detail.messageId;
+    this.instance = detail.instance;
+    this.remoteJid = detail.remoteJid;
+    this.sender = detail.sender;
+    this.chat = detail.chat;
+    this.text = detail.text;
+    this.messageType = detail.messageType;
   }
 }

@@ -39,6 +39,7 @@ export const METRIC_DESCRIPTIONS: Readonly<
   gateway_messages_sent_total: { help: "Messages sent by type", kind: "counter" },
   gateway_webhooks_received_total: { help: "Webhooks received by event and result", kind: "counter" },
   gateway_webhook_processing_ms: { help: "Webhook processing time by event", kind: "histogram", unit: "ms" },
+  gateway_webhook_rejections_total: { help: "Webhooks refused by status and reason", kind: "counter" },
   gateway_queue_jobs_total: { help: "Queue jobs by result", kind: "counter" },
 };
 

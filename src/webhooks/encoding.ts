@@ -1,0 +1,96 @@
+/**
+ * Small byte helpers for signatures: hex and base64 (standard and url-safe) both ways, and a constant-time
+ * comparison. Internal; Web platform only so that it loads on Workers.
+ *
+ * @module
+ */
+
+const HEX = "0123456789abcdef";
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_VALUE[HEX.charCodeAt(i)] = i;
+  HEX_VALUE[HEX.toUpperCase().charCodeAt(i)] = i;
+}
+
+/** Lower-case hex of `bytes`. */
+export function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] >> 4] + HEX[bytes[i] & 15];
+  return out;
+}
+
+/** Bytes of a hex string (either case), or null when it is not hex of even length. */
+export function fromHex(text: string): Uint8Array | null {
+  if (text.length % 2 !== 0) return null;
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    const hi = text.charCodeAt(2 * i);
+    const lo = text.charCodeAt(2 * i + 1);
+    const a = hi < 128 ? HEX_VALUE[hi] : -1;
+    const b = lo < 128 ? HEX_VALUE[lo] : -1;
+    if (a < 0 || b < 0) return null;
+    out[i] = (a << 4) | b;
+  }
+  return out;
+}
+
+/** Standard base64 (with padding) of `bytes`. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** Bytes of standard base64 (padding optional), or null when malformed. */
+export function fromBase64(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
+  const unpadded = text.replace(/=+$/, "");
+  if (unpadded.length % 4 === 1) return null;
+  try {
+    const binary = atob(unpadded + "===".slice((unpadded.length + 3) % 4));
+    const out = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** Unpadded base64url of `bytes`. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Bytes of unpadded base64url, or null when malformed. */
+export function fromBase64Url(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  return fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
+}
+
+/**
+ * Compare received bytes with expected ones in time that depends only on the expected length, never on
+ * where they differ.
+ */
+export function timingSafeEqual(received: Uint8Array, expected: Uint8Array): boolean {
+  // The loop runs over `expected` (the secret side), so the time does not depend on the received bytes.
+  let diff = received.length ^ expected.length;
+  for (let i = 0; i < expected.length; i++) diff |= (received[i] ?? 0) ^ expected[i];
+  return diff === 0;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of `text`. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** `a` followed by `b` in one new array. */
+export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

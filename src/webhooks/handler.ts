@@ -1,0 +1,583 @@
+/**
+ * The inbound webhook endpoint as one web-standard fetch handler, `(request, envOrInfo?, ctx?) =>
+ * Promise<Response>`, which fits `Deno.serve`, `deno serve`, Deno Deploy and Cloudflare Workers unchanged.
+ *
+ * Pipeline: route → `route_middleware` → content type (415) → body with a size limit (413) → signature
+ * (401) → JSON envelope (400) → dedupe claim (200 duplicate) → sync processing (200 / 500), a KV queue job
+ * or `ctx.waitUntil` (202; 503 when the queue cannot take it). Every failure is answered; nothing escapes.
+ *
+ * @module
+ */
+
+import type { QueueConfig, WebhookConfig, WebhookSignatureConfig } from "../config.ts";
+import { DEFAULTS } from "../config.ts";
+import { WebhookException } from "../errors.ts";
+import { getGatewayLogger } from "../log.ts";
+import { MetricsCollector } from "../metrics.ts";
+import type { GatewayStore } from "../store/store.ts";
+import {
+  KvWebhookDedupe,
+  MemoryWebhookDedupe,
+  type WebhookDedupe,
+  type WebhookDedupeOptions,
+} from "./dedupe.ts";
+import { readBody } from "./body.ts";
+import { toHex } from "./encoding.ts";
+import { denoEnvLookup, webhookOptionsFromEnv } from "./env.ts";
+import { WebhookPayloadDto } from "./payload.ts";
+import { WebhookProcessor } from "./processor.ts";
+import {
+  enqueueWebhookJob,
+  type ProcessWebhookJob,
+  startWebhookWorker,
+  type WebhookQueueOptions,
+  type WebhookWorker,
+} from "./queue.ts";
+import { matchRoute, normalizePrefix, type WebhookRoute } from "./route.ts";
+import { describeError, runWebhook, saveWebhookLog } from "./run.ts";
+import { WebhookVerificationException, WebhookVerifier } from "./signature.ts";
+
+const logger = getGatewayLogger("webhook");
+
+/** The part of a Workers `ExecutionContext` the handler uses. */
+export interface WebhookExecutionContext {
+  /** Keep the isolate alive until `promise` settles, after the response was sent. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/**
+ * A middleware run before verification, in order: call `next` (optionally with a new request) to go on,
+ * or answer directly.
+ */
+export type WebhookMiddleware = (
+  request: Request,
+  next: (request?: Request) => Promise<Response>,
+) => Promise<Response>;
+
+/** Queue settings of the handler. */
+export interface WebhookHandlerQueueOptions extends QueueConfig, WebhookQueueOptions {
+  /**
+   * `auto` (default): a KV queue when `kv` is given or on Deno, else `ctx.waitUntil` when the runtime passes
+   * one (Workers), else sync processing. `kv` or `wait_until` force one.
+   */
+  mode?: "auto" | "kv" | "wait_until";
+  /** The KV to enqueue on, or a function opening it. Default on Deno: `Deno.openKv(path)` on first use. */
+  kv?: Deno.Kv | (() => Promise<Deno.Kv>);
+  /** Path for `Deno.openKv` when the handler opens the KV itself. */
+  path?: string;
+  /** Start a worker on a KV the handler opened itself (default true). */
+  worker?: boolean;
+}
+
+/** Options of {@link createWebhookHandler}; they follow the configuration's `webhook` section. */
+export interface WebhookHandlerOptions extends Omit<WebhookConfig, "signature"> {
+  /** Signature scheme and settings (default `hmac`). */
+  signature?: WebhookSignatureConfig & { jwt_leeway_seconds?: number };
+  /** Middleware run in order before verification. */
+  route_middleware?: readonly WebhookMiddleware[];
+  /** The processor whose handlers run (default a new one). */
+  processor?: WebhookProcessor;
+  /** Answer 202 and process later (`true` or settings). */
+  queue?: boolean | WebhookHandlerQueueOptions;
+  /** Webhook logs and inbound messages are written here. */
+  store?: GatewayStore;
+  /** Redelivery detection: `true` (in memory), settings (with `kv` for Deno KV), or your own. */
+  dedupe?: boolean | WebhookDedupe | (WebhookDedupeOptions & { kv?: Deno.Kv });
+  /** Metrics collector (default a new one; `false` for none). */
+  metrics?: MetricsCollector | false;
+  /** Clock, epoch ms (default `Date.now`). */
+  now?: () => number;
+}
+
+/** A fetch handler for webhooks, with what it is built on. */
+export interface WebhookHandler {
+  /** Answer one request. The second argument is Deno's connection info or Workers' env (unused here). */
+  (request: Request, envOrInfo?: unknown, ctx?: WebhookExecutionContext): Promise<Response>;
+  /** The processor whose handlers run. */
+  readonly processor: WebhookProcessor;
+  /** The metrics collector, if any. */
+  readonly metrics: MetricsCollector | undefined;
+  /** Close what the handler opened itself (a KV and its worker); a no-op otherwise. */
+  close(): Promise<void>;
+}
+
+const JSON_HEADERS: [string, string][] = [["content-type", "application/json"]];
+
+function respond(status: number, body: string, extra?: [string, string][]): Response {
+  return new Response(body, {
+    status,
+    headers: extra === undefined ? JSON_HEADERS : [...JSON_HEADERS, ...extra],
+  });
+}
+
+const BODIES = {
+  ok: '{"ok":true}',
+  queued: '{"ok":true,"queued":true}',
+  duplicate: '{"ok":true,"duplicate":true}',
+  health: '{"ok":true,"status":"ok"}',
+  notJson: '{"ok":false,"error":"Invalid webhook body: not JSON"}',
+  noEvent: '{"ok":false,"error":"Invalid webhook body: expected an object with an \\"event\\" name"}',
+  badLength: '{"ok":false,"error":"Invalid webhook body: unreadable or bad content-length"}',
+  unauthorized: '{"ok":false,"error":"Unauthorized"}',
+  notFound: '{"ok":false,"error":"Not Found"}',
+  method: '{"ok":false,"error":"Method Not Allowed"}',
+  tooLarge: '{"ok":false,"error":"Payload Too Large"}',
+  mediaType: '{"ok":false,"error":"Unsupported Media Type: expected application/json"}',
+  failed: '{"ok":false,"error":"Webhook processing failed"}',
+  unavailable: '{"ok":false,"error":"Service Unavailable"}',
+  misconfigured: '{"ok":false,"error":"Webhook endpoint misconfigured"}',
+};
+
+function isJsonType(value: string | null): boolean {
+  if (value === null) return false;
+  if (value === "application/json" || value.startsWith("application/json;")) return true;
+  const type = value.split(";", 1)[0].trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+async function digest(body: Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>)));
+}
+
+function resolveDedupe(option: WebhookHandlerOptions["dedupe"]): WebhookDedupe | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return new MemoryWebhookDedupe();
+  if (typeof (option as WebhookDedupe).claim === "function") return option as WebhookDedupe;
+  const settings = option as WebhookDedupeOptions & { kv?: Deno.Kv };
+  return settings.kv !== undefined
+    ? new KvWebhookDedupe(settings.kv, settings)
+    : new MemoryWebhookDedupe(settings);
+}
+
+function checkOptions(options: WebhookHandlerOptions): { prefix: string; maxBody: number } {
+  const maxBody = options.max_body_bytes ?? DEFAULTS.max_body_bytes;
+  if (typeof maxBody !== "number" || !Number.isInteger(maxBody) || maxBody < 1) {
+    throw new WebhookException(
+      `Invalid webhook configuration: "max_body_bytes" must be an integer >= 1, got ${String(maxBody)}`,
+    );
+  }
+  const prefix = options.route_prefix ?? DEFAULTS.route_prefix;
+  if (typeof prefix !== "string" || /[?#\s]/.test(prefix)) {
+    throw new WebhookException(
+      `Invalid webhook configuration: "route_prefix" must be a path without spaces, ? or #`,
+    );
+  }
+  const middleware = options.route_middleware ?? [];
+  if (!Array.isArray(middleware) || middleware.some((fn) => typeof fn !== "function")) {
+    throw new WebhookException(
+      `Invalid webhook configuration: "route_middleware" must be an array of functions`,
+    );
+  }
+  return { prefix: normalizePrefix(prefix), maxBody };
+}
+
+/**
+ * Create a webhook endpoint. The configuration is validated here: an empty secret, a secret with
+ * surrounding whitespace, a NaN tolerance or an unknown scheme throw a `WebhookException` now rather than
+ * at the first request. With no secret at all (and a scheme other than `none`) the handler fails closed:
+ * every webhook gets 401 and an error is logged once.
+ *
+ * @example Deno.serve
+ * ```ts
+ * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway";
+ * const processor = new WebhookProcessor().on("messages.upsert", (payload) => {
+ *   if (payload.isInboundMessage) console.log(payload.senderJid, payload.text);
+ * });
+ * const handler = createWebhookHandler({ secret: Deno.env.get("GATEWAY_WEBHOOK_SECRET"), processor });
+ * Deno.serve({ port: 8000 }, handler);
+ * ```
+ *
+ * @example Cloudflare Workers, processing after the response
+ * ```ts
+ * import { createWebhookHandler } from "@gw/gateway";
+ * const handler = createWebhookHandler({ secret: "s3cret", queue: { enabled: true, mode: "wait_until" } });
+ * export default { fetch: handler };
+ * ```
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions = {}): WebhookHandler {
+  const { prefix, maxBody } = checkOptions(options);
+  const enabled = options.enabled !== false;
+  const verifier = new WebhookVerifier({ ...options.signature, secret: options.secret });
+  if (!verifier.hasSecret && verifier.scheme !== "none" && enabled) {
+    logger.error(
+      'No webhook secret configured for the "{scheme}" scheme: every webhook will be refused with 401 ' +
+        '(set the `secret` option or GATEWAY_WEBHOOK_SECRET, or choose the scheme "none" for local development)',
+      { scheme: verifier.scheme },
+    );
+  }
+  const metrics = options.metrics === false ? undefined : options.metrics ?? new MetricsCollector();
+  const store = options.store;
+  const processor = options.processor ?? new WebhookProcessor();
+  if (store !== undefined && processor.store === undefined) processor.useStore(store);
+  const dedupe = resolveDedupe(options.dedupe);
+  const middleware = options.route_middleware ?? [];
+  const clock = options.now ?? Date.now;
+  const queue = options.queue === true
+    ? { enabled: true }
+    : options.queue === false
+    ? undefined
+    : options.queue;
+  const queueEnabled = queue?.enabled === true;
+  const queueMode = queue?.mode ?? "auto";
+  const wantsDigest = dedupe !== undefined || store !== undefined;
+  const decoder = new TextDecoder();
+
+  // The KV the queue writes to: given, opened by a given function, or opened here on first use.
+  let kvPromise: Promise<Deno.Kv> | undefined;
+  let ownKv: Deno.Kv | undefined;
+  let ownWorker: WebhookWorker | undefined;
+  const denoRuntime = (globalThis as { Deno?: typeof Deno }).Deno;
+  const canOpenKv = queue?.kv !== undefined || typeof denoRuntime?.openKv === "function";
+  const getKv = (): Promise<Deno.Kv> => {
+    if (kvPromise === undefined) {
+      const given = queue?.kv;
+      kvPromise = (async () => {
+        if (given !== undefined) return typeof given === "function" ? await given() : given;
+        const kv = await denoRuntime!.openKv(queue?.path);
+        ownKv = kv;
+        if (queue?.worker !== false) {
+          ownWorker = startWebhookWorker(kv, processor, { ...queue, store, metrics, now: clock });
+        }
+        return kv;
+      })();
+      kvPromise.catch(() => kvPromise = undefined);
+    }
+    return kvPromise;
+  };
+
+  const count = (event: string, result: string) => metrics?.webhookReceived(event, result);
+  // Refusals are answered with a generic body; the reason goes to the log and the metrics only.
+  const refuse = (
+    status: number,
+    body: string,
+    reason: string,
+    detail: string,
+    event = "UNKNOWN",
+    extra?: [string, string][],
+  ) => {
+    count(event, String(status));
+    metrics?.increment("gateway_webhook_rejections_total", { status: String(status), reason });
+    if (status !== 404 && status !== 405) {
+      logger.warn("Webhook refused ({status} {reason}): {detail}", { status, reason, detail });
+    }
+    return respond(status, body, extra);
+  };
+
+  const accept = async (request: Request, route: WebhookRoute, ctx: WebhookExecutionContext | undefined) => {
+    const headers = request.headers;
+    if (!isJsonType(headers.get("content-type"))) {
+      discardBody(request);
+      return refuse(
+        415,
+        BODIES.mediaType,
+        "unsupported_media_type",
+        `content type "${(headers.get("content-type") ?? "").slice(0, 64)}"`,
+      );
+    }
+    const body = await readBody(request, maxBody);
+    if (body === 413) return refuse(413, BODIES.tooLarge, "body_too_large", `body over ${maxBody} bytes`);
+    if (body === 400) {
+      return refuse(400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
+    }
+    const now = clock();
+    // The digest runs alongside the signature check: both are Web Crypto calls off the main thread.
+    const digestPromise = wantsDigest && verifier.scheme !== "standard" ? digest(body) : undefined;
+    let verifiedId: string | undefined;
+    try {
+      verifiedId = (await verifier.verify(body, headers, now)).id;
+    } catch (error) {
+      digestPromise?.catch(() => {});
+      const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
+      return refuse(401, BODIES.unauthorized, reason, error instanceof Error ? error.message : String(error));
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(decoder.decode(body));
+    } catch {
+      digestPromise?.catch(() => {});
+      return refuse(400, BODIES.notJson, "invalid_json", "body is not JSON");
+    }
+    const deliveryId = verifiedId ?? (digestPromise === undefined ? undefined : await digestPromise);
+    const payload = WebhookPayloadDto.from(parsed, {
+      instance: route.instance,
+      event: route.event,
+      deliveryId,
+      receivedAt: now,
+    });
+    if (payload === null) {
+      return refuse(400, BODIES.noEvent, "invalid_envelope", "body has no valid event name or instance");
+    }
+    const event = payload.event;
+
+    if (dedupe !== undefined && deliveryId !== undefined) {
+      let fresh: boolean;
+      try {
+        fresh = await dedupe.claim(deliveryId, now);
+      } catch (error) {
+        return refuse(
+          503,
+          BODIES.unavailable,
+          "dedupe_unavailable",
+          `dedupe claim failed: ${describeError(error)}`,
+          event,
+          RETRY_AFTER,
+        );
+      }
+      if (!fresh) {
+        count(event, "duplicate");
+        if (store !== undefined) {
+          await saveWebhookLog(
+            store,
+            { id: `${deliveryId}/duplicate/${now}`, event, instance: payload.instance, receivedAt: now },
+            "duplicate",
+            now,
+          );
+        }
+        return respond(200, BODIES.duplicate);
+      }
+    }
+    const logId = deliveryId;
+    if (store !== undefined && logId !== undefined) {
+      await saveWebhookLog(
+        store,
+        { id: logId, event, instance: payload.instance, receivedAt: now },
+        "received",
+        now,
+      );
+    }
+    const release = () => {
+      if (dedupe !== undefined && deliveryId !== undefined) {
+        dedupe.release(deliveryId).catch((error) =>
+          logger.warn("Cannot release dedupe claim: {error}", { error: describeError(error) })
+        );
+      }
+    };
+    const complete = async () => {
+      if (dedupe !== undefined && deliveryId !== undefined) {
+        try {
+          await dedupe.complete(deliveryId, clock());
+        } catch (error) {
+          logger.warn("Cannot record processed webhook: {error}", { error: describeError(error) });
+        }
+      }
+    };
+
+    const mode = !queueEnabled
+      ? "sync"
+      : queueMode === "kv"
+      ? "kv"
+      : queueMode === "wait_until"
+      ? (typeof ctx?.waitUntil === "function" ? "wait_until" : "sync")
+      : queue?.kv !== undefined
+      ? "kv"
+      : typeof ctx?.waitUntil === "function"
+      ? "wait_until"
+      : canOpenKv
+      ? "kv"
+      : "sync";
+
+    if (mode === "kv") {
+      const job: ProcessWebhookJob = {
+        type: "gateway.webhook.process",
+        id: crypto.randomUUID(),
+        instance: route.instance ?? payload.instance,
+        attempt: 0,
+        receivedAt: now,
+        body,
+      };
+      if (deliveryId !== undefined) job.deliveryId = deliveryId;
+      if (route.event !== undefined) job.event = route.event;
+      try {
+        await enqueueWebhookJob(await getKv(), job, queue ?? {});
+      } catch (error) {
+        release();
+        metrics?.queueJob("enqueue_failed");
+        return refuse(
+          503,
+          BODIES.unavailable,
+          "queue_unavailable",
+          `queue refused the job: ${describeError(error)}`,
+          event,
+          RETRY_AFTER,
+        );
+      }
+      metrics?.queueJob("enqueued");
+      await complete();
+      count(event, "202");
+      return respond(202, BODIES.queued);
+    }
+
+    const context = { store, metrics, logId, final: true, now: clock };
+    if (mode === "wait_until") {
+      const work = runWebhook(processor, payload, context).then(complete, release).catch(() => {});
+      ctx!.waitUntil(work);
+      count(event, "202");
+      return respond(202, BODIES.queued);
+    }
+    try {
+      await runWebhook(processor, payload, context);
+    } catch {
+      release();
+      count(event, "500");
+      return respond(500, BODIES.failed);
+    }
+    await complete();
+    count(event, "200");
+    return respond(200, BODIES.ok);
+  };
+
+  const route = (
+    request: Request,
+    ctx: WebhookExecutionContext | undefined,
+  ): Promise<Response> | Response => {
+    if (!enabled) {
+      discardBody(request);
+      return refuse(404, BODIES.notFound, "disabled", "webhooks disabled");
+    }
+    const matched = matchRoute(request.url, prefix);
+    if (matched === null) {
+      discardBody(request);
+      return refuse(404, BODIES.notFound, "not_found", "not the webhook route");
+    }
+    const method = request.method;
+    if (method !== "POST") {
+      discardBody(request);
+      if (matched.health && (method === "GET" || method === "HEAD")) return respond(200, BODIES.health);
+      return refuse(405, BODIES.method, "method_not_allowed", method.slice(0, 16), "UNKNOWN", [[
+        "allow",
+        matched.health ? "GET, HEAD, POST" : "POST",
+      ]]);
+    }
+    if (middleware.length === 0) return accept(request, matched, ctx);
+    const step = (index: number, current: Request): Promise<Response> =>
+      index < middleware.length
+        ? Promise.resolve(middleware[index](current, (next) => step(index + 1, next ?? current)))
+        : accept(current, matched, ctx);
+    return step(0, request);
+  };
+
+  const handler = async (request: Request, _envOrInfo?: unknown, ctx?: WebhookExecutionContext) => {
+    try {
+      return await route(request, ctx);
+    } catch (error) {
+      count("UNKNOWN", "500");
+      logger.error("Webhook endpoint error: {error}", { error: describeError(error) });
+      return respond(500, BODIES.failed);
+    }
+  };
+  return Object.assign(handler, {
+    processor,
+    metrics,
+    close: async () => {
+      const kv = ownKv;
+      const worker = ownWorker;
+      ownKv = undefined;
+      ownWorker = undefined;
+      kvPromise = undefined;
+      if (kv !== undefined) kv.close();
+      if (worker !== undefined) await worker.finished.catch(() => {});
+    },
+  });
+}
+
+const RETRY_AFTER: [string, string][] = [["retry-after", "5"]];
+
+function discardBody(request: Request): void {
+  if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});
+}
+
+let defaultProcessor: WebhookProcessor | undefined;
+
+/**
+ * The processor behind {@link handleWebhook}: register your handlers on it.
+ *
+ * @example
+ * ```ts
+ * import { handleWebhook, webhookProcessor } from "@gw/gateway";
+ * webhookProcessor().on("messages.upsert", (payload) => console.log(payload.text));
+ * export default { fetch: handleWebhook };
+ * ```
+ */
+export function webhookProcessor(): WebhookProcessor {
+  return defaultProcessor ??= new WebhookProcessor();
+}
+
+type Built = WebhookHandler | { error: unknown };
+let denoDefault: Built | undefined;
+const bindingDefaults = new WeakMap<object, Built>();
+
+function build(get: (name: string) => string | undefined): Built {
+  try {
+    return createWebhookHandler({ ...webhookOptionsFromEnv(get), processor: webhookProcessor() });
+  } catch (error) {
+    logger.error("Cannot configure the webhook endpoint from the environment: {error}", {
+      error: describeError(error),
+    });
+    return { error };
+  }
+}
+
+/** Deno's `ServeHandlerInfo` has `remoteAddr`; anything else object-like is Workers bindings. */
+function isBindings(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !("remoteAddr" in value);
+}
+
+/**
+ * A ready-made webhook endpoint over {@link webhookProcessor}, configured from `GATEWAY_WEBHOOK_*`
+ * variables (see `WEBHOOK_ENV_VARIABLES`): from the Workers `env` bindings when the runtime passes them as
+ * the second argument, else from `Deno.env` (read lazily, never prompting; unreadable variables count as
+ * unset). Deno's connection info (`Deno.serve(handleWebhook)`) is recognised and not taken for bindings.
+ * Without `GATEWAY_WEBHOOK_SECRET` every webhook is refused (401) unless `GATEWAY_WEBHOOK_SCHEME=none`.
+ *
+ * @example Workers, Deno Deploy, `deno serve`
+ * ```ts
+ * import { handleWebhook, webhookProcessor } from "@gw/gateway";
+ * webhookProcessor().on("messages.upsert", (payload) => console.log(payload.senderJid, payload.text));
+ * export default { fetch: handleWebhook };
+ * ```
+ *
+ * @example Deno.serve
+ * ```ts
+ * import { handleWebhook } from "@gw/gateway";
+ * Deno.serve({ port: 8000 }, handleWebhook);
+ * ```
+ */
+export function handleWebhook(
+  request: Request,
+  envOrInfo?: unknown,
+  ctx?: WebhookExecutionContext,
+): Promise<Response> {
+  let built: Built | undefined;
+  if (isBindings(envOrInfo)) {
+    built = bindingDefaults.get(envOrInfo);
+    if (built === undefined) {
+      const env = envOrInfo;
+      const fallback = denoEnvLookup();
+      built = build((name) => typeof env[name] === "string" ? env[name] as string : fallback(name));
+      bindingDefaults.set(envOrInfo, built);
+    }
+  } else {
+    built = denoDefault ??= build(denoEnvLookup());
+  }
+  if (typeof built !== "function") {
+    discardBody(request);
+    return Promise.resolve(respond(500, BODIES.misconfigured));
+  }
+  return built(request, envOrInfo, ctx);
+}
+
+/**
+ * Forget the handlers {@link handleWebhook} built from the environment, so that the next request reads it
+ * again (for tests, or after changing variables). Closes what they opened.
+ *
+ * @example
+ * ```ts
+ * import { resetDefaultWebhookHandler } from "@gw/gateway";
+ * await resetDefaultWebhookHandler();
+ * ```
+ */
+export async function resetDefaultWebhookHandler(): Promise<void> {
+  const built = denoDefault;
+  denoDefault = undefined;
+  if (typeof built === "function") await built.close();
+}

@@ -1,0 +1,99 @@
+/**
+ * The base class of application webhook handlers.
+ *
+ * @module
+ */
+
+import { WebhookException } from "../errors.ts";
+import { normalizeWebhookEvent } from "./payload.ts";
+import type { WebhookPayloadDto } from "./payload.ts";
+
+/**
+ * Extend to handle webhooks: list the event kinds in `events` (any spelling: `messages.upsert`,
+ * `MESSAGES_UPSERT`, `messages-upsert`; empty means every event) and implement `handle`. Register with
+ * `WebhookProcessor.registerHandler`; handlers run in registration order, and a handler that throws makes
+ * the webhook fail (500 in sync mode, so the server retries; a retry in queue mode).
+ *
+ * @example
+ * ```ts
+ * import { AbstractWebhookHandler, webhookProcessor, type WebhookPayloadDto } from "@gw/gateway";
+ *
+ * class GreetOnMessage extends AbstractWebhookHandler {
+ *   protected override events = ["messages.upsert"];
+ *   handle(payload: WebhookPayloadDto): void {
+ *     if (payload.isInboundMessage) console.log(`${payload.senderJid}: ${payload.text}`);
+ *   }
+ * }
+ * webhookProcessor().registerHandler(new GreetOnMessage());
+ * ```
+ */
+export abstract class AbstractWebhookHandler {
+  /** Event kinds this handler handles, in any spelling; empty handles every event. */
+  protected events: string[] = [];
+
+  /**
+   * Handle one webhook whose kind is in `events`.
+   *
+   * @example
+   * ```ts
+   * import { AbstractWebhookHandler, type WebhookPayloadDto } from "@gw/gateway";
+   * class Log extends AbstractWebhookHandler {
+   *   handle(payload: WebhookPayloadDto): void {
+   *     console.log(payload.event);
+   *   }
+   * }
+   * ```
+   */
+  abstract handle(payload: WebhookPayloadDto): void | Promise<void>;
+
+  /**
+   * The canonical kinds this handler handles (empty = all). Throws when a name is not an event name.
+   *
+   * @example
+   * ```ts
+   * import { AbstractWebhookHandler } from "@gw/gateway";
+   * class OnQr extends AbstractWebhookHandler {
+   *   protected override events = ["qrcode.updated"];
+   *   handle(): void {}
+   * }
+   * new OnQr().handledEvents(); // ["QRCODE_UPDATED"]
+   * ```
+   */
+  handledEvents(): string[] {
+    return normalizeKinds(this.events);
+  }
+
+  /**
+   * Whether this handler handles `kind` (any spelling).
+   *
+   * @example
+   * ```ts
+   * import { AbstractWebhookHandler } from "@gw/gateway";
+   * class OnQr extends AbstractWebhookHandler {
+   *   protected override events = ["qrcode.updated"];
+   *   handle(): void {}
+   * }
+   * new OnQr().handles("QRCODE_UPDATED"); // true
+   * ```
+   */
+  handles(kind: string): boolean {
+    const kinds = this.handledEvents();
+    return kinds.length === 0 || kinds.includes(normalizeWebhookEvent(kind) ?? "");
+  }
+}
+
+/** Canonical kinds of a list of names; throws on a name that is not an event name. */
+export function normalizeKinds(names: readonly string[]): string[] {
+  if (!Array.isArray(names)) {
+    throw new WebhookException("Cannot register webhook handler: events must be an array of strings");
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const kind = typeof name === "string" ? normalizeWebhookEvent(name) : null;
+    if (kind === null) {
+      throw new WebhookException(`Cannot register webhook handler: "${String(name)}" is not an event name`);
+    }
+    if (!out.includes(kind)) out.push(kind);
+  }
+  return out;
+}

@@ -1,0 +1,430 @@
+/**
+ * The webhook envelope as a typed object, and event-name normalisation.
+ *
+ * The server names one event several ways: dotted in the body (`messages.upsert`), kebab in the byEvents URL
+ * suffix (`messages-upsert`), UPPER_SNAKE in its configuration (`MESSAGES_UPSERT`), and users write
+ * snake_case too. Everything is reduced to one canonical UPPER_SNAKE kind so that handlers match whichever
+ * spelling arrived.
+ *
+ * @module
+ */
+
+/**
+ * Every event the reference server knows, canonical UPPER_SNAKE kind → dotted name sent in the body.
+ *
+ * `GROUPS_UPDATE` is canonical for `groups.update`; the server's configuration enum calls it `GROUP_UPDATE`
+ * (a mismatch in the server itself), which {@link normalizeWebhookEvent} maps to `GROUPS_UPDATE` too.
+ */
+export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = {
+  APPLICATION_STARTUP: "application.startup",
+  QRCODE_UPDATED: "qrcode.updated",
+  MESSAGES_SET: "messages.set",
+  MESSAGES_UPSERT: "messages.upsert",
+  MESSAGES_EDITED: "messages.edited",
+  MESSAGES_UPDATE: "messages.update",
+  MESSAGES_DELETE: "messages.delete",
+  SEND_MESSAGE: "send.message",
+  SEND_MESSAGE_UPDATE: "send.message.update",
+  CONTACTS_SET: "contacts.set",
+  CONTACTS_UPSERT: "contacts.upsert",
+  CONTACTS_UPDATE: "contacts.update",
+  PRESENCE_UPDATE: "presence.update",
+  CHATS_SET: "chats.set",
+  CHATS_UPSERT: "chats.upsert",
+  CHATS_UPDATE: "chats.update",
+  CHATS_DELETE: "chats.delete",
+  GROUPS_UPSERT: "groups.upsert",
+  GROUPS_UPDATE: "groups.update",
+  GROUP_PARTICIPANTS_UPDATE: "group-participants.update",
+  CONNECTION_UPDATE: "connection.update",
+  LABELS_EDIT: "labels.edit",
+  LABELS_ASSOCIATION: "labels.association",
+  CALL: "call",
+  TYPEBOT_START: "typebot.start",
+  TYPEBOT_CHANGE_STATUS: "typebot.change-status",
+  REMOVE_INSTANCE: "remove.instance",
+  LOGOUT_INSTANCE: "logout.instance",
+  INSTANCE_CREATE: "instance.create",
+  INSTANCE_DELETE: "instance.delete",
+  STATUS_INSTANCE: "status.instance",
+  MESSAGING_HISTORY_SET: "messaging-history.set",
+};
+
+/** Spellings that do not reduce mechanically to the canonical kind. */
+const ALIASES: Record<string, string> = { GROUP_UPDATE: "GROUPS_UPDATE" };
+
+// Memo of normalised names: the set of names seen in practice is small, and the hot path hits it every time.
+const memo = new Map<string, string | null>();
+const MEMO_LIMIT = 512;
+const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
+
+/**
+ * The canonical UPPER_SNAKE kind of an event name in any spelling, or null when `name` is not an event name.
+ * Dots, dashes and spaces become `_`, letters upper case; `GROUP_UPDATE` maps to `GROUPS_UPDATE`.
+ * Unknown but well-formed names are accepted (the server adds events over time).
+ *
+ * @example
+ * ```ts
+ * import { normalizeWebhookEvent } from "@gw/gateway";
+ * normalizeWebhookEvent("messages.upsert"); // "MESSAGES_UPSERT"
+ * normalizeWebhookEvent("group-participants-update"); // "GROUP_PARTICIPANTS_UPDATE"
+ * normalizeWebhookEvent("GROUP_UPDATE"); // "GROUPS_UPDATE"
+ * normalizeWebhookEvent("../x"); // null
+ * ```
+ */
+export function normalizeWebhookEvent(name: string): string | null {
+  const hit = memo.get(name);
+  if (hit !== undefined) return hit;
+  let out: string | null = null;
+  if (typeof name === "string" && name.length > 0 && name.length <= 64) {
+    const trimmed = name.trim();
+    if (VALID.test(trimmed)) {
+      const upper = trimmed.replace(/[._ -]+/g, "_").toUpperCase();
+      out = ALIASES[upper] ?? upper;
+    }
+  }
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(name, out);
+  return out;
+}
+
+/**
+ * The dotted name the server sends for a kind (`MESSAGES_UPSERT` → `messages.upsert`), or null when unknown.
+ *
+ * @example
+ * ```ts
+ * import { dottedWebhookEvent } from "@gw/gateway";
+ * dottedWebhookEvent("group_participants_update"); // "group-participants.update"
+ * ```
+ */
+export function dottedWebhookEvent(name: string): string | null {
+  const kind = normalizeWebhookEvent(name);
+  return kind === null ? null : WEBHOOK_EVENTS[kind] ?? null;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+const PN_SUFFIX = "@s.whatsapp.net";
+const LID_SUFFIX = "@lid";
+
+/** Where a payload came from, besides its body. */
+export interface WebhookPayloadContext {
+  /** Instance name taken from the URL, used when the body has none. */
+  instance?: string;
+  /** Event name taken from the byEvents URL suffix, used when the body has none. */
+  event?: string;
+  /** Delivery id (`webhook-id` header or a digest of the raw body). */
+  deliveryId?: string;
+  /** When the webhook arrived (epoch ms; default now). */
+  receivedAt?: number;
+}
+
+/**
+ * One webhook from the gateway server: the envelope `{event, instance, data, destination, date_time, sender,
+ * server_url, apikey}` with the event name normalised and typed accessors for the common fields.
+ *
+ * The sender accessors resolve WhatsApp's two addressing modes: most private messages now arrive with an
+ * `@lid` `remoteJid` and the phone-number JID in `key.remoteJidAlt` (or `key.senderPn` on older servers);
+ * group senders use `participant` / `participantAlt`. {@link WebhookPayloadDto.senderJid} and
+ * {@link WebhookPayloadDto.chatJid} prefer the phone-number JID whenever the payload carries one.
+ *
+ * @example
+ * ```ts
+ * import { WebhookPayloadDto } from "@gw/gateway";
+ * const payload = WebhookPayloadDto.from({
+ *   event: "messages.upsert",
+ *   instance: "sales",
+ *   data: {
+ *     key: { remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" },
+ *     message: { conversation: "hi" },
+ *     messageType: "conversation",
+ *   },
+ * });
+ * payload.event; // "MESSAGES_UPSERT"
+ * payload.text; // "hi"
+ * payload.senderJid; // "5511999999999@s.whatsapp.net"
+ * ```
+ */
+export class WebhookPayloadDto {
+  /** Canonical UPPER_SNAKE kind (`MESSAGES_UPSERT`). */
+  readonly event: string;
+  /** The event name exactly as received (`messages.upsert`). */
+  readonly rawEvent: string;
+  /** Instance name, from the body or else the URL (empty string when neither has one). */
+  readonly instance: string;
+  /** The event data (`null` for `logout.instance` and `remove.instance`). */
+  readonly data: unknown;
+  /** The webhook URL the server used, without the byEvents suffix (informational). */
+  readonly destination?: string;
+  /** `date_time` as sent (server local time with a literal `Z`, so not always UTC). */
+  readonly dateTime?: string;
+  /** The instance's own JID, when the server sent it. */
+  readonly sender?: string;
+  /** The server's `SERVER_URL`, when sent. */
+  readonly serverUrl?: string;
+  /** Delivery id (`webhook-id` header or a digest of the raw body), when known. */
+  readonly deliveryId?: string;
+  /** When the webhook arrived (epoch ms). */
+  readonly receivedAt: number;
+  /** The whole envelope as received (including `apikey`: never log it whole, use `toJSON()`). */
+  readonly raw: Readonly<Record<string, unknown>>;
+
+  /**
+   * Build from an envelope; prefer {@link WebhookPayloadDto.from}, which validates.
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * new WebhookPayloadDto({ event: "call", data: {} }, "CALL", {});
+   * ```
+   */
+  constructor(raw: Record<string, unknown>, event: string, context: WebhookPayloadContext) {
+    this.raw = raw;
+    this.event = event;
+    this.rawEvent = typeof raw.event === "string" ? raw.event : context.event ?? event;
+    this.instance = str(raw.instance) ?? context.instance ?? "";
+    this.data = raw.data ?? null;
+    this.destination = str(raw.destination);
+    this.dateTime = str(raw.date_time);
+    this.sender = str(raw.sender);
+    this.serverUrl = str(raw.server_url);
+    this.deliveryId = context.deliveryId;
+    this.receivedAt = context.receivedAt ?? Date.now();
+  }
+
+  /**
+   * Validate a parsed envelope and build the payload; null when it is not an object or has no usable event
+   * name (the body's `event`, else `context.event` from the URL suffix).
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * WebhookPayloadDto.from({ event: "connection.update", data: { state: "open" } })?.connectionState; // "open"
+   * WebhookPayloadDto.from([1, 2]); // null
+   * ```
+   */
+  static from(body: unknown, context: WebhookPayloadContext = {}): WebhookPayloadDto | null {
+    if (!isRecord(body)) return null;
+    const name = body.event;
+    let kind: string | null = null;
+    if (typeof name === "string") kind = normalizeWebhookEvent(name);
+    else if (name === undefined && context.event !== undefined) kind = normalizeWebhookEvent(context.event);
+    if (kind === null) return null;
+    if (body.instance !== undefined && body.instance !== null && typeof body.instance !== "string") {
+      return null;
+    }
+    return new WebhookPayloadDto(body, kind, context);
+  }
+
+  /**
+   * Whether this payload is of `kind`, in any spelling.
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * WebhookPayloadDto.from({ event: "messages.upsert", data: {} })?.is("messages-upsert"); // true
+   * ```
+   */
+  is(kind: string): boolean {
+    return normalizeWebhookEvent(kind) === this.event;
+  }
+
+  /** The `apikey` field (the instance token, when the server exposes it), or undefined. */
+  get apikey(): string | undefined {
+    return str(this.raw.apikey);
+  }
+
+  /** `data` when it is an object, else an empty object. */
+  get dataObject(): Record<string, unknown> {
+    return isRecord(this.data) ? this.data : {};
+  }
+
+  /** The Baileys message key (`data.key`), when present. */
+  get key(): Record<string, unknown> | undefined {
+    const key = this.dataObject.key;
+    return isRecord(key) ? key : undefined;
+  }
+
+  /** Message id: `data.key.id`, or `data.keyId` (messages.update), or `data.id`. */
+  get messageId(): string | undefined {
+    const data = this.dataObject;
+    return str(this.key?.id) ?? str(data.keyId) ?? str(data.id);
+  }
+
+  /** Chat JID exactly as sent: `data.key.remoteJid` or `data.remoteJid`. May be an `@lid` JID. */
+  get remoteJid(): string | undefined {
+    return str(this.key?.remoteJid) ?? str(this.dataObject.remoteJid);
+  }
+
+  /** Whether the message was sent by this instance (`key.fromMe`); undefined when not a message event. */
+  get fromMe(): boolean | undefined {
+    const value = this.key?.fromMe ?? this.dataObject.fromMe;
+    return typeof value === "boolean" ? value : undefined;
+  }
+
+  /** Group participant JID as sent (`key.participant`), when the message is from a group. */
+  get participant(): string | undefined {
+    return str(this.key?.participant) ?? str(this.dataObject.participant);
+  }
+
+  /** `lid` or `pn`, when the server reports the addressing mode (`key.addressingMode`). */
+  get addressingMode(): string | undefined {
+    return str(this.key?.addressingMode);
+  }
+
+  /** Whether the chat is a group (`@g.us`). */
+  get isGroup(): boolean {
+    return this.remoteJid?.endsWith("@g.us") ?? false;
+  }
+
+  /**
+   * The chat to reply to, as a phone-number JID when the payload carries one (`remoteJidAlt`, `senderPn`),
+   * else `remoteJid` as sent (an `@lid` JID or a group JID).
+   */
+  get chatJid(): string | undefined {
+    const remote = this.remoteJid;
+    if (remote === undefined || remote.endsWith(PN_SUFFIX) || remote.endsWith("@g.us")) return remote;
+    const key = this.key;
+    return pickPn(str(key?.remoteJidAlt), str(key?.senderPn)) ?? remote;
+  }
+
+  /**
+   * Who sent the message, as a phone-number JID when the payload allows it: the group participant
+   * (`participantAlt` when `participant` is an `@lid`) or the chat partner (`remoteJidAlt` / `senderPn`).
+   * For a message from us, the instance's own JID (`sender`).
+   */
+  get senderJid(): string | undefined {
+    if (this.fromMe === true) return this.sender ?? this.chatJid;
+    const key = this.key;
+    if (this.isGroup) {
+      const participant = this.participant;
+      if (participant === undefined || participant.endsWith(PN_SUFFIX)) return participant;
+      return pickPn(str(key?.participantAlt), str(key?.senderPn)) ?? participant;
+    }
+    return this.chatJid;
+  }
+
+  /** The sender's `@lid` JID, when the payload carries one. */
+  get senderLid(): string | undefined {
+    const key = this.key;
+    const candidates = this.isGroup
+      ? [this.participant, str(key?.participantAlt), str(key?.senderLid)]
+      : [this.remoteJid, str(key?.remoteJidAlt), str(key?.senderLid)];
+    return candidates.find((jid) => jid?.endsWith(LID_SUFFIX));
+  }
+
+  /** The sender's phone number (digits of a phone-number JID), when known. */
+  get senderPhone(): string | undefined {
+    const jid = this.senderJid;
+    if (jid === undefined || !jid.endsWith(PN_SUFFIX)) return undefined;
+    const user = jid.slice(0, -PN_SUFFIX.length).split(":")[0];
+    return /^\d+$/.test(user) ? user : undefined;
+  }
+
+  /** The sender's display name (`data.pushName`). */
+  get pushName(): string | undefined {
+    return str(this.dataObject.pushName);
+  }
+
+  /** The message object (`data.message`), when present. */
+  get message(): Record<string, unknown> | undefined {
+    const message = this.dataObject.message;
+    return isRecord(message) ? message : undefined;
+  }
+
+  /** Message type (`data.messageType`, else the first key of `data.message`). */
+  get messageType(): string | undefined {
+    const type = str(this.dataObject.messageType);
+    if (type !== undefined) return type;
+    const message = this.message;
+    if (message === undefined) return undefined;
+    return Object.keys(message).find((key) => key !== "messageContextInfo");
+  }
+
+  /** The text of a message: conversation, extended text, or a media caption. */
+  get text(): string | undefined {
+    const message = this.message;
+    if (message === undefined) return undefined;
+    const direct = str(message.conversation);
+    if (direct !== undefined) return direct;
+    for (const field of ["extendedTextMessage", "imageMessage", "videoMessage", "documentMessage"]) {
+      const part = message[field];
+      if (isRecord(part)) {
+        const text = str(part.text) ?? str(part.caption);
+        if (text !== undefined) return text;
+      }
+    }
+    return undefined;
+  }
+
+  /** Message timestamp in epoch ms (`data.messageTimestamp` is in seconds). */
+  get messageTimestamp(): number | undefined {
+    const value = this.dataObject.messageTimestamp;
+    const seconds = typeof value === "string" ? Number(value) : value;
+    return typeof seconds === "number" && Number.isFinite(seconds) ? seconds * 1000 : undefined;
+  }
+
+  /** Delivery status of a `messages.update` (`SERVER_ACK`, `DELIVERY_ACK`, `READ`, ...). */
+  get status(): string | undefined {
+    return str(this.dataObject.status);
+  }
+
+  /** Connection state of a `connection.update` (`open`, `connecting`, `close`, `refused`). */
+  get connectionState(): string | undefined {
+    return this.event === "CONNECTION_UPDATE" ? str(this.dataObject.state) : undefined;
+  }
+
+  /** Reason code of a `connection.update` (`statusReason`). */
+  get statusReason(): number | undefined {
+    const value = this.dataObject.statusReason;
+    return typeof value === "number" ? value : undefined;
+  }
+
+  /** The raw QR string of a `qrcode.updated` (`data.qrcode.code`). */
+  get qrCode(): string | undefined {
+    const qrcode = this.dataObject.qrcode;
+    return isRecord(qrcode) ? str(qrcode.code) : undefined;
+  }
+
+  /** The QR image of a `qrcode.updated` as a `data:image/png;base64,...` URL. */
+  get qrCodeBase64(): string | undefined {
+    const qrcode = this.dataObject.qrcode;
+    return isRecord(qrcode) ? str(qrcode.base64) : undefined;
+  }
+
+  /** The pairing code of a `qrcode.updated`, when a number was given to connect. */
+  get pairingCode(): string | undefined {
+    const qrcode = this.dataObject.qrcode;
+    return isRecord(qrcode) ? str(qrcode.pairingCode) : undefined;
+  }
+
+  /** Whether this is an inbound message: `messages.upsert` not sent by this instance. */
+  get isInboundMessage(): boolean {
+    return this.event === "MESSAGES_UPSERT" && this.fromMe === false && this.messageId !== undefined;
+  }
+
+  /**
+   * A plain object for logs: the envelope with `apikey` redacted.
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * JSON.stringify(WebhookPayloadDto.from({ event: "call", data: {}, apikey: "token" })); // apikey: "[REDACTED]"
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return { ...this.raw, apikey: this.raw.apikey == null ? this.raw.apikey : "[REDACTED]" };
+  }
+}
+
+function pickPn(...candidates: (string | undefined)[]): string | undefined {
+  return candidates.find((jid) => jid?.endsWith(PN_SUFFIX));
+}

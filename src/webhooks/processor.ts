@@ -1,0 +1,341 @@
+/**
+ * Routing of verified webhooks to the application: handlers by event kind, and the `WebhookReceived` /
+ * `MessageReceived` events.
+ *
+ * @module
+ */
+
+import { WebhookException } from "../errors.ts";
+import { MessageReceived, WebhookEvent, WebhookReceived } from "../events.ts";
+import type { GatewayStore } from "../store/store.ts";
+import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
+import { LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+import type { WebhookPayloadDto } from "./payload.ts";
+
+/** A function handling webhooks. */
+export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
+
+/**
+ * Handlers or listeners failed for one webhook. `errors` holds every failure, in the order they happened.
+ *
+ * @example
+ * ```ts
+ * import { WebhookProcessingException, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
+ * const processor = new WebhookProcessor().onAny(() => {
+ *   throw new Error("down");
+ * });
+ * try {
+ *   await processor.process(WebhookPayloadDto.from({ event: "call", data: {} })!);
+ * } catch (error) {
+ *   if (error instanceof WebhookProcessingException) console.log(error.errors.length); // 1
+ * }
+ * ```
+ */
+export class WebhookProcessingException extends WebhookException {
+  /** Every failure. */
+  readonly errors: readonly unknown[];
+
+  /**
+   * Build from the failures of one webhook.
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessingException } from "@gw/gateway";
+   * new WebhookProcessingException("CALL", [new Error("down")]);
+   * ```
+   */
+  constructor(event: string, errors: readonly unknown[]) {
+    const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+    super(`Cannot process webhook "${event}": ${first}${more}`, { status: 500, cause: errors[0] });
+    this.errors = errors;
+  }
+}
+
+/**
+ * An `EventTarget` whose listeners cannot crash the process: a listener that throws (or returns a promise
+ * that rejects) fails the webhook being processed instead of becoming an uncaught error, and a listener
+ * that returns a promise is waited for.
+ */
+class WebhookEventTarget extends EventTarget {
+  #wrappers = new WeakMap<EventListenerOrEventListenerObject, EventListener>();
+
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void {
+    if (listener === null) return;
+    let wrapper = this.#wrappers.get(listener);
+    if (wrapper === undefined) {
+      wrapper = (event: Event) => {
+        try {
+          const result: unknown = typeof listener === "function"
+            ? listener.call(event.currentTarget, event)
+            : listener.handleEvent(event);
+          if (
+            event instanceof WebhookEvent && result != null &&
+            typeof (result as PromiseLike<unknown>).then === "function"
+          ) {
+            event.waitUntil(Promise.resolve(result));
+          }
+        } catch (error) {
+          if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
+        }
+      };
+      this.#wrappers.set(listener, wrapper);
+    }
+    super.addEventListener(type, wrapper, options);
+  }
+
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void {
+    if (listener === null) return;
+    super.removeEventListener(type, this.#wrappers.get(listener) ?? listener, options);
+  }
+}
+
+interface Entry {
+  fn: WebhookHandlerFunction;
+  owner: unknown;
+}
+
+/** Options of a {@link WebhookProcessor}. */
+export interface WebhookProcessorOptions {
+  /** Store inbound messages here (binds `ProcessIncomingMessage`). */
+  store?: GatewayStore;
+  /** Bind `LogWebhookEvent` (default true). */
+  log?: boolean;
+}
+
+/**
+ * Runs the application's handlers for each verified webhook, in registration order, and dispatches
+ * `WebhookReceived` (every webhook) and `MessageReceived` (inbound messages) on `events`.
+ *
+ * @example
+ * ```ts
+ * import { MessageReceived, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
+ * const processor = new WebhookProcessor()
+ *   .on("messages.upsert", (payload) => console.log(payload.text))
+ *   .on(["connection.update"], (payload) => console.log(payload.connectionState))
+ *   .onAny((payload) => console.log(payload.event));
+ * processor.events.addEventListener(MessageReceived.type, (event) => console.log((event as MessageReceived).sender));
+ * await processor.process(WebhookPayloadDto.from({ event: "connection.update", instance: "sales", data: { state: "open" } })!);
+ * ```
+ */
+export class WebhookProcessor {
+  /** Where `WebhookReceived` and `MessageReceived` are dispatched. */
+  readonly events: EventTarget = new WebhookEventTarget();
+  #store: GatewayStore | undefined;
+  // Handlers per kind, each list in registration order (catch-all handlers included where they belong).
+  #byKind = new Map<string, Entry[]>();
+  #any: Entry[] = [];
+  #all: Entry[] = [];
+
+  /**
+   * Create a processor.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * ```
+   */
+  constructor(options: WebhookProcessorOptions = {}) {
+    if (options.log !== false) this.events.addEventListener(WebhookReceived.type, new LogWebhookEvent());
+    if (options.store !== undefined) this.useStore(options.store);
+  }
+
+  /** The store inbound messages are written to, if any. */
+  get store(): GatewayStore | undefined {
+    return this.#store;
+  }
+
+  /**
+   * Store inbound messages in `store` from now on (binds `ProcessIncomingMessage` once). A processor keeps
+   * the first store it is given.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * new WebhookProcessor().useStore(new MemoryStore());
+   * ```
+   */
+  useStore(store: GatewayStore): this {
+    if (this.#store === undefined) {
+      this.#store = store;
+      this.events.addEventListener(MessageReceived.type, new ProcessIncomingMessage(store));
+    }
+    return this;
+  }
+
+  /**
+   * Register a handler object for the kinds in its `events` (all kinds when empty).
+   *
+   * @example
+   * ```ts
+   * import { AbstractWebhookHandler, WebhookProcessor, type WebhookPayloadDto } from "@gw/gateway";
+   * class OnConnection extends AbstractWebhookHandler {
+   *   protected override events = ["CONNECTION_UPDATE"];
+   *   handle(payload: WebhookPayloadDto): void {
+   *     console.log(payload.connectionState);
+   *   }
+   * }
+   * new WebhookProcessor().registerHandler(new OnConnection());
+   * ```
+   */
+  registerHandler(handler: AbstractWebhookHandler): this {
+    if (
+      !(handler instanceof AbstractWebhookHandler) &&
+      typeof (handler as { handle?: unknown })?.handle !== "function"
+    ) {
+      throw new WebhookException("Cannot register webhook handler: it has no handle() method");
+    }
+    const kinds = handler.handledEvents();
+    return this.#add(kinds, { fn: (payload) => handler.handle(payload), owner: handler });
+  }
+
+  /**
+   * Run `fn` for webhooks of `kind` (one name or several, any spelling).
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway";
+   * new WebhookProcessor().on("qrcode.updated", (payload) => console.log(payload.qrCode));
+   * ```
+   */
+  on(kind: string | readonly string[], fn: WebhookHandlerFunction): this {
+    if (typeof fn !== "function") {
+      throw new WebhookException("Cannot register webhook handler: not a function");
+    }
+    const kinds = normalizeKinds(typeof kind === "string" ? [kind] : kind);
+    if (kinds.length === 0) {
+      throw new WebhookException("Cannot register webhook handler: no event kind given");
+    }
+    return this.#add(kinds, { fn, owner: fn });
+  }
+
+  /**
+   * Run `fn` for every webhook.
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway";
+   * new WebhookProcessor().onAny((payload) => console.log(payload.event, payload.instance));
+   * ```
+   */
+  onAny(fn: WebhookHandlerFunction): this {
+    if (typeof fn !== "function") {
+      throw new WebhookException("Cannot register webhook handler: not a function");
+    }
+    return this.#add([], { fn, owner: fn });
+  }
+
+  /**
+   * Remove a handler object or function registered before; returns whether it was registered.
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway";
+   * const log = () => {};
+   * const processor = new WebhookProcessor().onAny(log);
+   * processor.removeHandler(log); // true
+   * ```
+   */
+  removeHandler(handler: AbstractWebhookHandler | WebhookHandlerFunction): boolean {
+    const keep = (entry: Entry) => entry.owner !== handler;
+    const before = this.#all.length;
+    this.#all = this.#all.filter(keep);
+    this.#any = this.#any.filter(keep);
+    for (const [kind, list] of this.#byKind) this.#byKind.set(kind, list.filter(keep));
+    return this.#all.length !== before;
+  }
+
+  /**
+   * How many handlers would run for `kind` (or are registered in total without `kind`).
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway";
+   * new WebhookProcessor().onAny(() => {}).handlerCount("messages.upsert"); // 1
+   * ```
+   */
+  handlerCount(kind?: string): number {
+    if (kind === undefined) return this.#all.length;
+    return this.#handlersFor(normalizeKinds([kind])[0]).length;
+  }
+
+  #add(kinds: string[], entry: Entry): this {
+    this.#all.push(entry);
+    if (kinds.length === 0) {
+      this.#any.push(entry);
+      for (const list of this.#byKind.values()) list.push(entry);
+      return this;
+    }
+    for (const kind of kinds) {
+      let list = this.#byKind.get(kind);
+      if (list === undefined) {
+        // Catch-alls registered so far come before this handler.
+        list = [...this.#any];
+        this.#byKind.set(kind, list);
+      }
+      list.push(entry);
+    }
+    return this;
+  }
+
+  #handlersFor(kind: string): Entry[] {
+    return this.#byKind.get(kind) ?? this.#any;
+  }
+
+  /**
+   * Dispatch the events and run every handler for `payload.event`, in registration order. All handlers run
+   * even when one fails; then a {@link WebhookProcessingException} lists the failures (handlers that threw,
+   * listeners that threw, promises given to `waitUntil` that rejected).
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
+   * const processor = new WebhookProcessor().on("call", (payload) => console.log(payload.data));
+   * await processor.process(WebhookPayloadDto.from({ event: "call", data: { id: "1" } })!);
+   * ```
+   */
+  async process(payload: WebhookPayloadDto): Promise<void> {
+    let errors: unknown[] | undefined;
+    const received = new WebhookReceived(payload);
+    this.events.dispatchEvent(received);
+    let message: MessageReceived | undefined;
+    if (payload.isInboundMessage) {
+      message = new MessageReceived(payload, {
+        messageId: payload.messageId!,
+        instance: payload.instance,
+        remoteJid: payload.remoteJid ?? "",
+        sender: payload.senderJid,
+        chat: payload.chatJid,
+        text: payload.text,
+        messageType: payload.messageType,
+      });
+      this.events.dispatchEvent(message);
+    }
+    const handlers = this.#handlersFor(payload.event);
+    for (let i = 0; i < handlers.length; i++) {
+      try {
+        const result = handlers[i].fn(payload);
+        // Only a returned promise costs a microtask; synchronous handlers run straight through.
+        if (result != null && typeof (result as PromiseLike<void>).then === "function") await result;
+      } catch (error) {
+        (errors ??= []).push(error);
+      }
+    }
+    for (const event of [received, message]) {
+      if (event === undefined || event.pending.length === 0) continue;
+      for (const outcome of await Promise.allSettled(event.pending)) {
+        if (outcome.status === "rejected") (errors ??= []).push(outcome.reason);
+      }
+    }
+    if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
+  }
+}

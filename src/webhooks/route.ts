@@ -1,0 +1,82 @@
+/**
+ * Matching of the webhook routes on the raw request URL (no `URL` object on the hot path). Internal.
+ *
+ * Accepted: `/<prefix>/<instance>`, `/<prefix>/<instance>/<event-kebab>` (the server's byEvents suffix, also
+ * with the `//` it produces when the configured URL ends in `/`), `/<prefix>` (instance from the body), and
+ * `/<prefix>/health`. Segments are percent-decoded once; a decoded segment with `/`, `\`, a control
+ * character, or equal to `.` or `..` does not match, so `..%2Fx` can never reach a handler.
+ *
+ * @module
+ */
+
+import { normalizeWebhookEvent } from "./payload.ts";
+
+/** A matched route. */
+export interface WebhookRoute {
+  /** Instance from the URL, when there is one. */
+  instance: string | undefined;
+  /** Event name from the byEvents suffix, when there is one. */
+  event: string | undefined;
+  /** Whether the path is also the health check (`/<prefix>/health`). */
+  health: boolean;
+}
+
+const MAX_SEGMENT = 200;
+// deno-lint-ignore no-control-regex -- control characters are exactly what must not pass
+const BAD_SEGMENT = /[\/\\\u0000-\u001f\u007f]/;
+
+/** Normalise a configured prefix: no leading or trailing slashes. */
+export function normalizePrefix(prefix: string): string {
+  return prefix.replace(/^\/+|\/+$/g, "");
+}
+
+function pathOf(url: string): string | null {
+  const scheme = url.indexOf("://");
+  const start = url.indexOf("/", scheme < 0 ? 0 : scheme + 3);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+function decodeSegment(raw: string): string | null {
+  if (raw.length === 0 || raw.length > MAX_SEGMENT * 3) return null;
+  let value = raw;
+  if (raw.includes("%")) {
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      return null;
+    }
+  }
+  if (value.length > MAX_SEGMENT || value === "." || value === ".." || BAD_SEGMENT.test(value)) return null;
+  return value;
+}
+
+/** Match `url` against the routes under `prefix` (normalised); null when it is not a webhook route. */
+export function matchRoute(url: string, prefix: string): WebhookRoute | null {
+  const path = pathOf(url);
+  if (path === null) return null;
+  const base = prefix.length === 0 ? "" : `/${prefix}`;
+  if (!path.startsWith(base)) return null;
+  const rest = path.slice(base.length);
+  if (rest === "" || rest === "/") return { instance: undefined, event: undefined, health: false };
+  if (rest.charCodeAt(0) !== 47 /* / */) return null;
+  const parts = rest.slice(1).split("/");
+  // A trailing slash leaves an empty last part; the byEvents `//` leaves an empty middle one.
+  if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
+  if (parts.length === 3 && parts[1] === "") parts.splice(1, 1);
+  if (parts.length > 2) return null;
+  const instance = decodeSegment(parts[0]);
+  if (instance === null) return null;
+  let event: string | undefined;
+  if (parts.length === 2) {
+    const decoded = decodeSegment(parts[1]);
+    if (decoded === null || normalizeWebhookEvent(decoded) === null) return null;
+    event = decoded;
+  }
+  return { instance, event, health: parts.length === 1 && instance === "health" };
+}

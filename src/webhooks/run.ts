@@ -1,0 +1,88 @@
+/**
+ * One processing run of a webhook with its bookkeeping (store log, metrics, log line), shared by the sync
+ * path, the `waitUntil` path and the queue worker. Internal.
+ *
+ * @module
+ */
+
+import { getGatewayLogger } from "../log.ts";
+import type { MetricsCollector } from "../metrics.ts";
+import type { GatewayStore, WebhookLogRecord, WebhookLogStatus } from "../store/store.ts";
+import type { WebhookPayloadDto } from "./payload.ts";
+import type { WebhookProcessor } from "./processor.ts";
+
+const logger = getGatewayLogger("webhook");
+
+/** Bookkeeping around one run. */
+export interface RunContext {
+  /** Store for the webhook log. */
+  store?: GatewayStore;
+  /** Metrics. */
+  metrics?: MetricsCollector;
+  /** Id of the webhook log record (none: no log is written). */
+  logId?: string;
+  /** Whether a failure is final (marks the log `failed`) or will be retried (log stays `received`). */
+  final: boolean;
+  /** Clock, epoch ms. */
+  now: () => number;
+}
+
+/** A short, single-line description of an error for logs and records. */
+export function describeError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > 1000 ? `${text.slice(0, 1000)}…` : text;
+}
+
+/** Write a webhook log record; a failing store is logged, never fatal (the handlers' outcome matters more). */
+export async function saveWebhookLog(
+  store: GatewayStore,
+  record: Omit<WebhookLogRecord, "status" | "updatedAt">,
+  status: WebhookLogStatus,
+  now: number,
+): Promise<void> {
+  try {
+    await store.saveWebhookLog({ ...record, status, updatedAt: now });
+  } catch (error) {
+    logger.warn("Cannot save webhook log {id}: {error}", { id: record.id, error: describeError(error) });
+  }
+}
+
+/** Run the processor for `payload`; rethrows its failure after recording it. */
+export async function runWebhook(
+  processor: WebhookProcessor,
+  payload: WebhookPayloadDto,
+  context: RunContext,
+): Promise<void> {
+  const started = performance.now();
+  let failure: unknown;
+  let failed = false;
+  try {
+    await processor.process(payload);
+  } catch (error) {
+    failed = true;
+    failure = error;
+  }
+  const processingMs = performance.now() - started;
+  context.metrics?.webhookProcessed(payload.event, processingMs);
+  if (failed) {
+    logger.error("Webhook {event} for instance {instance} failed: {error}", {
+      event: payload.event,
+      instance: payload.instance,
+      deliveryId: payload.deliveryId,
+      error: describeError(failure),
+    });
+  }
+  if (context.store !== undefined && context.logId !== undefined) {
+    const record: Omit<WebhookLogRecord, "status" | "updatedAt"> = {
+      id: context.logId,
+      event: payload.event,
+      instance: payload.instance,
+      receivedAt: payload.receivedAt,
+      processingMs,
+    };
+    if (failed) record.error = describeError(failure);
+    const status = failed ? (context.final ? "failed" : "received") : "processed";
+    await saveWebhookLog(context.store, record, status, context.now());
+  }
+  if (failed) throw failure;
+}

@@ -1,0 +1,677 @@
+/**
+ * Verification (and, for tests, creation) of webhook signatures, with Web Crypto only, over the raw bytes.
+ *
+ * Schemes:
+ * - `hmac` (default): `x-gateway-signature` (or `x-webhook-signature`, `x-signature`) holds the hex
+ *   HMAC-SHA256 of the raw body, optionally prefixed `sha256=`. When `x-gateway-timestamp` is sent (or
+ *   `require_timestamp` is on) the signed content is `<timestamp>.<body>` and the timestamp must be within
+ *   `tolerance_seconds`.
+ * - `standard`: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`,
+ *   secret `whsec_<base64>`), HMAC over `<id>.<timestamp>.<body>`.
+ * - `jwt`: the reference server's own mechanism (`headers: { jwt_key }` in its webhook config):
+ *   `Authorization: Bearer <JWT>`, HS256 only, `exp` and `iat` checked. It does not cover the body.
+ * - `token`: a static shared secret in a header, compared in constant time.
+ * - `none`: no check; only when chosen explicitly (logs a warning once).
+ *
+ * Imported keys are cached (each secret is imported once per process), comparisons are constant-time
+ * (`crypto.subtle.verify` or a length-only-dependent loop), and no error message ever contains a secret.
+ *
+ * @module
+ */
+
+import type { WebhookSignatureConfig } from "../config.ts";
+import { WebhookException } from "../errors.ts";
+import { getGatewayLogger } from "../log.ts";
+import {
+  concatBytes,
+  fromBase64,
+  fromBase64Url,
+  fromHex,
+  timingSafeEqual,
+  toBase64,
+  toBase64Url,
+  toHex,
+  utf8,
+} from "./encoding.ts";
+
+/** A signature scheme. */
+export type WebhookSignatureScheme = "hmac" | "standard" | "jwt" | "token" | "none";
+
+/** Every scheme, in documentation order. */
+export const WEBHOOK_SIGNATURE_SCHEMES: readonly WebhookSignatureScheme[] = [
+  "hmac",
+  "standard",
+  "jwt",
+  "token",
+  "none",
+];
+
+/** Why a webhook was refused (logged and counted; the HTTP answer stays a generic 401). */
+export type WebhookRejectReason =
+  | "no_secret"
+  | "invalid_body"
+  | "missing_signature"
+  | "malformed_signature"
+  | "signature_mismatch"
+  | "missing_timestamp"
+  | "malformed_timestamp"
+  | "timestamp_too_old"
+  | "timestamp_in_future"
+  | "unsupported_algorithm";
+
+/** Options of {@link verifyWebhook} and {@link WebhookVerifier}: the `signature` settings plus the secrets. */
+export interface WebhookVerifyOptions extends WebhookSignatureConfig {
+  /** The shared secret, or several during a rotation (any one may match). */
+  secret?: string | readonly string[];
+  /** Leeway for the JWT `exp` and `iat` claims, in seconds (default 30). */
+  jwt_leeway_seconds?: number;
+}
+
+/** What a successful verification established. */
+export interface WebhookVerification {
+  /** The scheme used. */
+  scheme: WebhookSignatureScheme;
+  /** Which configured secret matched (0 for the first; -1 for `none`). */
+  secretIndex: number;
+  /** The delivery id (`webhook-id`), with the `standard` scheme. */
+  id?: string;
+  /** The signed timestamp in epoch seconds, when there was one. */
+  timestamp?: number;
+}
+
+/**
+ * A webhook failed verification. `reason` says why; the message explains the usual mistake and never
+ * contains a secret.
+ *
+ * @example
+ * ```ts
+ * import { verifyWebhook, WebhookVerificationException } from "@gw/gateway";
+ * try {
+ *   await verifyWebhook("{}", new Headers(), { secret: "s3cret" });
+ * } catch (error) {
+ *   if (error instanceof WebhookVerificationException) console.log(error.reason); // "missing_signature"
+ * }
+ * ```
+ */
+export class WebhookVerificationException extends WebhookException {
+  /** Why verification failed. */
+  readonly reason: WebhookRejectReason;
+
+  /**
+   * Build the error (status 401).
+   *
+   * @example
+   * ```ts
+   * import { WebhookVerificationException } from "@gw/gateway";
+   * new WebhookVerificationException("signature_mismatch", "Cannot verify webhook: signature does not match");
+   * ```
+   */
+  constructor(reason: WebhookRejectReason, message: string) {
+    super(message, { status: 401, messages: [reason] });
+    this.reason = reason;
+  }
+}
+
+/** Headers as a `Headers` object or a plain record (names in any case). */
+export type WebhookHeaders = Headers | Readonly<Record<string, string | undefined>>;
+
+type HeaderGetter = (name: string) => string | null;
+
+function headerGetter(headers: WebhookHeaders): HeaderGetter {
+  if (headers instanceof Headers) return (name) => headers.get(name);
+  const lower = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === "string") lower.set(name.toLowerCase(), value);
+  }
+  return (name) => lower.get(name) ?? null;
+}
+
+const SIGNATURE_HEADERS = ["x-gateway-signature", "x-webhook-signature", "x-signature"];
+const TIMESTAMP_HEADER = "x-gateway-timestamp";
+const TOKEN_HEADER = "x-gateway-token";
+const JWT_HEADER = "authorization";
+const DEFAULT_TOLERANCE = 300;
+const DEFAULT_JWT_LEEWAY = 30;
+const JWT_LIFETIME = 600;
+const TIMESTAMP = /^\d{1,12}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+// One import per (usage, secret) per process; bounded so that a caller cycling secrets cannot grow it.
+const keyCache = new Map<string, Promise<CryptoKey>>();
+const KEY_CACHE_LIMIT = 256;
+
+function hmacKey(material: Uint8Array, cacheId: string): Promise<CryptoKey> {
+  let key = keyCache.get(cacheId);
+  if (key === undefined) {
+    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+    key = crypto.subtle.importKey(
+      "raw",
+      material as Uint8Array<ArrayBuffer>,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+    key.catch(() => keyCache.delete(cacheId));
+    keyCache.set(cacheId, key);
+  }
+  return key;
+}
+
+function standardSecretBytes(secret: string): Uint8Array | null {
+  const body = secret.startsWith("whsec_") ? secret.slice(6) : secret;
+  const bytes = fromBase64(body);
+  return bytes !== null && bytes.length > 0 ? bytes : null;
+}
+
+function keyMaterial(scheme: WebhookSignatureScheme, secret: string): Uint8Array {
+  if (scheme === "standard") {
+    const bytes = standardSecretBytes(secret);
+    if (bytes === null) {
+      throw new WebhookException(
+        'Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed by base64 (the secret itself is not shown)',
+      );
+    }
+    return bytes;
+  }
+  return utf8(secret);
+}
+
+function checkSecrets(secret: string | readonly string[] | undefined): string[] {
+  if (secret === undefined || secret === null) return [];
+  const list = typeof secret === "string" ? [secret] : Array.isArray(secret) ? [...secret] : null;
+  if (list === null) {
+    throw new WebhookException("Invalid webhook secret: expected a string or an array of strings");
+  }
+  if (list.length === 0) throw new WebhookException("Invalid webhook secret: the array of secrets is empty");
+  list.forEach((item, i) => {
+    const which = list.length > 1 ? ` #${i + 1}` : "";
+    if (typeof item !== "string") {
+      throw new WebhookException(`Invalid webhook secret${which}: expected a string`);
+    }
+    if (item.length === 0) throw new WebhookException(`Invalid webhook secret${which}: it is empty`);
+    if (item.trim() !== item) {
+      throw new WebhookException(
+        `Invalid webhook secret${which}: it has leading or trailing whitespace (a newline copied with it?); ` +
+          "the signer uses the exact bytes, so trim it where it is stored",
+      );
+    }
+  });
+  return list;
+}
+
+function checkSeconds(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new WebhookException(
+      `Invalid webhook configuration: "${name}" must be a number >= 0, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+let warnedNone = false;
+
+function reject(reason: WebhookRejectReason, message: string): never {
+  throw new WebhookVerificationException(reason, `Cannot verify webhook: ${message}`);
+}
+
+const MISMATCH_HINT =
+  "sign and verify the exact raw bytes received (not a JSON.parse result serialised again), " +
+  "and check that both sides use the same secret without stray whitespace";
+
+function checkWindow(timestamp: number, nowSeconds: number, tolerance: number, label: string): void {
+  if (timestamp < nowSeconds - tolerance) {
+    reject("timestamp_too_old", `${label} is too old ("${timestamp}", tolerance ${tolerance} s)`);
+  }
+  if (timestamp > nowSeconds + tolerance) {
+    reject(
+      "timestamp_in_future",
+      `${label} is in the future ("${timestamp}", tolerance ${tolerance} s; is it in ms instead of s?)`,
+    );
+  }
+}
+
+function parseTimestamp(value: string, label: string): number {
+  const trimmed = value.trim();
+  if (!TIMESTAMP.test(trimmed)) {
+    reject("malformed_timestamp", `${label} is not a Unix time in seconds ("${trimmed.slice(0, 32)}")`);
+  }
+  return Number(trimmed);
+}
+
+function decodeJsonPart(part: string): Record<string, unknown> | null {
+  const bytes = fromBase64Url(part);
+  if (bytes === null) return null;
+  try {
+    const value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A verifier for one configuration: it validates the configuration once, imports each secret once, and
+ * then checks requests. {@link createWebhookHandler} uses one internally; use it directly when you route
+ * requests yourself and verify many of them.
+ *
+ * @example
+ * ```ts
+ * import { signWebhook, WebhookVerifier } from "@gw/gateway";
+ * const verifier = new WebhookVerifier({ scheme: "hmac", secret: "s3cret" });
+ * const body = new TextEncoder().encode('{"event":"messages.upsert"}');
+ * const headers = new Headers(await signWebhook({ body, secret: "s3cret" }));
+ * await verifier.verify(body, headers); // { scheme: "hmac", secretIndex: 0, timestamp: ... }
+ * ```
+ */
+export class WebhookVerifier {
+  /** The scheme this verifier checks. */
+  readonly scheme: WebhookSignatureScheme;
+  /** Whether a secret is configured (false with a scheme that needs one: every request is refused). */
+  readonly hasSecret: boolean;
+  readonly #secrets: string[];
+  readonly #header: string | undefined;
+  readonly #tolerance: number;
+  readonly #leeway: number;
+  readonly #requireTimestamp: boolean;
+  #keys: Promise<CryptoKey[]> | undefined;
+  #tokens: Uint8Array[] | undefined;
+
+  /**
+   * Validate the configuration; throws `WebhookException` when it is visibly wrong (empty secret, secret
+   * with surrounding whitespace, NaN tolerance, unknown scheme, bad header name).
+   *
+   * @example
+   * ```ts
+   * import { WebhookVerifier } from "@gw/gateway";
+   * const verifier = new WebhookVerifier({ scheme: "standard", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
+   * ```
+   */
+  constructor(options: WebhookVerifyOptions = {}) {
+    const scheme = options.scheme ?? "hmac";
+    if (!WEBHOOK_SIGNATURE_SCHEMES.includes(scheme)) {
+      throw new WebhookException(
+        `Invalid webhook configuration: unknown signature scheme "${String(scheme)}" ` +
+          `(expected one of ${WEBHOOK_SIGNATURE_SCHEMES.join(", ")})`,
+      );
+    }
+    this.scheme = scheme;
+    this.#secrets = scheme === "none" ? [] : checkSecrets(options.secret);
+    if (scheme === "standard") this.#secrets.forEach((secret) => keyMaterial("standard", secret));
+    this.hasSecret = this.#secrets.length > 0;
+    if (
+      options.header !== undefined &&
+      (typeof options.header !== "string" || !HEADER_NAME.test(options.header))
+    ) {
+      throw new WebhookException(`Invalid webhook configuration: "signature.header" is not a header name`);
+    }
+    this.#header = options.header?.toLowerCase();
+    this.#tolerance = checkSeconds(
+      "signature.tolerance_seconds",
+      options.tolerance_seconds,
+      DEFAULT_TOLERANCE,
+    );
+    this.#leeway = checkSeconds(
+      "signature.jwt_leeway_seconds",
+      options.jwt_leeway_seconds,
+      DEFAULT_JWT_LEEWAY,
+    );
+    this.#requireTimestamp = options.require_timestamp === true;
+    if (scheme === "none" && !warnedNone) {
+      warnedNone = true;
+      getGatewayLogger("webhook").warn(
+        'Webhook signature scheme "none": requests are not authenticated; use it for local development only',
+      );
+    }
+  }
+
+  /**
+   * Check one request. Resolves with what was verified, or rejects with a
+   * {@link WebhookVerificationException} whose `reason` says why.
+   *
+   * @example
+   * ```ts
+   * import { WebhookVerifier } from "@gw/gateway";
+   * const verifier = new WebhookVerifier({ scheme: "token", header: "x-token", secret: "s3cret" });
+   * await verifier.verify(new Uint8Array(), new Headers({ "x-token": "s3cret" }));
+   * ```
+   */
+  verify(body: Uint8Array, headers: WebhookHeaders, now: number = Date.now()): Promise<WebhookVerification> {
+    const get = headerGetter(headers);
+    switch (this.scheme) {
+      case "none":
+        return Promise.resolve({ scheme: "none", secretIndex: -1 });
+      case "token":
+        return Promise.resolve(this.#verifyToken(get));
+    }
+    if (!this.hasSecret) return this.#noSecret();
+    switch (this.scheme) {
+      case "hmac":
+        return this.#verifyHmac(body, get, now);
+      case "standard":
+        return this.#verifyStandard(body, get, now);
+      default:
+        return this.#verifyJwt(get, now);
+    }
+  }
+
+  #noSecret(): Promise<never> {
+    return Promise.reject(
+      new WebhookVerificationException(
+        "no_secret",
+        `Cannot verify webhook: no secret is configured for the "${this.scheme}" scheme ` +
+          "(set the `secret` option or GATEWAY_WEBHOOK_SECRET); every request is refused",
+      ),
+    );
+  }
+
+  #loadKeys(): Promise<CryptoKey[]> {
+    if (this.#keys === undefined) {
+      const kind = this.scheme === "standard" ? "standard" : "utf8";
+      this.#keys = Promise.all(
+        this.#secrets.map((secret) => hmacKey(keyMaterial(this.scheme, secret), `${kind}\u0000${secret}`)),
+      );
+      this.#keys.catch(() => this.#keys = undefined);
+    }
+    return this.#keys;
+  }
+
+  async #match(signatures: Uint8Array[], content: Uint8Array): Promise<number> {
+    const keys = await this.#loadKeys();
+    for (let i = 0; i < keys.length; i++) {
+      for (const signature of signatures) {
+        if (
+          await crypto.subtle.verify(
+            "HMAC",
+            keys[i],
+            signature as Uint8Array<ArrayBuffer>,
+            content as Uint8Array<ArrayBuffer>,
+          )
+        ) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  async #verifyHmac(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {
+    let name = this.#header;
+    let value: string | null = null;
+    if (name !== undefined) value = get(name);
+    else {
+      for (const candidate of SIGNATURE_HEADERS) {
+        value = get(candidate);
+        if (value !== null) {
+          name = candidate;
+          break;
+        }
+      }
+      name ??= SIGNATURE_HEADERS[0];
+    }
+    if (value === null) reject("missing_signature", `header "${name}" is missing`);
+    let hex = value.trim();
+    if (hex.length > 7 && hex.slice(0, 7).toLowerCase() === "sha256=") hex = hex.slice(7);
+    const signature = hex.length === 64 ? fromHex(hex) : null;
+    if (signature === null) {
+      reject(
+        "malformed_signature",
+        `header "${name}" is not a hex HMAC-SHA256 (64 hex digits, "sha256=" optional)`,
+      );
+    }
+    const stamp = get(TIMESTAMP_HEADER);
+    let timestamp: number | undefined;
+    let content = body;
+    if (stamp === null) {
+      if (this.#requireTimestamp) reject("missing_timestamp", `header "${TIMESTAMP_HEADER}" is missing`);
+    } else {
+      timestamp = parseTimestamp(stamp, `header "${TIMESTAMP_HEADER}"`);
+      checkWindow(timestamp, Math.floor(now / 1000), this.#tolerance, "timestamp");
+      content = concatBytes(utf8(`${stamp.trim()}.`), body);
+    }
+    const index = await this.#match([signature], content);
+    if (index < 0) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
+    return timestamp === undefined
+      ? { scheme: "hmac", secretIndex: index }
+      : { scheme: "hmac", secretIndex: index, timestamp };
+  }
+
+  async #verifyStandard(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {
+    const id = get("webhook-id");
+    const stamp = get("webhook-timestamp");
+    const header = get("webhook-signature");
+    if (header === null) reject("missing_signature", 'header "webhook-signature" is missing');
+    if (id === null || id.length === 0 || id.length > 256) {
+      reject("missing_signature", 'header "webhook-id" is missing or longer than 256 characters');
+    }
+    if (stamp === null) reject("missing_timestamp", 'header "webhook-timestamp" is missing');
+    const timestamp = parseTimestamp(stamp, 'header "webhook-timestamp"');
+    checkWindow(timestamp, Math.floor(now / 1000), this.#tolerance, "timestamp");
+    const signatures: Uint8Array[] = [];
+    for (const entry of header.trim().split(/\s+/).slice(0, 16)) {
+      const comma = entry.indexOf(",");
+      if (comma < 0 || entry.slice(0, comma) !== "v1") continue;
+      const bytes = fromBase64(entry.slice(comma + 1));
+      if (bytes !== null && bytes.length === 32) signatures.push(bytes);
+    }
+    if (signatures.length === 0) {
+      reject("malformed_signature", 'header "webhook-signature" has no "v1,<base64 HMAC-SHA256>" entry');
+    }
+    const content = concatBytes(utf8(`${id}.${stamp.trim()}.`), body);
+    const index = await this.#match(signatures, content);
+    if (index < 0) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
+    return { scheme: "standard", secretIndex: index, id, timestamp };
+  }
+
+  async #verifyJwt(get: HeaderGetter, now: number): Promise<WebhookVerification> {
+    const name = this.#header ?? JWT_HEADER;
+    const value = get(name);
+    if (value === null) reject("missing_signature", `header "${name}" is missing`);
+    const match = /^\s*Bearer\s+([A-Za-z0-9_.-]{1,8192})\s*$/i.exec(value);
+    const parts = match?.[1].split(".");
+    if (parts === undefined || parts.length !== 3) {
+      reject("malformed_signature", `header "${name}" is not "Bearer <JWT>" with a three-part JWT`);
+    }
+    const header = decodeJsonPart(parts[0]);
+    const claims = decodeJsonPart(parts[1]);
+    if (header === null || claims === null) {
+      reject("malformed_signature", "the JWT header or claims are not JSON");
+    }
+    if (header.alg !== "HS256") {
+      reject(
+        "unsupported_algorithm",
+        `the JWT algorithm is "${String(header.alg).slice(0, 16)}"; only HS256 is accepted`,
+      );
+    }
+    if (header.crit !== undefined) reject("unsupported_algorithm", 'the JWT has a "crit" header');
+    const exp = claims.exp;
+    const iat = claims.iat;
+    if (
+      typeof exp !== "number" || !Number.isFinite(exp) || typeof iat !== "number" || !Number.isFinite(iat)
+    ) {
+      reject("malformed_timestamp", 'the JWT needs numeric "exp" and "iat" claims');
+    }
+    const nowSeconds = now / 1000;
+    if (exp + this.#leeway < nowSeconds) reject("timestamp_too_old", `the JWT expired ("exp" ${exp})`);
+    if (iat - this.#leeway > nowSeconds) {
+      reject("timestamp_in_future", `the JWT was issued in the future ("iat" ${iat})`);
+    }
+    if (typeof claims.nbf === "number" && claims.nbf - this.#leeway > nowSeconds) {
+      reject("timestamp_in_future", `the JWT is not valid yet ("nbf" ${claims.nbf})`);
+    }
+    const signature = fromBase64Url(parts[2]);
+    if (signature === null || signature.length !== 32) {
+      reject("malformed_signature", "the JWT signature is malformed");
+    }
+    const index = await this.#match([signature], utf8(`${parts[0]}.${parts[1]}`));
+    if (index < 0) {
+      reject("signature_mismatch", "the JWT signature does not match (is the secret the webhook's jwt_key?)");
+    }
+    return { scheme: "jwt", secretIndex: index, timestamp: iat };
+  }
+
+  #verifyToken(get: HeaderGetter): WebhookVerification {
+    if (!this.hasSecret) {
+      throw new WebhookVerificationException(
+        "no_secret",
+        'Cannot verify webhook: no secret is configured for the "token" scheme ' +
+          "(set the `secret` option or GATEWAY_WEBHOOK_SECRET); every request is refused",
+      );
+    }
+    const name = this.#header ?? TOKEN_HEADER;
+    let value = get(name);
+    if (value === null) reject("missing_signature", `header "${name}" is missing`);
+    if (name === "authorization") value = value.replace(/^\s*Bearer\s+/i, "");
+    const received = utf8(value.trim());
+    this.#tokens ??= this.#secrets.map(utf8);
+    let index = -1;
+    // Compare with every secret, without stopping early, so timing does not tell which one matched.
+    for (let i = 0; i < this.#tokens.length; i++) {
+      if (timingSafeEqual(received, this.#tokens[i]) && index < 0) index = i;
+    }
+    if (index < 0) reject("signature_mismatch", `header "${name}" does not hold the configured token`);
+    return { scheme: "token", secretIndex: index };
+  }
+}
+
+/** Bodies {@link verifyWebhook} accepts: the raw bytes, or the raw text exactly as received. */
+export type RawWebhookBody = Uint8Array | ArrayBuffer | ArrayBufferView | string;
+
+function rawBytes(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === "string") return utf8(body);
+  throw new WebhookVerificationException(
+    "invalid_body",
+    `Cannot verify webhook: the body must be the raw request bytes or text, got ${
+      body === null ? "null" : typeof body
+    }; pass \`new Uint8Array(await request.arrayBuffer())\`, not a parsed JSON value`,
+  );
+}
+
+// verifyWebhook keeps one verifier per options object, so repeated calls do not re-validate or re-import.
+const verifiers = new WeakMap<object, WebhookVerifier>();
+
+/**
+ * Verify one webhook request for users who route requests themselves. Resolves with what was verified;
+ * rejects with a {@link WebhookVerificationException} (bad or missing signature, stale timestamp) or a
+ * `WebhookException` (configuration visibly wrong).
+ *
+ * Pass the raw body exactly as received: re-serialising a parsed JSON body changes the bytes and the
+ * signature no longer matches.
+ *
+ * @example
+ * ```ts
+ * import { verifyWebhook } from "@gw/gateway";
+ * const options = { scheme: "hmac" as const, secret: "s3cret" };
+ * Deno.serve(async (request) => {
+ *   const body = new Uint8Array(await request.arrayBuffer());
+ *   try {
+ *     await verifyWebhook(body, request.headers, options);
+ *   } catch {
+ *     return new Response("Unauthorized", { status: 401 });
+ *   }
+ *   return new Response("ok");
+ * });
+ * ```
+ */
+export async function verifyWebhook(
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  options: WebhookVerifyOptions,
+  now: number = Date.now(),
+): Promise<WebhookVerification> {
+  let verifier = verifiers.get(options);
+  if (verifier === undefined) {
+    verifier = new WebhookVerifier(options);
+    verifiers.set(options, verifier);
+  }
+  return await verifier.verify(rawBytes(rawBody), headers, now);
+}
+
+/** Options of {@link signWebhook}. */
+export interface SignWebhookOptions {
+  /** The exact body that will be sent (text or bytes). */
+  body: string | Uint8Array;
+  /** The secret (for `standard`, `whsec_<base64>`). */
+  secret: string;
+  /** Scheme to sign for (default `hmac`). */
+  scheme?: WebhookSignatureScheme;
+  /**
+   * Signing time in epoch seconds (default now). With `hmac`, `false` signs the body alone without a
+   * timestamp header.
+   */
+  timestamp?: number | false;
+  /** Delivery id for `standard` (default a random `msg_...`). */
+  id?: string;
+  /** Header to put the signature or token in, instead of the scheme's default. */
+  header?: string;
+}
+
+/**
+ * Headers that make a test request pass the chosen scheme's verification (plus `content-type`). Ships for
+ * tests and for servers you control; the reference gateway server itself signs only with `jwt`.
+ *
+ * @example
+ * ```ts
+ * import { signWebhook } from "@gw/gateway/testing";
+ * const body = JSON.stringify({ event: "messages.upsert", instance: "sales", data: {} });
+ * const headers = await signWebhook({ body, secret: "s3cret" });
+ * await fetch("http://127.0.0.1:8000/gateway/webhook/sales", { method: "POST", headers, body });
+ * ```
+ */
+export async function signWebhook(options: SignWebhookOptions): Promise<Record<string, string>> {
+  const scheme = options.scheme ?? "hmac";
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (scheme === "none") return headers;
+  const [secret] = checkSecrets(options.secret);
+  const body = typeof options.body === "string" ? utf8(options.body) : options.body;
+  const timestamp = options.timestamp === false
+    ? undefined
+    : options.timestamp ?? Math.floor(Date.now() / 1000);
+  if (scheme === "token") {
+    headers[options.header?.toLowerCase() ?? TOKEN_HEADER] = secret;
+    return headers;
+  }
+  const kind = scheme === "standard" ? "standard" : "utf8";
+  const key = await hmacKey(keyMaterial(scheme, secret), `${kind}\u0000${secret}`);
+  const sign = async (content: Uint8Array) =>
+    new Uint8Array(await crypto.subtle.sign("HMAC", key, content as Uint8Array<ArrayBuffer>));
+  if (scheme === "hmac") {
+    const content = timestamp === undefined ? body : concatBytes(utf8(`${timestamp}.`), body);
+    headers[options.header?.toLowerCase() ?? SIGNATURE_HEADERS[0]] = `sha256=${toHex(await sign(content))}`;
+    if (timestamp !== undefined) headers[TIMESTAMP_HEADER] = String(timestamp);
+    return headers;
+  }
+  const stamp = timestamp ?? Math.floor(Date.now() / 1000);
+  if (scheme === "standard") {
+    const id = options.id ?? `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+    const signature = await sign(concatBytes(utf8(`${id}.${stamp}.`), body));
+    headers["webhook-id"] = id;
+    headers["webhook-timestamp"] = String(stamp);
+    headers["webhook-signature"] = `v1,${toBase64(signature)}`;
+    return headers;
+  }
+  const head = toBase64Url(utf8(JSON.stringify({ alg: "HS256", typ: "JWT" })));
+  const claims = toBase64Url(
+    utf8(JSON.stringify({ iat: stamp, exp: stamp + JWT_LIFETIME, app: "evolution", action: "webhook" })),
+  );
+  const signature = toBase64Url(await sign(utf8(`${head}.${claims}`)));
+  headers[options.header?.toLowerCase() ?? JWT_HEADER] = `Bearer ${head}.${claims}.${signature}`;
+  return headers;
+}
+
+/**
+ * A new random secret for a scheme: 32 random bytes as hex, or `whsec_<base64>` for `standard`.
+ *
+ * @example
+ * ```ts
+ * import { generateWebhookSecret } from "@gw/gateway";
+ * const secret = generateWebhookSecret("standard"); // "whsec_..."
+ * ```
+ */
+export function generateWebhookSecret(scheme: WebhookSignatureScheme = "hmac"): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return scheme === "standard" ? `whsec_${toBase64(bytes)}` : toHex(bytes);
+}
