@@ -1,0 +1,78 @@
+/**
+ * Business catalog and collections (`/business`).
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { compact } from "../dto/validate.ts";
+import { check } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+
+/** The filter of the business routes. */
+export interface CatalogQuery {
+  /** Whose catalog (default: the own). */
+  number?: string;
+  /** Maximum items. */
+  limit?: number;
+}
+
+function catalogBody(query: CatalogQuery): Record<string, unknown> {
+  return check("catalog query", (p) =>
+    compact({
+      number: query.number === undefined ? undefined : p.recipient("number", query.number),
+      limit: p.number("limit", query.limit, { integer: true, min: 1 }),
+    }));
+}
+
+/**
+ * Business: product catalog and collections.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * console.log((await gw.business().getCatalog({ number: "5511999999999" })).json("catalogLength"));
+ * ```
+ */
+export class BusinessResource extends Resource {
+  /**
+   * A business catalog (`POST /business/getCatalog`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.business().getCatalog({ limit: 10 });
+   * ```
+   */
+  async getCatalog(
+    query: CatalogQuery = {},
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    return await this.call("POST", "/business/getCatalog/{instance}", {
+      body: catalogBody(query),
+      idempotent: true,
+    }, options);
+  }
+
+  /**
+   * A business's collections (`POST /business/getCollections`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.business().getCollections({ number: "5511999999999" });
+   * ```
+   */
+  async getCollections(
+    query: CatalogQuery = {},
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    return await this.call("POST", "/business/getCollections/{instance}", {
+      body: catalogBody(query),
+      idempotent: true,
+    }, options);
+  }
+}

@@ -1,0 +1,498 @@
+/**
+ * Chats, contacts and stored messages: the `/chat` routes that are not about the own profile.
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { ValidationException } from "../errors.ts";
+import { isRecord } from "../dto/validate.ts";
+import { check, messageRefs, recipient } from "./args.ts";
+import { PRESENCES } from "./instances.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type {
+  ChatRow,
+  ContactRow,
+  FindMessagesQuery,
+  FindMessagesResponse,
+  MessageRecord,
+  MessageRef,
+  OnWhatsAppResult,
+  Presence,
+} from "./types.ts";
+
+/** The last message of a chat, as `archiveChat` and `markChatUnread` take it. */
+export interface LastMessage {
+  /** Its key. */
+  key: MessageRef;
+  /** Unix seconds. */
+  messageTimestamp?: number;
+}
+
+/** A filter with the server's page/offset paging (`findContacts`, `findStatusMessage`). */
+export interface PagedQuery {
+  /** Filters. */
+  where?: Record<string, unknown>;
+  /** Page from 1. */
+  page?: number;
+  /** Page size. */
+  offset?: number;
+}
+
+/** The `findChats` filter (take/skip paging). */
+export interface FindChatsQuery {
+  /** Filters (`remoteJid`, `messageTimestamp: {gte, lte}`). */
+  where?: Record<string, unknown>;
+  /** Page size. */
+  take?: number;
+  /** Rows to skip. */
+  skip?: number;
+}
+
+/** The server matches stored chats on the full JID: a bare number becomes a person's JID. */
+function toJid(value: string): string {
+  return value.includes("@") ? value : `${value}@s.whatsapp.net`;
+}
+
+function chatTarget(chat: string | LastMessage, what: string): Record<string, unknown> {
+  if (typeof chat === "string") return { chat: recipient(chat, "chat") };
+  if (!isRecord(chat)) {
+    throw new ValidationException(`Invalid ${what}: expected a chat JID or a last message`, {
+      messages: ["chat must be a JID or { key, messageTimestamp }"],
+    });
+  }
+  const [key] = messageRefs("lastMessage.key", [chat.key]);
+  return { lastMessage: { ...chat, key }, chat: key.remoteJid };
+}
+
+/**
+ * Chats: number checks, read marks, archive, delete/edit messages, presence, block, lookups.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * if (await gw.chats().isOnWhatsApp("5511999999999")) {
+ *   for await (const message of gw.chats().iterateMessages({ where: { key: { remoteJid: "5511999999999@s.whatsapp.net" } } })) {
+ *     console.log(message.key.id);
+ *   }
+ * }
+ * ```
+ */
+export class ChatsResource extends Resource {
+  /**
+   * Which numbers are on WhatsApp (`POST /chat/whatsappNumbers`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const res = await gw.chats().checkNumbers(["5511999999999", "5511888888888"]);
+   * console.log(res.data.filter((row) => row.exists));
+   * ```
+   */
+  async checkNumbers(numbers: string[], options?: CallOptions): Promise<ApiResponse<OnWhatsAppResult[]>> {
+    const list = check("number check", (problems) => {
+      const items = problems.array("numbers", numbers, { required: true, minItems: 1 }) ?? [];
+      return items.map((item, index) => problems.recipient(`numbers[${index}]`, item));
+    });
+    return await this.call<OnWhatsAppResult[]>("POST", "/chat/whatsappNumbers/{instance}", {
+      body: { numbers: list },
+      idempotent: true,
+    }, options);
+  }
+
+  /**
+   * Whether one number is on WhatsApp.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().isOnWhatsApp("+55 11 99999-9999"); // true or false
+   * ```
+   */
+  async isOnWhatsApp(number: string, options?: CallOptions): Promise<boolean> {
+    const res = await this.checkNumbers([number], options);
+    return Array.isArray(res.data) && res.data.some((row) => row?.exists === true);
+  }
+
+  /**
+   * Mark messages read (`POST /chat/markMessageAsRead`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().markAsRead({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false });
+   * ```
+   */
+  async markAsRead(
+    message: MessageRef | MessageRef[],
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ message: string; read: string }>> {
+    const readMessages = messageRefs("readMessages", Array.isArray(message) ? message : [message]);
+    return await this.call<{ message: string; read: string }>("POST", "/chat/markMessageAsRead/{instance}", {
+      body: { readMessages },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Archive a chat (`POST /chat/archiveChat`), given its JID or its last message.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().archive("5511999999999@s.whatsapp.net");
+   * ```
+   */
+  async archive(
+    chat: string | LastMessage,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ chatId: string; archived: boolean }>> {
+    return await this.#archive(chat, true, options);
+  }
+
+  /**
+   * Unarchive a chat (`POST /chat/archiveChat` with `archive: false`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().unarchive("5511999999999@s.whatsapp.net");
+   * ```
+   */
+  async unarchive(
+    chat: string | LastMessage,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ chatId: string; archived: boolean }>> {
+    return await this.#archive(chat, false, options);
+  }
+
+  #archive(
+    chat: string | LastMessage,
+    archive: boolean,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ chatId: string; archived: boolean }>> {
+    const target = chatTarget(chat, archive ? "archive" : "unarchive");
+    return this.call("POST", "/chat/archiveChat/{instance}", {
+      body: { ...target, archive },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Mark a chat unread (`POST /chat/markChatUnread`), given its last message.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().markUnread({ key: { remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false } });
+   * ```
+   */
+  async markUnread(
+    lastMessage: LastMessage,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ chatId: string; markedChatUnread: boolean }>> {
+    if (typeof lastMessage === "string") {
+      throw new ValidationException("Invalid mark unread: the server needs the chat's last message", {
+        messages: ["lastMessage must be { key: { remoteJid, id, fromMe }, messageTimestamp? }"],
+      });
+    }
+    return await this.call("POST", "/chat/markChatUnread/{instance}", {
+      body: chatTarget(lastMessage, "mark unread"),
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Delete a message for everyone (`DELETE /chat/deleteMessageForEveryone`, JSON body).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().deleteForEveryone({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true });
+   * ```
+   */
+  async deleteForEveryone(
+    key: MessageRef,
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    const [valid] = messageRefs("key", [key]);
+    return await this.call("DELETE", "/chat/deleteMessageForEveryone/{instance}", {
+      body: valid,
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Edit a sent text (`POST /chat/updateMessage`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().updateMessage({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true }, "Fixed text");
+   * ```
+   */
+  async updateMessage(
+    key: MessageRef,
+    text: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    const [valid] = messageRefs("key", [key]);
+    check("message update", (problems) => problems.text("text", text, { required: true }));
+    const number = valid.remoteJid.endsWith("@s.whatsapp.net")
+      ? valid.remoteJid.split("@")[0]
+      : valid.remoteJid;
+    return await this.call("POST", "/chat/updateMessage/{instance}", {
+      body: { number, key: valid, text },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Show a presence in a chat for `delay` ms (`POST /chat/sendPresence`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().sendPresence("5511999999999", "composing", 3000);
+   * ```
+   */
+  async sendPresence(
+    number: string,
+    presence: Presence,
+    delay = 0,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ presence: Presence }>> {
+    const body = check("presence", (problems) => ({
+      number: problems.recipient("number", number),
+      presence: problems.oneOf("presence", presence, PRESENCES, { required: true }),
+      delay: problems.number("delay", delay, { required: true, integer: true, min: 0 }),
+    }));
+    return await this.call("POST", "/chat/sendPresence/{instance}", { body, idempotent: false }, options);
+  }
+
+  /**
+   * Block or unblock a number (`POST /chat/updateBlockStatus`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().updateBlockStatus("5511999999999", "block");
+   * ```
+   */
+  async updateBlockStatus(
+    number: string,
+    status: "block" | "unblock",
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ block: string }>> {
+    const body = check("block status", (problems) => ({
+      number: problems.recipient("number", number),
+      status: problems.oneOf("status", status, ["block", "unblock"] as const, { required: true }),
+    }));
+    return await this.call(
+      "POST",
+      "/chat/updateBlockStatus/{instance}",
+      { body, idempotent: false },
+      options,
+    );
+  }
+
+  /**
+   * A contact's profile picture URL (`POST /chat/fetchProfilePictureUrl`; null when none).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.chats().fetchProfilePictureUrl("5511999999999")).json("profilePictureUrl"));
+   * ```
+   */
+  async fetchProfilePictureUrl(
+    number: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ wuid: string; profilePictureUrl: string | null }>> {
+    return await this.call("POST", "/chat/fetchProfilePictureUrl/{instance}", {
+      body: { number: recipient(number) },
+      idempotent: true,
+    }, options);
+  }
+
+  /**
+   * Download a received media message as base64 (`POST /chat/getBase64FromMediaMessage`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const res = await gw.chats().getBase64FromMediaMessage({ key: { id: "3EB0" } });
+   * console.log(res.json("mimetype"));
+   * ```
+   */
+  async getBase64FromMediaMessage(
+    message: { key: { id: string; [key: string]: unknown }; [key: string]: unknown },
+    options?: CallOptions & { convertToMp4?: boolean },
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    const { convertToMp4, ...call } = options ?? {};
+    check("media download", (problems) => {
+      problems.messageKey("message.key", isRecord(message) ? message.key : undefined, ["id"]);
+      problems.bool("convertToMp4", convertToMp4);
+    });
+    const body: Record<string, unknown> = { message };
+    if (convertToMp4 !== undefined) body.convertToMp4 = convertToMp4;
+    return await this.call(
+      "POST",
+      "/chat/getBase64FromMediaMessage/{instance}",
+      { body, idempotent: true },
+      call,
+    );
+  }
+
+  /**
+   * Stored contacts (`POST /chat/findContacts`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().findContacts({ where: { remoteJid: "5511999999999@s.whatsapp.net" } });
+   * ```
+   */
+  async findContacts(query: PagedQuery = {}, options?: CallOptions): Promise<ApiResponse<ContactRow[]>> {
+    return await this.call(
+      "POST",
+      "/chat/findContacts/{instance}",
+      { body: query, idempotent: true },
+      options,
+    );
+  }
+
+  /**
+   * One page of stored messages (`POST /chat/findMessages`; `page` from 1, `offset` is the page size).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const res = await gw.chats().findMessages({ where: { key: { remoteJid: "5511999999999@s.whatsapp.net" } }, page: 1, offset: 50 });
+   * console.log(res.json("messages.total"));
+   * ```
+   */
+  async findMessages(
+    query: FindMessagesQuery = {},
+    options?: CallOptions,
+  ): Promise<ApiResponse<FindMessagesResponse>> {
+    return await this.call(
+      "POST",
+      "/chat/findMessages/{instance}",
+      { body: query, idempotent: true },
+      options,
+    );
+  }
+
+  /**
+   * Every stored message matching `query`, page after page (`findMessages` with `page` 1, 2, ...).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * for await (const record of gw.chats().iterateMessages({ where: { messageType: "conversation" } })) {
+   *   console.log(record.key.id);
+   * }
+   * ```
+   */
+  async *iterateMessages(
+    query: FindMessagesQuery = {},
+    options?: CallOptions,
+  ): AsyncGenerator<MessageRecord> {
+    let page = query.page ?? 1;
+    const offset = query.offset ?? 50;
+    for (;;) {
+      const res = await this.findMessages({ ...query, page, offset }, options);
+      const data = res.data?.messages;
+      const records = Array.isArray(data?.records) ? data.records : [];
+      for (const record of records) yield record;
+      const pages = typeof data?.pages === "number" ? data.pages : page;
+      if (records.length === 0 || page >= pages) return;
+      page++;
+    }
+  }
+
+  /**
+   * Every stored message matching `query`, collected into an array (see `iterateMessages`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const all = await gw.chats().findAllMessages({ where: { key: { fromMe: true } } });
+   * ```
+   */
+  async findAllMessages(query: FindMessagesQuery = {}, options?: CallOptions): Promise<MessageRecord[]> {
+    const out: MessageRecord[] = [];
+    for await (const record of this.iterateMessages(query, options)) out.push(record);
+    return out;
+  }
+
+  /**
+   * Delivery/read updates of messages (`POST /chat/findStatusMessage`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chats().findStatusMessage({ where: { id: "3EB0" } });
+   * ```
+   */
+  async findStatusMessage(
+    query: PagedQuery = {},
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>[]>> {
+    return await this.call(
+      "POST",
+      "/chat/findStatusMessage/{instance}",
+      { body: query, idempotent: true },
+      options,
+    );
+  }
+
+  /**
+   * Stored chats (`POST /chat/findChats`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const chats = (await gw.chats().fetchAll()).data;
+   * ```
+   */
+  async fetchAll(query: FindChatsQuery = {}, options?: CallOptions): Promise<ApiResponse<ChatRow[]>> {
+    return await this.call("POST", "/chat/findChats/{instance}", { body: query, idempotent: true }, options);
+  }
+
+  /**
+   * One stored chat by JID (`GET /chat/findChatByRemoteJid?remoteJid=`), or null.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const chat = (await gw.chats().findChatByRemoteJid("5511999999999@s.whatsapp.net")).data;
+   * ```
+   */
+  async findChatByRemoteJid(remoteJid: string, options?: CallOptions): Promise<ApiResponse<ChatRow | null>> {
+    return await this.call("GET", "/chat/findChatByRemoteJid/{instance}", {
+      query: { remoteJid: toJid(recipient(remoteJid, "remoteJid")) },
+    }, options);
+  }
+}

@@ -1,0 +1,465 @@
+/**
+ * Groups: every route under `/group`. The group id goes in the `groupJid` query parameter (where the
+ * server reads it), with `@g.us` appended when missing.
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { CreateGroupDto, type CreateGroupInput, readParticipants } from "../dto/create_group.ts";
+import { check, groupJid, inviteCode, oneOf, readGroupJid } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type {
+  GroupInfo,
+  GroupSettingAction,
+  InviteCodeResponse,
+  ParticipantAction,
+  UpdateResult,
+} from "./types.ts";
+
+/** Participant actions of `updateParticipant`. */
+export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove", "promote", "demote"];
+/** Setting actions of `updateSetting`. */
+export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
+  "announcement",
+  "not_announcement",
+  "locked",
+  "unlocked",
+];
+/** Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off). */
+export const EPHEMERAL_EXPIRATIONS: readonly number[] = [0, 86400, 604800, 7776000];
+
+/**
+ * Groups: create, rename, describe, picture, members, admins, invites, settings, leave.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * const group = (await gw.groups().create("Team", ["5511999999999"])).data;
+ * await gw.groups().addParticipants(group.id, ["5511888888888"]);
+ * ```
+ */
+export class GroupsResource extends Resource {
+  /**
+   * Create a group (`POST /group/create`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().create("Team", ["5511999999999"], "Our team", { promoteParticipants: true });
+   * ```
+   */
+  async create(
+    subject: string | CreateGroupInput | CreateGroupDto,
+    participants?: string[],
+    description?: string,
+    options?: CallOptions & { promoteParticipants?: boolean },
+  ): Promise<ApiResponse<GroupInfo>> {
+    const { promoteParticipants, ...call } = options ?? {};
+    const dto = typeof subject === "string"
+      ? CreateGroupDto.from({ subject, participants: participants!, description, promoteParticipants })
+      : CreateGroupDto.from(subject);
+    return await this.call(
+      "POST",
+      "/group/create/{instance}",
+      { body: dto.toJSON(), idempotent: false },
+      call,
+    );
+  }
+
+  async #post<T>(
+    route: string,
+    jid: string,
+    body: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<T>> {
+    return await this.call<T>("POST", route, { query: { groupJid: jid }, body, idempotent: false }, options);
+  }
+
+  async #get<T>(
+    route: string,
+    query: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<T>> {
+    return await this.call<T>("GET", route, { query }, options);
+  }
+
+  /**
+   * Rename a group (`POST /group/updateGroupSubject`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().updateSubject("120363025246125888", "New name");
+   * ```
+   */
+  async updateSubject(
+    jid: string,
+    subject: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<UpdateResult>> {
+    const valid = check("group subject", (p) => ({
+      jid: readGroupJid(p, jid)!,
+      subject: p.text("subject", subject, { required: true }),
+    }));
+    return await this.#post(
+      "/group/updateGroupSubject/{instance}",
+      valid.jid,
+      { subject: valid.subject },
+      options,
+    );
+  }
+
+  /**
+   * Change the group picture (`POST /group/updateGroupPicture`; URL or raw base64).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().updatePicture("120363025246125888@g.us", "https://example.com/logo.png");
+   * ```
+   */
+  async updatePicture(jid: string, image: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
+    const valid = check(
+      "group picture",
+      (p) => ({ jid: readGroupJid(p, jid)!, image: p.media("image", image) }),
+    );
+    return await this.#post(
+      "/group/updateGroupPicture/{instance}",
+      valid.jid,
+      { image: valid.image },
+      options,
+    );
+  }
+
+  /**
+   * Change the group description (`POST /group/updateGroupDescription`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().updateDescription("120363025246125888@g.us", "Rules: be nice");
+   * ```
+   */
+  async updateDescription(
+    jid: string,
+    description: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<UpdateResult>> {
+    const valid = check("group description", (p) => ({
+      jid: readGroupJid(p, jid)!,
+      description: p.text("description", description, { required: true }),
+    }));
+    return await this.#post("/group/updateGroupDescription/{instance}", valid.jid, {
+      description: valid.description,
+    }, options);
+  }
+
+  /**
+   * A group's metadata (`GET /group/findGroupInfos?groupJid=`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.groups().findInfo("120363025246125888@g.us")).json("subject"));
+   * ```
+   */
+  async findInfo(jid: string, options?: CallOptions): Promise<ApiResponse<GroupInfo>> {
+    return await this.#get("/group/findGroupInfos/{instance}", { groupJid: groupJid(jid) }, options);
+  }
+
+  /**
+   * Every group the instance is in (`GET /group/fetchAllGroups?getParticipants=`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const groups = (await gw.groups().fetchAllGroups({ getParticipants: true })).data;
+   * ```
+   */
+  async fetchAllGroups(
+    options: CallOptions & { getParticipants?: boolean } = {},
+  ): Promise<ApiResponse<GroupInfo[]>> {
+    const { getParticipants = false, ...call } = options;
+    return await this.#get(
+      "/group/fetchAllGroups/{instance}",
+      { getParticipants: String(getParticipants) },
+      call,
+    );
+  }
+
+  /**
+   * A group's members (`GET /group/participants?groupJid=`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().participants("120363025246125888@g.us");
+   * ```
+   */
+  async participants(
+    jid: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ participants: { id: string; admin?: string | null; [key: string]: unknown }[] }>> {
+    return await this.#get("/group/participants/{instance}", { groupJid: groupJid(jid) }, options);
+  }
+
+  /**
+   * A group's invite link (`GET /group/inviteCode?groupJid=`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.groups().inviteCode("120363025246125888@g.us")).json("inviteUrl"));
+   * ```
+   */
+  async inviteCode(jid: string, options?: CallOptions): Promise<ApiResponse<InviteCodeResponse>> {
+    return await this.#get("/group/inviteCode/{instance}", { groupJid: groupJid(jid) }, options);
+  }
+
+  /**
+   * Revoke the invite link and get a new one (`POST /group/revokeInviteCode`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().revokeInviteCode("120363025246125888@g.us");
+   * ```
+   */
+  async revokeInviteCode(
+    jid: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ revoked: boolean; inviteCode: string }>> {
+    return await this.#post("/group/revokeInviteCode/{instance}", groupJid(jid), {}, options);
+  }
+
+  /**
+   * Send the invite link to numbers (`POST /group/sendInvite`; the group id goes in the body here).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().sendInvite("120363025246125888@g.us", ["5511999999999"], "Join us");
+   * ```
+   */
+  async sendInvite(
+    jid: string,
+    numbers: string[],
+    description: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ send: boolean; inviteUrl: string }>> {
+    const body = check("group invite", (p) => ({
+      groupJid: readGroupJid(p, jid),
+      description: p.text("description", description, { required: true }),
+      numbers: readParticipants(p, "numbers", numbers),
+    }));
+    return await this.call("POST", "/group/sendInvite/{instance}", { body, idempotent: false }, options);
+  }
+
+  /**
+   * What an invite code leads to (`GET /group/inviteInfo?inviteCode=`); a chat.whatsapp.com link works too.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().inviteInfo("https://chat.whatsapp.com/AbCdEfGhIjKlMnOpQrStUv");
+   * ```
+   */
+  async inviteInfo(code: string, options?: CallOptions): Promise<ApiResponse<Record<string, unknown>>> {
+    return await this.#get("/group/inviteInfo/{instance}", { inviteCode: inviteCode(code) }, options);
+  }
+
+  /**
+   * Join a group by invite code (`GET /group/acceptInviteCode?inviteCode=`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().acceptInvite("AbCdEfGhIjKlMnOpQrStUv");
+   * ```
+   */
+  async acceptInvite(
+    code: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ accepted: boolean; groupJid: string }>> {
+    return await this.call("GET", "/group/acceptInviteCode/{instance}", {
+      query: { inviteCode: inviteCode(code) },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Add, remove, promote or demote members (`POST /group/updateParticipant`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().updateParticipant("120363025246125888@g.us", "promote", ["5511999999999"]);
+   * ```
+   */
+  async updateParticipant(
+    jid: string,
+    action: ParticipantAction,
+    participants: string[],
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
+    const valid = check("participant update", (p) => ({
+      jid: readGroupJid(p, jid)!,
+      action: p.oneOf("action", action, PARTICIPANT_ACTIONS, { required: true }),
+      participants: readParticipants(p, "participants", participants),
+    }));
+    return await this.#post("/group/updateParticipant/{instance}", valid.jid, {
+      action: valid.action,
+      participants: valid.participants,
+    }, options);
+  }
+
+  /**
+   * Add members (`updateParticipant` with `add`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().addParticipants("120363025246125888@g.us", ["5511999999999"]);
+   * ```
+   */
+  async addParticipants(
+    jid: string,
+    participants: string[],
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
+    return await this.updateParticipant(jid, "add", participants, options);
+  }
+
+  /**
+   * Remove members (`updateParticipant` with `remove`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().removeParticipants("120363025246125888@g.us", ["5511999999999"]);
+   * ```
+   */
+  async removeParticipants(
+    jid: string,
+    participants: string[],
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
+    return await this.updateParticipant(jid, "remove", participants, options);
+  }
+
+  /**
+   * Make members admins (`updateParticipant` with `promote`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().promoteParticipants("120363025246125888@g.us", ["5511999999999"]);
+   * ```
+   */
+  async promoteParticipants(
+    jid: string,
+    participants: string[],
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
+    return await this.updateParticipant(jid, "promote", participants, options);
+  }
+
+  /**
+   * Take admin rights away (`updateParticipant` with `demote`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().demoteParticipants("120363025246125888@g.us", ["5511999999999"]);
+   * ```
+   */
+  async demoteParticipants(
+    jid: string,
+    participants: string[],
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
+    return await this.updateParticipant(jid, "demote", participants, options);
+  }
+
+  /**
+   * Who may send and edit (`POST /group/updateSetting`): `announcement` (admins only send),
+   * `not_announcement`, `locked` (admins only edit), `unlocked`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().updateSettings("120363025246125888@g.us", "announcement");
+   * ```
+   */
+  async updateSettings(
+    jid: string,
+    action: GroupSettingAction,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ updateSetting: unknown }>> {
+    const valid = check("group setting", (p) => ({
+      jid: readGroupJid(p, jid)!,
+      action: p.oneOf("action", action, GROUP_SETTING_ACTIONS, { required: true }),
+    }));
+    return await this.#post("/group/updateSetting/{instance}", valid.jid, { action: valid.action }, options);
+  }
+
+  /**
+   * Disappearing messages (`POST /group/toggleEphemeral`): 0 (off), 86400, 604800 or 7776000 seconds.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().toggleEphemeral("120363025246125888@g.us", 604800);
+   * ```
+   */
+  async toggleEphemeral(
+    jid: string,
+    expiration: number,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ success: boolean }>> {
+    const valid = groupJid(jid);
+    const value = oneOf("expiration", expiration, EPHEMERAL_EXPIRATIONS);
+    return await this.#post("/group/toggleEphemeral/{instance}", valid, { expiration: value }, options);
+  }
+
+  /**
+   * Leave a group (`DELETE /group/leaveGroup?groupJid=`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.groups().leave("120363025246125888@g.us");
+   * ```
+   */
+  async leave(
+    jid: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ groupJid: string; leave: boolean }>> {
+    return await this.call("DELETE", "/group/leaveGroup/{instance}", {
+      query: { groupJid: groupJid(jid) },
+      idempotent: false,
+    }, options);
+  }
+}

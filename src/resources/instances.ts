@@ -1,0 +1,324 @@
+/**
+ * Instance management: every route under `/instance`, plus `isConnected` and `waitForConnection`.
+ *
+ * @module
+ */
+
+import { abortableSleep } from "../client/client.ts";
+import type { ApiResponse } from "../client/response.ts";
+import { CreateInstanceDto, type CreateInstanceInput } from "../dto/create_instance.ts";
+import { ConnectionException, InstanceNotFoundException } from "../errors.ts";
+import { check, oneOf } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type {
+  ActionResult,
+  ConnectionStateResponse,
+  CreateInstanceResponse,
+  InstanceRow,
+  Presence,
+  QrCode,
+} from "./types.ts";
+
+/** Presence values of `setPresence` and `sendPresence`. */
+export const PRESENCES: readonly Presence[] = [
+  "unavailable",
+  "available",
+  "composing",
+  "recording",
+  "paused",
+];
+
+/** Options of {@link InstancesResource.waitForConnection}. */
+export interface WaitForConnectionOptions extends CallOptions {
+  /** Give up after this many ms (default 60000). */
+  timeoutMs?: number;
+  /** Poll every this many ms (default 2000). */
+  intervalMs?: number;
+  /** Sleep used between polls (default: the client's, else a timer); inject one in tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/**
+ * Instances: create, connect (QR code), state, restart, presence, logout, delete. Methods that take a
+ * `name` use it; without one they use the bound instance (`gw.instance(name)` or the connection's).
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+ * await gw.instances().create({ instanceName: "sales", qrcode: true });
+ * const qr = await gw.instances().getQrCode("sales");
+ * console.log(qr?.base64);
+ * ```
+ */
+export class InstancesResource extends Resource {
+  #named(name: string | undefined, options: CallOptions | undefined): CallOptions {
+    if (name === undefined) return options ?? {};
+    check("instance name", (problems) => problems.text("name", name, { required: true }));
+    return { ...options, instance: name };
+  }
+
+  /**
+   * Create an instance (`POST /instance/create`, global api key). Integration defaults to Baileys.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const res = await gw.instances().create("sales");
+   * console.log(res.data.hash); // the instance api key
+   * ```
+   */
+  async create(
+    nameOrInput: string | CreateInstanceInput | CreateInstanceDto,
+    options?: CallOptions,
+  ): Promise<ApiResponse<CreateInstanceResponse>> {
+    const dto = CreateInstanceDto.from(
+      typeof nameOrInput === "string" ? { instanceName: nameOrInput } : nameOrInput,
+    );
+    return await this.call<CreateInstanceResponse>("POST", "/instance/create", {
+      body: dto.toJSON(),
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Delete an instance (`DELETE /instance/delete`); it is logged out first. Asynchronous on the server.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await gw.instances().delete("sales");
+   * ```
+   */
+  async delete(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
+    return await this.call<ActionResult>(
+      "DELETE",
+      "/instance/delete/{instance}",
+      { idempotent: false },
+      this.#named(name, options),
+    );
+  }
+
+  /**
+   * Connect (`GET /instance/connect`): a QR code object while connecting, or the state when already open.
+   * Give `number` to get a pairing code instead of scanning.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const res = await gw.instances().connect("sales", { number: "5511999999999" });
+   * console.log(res.json("pairingCode"));
+   * ```
+   */
+  async connect(
+    name?: string,
+    options?: CallOptions & { number?: string },
+  ): Promise<ApiResponse<QrCode | ConnectionStateResponse>> {
+    const number = options?.number === undefined
+      ? undefined
+      : check("connect", (problems) => problems.recipient("number", options.number));
+    return await this.call<QrCode | ConnectionStateResponse>(
+      "GET",
+      "/instance/connect/{instance}",
+      { query: { number } },
+      this.#named(name, options),
+    );
+  }
+
+  /**
+   * The QR code `{ code, base64, pairingCode, count }` to scan, or null when the instance is already open.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const qr = await gw.instances().getQrCode("sales");
+   * if (qr) console.log(qr.code);
+   * ```
+   */
+  async getQrCode(name?: string, options?: CallOptions & { number?: string }): Promise<QrCode | null> {
+    const res = await this.connect(name, options);
+    const data = res.data as Record<string, unknown> | null;
+    if (data === null || typeof data !== "object" || "instance" in data) return null;
+    return data as QrCode;
+  }
+
+  /**
+   * Every instance on the server (`GET /instance/fetchInstances`); with an instance token, only that one.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const rows = (await gw.instances().fetchAll()).data;
+   * console.log(rows.map((row) => row.name));
+   * ```
+   */
+  async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
+    return await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {}, options);
+  }
+
+  /**
+   * One instance's row (`GET /instance/fetchInstances?instanceName=`); throws `InstanceNotFoundException`
+   * when there is none.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const row = await gw.instances().fetch("sales");
+   * console.log(row.connectionStatus);
+   * ```
+   */
+  async fetch(name: string, options?: CallOptions): Promise<InstanceRow> {
+    check("instance name", (problems) => problems.text("name", name, { required: true }));
+    const res = await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {
+      query: { instanceName: name },
+    }, options);
+    const row = Array.isArray(res.data) ? res.data[0] : undefined;
+    if (row === undefined) {
+      throw new InstanceNotFoundException(`Instance "${name}" not found`, {
+        instance: name,
+        messages: [`Instance "${name}" not found`],
+      });
+    }
+    return row;
+  }
+
+  /**
+   * The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.instances().connectionState()).json("instance.state"));
+   * ```
+   */
+  async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
+    return await this.call<ConnectionStateResponse>(
+      "GET",
+      "/instance/connectionState/{instance}",
+      {},
+      this.#named(name, options),
+    );
+  }
+
+  /**
+   * Restart (`POST /instance/restart`); answers like `connect`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await gw.instances().restart("sales");
+   * ```
+   */
+  async restart(
+    name?: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<QrCode | ConnectionStateResponse>> {
+    return await this.call<QrCode | ConnectionStateResponse>(
+      "POST",
+      "/instance/restart/{instance}",
+      { idempotent: false },
+      this.#named(name, options),
+    );
+  }
+
+  /**
+   * Log out of WhatsApp (`DELETE /instance/logout`); the instance stays and can connect again.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await gw.instances().logout("sales");
+   * ```
+   */
+  async logout(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
+    return await this.call<ActionResult>(
+      "DELETE",
+      "/instance/logout/{instance}",
+      { idempotent: false },
+      this.#named(name, options),
+    );
+  }
+
+  /**
+   * Set the instance's presence (`POST /instance/setPresence`) for the bound instance.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.instances().setPresence("available");
+   * ```
+   */
+  async setPresence(presence: Presence, options?: CallOptions): Promise<ApiResponse<{ presence: Presence }>> {
+    const value = oneOf("presence", presence, PRESENCES);
+    return await this.call<{ presence: Presence }>("POST", "/instance/setPresence/{instance}", {
+      body: { presence: value },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Whether the instance's state is `open`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * if (await gw.instances().isConnected("sales")) console.log("ready");
+   * ```
+   */
+  async isConnected(name?: string, options?: CallOptions): Promise<boolean> {
+    const res = await this.connectionState(name, options);
+    return res.json("instance.state") === "open";
+  }
+
+  /**
+   * Poll `connectionState` until the instance is `open`; throws `ConnectionException` (reason `timeout`)
+   * after `timeoutMs` (default 60000), polling every `intervalMs` (default 2000). `signal` stops it.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await gw.instances().waitForConnection("sales", { timeoutMs: 120_000 });
+   * ```
+   */
+  async waitForConnection(
+    name?: string,
+    options: WaitForConnectionOptions = {},
+  ): Promise<ConnectionStateResponse> {
+    const { timeoutMs = 60_000, intervalMs = 2_000, sleep, ...call } = options;
+    const named = this.#named(name, call);
+    const instance = this.instanceName(named);
+    const clientSleep = (this.context.client as unknown as { sleep?: Sleeper }).sleep;
+    const wait: Sleeper = sleep ??
+      (typeof clientSleep === "function" ? clientSleep.bind(this.context.client) : abortableSleep);
+    const now = this.context.now;
+    const deadline = now() + timeoutMs;
+    let last: string | undefined;
+    for (;;) {
+      named.signal?.throwIfAborted();
+      const res = await this.connectionState(undefined, named);
+      last = res.json<string | undefined>("instance.state");
+      if (last === "open") return res.data;
+      const left = deadline - now();
+      if (left <= 0) break;
+      await wait(Math.min(intervalMs, left), named.signal);
+    }
+    throw new ConnectionException(
+      `Instance "${instance}" did not connect within ${timeoutMs} ms (last state "${last ?? "unknown"}")`,
+      { instance, reason: "timeout", timedOut: true },
+    );
+  }
+}

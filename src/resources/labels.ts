@@ -1,0 +1,61 @@
+/**
+ * Chat labels (`/label`).
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { check } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type { Label } from "./types.ts";
+
+/**
+ * Labels.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * const labels = (await gw.labels().find()).data;
+ * await gw.labels().handle("5511999999999", labels[0].id, "add");
+ * ```
+ */
+export class LabelsResource extends Resource {
+  /**
+   * Every label (`GET /label/findLabels`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.labels().find();
+   * ```
+   */
+  async find(options?: CallOptions): Promise<ApiResponse<Label[]>> {
+    return await this.call("GET", "/label/findLabels/{instance}", {}, options);
+  }
+
+  /**
+   * Add a label to a chat or remove it (`POST /label/handleLabel`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.labels().handle("5511999999999", "3", "remove");
+   * ```
+   */
+  async handle(
+    number: string,
+    labelId: string,
+    action: "add" | "remove",
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    const body = check("label change", (p) => ({
+      number: p.recipient("number", number),
+      labelId: p.text("labelId", labelId, { required: true }),
+      action: p.oneOf("action", action, ["add", "remove"] as const, { required: true }),
+    }));
+    return await this.call("POST", "/label/handleLabel/{instance}", { body, idempotent: false }, options);
+  }
+}

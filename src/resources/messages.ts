@@ -1,0 +1,675 @@
+/**
+ * Message sends: every route under `/message`. Each send goes through the shared send pipeline (never
+ * retried when its outcome is unknown, recorded in the store, counted, `MessageSent` dispatched once).
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import {
+  type MediaType,
+  SendAudioMessageDto,
+  type SendAudioMessageInput,
+  SendMediaMessageDto,
+  type SendMediaMessageInput,
+  SendPtvMessageDto,
+  type SendPtvMessageInput,
+  SendStatusMessageDto,
+  type SendStatusMessageInput,
+  SendStickerMessageDto,
+  type SendStickerMessageInput,
+} from "../dto/media_messages.ts";
+import type { MessageOptionsInput } from "../dto/message_options.ts";
+import type { RequestDto } from "../dto/request_dto.ts";
+import {
+  type ButtonInput,
+  type ContactCard,
+  type ListSection,
+  SendButtonsMessageDto,
+  type SendButtonsMessageInput,
+  SendContactMessageDto,
+  type SendContactMessageInput,
+  SendListMessageDto,
+  type SendListMessageInput,
+  SendLocationMessageDto,
+  type SendLocationMessageInput,
+  SendPollMessageDto,
+  type SendPollMessageInput,
+  SendReactionMessageDto,
+  type SendReactionMessageInput,
+  SendTemplateMessageDto,
+  type SendTemplateMessageInput,
+} from "../dto/structured_messages.ts";
+import { SendTextMessageDto, type SendTextMessageInput } from "../dto/text_message.ts";
+import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import { splitOptions } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type { MessageRef, SendMessageResponse } from "./types.ts";
+
+/** Shared send options plus call options, the last argument of the short send methods. */
+export type SendOptions = MessageOptionsInput & CallOptions;
+
+/** Extra fields of a media send (`image`, `video`, `document`). */
+export interface MediaSendOptions extends SendOptions {
+  /** MIME type. */
+  mimetype?: string;
+  /** File name (required for base64 documents). */
+  fileName?: string;
+}
+
+/** The short-form answer type of every send. */
+export type SendResult = Promise<ApiResponse<SendMessageResponse>>;
+
+/**
+ * Message sends. Short forms (`text(to, text)`) build the request object for you; DTO forms
+ * (`sendText(dto | object)`) take the full body. All validate before sending and return the server's answer
+ * (`res.json("key.id")` is the message id).
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * const res = await gw.messages().text("5511999999999", "Hello", { delay: 1200 });
+ * console.log(res.json("key.id"));
+ * ```
+ */
+export class MessagesResource extends Resource {
+  #deliver(
+    route: string,
+    type: string,
+    dto: RequestDto<object>,
+    to: string,
+    bucket: RateLimitBucket,
+    options?: CallOptions,
+  ): SendResult {
+    return this.send<SendMessageResponse>(
+      { route, type, body: dto.toJSON() as Record<string, unknown>, to, bucket },
+      options,
+    );
+  }
+
+  /**
+   * Send a text (`POST /message/sendText`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
+   * ```
+   */
+  async text(to: string, text: string, options?: SendOptions): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendText({ ...body, number: to, text }, call);
+  }
+
+  /**
+   * Send a text from a request object (`POST /message/sendText`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService, SendTextMessageDto } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendText(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
+   * ```
+   */
+  async sendText(dto: SendTextMessageDto | SendTextMessageInput, options?: CallOptions): SendResult {
+    const valid = SendTextMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendText/{instance}",
+      "text",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * Send an image by URL or raw base64 (`POST /message/sendMedia`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().image("5511999999999", "https://example.com/a.png", "Look");
+   * ```
+   */
+  async image(to: string, media: string, caption?: string, options?: MediaSendOptions): SendResult {
+    return await this.#media("image", to, media, caption, options);
+  }
+
+  /**
+   * Send a video (`POST /message/sendMedia`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().video("5511999999999", "https://example.com/v.mp4", "Clip");
+   * ```
+   */
+  async video(to: string, media: string, caption?: string, options?: MediaSendOptions): SendResult {
+    return await this.#media("video", to, media, caption, options);
+  }
+
+  /**
+   * Send a document (`POST /message/sendMedia`); `fileName` is required for base64 content.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().document("5511999999999", "https://example.com/a.pdf", "a.pdf", "Invoice");
+   * ```
+   */
+  async document(
+    to: string,
+    media: string,
+    fileName?: string,
+    caption?: string,
+    options?: MediaSendOptions,
+  ): SendResult {
+    return await this.#media("document", to, media, caption, {
+      ...options,
+      fileName: fileName ?? options?.fileName,
+    });
+  }
+
+  async #media(
+    type: MediaType,
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendMedia({ ...body, number: to, mediatype: type, media, caption }, call);
+  }
+
+  /**
+   * Send media from a request object (`POST /message/sendMedia`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendMedia({ number: "5511999999999", mediatype: "image", media: "https://example.com/a.png" });
+   * ```
+   */
+  async sendMedia(dto: SendMediaMessageDto | SendMediaMessageInput, options?: CallOptions): SendResult {
+    const valid = SendMediaMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendMedia/{instance}",
+      valid.body.mediatype,
+      valid,
+      valid.body.number,
+      "media",
+      options,
+    );
+  }
+
+  /**
+   * Send a voice note (`POST /message/sendWhatsAppAudio`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().audio("5511999999999", "https://example.com/a.ogg");
+   * ```
+   */
+  async audio(to: string, audio: string, options?: SendOptions & { encoding?: boolean }): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendAudio({ ...body, number: to, audio }, call);
+  }
+
+  /**
+   * Send a voice note from a request object (`POST /message/sendWhatsAppAudio`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendAudio({ number: "5511999999999", audio: "https://example.com/a.mp3", encoding: true });
+   * ```
+   */
+  async sendAudio(dto: SendAudioMessageDto | SendAudioMessageInput, options?: CallOptions): SendResult {
+    const valid = SendAudioMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendWhatsAppAudio/{instance}",
+      "audio",
+      valid,
+      valid.body.number,
+      "media",
+      options,
+    );
+  }
+
+  /**
+   * Send a round video note (`POST /message/sendPtv`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().ptv("5511999999999", "https://example.com/v.mp4");
+   * ```
+   */
+  async ptv(to: string, video: string, options?: SendOptions): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendPtv({ ...body, number: to, video }, call);
+  }
+
+  /**
+   * Send a round video note from a request object (`POST /message/sendPtv`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendPtv({ number: "5511999999999", video: "https://example.com/v.mp4" });
+   * ```
+   */
+  async sendPtv(dto: SendPtvMessageDto | SendPtvMessageInput, options?: CallOptions): SendResult {
+    const valid = SendPtvMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendPtv/{instance}",
+      "ptv",
+      valid,
+      valid.body.number,
+      "media",
+      options,
+    );
+  }
+
+  /**
+   * Send a sticker (`POST /message/sendSticker`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sticker("5511999999999", "https://example.com/s.webp");
+   * ```
+   */
+  async sticker(
+    to: string,
+    sticker: string,
+    options?: SendOptions & { notConvertSticker?: boolean },
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendSticker({ ...body, number: to, sticker }, call);
+  }
+
+  /**
+   * Send a sticker from a request object (`POST /message/sendSticker`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendSticker({ number: "5511999999999", sticker: "https://example.com/s.png" });
+   * ```
+   */
+  async sendSticker(dto: SendStickerMessageDto | SendStickerMessageInput, options?: CallOptions): SendResult {
+    const valid = SendStickerMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendSticker/{instance}",
+      "sticker",
+      valid,
+      valid.body.number,
+      "media",
+      options,
+    );
+  }
+
+  /**
+   * Send a location (`POST /message/sendLocation`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().location("5511999999999", -23.5505, -46.6333, "Office", "Av. Paulista, 1000");
+   * ```
+   */
+  async location(
+    to: string,
+    latitude: number,
+    longitude: number,
+    name?: string,
+    address?: string,
+    options?: SendOptions,
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendLocation({ ...body, number: to, latitude, longitude, name, address }, call);
+  }
+
+  /**
+   * Send a location from a request object (`POST /message/sendLocation`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendLocation({ number: "5511999999999", latitude: 0, longitude: 0, name: "Null Island" });
+   * ```
+   */
+  async sendLocation(
+    dto: SendLocationMessageDto | SendLocationMessageInput,
+    options?: CallOptions,
+  ): SendResult {
+    const valid = SendLocationMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendLocation/{instance}",
+      "location",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * Send one or more contact cards (`POST /message/sendContact`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().contact("5511999999999", { fullName: "Ana", phoneNumber: "+55 11 98888-7777" });
+   * ```
+   */
+  async contact(to: string, contacts: ContactCard | ContactCard[], options?: SendOptions): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendContact(
+      { ...body, number: to, contact: Array.isArray(contacts) ? contacts : [contacts] },
+      call,
+    );
+  }
+
+  /**
+   * Send contact cards from a request object (`POST /message/sendContact`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendContact({ number: "5511999999999", contact: [{ fullName: "Ana", phoneNumber: "5511988887777" }] });
+   * ```
+   */
+  async sendContact(dto: SendContactMessageDto | SendContactMessageInput, options?: CallOptions): SendResult {
+    const valid = SendContactMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendContact/{instance}",
+      "contact",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * React to a message (`POST /message/sendReaction`); `""` removes the reaction.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().reaction({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false }, "👍");
+   * ```
+   */
+  async reaction(key: MessageRef, reaction: string, options?: CallOptions): SendResult {
+    return await this.sendReaction({ key, reaction }, options);
+  }
+
+  /**
+   * React from a request object (`POST /message/sendReaction`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendReaction({ key: { remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true }, reaction: "" });
+   * ```
+   */
+  async sendReaction(
+    dto: SendReactionMessageDto | SendReactionMessageInput,
+    options?: CallOptions,
+  ): SendResult {
+    const valid = SendReactionMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendReaction/{instance}",
+      "reaction",
+      valid,
+      valid.body.key.remoteJid,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * Send a poll (`POST /message/sendPoll`); `selectableCount` defaults to 1.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], { selectableCount: 1 });
+   * ```
+   */
+  async poll(
+    to: string,
+    name: string,
+    values: string[],
+    options?: SendOptions & { selectableCount?: number },
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendPoll({ ...body, number: to, name, values }, call);
+  }
+
+  /**
+   * Send a poll from a request object (`POST /message/sendPoll`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendPoll({ number: "5511999999999", name: "Days?", values: ["Mon", "Tue"], selectableCount: 0 });
+   * ```
+   */
+  async sendPoll(dto: SendPollMessageDto | SendPollMessageInput, options?: CallOptions): SendResult {
+    const valid = SendPollMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendPoll/{instance}",
+      "poll",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * Send a list message (`POST /message/sendList`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().list("5511999999999", {
+   *   title: "Menu", footerText: "Thanks", buttonText: "Open",
+   *   sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
+   * });
+   * ```
+   */
+  async list(
+    to: string,
+    list: {
+      title: string;
+      description?: string;
+      footerText: string;
+      buttonText: string;
+      sections: ListSection[];
+    },
+    options?: SendOptions,
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendList({ ...body, ...list, number: to }, call);
+  }
+
+  /**
+   * Send a list message from a request object (`POST /message/sendList`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendList({ number: "5511999999999", title: "T", footerText: "F", buttonText: "B",
+   *   sections: [{ title: "S", rows: [{ title: "R", rowId: "r" }] }] });
+   * ```
+   */
+  async sendList(dto: SendListMessageDto | SendListMessageInput, options?: CallOptions): SendResult {
+    const valid = SendListMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendList/{instance}",
+      "list",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * Send buttons (`POST /message/sendButtons`): up to 3 reply buttons, or other kinds, or one pix button.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().buttons("5511999999999", { title: "Pick", buttons: [{ type: "reply", displayText: "Yes", id: "yes" }] });
+   * ```
+   */
+  async buttons(
+    to: string,
+    message: {
+      title?: string;
+      description?: string;
+      footer?: string;
+      thumbnailUrl?: string;
+      buttons: ButtonInput[];
+    },
+    options?: SendOptions,
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendButtons({ ...body, ...message, number: to }, call);
+  }
+
+  /**
+   * Send buttons from a request object (`POST /message/sendButtons`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendButtons({ number: "5511999999999", buttons: [{ type: "url", displayText: "Site", url: "https://example.com" }] });
+   * ```
+   */
+  async sendButtons(dto: SendButtonsMessageDto | SendButtonsMessageInput, options?: CallOptions): SendResult {
+    const valid = SendButtonsMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendButtons/{instance}",
+      "buttons",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+
+  /**
+   * Post a status (story) (`POST /message/sendStatus`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().status({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
+   * ```
+   */
+  async status(status: SendStatusMessageInput, options?: CallOptions): SendResult {
+    return await this.sendStatus(status, options);
+  }
+
+  /**
+   * Post a status from a request object (`POST /message/sendStatus`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService, SendStatusMessageDto } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendStatus(SendStatusMessageDto.from({ type: "image", content: "https://example.com/a.png", allContacts: true }));
+   * ```
+   */
+  async sendStatus(dto: SendStatusMessageDto | SendStatusMessageInput, options?: CallOptions): SendResult {
+    const valid = SendStatusMessageDto.from(dto);
+    const bucket = valid.body.type === "text" ? "messages" : "media";
+    return await this.#deliver(
+      "/message/sendStatus/{instance}",
+      "status",
+      valid,
+      "status@broadcast",
+      bucket,
+      options,
+    );
+  }
+
+  /**
+   * Send an approved template (`POST /message/sendTemplate`; WhatsApp Business instances only).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().template("5511999999999", "hello_world", "en_US");
+   * ```
+   */
+  async template(
+    to: string,
+    name: string,
+    language: string,
+    components?: Record<string, unknown>[],
+    options?: CallOptions & { webhookUrl?: string },
+  ): SendResult {
+    const [body, call] = splitOptions(options);
+    return await this.sendTemplate({ ...body, number: to, name, language, components }, call);
+  }
+
+  /**
+   * Send a template from a request object (`POST /message/sendTemplate`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().sendTemplate({ number: "5511999999999", name: "order", language: "pt_BR", components: [] });
+   * ```
+   */
+  async sendTemplate(
+    dto: SendTemplateMessageDto | SendTemplateMessageInput,
+    options?: CallOptions,
+  ): SendResult {
+    const valid = SendTemplateMessageDto.from(dto);
+    return await this.#deliver(
+      "/message/sendTemplate/{instance}",
+      "template",
+      valid,
+      valid.body.number,
+      "messages",
+      options,
+    );
+  }
+}

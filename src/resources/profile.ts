@@ -1,0 +1,195 @@
+/**
+ * The instance's own profile and privacy: the profile routes under `/chat`.
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { PRIVACY_VALUES, type PrivacySettings, PrivacySettingsDto } from "../dto/privacy_settings.ts";
+import { isRecord } from "../dto/validate.ts";
+import { check, invalid, recipient } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type { ProfileInfo, UpdateResult } from "./types.ts";
+
+/**
+ * Profile: read profiles, change the own name, status and picture, privacy settings.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * await gw.profile().updateName("Sales team");
+ * console.log((await gw.profile().fetch()).json("name"));
+ * ```
+ */
+export class ProfileResource extends Resource {
+  /**
+   * A profile (`POST /chat/fetchProfile`); without `number`, the instance's own.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().fetch("5511999999999");
+   * ```
+   */
+  async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
+    const body = number === undefined ? {} : { number: recipient(number) };
+    return await this.call("POST", "/chat/fetchProfile/{instance}", { body, idempotent: true }, options);
+  }
+
+  /**
+   * Same as {@link ProfileResource.fetch} (the route's name).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().fetchProfile();
+   * ```
+   */
+  async fetchProfile(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
+    return await this.fetch(number, options);
+  }
+
+  /**
+   * A business profile (`POST /chat/fetchBusinessProfile`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.profile().fetchBusinessProfile("5511999999999")).json("isBusiness"));
+   * ```
+   */
+  async fetchBusinessProfile(
+    number: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    return await this.call("POST", "/chat/fetchBusinessProfile/{instance}", {
+      body: { number: recipient(number) },
+      idempotent: true,
+    }, options);
+  }
+
+  /**
+   * Change the own display name (`POST /chat/updateProfileName`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().updateName("Sales");
+   * ```
+   */
+  async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
+    check("profile name", (p) => p.text("name", name, { required: true }));
+    return await this.call("POST", "/chat/updateProfileName/{instance}", {
+      body: { name },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Change the own status text (`POST /chat/updateProfileStatus`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().updateStatus("Open 9–18");
+   * ```
+   */
+  async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
+    check("profile status", (p) => p.text("status", status, { required: true }));
+    return await this.call("POST", "/chat/updateProfileStatus/{instance}", {
+      body: { status },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Change the own picture (`POST /chat/updateProfilePicture`; URL or raw base64).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().updatePicture("https://example.com/me.png");
+   * ```
+   */
+  async updatePicture(picture: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
+    const valid = check("profile picture", (p) => p.media("picture", picture));
+    return await this.call("POST", "/chat/updateProfilePicture/{instance}", {
+      body: { picture: valid },
+      idempotent: false,
+    }, options);
+  }
+
+  /**
+   * Remove the own picture (`DELETE /chat/removeProfilePicture`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().removePicture();
+   * ```
+   */
+  async removePicture(options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
+    return await this.call("DELETE", "/chat/removeProfilePicture/{instance}", { idempotent: false }, options);
+  }
+
+  /**
+   * The privacy settings (`GET /chat/fetchPrivacySettings`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.profile().fetchPrivacySettings()).json("readreceipts"));
+   * ```
+   */
+  async fetchPrivacySettings(options?: CallOptions): Promise<ApiResponse<PrivacySettings>> {
+    return await this.call("GET", "/chat/fetchPrivacySettings/{instance}", {}, options);
+  }
+
+  /**
+   * Change privacy settings (`POST /chat/updatePrivacySettings`). The server needs all six; when only
+   * some are given, the others are read first with `fetchPrivacySettings`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.profile().updatePrivacySettings({ last: "none" });
+   * ```
+   */
+  async updatePrivacySettings(
+    changes: Partial<PrivacySettings> | PrivacySettingsDto,
+    options?: CallOptions,
+  ): Promise<ApiResponse<{ update: string; data: PrivacySettings }>> {
+    let dto: PrivacySettingsDto;
+    if (changes instanceof PrivacySettingsDto) dto = changes;
+    else {
+      if (!isRecord(changes)) invalid("privacy settings", "request must be an object");
+      const complete = Object.keys(PRIVACY_VALUES).every((name) =>
+        changes[name as keyof PrivacySettings] !== undefined
+      );
+      let base: Record<string, unknown> = {};
+      if (!complete) {
+        const current = (await this.fetchPrivacySettings(options)).data;
+        base = isRecord(current) ? current : {};
+      }
+      const merged: Record<string, unknown> = {};
+      for (const name of Object.keys(PRIVACY_VALUES)) {
+        merged[name] = changes[name as keyof PrivacySettings] ?? base[name];
+      }
+      dto = PrivacySettingsDto.from(merged as unknown as PrivacySettings);
+    }
+    return await this.call("POST", "/chat/updatePrivacySettings/{instance}", {
+      body: dto.toJSON(),
+      idempotent: false,
+    }, options);
+  }
+}

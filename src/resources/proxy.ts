@@ -1,0 +1,58 @@
+/**
+ * The instance's proxy (`/proxy/set`, `/proxy/find`).
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { ProxyDto, type ProxyInput } from "../dto/proxy.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+
+/**
+ * Proxy.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * await gw.proxy().set({ host: "proxy.example.com", port: 3128, protocol: "http" });
+ * ```
+ */
+export class ProxyResource extends Resource {
+  /**
+   * Set the proxy (`POST /proxy/set`); the server tests it live (400 "Invalid proxy" when it fails).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.proxy().set({ enabled: false, host: "proxy.example.com", port: "3128", protocol: "http" });
+   * ```
+   */
+  async set(
+    proxy: ProxyInput | ProxyDto,
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    const dto = ProxyDto.from(proxy);
+    return await this.call(
+      "POST",
+      "/proxy/set/{instance}",
+      { body: dto.toJSON(), idempotent: false },
+      options,
+    );
+  }
+
+  /**
+   * The stored proxy (`GET /proxy/find`; `data` is null when none).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.proxy().find()).json("host"));
+   * ```
+   */
+  async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown> | null>> {
+    return await this.call("GET", "/proxy/find/{instance}", {}, options);
+  }
+}

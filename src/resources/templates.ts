@@ -1,0 +1,58 @@
+/**
+ * Message templates (`/template`; WhatsApp Business instances only).
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { CreateTemplateDto, type CreateTemplateInput } from "../dto/create_template.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+
+/**
+ * Templates.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "meta" });
+ * const templates = (await gw.templates().find()).data;
+ * ```
+ */
+export class TemplatesResource extends Resource {
+  /**
+   * Submit a template for approval (`POST /template/create`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "meta" });
+   * await gw.templates().create({ name: "order", category: "UTILITY", language: "en_US", components: [{ type: "BODY", text: "Hi" }] });
+   * ```
+   */
+  async create(
+    template: CreateTemplateInput | CreateTemplateDto,
+    options?: CallOptions,
+  ): Promise<ApiResponse<Record<string, unknown>>> {
+    const dto = CreateTemplateDto.from(template);
+    return await this.call(
+      "POST",
+      "/template/create/{instance}",
+      { body: dto.toJSON(), idempotent: false },
+      options,
+    );
+  }
+
+  /**
+   * The instance's templates (`GET /template/find`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "meta" });
+   * await gw.templates().find();
+   * ```
+   */
+  async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown>[]>> {
+    return await this.call("GET", "/template/find/{instance}", {}, options);
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The instance's webhook configuration on the server (`/webhook/set`, `/webhook/find`).
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { WebhookConfigDto, type WebhookConfigInput } from "../dto/webhook_config.ts";
+import { isRecord } from "../dto/validate.ts";
+import { invalid } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type { WebhookRow } from "./types.ts";
+
+/**
+ * Webhook configuration. `set` sends the server's wrapped body `{ webhook: {...} }` with `events` always an
+ * array; `update` changes some fields of the stored configuration.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * await gw.webhooks().set({ url: "https://example.com/gateway/webhook/sales", events: ["MESSAGES_UPSERT"] });
+ * await gw.webhooks().update({ byEvents: true });
+ * ```
+ */
+export class WebhooksResource extends Resource {
+  /**
+   * Replace the webhook configuration (`POST /webhook/set`). `enabled` defaults to true, `events` to `[]`
+   * (every event); dotted event names are converted.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.webhooks().set({ url: "https://example.com/hook", events: ["messages.upsert", "CONNECTION_UPDATE"] });
+   * ```
+   */
+  async set(
+    config: WebhookConfigInput | WebhookConfigDto,
+    options?: CallOptions,
+  ): Promise<ApiResponse<WebhookRow>> {
+    const dto = WebhookConfigDto.from(config);
+    return await this.call(
+      "POST",
+      "/webhook/set/{instance}",
+      { body: dto.toJSON(), idempotent: false },
+      options,
+    );
+  }
+
+  /**
+   * The stored configuration (`GET /webhook/find`); `data` is null when none was ever set.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const row = (await gw.webhooks().find()).data;
+   * console.log(row?.url, row?.events);
+   * ```
+   */
+  async find(options?: CallOptions): Promise<ApiResponse<WebhookRow | null>> {
+    return await this.call("GET", "/webhook/find/{instance}", {}, options);
+  }
+
+  /**
+   * Change some fields: reads the stored row with `find`, merges `changes`, and `set`s the result. With no
+   * stored row, `changes` must hold a `url`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.webhooks().update({ events: ["MESSAGES_UPSERT", "SEND_MESSAGE"] });
+   * ```
+   */
+  async update(
+    changes: Partial<WebhookConfigInput>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<WebhookRow>> {
+    if (!isRecord(changes)) invalid("webhook configuration", "request must be an object");
+    const row = (await this.find(options)).data;
+    const current: Partial<WebhookConfigInput> = isRecord(row)
+      ? {
+        url: row.url,
+        enabled: row.enabled,
+        events: Array.isArray(row.events) ? row.events : [],
+        byEvents: row.webhookByEvents,
+        base64: row.webhookBase64,
+        headers: isRecord(row.headers) ? row.headers as Record<string, string> : undefined,
+      }
+      : {};
+    const merged: Record<string, unknown> = { ...current };
+    for (const [key, value] of Object.entries(changes)) if (value !== undefined) merged[key] = value;
+    return await this.set(merged as unknown as WebhookConfigInput, options);
+  }
+
+  /**
+   * Turn the stored webhook on (`update({ enabled: true })`). The server empties `events` when a webhook
+   * is disabled, so re-enabling without `events` subscribes to every event: pass the list to keep it.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.webhooks().enable(["MESSAGES_UPSERT"]);
+   * ```
+   */
+  async enable(events?: string[], options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
+    return await this.update(events === undefined ? { enabled: true } : { enabled: true, events }, options);
+  }
+
+  /**
+   * Turn the stored webhook off (`update({ enabled: false })`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.webhooks().disable();
+   * ```
+   */
+  async disable(options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
+    return await this.update({ enabled: false }, options);
+  }
+}
