@@ -22,7 +22,6 @@ import {
   checkSnapshot,
   checkWebhookLog,
   compareParts,
-  type OutboundChanges,
   withoutUndefined,
 } from "./records.ts";
 import type {
@@ -219,7 +218,7 @@ export class KvStore implements GatewayStore {
    */
   async updateOutbound(
     id: string,
-    changes: OutboundChanges,
+    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
     expectedUpdatedAt?: number,
   ): Promise<OutboundMessageRecord | null> {
     const now = this.#now();

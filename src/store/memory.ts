@@ -13,7 +13,6 @@ import {
   checkSnapshot,
   checkWebhookLog,
   compareParts,
-  type OutboundChanges,
   withoutUndefined,
 } from "./records.ts";
 import type {
@@ -143,7 +142,7 @@ export class MemoryStore implements GatewayStore {
    */
   updateOutbound(
     id: string,
-    changes: OutboundChanges,
+    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
     expectedUpdatedAt?: number,
   ): Promise<OutboundMessageRecord | null> {
     return settle(() => {

@@ -1,0 +1,279 @@
+/**
+ * `retryFailedMessages`: resend failed message sends from the store, oldest first, each claimed
+ * atomically so that two runs at the same time never resend the same record.
+ *
+ * @module
+ */
+
+import { ConnectionException } from "../errors.ts";
+import { MessageSent } from "../events.ts";
+import { getGatewayLogger } from "../log.ts";
+import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+
+/** The request options the task passes to the client. */
+export interface RetryRequestOptions {
+  /** The original JSON body. */
+  body: unknown;
+  /** The record's instance. */
+  instance: string;
+  /** The record's connection. */
+  connection: string;
+  /** Always false: a message send is never repeated by the client. */
+  idempotent: false;
+  /** `media` for media sends, else `messages`. */
+  bucket: RateLimitBucket;
+  /** Cancels the request. */
+  signal?: AbortSignal;
+}
+
+/** The part of `GatewayClient` the task uses. */
+export interface RetryClient {
+  /** Send a request (see `GatewayClient.request`). */
+  request(method: "POST", route: string, options: RetryRequestOptions): Promise<{ data: unknown }>;
+}
+
+/** The part of `GatewayService` the task uses: a `GatewayService` fits, and so does a test fake. */
+export interface RetryService {
+  /** The client that sends. */
+  getClient(): RetryClient;
+  /** When present, `MessageSent` is dispatched on it for every message the task sends. */
+  readonly events?: EventTarget;
+  /** When present, every message the task sends is counted. */
+  getMetrics?(): { messageSent(type: string): void };
+}
+
+/** Options of {@link retryFailedMessages}. */
+export interface RetryFailedOptions {
+  /** Sends the messages. */
+  service: RetryService;
+  /** Where the failed records are. */
+  store: GatewayStore;
+  /** Records already resent this many times are skipped (default 3). */
+  maxRetries?: number;
+  /** At most this many resends per run (default 100); skipped records do not count. */
+  limit?: number;
+  /** Only records of this instance. */
+  instance?: string;
+  /** Only report what would be resent: nothing is claimed or sent. */
+  dryRun?: boolean;
+  /** Also resend records whose earlier outcome is unknown (they may already have been delivered). */
+  includeUnknown?: boolean;
+  /** Stops the run before the next record (the one in flight finishes). */
+  signal?: AbortSignal;
+  /** Called after each record, e.g. for a progress bar. */
+  onResult?: (result: RetryRecordResult) => void;
+  /** Clock in epoch ms (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Why a record was skipped. */
+export type RetrySkipReason = "outcome_unknown" | "max_retries" | "claimed_elsewhere";
+
+/** What happened to one record. */
+export interface RetryRecordResult {
+  /** The record's local id. */
+  id: string;
+  /** `sent`, `failed` (again), `skipped`, or in a dry run `would_retry`. */
+  status: "sent" | "failed" | "skipped" | "would_retry";
+  /** The error of a failed resend. */
+  error?: string;
+  /** Why it was skipped. */
+  reason?: RetrySkipReason;
+  /** The server's message id of a sent record. */
+  messageId?: string;
+  /** The record's retry count after this run. */
+  retryCount: number;
+}
+
+/** What {@link retryFailedMessages} did. */
+export interface RetryFailedResult {
+  /** Resends made (in a dry run: resends that would be made). */
+  attempted: number;
+  /** Resends that succeeded. */
+  sent: number;
+  /** Resends that failed again. */
+  failed: number;
+  /** Records left alone (unknown outcome, retries used up, or claimed by another run). */
+  skipped: number;
+  /** Whether this was a dry run. */
+  dryRun: boolean;
+  /** One entry per record looked at, oldest first. */
+  results: RetryRecordResult[];
+}
+
+const PAGE_SIZE = 100;
+const MEDIA_TYPES = new Set(["media", "image", "video", "document", "audio", "ptv", "sticker"]);
+const MEDIA_ROUTE = /\/message\/send(Media|WhatsAppAudio|Ptv|Sticker)\//;
+const log = getGatewayLogger("tasks", "retry-failed");
+
+function bucketFor(record: OutboundMessageRecord): RateLimitBucket {
+  return MEDIA_TYPES.has(record.type) || MEDIA_ROUTE.test(record.route) ? "media" : "messages";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function checkCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(
+      `Cannot retry failed messages: "${name}" must be a non-negative integer, got "${value}"`,
+    );
+  }
+}
+
+/**
+ * Resend failed messages with their original body through the normal client path, oldest first.
+ *
+ * Each record is first claimed with a compare-and-set that moves it from `failed` to `pending` and
+ * increments its retry count, so a concurrent run (another isolate, an overlapping cron) cannot resend it
+ * too. It then ends `sent` (with the server's `key.id`) or `failed` again (with the error; `outcomeUnknown`
+ * is set when the resend may have reached the server, and never cleared). Records whose outcome is
+ * unknown are skipped unless `includeUnknown` is set, because a resend could deliver twice; records
+ * resent `maxRetries` times are skipped. A process that dies mid-resend leaves its record `pending`: it
+ * is never resent automatically.
+ *
+ * @example Retry from a scheduled job
+ * ```ts
+ * import { GatewayService, KvStore, retryFailedMessages } from "@gw/gateway";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvStore(kv);
+ * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const result = await retryFailedMessages({ service, store, maxRetries: 3, limit: 50 });
+ * console.log(result.attempted, result.sent, result.failed, result.skipped);
+ * kv.close();
+ * ```
+ *
+ * @example A dry run for one instance
+ * ```ts
+ * import { MemoryStore, retryFailedMessages, type RetryService } from "@gw/gateway";
+ * const service: RetryService = { getClient: () => ({ request: () => Promise.resolve({ data: {} }) }) };
+ * const result = await retryFailedMessages({ service, store: new MemoryStore(), instance: "sales", dryRun: true });
+ * console.log(result.results);
+ * ```
+ */
+export async function retryFailedMessages(options: RetryFailedOptions): Promise<RetryFailedResult> {
+  const maxRetries = options.maxRetries ?? 3;
+  const limit = options.limit ?? 100;
+  checkCount("maxRetries", maxRetries);
+  checkCount("limit", limit);
+  const { store, service, signal } = options;
+  const now = options.now ?? Date.now;
+  const dryRun = options.dryRun === true;
+  const result: RetryFailedResult = { attempted: 0, sent: 0, failed: 0, skipped: 0, dryRun, results: [] };
+  const report = (entry: RetryRecordResult) => {
+    result.results.push(entry);
+    if (entry.status === "skipped") result.skipped++;
+    else result.attempted++;
+    if (entry.status === "sent") result.sent++;
+    if (entry.status === "failed") result.failed++;
+    options.onResult?.(entry);
+  };
+
+  let cursor: { createdAt: number; id: string } | undefined;
+  // Paging past skipped records keeps a backlog of exhausted ones from hiding newer failures.
+  scan: while (result.attempted < limit && !signal?.aborted) {
+    const page = await store.listOutbound({
+      status: "failed",
+      instance: options.instance,
+      limit: PAGE_SIZE,
+      startAfter: cursor,
+    });
+    for (const record of page) {
+      if (result.attempted >= limit || signal?.aborted) break scan;
+      cursor = { createdAt: record.createdAt, id: record.id };
+      if (record.outcomeUnknown && options.includeUnknown !== true) {
+        report({
+          id: record.id,
+          status: "skipped",
+          reason: "outcome_unknown",
+          retryCount: record.retryCount,
+        });
+      } else if (record.retryCount >= maxRetries) {
+        report({ id: record.id, status: "skipped", reason: "max_retries", retryCount: record.retryCount });
+      } else if (dryRun) {
+        report({ id: record.id, status: "would_retry", retryCount: record.retryCount });
+      } else {
+        report(await resend(record, service, store, now, signal));
+      }
+    }
+    if (page.length < PAGE_SIZE) break;
+  }
+  log.info(
+    "Retried failed messages{dry}: {attempted} attempted, {sent} sent, {failed} failed, {skipped} skipped",
+    { dry: dryRun ? " (dry run)" : "", ...result, results: undefined },
+  );
+  return result;
+}
+
+async function resend(
+  record: OutboundMessageRecord,
+  service: RetryService,
+  store: GatewayStore,
+  now: () => number,
+  signal: AbortSignal | undefined,
+): Promise<RetryRecordResult> {
+  const claimed = await store.updateOutbound(
+    record.id,
+    { status: "pending", retryCount: record.retryCount + 1, updatedAt: now() },
+    record.updatedAt,
+  );
+  if (claimed === null) {
+    return { id: record.id, status: "skipped", reason: "claimed_elsewhere", retryCount: record.retryCount };
+  }
+  let data: unknown;
+  try {
+    const response = await service.getClient().request("POST", record.route, {
+      body: record.body,
+      instance: record.instance,
+      connection: record.connection,
+      idempotent: false,
+      bucket: bucketFor(record),
+      signal,
+    });
+    data = response.data;
+  } catch (error) {
+    const unknown = error instanceof ConnectionException && error.outcomeUnknown;
+    const lastError = messageOf(error);
+    await finish(store, claimed, {
+      status: "failed",
+      lastError,
+      outcomeUnknown: claimed.outcomeUnknown || unknown,
+      updatedAt: now(),
+    });
+    log.warn("Resend of {id} failed: {error}", { id: record.id, error: lastError });
+    return { id: record.id, status: "failed", error: lastError, retryCount: claimed.retryCount };
+  }
+  const key = (data as { key?: { id?: unknown } } | null)?.key;
+  const messageId = typeof key?.id === "string" ? key.id : undefined;
+  await finish(store, claimed, { status: "sent", messageId, updatedAt: now() });
+  service.getMetrics?.().messageSent(record.type);
+  service.events?.dispatchEvent(
+    new MessageSent({
+      messageId: messageId ?? null,
+      instance: record.instance,
+      connection: record.connection,
+      to: record.recipient,
+      messageType: record.type,
+      response: data,
+    }),
+  );
+  return { id: record.id, status: "sent", messageId, retryCount: claimed.retryCount };
+}
+
+/** Record the outcome; a store failure here must not hide that the message went out (or did not). */
+async function finish(
+  store: GatewayStore,
+  claimed: OutboundMessageRecord,
+  changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+): Promise<void> {
+  try {
+    const saved = await store.updateOutbound(claimed.id, changes, claimed.updatedAt);
+    if (saved === null) {
+      log.warn("Cannot record the resend of {id}: the record changed meanwhile", { id: claimed.id });
+    }
+  } catch (error) {
+    log.warn("Cannot record the resend of {id}: {error}", { id: claimed.id, error: messageOf(error) });
+  }
+}

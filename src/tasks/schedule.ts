@@ -1,0 +1,318 @@
+/**
+ * Running `pruneOldRecords` and `retryFailedMessages` on a schedule: `registerScheduledTasks` with
+ * `Deno.cron` (Deno CLI, Deno Deploy), `createScheduledHandler` for a Cloudflare Workers `scheduled`
+ * export (cron triggers in `wrangler.toml`).
+ *
+ * @module
+ */
+
+import { getGatewayLogger } from "../log.ts";
+import type { GatewayStore, RecordKind } from "../store/store.ts";
+import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
+import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
+import { guardTask, kvTaskLease, type TaskLease } from "./task_guard.ts";
+
+/** The prune task: when it runs and what it removes. */
+export interface PruneTaskOptions {
+  /** Cron expression, UTC (default `"0 3 * * *"`, every day at 03:00). */
+  schedule?: string;
+  /** Remove records older than this many days (default 30). */
+  days?: number;
+  /** Kinds to prune (default all). */
+  kinds?: readonly RecordKind[];
+  /** Cron job name (default `"gateway-prune"`); unique per isolate. */
+  name?: string;
+}
+
+/** The retry-failed task: when it runs and what it resends. */
+export interface RetryFailedTaskOptions {
+  /** Cron expression, UTC (default `"*\/5 * * * *"`, every five minutes). */
+  schedule?: string;
+  /** Skip records resent this many times (default 3). */
+  maxRetries?: number;
+  /** At most this many resends per run (default 100). */
+  limit?: number;
+  /** Only records of this instance. */
+  instance?: string;
+  /** Also resend records whose outcome is unknown (may deliver twice). */
+  includeUnknown?: boolean;
+  /** Cron job name (default `"gateway-retry-failed"`); unique per isolate. */
+  name?: string;
+}
+
+/** What both schedulers share. */
+export interface ScheduledTasksBaseOptions {
+  /** The prune task, or false to leave it out. */
+  prune?: PruneTaskOptions | false;
+  /** The retry-failed task, or false to leave it out. */
+  retryFailed?: RetryFailedTaskOptions | false;
+  /** A Deno KV used for a lease per task, so that several isolates never run one task at once. */
+  kv?: Deno.Kv;
+  /** A custom cross-isolate lease instead of `kv`. */
+  lease?: TaskLease;
+  /** How long a lease holds (default 15 minutes): longer than the longest run. */
+  leaseMs?: number;
+  /** Clock in epoch ms (default `Date.now`). */
+  now?: () => number;
+}
+
+/** How `registerScheduledTasks` registers a job: `Deno.cron`'s three-argument form. */
+export type CronFunction = (name: string, schedule: string, handler: () => Promise<void>) => unknown;
+
+/** Options of {@link registerScheduledTasks}. */
+export interface RegisterScheduledTasksOptions extends ScheduledTasksBaseOptions {
+  /** Sends the retried messages (a `GatewayService`). */
+  service: RetryService;
+  /** The records. */
+  store: GatewayStore;
+  /** Registers a job (default `Deno.cron`; inject one in tests). */
+  cron?: CronFunction;
+}
+
+/**
+ * The handlers registered, callable directly (tests, a CLI, an admin route). Each resolves to null when
+ * it was skipped because a previous run is still going.
+ */
+export interface ScheduledTaskHandlers {
+  /** Runs the prune task, when registered. */
+  prune?: () => Promise<PruneResult | null>;
+  /** Runs the retry-failed task, when registered. */
+  retryFailed?: () => Promise<RetryFailedResult | null>;
+}
+
+/** The `controller` a Workers `scheduled` handler receives (the part used). */
+export interface ScheduledControllerLike {
+  /** The cron expression of the trigger that fired, as written in `wrangler.toml`. */
+  readonly cron: string;
+  /** When the event was scheduled, in epoch ms. */
+  readonly scheduledTime?: number;
+}
+
+/** The `ctx` a Workers `scheduled` handler receives (the part used). */
+export interface ScheduledContextLike {
+  /** Keeps the Worker alive until the promise settles. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** A Workers `scheduled` handler: `export default { scheduled: handleScheduled }`. */
+export type HandleScheduled<Env = unknown> = (
+  controller: ScheduledControllerLike,
+  env: Env,
+  ctx: ScheduledContextLike,
+) => Promise<void>;
+
+/** Options of {@link createScheduledHandler}: values, or functions of the Worker's `env`. */
+export interface ScheduledHandlerOptions<Env = unknown> extends ScheduledTasksBaseOptions {
+  /** The service, or a function building it from `env` (Workers bindings arrive with each event). */
+  service: RetryService | ((env: Env) => RetryService | Promise<RetryService>);
+  /** The store, or a function building it from `env`. */
+  store: GatewayStore | ((env: Env) => GatewayStore | Promise<GatewayStore>);
+}
+
+/** The default schedule of the prune task: every day at 03:00 UTC. */
+const PRUNE_SCHEDULE = "0 3 * * *";
+/** The default schedule of the retry-failed task: every five minutes. */
+const RETRY_SCHEDULE = "*/5 * * * *";
+const PRUNE_NAME = "gateway-prune";
+const RETRY_NAME = "gateway-retry-failed";
+const LEASE_MS = 15 * 60_000;
+const log = getGatewayLogger("tasks");
+
+interface Runners<Env> {
+  prune?: { name: string; schedule: string; run: (env: Env) => Promise<PruneResult | null> };
+  retryFailed?: { name: string; schedule: string; run: (env: Env) => Promise<RetryFailedResult | null> };
+}
+
+function normaliseSchedule(schedule: string): string {
+  return schedule.trim().split(/\s+/).join(" ");
+}
+
+function buildRunners<Env>(
+  options: ScheduledTasksBaseOptions,
+  resolve: (env: Env) => Promise<{ service: RetryService; store: GatewayStore }>,
+): Runners<Env> {
+  const lease = options.lease ??
+    (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now));
+  const leaseMs = options.leaseMs ?? LEASE_MS;
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
+    throw new RangeError(
+      `Cannot schedule tasks: "leaseMs" must be a positive number, got "${String(leaseMs)}"`,
+    );
+  }
+  const runners: Runners<Env> = {};
+  if (options.prune !== false) {
+    const task = options.prune ?? {};
+    const days = task.days ?? 30;
+    checkPruneOptions(days, task.kinds);
+    const name = task.name ?? PRUNE_NAME;
+    runners.prune = {
+      name,
+      schedule: task.schedule ?? PRUNE_SCHEDULE,
+      run: guardTask(
+        name,
+        async (env: Env) => {
+          const { store } = await resolve(env);
+          return await pruneOldRecords({ store, days, kinds: task.kinds, now: options.now });
+        },
+        lease,
+        leaseMs,
+      ),
+    };
+  }
+  if (options.retryFailed !== false) {
+    const task = options.retryFailed ?? {};
+    const name = task.name ?? RETRY_NAME;
+    runners.retryFailed = {
+      name,
+      schedule: task.schedule ?? RETRY_SCHEDULE,
+      run: guardTask(
+        name,
+        async (env: Env) => {
+          const { service, store } = await resolve(env);
+          return await retryFailedMessages({
+            service,
+            store,
+            maxRetries: task.maxRetries,
+            limit: task.limit,
+            instance: task.instance,
+            includeUnknown: task.includeUnknown,
+            now: options.now,
+          });
+        },
+        lease,
+        leaseMs,
+      ),
+    };
+  }
+  if (runners.prune && runners.retryFailed && runners.prune.name === runners.retryFailed.name) {
+    throw new RangeError(`Cannot schedule tasks: both tasks are named "${runners.prune.name}"`);
+  }
+  return runners;
+}
+
+function defaultCron(): CronFunction {
+  const deno = (globalThis as { Deno?: { cron?: (...args: unknown[]) => unknown } }).Deno;
+  const cron = deno?.cron;
+  if (typeof cron !== "function") {
+    throw new Error(
+      "Cannot register scheduled tasks: Deno.cron is not available (run with --unstable-cron or add " +
+        '"cron" to "unstable" in deno.json; on Cloudflare Workers use createScheduledHandler)',
+    );
+  }
+  return (name, schedule, handler) => cron.call(deno, name, schedule, handler);
+}
+
+/**
+ * Register the prune and retry-failed tasks with `Deno.cron` (call it at the top level of your main
+ * module: Deno Deploy only picks up crons registered there). A task never overlaps itself: a run that
+ * fires while the previous one is going is skipped, and with `kv` a lease keeps other isolates out too.
+ * Returns the handlers, so they can also be run directly.
+ *
+ * @example Daily prune and retries every five minutes on Deno Deploy
+ * ```ts
+ * import { GatewayService, KvStore, registerScheduledTasks } from "@gw/gateway";
+ * const kv = await Deno.openKv();
+ * const store = new KvStore(kv);
+ * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * registerScheduledTasks({
+ *   service,
+ *   store,
+ *   kv,
+ *   prune: { schedule: "0 3 * * *", days: 30 },
+ *   retryFailed: { schedule: "*\/5 * * * *", maxRetries: 3 },
+ * });
+ * ```
+ *
+ * @example Calling the handlers in a test, with an injected cron
+ * ```ts
+ * import { MemoryStore, registerScheduledTasks, type RetryService } from "@gw/gateway";
+ * const service: RetryService = { getClient: () => ({ request: () => Promise.resolve({ data: {} }) }) };
+ * const jobs: string[] = [];
+ * const handlers = registerScheduledTasks({ service, store: new MemoryStore(), cron: (name) => jobs.push(name) });
+ * console.log(jobs, await handlers.prune?.());
+ * ```
+ */
+export function registerScheduledTasks(options: RegisterScheduledTasksOptions): ScheduledTaskHandlers {
+  const deps = Promise.resolve({ service: options.service, store: options.store });
+  const runners = buildRunners<void>(options, () => deps);
+  const cron = options.cron ?? defaultCron();
+  const handlers: ScheduledTaskHandlers = {};
+  if (runners.prune) {
+    const { name, schedule, run } = runners.prune;
+    handlers.prune = () => run();
+    cron(name, schedule, async () => {
+      await run();
+    });
+  }
+  if (runners.retryFailed) {
+    const { name, schedule, run } = runners.retryFailed;
+    handlers.retryFailed = () => run();
+    cron(name, schedule, async () => {
+      await run();
+    });
+  }
+  log.info("Registered scheduled tasks: {tasks}", {
+    tasks: [runners.prune, runners.retryFailed].filter((r) => r !== undefined).map((r) =>
+      `${r.name} (${r.schedule})`
+    ),
+  });
+  return handlers;
+}
+
+/**
+ * Build a Cloudflare Workers `scheduled` handler doing the same work: `controller.cron` picks the task
+ * (the schedules must match the cron triggers in `wrangler.toml`), and the work is kept alive with
+ * `ctx.waitUntil`. A cron that matches no task rejects, so a misconfigured trigger shows up as a failed
+ * invocation. `service` and `store` may be functions of `env`, since Workers bindings arrive with the
+ * event. Create the handler once, at module level, so the overlap guard sees every invocation.
+ *
+ * @example worker.ts
+ * ```ts
+ * import { createScheduledHandler, GatewayService, MemoryStore } from "@gw/gateway";
+ * interface Env { GATEWAY_API_URL: string; GATEWAY_API_KEY: string }
+ * const records = new MemoryStore(); // use a persistent GatewayStore in production
+ * const worker = {
+ *   scheduled: createScheduledHandler<Env>({
+ *     store: records,
+ *     service: (env) =>
+ *       new GatewayService({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store: records }),
+ *     prune: { schedule: "0 3 * * *", days: 30 },
+ *     retryFailed: { schedule: "*\/5 * * * *" },
+ *   }),
+ * };
+ * // export default worker;  (the Worker's module export)
+ * console.log(typeof worker.scheduled);
+ * ```
+ */
+export function createScheduledHandler<Env = unknown>(
+  options: ScheduledHandlerOptions<Env>,
+): HandleScheduled<Env> {
+  const runners = buildRunners<Env>(options, async (env) => ({
+    service: typeof options.service === "function" ? await options.service(env) : options.service,
+    store: typeof options.store === "function" ? await options.store(env) : options.store,
+  }));
+  return (controller, env, ctx) => {
+    const cron = normaliseSchedule(controller.cron);
+    const jobs: Promise<unknown>[] = [];
+    if (runners.prune && normaliseSchedule(runners.prune.schedule) === cron) {
+      jobs.push(runners.prune.run(env));
+    }
+    if (runners.retryFailed && normaliseSchedule(runners.retryFailed.schedule) === cron) {
+      jobs.push(runners.retryFailed.run(env));
+    }
+    if (jobs.length === 0) {
+      const known = [runners.prune, runners.retryFailed].filter((r) => r !== undefined)
+        .map((r) => `"${r.schedule}" (${r.name})`).join(", ");
+      return Promise.reject(
+        new Error(
+          `Cannot run scheduled task: no task has the schedule "${controller.cron}" (known: ${
+            known || "none"
+          })`,
+        ),
+      );
+    }
+    const work = Promise.all(jobs).then(() => undefined);
+    ctx.waitUntil(work);
+    return work;
+  };
+}

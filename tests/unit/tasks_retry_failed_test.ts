@@ -1,0 +1,316 @@
+import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
+import { ConnectionException, MessageException, ValidationException } from "../../src/errors.ts";
+import { MessageSent } from "../../src/events.ts";
+import { MemoryStore } from "../../src/store/memory.ts";
+import type { GatewayStore } from "../../src/store/store.ts";
+import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
+import { deferred, FakeService, NOW, outbound, STORES } from "../fixtures/tasks_fixtures.ts";
+
+const now = () => NOW;
+
+for (const harness of STORES) {
+  const test = (name: string, body: (store: GatewayStore) => Promise<void>) =>
+    Deno.test(`retryFailedMessages (${harness.name}): ${name}`, async () => {
+      const { store, close } = await harness.open();
+      try {
+        await body(store);
+      } finally {
+        close();
+      }
+    });
+
+  test("resends eligible failed records oldest first and marks them sent", async (store) => {
+    await store.saveOutbound(outbound("d", 400, { retryCount: 1 }));
+    await store.saveOutbound(outbound("c", 300, { retryCount: 3 }));
+    await store.saveOutbound(outbound("b", 200, { outcomeUnknown: true }));
+    await store.saveOutbound(outbound("a", 100));
+    await store.saveOutbound(outbound("e", 50, { status: "sent" }));
+    await store.saveOutbound(outbound("f", 60, { status: "pending" }));
+    const service = new FakeService();
+    const events: MessageSent[] = [];
+    service.events.addEventListener(MessageSent.type, (event) => events.push(event as MessageSent));
+
+    const result = await retryFailedMessages({ service, store, now });
+
+    deepStrictEqual(result, {
+      attempted: 2,
+      sent: 2,
+      failed: 0,
+      skipped: 2,
+      dryRun: false,
+      results: [
+        { id: "a", status: "sent", messageId: "WA-hello a", retryCount: 1 },
+        { id: "b", status: "skipped", reason: "outcome_unknown", retryCount: 0 },
+        { id: "c", status: "skipped", reason: "max_retries", retryCount: 3 },
+        { id: "d", status: "sent", messageId: "WA-hello d", retryCount: 2 },
+      ],
+    });
+    deepStrictEqual(service.requests, [
+      {
+        method: "POST",
+        route: "/message/sendText/{instance}",
+        options: {
+          body: { number: "5511999999999", text: "hello a" },
+          instance: "sales",
+          connection: "default",
+          idempotent: false,
+          bucket: "messages",
+          signal: undefined,
+        },
+      },
+      {
+        method: "POST",
+        route: "/message/sendText/{instance}",
+        options: {
+          body: { number: "5511999999999", text: "hello d" },
+          instance: "sales",
+          connection: "default",
+          idempotent: false,
+          bucket: "messages",
+          signal: undefined,
+        },
+      },
+    ]);
+    deepStrictEqual(
+      await store.getOutbound("a"),
+      outbound("a", 100, { status: "sent", retryCount: 1, messageId: "WA-hello a", updatedAt: NOW + 1 }),
+    );
+    strictEqual((await store.getOutbound("d"))?.retryCount, 2);
+    deepStrictEqual(await store.getOutbound("b"), outbound("b", 200, { outcomeUnknown: true }));
+    deepStrictEqual(await store.getOutbound("c"), outbound("c", 300, { retryCount: 3 }));
+    deepStrictEqual(events.map((event) => [event.messageId, event.to, event.messageType, event.instance]), [
+      ["WA-hello a", "5511999999999", "text", "sales"],
+      ["WA-hello d", "5511999999999", "text", "sales"],
+    ]);
+    deepStrictEqual(service.counted, ["text", "text"]);
+
+    // Nothing left to resend: a second run only reports the skipped ones.
+    const again = await retryFailedMessages({ service, store, now });
+    deepStrictEqual([again.attempted, again.skipped, service.requests.length], [0, 2, 2]);
+  });
+
+  test("a failed resend is recorded; an unknown outcome is sticky and skipped next time", async (store) => {
+    await store.saveOutbound(outbound("a", 100));
+    await store.saveOutbound(outbound("b", 200));
+    const service = new FakeService((request) => {
+      const text = (request.options.body as { text: string }).text;
+      return Promise.reject(
+        text === "hello a"
+          ? new ConnectionException("Cannot reach gateway: timed out", {
+            reason: "timeout",
+            outcomeUnknown: true,
+          })
+          : new MessageException("Cannot send: recipient is not on WhatsApp", { reason: "not_on_whatsapp" }),
+      );
+    });
+    const result = await retryFailedMessages({ service, store, now });
+    deepStrictEqual(result.results, [
+      { id: "a", status: "failed", error: "Cannot reach gateway: timed out", retryCount: 1 },
+      { id: "b", status: "failed", error: "Cannot send: recipient is not on WhatsApp", retryCount: 1 },
+    ]);
+    deepStrictEqual([result.attempted, result.sent, result.failed, result.skipped], [2, 0, 2, 0]);
+    deepStrictEqual(
+      await store.getOutbound("a"),
+      outbound("a", 100, {
+        retryCount: 1,
+        outcomeUnknown: true,
+        lastError: "Cannot reach gateway: timed out",
+        updatedAt: NOW + 1,
+      }),
+    );
+    strictEqual((await store.getOutbound("b"))?.outcomeUnknown, false);
+
+    const second = await retryFailedMessages({ service, store, now });
+    deepStrictEqual(second.results.map((r) => [r.id, r.status, r.reason]), [
+      ["a", "skipped", "outcome_unknown"],
+      ["b", "failed", undefined],
+    ]);
+
+    // With includeUnknown it is resent; a definite failure does not clear the unknown flag.
+    service.answer = () => Promise.reject(new ValidationException("Gateway rejected the request"));
+    const third = await retryFailedMessages({ service, store, now, includeUnknown: true });
+    deepStrictEqual(third.results.map((r) => [r.id, r.status, r.retryCount]), [["a", "failed", 2], [
+      "b",
+      "failed",
+      3,
+    ]]);
+    strictEqual((await store.getOutbound("a"))?.outcomeUnknown, true);
+    strictEqual((await store.getOutbound("a"))?.lastError, "Gateway rejected the request");
+  });
+
+  test("limit counts resends only, and paging goes past a backlog of exhausted records", async (store) => {
+    for (let i = 0; i < 150; i++) {
+      await store.saveOutbound(outbound(`x${String(i).padStart(3, "0")}`, i, { retryCount: 3 }));
+    }
+    for (let i = 0; i < 4; i++) await store.saveOutbound(outbound(`y${i}`, 1000 + i));
+    const service = new FakeService();
+    const result = await retryFailedMessages({ service, store, now, limit: 3 });
+    deepStrictEqual([result.attempted, result.sent, result.skipped], [3, 3, 150]);
+    deepStrictEqual(service.requests.map((r) => (r.options.body as { text: string }).text), [
+      "hello y0",
+      "hello y1",
+      "hello y2",
+    ]);
+    strictEqual((await store.getOutbound("y3"))?.status, "failed");
+  });
+
+  test("dry run claims and sends nothing", async (store) => {
+    await store.saveOutbound(outbound("a", 100));
+    await store.saveOutbound(outbound("b", 200, { outcomeUnknown: true }));
+    const service = new FakeService();
+    const result = await retryFailedMessages({ service, store, now, dryRun: true });
+    deepStrictEqual(result, {
+      attempted: 1,
+      sent: 0,
+      failed: 0,
+      skipped: 1,
+      dryRun: true,
+      results: [
+        { id: "a", status: "would_retry", retryCount: 0 },
+        { id: "b", status: "skipped", reason: "outcome_unknown", retryCount: 0 },
+      ],
+    });
+    strictEqual(service.requests.length, 0);
+    deepStrictEqual(await store.getOutbound("a"), outbound("a", 100));
+  });
+
+  test("instance filter, media bucket, abort signal and progress callback", async (store) => {
+    await store.saveOutbound(outbound("a", 100, { instance: "support" }));
+    await store.saveOutbound(
+      outbound("m", 200, {
+        type: "media",
+        route: "/message/sendMedia/{instance}",
+        body: { number: "1", mediatype: "image", media: "https://example.com/a.png", text: "m" },
+      }),
+    );
+    await store.saveOutbound(outbound("b", 300));
+    const service = new FakeService();
+    const progress: string[] = [];
+    const result = await retryFailedMessages({
+      service,
+      store,
+      now,
+      instance: "sales",
+      onResult: (entry) => progress.push(`${entry.id}:${entry.status}`),
+    });
+    deepStrictEqual(progress, ["m:sent", "b:sent"]);
+    deepStrictEqual(service.requests.map((r) => [r.route, r.options.bucket]), [
+      ["/message/sendMedia/{instance}", "media"],
+      ["/message/sendText/{instance}", "messages"],
+    ]);
+    strictEqual(result.attempted, 2);
+
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await retryFailedMessages({ service, store, now, signal: controller.signal });
+    deepStrictEqual([aborted.attempted, aborted.results.length], [0, 0]);
+    strictEqual((await store.getOutbound("a"))?.status, "failed");
+  });
+
+  test("two concurrent runs never resend the same record", async (store) => {
+    for (let i = 0; i < 30; i++) await store.saveOutbound(outbound(`r${String(i).padStart(2, "0")}`, i));
+    const service = new FakeService();
+    const [first, second] = await Promise.all([
+      retryFailedMessages({ service, store, now }),
+      retryFailedMessages({ service, store, now }),
+    ]);
+    const texts = service.requests.map((r) => (r.options.body as { text: string }).text);
+    strictEqual(texts.length, 30);
+    strictEqual(new Set(texts).size, 30);
+    strictEqual(first.sent + second.sent, 30);
+    strictEqual(first.attempted + second.attempted, 30);
+    const sent = await store.listOutbound({ status: "sent" });
+    strictEqual(sent.length, 30);
+    strictEqual(sent.every((record) => record.retryCount === 1), true);
+  });
+
+  test("two runs that listed the same records: each record is claimed by exactly one", async (store) => {
+    for (let i = 0; i < 12; i++) await store.saveOutbound(outbound(`r${String(i).padStart(2, "0")}`, i));
+    // Both runs read the first page before either claims anything.
+    const bothListed = deferred();
+    let listings = 0;
+    const listing = new Proxy(store, {
+      get(target, property) {
+        if (property === "listOutbound") {
+          return async (query: Parameters<GatewayStore["listOutbound"]>[0]) => {
+            const page = await target.listOutbound(query);
+            if (++listings === 2) bothListed.resolve();
+            await bothListed.promise;
+            return page;
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const service = new FakeService();
+    const runs = await Promise.all([
+      retryFailedMessages({ service, store: listing, now }),
+      retryFailedMessages({ service, store: listing, now }),
+    ]);
+    const texts = service.requests.map((r) => (r.options.body as { text: string }).text);
+    deepStrictEqual([texts.length, new Set(texts).size], [12, 12]);
+    deepStrictEqual(runs[0].sent + runs[1].sent, 12);
+    const lost = [...runs[0].results, ...runs[1].results].filter((r) => r.reason === "claimed_elsewhere");
+    strictEqual(lost.length, 12);
+    strictEqual((await store.listOutbound({ status: "sent" })).length, 12);
+  });
+
+  test("a run that overlaps an in-flight resend leaves the claimed record alone", async (store) => {
+    await store.saveOutbound(outbound("a", 100));
+    const gate = deferred();
+    const started = deferred();
+    const service = new FakeService(async (request) => {
+      started.resolve();
+      await gate.promise;
+      return { data: { key: { id: `WA-${(request.options.body as { text: string }).text}` } } };
+    });
+    const slow = retryFailedMessages({ service, store, now });
+    // The slow run has claimed the record and is in its request.
+    await started.promise;
+    const overlapping = await retryFailedMessages({ service, store, now });
+    deepStrictEqual([overlapping.attempted, overlapping.results.length], [0, 0]);
+    strictEqual((await store.getOutbound("a"))?.status, "pending");
+    gate.resolve();
+    deepStrictEqual((await slow).results, [{
+      id: "a",
+      status: "sent",
+      messageId: "WA-hello a",
+      retryCount: 1,
+    }]);
+    strictEqual(service.requests.length, 1);
+  });
+}
+
+Deno.test("retryFailedMessages: a store failure after the send does not hide the send, nor allow a resend", async () => {
+  const memory = new MemoryStore({ now });
+  const failingUpdate: GatewayStore["updateOutbound"] = (id, changes, expected) =>
+    changes.status === "sent"
+      ? Promise.reject(new Error("KV is down"))
+      : memory.updateOutbound(id, changes, expected);
+  const store = new Proxy(memory, {
+    get(target, property) {
+      if (property === "updateOutbound") return failingUpdate;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await memory.saveOutbound(outbound("a", 100));
+  const service = new FakeService();
+  const result = await retryFailedMessages({ service, store, now });
+  deepStrictEqual(result.results, [{ id: "a", status: "sent", messageId: "WA-hello a", retryCount: 1 }]);
+  strictEqual((await memory.getOutbound("a"))?.status, "pending");
+  strictEqual((await retryFailedMessages({ service, store, now })).attempted, 0);
+  strictEqual(service.requests.length, 1);
+});
+
+Deno.test("retryFailedMessages: bad maxRetries or limit is an error", async () => {
+  const store = new MemoryStore();
+  const service = new FakeService();
+  await rejects(() => retryFailedMessages({ service, store, maxRetries: -1 }), {
+    name: "RangeError",
+    message: 'Cannot retry failed messages: "maxRetries" must be a non-negative integer, got "-1"',
+  });
+  await rejects(() => retryFailedMessages({ service, store, limit: 1.5 }), RangeError);
+  deepStrictEqual((await retryFailedMessages({ service, store, limit: 0 })).attempted, 0);
+});
