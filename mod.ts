@@ -199,3 +199,31 @@ export {
   type WebhookLogRecord,
   type WebhookLogStatus,
 } from "./src/store/store.ts";
+export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory.ts";
+export { KvStore, type KvStoreOptions } from "./src/store/kv.ts";
+export { type PruneOptions, pruneOldRecords, type PruneResult } from "./src/tasks/prune.ts";
+export {
+  type RetryClient,
+  type RetryFailedOptions,
+  type RetryFailedResult,
+  retryFailedMessages,
+  type RetryRecordResult,
+  type RetryRequestOptions,
+  type RetryService,
+  type RetrySkipReason,
+} from "./src/tasks/retry_failed.ts";
+export {
+  createScheduledHandler,
+  type CronFunction,
+  type HandleScheduled,
+  type PruneTaskOptions,
+  registerScheduledTasks,
+  type RegisterScheduledTasksOptions,
+  type RetryFailedTaskOptions,
+  type ScheduledContextLike,
+  type ScheduledControllerLike,
+  type ScheduledHandlerOptions,
+  type ScheduledTaskHandlers,
+  type ScheduledTasksBaseOptions,
+} from "./src/tasks/schedule.ts";
+export type { TaskLease } from "./src/tasks/task_guard.ts";
