@@ -108,8 +108,163 @@ export {
 
 // --- service and resources
 export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
+export {
+  type CallOptions,
+  requireText,
+  Resource,
+  type ResourceContext,
+  type SendSpec,
+} from "./src/resources/resource.ts";
+export { renderRoutesMarkdown, type RouteEntry, ROUTES } from "./src/resources/routes.ts";
+export { InstancesResource, PRESENCES, type WaitForConnectionOptions } from "./src/resources/instances.ts";
+export {
+  type MediaSendOptions,
+  MessagesResource,
+  type SendOptions,
+  type SendResult,
+} from "./src/resources/messages.ts";
+export {
+  ChatsResource,
+  type FindChatsQuery,
+  type LastMessage,
+  type PagedQuery,
+} from "./src/resources/chats.ts";
+export {
+  EPHEMERAL_EXPIRATIONS,
+  GROUP_SETTING_ACTIONS,
+  GroupsResource,
+  PARTICIPANT_ACTIONS,
+} from "./src/resources/groups.ts";
+export { ProfileResource } from "./src/resources/profile.ts";
+export { WebhooksResource } from "./src/resources/webhooks.ts";
+export { SettingsResource } from "./src/resources/settings.ts";
+export { CallsResource } from "./src/resources/calls.ts";
+export { BusinessResource, type CatalogQuery } from "./src/resources/business.ts";
+export { TemplatesResource } from "./src/resources/templates.ts";
+export { ProxyResource } from "./src/resources/proxy.ts";
+export { LabelsResource } from "./src/resources/labels.ts";
+export { type S3MediaQuery, S3Resource } from "./src/resources/s3.ts";
+export type {
+  ActionResult,
+  ChatRow,
+  ConnectionState,
+  ConnectionStateResponse,
+  ContactRow,
+  CreateInstanceResponse,
+  FindMessagesQuery,
+  FindMessagesResponse,
+  GroupInfo,
+  GroupSettingAction,
+  InstanceRow,
+  InviteCodeResponse,
+  Label,
+  MessageKey,
+  MessageRecord,
+  MessageRef,
+  OnWhatsAppResult,
+  ParticipantAction,
+  Presence,
+  ProfileInfo,
+  QrCode,
+  SendMessageResponse,
+  SettingsSetResponse,
+  UpdateResult,
+  WebhookRow,
+} from "./src/resources/types.ts";
 
 // --- request objects (dto)
+export { RequestDto } from "./src/dto/request_dto.ts";
+export { mediaKind, type MessageKeyInput, normaliseNumber } from "./src/dto/validate.ts";
+export {
+  MESSAGE_OPTION_KEYS,
+  type MessageOptionsBody,
+  type MessageOptionsInput,
+  type QuotedInput,
+} from "./src/dto/message_options.ts";
+export {
+  type SendTextMessageBody,
+  SendTextMessageDto,
+  type SendTextMessageInput,
+} from "./src/dto/text_message.ts";
+export {
+  MEDIA_TYPES,
+  type MediaType,
+  type SendAudioMessageBody,
+  SendAudioMessageDto,
+  type SendAudioMessageInput,
+  type SendMediaMessageBody,
+  SendMediaMessageDto,
+  type SendMediaMessageInput,
+  type SendPtvMessageBody,
+  SendPtvMessageDto,
+  type SendPtvMessageInput,
+  type SendStatusMessageBody,
+  SendStatusMessageDto,
+  type SendStatusMessageInput,
+  type SendStickerMessageBody,
+  SendStickerMessageDto,
+  type SendStickerMessageInput,
+  STATUS_TYPES,
+  type StatusType,
+} from "./src/dto/media_messages.ts";
+export {
+  BUTTON_TYPES,
+  type ButtonInput,
+  type ContactCard,
+  type ListRow,
+  type ListSection,
+  PIX_KEY_TYPES,
+  type SendButtonsMessageBody,
+  SendButtonsMessageDto,
+  type SendButtonsMessageInput,
+  type SendContactMessageBody,
+  SendContactMessageDto,
+  type SendContactMessageInput,
+  type SendListMessageBody,
+  SendListMessageDto,
+  type SendListMessageInput,
+  type SendLocationMessageBody,
+  SendLocationMessageDto,
+  type SendLocationMessageInput,
+  type SendPollMessageBody,
+  SendPollMessageDto,
+  type SendPollMessageInput,
+  type SendReactionMessageBody,
+  SendReactionMessageDto,
+  type SendReactionMessageInput,
+  type SendTemplateMessageBody,
+  SendTemplateMessageDto,
+  type SendTemplateMessageInput,
+} from "./src/dto/structured_messages.ts";
+export {
+  CreateInstanceDto,
+  type CreateInstanceInput,
+  type CreateInstanceWebhook,
+  INTEGRATIONS,
+  PROXY_PROTOCOLS,
+} from "./src/dto/create_instance.ts";
+export {
+  WEBHOOK_CONFIG_EVENTS,
+  type WebhookConfigBody,
+  WebhookConfigDto,
+  type WebhookConfigInput,
+  webhookEventName,
+} from "./src/dto/webhook_config.ts";
+export { type InstanceSettings, REQUIRED_SETTINGS, SettingsDto } from "./src/dto/settings.ts";
+export { type ProxyBody, ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
+export { type CreateGroupBody, CreateGroupDto, type CreateGroupInput } from "./src/dto/create_group.ts";
+export {
+  PRIVACY_AUDIENCE,
+  PRIVACY_VALUES,
+  type PrivacySettings,
+  PrivacySettingsDto,
+} from "./src/dto/privacy_settings.ts";
+export { type CallOfferBody, CallOfferDto, type CallOfferInput } from "./src/dto/call_offer.ts";
+export {
+  CreateTemplateDto,
+  type CreateTemplateInput,
+  TEMPLATE_CATEGORIES,
+} from "./src/dto/create_template.ts";
 
 // --- rate limiting
 export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limiter.ts";

@@ -72,6 +72,7 @@ export interface CreateInstanceInput {
   proxyPassword?: string;
   /** Webhook to store with the instance. */
   webhook?: CreateInstanceWebhook;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 

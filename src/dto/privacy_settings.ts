@@ -8,16 +8,23 @@ import { requireObject } from "./message_options.ts";
 import { RequestDto } from "./request_dto.ts";
 import { Problems } from "./validate.ts";
 
-const AUDIENCE = ["all", "contacts", "contact_blacklist", "none"] as const;
+/** Who may see or do something: the values of most privacy settings. */
+export const PRIVACY_AUDIENCE: readonly ["all", "contacts", "contact_blacklist", "none"] = [
+  "all",
+  "contacts",
+  "contact_blacklist",
+  "none",
+];
+const AUDIENCE = PRIVACY_AUDIENCE;
 
 /** The allowed values of each privacy setting. */
 export const PRIVACY_VALUES: {
   readonly readreceipts: readonly ["all", "none"];
-  readonly profile: typeof AUDIENCE;
-  readonly status: typeof AUDIENCE;
+  readonly profile: typeof PRIVACY_AUDIENCE;
+  readonly status: typeof PRIVACY_AUDIENCE;
   readonly online: readonly ["all", "match_last_seen"];
-  readonly last: typeof AUDIENCE;
-  readonly groupadd: typeof AUDIENCE;
+  readonly last: typeof PRIVACY_AUDIENCE;
+  readonly groupadd: typeof PRIVACY_AUDIENCE;
 } = {
   readreceipts: ["all", "none"],
   profile: AUDIENCE,
@@ -32,15 +39,15 @@ export interface PrivacySettings {
   /** Read receipts. */
   readreceipts: "all" | "none";
   /** Who sees the profile picture. */
-  profile: typeof AUDIENCE[number];
+  profile: typeof PRIVACY_AUDIENCE[number];
   /** Who sees the status. */
-  status: typeof AUDIENCE[number];
+  status: typeof PRIVACY_AUDIENCE[number];
   /** Who sees "online". */
   online: "all" | "match_last_seen";
   /** Who sees "last seen". */
-  last: typeof AUDIENCE[number];
+  last: typeof PRIVACY_AUDIENCE[number];
   /** Who may add the account to groups. */
-  groupadd: typeof AUDIENCE[number];
+  groupadd: typeof PRIVACY_AUDIENCE[number];
 }
 
 /**

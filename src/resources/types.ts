@@ -15,6 +15,7 @@ export interface MessageKey {
   id: string;
   /** Sender inside a group. */
   participant?: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -38,6 +39,7 @@ export interface SendMessageResponse {
   instanceId?: string;
   /** `web`, `android`, `ios`, `desktop` or `unknown`. */
   source?: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -54,6 +56,7 @@ export interface QrCode {
   base64?: string;
   /** How many QR codes were generated so far. */
   count?: number;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -61,6 +64,7 @@ export interface QrCode {
 export interface ConnectionStateResponse {
   /** Instance name and state. */
   instance: { instanceName: string; state?: ConnectionState; [key: string]: unknown };
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -84,6 +88,7 @@ export interface CreateInstanceResponse {
   settings?: Record<string, unknown>;
   /** QR code, with `qrcode: true` on Baileys. */
   qrcode?: QrCode;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -115,6 +120,7 @@ export interface InstanceRow {
   Setting?: Record<string, unknown> | null;
   /** Message, contact and chat counts. */
   _count?: { Message?: number; Contact?: number; Chat?: number };
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -126,6 +132,7 @@ export interface ActionResult {
   error: boolean;
   /** What happened. */
   response: { message: string };
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -154,6 +161,7 @@ export interface WebhookRow {
   updatedAt?: string;
   /** Instance uuid. */
   instanceId?: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -161,6 +169,7 @@ export interface WebhookRow {
 export interface SettingsSetResponse {
   /** The stored settings. */
   settings: { instanceName: string; settings: Record<string, unknown> };
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -176,6 +185,7 @@ export interface OnWhatsAppResult {
   name?: string;
   /** LID, when known. */
   lid?: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -213,6 +223,7 @@ export interface MessageRecord {
   contextInfo?: Record<string, unknown> | null;
   /** Status updates. */
   MessageUpdate?: { status: string }[];
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -237,6 +248,7 @@ export interface FindMessagesQuery {
 export interface FindMessagesResponse {
   /** Page data. */
   messages: { total: number; pages: number; currentPage: number; records: MessageRecord[] };
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -252,6 +264,7 @@ export interface ContactRow {
   profilePicUrl?: string | null;
   /** `group`, `contact` or `group_member`. */
   type?: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -267,6 +280,7 @@ export interface ChatRow {
   unreadCount?: number;
   /** Last message. */
   lastMessage?: Record<string, unknown> | null;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -284,6 +298,7 @@ export interface ProfileInfo {
   status?: string | Record<string, unknown> | null;
   /** Business account. */
   isBusiness?: boolean;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -291,6 +306,7 @@ export interface ProfileInfo {
 export interface UpdateResult {
   /** `success`. */
   update: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -308,6 +324,7 @@ export interface GroupInfo {
   desc?: string;
   /** Members (only when asked). */
   participants?: { id: string; admin?: string | null; [key: string]: unknown }[];
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -317,6 +334,7 @@ export interface InviteCodeResponse {
   inviteUrl: string;
   /** The code. */
   inviteCode: string;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
 
@@ -336,5 +354,6 @@ export interface Label {
   color?: number | string;
   /** Predefined id. */
   predefinedId?: string | null;
+  /** Other fields the server sends or accepts. */
   [key: string]: unknown;
 }
