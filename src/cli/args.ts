@@ -1,0 +1,131 @@
+/**
+ * Flag parsing for every command: `node:util` `parseArgs` in strict mode plus the flags all commands
+ * share (`--help`, `--json`, `--verbose`, `--config`), with errors turned into exit code 2.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { UsageError } from "./io.ts";
+
+/** A flag definition, as `parseArgs` takes it. */
+export interface FlagSpec {
+  /** `string` takes a value, `boolean` does not. */
+  type: "string" | "boolean";
+  /** One-letter alias. */
+  short?: string;
+  /** Whether the flag may be given several times. */
+  multiple?: boolean;
+}
+
+/** Flags every command accepts. */
+export const COMMON_FLAGS: Record<string, FlagSpec> = {
+  help: { type: "boolean", short: "h" },
+  verbose: { type: "boolean" },
+  config: { type: "string" },
+};
+
+/** The result of {@link parseFlags}. */
+export interface ParsedFlags {
+  /** Flag values by name. */
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  /** Positional arguments. */
+  positionals: string[];
+}
+
+/**
+ * Parse `args` against `flags` (plus {@link COMMON_FLAGS}); unknown flags and missing values are a
+ * {@link UsageError}.
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * const { values } = parseFlags(["--days", "7"], { days: { type: "string" } }, 0);
+ * ```
+ */
+export function parseFlags(
+  args: string[],
+  flags: Record<string, FlagSpec>,
+  maxPositionals: number,
+): ParsedFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { ...COMMON_FLAGS, ...flags },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(`Cannot parse arguments: ${usageMessage(error)}`, { cause: error });
+  }
+  if (parsed.values.help !== true && parsed.positionals.length > maxPositionals) {
+    const extra = parsed.positionals.slice(maxPositionals).map((value) => `"${value}"`).join(", ");
+    throw new UsageError(`Cannot parse arguments: unexpected argument ${extra}`);
+  }
+  return { values: parsed.values as ParsedFlags["values"], positionals: parsed.positionals };
+}
+
+function usageMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // parseArgs messages are long and mention `--` tricks; keep the first sentence, quoted like ours.
+  const first = message.split(/\.\s/)[0].replace(/\.$/, "");
+  return first.replace(/'([^']*)'/g, '"$1"');
+}
+
+/**
+ * A string flag's value, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { stringFlag } from "./args.ts";
+ * stringFlag({ instance: "sales" }, "instance"); // "sales"
+ * ```
+ */
+export function stringFlag(values: ParsedFlags["values"], name: string): string | undefined {
+  const value = values[name];
+  if (typeof value !== "string") return undefined;
+  if (value.trim() === "") throw new UsageError(`Cannot parse arguments: "--${name}" must not be empty`);
+  return value;
+}
+
+/**
+ * A number flag: positive (or >= `min`), optionally an integer; a bad value is a {@link UsageError}.
+ *
+ * @example
+ * ```ts
+ * import { numberFlag } from "./args.ts";
+ * numberFlag({ days: "7" }, "days", { fallback: 30 }); // 7
+ * ```
+ */
+export function numberFlag(
+  values: ParsedFlags["values"],
+  name: string,
+  options: { fallback: number; min?: number; integer?: boolean },
+): number {
+  const raw = values[name];
+  if (raw === undefined) return options.fallback;
+  const min = options.min ?? Number.MIN_VALUE;
+  const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
+  const kind = options.integer ? "integer" : "number";
+  const expected = min === Number.MIN_VALUE
+    ? `a positive ${kind}`
+    : `${kind === "integer" ? "an" : "a"} ${kind} >= ${min}`;
+  if (!Number.isFinite(value) || value < min || (options.integer && !Number.isInteger(value))) {
+    throw new UsageError(`Cannot parse arguments: "--${name}" must be ${expected}, got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * Whether a boolean flag is set.
+ *
+ * @example
+ * ```ts
+ * import { booleanFlag } from "./args.ts";
+ * booleanFlag({ json: true }, "json"); // true
+ * ```
+ */
+export function booleanFlag(values: ParsedFlags["values"], name: string): boolean {
+  return values[name] === true;
+}

@@ -1,0 +1,169 @@
+/**
+ * Configuration for CLI commands: `gateway-api.json` in the working directory (or `--config path`) merged
+ * with the `GATEWAY_*` environment variables, which win. Adds the CLI's own sections, which the library
+ * ignores: where the Deno KV file is (`kv.path` / `GATEWAY_KV_PATH`) and the schedules of `serve` (`tasks`).
+ *
+ * @module
+ */
+
+import { CONFIG_FILE, configFromEnv, type GatewayConfig, loadConfigFile, mergeConfig } from "../config.ts";
+import { GatewayApiException } from "../errors.ts";
+import { GatewayService } from "../service.ts";
+import { CliError, type CliIo, EXIT_USAGE } from "./io.ts";
+
+/** The environment variables every command reads (`serve` adds the `GATEWAY_WEBHOOK_*` ones). */
+export const CLI_ENV_VARS: readonly string[] = [
+  "GATEWAY_API_URL",
+  "GATEWAY_API_KEY",
+  "GATEWAY_INSTANCE",
+  "GATEWAY_TIMEOUT_MS",
+  "GATEWAY_KV_PATH",
+];
+
+/** Default Deno KV file of `prune`, `retry-failed` and `serve`. */
+export const DEFAULT_KV_PATH = "gateway.kv";
+
+/** The `kv` section of `gateway-api.json` (read by the CLI only). */
+export interface KvFileConfig {
+  /** Path of the Deno KV (SQLite) file, relative to the working directory. */
+  path?: string;
+}
+
+/** The `tasks` section of `gateway-api.json`: the schedules `serve` registers (read by the CLI only). */
+export interface TasksFileConfig {
+  /** The prune task, or false to leave it out. */
+  prune?: false | { schedule?: string; days?: number };
+  /** The retry-failed task, or false to leave it out. */
+  retry_failed?: false | { schedule?: string; max_retries?: number; limit?: number; instance?: string };
+}
+
+/** The configuration a command works with. */
+export interface CliConfig {
+  /** The merged library configuration (file, then environment), without the CLI-only `kv` section. */
+  config: GatewayConfig;
+  /** The configuration file looked at. */
+  path: string;
+  /** Whether that file exists. */
+  fileFound: boolean;
+  /** The Deno KV file: `GATEWAY_KV_PATH`, else `kv.path`, else `gateway.kv`. */
+  kvPath: string;
+  /** Whether a KV path was configured explicitly (file or environment). */
+  kvConfigured: boolean;
+  /** The `tasks` section (empty when absent). */
+  tasks: TasksFileConfig;
+}
+
+/**
+ * Read the configuration: a missing `--config` file, unreadable or invalid JSON, or a bad value is a
+ * {@link CliError} with exit code 2. A missing default file is fine (the environment may be enough).
+ *
+ * @example
+ * ```ts
+ * import { loadCliConfig } from "./config.ts";
+ * import { memoryIo } from "./io.ts";
+ * const { config, kvPath } = await loadCliConfig(memoryIo(), undefined);
+ * ```
+ */
+export async function loadCliConfig(io: CliIo, configPath: string | undefined): Promise<CliConfig> {
+  const path = configPath ?? CONFIG_FILE;
+  let file: GatewayConfig | null;
+  try {
+    file = await loadConfigFile(path);
+  } catch (error) {
+    throw configError(error);
+  }
+  if (file === null && configPath !== undefined) {
+    throw new CliError(`Cannot read configuration: "${path}" does not exist`, EXIT_USAGE);
+  }
+  const { kv, tasks, ...fileConfig } = (file ?? {}) as GatewayConfig & { kv?: unknown; tasks?: unknown };
+  if (tasks !== undefined && (tasks === null || typeof tasks !== "object" || Array.isArray(tasks))) {
+    throw new CliError(`Invalid configuration in "${path}": "tasks" must be an object`, EXIT_USAGE);
+  }
+  if (kv !== undefined && (kv === null || typeof kv !== "object" || Array.isArray(kv))) {
+    throw new CliError(`Invalid configuration in "${path}": "kv" must be an object`, EXIT_USAGE);
+  }
+  const kvFile = (kv ?? {}) as KvFileConfig;
+  if (kvFile.path !== undefined && (typeof kvFile.path !== "string" || kvFile.path.trim() === "")) {
+    throw new CliError(
+      `Invalid configuration in "${path}": "kv.path" must be a non-empty string`,
+      EXIT_USAGE,
+    );
+  }
+  const env = configFromEnv((name) => io.env(name));
+  if (env.http?.timeout_ms !== undefined && !(env.http.timeout_ms > 0)) {
+    throw new CliError(
+      `Invalid configuration: GATEWAY_TIMEOUT_MS must be a positive number, got "${
+        io.env("GATEWAY_TIMEOUT_MS")
+      }"`,
+      EXIT_USAGE,
+    );
+  }
+  const config = mergeConfig(fileConfig, env);
+  const envKv = io.env("GATEWAY_KV_PATH");
+  return {
+    config,
+    path,
+    fileFound: file !== null,
+    kvPath: envKv || kvFile.path || DEFAULT_KV_PATH,
+    kvConfigured: Boolean(envKv || kvFile.path),
+    tasks: (tasks ?? {}) as TasksFileConfig,
+  };
+}
+
+/**
+ * Build the service from the configuration; no connection configured, or an invalid one, is exit code 2.
+ *
+ * @example
+ * ```ts
+ * import { createService, loadCliConfig } from "./config.ts";
+ * import { memoryIo } from "./io.ts";
+ * const cli = await loadCliConfig(memoryIo({ env: { GATEWAY_API_URL: "http://127.0.0.1:8080", GATEWAY_API_KEY: "k" } }), undefined);
+ * const gw = createService(cli);
+ * ```
+ */
+export function createService(cli: CliConfig, overrides: GatewayConfig = {}): GatewayService {
+  const config = mergeConfig(cli.config, overrides);
+  if (!config.server_url && !config.api_key && Object.keys(config.connections ?? {}).length === 0) {
+    const where = cli.fileFound
+      ? `"${cli.path}" has no "server_url" or "connections"`
+      : `no "${cli.path}" found`;
+    throw new CliError(
+      `Cannot configure gateway: ${where} and GATEWAY_API_URL is not set (run the "install" command to create one)`,
+      EXIT_USAGE,
+    );
+  }
+  try {
+    return new GatewayService(config);
+  } catch (error) {
+    throw configError(error);
+  }
+}
+
+function configError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof GatewayApiException && error.cause instanceof Error
+    ? `: ${error.cause.message}`
+    : "";
+  return new CliError(`${message}${cause}`, EXIT_USAGE, { cause: error });
+}
+
+/**
+ * The connection to use: `name` when given (unknown is exit code 2), else the configured default.
+ *
+ * @example
+ * ```ts
+ * import { selectConnection } from "./config.ts";
+ * import { GatewayService } from "../service.ts";
+ * selectConnection(GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" }), undefined); // "default"
+ * ```
+ */
+export function selectConnection(gw: GatewayService, name: string | undefined): string {
+  const names = gw.getConnectionManager().getConnectionNames();
+  const chosen = name ?? gw.getConnectionName();
+  if (!names.includes(chosen)) {
+    const known = names.map((item) => `"${item}"`).join(", ") || "none";
+    throw new CliError(`Unknown connection "${chosen}" (configured: ${known})`, EXIT_USAGE);
+  }
+  return chosen;
+}

@@ -1,0 +1,256 @@
+/**
+ * `health`: for every configured connection (or one), is the server reachable, is the key accepted, and
+ * which instances are there in which state.
+ *
+ * @module
+ */
+
+import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
+import type { GatewayService } from "../service.ts";
+import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { createService, loadCliConfig, selectConnection } from "./config.ts";
+import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { Spinner } from "./progress.ts";
+import { colors, renderTable, writeJson } from "./table.ts";
+
+/** One instance as `health` reports it. */
+export interface InstanceHealth {
+  /** Instance name. */
+  name: string;
+  /** `open`, `connecting`, `close`, or what the server reported (null when it reported none). */
+  state: string | null;
+}
+
+/** The result for one connection. */
+export interface ConnectionHealth {
+  /** Connection name. */
+  name: string;
+  /** Its server URL. */
+  serverUrl: string;
+  /** Reachable, key accepted and, when the connection names an instance, that instance exists. */
+  ok: boolean;
+  /** Whether `GET /` answered with a 2xx. */
+  reachable: boolean;
+  /** Server version from `GET /`, or null. */
+  version: string | null;
+  /** Time of the `GET /` call in whole ms, or null when unreachable. */
+  latencyMs: number | null;
+  /** Whether an authenticated call succeeded; null when not tried (server unreachable). */
+  authorized: boolean | null;
+  /** The connection's default instance, or null. */
+  instance: string | null;
+  /** The instances the key can see. */
+  instances: InstanceHealth[];
+  /** Why the connection failed, or null. */
+  error: string | null;
+}
+
+/** What `health --json` prints. */
+export interface HealthReport {
+  /** True when every connection checked is ok. */
+  ok: boolean;
+  /** One entry per connection checked, in configuration order. */
+  connections: ConnectionHealth[];
+}
+
+const message = errorText;
+
+function rowsToInstances(data: unknown): InstanceHealth[] {
+  if (!Array.isArray(data)) return [];
+  return data.map((row) => {
+    const record = (row ?? {}) as Record<string, unknown>;
+    const name = record.name ?? (record.instance as Record<string, unknown> | undefined)?.instanceName;
+    const state = record.connectionStatus ?? (record.instance as Record<string, unknown> | undefined)?.status;
+    return { name: String(name ?? ""), state: typeof state === "string" ? state : null };
+  });
+}
+
+/**
+ * Check one connection: `GET /` (reachability, version, latency), then `GET /instance/fetchInstances`
+ * (key and instances). A key that is an instance token may be refused on `fetchInstances` by servers that
+ * do not keep instance data; then `GET /instance/connectionState/<instance>` decides, when the connection
+ * names an instance. Never throws.
+ *
+ * @example
+ * ```ts
+ * import { checkConnection } from "./health.ts";
+ * import { GatewayService } from "../service.ts";
+ * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" });
+ * const result = await checkConnection(gw, "default", 5000);
+ * ```
+ */
+export async function checkConnection(
+  gw: GatewayService,
+  name: string,
+  timeoutMs: number,
+): Promise<ConnectionHealth> {
+  const connection = gw.getConnectionManager().getConnection(name);
+  const result: ConnectionHealth = {
+    name,
+    serverUrl: connection.server_url,
+    ok: false,
+    reachable: false,
+    version: null,
+    latencyMs: null,
+    authorized: null,
+    instance: connection.instance ?? null,
+    instances: [],
+    error: null,
+  };
+  const view = gw.connection(name);
+  const started = performance.now();
+  try {
+    const info = await view.info({ timeoutMs, maxRetries: 0 });
+    result.latencyMs = Math.round(performance.now() - started);
+    result.reachable = true;
+    result.version = typeof info.version === "string" ? info.version : null;
+  } catch (error) {
+    result.error = message(error);
+    return result;
+  }
+  const instances = view.instances();
+  try {
+    const response = await instances.fetchAll({ timeoutMs, maxRetries: 0 });
+    result.authorized = true;
+    result.instances = rowsToInstances(response.data);
+  } catch (error) {
+    if (!(error instanceof AuthenticationException) || result.instance === null) {
+      result.authorized = error instanceof AuthenticationException ? false : null;
+      result.error = error instanceof AuthenticationException
+        ? `api key was refused: ${message(error)}`
+        : message(error);
+      return result;
+    }
+    // Maybe an instance token: it is accepted on the instance's own routes.
+    try {
+      const response = await instances.connectionState(result.instance, { timeoutMs, maxRetries: 0 });
+      const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
+      result.authorized = true;
+      result.instances = [{ name: result.instance, state: typeof state === "string" ? state : null }];
+    } catch (inner) {
+      result.authorized = inner instanceof AuthenticationException ? false : null;
+      result.error = inner instanceof AuthenticationException
+        ? `api key was refused: ${message(inner)}`
+        : inner instanceof InstanceNotFoundException
+        ? `instance "${result.instance}" does not exist on the server`
+        : message(inner);
+      return result;
+    }
+  }
+  if (result.instance !== null && !result.instances.some((item) => item.name === result.instance)) {
+    result.error = `instance "${result.instance}" does not exist on the server`;
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+/**
+ * The `health` command.
+ *
+ * @example
+ * ```ts
+ * import { HealthCommand } from "./health.ts";
+ * import { memoryIo } from "./io.ts";
+ * const code = await new HealthCommand().run(["--json"], memoryIo());
+ * ```
+ */
+export class HealthCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "health";
+  /** One-line summary. */
+  readonly summary: string = "check that every connection is reachable and its key accepted";
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "health [--connection <name>] [--timeout <ms>] [--json]",
+    `For each configured connection (or the one named): is the server reachable (GET /: version and
+latency), is the api key accepted (GET /instance/fetchInstances), and which instances exist in which
+state. When a connection names a default instance, that instance must exist. Exit code 1 when any
+connection fails.`,
+    `  --connection <name>  check only this connection
+  --timeout <ms>       per-request timeout (default 10000)
+  --json               print a JSON report instead of a table`,
+  );
+
+  /**
+   * Run the command.
+   *
+   * @example
+   * ```ts
+   * import { HealthCommand } from "./health.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new HealthCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseFlags(args, {
+      connection: { type: "string" },
+      timeout: { type: "string" },
+      json: { type: "boolean" },
+    }, 0);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const timeoutMs = numberFlag(values, "timeout", { fallback: 10_000, integer: true });
+    const only = stringFlag(values, "connection");
+    const json = booleanFlag(values, "json");
+    const cli = await loadCliConfig(io, stringFlag(values, "config"));
+    const gw = createService(cli);
+    const names = only === undefined
+      ? gw.getConnectionManager().getConnectionNames()
+      : [selectConnection(gw, only)];
+    const spinner = new Spinner(io, "Checking connections").start();
+    let connections: ConnectionHealth[];
+    try {
+      connections = await Promise.all(names.map((name) => checkConnection(gw, name, timeoutMs)));
+    } finally {
+      spinner.stop();
+    }
+    const report: HealthReport = { ok: connections.every((item) => item.ok), connections };
+    if (json) writeJson(io, report);
+    else io.stdout(renderHealth(report, io.color));
+    return report.ok ? EXIT_OK : EXIT_FAILED;
+  }
+}
+
+/**
+ * The text report of `health`: a table, one line per failure, a summary.
+ *
+ * @example
+ * ```ts
+ * import { renderHealth } from "./health.ts";
+ * console.log(renderHealth({ ok: true, connections: [] }, false));
+ * ```
+ */
+export function renderHealth(report: HealthReport, color: boolean): string {
+  const paint = colors(color);
+  const rows = report.connections.map((item) => [
+    item.name,
+    item.serverUrl,
+    item.reachable ? "yes" : "no",
+    item.version,
+    item.latencyMs === null ? null : `${item.latencyMs} ms`,
+    item.authorized === null ? null : item.authorized ? "accepted" : "refused",
+    item.authorized ? item.instances.map((i) => `${i.name} (${i.state ?? "?"})`).join(", ") || "none" : null,
+    item.ok ? paint.green("ok") : paint.red("FAILED"),
+  ]);
+  let text = renderTable([
+    "CONNECTION",
+    "SERVER",
+    "REACHABLE",
+    "VERSION",
+    "LATENCY",
+    "KEY",
+    "INSTANCES",
+    "RESULT",
+  ], rows);
+  const failed = report.connections.filter((item) => !item.ok);
+  for (const item of failed) text += `${item.name}: ${item.error}\n`;
+  const total = report.connections.length;
+  text += failed.length === 0
+    ? `${total} connection${total === 1 ? "" : "s"} healthy\n`
+    : `${failed.length} of ${total} connection${total === 1 ? "" : "s"} failed\n`;
+  return text;
+}

@@ -1,0 +1,206 @@
+/**
+ * `install`: write a starter `gateway-api.json` and print the next steps.
+ *
+ * @module
+ */
+
+import { CONFIG_FILE, DEFAULTS } from "../config.ts";
+import { generateWebhookSecret } from "../webhooks/signature.ts";
+import { booleanFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { DEFAULT_KV_PATH } from "./config.ts";
+import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
+import { writeJson } from "./table.ts";
+
+const DEFAULT_SERVER_URL = "http://localhost:8080";
+
+/** Events the next steps suggest subscribing to. */
+const SUGGESTED_EVENTS = ["MESSAGES_UPSERT", "MESSAGES_UPDATE", "CONNECTION_UPDATE", "QRCODE_UPDATED"];
+
+/** What `install --json` prints. */
+export interface InstallReport {
+  /** The file written. */
+  path: string;
+  /** True when an existing file was replaced (`--force`). */
+  overwritten: boolean;
+  /** Server URL written. */
+  serverUrl: string;
+  /** Whether an api key was written (the key itself is never printed). */
+  apiKeyWritten: boolean;
+  /** Default instance written, or null. */
+  instance: string | null;
+  /** The URL to configure as the instance's webhook. */
+  webhookUrl: string;
+  /** The next steps, one per line. */
+  nextSteps: string[];
+}
+
+/**
+ * The `install` command.
+ *
+ * @example
+ * ```ts
+ * import { InstallCommand } from "./install.ts";
+ * import { memoryIo } from "./io.ts";
+ * await new InstallCommand().run(["--server-url", "http://localhost:8080", "--api-key", "k"], memoryIo());
+ * ```
+ */
+export class InstallCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "install";
+  /** One-line summary. */
+  readonly summary: string = "write a starter gateway-api.json and print the next steps";
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "install [--server-url <url>] [--api-key <key>] [--instance <name>] [--force]",
+    `Write a starter ${CONFIG_FILE} (or --config <path>) with the server, key, default instance, a generated
+webhook secret and the KV file path, then print the next steps. Prompts for missing values when standard
+input is a terminal. Never replaces an existing file unless --force is given. The file holds secrets: it is
+written with mode 0600; keep it out of version control.`,
+    `  --server-url <url>   gateway server URL (default ${DEFAULT_SERVER_URL})
+  --api-key <key>      api key; leave out to provide GATEWAY_API_KEY at run time instead
+  --instance <name>    default instance
+  --public-url <url>   this receiver's public base URL, to print the exact webhook URL
+  --force              replace an existing file
+  --json               print a JSON report instead of text`,
+  );
+
+  /**
+   * Run the command.
+   *
+   * @example
+   * ```ts
+   * import { InstallCommand } from "./install.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new InstallCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseFlags(args, {
+      "server-url": { type: "string" },
+      "api-key": { type: "string" },
+      instance: { type: "string" },
+      "public-url": { type: "string" },
+      force: { type: "boolean" },
+      json: { type: "boolean" },
+    }, 0);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const path = stringFlag(values, "config") ?? CONFIG_FILE;
+    const force = booleanFlag(values, "force");
+    const json = booleanFlag(values, "json");
+    // Fail before prompting when the file is there and --force is not.
+    if (!force && await exists(path)) throw refuse(path);
+
+    const interactive = io.stdinIsTerminal && !json;
+    let serverUrl = stringFlag(values, "server-url");
+    let apiKey = stringFlag(values, "api-key");
+    let instance = stringFlag(values, "instance");
+    if (serverUrl === undefined && interactive) {
+      serverUrl = (await io.prompt(`Gateway server URL [${DEFAULT_SERVER_URL}]:`))?.trim() || undefined;
+    }
+    serverUrl = checkUrl("--server-url", serverUrl ?? DEFAULT_SERVER_URL);
+    if (apiKey === undefined && values["api-key"] === undefined && interactive) {
+      apiKey = (await io.prompt("API key (empty: provide GATEWAY_API_KEY at run time):"))?.trim() ||
+        undefined;
+    }
+    if (instance === undefined && interactive) {
+      instance = (await io.prompt("Default instance (empty: none):"))?.trim() || undefined;
+    }
+    const publicUrl = stringFlag(values, "public-url");
+    if (publicUrl !== undefined) checkUrl("--public-url", publicUrl);
+
+    const starter = {
+      server_url: serverUrl,
+      ...(apiKey ? { api_key: apiKey } : {}),
+      ...(instance ? { instance } : {}),
+      // The reference server signs webhooks only with a JWT made from `jwt_key` in its webhook headers.
+      webhook: {
+        route_prefix: DEFAULTS.route_prefix,
+        secret: generateWebhookSecret("jwt"),
+        signature: { scheme: "jwt" },
+      },
+      queue: { enabled: false },
+      kv: { path: DEFAULT_KV_PATH },
+    };
+    const overwritten = force && await exists(path);
+    try {
+      await Deno.writeTextFile(path, JSON.stringify(starter, null, 2) + "\n", {
+        createNew: !force,
+        mode: 0o600,
+      });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
+      throw new CliError(
+        `Cannot write "${path}": ${error instanceof Error ? error.message : error}`,
+        EXIT_FAILED,
+        {
+          cause: error,
+        },
+      );
+    }
+
+    const base = publicUrl ? publicUrl.replace(/\/+$/, "") : "<your public URL>";
+    const webhookUrl = `${base}/${DEFAULTS.route_prefix}/${instance ?? "<instance>"}`;
+    const nextSteps = [
+      apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
+      "Check the server and key: deno task health",
+      `Pair the instance with a phone: deno task connect ${instance ?? "<instance>"}`,
+      "Run the webhook receiver: deno task serve",
+      `Set the instance's webhook on the gateway server to ${webhookUrl}` +
+      ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
+        JSON.stringify(SUGGESTED_EVENTS)
+      }.`,
+      `Keep ${path} out of version control: it holds the api key and the webhook secret.`,
+    ].filter((step): step is string => step !== undefined);
+
+    if (json) {
+      const report: InstallReport = {
+        path,
+        overwritten,
+        serverUrl,
+        apiKeyWritten: Boolean(apiKey),
+        instance: instance ?? null,
+        webhookUrl,
+        nextSteps,
+      };
+      writeJson(io, report);
+      return EXIT_OK;
+    }
+    io.stdout(
+      `${overwritten ? "Replaced" : "Wrote"} ${path} (server ${serverUrl}` +
+        `${instance ? `, instance "${instance}"` : ""}).\n\nNext steps:\n`,
+    );
+    nextSteps.forEach((step, index) => io.stdout(`  ${index + 1}. ${step}\n`));
+    return EXIT_OK;
+  }
+}
+
+function refuse(path: string): CliError {
+  return new CliError(`Cannot install: "${path}" already exists (use --force to replace it)`, EXIT_FAILED);
+}
+
+function checkUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`Cannot parse arguments: "${flag}" must be an absolute http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`Cannot parse arguments: "${flag}" must use http or https, got "${value}"`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * What the CLI needs from the outside world, behind one small interface so that tests can run a command
+ * in-process with captured output, and the exit codes and errors every command shares.
+ *
+ * @module
+ */
+
+/** Exit code: the command did what it was asked and every check passed. */
+export const EXIT_OK = 0;
+/** Exit code: a check failed (unreachable server, refused key, timeout, failed retries). */
+export const EXIT_FAILED = 1;
+/** Exit code: bad usage (unknown flag, bad value) or bad or missing configuration. */
+export const EXIT_USAGE = 2;
+
+/** Input, output and environment of one CLI run. */
+export interface CliIo {
+  /** Write text to standard output as is (no newline added). */
+  stdout(text: string): void;
+  /** Write text to standard error as is (no newline added). */
+  stderr(text: string): void;
+  /** Whether standard output is a terminal (spinners and progress bars animate only then). */
+  stdoutIsTerminal: boolean;
+  /** Whether standard error is a terminal. */
+  stderrIsTerminal: boolean;
+  /** Whether standard input is a terminal (commands prompt only then). */
+  stdinIsTerminal: boolean;
+  /** Ask a question on the terminal; null when there is no answer (end of input). */
+  prompt(question: string): Promise<string | null>;
+  /** Read an environment variable; undefined when unset or not permitted. */
+  env(name: string): string | undefined;
+  /** Whether colours are allowed (`NO_COLOR` unset and a terminal). */
+  color: boolean;
+  /** Aborted when the process receives SIGINT or SIGTERM (only `serve` and `connect` listen). */
+  signal?: AbortSignal;
+}
+
+/**
+ * An error that ends a command with a given exit code and a one-line message.
+ *
+ * @example
+ * ```ts
+ * import { CliError, EXIT_USAGE } from "./io.ts";
+ * throw new CliError('Cannot parse flags: "--days" must be a positive number, got "x"', EXIT_USAGE);
+ * ```
+ */
+export class CliError extends Error {
+  /** The process exit code to use. */
+  readonly exitCode: number;
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { CliError } from "./io.ts";
+   * new CliError("Cannot connect: timed out", 1);
+   * ```
+   */
+  constructor(message: string, exitCode: number = EXIT_FAILED, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}
+
+/**
+ * Bad usage: exit code 2.
+ *
+ * @example
+ * ```ts
+ * import { UsageError } from "./io.ts";
+ * throw new UsageError('Unknown command "helth"');
+ * ```
+ */
+export class UsageError extends CliError {
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { UsageError } from "./io.ts";
+   * new UsageError("Missing argument: <instance>");
+   * ```
+   */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT_USAGE, options);
+    this.name = "UsageError";
+  }
+}
+
+function safeEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    // Not in --allow-env: treated as unset, so the narrow task permissions never crash a command.
+    return undefined;
+  }
+}
+
+function isTerminal(stream: { isTerminal(): boolean }): boolean {
+  try {
+    return stream.isTerminal();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The real process: Deno's standard streams, environment and `prompt()`.
+ *
+ * @example
+ * ```ts
+ * import { denoIo } from "./io.ts";
+ * denoIo().stdout("hello\n");
+ * ```
+ */
+export function denoIo(signal?: AbortSignal): CliIo {
+  const encoder = new TextEncoder();
+  const stdoutIsTerminal = isTerminal(Deno.stdout);
+  return {
+    stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
+    stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
+    stdoutIsTerminal,
+    stderrIsTerminal: isTerminal(Deno.stderr),
+    stdinIsTerminal: isTerminal(Deno.stdin),
+    prompt: (question) => Promise.resolve(prompt(question)),
+    env: safeEnv,
+    color: stdoutIsTerminal && !Deno.noColor,
+    signal,
+  };
+}
+
+/**
+ * An in-memory io for tests: captured output, fixed environment, scripted answers.
+ *
+ * @example
+ * ```ts
+ * import { memoryIo } from "./io.ts";
+ * const io = memoryIo({ env: { GATEWAY_API_URL: "http://127.0.0.1:1" } });
+ * io.stdout("x");
+ * console.log(io.out()); // "x"
+ * ```
+ */
+export function memoryIo(
+  options: { env?: Record<string, string>; answers?: string[]; terminal?: boolean; signal?: AbortSignal } =
+    {},
+): CliIo & { out(): string; err(): string } {
+  let out = "";
+  let err = "";
+  const answers = [...(options.answers ?? [])];
+  const terminal = options.terminal ?? false;
+  return {
+    stdout: (text) => void (out += text),
+    stderr: (text) => void (err += text),
+    stdoutIsTerminal: terminal,
+    stderrIsTerminal: terminal,
+    stdinIsTerminal: terminal,
+    prompt: (question) => {
+      out += `${question} `;
+      return Promise.resolve(answers.length > 0 ? answers.shift()! : null);
+    },
+    env: (name) => options.env?.[name],
+    color: false,
+    signal: options.signal,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+/**
+ * One line for an error. A bare `fetch failed` gets the innermost cause's last clause appended
+ * (`Connection refused (os error 111)`), because that is the part an operator can act on.
+ *
+ * @example
+ * ```ts
+ * import { errorText } from "./io.ts";
+ * errorText(new Error("Cannot reach gateway server for GET /: fetch failed")); // unchanged
+ * ```
+ */
+export function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  let text = error.message.split("\n")[0];
+  if (/fetch failed$/i.test(text)) {
+    let inner: unknown = error.cause;
+    let deepest: string | undefined;
+    for (let depth = 0; inner instanceof Error && depth < 5; depth++) {
+      if (!/^fetch failed$/i.test(inner.message)) deepest = inner.message;
+      inner = inner.cause;
+    }
+    const detail = deepest?.split(": ").at(-1);
+    if (detail) text += ` (${detail})`;
+  }
+  return text;
+}

@@ -1,0 +1,202 @@
+/**
+ * The `@gw/gateway` command line: `deno task <command>` in a project, or
+ * `deno run -A jsr:@gw/gateway/cli <command>`.
+ *
+ * Commands: `install`, `health`, `status`, `connect`, `prune`, `retry-failed`, `serve`. Each has
+ * `--help`; exit codes are 0 (ok), 1 (a check failed) and 2 (bad usage or configuration). Errors are one
+ * line on standard error; `--verbose` adds the stack trace.
+ *
+ * This module is the CLI only: `mod.ts` never loads it, so its Node built-ins and its QR encoder never
+ * reach Workers.
+ *
+ * @example Run a command in-process
+ * ```ts
+ * import { main } from "@gw/gateway/cli";
+ * const code = await main(["health", "--json"]);
+ * ```
+ *
+ * @module
+ */
+
+import { VERSION } from "../client/client.ts";
+import { ValidationException } from "../errors.ts";
+import type { CliCommand } from "./command.ts";
+import { CliError, type CliIo, denoIo, errorText, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.ts";
+
+/** A command known by name, loaded only when it runs (so `install` never loads the HTTP client). */
+interface CommandEntry {
+  summary: string;
+  load(): Promise<CliCommand>;
+}
+
+const COMMANDS: Record<string, CommandEntry> = {
+  install: {
+    summary: "write a starter gateway-api.json and print the next steps",
+    load: async () => new (await import("./install.ts")).InstallCommand(),
+  },
+  health: {
+    summary: "check that every connection is reachable and its key accepted",
+    load: async () => new (await import("./health.ts")).HealthCommand(),
+  },
+  status: {
+    summary: "list instances with their state, owner and profile name",
+    load: async () => new (await import("./status.ts")).InstanceStatusCommand(),
+  },
+  connect: {
+    summary: "show an instance's QR code and wait until it is paired",
+    load: async () => new (await import("./connect.ts")).ConnectCommand(),
+  },
+  prune: {
+    summary: "delete stored records older than N days",
+    load: async () => new (await import("./prune.ts")).PruneCommand(),
+  },
+  "retry-failed": {
+    summary: "resend failed messages recorded in the store",
+    load: async () => new (await import("./retry_failed.ts")).RetryFailedCommand(),
+  },
+  serve: {
+    summary: "run the webhook receiver, queue worker and scheduled tasks",
+    load: async () => new (await import("./serve.ts")).ServeCommand(),
+  },
+};
+
+/** The names of every command, in help order. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
+
+function usage(): string {
+  const width = Math.max(...COMMAND_NAMES.map((name) => name.length));
+  const lines = COMMAND_NAMES.map((name) => `  ${name.padEnd(width)}  ${COMMANDS[name].summary}`);
+  return `@gw/gateway ${VERSION}
+
+Usage: deno task <command> [flags]
+       deno run -A jsr:@gw/gateway/cli <command> [flags]
+
+Commands:
+${lines.join("\n")}
+
+Run "<command> --help" for a command's flags. Configuration: gateway-api.json in the working directory
+(or --config <path>) and the GATEWAY_* environment variables.
+
+Exit codes: 0 ok, 1 a check failed, 2 bad usage or configuration.
+`;
+}
+
+/** Deno's permission error, present on Deno 2 (older versions used PermissionDenied). */
+function isPermissionError(error: unknown): boolean {
+  const errors = Deno.errors as unknown as Record<string, (new () => Error) | undefined>;
+  return [errors.NotCapable, errors.PermissionDenied].some((type) =>
+    type !== undefined && error instanceof type
+  );
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  // A permission the task does not grant is a configuration problem, not a failed check.
+  if (isPermissionError(error)) return EXIT_USAGE;
+  // Refused by the library before any request: the user's input (a flag or argument) is invalid.
+  if (error instanceof ValidationException && error.status === undefined) return EXIT_USAGE;
+  return EXIT_FAILED;
+}
+
+function describe(error: unknown, verbose: boolean): string {
+  if (!(error instanceof Error)) return `error: ${String(error)}\n`;
+  const line = errorText(error);
+  if (!verbose) {
+    const hint = isPermissionError(error) ? " (the task's permissions do not allow it; see docs/cli.md)" : "";
+    return `error: ${line}${hint}\n`;
+  }
+  let text = `error: ${error.stack ?? line}\n`;
+  let cause = error.cause;
+  for (let depth = 0; cause !== undefined && depth < 5; depth++) {
+    text += `caused by: ${cause instanceof Error ? cause.stack ?? cause.message : String(cause)}\n`;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return text;
+}
+
+/**
+ * Run the CLI with `args` (the command and its flags) and resolve to the process exit code. Never
+ * throws and never exits the process, so tests can call it in-process.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@gw/gateway/cli";
+ * Deno.exitCode = await main(["status", "sales"]);
+ * ```
+ */
+export async function main(args: string[], io?: CliIo): Promise<number> {
+  const given = io;
+  io ??= denoIo();
+  const [name, ...rest] = args;
+  if (name === undefined) {
+    io.stderr(usage());
+    return EXIT_USAGE;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    io.stdout(usage());
+    return EXIT_OK;
+  }
+  if (name === "--version" || name === "-V") {
+    io.stdout(`${VERSION}\n`);
+    return EXIT_OK;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (entry === undefined) {
+    const known = COMMAND_NAMES.map((item) => `"${item}"`).join(", ");
+    io.stderr(`error: Unknown command "${name}" (commands: ${known})\n`);
+    return EXIT_USAGE;
+  }
+  const verbose = rest.includes("--verbose");
+  try {
+    if (verbose) await enableDebugLogs(io);
+    const command = await entry.load();
+    if (given !== undefined || command.handlesSignals !== true) return await command.run(rest, io);
+    const signals = listenForSignals();
+    try {
+      return await command.run(rest, denoIo(signals.signal));
+    } finally {
+      signals.dispose();
+    }
+  } catch (error) {
+    io.stderr(describe(error, verbose));
+    return exitCodeOf(error);
+  }
+}
+
+/** SIGINT/SIGTERM abort the signal once; a second one exits at once (130, as a shell reports SIGINT). */
+function listenForSignals(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) Deno.exit(130);
+    controller.abort(new Error("Interrupted"));
+  };
+  const names: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const name of names) Deno.addSignalListener(name, onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => names.forEach((name) => Deno.removeSignalListener(name, onSignal)),
+  };
+}
+
+/** With `--verbose`, the library's LogTape records go to standard error (never stdout: `--json` stays clean). */
+async function enableDebugLogs(io: CliIo): Promise<void> {
+  const { configure } = await import("@logtape/logtape");
+  await configure({
+    reset: true,
+    sinks: {
+      stderr: (record) => {
+        const text = record.message.map((part) => typeof part === "string" ? part : JSON.stringify(part))
+          .join("");
+        io.stderr(`${record.level.toUpperCase()} ${record.category.join(".")}: ${text}\n`);
+      },
+    },
+    loggers: [
+      { category: ["gateway"], lowestLevel: "debug", sinks: ["stderr"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["stderr"] },
+    ],
+  });
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,189 @@
+/**
+ * A spinner and a progress bar that animate only on a terminal. Off a terminal they stay silent (the
+ * command prints its result at the end), so logs and pipes never fill with carriage returns.
+ *
+ * @module
+ */
+
+import type { CliIo } from "./io.ts";
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const CLEAR_LINE = "\r\x1b[2K";
+
+/**
+ * A spinner on standard error with a changing label.
+ *
+ * @example
+ * ```ts
+ * import { Spinner } from "./progress.ts";
+ * import { memoryIo } from "./io.ts";
+ * const spinner = new Spinner(memoryIo(), "Waiting");
+ * spinner.start();
+ * spinner.stop();
+ * ```
+ */
+export class Spinner {
+  readonly #io: CliIo;
+  #label: string;
+  #frame = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * Build a spinner (not started).
+   *
+   * @example
+   * ```ts
+   * import { Spinner } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new Spinner(memoryIo(), "Connecting");
+   * ```
+   */
+  constructor(io: CliIo, label: string) {
+    this.#io = io;
+    this.#label = label;
+  }
+
+  /** Whether the spinner draws anything (only on a terminal). */
+  get active(): boolean {
+    return this.#io.stderrIsTerminal;
+  }
+
+  /**
+   * Start animating (no-op off a terminal).
+   *
+   * @example
+   * ```ts
+   * import { Spinner } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new Spinner(memoryIo(), "Connecting").start().stop();
+   * ```
+   */
+  start(): this {
+    if (!this.active || this.#timer !== undefined) return this;
+    this.#draw();
+    this.#timer = setInterval(() => this.#draw(), 80);
+    return this;
+  }
+
+  /**
+   * Change the label.
+   *
+   * @example
+   * ```ts
+   * import { Spinner } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new Spinner(memoryIo(), "a").update("b");
+   * ```
+   */
+  update(label: string): void {
+    this.#label = label;
+    if (this.#timer !== undefined) this.#draw();
+  }
+
+  /**
+   * Stop and clear the line.
+   *
+   * @example
+   * ```ts
+   * import { Spinner } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new Spinner(memoryIo(), "a").start().stop();
+   * ```
+   */
+  stop(): void {
+    if (this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#io.stderr(CLEAR_LINE);
+  }
+
+  #draw(): void {
+    this.#frame = (this.#frame + 1) % FRAMES.length;
+    this.#io.stderr(`${CLEAR_LINE}${FRAMES[this.#frame]} ${this.#label}`);
+  }
+}
+
+/**
+ * A progress bar on standard error: `label [#####-----] 50/100`. Redraws at most every 50 ms.
+ *
+ * @example
+ * ```ts
+ * import { ProgressBar } from "./progress.ts";
+ * import { memoryIo } from "./io.ts";
+ * const bar = new ProgressBar(memoryIo(), "Pruning");
+ * bar.update(5, 10);
+ * bar.done();
+ * ```
+ */
+export class ProgressBar {
+  readonly #io: CliIo;
+  readonly #label: string;
+  readonly #width: number;
+  #lastDraw = 0;
+  #drawn = false;
+
+  /**
+   * Build a bar (draws on the first update).
+   *
+   * @example
+   * ```ts
+   * import { ProgressBar } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new ProgressBar(memoryIo(), "Retrying", 30);
+   * ```
+   */
+  constructor(io: CliIo, label: string, width: number = 30) {
+    this.#io = io;
+    this.#label = label;
+    this.#width = width;
+  }
+
+  /**
+   * Show `done` of `total` (total unknown: a running count).
+   *
+   * @example
+   * ```ts
+   * import { ProgressBar } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new ProgressBar(memoryIo(), "Pruning").update(1, 4);
+   * ```
+   */
+  update(done: number, total?: number): void {
+    if (!this.#io.stderrIsTerminal) return;
+    const now = Date.now();
+    if (this.#drawn && now - this.#lastDraw < 50 && done !== total) return;
+    this.#lastDraw = now;
+    this.#drawn = true;
+    this.#io.stderr(CLEAR_LINE + renderBar(this.#label, done, total, this.#width));
+  }
+
+  /**
+   * Clear the bar's line.
+   *
+   * @example
+   * ```ts
+   * import { ProgressBar } from "./progress.ts";
+   * import { memoryIo } from "./io.ts";
+   * new ProgressBar(memoryIo(), "Pruning").done();
+   * ```
+   */
+  done(): void {
+    if (this.#drawn) this.#io.stderr(CLEAR_LINE);
+    this.#drawn = false;
+  }
+}
+
+/**
+ * The text of one progress bar frame.
+ *
+ * @example
+ * ```ts
+ * import { renderBar } from "./progress.ts";
+ * renderBar("Pruning", 5, 10, 10); // "Pruning [#####-----] 5/10"
+ * ```
+ */
+export function renderBar(label: string, done: number, total: number | undefined, width: number): string {
+  if (total === undefined || total <= 0) return `${label} ${done}`;
+  const filled = Math.min(width, Math.round((done / total) * width));
+  return `${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total}`;
+}

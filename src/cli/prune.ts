@@ -1,0 +1,146 @@
+/**
+ * `prune [--days N] [--dry-run]`: remove old records from the configured Deno KV store.
+ *
+ * @module
+ */
+
+import { RECORD_KINDS, type RecordKind } from "../store/store.ts";
+import { pruneOldRecords } from "../tasks/prune.ts";
+import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { loadCliConfig } from "./config.ts";
+import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
+import { ProgressBar } from "./progress.ts";
+import { openStore } from "./store.ts";
+import { renderTable, writeJson } from "./table.ts";
+
+/** What `prune --json` prints. */
+export interface PruneReport {
+  /** The KV file. */
+  store: string;
+  /** Whether nothing was removed (only counted). */
+  dryRun: boolean;
+  /** The age limit in days. */
+  days: number;
+  /** The cut-off as an ISO 8601 time: older records were removed. */
+  before: string;
+  /** Records removed (or, in a dry run, that would be) per kind pruned. */
+  counts: Partial<Record<RecordKind, number>>;
+  /** Sum of `counts`. */
+  total: number;
+}
+
+/**
+ * The `prune` command.
+ *
+ * @example
+ * ```ts
+ * import { PruneCommand } from "./prune.ts";
+ * import { memoryIo } from "./io.ts";
+ * const code = await new PruneCommand().run(["--days", "14", "--dry-run"], memoryIo());
+ * ```
+ */
+export class PruneCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "prune";
+  /** One-line summary. */
+  readonly summary: string = "delete stored records older than N days";
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "prune [--days <n>] [--kind <kind>]... [--dry-run] [--json]",
+    `Remove records older than N days from the Deno KV store ("kv.path" in gateway-api.json, GATEWAY_KV_PATH,
+default gateway.kv): outbound messages by creation time, inbound messages and webhook logs by arrival,
+instance snapshots by their last update. The store file must exist.`,
+    `  --days <n>       age limit in days, a positive number (default 30)
+  --kind <kind>    only this kind: ${RECORD_KINDS.join(", ")} (repeatable; default all)
+  --dry-run        only count what would be removed
+  --json           print a JSON report instead of a table`,
+  );
+
+  /**
+   * Run the command.
+   *
+   * @example
+   * ```ts
+   * import { PruneCommand } from "./prune.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new PruneCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseFlags(args, {
+      days: { type: "string" },
+      kind: { type: "string", multiple: true },
+      "dry-run": { type: "boolean" },
+      json: { type: "boolean" },
+    }, 0);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const days = numberFlag(values, "days", { fallback: 30 });
+    const kinds = ((values.kind as string[] | undefined) ?? [...RECORD_KINDS]) as RecordKind[];
+    for (const kind of kinds) {
+      if (!RECORD_KINDS.includes(kind)) {
+        throw new UsageError(
+          `Cannot parse arguments: unknown kind "${kind}" for "--kind" (expected one of ${
+            RECORD_KINDS.join(", ")
+          })`,
+        );
+      }
+    }
+    const dryRun = booleanFlag(values, "dry-run");
+    const cli = await loadCliConfig(io, stringFlag(values, "config"));
+    const opened = await openStore(cli, { mustExist: true });
+    const unique = [...new Set(kinds)];
+    const bar = new ProgressBar(io, dryRun ? "Counting" : "Pruning");
+    // One clock for every kind, so they share one cut-off.
+    const now = Date.now();
+    const counts: Partial<Record<RecordKind, number>> = {};
+    let total = 0;
+    let before = now;
+    try {
+      for (const [index, kind] of unique.entries()) {
+        bar.update(index, unique.length);
+        const result = await pruneOldRecords({
+          store: opened.store,
+          days,
+          kinds: [kind],
+          dryRun,
+          now: () => now,
+        });
+        counts[kind] = result.counts[kind] ?? 0;
+        total += result.total;
+        before = result.before;
+      }
+      bar.update(unique.length, unique.length);
+    } finally {
+      bar.done();
+      opened.close();
+    }
+    const report: PruneReport = {
+      store: opened.path,
+      dryRun,
+      days,
+      before: new Date(before).toISOString(),
+      counts,
+      total,
+    };
+    if (booleanFlag(values, "json")) {
+      writeJson(io, report);
+      return EXIT_OK;
+    }
+    io.stdout(
+      renderTable(
+        ["KIND", dryRun ? "WOULD REMOVE" : "REMOVED"],
+        unique.map((kind) => [kind, String(counts[kind])]),
+      ),
+    );
+    io.stdout(
+      `${dryRun ? "Would remove" : "Removed"} ${total} record${
+        total === 1 ? "" : "s"
+      } older than ${days} day${days === 1 ? "" : "s"} (before ${report.before}) from ${opened.path}\n`,
+    );
+    return EXIT_OK;
+  }
+}

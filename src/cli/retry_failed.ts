@@ -1,0 +1,150 @@
+/**
+ * `retry-failed`: resend failed messages recorded in the configured Deno KV store.
+ *
+ * @module
+ */
+
+import { retryFailedMessages, type RetryFailedResult } from "../tasks/retry_failed.ts";
+import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { createService, loadCliConfig } from "./config.ts";
+import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { ProgressBar } from "./progress.ts";
+import { openStore } from "./store.ts";
+import { renderTable, writeJson } from "./table.ts";
+
+/** What `retry-failed --json` prints: the task's result plus the settings used. */
+export interface RetryFailedReport extends RetryFailedResult {
+  /** The KV file. */
+  store: string;
+  /** Records resent this many times were skipped. */
+  maxRetries: number;
+  /** Most resends in this run. */
+  limit: number;
+  /** Only this instance, or null for all. */
+  instance: string | null;
+}
+
+/**
+ * The `retry-failed` command.
+ *
+ * @example
+ * ```ts
+ * import { RetryFailedCommand } from "./retry_failed.ts";
+ * import { memoryIo } from "./io.ts";
+ * const code = await new RetryFailedCommand().run(["--dry-run"], memoryIo());
+ * ```
+ */
+export class RetryFailedCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "retry-failed";
+  /** One-line summary. */
+  readonly summary: string = "resend failed messages recorded in the store";
+  /** Stops after the record in flight on SIGINT/SIGTERM. */
+  readonly handlesSignals: boolean = true;
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "retry-failed [--max-retries <n>] [--limit <n>] [--instance <name>] [--dry-run] [--json]",
+    `Resend the failed messages recorded in the Deno KV store, oldest first, with their original body and
+connection. Each record is claimed atomically, so two runs never resend the same message. Records whose
+first outcome is unknown (the server may have delivered them) are skipped unless --include-unknown is
+given. Exit code 1 when any resend failed again. SIGINT stops after the message in flight.`,
+    `  --max-retries <n>   skip records already resent n times (default 3)
+  --limit <n>         resend at most n messages (default 100)
+  --instance <name>   only this instance's messages
+  --include-unknown   also resend messages whose outcome is unknown (they may arrive twice)
+  --dry-run           only list what would be resent
+  --json              print a JSON report instead of a table`,
+  );
+
+  /**
+   * Run the command.
+   *
+   * @example
+   * ```ts
+   * import { RetryFailedCommand } from "./retry_failed.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new RetryFailedCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseFlags(args, {
+      "max-retries": { type: "string" },
+      limit: { type: "string" },
+      instance: { type: "string" },
+      "include-unknown": { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      json: { type: "boolean" },
+    }, 0);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const maxRetries = numberFlag(values, "max-retries", { fallback: 3, min: 0, integer: true });
+    const limit = numberFlag(values, "limit", { fallback: 100, integer: true });
+    const instance = stringFlag(values, "instance");
+    const dryRun = booleanFlag(values, "dry-run");
+    const cli = await loadCliConfig(io, stringFlag(values, "config"));
+    const service = createService(cli);
+    const opened = await openStore(cli, { mustExist: true });
+    let result: RetryFailedResult;
+    const bar = new ProgressBar(io, dryRun ? "Checking" : "Resending");
+    try {
+      // The total is only worth reading when a bar shows it.
+      const total = io.stderrIsTerminal
+        ? (await opened.store.listOutbound({ status: "failed", instance })).length
+        : undefined;
+      let done = 0;
+      result = await retryFailedMessages({
+        service,
+        store: opened.store,
+        maxRetries,
+        limit,
+        instance,
+        dryRun,
+        includeUnknown: booleanFlag(values, "include-unknown"),
+        signal: io.signal,
+        onResult: () => bar.update(++done, total),
+      });
+    } finally {
+      bar.done();
+      opened.close();
+    }
+    const report: RetryFailedReport = {
+      store: opened.path,
+      maxRetries,
+      limit,
+      instance: instance ?? null,
+      ...result,
+    };
+    if (booleanFlag(values, "json")) writeJson(io, report);
+    else io.stdout(renderRetry(report));
+    return result.failed > 0 ? EXIT_FAILED : EXIT_OK;
+  }
+}
+
+/**
+ * The text report of `retry-failed`.
+ *
+ * @example
+ * ```ts
+ * import { renderRetry } from "./retry_failed.ts";
+ * renderRetry({ store: "gateway.kv", maxRetries: 3, limit: 100, instance: null, attempted: 0, sent: 0, failed: 0, skipped: 0, dryRun: false, results: [] });
+ * ```
+ */
+export function renderRetry(report: RetryFailedReport): string {
+  if (report.results.length === 0) return `No failed messages to resend in ${report.store}\n`;
+  let text = renderTable(
+    ["RECORD", "RESULT", "RETRIES", "DETAIL"],
+    report.results.map((item) => [
+      item.id,
+      item.status,
+      String(item.retryCount),
+      item.messageId ?? item.error ?? item.reason,
+    ]),
+  );
+  text += report.dryRun
+    ? `Would resend ${report.attempted}, skip ${report.skipped}\n`
+    : `Resent ${report.attempted}: ${report.sent} sent, ${report.failed} failed; ${report.skipped} skipped\n`;
+  return text;
+}

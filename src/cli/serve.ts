@@ -1,0 +1,257 @@
+/**
+ * `serve`: the production receiver. `Deno.serve` with the webhook handler (inbound messages and webhook
+ * logs recorded in the KV store), the KV queue worker when `queue.enabled`, and the scheduled prune and
+ * retry-failed tasks (`Deno.cron`). SIGINT/SIGTERM shut it down gracefully: stop accepting, finish the
+ * requests, queue jobs and task runs in flight, close the KV.
+ *
+ * @module
+ */
+
+import type { GatewayConfig } from "../config.ts";
+import { DEFAULTS } from "../config.ts";
+import { WebhookException } from "../errors.ts";
+import type { GatewayService } from "../service.ts";
+import { registerScheduledTasks, type ScheduledTaskHandlers } from "../tasks/schedule.ts";
+import type { RetryService } from "../tasks/retry_failed.ts";
+import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../webhooks/env.ts";
+import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
+import { WebhookProcessor } from "../webhooks/processor.ts";
+import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
+import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { type CliConfig, createService, loadCliConfig, type TasksFileConfig } from "./config.ts";
+import { CliError, type CliIo, errorText, EXIT_OK, EXIT_USAGE } from "./io.ts";
+import { openStore } from "./store.ts";
+
+/** The environment variables `serve` reads on top of the common ones. */
+export const SERVE_ENV_VARS: readonly string[] = Object.keys(WEBHOOK_ENV_VARIABLES);
+
+function hasConnection(config: GatewayConfig): boolean {
+  return Boolean(config.server_url || config.api_key || Object.keys(config.connections ?? {}).length > 0);
+}
+
+/** The file's `webhook` and `queue` sections with the `GATEWAY_WEBHOOK_*` variables on top. */
+function webhookSettings(
+  cli: CliConfig,
+  io: CliIo,
+): { options: WebhookHandlerOptions; queue: boolean; maxAttempts?: number } {
+  let env;
+  try {
+    env = webhookOptionsFromEnv((name) => io.env(name));
+  } catch (error) {
+    throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
+  }
+  const file = cli.config.webhook ?? {};
+  const { queue: envQueue, dedupe: _dedupe, signature: envSignature, ...envRest } = env;
+  const options: WebhookHandlerOptions = {
+    ...file,
+    ...envRest,
+    signature: { ...file.signature, ...envSignature },
+  };
+  const queue = envQueue?.enabled ?? cli.config.queue?.enabled ?? false;
+  const maxAttempts = envQueue?.max_attempts ?? cli.config.queue?.max_attempts;
+  return { options, queue, maxAttempts };
+}
+
+function taskOptions(tasks: TasksFileConfig, canRetry: boolean) {
+  const prune = tasks.prune === false
+    ? false as const
+    : { schedule: tasks.prune?.schedule, days: tasks.prune?.days };
+  const retry = tasks.retry_failed;
+  const retryFailed = retry === false || !canRetry ? false as const : {
+    schedule: retry?.schedule,
+    maxRetries: retry?.max_retries,
+    limit: retry?.limit,
+    instance: retry?.instance,
+  };
+  return { prune, retryFailed };
+}
+
+/**
+ * The `serve` command.
+ *
+ * @example
+ * ```ts
+ * import { ServeCommand } from "./serve.ts";
+ * import { memoryIo } from "./io.ts";
+ * const controller = new AbortController();
+ * const running = new ServeCommand().run(["--port", "0"], memoryIo({ signal: controller.signal }));
+ * controller.abort();
+ * await running;
+ * ```
+ */
+export class ServeCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "serve";
+  /** One-line summary. */
+  readonly summary: string = "run the webhook receiver, queue worker and scheduled tasks";
+  /** Shuts down gracefully on SIGINT/SIGTERM. */
+  readonly handlesSignals: boolean = true;
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "serve [--port <n>] [--hostname <host>] [--no-tasks]",
+    `Run the webhook receiver: POST /<webhook.route_prefix>/<instance> (default /${DEFAULTS.route_prefix}/<instance>),
+GET /${DEFAULTS.route_prefix}/health. Webhooks are verified with webhook.secret / GATEWAY_WEBHOOK_SECRET
+(every GATEWAY_WEBHOOK_* variable overrides the file), redeliveries are dropped, and inbound messages and
+webhook logs are recorded in the Deno KV store (created when missing). With queue.enabled (or
+GATEWAY_WEBHOOK_QUEUE=true) webhooks are answered 202 and processed by a KV queue worker in this process.
+The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is configured, the
+retry-failed task (default every 5 minutes) run with Deno.cron; the "tasks" section of the configuration
+changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
+    `  --port <n>          port to listen on (default 8000; 0 picks a free one)
+  --hostname <host>   address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
+  --no-tasks          do not register the scheduled tasks`,
+  );
+
+  /**
+   * Run until `io.signal` aborts (SIGINT/SIGTERM in a real process).
+   *
+   * @example
+   * ```ts
+   * import { ServeCommand } from "./serve.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new ServeCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseFlags(args, {
+      port: { type: "string" },
+      hostname: { type: "string" },
+      "no-tasks": { type: "boolean" },
+    }, 0);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const port = numberFlag(values, "port", { fallback: 8000, min: 0, integer: true });
+    if (port > 65535) {
+      throw new CliError(`Cannot parse arguments: "--port" must be at most 65535, got "${port}"`, EXIT_USAGE);
+    }
+    const hostname = stringFlag(values, "hostname") ?? "127.0.0.1";
+    const cli = await loadCliConfig(io, stringFlag(values, "config"));
+    const webhook = webhookSettings(cli, io);
+    const service: GatewayService | undefined = hasConnection(cli.config) ? createService(cli) : undefined;
+    const opened = await openStore(cli, { mustExist: false });
+    const { kv, store } = opened;
+    const metrics = service?.getMetrics();
+
+    // Everything below owns resources: undo it all on any failure before the server is up.
+    const cronController = new AbortController();
+    const running = new Set<Promise<unknown>>();
+    let inFlightJobs = 0;
+    let draining = false;
+    let drained: (() => void) | undefined;
+    let worker: Promise<void> | undefined;
+    let server: Deno.HttpServer | undefined;
+    let handler: ReturnType<typeof createWebhookHandler> | undefined;
+    const cleanup = async () => {
+      cronController.abort();
+      await Promise.allSettled(running);
+      if (inFlightJobs > 0) await new Promise<void>((resolve) => drained = resolve);
+      opened.close();
+      await worker?.catch(() => {});
+      await handler?.close();
+    };
+
+    try {
+      const processor = new WebhookProcessor({ store });
+      try {
+        handler = createWebhookHandler({
+          ...webhook.options,
+          processor,
+          store,
+          metrics: metrics ?? undefined,
+          dedupe: { kv },
+          queue: webhook.queue ? { enabled: true, mode: "kv", kv, max_attempts: webhook.maxAttempts } : false,
+        });
+      } catch (error) {
+        if (error instanceof WebhookException) {
+          throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
+        }
+        throw error;
+      }
+      if (webhook.queue) {
+        const options = { store, metrics, max_attempts: webhook.maxAttempts };
+        worker = kv.listenQueue(async (message: unknown) => {
+          // While draining, refuse new deliveries: KV keeps the job and delivers it after the restart.
+          if (draining) throw new Error("Shutting down: job left on the queue");
+          if (!isProcessWebhookJob(message)) return;
+          inFlightJobs++;
+          try {
+            await runWebhookJob(kv, message, processor, options);
+          } finally {
+            if (--inFlightJobs === 0 && draining) drained?.();
+          }
+        });
+      }
+
+      let tasks: ScheduledTaskHandlers | undefined;
+      const schedules: string[] = [];
+      if (!booleanFlag(values, "no-tasks")) {
+        const { prune, retryFailed } = taskOptions(cli.tasks, service !== undefined);
+        const cron = (name: string, schedule: string, run: () => Promise<void>) => {
+          schedules.push(`${name} (${schedule})`);
+          return Deno.cron(name, schedule, { signal: cronController.signal }, () => {
+            const task = run();
+            running.add(task);
+            return task.finally(() => running.delete(task));
+          });
+        };
+        try {
+          tasks = registerScheduledTasks({
+            service: service ?? (NO_SERVICE as RetryService),
+            store,
+            kv,
+            prune,
+            retryFailed,
+            cron,
+          });
+        } catch (error) {
+          throw new CliError(`Cannot schedule tasks: ${errorText(error)}`, EXIT_USAGE, { cause: error });
+        }
+      }
+
+      const listening = Promise.withResolvers<Deno.NetAddr>();
+      server = Deno.serve({
+        port,
+        hostname,
+        onListen: (address) => listening.resolve(address as Deno.NetAddr),
+        onError: () => new Response('{"ok":false,"error":"Internal Server Error"}', { status: 500 }),
+      }, handler);
+      const address = await listening.promise;
+      const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+      const prefix = (webhook.options.route_prefix ?? DEFAULTS.route_prefix).replace(/^\/+|\/+$/g, "");
+      io.stdout(`Listening on http://${host}:${address.port}/ (webhooks: POST /${prefix}/<instance>)\n`);
+      io.stdout(
+        `Store: ${opened.path}; queue: ${webhook.queue ? "on" : "off"}; tasks: ${
+          tasks === undefined ? "off" : schedules.join(", ") || "none"
+        }\n`,
+      );
+    } catch (error) {
+      await server?.shutdown();
+      await cleanup();
+      throw error;
+    }
+
+    await waitForAbort(io.signal);
+    io.stdout("Shutting down: finishing requests in flight\n");
+    await server.shutdown();
+    draining = true;
+    await cleanup();
+    io.stdout("Stopped\n");
+    return EXIT_OK;
+  }
+}
+
+/** Stands in for the service when no connection is configured (the retry task is then not registered). */
+const NO_SERVICE = {
+  getClient(): never {
+    throw new Error("Cannot resend messages: no connection is configured");
+  },
+};
+
+function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

@@ -1,0 +1,149 @@
+/**
+ * `status [instance]` (InstanceStatusCommand): instances with their state, owner and profile name.
+ *
+ * @module
+ */
+
+import { InstanceNotFoundException } from "../errors.ts";
+import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { createService, loadCliConfig, selectConnection } from "./config.ts";
+import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { renderTable, writeJson } from "./table.ts";
+
+/** One instance as `status` reports it. */
+export interface InstanceStatus {
+  /** Instance name. */
+  name: string;
+  /** `open`, `connecting`, `close`, or what the server reported; null when none. */
+  state: string | null;
+  /** The paired account's JID (`ownerJid`), or null before pairing. */
+  owner: string | null;
+  /** The WhatsApp profile name, or null. */
+  profileName: string | null;
+}
+
+/** What `status --json` prints. */
+export interface StatusReport {
+  /** Connection used. */
+  connection: string;
+  /** Instances, in the server's order. */
+  instances: InstanceStatus[];
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/**
+ * Map `fetchInstances` rows to {@link InstanceStatus} entries.
+ *
+ * @example
+ * ```ts
+ * import { toInstanceStatus } from "./status.ts";
+ * toInstanceStatus([{ name: "sales", connectionStatus: "open", ownerJid: "5511@s.whatsapp.net", profileName: "Sales" }]);
+ * ```
+ */
+export function toInstanceStatus(rows: unknown): InstanceStatus[] {
+  if (!Array.isArray(rows)) return [];
+  return rows.map((row) => {
+    const record = (row ?? {}) as Record<string, unknown>;
+    return {
+      name: String(record.name ?? ""),
+      state: text(record.connectionStatus),
+      owner: text(record.ownerJid),
+      profileName: text(record.profileName),
+    };
+  });
+}
+
+/**
+ * The `status` command.
+ *
+ * @example
+ * ```ts
+ * import { InstanceStatusCommand } from "./status.ts";
+ * import { memoryIo } from "./io.ts";
+ * const code = await new InstanceStatusCommand().run(["sales", "--json"], memoryIo());
+ * ```
+ */
+export class InstanceStatusCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "status";
+  /** One-line summary. */
+  readonly summary: string = "list instances with their state, owner and profile name";
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "status [instance] [--connection <name>] [--json]",
+    `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
+their connection state, owner (the paired number's JID) and profile name. Exit code 1 when the named
+instance does not exist or the server cannot be asked.`,
+    `  --connection <name>  connection to use (default: the configured default)
+  --timeout <ms>       request timeout (default 10000)
+  --json               print JSON instead of a table`,
+  );
+
+  /**
+   * Run the command.
+   *
+   * @example
+   * ```ts
+   * import { InstanceStatusCommand } from "./status.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new InstanceStatusCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseFlags(args, {
+      connection: { type: "string" },
+      timeout: { type: "string" },
+      json: { type: "boolean" },
+    }, 1);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const timeoutMs = numberFlag(values, "timeout", { fallback: 10_000, integer: true });
+    const instance = positionals[0];
+    const cli = await loadCliConfig(io, stringFlag(values, "config"));
+    const gw = createService(cli);
+    const connection = selectConnection(gw, stringFlag(values, "connection"));
+    const view = gw.connection(connection);
+    let instances: InstanceStatus[];
+    try {
+      const rows = instance === undefined
+        ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
+        : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
+      instances = toInstanceStatus(rows);
+    } catch (error) {
+      if (error instanceof InstanceNotFoundException && instance !== undefined) {
+        throw new CliError(
+          `Instance "${instance}" does not exist on connection "${connection}"`,
+          EXIT_FAILED,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
+    if (instance !== undefined) instances = instances.filter((item) => item.name === instance);
+    if (instance !== undefined && instances.length === 0) {
+      throw new CliError(`Instance "${instance}" does not exist on connection "${connection}"`, EXIT_FAILED);
+    }
+    const report: StatusReport = { connection, instances };
+    if (booleanFlag(values, "json")) {
+      writeJson(io, report);
+      return EXIT_OK;
+    }
+    if (instances.length === 0) {
+      io.stdout(`No instances on connection "${connection}"\n`);
+      return EXIT_OK;
+    }
+    io.stdout(renderTable(
+      ["INSTANCE", "STATE", "OWNER", "PROFILE NAME"],
+      instances.map((item) => [item.name, item.state, item.owner, item.profileName]),
+    ));
+    return EXIT_OK;
+  }
+}
