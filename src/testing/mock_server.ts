@@ -1,0 +1,112 @@
+/**
+ * `MockGatewayServer`: the simulated gateway server on a real local HTTP port (`Deno.serve`), for
+ * tests that want real sockets, another process, or a URL to hand to code under test.
+ *
+ * @module
+ */
+
+import { SimulatedConnectionDrop } from "./simulator/faults.ts";
+import { GatewaySimulator } from "./simulator/simulator.ts";
+import type { SimulatorOptions } from "./simulator/types.ts";
+import { DROP_HEADER, TcpRelay } from "./tcp_relay.ts";
+
+/** Options of {@link MockGatewayServer.start}: the simulator's options plus where to listen. */
+export interface MockGatewayServerOptions extends SimulatorOptions {
+  /** Port to listen on. Default 0 (a free port). */
+  port?: number;
+  /** Address to listen on. Default `"127.0.0.1"`. */
+  hostname?: string;
+}
+
+function urlHost(hostname: string): string {
+  if (hostname === "0.0.0.0") return "127.0.0.1";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
+/**
+ * The simulated gateway server listening on a local port. It is a {@link GatewaySimulator}, so every
+ * control (`simulateScan`, `simulateInboundMessage`, `failNext`, `requests`, `deliveries` ...) is on the
+ * server object itself.
+ *
+ * @example Start, use, close
+ * ```ts
+ * import { MockGatewayServer } from "@gw/gateway/testing";
+ * await using mock = await MockGatewayServer.start({ apiKey: "test-key" });
+ * const res = await fetch(`${mock.url}/instance/create`, {
+ *   method: "POST",
+ *   headers: { apikey: "test-key", "content-type": "application/json" },
+ *   body: JSON.stringify({ instanceName: "sales", integration: "WHATSAPP-BAILEYS" }),
+ * });
+ * console.log(res.status, (await res.json()).hash);
+ * ```
+ */
+export class MockGatewayServer extends GatewaySimulator {
+  /** Base URL, such as `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The port listened on. */
+  readonly port: number;
+  readonly #relay: TcpRelay;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  #closing?: Promise<void>;
+
+  private constructor(options: MockGatewayServerOptions, listener: Deno.TcpListener, hostname: string) {
+    super(options);
+    this.port = listener.addr.port;
+    this.url = `http://${urlHost(hostname)}:${this.port}`;
+    if (this.serverUrl === undefined) this.serverUrl = this.url;
+    this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+      try {
+        return await this.handle(request);
+      } catch (error) {
+        // A scripted drop: the relay sees the token and closes the client's socket unanswered.
+        if (error instanceof SimulatedConnectionDrop) {
+          return new Response(null, { status: 500, headers: { [DROP_HEADER]: this.#relay.token } });
+        }
+        // The client went away during a delay (or the server is closing): nobody reads this.
+        return new Response(null, { status: 503 });
+      }
+    });
+    // Only the relay accepts public connections, so no request can arrive before it exists.
+    this.#relay = new TcpRelay(listener, this.#server.addr.port);
+  }
+
+  /**
+   * Start a mock server on `hostname:port` (default `127.0.0.1`, a free port).
+   *
+   * @example
+   * ```ts
+   * import { MockGatewayServer } from "@gw/gateway/testing";
+   * const mock = await MockGatewayServer.start({ apiKey: "k", autoConnectMs: 0 });
+   * console.log(mock.url);
+   * await mock.close();
+   * ```
+   */
+  static start(options: MockGatewayServerOptions = {}): Promise<MockGatewayServer> {
+    const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+    if (typeof deno?.serve !== "function" || typeof deno.listen !== "function") {
+      return Promise.reject(new Error("Cannot start MockGatewayServer: Deno.serve is not available here"));
+    }
+    const hostname = options.hostname ?? "127.0.0.1";
+    const listener = deno.listen({ hostname, port: options.port ?? 0, transport: "tcp" });
+    return Promise.resolve(new MockGatewayServer(options, listener, hostname));
+  }
+
+  /**
+   * Stop listening, close open connections, stop timers and pending webhook deliveries.
+   *
+   * @example
+   * ```ts
+   * import { MockGatewayServer } from "@gw/gateway/testing";
+   * const mock = await MockGatewayServer.start();
+   * await mock.close();
+   * ```
+   */
+  override close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#relay.close();
+      await super.close();
+      await this.#server.shutdown();
+    })();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The HS256 JWT the reference server puts in `Authorization: Bearer` when a webhook's headers hold a
+ * `jwt_key` (contract §5.1): claims `{iat, exp: iat + 600, app: "evolution", action: "webhook"}`.
+ *
+ * @module
+ */
+
+function base64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+const encoder = new TextEncoder();
+
+/** Sign `payload` as a compact HS256 JWT with the secret string as given. */
+export async function signHs256Jwt(payload: Record<string, unknown>, secret: string): Promise<string> {
+  const header = base64Url(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
+  const body = base64Url(encoder.encode(JSON.stringify(payload)));
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(`${header}.${body}`));
+  return `${header}.${body}.${base64Url(new Uint8Array(signature))}`;
+}
+
+/** The webhook JWT for the time `nowMs`. */
+export function webhookJwt(secret: string, nowMs: number): Promise<string> {
+  const iat = Math.floor(nowMs / 1000);
+  return signHs256Jwt({ iat, exp: iat + 600, app: "evolution", action: "webhook" }, secret);
+}

@@ -1,0 +1,65 @@
+/**
+ * The shape of one simulated route and of the context its handler receives.
+ *
+ * @module
+ */
+
+import type { SimulatorCore } from "./core.ts";
+import type { InstanceState } from "./state.ts";
+
+/** A `file` field of a multipart body. */
+export interface UploadedFile {
+  name: string;
+  type: string;
+  base64: string;
+}
+
+/** Everything a route handler gets. */
+export interface RouteContext {
+  core: SimulatorCore;
+  request: Request;
+  method: string;
+  query: Record<string, string>;
+  /** The JSON (or form) body as an object; `{}` when there is none. */
+  body: Record<string, unknown>;
+  /** The `apikey` header. */
+  apikey: string | null;
+  /** Decoded instance name from the path (empty for routes without one). */
+  instanceName: string;
+  /** The instance; set for every route with an instance segment (the guard checked it exists). */
+  instance: InstanceState;
+  /** Multipart `file` field, when sent. */
+  file?: UploadedFile;
+}
+
+/**
+ * Who may call a route:
+ * - `instance`: the instance must exist (404), then the global key or its own token (401);
+ * - `global`: the global key only;
+ * - `anyKey`: the global key or any instance token (`fetchInstances`);
+ * - `none`: nobody is checked (the handler may check itself, like `create`).
+ */
+export type RouteAuth = "instance" | "global" | "anyKey" | "none";
+
+/** One route of the simulated server. */
+export interface RouteDef {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path without the instance segment, as written in the contract: `/message/sendText`. */
+  path: string;
+  /** Whether the last path segment is the instance name. */
+  withInstance: boolean;
+  /** Success status. */
+  status: number;
+  auth: RouteAuth;
+  handle(ctx: RouteContext): unknown;
+}
+
+/** Shorthand for a route with an instance segment and the instance guard. */
+export function route(
+  method: RouteDef["method"],
+  path: string,
+  status: number,
+  handle: (ctx: RouteContext) => unknown,
+): RouteDef {
+  return { method, path, withInstance: true, status, auth: "instance", handle };
+}

@@ -1,0 +1,232 @@
+/**
+ * The request pipeline of the simulated server, in the reference server's order: body parsing (a
+ * malformed JSON body fails before routing), fault injection, the optional license gate, routing
+ * (Express-style: case-insensitive, trailing slash ignored, instance name last and percent-decoded),
+ * the guards (instance exists → key), then the route handler.
+ *
+ * @module
+ */
+
+import type { SimulatorCore } from "./core.ts";
+import {
+  envelope,
+  HttpError,
+  instanceNotFound,
+  internalString,
+  jsonResponse,
+  Reply,
+  routeNotFound,
+  unauthorized,
+} from "./errors.ts";
+import type { RouteContext, RouteDef, UploadedFile } from "./route.ts";
+import { CHAT_ROUTES } from "./routes/chat.ts";
+import { GROUP_ROUTES } from "./routes/group.ts";
+import { INSTANCE_ROUTES } from "./routes/instance.ts";
+import { MESSAGE_ROUTES } from "./routes/message.ts";
+import { MISC_ROUTES } from "./routes/misc.ts";
+import { SETTINGS_ROUTES } from "./routes/settings.ts";
+import { WEBHOOK_CONFIG_ROUTES } from "./routes/webhook_config.ts";
+import type { RequestLogEntry } from "./types.ts";
+
+/** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 75 core routes. */
+export const ALL_ROUTES: readonly RouteDef[] = [
+  ...INSTANCE_ROUTES,
+  ...MESSAGE_ROUTES,
+  ...CHAT_ROUTES,
+  ...GROUP_ROUTES,
+  ...WEBHOOK_CONFIG_ROUTES,
+  ...SETTINGS_ROUTES,
+  ...MISC_ROUTES,
+];
+
+interface Match {
+  def: RouteDef;
+  /** Raw (still encoded) last segment, for routes with an instance. */
+  segment?: string;
+}
+
+interface ParsedBody {
+  /** What the request log shows. */
+  logged: unknown;
+  /** The object handlers get. */
+  body: Record<string, unknown>;
+  file?: UploadedFile;
+  /** body-parser's error message for a malformed JSON body. */
+  error?: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function fileOf(file: File): Promise<UploadedFile> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return { name: file.name, type: file.type, base64: btoa(binary) };
+}
+
+async function parseBody(request: Request): Promise<ParsedBody> {
+  if (request.body === null) return { logged: undefined, body: {} };
+  const type = (request.headers.get("content-type") ?? "").toLowerCase();
+  if (type.startsWith("multipart/form-data")) {
+    const form = await request.formData();
+    const fields: Record<string, unknown> = {};
+    let file: UploadedFile | undefined;
+    for (const [name, value] of form) {
+      if (typeof value === "string") fields[name] = value;
+      else if (name === "file") file = await fileOf(value);
+    }
+    return { logged: fields, body: fields, file };
+  }
+  const text = await request.text();
+  if (type.includes("application/json") || type.includes("+json")) {
+    if (text.trim() === "") return { logged: undefined, body: {} };
+    const first = text.trim()[0];
+    // body-parser's strict mode accepts only objects and arrays.
+    if (first !== "{" && first !== "[") {
+      return { logged: text, body: {}, error: `Unexpected token ${first} in JSON at position 0` };
+    }
+    try {
+      const value = JSON.parse(text);
+      return { logged: value, body: isObject(value) ? value : {} };
+    } catch (error) {
+      return { logged: text, body: {}, error: (error as Error).message };
+    }
+  }
+  if (type.startsWith("application/x-www-form-urlencoded")) {
+    const fields = Object.fromEntries(new URLSearchParams(text));
+    return { logged: fields, body: fields };
+  }
+  return { logged: text === "" ? undefined : text, body: {} };
+}
+
+/** Finds the route for a method and path. */
+export class RouteTable {
+  readonly #plain = new Map<string, RouteDef>();
+  readonly #withInstance = new Map<string, RouteDef>();
+
+  constructor(routes: readonly RouteDef[]) {
+    for (const def of routes) {
+      const key = `${def.method} ${def.path.toLowerCase()}`;
+      (def.withInstance ? this.#withInstance : this.#plain).set(key, def);
+    }
+  }
+
+  match(method: string, rawPath: string): Match | undefined {
+    const path = rawPath.length > 1 ? rawPath.replace(/\/$/, "") : rawPath;
+    const plain = this.#plain.get(`${method} ${path.toLowerCase()}`);
+    if (plain) return { def: plain };
+    const cut = path.lastIndexOf("/");
+    if (cut <= 0) return undefined;
+    const def = this.#withInstance.get(`${method} ${path.slice(0, cut).toLowerCase()}`);
+    const segment = path.slice(cut + 1);
+    return def && segment !== "" ? { def, segment } : undefined;
+  }
+}
+
+function licenseResponse(core: SimulatorCore, origin: string): Response {
+  const base = core.serverUrl ?? origin;
+  return jsonResponse(503, {
+    error: "service not activated",
+    code: "LICENSE_REQUIRED",
+    register_url: `${base}/license/register`,
+    instance_id: core.serverId,
+    docs_url: "https://doc.evolution-api.com/v2/en/license",
+    message: "This server is not activated. Register it at register_url to use the API.",
+  });
+}
+
+const LICENSE_EXEMPT = /^\/(health|server\/ok|license(\/|$)|manager|assets\/)/i;
+
+function guard(core: SimulatorCore, def: RouteDef, ctx: RouteContext): void {
+  const key = ctx.apikey;
+  if (def.auth === "instance") {
+    const instance = core.instances.get(ctx.instanceName);
+    if (!instance) throw instanceNotFound(ctx.instanceName);
+    if (!core.isGlobalKey(key) && key !== instance.token) throw unauthorized();
+    ctx.instance = instance;
+  } else if (def.auth === "global") {
+    core.requireGlobalKey(key);
+  } else if (def.auth === "anyKey") {
+    if (!core.isGlobalKey(key) && ![...core.instances.values()].some((i) => i.token === key)) {
+      throw unauthorized();
+    }
+  }
+}
+
+function toResponse(def: RouteDef, result: unknown): Response {
+  if (result instanceof Response) return result;
+  if (result instanceof Reply) return jsonResponse(result.status, result.body);
+  return jsonResponse(def.status, result === undefined ? null : result);
+}
+
+/** Handle one request against `core`. */
+export async function handleRequest(
+  core: SimulatorCore,
+  table: RouteTable,
+  request: Request,
+): Promise<Response> {
+  const url = new URL(request.url);
+  const method = request.method.toUpperCase();
+  const match = table.match(method, url.pathname);
+  const parsed = await parseBody(request);
+  let instanceName: string | undefined;
+  let decodeError: string | undefined;
+  if (match?.segment !== undefined) {
+    try {
+      instanceName = decodeURIComponent(match.segment);
+    } catch {
+      decodeError = `Failed to decode param '${match.segment}'`;
+    }
+  }
+  const entry: RequestLogEntry = {
+    method,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: Object.fromEntries(request.headers),
+    body: parsed.logged,
+    route: match ? `${match.def.method} ${match.def.path}` : undefined,
+    instance: instanceName,
+  };
+  core.requests.push(entry);
+
+  const signal = AbortSignal.any([request.signal, core.signal]);
+  const faulted = await core.faults.apply(
+    { method, path: match ? match.def.path : url.pathname, instance: instanceName },
+    signal,
+  );
+  if (faulted) return faulted;
+  if (core.options.licenseRequired && url.pathname !== "/" && !LICENSE_EXEMPT.test(url.pathname)) {
+    return licenseResponse(core, url.origin);
+  }
+  // Errors without an `error` field (body-parser, URI decoding) come out as "Internal Server Error".
+  if (parsed.error) return jsonResponse(400, envelope(400, parsed.error, "Internal Server Error"));
+  if (!match) {
+    const notFound = routeNotFound(method, url.pathname + url.search);
+    return jsonResponse(notFound.status, notFound.body);
+  }
+  if (decodeError) return jsonResponse(400, envelope(400, decodeError, "Internal Server Error"));
+
+  const ctx: RouteContext = {
+    core,
+    request,
+    method,
+    query: entry.query,
+    body: parsed.body,
+    apikey: request.headers.get("apikey"),
+    instanceName: instanceName ?? "",
+    instance: undefined!,
+    file: parsed.file,
+  };
+  try {
+    guard(core, match.def, ctx);
+    return toResponse(match.def, await match.def.handle(ctx));
+  } catch (error) {
+    if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
+    // What Express' handler does with an uncaught error.
+    return jsonResponse(500, internalString(error instanceof Error ? error.message : String(error)).body);
+  }
+}

@@ -1,0 +1,470 @@
+/**
+ * `/chat/*` routes (contract §2.5): chat actions, the stored-data finders and the profile routes.
+ *
+ * @module
+ */
+
+import { badRequest, HttpError, internalArray, internalString, notFound } from "../errors.ts";
+import { createJid, isGroupJid, newMessageId } from "../jid.ts";
+import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { CHAT_SCHEMAS } from "../schemas.ts";
+import type { ChatRow, InstanceState, StoredMessage } from "../state.ts";
+import { checkBody, validateSchema } from "../validate.ts";
+
+type Body = Record<string, unknown>;
+
+function obj(value: unknown): Body {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Body : {};
+}
+
+/** `InternalServerErrorException(text, error.toString())` when the socket is not open. */
+function socketOr500(ctx: RouteContext, text: string, method?: string): void {
+  const failure = ctx.core.socketErrorText(ctx.instance, method);
+  if (failure) throw internalArray(text, failure);
+}
+
+/** A findMessages record. */
+export function messageRecord(instance: InstanceState, m: StoredMessage): Body {
+  return {
+    id: m.id,
+    key: m.key,
+    pushName: m.pushName,
+    messageType: m.messageType,
+    message: m.message,
+    messageTimestamp: m.messageTimestamp,
+    instanceId: m.instanceId,
+    source: m.source,
+    contextInfo: m.contextInfo,
+    MessageUpdate: instance.updates.filter((u) => u.messageId === m.id).map((u) => ({ status: u.status })),
+  };
+}
+
+function toSeconds(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value === "string") {
+    const n = Number(value);
+    if (Number.isFinite(n)) return n;
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return Math.floor(ms / 1000);
+  }
+  return undefined;
+}
+
+function inRange(ts: number, range: unknown): boolean {
+  const r = obj(range);
+  const gte = toSeconds(r.gte);
+  const lte = toSeconds(r.lte);
+  return (gte === undefined || ts >= gte) && (lte === undefined || ts <= lte);
+}
+
+function positive(value: unknown, fallback: number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+}
+
+function findMessages(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.findMessages);
+  const where = obj(ctx.body.where);
+  const key = obj(where.key);
+  const list = ctx.instance.messages.filter((m) => {
+    if (where.id !== undefined && m.id !== where.id) return false;
+    if (where.source !== undefined && m.source !== where.source) return false;
+    if (where.messageType !== undefined && m.messageType !== where.messageType) return false;
+    for (const field of ["id", "fromMe", "remoteJid", "remoteJidAlt", "participant"]) {
+      if (key[field] !== undefined && m.key[field] !== key[field]) return false;
+    }
+    return where.messageTimestamp === undefined || inRange(m.messageTimestamp, where.messageTimestamp);
+  }).sort((a, b) => b.messageTimestamp - a.messageTimestamp);
+  const page = positive(ctx.body.page, 1);
+  const offset = positive(ctx.body.offset, 50);
+  return {
+    messages: {
+      total: list.length,
+      pages: Math.ceil(list.length / offset),
+      currentPage: page,
+      records: list.slice((page - 1) * offset, page * offset).map((m) => messageRecord(ctx.instance, m)),
+    },
+  };
+}
+
+function chatRow(instance: InstanceState, chat: ChatRow): Body {
+  const last = instance.messages.filter((m) => m.key.remoteJid === chat.remoteJid)
+    .sort((a, b) => b.messageTimestamp - a.messageTimestamp)[0];
+  const contact = instance.contacts.get(chat.remoteJid);
+  return {
+    id: chat.id,
+    remoteJid: chat.remoteJid,
+    pushName: contact?.pushName ?? chat.name,
+    profilePicUrl: contact?.profilePicUrl ?? null,
+    updatedAt: chat.updatedAt,
+    windowStart: null,
+    windowExpires: null,
+    windowActive: false,
+    lastMessage: last ? messageRecord(instance, last) : null,
+    unreadCount: chat.unreadMessages,
+    isSaved: Boolean(contact),
+  };
+}
+
+function findChats(ctx: RouteContext): unknown {
+  const where = obj(ctx.body.where);
+  const chats = [...ctx.instance.chats.values()]
+    .filter((c) => where.remoteJid === undefined || c.remoteJid === where.remoteJid)
+    .map((c) => chatRow(ctx.instance, c))
+    .filter((row) => {
+      if (where.messageTimestamp === undefined) return true;
+      const last = row.lastMessage as Body | null;
+      return last !== null && inRange(last.messageTimestamp as number, where.messageTimestamp);
+    })
+    .sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt)));
+  const skip = positive(ctx.body.skip, 0);
+  const take = ctx.body.take === undefined ? chats.length : positive(ctx.body.take, chats.length);
+  return chats.slice(skip, skip + take);
+}
+
+function findChatByRemoteJid(ctx: RouteContext): unknown {
+  const remoteJid = ctx.query.remoteJid;
+  if (!remoteJid) throw new HttpError(400, { error: "remoteJid is a required query parameter" });
+  const chat = ctx.instance.chats.get(remoteJid);
+  return chat ? chatRow(ctx.instance, chat) : null;
+}
+
+function findContacts(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.findContacts);
+  const where = obj(ctx.body.where);
+  const rows: Body[] = [...ctx.instance.contacts.values()]
+    .filter((c) => where.remoteJid === undefined || c.remoteJid === where.remoteJid)
+    .map((c) => ({
+      id: c.id,
+      remoteJid: c.remoteJid,
+      pushName: c.pushName,
+      profilePicUrl: c.profilePicUrl,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      instanceId: ctx.instance.id,
+      isGroup: isGroupJid(c.remoteJid),
+      isSaved: true,
+      type: isGroupJid(c.remoteJid) ? "group" : "contact",
+    }));
+  return rows;
+}
+
+function findStatusMessage(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.findStatusMessage);
+  const where = obj(ctx.body.where);
+  const list = ctx.instance.updates.filter((u) =>
+    (where.remoteJid === undefined || u.remoteJid === where.remoteJid) &&
+    (where.id === undefined || u.keyId === where.id)
+  );
+  const page = positive(ctx.body.page, 1);
+  const offset = positive(ctx.body.offset, 50);
+  return list.slice((page - 1) * offset, page * offset);
+}
+
+function whatsappNumbers(ctx: RouteContext): unknown {
+  // This route answers 400 with whatever was thrown, unwrapped.
+  const errors = validateSchema(ctx.body, CHAT_SCHEMAS.whatsappNumbers);
+  if (errors.length > 0) {
+    const messages = errors.map((e) => e.schema.description ?? e.stack.replace("instance.", ""));
+    throw new HttpError(400, { status: 400, error: "Bad Request", message: [messages] });
+  }
+  const { instance } = ctx;
+  if (instance.state !== "open") {
+    if (!instance.everConnected) throw new HttpError(400, {});
+    throw new HttpError(400, {
+      data: null,
+      isBoom: true,
+      isServer: false,
+      output: {
+        statusCode: 428,
+        payload: { statusCode: 428, error: "Precondition Required", message: "Connection Closed" },
+        headers: {},
+      },
+    });
+  }
+  const numbers = Array.isArray(ctx.body.numbers) ? ctx.body.numbers as string[] : [];
+  return numbers.map((number) => {
+    const check = ctx.core.onWhatsApp(instance, number);
+    const row: Body = { jid: check.jid, exists: check.exists, number };
+    const name = instance.contacts.get(check.jid)?.pushName;
+    if (name) row.name = name;
+    return row;
+  });
+}
+
+function markMessageAsRead(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.markMessageAsRead);
+  socketOr500(ctx, "Read messages fail", "readMessages");
+  for (const item of ctx.body.readMessages as Body[]) {
+    const m = ctx.instance.messages.find((x) => x.key.id === item.id && x.key.remoteJid === item.remoteJid);
+    if (m && !m.key.fromMe) m.status = "READ";
+    const chat = ctx.instance.chats.get(String(item.remoteJid));
+    if (chat) chat.unreadMessages = 0;
+  }
+  return { message: "Read messages", read: "success" };
+}
+
+function chatIdOf(ctx: RouteContext, text: string): string {
+  const chat = ctx.body.chat;
+  const remoteJid = obj(obj(ctx.body.lastMessage).key).remoteJid;
+  const chatId = typeof chat === "string"
+    ? createJid(chat)
+    : typeof remoteJid === "string"
+    ? remoteJid
+    : undefined;
+  if (!chatId) throw internalArray(text, "Error: Last message not found");
+  return chatId;
+}
+
+function archiveChat(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.archiveChat);
+  const text = "An error occurred while archiving the chat. Open a calling.";
+  const chatId = chatIdOf(ctx, text);
+  socketOr500(ctx, text, "chatModify");
+  ctx.core.touchChat(ctx.instance, chatId).archived = ctx.body.archive === true;
+  return { chatId, archived: true };
+}
+
+function markChatUnread(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.markChatUnread);
+  const text = "An error occurred while marked unread the chat. Open a calling.";
+  const chatId = chatIdOf(ctx, text);
+  socketOr500(ctx, text, "chatModify");
+  ctx.core.touchChat(ctx.instance, chatId).markedUnread = true;
+  return { chatId, markedChatUnread: true };
+}
+
+function deleteMessageForEveryone(ctx: RouteContext): unknown {
+  const b = ctx.body;
+  checkBody(b, CHAT_SCHEMAS.deleteMessageForEveryone);
+  socketOr500(ctx, "Error while deleting message for everyone", "sendMessage");
+  const { core, instance } = ctx;
+  const key: Body = { remoteJid: b.remoteJid, fromMe: b.fromMe, id: b.id };
+  if (b.participant !== undefined) key.participant = b.participant;
+  const stored = core.findMessage(instance, String(b.id));
+  if (stored) {
+    stored.status = "DELETED";
+    core.emit(instance, "messages.delete", {
+      id: stored.id,
+      instanceId: instance.id,
+      key: stored.key,
+      messageType: stored.messageType,
+      status: "DELETED",
+      source: stored.source,
+      messageTimestamp: stored.messageTimestamp,
+      pushName: stored.pushName,
+      participant: stored.participant ?? null,
+      message: stored.message,
+    });
+  }
+  return {
+    key: { remoteJid: b.remoteJid, fromMe: true, id: newMessageId() },
+    message: { protocolMessage: { key, type: "REVOKE" } },
+    messageTimestamp: String(core.seconds()),
+    status: "PENDING",
+  };
+}
+
+function fetchProfilePictureUrl(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.fetchProfilePictureUrl);
+  const number = ctx.body.number;
+  if (typeof number !== "string") {
+    throw internalString("Cannot read properties of undefined (reading 'replace')");
+  }
+  const jid = createJid(number);
+  const picture = jid === ctx.instance.ownerJid
+    ? ctx.instance.profilePicUrl
+    : ctx.instance.contacts.get(jid)?.profilePicUrl ?? null;
+  // The server swallows socket errors here and answers null.
+  return { wuid: jid, profilePictureUrl: ctx.instance.state === "open" ? picture : null };
+}
+
+function getBase64FromMediaMessage(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.getBase64FromMediaMessage);
+  const id = obj(obj(ctx.body.message).key).id;
+  const stored = typeof id === "string" ? ctx.core.findMessage(ctx.instance, id) : undefined;
+  if (!stored) throw badRequest("Message not found");
+  const type = Object.keys(stored.message).find((k) =>
+    /^(image|video|audio|document|sticker|ptv)Message$/.test(k)
+  );
+  if (!type) throw badRequest("The message is not of the media type");
+  const inner = obj(stored.message[type]);
+  const base64 = stored.mediaBase64 ?? btoa("simulated media content");
+  return {
+    mediaType: type.replace(/Message$/, ""),
+    fileName: inner.fileName ??
+      `${stored.key.id}.${String(inner.mimetype ?? "bin").split("/")[1]?.split(";")[0]}`,
+    caption: inner.caption,
+    size: { fileLength: Number(inner.fileLength ?? 0), height: inner.height ?? 0, width: inner.width ?? 0 },
+    mimetype: inner.mimetype,
+    base64,
+    buffer: null,
+  };
+}
+
+function updateMessage(ctx: RouteContext): unknown {
+  const b = ctx.body;
+  checkBody(b, CHAT_SCHEMAS.updateMessage);
+  const { core, instance } = ctx;
+  const key = obj(b.key);
+  const stored = typeof key.id === "string" ? core.findMessage(instance, key.id) : undefined;
+  if (!stored) throw notFound("Message not found");
+  if (!stored.key.fromMe) throw badRequest("You cannot edit others messages");
+  const failure = core.socketErrorText(instance, "sendMessage");
+  if (failure) throw badRequest(failure);
+  const text = String(b.text ?? "");
+  const timestampMs = core.now();
+  const edit = { key: stored.key, type: "MESSAGE_EDIT", editedMessage: { conversation: text }, timestampMs };
+  stored.message = { conversation: text };
+  core.emit(instance, "send.message.update", edit);
+  return {
+    key: { remoteJid: createJid(String(b.number ?? stored.key.remoteJid)), fromMe: true, id: newMessageId() },
+    message: { protocolMessage: edit },
+    messageTimestamp: String(core.seconds()),
+    status: "PENDING",
+  };
+}
+
+function sendPresence(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.sendPresence);
+  const failure = ctx.core.socketErrorText(ctx.instance);
+  if (failure) throw badRequest(failure);
+  if (!ctx.core.onWhatsApp(ctx.instance, String(ctx.body.number)).exists) throw badRequest("[object Object]");
+  return { presence: ctx.body.presence };
+}
+
+function updateBlockStatus(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.updateBlockStatus);
+  socketOr500(ctx, "Error blocking user");
+  const check = ctx.core.onWhatsApp(ctx.instance, String(ctx.body.number));
+  if (!check.exists) throw internalArray("Error blocking user", "[object Object]");
+  if (ctx.body.status === "block") ctx.instance.blocked.add(check.jid);
+  else ctx.instance.blocked.delete(check.jid);
+  return { block: "success" };
+}
+
+function fetchBusinessProfile(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.fetchBusinessProfile);
+  socketOr500(ctx, "Error updating profile name", "getBusinessProfile");
+  const number = typeof ctx.body.number === "string" ? ctx.body.number : String(ctx.instance.ownerJid);
+  const check = ctx.core.onWhatsApp(ctx.instance, number);
+  return { isBusiness: false, message: "Not is business profile", ...check };
+}
+
+function fetchProfile(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.fetchProfile);
+  const { core, instance } = ctx;
+  core.requireSocket(instance, "onWhatsApp");
+  const number = ctx.body.number;
+  if (typeof number !== "string" || number === "") {
+    return {
+      wuid: instance.ownerJid,
+      name: instance.profileName,
+      numberExists: true,
+      picture: instance.profilePicUrl,
+      status: instance.state,
+      isBusiness: false,
+    };
+  }
+  const check = core.onWhatsApp(instance, number);
+  if (!check.exists) throw badRequest(check);
+  const contact = instance.contacts.get(check.jid);
+  return {
+    wuid: check.jid,
+    name: contact?.pushName ?? undefined,
+    numberExists: true,
+    picture: contact?.profilePicUrl ?? null,
+    status: "Hey there! I am using WhatsApp.",
+    isBusiness: false,
+  };
+}
+
+function profileUpdate(
+  schema: string | undefined,
+  text: string,
+  apply: (ctx: RouteContext) => void,
+): (ctx: RouteContext) => unknown {
+  return (ctx) => {
+    if (schema) checkBody(ctx.body, CHAT_SCHEMAS[schema]);
+    socketOr500(ctx, text);
+    apply(ctx);
+    return { update: "success" };
+  };
+}
+
+function updatePrivacySettings(ctx: RouteContext): unknown {
+  checkBody(ctx.body, CHAT_SCHEMAS.updatePrivacySettings);
+  socketOr500(ctx, "Error updating privacy settings", "updateReadReceiptsPrivacy");
+  const data: Record<string, string> = {};
+  for (const name of ["readreceipts", "profile", "status", "online", "last", "groupadd"]) {
+    data[name] = String(ctx.body[name]);
+  }
+  Object.assign(ctx.instance.privacy, data);
+  return { update: "success", data };
+}
+
+function fetchPrivacySettings(ctx: RouteContext): unknown {
+  ctx.core.requireSocket(ctx.instance, "fetchPrivacySettings");
+  return { ...ctx.instance.privacy };
+}
+
+/** The 23 chat and profile routes. */
+export const CHAT_ROUTES: readonly RouteDef[] = [
+  route("POST", "/chat/whatsappNumbers", 200, whatsappNumbers),
+  route("POST", "/chat/markMessageAsRead", 201, markMessageAsRead),
+  route("POST", "/chat/archiveChat", 201, archiveChat),
+  route("POST", "/chat/markChatUnread", 201, markChatUnread),
+  route("DELETE", "/chat/deleteMessageForEveryone", 201, deleteMessageForEveryone),
+  route("POST", "/chat/fetchProfilePictureUrl", 200, fetchProfilePictureUrl),
+  route("POST", "/chat/getBase64FromMediaMessage", 201, getBase64FromMediaMessage),
+  route("POST", "/chat/updateMessage", 200, updateMessage),
+  route("POST", "/chat/sendPresence", 201, sendPresence),
+  route("POST", "/chat/updateBlockStatus", 201, updateBlockStatus),
+  route("POST", "/chat/findContacts", 200, findContacts),
+  route("POST", "/chat/findMessages", 200, findMessages),
+  route("POST", "/chat/findStatusMessage", 200, findStatusMessage),
+  route("POST", "/chat/findChats", 200, findChats),
+  route("GET", "/chat/findChatByRemoteJid", 200, findChatByRemoteJid),
+  route("POST", "/chat/fetchBusinessProfile", 200, fetchBusinessProfile),
+  route("POST", "/chat/fetchProfile", 200, fetchProfile),
+  route(
+    "POST",
+    "/chat/updateProfileName",
+    200,
+    profileUpdate("updateProfileName", "Error updating profile name", (ctx) => {
+      if (typeof ctx.body.name === "string") ctx.instance.profileName = ctx.body.name;
+    }),
+  ),
+  route(
+    "POST",
+    "/chat/updateProfileStatus",
+    200,
+    profileUpdate("updateProfileStatus", "Error updating profile status", (ctx) => {
+      if (typeof ctx.body.status === "string") ctx.instance.profileStatus = ctx.body.status;
+    }),
+  ),
+  route(
+    "POST",
+    "/chat/updateProfilePicture",
+    200,
+    profileUpdate("updateProfilePicture", "Error updating profile picture", (ctx) => {
+      const picture = ctx.body.picture;
+      if (typeof picture !== "string" || picture === "") {
+        throw internalArray("Error updating profile picture", 'TypeError: The "picture" cannot be empty');
+      }
+      ctx.instance.profilePicUrl = /^https?:\/\//.test(picture)
+        ? picture
+        : `https://pps.whatsapp.net/v/t61.24694-24/${crypto.randomUUID()}.jpg`;
+    }),
+  ),
+  route(
+    "DELETE",
+    "/chat/removeProfilePicture",
+    200,
+    profileUpdate(undefined, "Error removing profile picture", (ctx) => {
+      ctx.instance.profilePicUrl = null;
+    }),
+  ),
+  route("GET", "/chat/fetchPrivacySettings", 200, fetchPrivacySettings),
+  route("POST", "/chat/updatePrivacySettings", 201, updatePrivacySettings),
+];

@@ -1,0 +1,524 @@
+/**
+ * `GatewaySimulator`: the simulated gateway server as a request handler with in-memory state, plus the
+ * controls tests use (simulated scans, inbound messages, status updates, fault injection, logs).
+ *
+ * @module
+ */
+
+import { SimulatorCore } from "./core.ts";
+import { createJid, isGroupJid, newInboundMessageId } from "./jid.ts";
+import { ALL_ROUTES, handleRequest, RouteTable } from "./router.ts";
+import { newInstanceState } from "./state.ts";
+import type {
+  EmittedEventRecord,
+  FailNextOptions,
+  RequestLogEntry,
+  RouteSelector,
+  SentMessageRecord,
+  SimulatedConnectionState,
+  SimulateInboundOptions,
+  SimulateScanOptions,
+  SimulateStatusOptions,
+  SimulatorOptions,
+  WebhookDeliveryRecord,
+} from "./types.ts";
+
+/** A summary of one simulated instance. */
+export interface SimulatedInstanceInfo {
+  /** Instance name. */
+  name: string;
+  /** Instance id (uuid). */
+  id: string;
+  /** The instance's own api key (`hash`). */
+  token: string;
+  /** Connection state. */
+  state: SimulatedConnectionState;
+  /** The account's JID once connected, else null. */
+  ownerJid: string | null;
+  /** `WHATSAPP-BAILEYS`, `WHATSAPP-BUSINESS` or `EVOLUTION`. */
+  integration: string;
+}
+
+/** Options of {@link GatewaySimulator.addInstance}. */
+export interface AddInstanceOptions {
+  /** The instance's api key. Default: a new upper-case uuid. */
+  token?: string;
+  /** Integration. Default `"WHATSAPP-BAILEYS"`. */
+  integration?: string;
+  /** Start `open` (as if connected and scanned). Default false (`close`). */
+  open?: boolean;
+  /** Account number used when `open`. */
+  number?: string;
+}
+
+const ROUTES = new RouteTable(ALL_ROUTES);
+
+/**
+ * The simulated gateway server (Evolution API v2.3.x as the contract describes it): call
+ * {@link GatewaySimulator.handle} with a `Request`, get the `Response` the real server would give.
+ * State (instances, messages, chats, groups, webhook settings ...) lives in memory.
+ *
+ * @example Use it as an injected fetch
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator({ apiKey: "test-key" });
+ * const res = await sim.fetch("http://gateway.test/instance/create", {
+ *   method: "POST",
+ *   headers: { apikey: "test-key", "content-type": "application/json" },
+ *   body: JSON.stringify({ instanceName: "sales", integration: "WHATSAPP-BAILEYS" }),
+ * });
+ * console.log(res.status); // 201
+ * await sim.close();
+ * ```
+ */
+export class GatewaySimulator {
+  /** The global api key this server accepts. */
+  readonly apiKey: string;
+  readonly #core: SimulatorCore;
+
+  /**
+   * Create a simulator with no instances.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator({ apiKey: "k", autoConnectMs: 0 });
+   * await sim.close();
+   * ```
+   */
+  constructor(options: SimulatorOptions = {}) {
+    this.#core = new SimulatorCore(options);
+    this.apiKey = this.#core.apiKey;
+  }
+
+  /**
+   * Answer one request like the reference server. Rejects with a `TypeError` when a dropped connection
+   * was scripted with {@link GatewaySimulator.dropConnection}, and with the abort reason when the
+   * request's signal aborts during a scripted delay, as `fetch` would.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * const res = await sim.handle(new Request("http://gateway.test/"));
+   * console.log((await res.json()).version); // "2.3.6"
+   * await sim.close();
+   * ```
+   */
+  handle(request: Request): Promise<Response> {
+    return handleRequest(this.#core, ROUTES, request);
+  }
+
+  /**
+   * A `fetch`-compatible function bound to this simulator, for injecting into a client.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * const res = await sim.fetch("http://gateway.test/");
+   * console.log(res.status);
+   * await sim.close();
+   * ```
+   */
+  readonly fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
+    this.handle(new Request(input, init));
+
+  /** `SERVER_URL` used in webhook envelopes (`server_url`), or undefined. */
+  get serverUrl(): string | undefined {
+    return this.#core.serverUrl;
+  }
+
+  /** Set `SERVER_URL` (the mock server sets its own URL when none was given). */
+  set serverUrl(url: string | undefined) {
+    this.#core.serverUrl = url;
+  }
+
+  // --- logs
+
+  /**
+   * Every request received, oldest first.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * await sim.fetch("http://gateway.test/");
+   * console.log(sim.requests[0].path); // "/"
+   * await sim.close();
+   * ```
+   */
+  get requests(): readonly RequestLogEntry[] {
+    return this.#core.requests;
+  }
+
+  /** Every message accepted by a send route, oldest first. */
+  get sentMessages(): readonly SentMessageRecord[] {
+    return this.#core.sentMessages;
+  }
+
+  /** Every outbound webhook delivery started, oldest first (updated while attempts run). */
+  get deliveries(): readonly WebhookDeliveryRecord[] {
+    return this.#core.dispatcher.deliveries;
+  }
+
+  /** Every event emitted, whether or not a webhook took it. */
+  get events(): readonly EmittedEventRecord[] {
+    return this.#core.emitted;
+  }
+
+  // --- instances
+
+  /**
+   * A summary of an instance, or undefined when it does not exist.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales", { open: true });
+   * console.log(sim.instance("sales")?.state); // "open"
+   * await sim.close();
+   * ```
+   */
+  instance(name: string): SimulatedInstanceInfo | undefined {
+    const i = this.#core.instances.get(name);
+    if (!i) return undefined;
+    return {
+      name: i.name,
+      id: i.id,
+      token: i.token,
+      state: i.state,
+      ownerJid: i.ownerJid,
+      integration: i.integration,
+    };
+  }
+
+  /**
+   * Create an instance directly (no request, no `instance.create` event), optionally already open.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * const info = sim.addInstance("sales", { token: "sales-key", open: true });
+   * console.log(info.token); // "sales-key"
+   * await sim.close();
+   * ```
+   */
+  addInstance(name: string, options: AddInstanceOptions = {}): SimulatedInstanceInfo {
+    const core = this.#core;
+    if (core.instances.has(name)) throw new Error(`Cannot add instance: name "${name}" is already in use`);
+    const instance = newInstanceState({
+      id: crypto.randomUUID(),
+      name,
+      token: options.token ?? crypto.randomUUID().toUpperCase(),
+      integration: options.integration ?? "WHATSAPP-BAILEYS",
+      number: options.number ?? null,
+      businessId: null,
+      now: core.isoNow(),
+    });
+    instance.settings = {
+      rejectCall: false,
+      msgCall: "",
+      groupsIgnore: false,
+      alwaysOnline: false,
+      readMessages: false,
+      readStatus: false,
+      syncFullHistory: false,
+      wavoipToken: "",
+    };
+    core.instances.set(name, instance);
+    if (options.open) {
+      instance.everConnected = true;
+      instance.state = "open";
+      instance.ownerJid = createJid(options.number ?? `55119${String(core.instances.size).padStart(8, "0")}`);
+      instance.profileName = "Mock User";
+    }
+    return this.instance(name)!;
+  }
+
+  /**
+   * The QR code of a connecting instance was scanned: the state becomes `open` and
+   * `connection.update` is emitted. A closed instance is connected first (`connecting`, a QR code,
+   * `connection.update` and `qrcode.updated`); an open one is left alone.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales");
+   * sim.simulateScan("sales", { number: "5511988887777", profileName: "Sales" });
+   * console.log(sim.instance("sales")?.ownerJid); // "5511988887777@s.whatsapp.net"
+   * await sim.close();
+   * ```
+   */
+  simulateScan(name: string, options: SimulateScanOptions = {}): void {
+    const instance = this.#core.mustGet(name, "simulate scan");
+    if (instance.state === "open") return;
+    if (instance.state === "close") this.#core.startConnecting(instance, null);
+    this.#core.openInstance(instance, options);
+  }
+
+  /**
+   * A message arrives from a contact: stored (so `findMessages`/`findChats`/`findContacts` see it) and
+   * emitted as `messages.upsert` (`fromMe: false`, `status: "DELIVERY_ACK"`). With `fromLid`, the chat
+   * is addressed by the LID and `key.remoteJidAlt` carries the phone JID. Returns the messageRaw.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales", { open: true });
+   * const msg = sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi" });
+   * console.log((msg.key as { fromMe: boolean }).fromMe); // false
+   * await sim.close();
+   * ```
+   */
+  simulateInboundMessage(name: string, options: SimulateInboundOptions): Record<string, unknown> {
+    const core = this.#core;
+    const instance = core.mustGet(name, "simulate inbound message");
+    if (instance.state !== "open") {
+      throw new Error(`Cannot simulate inbound message: instance "${name}" is not open`);
+    }
+    const jid = createJid(options.from);
+    const id = options.id ?? newInboundMessageId();
+    const key: Record<string, unknown> = { remoteJid: jid, fromMe: false, id };
+    if (options.fromLid) {
+      const lid = options.fromLid.includes("@") ? options.fromLid : `${options.fromLid}@lid`;
+      key.remoteJid = lid;
+      key.remoteJidAlt = jid;
+      key.addressingMode = "lid";
+    }
+    if (isGroupJid(jid) && options.participant) key.participant = createJid(options.participant);
+    const pushName = options.pushName ?? "Contact";
+    const timestamp = options.timestamp ?? core.seconds();
+    const raw: Record<string, unknown> = {
+      key,
+      pushName,
+      status: "DELIVERY_ACK",
+      message: { conversation: options.text },
+      contextInfo: null,
+      messageType: "conversation",
+      messageTimestamp: timestamp,
+      instanceId: instance.id,
+      source: "android",
+    };
+    core.storeMessage(instance, {
+      id: crypto.randomUUID(),
+      key: { ...key },
+      pushName,
+      messageType: "conversation",
+      message: { conversation: options.text },
+      contextInfo: null,
+      messageTimestamp: timestamp,
+      instanceId: instance.id,
+      source: "android",
+      status: "DELIVERY_ACK",
+      participant: (key.participant as string | undefined) ?? null,
+    }, pushName);
+    if (options.fromLid && !isGroupJid(jid)) core.touchContact(instance, jid, pushName);
+    core.emit(instance, "messages.upsert", raw);
+    return raw;
+  }
+
+  /**
+   * A sent (or received) message changed status: stored as a `MessageUpdate` row (so
+   * `findStatusMessage` and `findMessages` see it) and emitted as `messages.update`.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales", { open: true });
+   * const msg = sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi" });
+   * sim.simulateStatusUpdate("sales", { messageId: (msg.key as { id: string }).id, status: "READ" });
+   * await sim.close();
+   * ```
+   */
+  simulateStatusUpdate(name: string, options: SimulateStatusOptions): void {
+    const core = this.#core;
+    const instance = core.mustGet(name, "simulate status update");
+    const stored = core.findMessage(instance, options.messageId);
+    if (!stored) {
+      throw new Error(
+        `Cannot simulate status update: message "${options.messageId}" is not stored for "${name}"`,
+      );
+    }
+    stored.status = options.status;
+    const row = {
+      id: crypto.randomUUID(),
+      keyId: options.messageId,
+      remoteJid: String(stored.key.remoteJid),
+      fromMe: stored.key.fromMe === true,
+      participant: (stored.key.participant as string | undefined) ?? null,
+      pollUpdates: null,
+      status: options.status,
+      messageId: stored.id,
+      instanceId: instance.id,
+    };
+    instance.updates.push(row);
+    core.emit(instance, "messages.update", {
+      keyId: row.keyId,
+      remoteJid: row.remoteJid,
+      fromMe: row.fromMe,
+      participant: stored.key.participant,
+      status: row.status,
+      instanceId: instance.id,
+      messageId: stored.id,
+    });
+  }
+
+  /**
+   * Mark numbers (or JIDs) as not on WhatsApp: sends to them fail with 400
+   * `[{jid, exists: false, number}]` and `whatsappNumbers` reports `exists: false`.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.setNotOnWhatsApp("5511000000000");
+   * await sim.close();
+   * ```
+   */
+  setNotOnWhatsApp(...numbers: string[]): void {
+    for (const n of numbers) this.#core.notOnWhatsApp.add(createJid(n));
+  }
+
+  /** Undo {@link GatewaySimulator.setNotOnWhatsApp} for these numbers. */
+  setOnWhatsApp(...numbers: string[]): void {
+    for (const n of numbers) this.#core.notOnWhatsApp.delete(createJid(n));
+  }
+
+  /** Make the live proxy test of `/proxy/set` and `create` pass (default) or fail with 400 "Invalid proxy". */
+  setProxyTestResult(passes: boolean): void {
+    this.#core.proxyTestPasses = passes;
+  }
+
+  // --- fault injection
+
+  /**
+   * Answer the next matching request(s) with a scripted status and body, before any routing or guard.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.failNext({ route: "POST /message/sendText", status: 503, times: 2, retryAfter: 1 });
+   * await sim.close();
+   * ```
+   */
+  failNext(options: FailNextOptions): void {
+    this.#core.faults.failNext(options);
+  }
+
+  /**
+   * Hold the answer of matching requests for `ms` (every match until `clearFaults`/`reset`, or
+   * `times` matches). The wait ends early, with the abort reason, when the request's signal aborts.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.delay("/instance/connectionState", 50, { times: 1 });
+   * await sim.close();
+   * ```
+   */
+  delay(route: RouteSelector, ms: number, options: { times?: number } = {}): void {
+    this.#core.faults.delay(route, ms, options.times);
+  }
+
+  /**
+   * Close the connection of the next matching request(s) (default once) before any answer: the
+   * in-process handler rejects with a `TypeError`, `MockGatewayServer` resets the TCP connection.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.dropConnection("POST /message/sendText");
+   * await sim.fetch("http://gateway.test/message/sendText/x", { method: "POST" }).catch((e) => console.log(e.name));
+   * await sim.close();
+   * ```
+   */
+  dropConnection(route: RouteSelector, options: { times?: number } = {}): void {
+    this.#core.faults.dropConnection(route, options.times);
+  }
+
+  /** Remove every scripted failure, delay and dropped connection. */
+  clearFaults(): void {
+    this.#core.faults.clear();
+  }
+
+  // --- webhooks and lifecycle
+
+  /**
+   * Resolves when no webhook delivery is pending (retries included; with the default sleep that
+   * takes as long as the retry waits).
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * await sim.webhooksIdle();
+   * await sim.close();
+   * ```
+   */
+  webhooksIdle(): Promise<void> {
+    return this.#core.dispatcher.idle();
+  }
+
+  /**
+   * Deliver every pending webhook now: retry waits are cut short while flushing. Resolves when no
+   * delivery is pending.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * await sim.flushWebhooks();
+   * await sim.close();
+   * ```
+   */
+  flushWebhooks(): Promise<void> {
+    return this.#core.dispatcher.flush();
+  }
+
+  /**
+   * Forget everything: instances, logs, faults, unreachable numbers; pending deliveries and delays are
+   * aborted.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales");
+   * sim.reset();
+   * console.log(sim.instance("sales")); // undefined
+   * await sim.close();
+   * ```
+   */
+  reset(): void {
+    this.#core.reset();
+  }
+
+  /**
+   * Stop timers, abort pending deliveries and delays, and wait until nothing is left running.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * await sim.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#core.shutdown();
+    await this.#core.dispatcher.idle();
+  }
+
+  /** Same as {@link GatewaySimulator.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
