@@ -20,3 +20,29 @@ export {
   type WebhookSignatureScheme,
 } from "../webhooks/signature.ts";
 export { signedWebhookRequest, type SignedWebhookRequestOptions } from "./webhook_request.ts";
+
+// --- simulated gateway server (MockGatewayServer, GatewaySimulator)
+export {
+  type AddInstanceOptions,
+  GatewaySimulator,
+  type SimulatedInstanceInfo,
+} from "./simulator/simulator.ts";
+export { MockGatewayServer, type MockGatewayServerOptions } from "./mock_server.ts";
+export { SimulatedConnectionDrop } from "./simulator/faults.ts";
+export { DEFAULT_WEBHOOK_RETRY } from "./simulator/outbound_webhooks.ts";
+export { INSTANCE_EVENTS } from "./simulator/events.ts";
+export type {
+  DeliveryState,
+  EmittedEventRecord,
+  FailNextOptions,
+  RequestLogEntry,
+  RouteSelector,
+  SentMessageRecord,
+  SimulatedConnectionState,
+  SimulateInboundOptions,
+  SimulateScanOptions,
+  SimulateStatusOptions,
+  SimulatorOptions,
+  WebhookDeliveryRecord,
+  WebhookRetryOptions,
+} from "./simulator/types.ts";
