@@ -73,8 +73,8 @@ export {
 } from "./src/events.ts";
 
 // --- client (connections, requests, responses)
+export { abortableSleep } from "./src/timing.ts";
 export {
-  abortableSleep,
   buildPath,
   type ClientDependencies,
   GatewayClient,

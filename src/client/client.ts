@@ -17,6 +17,9 @@ import {
   ValidationException,
 } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
+import { abortableSleep } from "../timing.ts";
+
+export { abortableSleep };
 import { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { ConnectionManager, type ResolvedConnection } from "./connection_manager.ts";
@@ -105,30 +108,6 @@ export interface ClientDependencies {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random number in [0, 1) for jitter. */
   random?: () => number;
-}
-
-/**
- * An abortable sleep that clears its timer when aborted.
- *
- * @example
- * ```ts
- * import { abortableSleep } from "@gw/gateway";
- * await abortableSleep(10);
- * ```
- */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 const DOT_SEGMENT = /^\.{1,2}$/;
@@ -235,6 +214,35 @@ export class GatewayClient {
     this.#sleep = dependencies.sleep ?? abortableSleep;
     this.#random = dependencies.random ?? Math.random;
     this.#policy = retryPolicy(config.retry);
+  }
+
+  /**
+   * The client's abortable sleep (injected in tests), for helpers that poll, such as `waitForConnection`.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+   * const client = new GatewayClient({}, { connections: new ConnectionManager() });
+   * await client.sleep(1);
+   * ```
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    const sleep = this.#sleep;
+    return sleep(ms, signal);
+  }
+
+  /**
+   * The client's clock in epoch ms (injected in tests).
+   *
+   * @example
+   * ```ts
+   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
+   * new GatewayClient({}, { connections: new ConnectionManager() }).now();
+   * ```
+   */
+  now(): number {
+    const now = this.#now;
+    return now();
   }
 
   /**
@@ -354,7 +362,11 @@ export class GatewayClient {
       } catch (error) {
         if (error instanceof GatewayApiException) {
           const detailed = error instanceof RateLimitException
-            ? new RateLimitException(error.message, { ...context, attempts: 0 }, error.retryAfter)
+            ? new RateLimitException(
+              error.message,
+              { ...context, attempts: 0, cause: error.cause },
+              error.retryAfter,
+            )
             : error;
           finish(detailed, 0, "error");
         }

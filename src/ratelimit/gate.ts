@@ -11,6 +11,7 @@ import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket, RateLimiterInterface } from "./limiter.ts";
 import { MemoryRateLimiter } from "./memory.ts";
+import { abortableSleep } from "../timing.ts";
 
 /** The limits used for buckets the configuration leaves out. */
 export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitBucket, Readonly<RateLimitRule>>> = {
@@ -312,23 +313,4 @@ function encodePart(value: string): string {
 
 function formatSeconds(seconds: number): string {
   return `${Number(seconds.toFixed(3))} s`;
-}
-
-/** Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared). */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -3,8 +3,8 @@ import { configure, type LogRecord, reset } from "@logtape/logtape";
 import type { RateLimitingConfig } from "../../src/config.ts";
 import { GatewayApiException, RateLimitException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
+import { abortableSleep } from "../../src/timing.ts";
 import {
-  abortableSleep,
   type RateLimitAcquireOptions,
   RateLimitGate,
   type RateLimitGateOptions,
