@@ -199,18 +199,24 @@ export class KvWebhookDedupe implements WebhookDedupe {
   async claim(key: string, now: number): Promise<boolean> {
     const kvKey = [...this.#prefix, key];
     // A lost race means someone else's record is now there: read again and decide on it.
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let round = 0; round < 12; round++) {
       const entry = await this.#kv.get<DedupeRecord>(kvKey);
       if (entry.value !== null && entry.value.expiresAt > now) return false;
-      const result = await this.#kv.atomic()
-        .check({ key: kvKey, versionstamp: entry.versionstamp })
-        .set(kvKey, { state: "processing", expiresAt: now + this.#lease } satisfies DedupeRecord, {
-          expireIn: this.#lease + 60_000,
-        })
-        .commit();
-      if (result.ok) return true;
+      try {
+        const result = await this.#kv.atomic()
+          .check({ key: kvKey, versionstamp: entry.versionstamp })
+          .set(kvKey, { state: "processing", expiresAt: now + this.#lease } satisfies DedupeRecord, {
+            expireIn: this.#lease + 60_000,
+          })
+          .commit();
+        if (result.ok) return true;
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        await backoff(round);
+      }
     }
-    return false;
+    // Never answer "duplicate" without having seen the other record: let the server retry instead.
+    throw new WebhookException("Cannot claim webhook delivery: the KV stayed busy");
   }
 
   /**
@@ -225,13 +231,8 @@ export class KvWebhookDedupe implements WebhookDedupe {
    * ```
    */
   async complete(key: string, now: number): Promise<void> {
-    await this.#kv.set(
-      [...this.#prefix, key],
-      { state: "done", expiresAt: now + this.#window } satisfies DedupeRecord,
-      {
-        expireIn: this.#window + 60_000,
-      },
-    );
+    const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
+    await retryBusy(() => this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 }));
   }
 
   /**
@@ -246,6 +247,28 @@ export class KvWebhookDedupe implements WebhookDedupe {
    * ```
    */
   async release(key: string): Promise<void> {
-    await this.#kv.delete([...this.#prefix, key]);
+    await retryBusy(() => this.#kv.delete([...this.#prefix, key]));
+  }
+}
+
+// A local KV file shared by several processes (or handles) is one SQLite database: a writer that finds
+// another one's transaction open gets "database is locked" and nothing was written, like a lost race.
+function isBusy(error: unknown): boolean {
+  return error instanceof Error && /database is locked|database is busy|SQLITE_BUSY/i.test(error.message);
+}
+
+// Random backoff of up to 1, 2, 4 … 32 ms, so that the retrying writers spread out.
+function backoff(round: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(32, 2 ** round)));
+}
+
+async function retryBusy<T>(write: () => Promise<T>): Promise<T> {
+  for (let round = 0;; round++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (round >= 8 || !isBusy(error)) throw error;
+      await backoff(round);
+    }
   }
 }

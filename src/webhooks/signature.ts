@@ -133,7 +133,8 @@ const JWT_HEADER = "authorization";
 const DEFAULT_TOLERANCE = 300;
 const DEFAULT_JWT_LEEWAY = 30;
 const JWT_LIFETIME = 600;
-const TIMESTAMP = /^\d{1,12}$/;
+// Up to 13 digits so that a timestamp in ms is reported as "in the future" with a hint, not as malformed.
+const TIMESTAMP = /^\d{1,13}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 // One import per (usage, secret) per process; bounded so that a caller cycling secrets cannot grow it.
@@ -342,7 +343,11 @@ export class WebhookVerifier {
       case "none":
         return Promise.resolve({ scheme: "none", secretIndex: -1 });
       case "token":
-        return Promise.resolve(this.#verifyToken(get));
+        try {
+          return Promise.resolve(this.#verifyToken(get));
+        } catch (error) {
+          return Promise.reject(error);
+        }
     }
     if (!this.hasSecret) return this.#noSecret();
     switch (this.scheme) {

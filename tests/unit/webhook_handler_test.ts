@@ -1,0 +1,623 @@
+import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { WebhookException } from "../../src/errors.ts";
+import { MetricsCollector } from "../../src/metrics.ts";
+import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
+import {
+  createWebhookHandler,
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  type WebhookHandlerOptions,
+  webhookProcessor,
+} from "../../src/webhooks/handler.ts";
+import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
+import { WebhookProcessor } from "../../src/webhooks/processor.ts";
+import { signWebhook } from "../../src/webhooks/signature.ts";
+
+const NOW = 1_760_000_000_000;
+const SECRET = "handler-secret-42";
+const URL_BASE = "http://127.0.0.1:8000/gateway/webhook";
+
+const envelope = (extra: Record<string, unknown> = {}) => ({
+  event: "messages.upsert",
+  instance: "sales",
+  data: {
+    key: { id: "M1", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false },
+    message: { conversation: "hi" },
+  },
+  ...extra,
+});
+
+async function signed(
+  path = "/sales",
+  body: unknown = envelope(),
+  options: { secret?: string; headers?: Record<string, string>; method?: string } = {},
+): Promise<Request> {
+  const raw = typeof body === "string" ? body : JSON.stringify(body);
+  const headers = await signWebhook({ body: raw, secret: options.secret ?? SECRET, timestamp: NOW / 1000 });
+  return new Request(`${URL_BASE}${path}`, {
+    method: options.method ?? "POST",
+    headers: { ...headers, ...options.headers },
+    body: raw,
+  });
+}
+
+function setup(options: WebhookHandlerOptions = {}) {
+  const seen: WebhookPayloadDto[] = [];
+  const processor = options.processor ?? new WebhookProcessor({ log: false }).onAny((p) => void seen.push(p));
+  const metrics = new MetricsCollector();
+  const handler = createWebhookHandler({ secret: SECRET, now: () => NOW, metrics, ...options, processor });
+  return { handler, seen, metrics, processor };
+}
+
+async function expectStatus(response: Response, status: number, body?: unknown): Promise<void> {
+  const text = await response.text();
+  strictEqual(response.status, status, text);
+  strictEqual(response.headers.get("content-type"), "application/json");
+  if (body !== undefined) deepStrictEqual(JSON.parse(text), body);
+}
+
+Deno.test("200: a signed webhook is processed once, with instance and event", async () => {
+  const { handler, seen, metrics } = setup();
+  await expectStatus(await handler(await signed()), 200, { ok: true });
+  strictEqual(seen.length, 1);
+  strictEqual(seen[0].event, "MESSAGES_UPSERT");
+  strictEqual(seen[0].instance, "sales");
+  strictEqual(seen[0].text, "hi");
+  strictEqual(seen[0].receivedAt, NOW);
+  strictEqual(
+    metrics.total("gateway_webhooks_received_total", { event: "MESSAGES_UPSERT", result: "200" }),
+    1,
+  );
+  strictEqual(metrics.total("gateway_webhook_processing_ms", { event: "MESSAGES_UPSERT" }), 1);
+});
+
+Deno.test("200: the byEvents suffix and the instance in the URL fill in what the body lacks", async () => {
+  const { handler, seen } = setup();
+  await expectStatus(await handler(await signed("/sales/messages-upsert", { data: {} })), 200);
+  await expectStatus(
+    await handler(await signed("/sales//connection-update", { data: { state: "open" } })),
+    200,
+  );
+  await expectStatus(await handler(await signed("/sales/", envelope({ instance: undefined }))), 200);
+  await expectStatus(await handler(await signed("", envelope({ instance: "from-body" }))), 200);
+  deepStrictEqual(seen.map((p) => [p.event, p.rawEvent, p.instance]), [
+    ["MESSAGES_UPSERT", "messages-upsert", "sales"],
+    ["CONNECTION_UPDATE", "connection-update", "sales"],
+    ["MESSAGES_UPSERT", "messages.upsert", "sales"],
+    ["MESSAGES_UPSERT", "messages.upsert", "from-body"],
+  ]);
+  await expectStatus(await handler(await signed("/my%20shop", envelope({ instance: undefined }))), 200);
+  strictEqual(seen[4].instance, "my shop");
+});
+
+Deno.test("200 duplicate: a redelivery is answered without running the handlers again", async () => {
+  const { handler, seen, metrics } = setup({ dedupe: true });
+  await expectStatus(await handler(await signed()), 200, { ok: true });
+  await expectStatus(await handler(await signed()), 200, { ok: true, duplicate: true });
+  strictEqual(seen.length, 1);
+  // A different body is a different delivery.
+  await expectStatus(await handler(await signed("/sales", envelope({ date_time: "x" }))), 200, { ok: true });
+  strictEqual(seen.length, 2);
+  strictEqual(metrics.total("gateway_webhooks_received_total", { result: "duplicate" }), 1);
+});
+
+Deno.test("200 duplicate: Standard Webhooks redeliveries share the webhook-id even with a new signature", async () => {
+  const whsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  const { handler, seen } = setup({ secret: whsec, signature: { scheme: "standard" }, dedupe: true });
+  const body = JSON.stringify(envelope());
+  for (const timestamp of [NOW / 1000, NOW / 1000 + 5]) {
+    const headers = await signWebhook({ body, secret: whsec, scheme: "standard", id: "msg_1", timestamp });
+    const response = await handler(new Request(`${URL_BASE}/sales`, { method: "POST", headers, body }));
+    strictEqual(response.status, 200);
+    await response.body?.cancel();
+  }
+  strictEqual(seen.length, 1);
+  strictEqual(seen[0].deliveryId, "msg_1");
+});
+
+Deno.test("202: with waitUntil (Workers) the handlers run after the answer", async () => {
+  const { handler, seen } = setup({ queue: { enabled: true } });
+  const pending: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (promise: Promise<unknown>) => void pending.push(promise) };
+  await expectStatus(await handler(await signed(), {}, ctx), 202, { ok: true, queued: true });
+  strictEqual(pending.length, 1);
+  await Promise.all(pending);
+  strictEqual(seen.length, 1);
+});
+
+Deno.test("202: a handler failing inside waitUntil is logged, not an unhandled rejection, and frees the dedupe claim", async () => {
+  let runs = 0;
+  const processor = new WebhookProcessor({ log: false }).onAny(() => {
+    runs++;
+    throw new Error("late failure");
+  });
+  const { handler } = setup({ processor, queue: { enabled: true, mode: "wait_until" }, dedupe: true });
+  const pending: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (promise: Promise<unknown>) => void pending.push(promise) };
+  await expectStatus(await handler(await signed(), undefined, ctx), 202);
+  await Promise.all(pending);
+  await expectStatus(await handler(await signed(), undefined, ctx), 202);
+  await Promise.all(pending);
+  strictEqual(runs, 2);
+  // wait_until forced without a ctx processes synchronously.
+  await expectStatus(await handler(await signed("/other")), 500);
+});
+
+Deno.test("400: body not JSON, not an envelope, or without an event name", async () => {
+  const { handler, seen, metrics } = setup();
+  for (
+    const body of [
+      "{",
+      "",
+      "[1,2]",
+      '"text"',
+      "null",
+      '{"data":{}}',
+      '{"event":5}',
+      '{"event":"../x"}',
+      '{"event":"call","instance":3}',
+    ]
+  ) {
+    const response = await handler(await signed("/sales", body));
+    strictEqual(response.status, 400, body);
+    ok(((await response.json()) as { error: string }).error.startsWith("Invalid webhook body"));
+  }
+  strictEqual(seen.length, 0);
+  strictEqual(metrics.total("gateway_webhook_rejections_total", { reason: "invalid_json" }), 2);
+  strictEqual(metrics.total("gateway_webhook_rejections_total", { reason: "invalid_envelope" }), 7);
+});
+
+Deno.test("401: missing, wrong or stale signatures get a generic body; the reason goes to logs and metrics", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+    reset: true,
+  });
+  try {
+    const { handler, seen, metrics } = setup();
+    const body = JSON.stringify(envelope());
+    await expectStatus(
+      await handler(
+        new Request(`${URL_BASE}/sales`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        }),
+      ),
+      401,
+      { ok: false, error: "Unauthorized" },
+    );
+    await expectStatus(await handler(await signed("/sales", envelope(), { secret: "wrong-secret" })), 401, {
+      ok: false,
+      error: "Unauthorized",
+    });
+    const stale = await signWebhook({ body, secret: SECRET, timestamp: NOW / 1000 - 3600 });
+    await expectStatus(
+      await handler(new Request(`${URL_BASE}/sales`, { method: "POST", headers: stale, body })),
+      401,
+    );
+    strictEqual(seen.length, 0);
+    deepStrictEqual(
+      ["missing_signature", "signature_mismatch", "timestamp_too_old"].map((reason) =>
+        metrics.total("gateway_webhook_rejections_total", { status: "401", reason })
+      ),
+      [1, 1, 1],
+    );
+    const warnings = records.filter((record) => record.level === "warning");
+    deepStrictEqual(warnings.map((record) => record.properties.reason), [
+      "missing_signature",
+      "signature_mismatch",
+      "timestamp_too_old",
+    ]);
+    strictEqual(JSON.stringify(records).includes(SECRET), false);
+  } finally {
+    await reset();
+  }
+});
+
+Deno.test("401: no secret configured fails closed, with one error logged at creation", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+    reset: true,
+  });
+  try {
+    const { handler, seen } = setup({ secret: undefined });
+    const errors = records.filter((record) => record.level === "error");
+    strictEqual(errors.length, 1);
+    ok(String(errors[0].message.join("")).includes("every webhook will be refused"));
+    for (let i = 0; i < 3; i++) await expectStatus(await handler(await signed()), 401);
+    strictEqual(seen.length, 0);
+    strictEqual(records.filter((record) => record.level === "error").length, 1);
+  } finally {
+    await reset();
+  }
+});
+
+Deno.test("404: disabled endpoint and paths that are not the webhook route", async () => {
+  const disabled = setup({ enabled: false });
+  await expectStatus(await disabled.handler(await signed()), 404, { ok: false, error: "Not Found" });
+  await expectStatus(await disabled.handler(new Request(`${URL_BASE}/health`)), 404);
+  const { handler, seen } = setup();
+  for (
+    const path of [
+      "http://127.0.0.1:8000/",
+      "http://127.0.0.1:8000/gateway",
+      "http://127.0.0.1:8000/gateway/webhooks/sales",
+      "http://127.0.0.1:8000/other/webhook/sales",
+      `${URL_BASE}/..%2Fx`,
+      `${URL_BASE}/sales/..%2F..%2Fetc`,
+      `${URL_BASE}/%2e%2e`,
+      `${URL_BASE}/a%00b`,
+      `${URL_BASE}/%E0%A4%A`,
+      `${URL_BASE}/sales/not-an/event`,
+      `${URL_BASE}/sales/messages-upsert/extra`,
+      `${URL_BASE}/sales/%2E%2E%2F`,
+      `${URL_BASE}/${"x".repeat(201)}`,
+    ]
+  ) {
+    const response = await handler(
+      new Request(path, { method: "POST", body: "{}", headers: { "content-type": "application/json" } }),
+    );
+    strictEqual(response.status, 404, path);
+    await response.body?.cancel();
+  }
+  strictEqual(seen.length, 0);
+});
+
+Deno.test("405: other methods on the route, with Allow", async () => {
+  const { handler } = setup();
+  for (const method of ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+    const response = await handler(new Request(`${URL_BASE}/sales`, { method }));
+    await expectStatus(response, 405, { ok: false, error: "Method Not Allowed" });
+    strictEqual(response.headers.get("allow"), "POST");
+  }
+  const health = await handler(new Request(`${URL_BASE}/health`, { method: "PUT" }));
+  strictEqual(health.status, 405);
+  strictEqual(health.headers.get("allow"), "GET, HEAD, POST");
+  await health.body?.cancel();
+});
+
+Deno.test("GET <prefix>/health answers 200; POST to /health is a webhook for an instance named health", async () => {
+  const { handler, seen } = setup();
+  await expectStatus(await handler(new Request(`${URL_BASE}/health`)), 200, { ok: true, status: "ok" });
+  strictEqual((await handler(new Request(`${URL_BASE}/health`, { method: "HEAD" }))).status, 200);
+  await expectStatus(await handler(await signed("/health", envelope({ instance: undefined }))), 200);
+  strictEqual(seen[0].instance, "health");
+  const custom = setup({ route_prefix: "/hooks/wa/" });
+  await expectStatus(await custom.handler(new Request("http://h/hooks/wa/health")), 200);
+  const body = JSON.stringify(envelope());
+  const headers = await signWebhook({ body, secret: SECRET, timestamp: NOW / 1000 });
+  await expectStatus(
+    await custom.handler(new Request("http://h/hooks/wa/sales", { method: "POST", headers, body })),
+    200,
+  );
+  const root = setup({ route_prefix: "" });
+  await expectStatus(
+    await root.handler(new Request("http://h/sales?x=1", { method: "POST", headers, body })),
+    200,
+  );
+});
+
+Deno.test("413: over max_body_bytes, by content-length or counted while streaming", async () => {
+  const { handler, seen } = setup({ max_body_bytes: 64 });
+  const big = JSON.stringify(envelope({ data: { text: "x".repeat(100) } }));
+  await expectStatus(await handler(await signed("/sales", big)), 413, {
+    ok: false,
+    error: "Payload Too Large",
+  });
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      controller.enqueue(new Uint8Array(40).fill(32));
+      if (pulled > 1000) controller.close();
+    },
+  });
+  const headers = await signWebhook({ body: big, secret: SECRET, timestamp: NOW / 1000 });
+  const streamed = new Request(`${URL_BASE}/sales`, { method: "POST", headers, body: stream });
+  strictEqual(streamed.headers.get("content-length"), null);
+  await expectStatus(await handler(streamed), 413);
+  ok(pulled <= 3, `read ${pulled} chunks after the limit`);
+  const small = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"event":'));
+      controller.enqueue(new TextEncoder().encode('"call"}'));
+      controller.close();
+    },
+  });
+  const smallHeaders = await signWebhook({ body: '{"event":"call"}', secret: SECRET, timestamp: NOW / 1000 });
+  await expectStatus(
+    await handler(new Request(`${URL_BASE}/sales`, { method: "POST", headers: smallHeaders, body: small })),
+    200,
+  );
+  strictEqual(seen.length, 1);
+});
+
+Deno.test("415: content types other than JSON", async () => {
+  const { handler, seen } = setup();
+  for (
+    const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "json",
+    ]
+  ) {
+    const response = await handler(await signed("/sales", envelope(), { headers: { "content-type": type } }));
+    await expectStatus(response, 415, {
+      ok: false,
+      error: "Unsupported Media Type: expected application/json",
+    });
+  }
+  // No content type at all (a Uint8Array body gets none by default).
+  const body = JSON.stringify(envelope());
+  const { "content-type": _type, ...noType } = await signWebhook({
+    body,
+    secret: SECRET,
+    timestamp: NOW / 1000,
+  });
+  const bare = new Request(`${URL_BASE}/sales`, {
+    method: "POST",
+    headers: noType,
+    body: new TextEncoder().encode(body),
+  });
+  strictEqual(bare.headers.get("content-type"), null);
+  await expectStatus(await handler(bare), 415);
+  for (
+    const type of ["application/json; charset=utf-8", "Application/JSON", "application/cloudevents+json"]
+  ) {
+    await expectStatus(
+      await handler(await signed("/sales", envelope(), { headers: { "content-type": type } })),
+      200,
+    );
+  }
+  strictEqual(seen.length, 3);
+});
+
+Deno.test("500: a failing handler in sync mode, so the server retries; the retry is processed", async () => {
+  let fail = true;
+  const processor = new WebhookProcessor({ log: false }).onAny(() => {
+    if (fail) throw new Error("database down");
+  });
+  const store = new MemoryStore();
+  const { handler, metrics } = setup({ processor, dedupe: true, store });
+  await expectStatus(await handler(await signed()), 500, { ok: false, error: "Webhook processing failed" });
+  fail = false;
+  await expectStatus(await handler(await signed()), 200, { ok: true });
+  await expectStatus(await handler(await signed()), 200, { ok: true, duplicate: true });
+  strictEqual(metrics.total("gateway_webhooks_received_total", { result: "500" }), 1);
+  const logs = await store.listWebhookLogs();
+  deepStrictEqual(logs.map((log) => log.status).sort(), ["duplicate", "processed"]);
+});
+
+Deno.test("503: the queue or the dedupe store cannot take the event", async () => {
+  const { handler, seen, metrics } = setup({
+    queue: { enabled: true, kv: () => Promise.reject(new Error("kv down")) },
+    dedupe: true,
+  });
+  const response = await handler(await signed());
+  strictEqual(response.headers.get("retry-after"), "5");
+  await expectStatus(response, 503, { ok: false, error: "Service Unavailable" });
+  strictEqual(metrics.total("gateway_queue_jobs_total", { result: "enqueue_failed" }), 1);
+  // The claim was given back: the retry is not taken for a duplicate.
+  strictEqual((await handler(await signed())).status, 503);
+  const broken: WebhookDedupe = {
+    claim: () => Promise.reject(new Error("claims down")),
+    complete: () => Promise.resolve(),
+    release: () => Promise.resolve(),
+  };
+  const second = setup({ dedupe: broken });
+  await expectStatus(await second.handler(await signed()), 503);
+  strictEqual(seen.length + second.seen.length, 0);
+});
+
+Deno.test("route_middleware runs in order before verification and can answer or replace the request", async () => {
+  const order: string[] = [];
+  const { handler, seen } = setup({
+    route_middleware: [
+      async (request, next) => {
+        order.push("first");
+        if (request.headers.get("x-forwarded-for") === "10.0.0.66") {
+          return new Response("forbidden", { status: 403 });
+        }
+        const response = await next();
+        order.push(`first-after:${response.status}`);
+        return response;
+      },
+      (request, next) => {
+        order.push("second");
+        const headers = new Headers(request.headers);
+        headers.set("x-gateway-signature", headers.get("x-alt-sig") ?? "");
+        return next(new Request(request, { headers }));
+      },
+    ],
+  });
+  const good = await signed();
+  const moved = new Headers(good.headers);
+  moved.set("x-alt-sig", good.headers.get("x-gateway-signature")!);
+  moved.delete("x-gateway-signature");
+  await expectStatus(await handler(new Request(good, { headers: moved })), 200);
+  deepStrictEqual(order, ["first", "second", "first-after:200"]);
+  const blocked = await handler(
+    await signed("/sales", envelope(), { headers: { "x-forwarded-for": "10.0.0.66" } }),
+  );
+  strictEqual(blocked.status, 403);
+  await blocked.body?.cancel();
+  strictEqual(seen.length, 1);
+  const throwing = setup({
+    route_middleware: [() => {
+      throw new Error("middleware bug");
+    }],
+  });
+  await expectStatus(await throwing.handler(await signed()), 500);
+});
+
+Deno.test("store: webhook logs go received → processed, inbound messages are stored", async () => {
+  const store = new MemoryStore();
+  const { handler } = setup({ store });
+  await expectStatus(await handler(await signed()), 200);
+  const logs = await store.listWebhookLogs();
+  strictEqual(logs.length, 1);
+  strictEqual(logs[0].status, "processed");
+  strictEqual(logs[0].event, "MESSAGES_UPSERT");
+  strictEqual(logs[0].instance, "sales");
+  strictEqual(logs[0].receivedAt, NOW);
+  strictEqual(logs[0].id.length, 64);
+  const message = await store.getInbound("sales", "M1");
+  strictEqual(message?.text, "hi");
+  strictEqual(message?.sender, "5511999999999@s.whatsapp.net");
+});
+
+Deno.test("store: a failing store log write does not fail the webhook", async () => {
+  const store = new MemoryStore();
+  store.saveWebhookLog = () => Promise.reject(new Error("log store down"));
+  const { handler, seen } = setup({ store });
+  await expectStatus(await handler(await signed("/sales", envelope({ event: "call" }))), 200);
+  strictEqual(seen.length, 1);
+});
+
+Deno.test("dedupe option forms: a claim set, settings, or true", async () => {
+  const dedupe = new MemoryWebhookDedupe();
+  const { handler } = setup({ dedupe });
+  await expectStatus(await handler(await signed()), 200);
+  strictEqual(dedupe.size, 1);
+  const settings = setup({ dedupe: { window_seconds: 60 } });
+  await expectStatus(await settings.handler(await signed()), 200);
+  await expectStatus(await settings.handler(await signed()), 200, { ok: true, duplicate: true });
+});
+
+Deno.test("configuration errors are thrown at creation", () => {
+  const cases: [WebhookHandlerOptions, RegExp][] = [
+    [{ secret: "" }, /it is empty/],
+    [{ secret: "s", signature: { tolerance_seconds: NaN } }, /tolerance_seconds/],
+    [{ secret: "s", max_body_bytes: 0 }, /max_body_bytes/],
+    [{ secret: "s", max_body_bytes: 1.5 }, /max_body_bytes/],
+    [{ secret: "s", route_prefix: "a b" }, /route_prefix/],
+    [{ secret: "s", route_middleware: ["x" as unknown as never] }, /route_middleware/],
+    [{ secret: "s", dedupe: { window_seconds: -1 } }, /window_seconds/],
+    [{ secret: "s", signature: { scheme: "rsa" as "hmac" } }, /unknown signature scheme/],
+  ];
+  for (const [options, pattern] of cases) {
+    throws(
+      () => createWebhookHandler(options),
+      (e: unknown) => e instanceof WebhookException && pattern.test(e.message),
+    );
+  }
+});
+
+Deno.test("handleWebhook: Workers bindings as the second argument configure the default handler", async () => {
+  const seen: string[] = [];
+  const fn = (p: WebhookPayloadDto) => void seen.push(p.instance);
+  webhookProcessor().onAny(fn);
+  try {
+    const env = {
+      GATEWAY_WEBHOOK_SECRET: "bindings-secret",
+      GATEWAY_WEBHOOK_ROUTE_PREFIX: "hooks",
+      OTHER: {},
+    };
+    const body = JSON.stringify(envelope());
+    const headers = await signWebhook({ body, secret: "bindings-secret" });
+    const ok200 = await handleWebhook(
+      new Request("http://w/hooks/sales", { method: "POST", headers, body }),
+      env,
+      {
+        waitUntil: () => {},
+      },
+    );
+    await expectStatus(ok200, 200);
+    const wrong = await signWebhook({ body, secret: "another-secret" });
+    await expectStatus(
+      await handleWebhook(new Request("http://w/hooks/sales", { method: "POST", headers: wrong, body }), env),
+      401,
+    );
+    const badEnv = { GATEWAY_WEBHOOK_SECRET: "s", GATEWAY_WEBHOOK_TOLERANCE_SECONDS: "soon" };
+    await expectStatus(
+      await handleWebhook(
+        new Request("http://w/gateway/webhook/sales", { method: "POST", headers, body }),
+        badEnv,
+      ),
+      500,
+      {
+        ok: false,
+        error: "Webhook endpoint misconfigured",
+      },
+    );
+    deepStrictEqual(seen, ["sales"]);
+  } finally {
+    webhookProcessor().removeHandler(fn);
+  }
+});
+
+Deno.test("handleWebhook: Deno's connection info is not taken for bindings; Deno.env is read", async () => {
+  const seen: string[] = [];
+  const fn = (p: WebhookPayloadDto) => void seen.push(p.event);
+  webhookProcessor().onAny(fn);
+  Deno.env.set("GATEWAY_WEBHOOK_SECRET", "env-secret-1 ");
+  await resetDefaultWebhookHandler();
+  try {
+    const info = {
+      remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 5000 },
+      completed: Promise.resolve(),
+    };
+    const body = JSON.stringify(envelope());
+    const headers = await signWebhook({ body, secret: "env-secret-1" });
+    await expectStatus(
+      await handleWebhook(new Request(`${URL_BASE}/sales`, { method: "POST", headers, body }), info),
+      200,
+    );
+    await expectStatus(await handleWebhook(new Request(`${URL_BASE}/health`)), 200);
+    deepStrictEqual(seen, ["MESSAGES_UPSERT"]);
+  } finally {
+    Deno.env.delete("GATEWAY_WEBHOOK_SECRET");
+    await resetDefaultWebhookHandler();
+    webhookProcessor().removeHandler(fn);
+  }
+});
+
+Deno.test("webhookOptionsFromEnv: every variable, rotation lists, trimming, and clear errors", () => {
+  const env: Record<string, string> = {
+    GATEWAY_WEBHOOK_SECRET: " new-one , old-one,",
+    GATEWAY_WEBHOOK_SCHEME: "Standard",
+    GATEWAY_WEBHOOK_HEADER: "x-sig",
+    GATEWAY_WEBHOOK_TOLERANCE_SECONDS: "60",
+    GATEWAY_WEBHOOK_REQUIRE_TIMESTAMP: "yes",
+    GATEWAY_WEBHOOK_ENABLED: "true",
+    GATEWAY_WEBHOOK_ROUTE_PREFIX: "/hooks/",
+    GATEWAY_WEBHOOK_MAX_BODY_BYTES: "2048",
+    GATEWAY_WEBHOOK_DEDUPE: "1",
+    GATEWAY_WEBHOOK_DEDUPE_WINDOW_SECONDS: "120",
+    GATEWAY_WEBHOOK_QUEUE: "on",
+    GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS: "3",
+  };
+  deepStrictEqual(webhookOptionsFromEnv((name) => env[name]), {
+    enabled: true,
+    route_prefix: "/hooks/",
+    secret: ["new-one", "old-one"],
+    signature: { scheme: "standard", header: "x-sig", tolerance_seconds: 60, require_timestamp: true },
+    max_body_bytes: 2048,
+    dedupe: { window_seconds: 120 },
+    queue: { enabled: true, max_attempts: 3 },
+  });
+  deepStrictEqual(webhookOptionsFromEnv(() => undefined), {});
+  deepStrictEqual(webhookOptionsFromEnv((name) => ({ GATEWAY_WEBHOOK_DEDUPE: "false" })[name]), {});
+  throws(
+    () => webhookOptionsFromEnv((name) => ({ GATEWAY_WEBHOOK_QUEUE: "maybe" })[name]),
+    /GATEWAY_WEBHOOK_QUEUE: expected true or false/,
+  );
+  throws(
+    () => webhookOptionsFromEnv((name) => ({ GATEWAY_WEBHOOK_MAX_BODY_BYTES: "1MB" })[name]),
+    /expected a number/,
+  );
+});
