@@ -14,6 +14,16 @@ import type { FailNextOptions, RouteSelector } from "./types.ts";
  * a real connection reset.
  */
 export class SimulatedConnectionDrop extends TypeError {
+  /**
+   * Build the error for a request.
+   *
+   * @example
+   * ```ts
+   * import { SimulatedConnectionDrop } from "@gw/gateway/testing";
+   * const error = new SimulatedConnectionDrop("POST", "/message/sendText");
+   * console.log(error instanceof TypeError); // true
+   * ```
+   */
   constructor(method: string, path: string) {
     super(
       `Cannot complete request ${method} ${path}: connection closed before message completed (simulated)`,

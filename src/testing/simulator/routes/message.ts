@@ -50,7 +50,9 @@ function mediaSource(ctx: RouteContext, field: string): { url?: string; base64?:
 }
 
 function sizeOf(base64: string | undefined): number {
-  return base64 ? Math.floor(base64.length * 3 / 4) : 102400;
+  if (!base64) return 102400;
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return base64.length * 3 / 4 - padding;
 }
 
 function sendText(ctx: RouteContext): unknown {
