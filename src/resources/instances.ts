@@ -4,7 +4,6 @@
  * @module
  */
 
-import { abortableSleep } from "../client/client.ts";
 import type { ApiResponse } from "../client/response.ts";
 import { CreateInstanceDto, type CreateInstanceInput } from "../dto/create_instance.ts";
 import { ConnectionException, InstanceNotFoundException } from "../errors.ts";
@@ -34,7 +33,7 @@ export interface WaitForConnectionOptions extends CallOptions {
   timeoutMs?: number;
   /** Poll every this many ms (default 2000). */
   intervalMs?: number;
-  /** Sleep used between polls (default: the client's, else a timer); inject one in tests. */
+  /** Sleep used between polls (default: the client's, which tests inject through the service). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -301,9 +300,8 @@ export class InstancesResource extends Resource {
     const { timeoutMs = 60_000, intervalMs = 2_000, sleep, ...call } = options;
     const named = this.#named(name, call);
     const instance = this.instanceName(named);
-    const clientSleep = (this.context.client as unknown as { sleep?: Sleeper }).sleep;
-    const wait: Sleeper = sleep ??
-      (typeof clientSleep === "function" ? clientSleep.bind(this.context.client) : abortableSleep);
+    const client = this.context.client;
+    const wait: Sleeper = sleep ?? ((ms, signal) => client.sleep(ms, signal));
     const now = this.context.now;
     const deadline = now() + timeoutMs;
     let last: string | undefined;
