@@ -474,6 +474,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
       ownKv = undefined;
       ownWorker = undefined;
       kvPromise = undefined;
+      if (worker !== undefined) await worker.idle();
       if (kv !== undefined) kv.close();
       if (worker !== undefined) await worker.finished.catch(() => {});
     },

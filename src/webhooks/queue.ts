@@ -174,6 +174,8 @@ export interface WebhookWorkerOptions extends WebhookQueueOptions {
   onOtherMessage?: (message: unknown) => void | Promise<void>;
   /** Called after a job was dead-lettered. */
   onDeadLetter?: (entry: DeadLetter) => void;
+  /** Called after each run of a job, with what happened (for tests and monitoring). */
+  onJobDone?: (job: ProcessWebhookJob, outcome: WebhookJobOutcome) => void;
   /** Clock, epoch ms (default `Date.now`). */
   now?: () => number;
 }
@@ -276,6 +278,8 @@ export async function runWebhookJob(
 export interface WebhookWorker {
   /** Settles when the KV is closed and the listener has stopped. */
   readonly finished: Promise<void>;
+  /** Resolves once no job is being run (close the KV after it to stop without cutting a job short). */
+  idle(): Promise<void>;
 }
 
 /**
@@ -290,6 +294,7 @@ export interface WebhookWorker {
  * const worker = startWebhookWorker(kv, processor, { max_attempts: 5 });
  * const handler = createWebhookHandler({ secret: "s3cret", processor, queue: { enabled: true, kv } });
  * // Deno.serve(handler) ...
+ * await worker.idle();
  * kv.close();
  * await worker.finished;
  * ```
@@ -300,15 +305,29 @@ export function startWebhookWorker(
   options: WebhookWorkerOptions = {},
 ): WebhookWorker {
   settings(options);
+  let running = 0;
+  let waiters: (() => void)[] = [];
   const finished = kv.listenQueue(async (message: unknown) => {
     if (!isProcessWebhookJob(message)) {
       if (options.onOtherMessage !== undefined) await options.onOtherMessage(message);
       else logger.warn("Ignoring a queue message that is not a webhook job");
       return;
     }
-    await runWebhookJob(kv, message, processor, options);
+    running++;
+    try {
+      const outcome = await runWebhookJob(kv, message, processor, options);
+      options.onJobDone?.(message, outcome);
+    } finally {
+      if (--running === 0) {
+        const wake = waiters;
+        waiters = [];
+        wake.forEach((resolve) => resolve());
+      }
+    }
   });
-  return { finished };
+  const idle = () =>
+    running === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
+  return { finished, idle };
 }
 
 /**
