@@ -82,13 +82,13 @@ export async function openInstance(
 export function recordingFetch(statuses: (number | Error)[] = []) {
   const calls: { url: string; headers: Record<string, string>; body: string }[] = [];
   const queue = [...statuses];
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
     const url = String(input);
     const headers = Object.fromEntries(new Headers(init?.headers));
     calls.push({ url, headers, body: String(init?.body) });
     const next = queue.shift() ?? 200;
-    if (next instanceof Error) throw next;
-    return new Response("ok", { status: next });
+    if (next instanceof Error) return Promise.reject(next);
+    return Promise.resolve(new Response("ok", { status: next }));
   }) as typeof globalThis.fetch;
   return { fetch, calls };
 }

@@ -196,6 +196,8 @@ export class GatewaySimulator {
 
   /**
    * Create an instance directly (no request, no `instance.create` event), optionally already open.
+   * Unlike `/instance/create` it stores no settings row, so `/settings/find` answers `null` until
+   * `/settings/set` is called.
    *
    * @example
    * ```ts
@@ -218,16 +220,6 @@ export class GatewaySimulator {
       businessId: null,
       now: core.isoNow(),
     });
-    instance.settings = {
-      rejectCall: false,
-      msgCall: "",
-      groupsIgnore: false,
-      alwaysOnline: false,
-      readMessages: false,
-      readStatus: false,
-      syncFullHistory: false,
-      wavoipToken: "",
-    };
     core.instances.set(name, instance);
     if (options.open) {
       instance.everConnected = true;
