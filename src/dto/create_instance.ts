@@ -9,7 +9,15 @@ import { RequestDto } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config.ts";
 
-/** Integrations the server knows. */
+/**
+ * Integrations the server knows.
+ *
+ * @example
+ * ```ts
+ * import { INTEGRATIONS } from "@gw/gateway";
+ * INTEGRATIONS[0]; // "WHATSAPP-BAILEYS"
+ * ```
+ */
 export const INTEGRATIONS: readonly ["WHATSAPP-BAILEYS", "WHATSAPP-BUSINESS", "EVOLUTION"] = [
   "WHATSAPP-BAILEYS",
   "WHATSAPP-BUSINESS",
@@ -160,7 +168,15 @@ export class CreateInstanceDto extends RequestDto<Record<string, unknown>> {
   }
 }
 
-/** Proxy protocols. */
+/**
+ * Proxy protocols.
+ *
+ * @example
+ * ```ts
+ * import { PROXY_PROTOCOLS } from "@gw/gateway";
+ * PROXY_PROTOCOLS.includes("socks5"); // true
+ * ```
+ */
 export const PROXY_PROTOCOLS: readonly ["http", "https", "socks4", "socks5"] = [
   "http",
   "https",

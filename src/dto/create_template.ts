@@ -8,7 +8,15 @@ import { requireObject } from "./message_options.ts";
 import { RequestDto } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
-/** Template categories. */
+/**
+ * Template categories.
+ *
+ * @example
+ * ```ts
+ * import { TEMPLATE_CATEGORIES } from "@gw/gateway";
+ * TEMPLATE_CATEGORIES.includes("UTILITY"); // true
+ * ```
+ */
 export const TEMPLATE_CATEGORIES: readonly ["AUTHENTICATION", "MARKETING", "UTILITY"] = [
   "AUTHENTICATION",
   "MARKETING",

@@ -14,7 +14,15 @@ import {
 import { RequestDto } from "./request_dto.ts";
 import { compact, mediaKind, Problems } from "./validate.ts";
 
-/** Media types `sendMedia` accepts. */
+/**
+ * Media types `sendMedia` accepts.
+ *
+ * @example
+ * ```ts
+ * import { MEDIA_TYPES } from "@gw/gateway";
+ * MEDIA_TYPES.includes("image"); // true
+ * ```
+ */
 export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "image",
   "document",
@@ -259,7 +267,15 @@ export class SendStickerMessageDto extends RequestDto<SendStickerMessageBody> {
   }
 }
 
-/** Status (story) types. */
+/**
+ * Status (story) types.
+ *
+ * @example
+ * ```ts
+ * import { STATUS_TYPES } from "@gw/gateway";
+ * STATUS_TYPES.includes("text"); // true
+ * ```
+ */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
 /** A status type. */
 export type StatusType = typeof STATUS_TYPES[number];

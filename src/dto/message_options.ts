@@ -45,7 +45,15 @@ export interface MessageOptionsBody {
   quoted?: QuotedInput;
 }
 
-/** The option names, used to split a method's options object into body options and call options. */
+/**
+ * The option names, used to split a method's options object into body options and call options.
+ *
+ * @example
+ * ```ts
+ * import { MESSAGE_OPTION_KEYS } from "@gw/gateway";
+ * MESSAGE_OPTION_KEYS.includes("delay"); // true
+ * ```
+ */
 export const MESSAGE_OPTION_KEYS: readonly string[] = [
   "delay",
   "linkPreview",

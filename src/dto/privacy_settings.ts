@@ -8,7 +8,15 @@ import { requireObject } from "./message_options.ts";
 import { RequestDto } from "./request_dto.ts";
 import { Problems } from "./validate.ts";
 
-/** Who may see or do something: the values of most privacy settings. */
+/**
+ * Who may see or do something: the values of most privacy settings.
+ *
+ * @example
+ * ```ts
+ * import { PRIVACY_AUDIENCE } from "@gw/gateway";
+ * PRIVACY_AUDIENCE.includes("contact_blacklist"); // true
+ * ```
+ */
 export const PRIVACY_AUDIENCE: readonly ["all", "contacts", "contact_blacklist", "none"] = [
   "all",
   "contacts",
@@ -17,7 +25,15 @@ export const PRIVACY_AUDIENCE: readonly ["all", "contacts", "contact_blacklist",
 ];
 const AUDIENCE = PRIVACY_AUDIENCE;
 
-/** The allowed values of each privacy setting. */
+/**
+ * The allowed values of each privacy setting.
+ *
+ * @example
+ * ```ts
+ * import { PRIVACY_VALUES } from "@gw/gateway";
+ * PRIVACY_VALUES.online; // ["all", "match_last_seen"]
+ * ```
+ */
 export const PRIVACY_VALUES: {
   readonly readreceipts: readonly ["all", "none"];
   readonly profile: typeof PRIVACY_AUDIENCE;

@@ -28,7 +28,15 @@ export interface InstanceSettings {
   wavoipToken?: string;
 }
 
-/** The six booleans `/settings/set` requires. */
+/**
+ * The six booleans `/settings/set` requires.
+ *
+ * @example
+ * ```ts
+ * import { REQUIRED_SETTINGS } from "@gw/gateway";
+ * REQUIRED_SETTINGS.length; // 6
+ * ```
+ */
 export const REQUIRED_SETTINGS: readonly [
   "rejectCall",
   "groupsIgnore",

@@ -403,7 +403,15 @@ export class SendListMessageDto extends RequestDto<SendListMessageBody> {
   }
 }
 
-/** Button types of `sendButtons`. */
+/**
+ * Button types of `sendButtons`.
+ *
+ * @example
+ * ```ts
+ * import { BUTTON_TYPES } from "@gw/gateway";
+ * BUTTON_TYPES.includes("pix"); // true
+ * ```
+ */
 export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
   "reply",
   "copy",
@@ -411,7 +419,15 @@ export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
   "call",
   "pix",
 ];
-/** PIX key types. */
+/**
+ * PIX key types.
+ *
+ * @example
+ * ```ts
+ * import { PIX_KEY_TYPES } from "@gw/gateway";
+ * PIX_KEY_TYPES.includes("cpf"); // true
+ * ```
+ */
 export const PIX_KEY_TYPES: readonly ["phone", "email", "cpf", "cnpj", "random"] = [
   "phone",
   "email",

@@ -19,7 +19,7 @@ const HTTP_URL = /^https?:\/\/\S+$/i;
  *
  * @example
  * ```ts
- * import { Problems } from "@gw/gateway";
+ * import { Problems } from "./validate.ts";
  * const problems = new Problems();
  * const text = problems.text("text", "", { required: true });
  * problems.throwIfAny("send text message"); // throws ValidationException: text is required
@@ -34,7 +34,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().add("number is required");
    * ```
    */
@@ -47,7 +47,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().throwIfAny("send text message"); // no problems: returns
    * ```
    */
@@ -63,7 +63,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().text("caption", "Hi"); // "Hi"
    * ```
    */
@@ -88,7 +88,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().bool("linkPreview", false); // false
    * ```
    */
@@ -109,7 +109,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().number("latitude", -23.5, { required: true, min: -90, max: 90 }); // -23.5
    * ```
    */
@@ -145,7 +145,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().oneOf("mediatype", "image", ["image", "video"] as const, { required: true }); // "image"
    * ```
    */
@@ -171,7 +171,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().array("values", ["a", "b"], { required: true, minItems: 2 }); // ["a", "b"]
    * ```
    */
@@ -203,7 +203,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().object("headers", { authorization: "Bearer x" }); // { authorization: "Bearer x" }
    * ```
    */
@@ -229,7 +229,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().recipient("number", "+55 (11) 99999-9999"); // "5511999999999"
    * ```
    */
@@ -254,7 +254,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().media("media", "https://example.com/a.png"); // "https://example.com/a.png"
    * ```
    */
@@ -280,7 +280,7 @@ export class Problems {
    *
    * @example
    * ```ts
-   * import { Problems } from "@gw/gateway";
+   * import { Problems } from "./validate.ts";
    * new Problems().messageKey("key", { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: true });
    * ```
    */
@@ -359,7 +359,7 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
  *
  * @example
  * ```ts
- * import { isRecord } from "@gw/gateway";
+ * import { isRecord } from "./validate.ts";
  * isRecord({}); // true
  * isRecord([]); // false
  * ```
@@ -373,7 +373,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { compact } from "@gw/gateway";
+ * import { compact } from "./validate.ts";
  * compact({ a: 1, b: undefined }); // { a: 1 }
  * ```
  */

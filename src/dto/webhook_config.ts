@@ -12,6 +12,12 @@ import { Problems } from "./validate.ts";
 /**
  * Event names `/webhook/set` accepts (UPPER_SNAKE), mapped to the dotted name the server puts in payloads.
  * Note `GROUP_UPDATE` ↔ `groups.update`: the server's own naming mismatch.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_CONFIG_EVENTS } from "@gw/gateway";
+ * WEBHOOK_CONFIG_EVENTS.MESSAGES_UPSERT; // "messages.upsert"
+ * ```
  */
 export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.freeze({
   APPLICATION_STARTUP: "application.startup",

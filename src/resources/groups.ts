@@ -17,16 +17,40 @@ import type {
   UpdateResult,
 } from "./types.ts";
 
-/** Participant actions of `updateParticipant`. */
+/**
+ * Participant actions of `updateParticipant`.
+ *
+ * @example
+ * ```ts
+ * import { PARTICIPANT_ACTIONS } from "@gw/gateway";
+ * PARTICIPANT_ACTIONS.includes("promote"); // true
+ * ```
+ */
 export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove", "promote", "demote"];
-/** Setting actions of `updateSetting`. */
+/**
+ * Setting actions of `updateSetting`.
+ *
+ * @example
+ * ```ts
+ * import { GROUP_SETTING_ACTIONS } from "@gw/gateway";
+ * GROUP_SETTING_ACTIONS.includes("announcement"); // true
+ * ```
+ */
 export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
   "announcement",
   "not_announcement",
   "locked",
   "unlocked",
 ];
-/** Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off). */
+/**
+ * Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off).
+ *
+ * @example
+ * ```ts
+ * import { EPHEMERAL_EXPIRATIONS } from "@gw/gateway";
+ * EPHEMERAL_EXPIRATIONS.includes(604800); // true
+ * ```
+ */
 export const EPHEMERAL_EXPIRATIONS: readonly number[] = [0, 86400, 604800, 7776000];
 
 /**

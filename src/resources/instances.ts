@@ -18,7 +18,15 @@ import type {
   QrCode,
 } from "./types.ts";
 
-/** Presence values of `setPresence` and `sendPresence`. */
+/**
+ * Presence values of `setPresence` and `sendPresence`.
+ *
+ * @example
+ * ```ts
+ * import { PRESENCES } from "@gw/gateway";
+ * PRESENCES.includes("composing"); // true
+ * ```
+ */
 export const PRESENCES: readonly Presence[] = [
   "unavailable",
   "available",

@@ -50,7 +50,15 @@ function route(
   return { group, method, path, status, resource, methods, idempotent };
 }
 
-/** Every core route (75), in the contract's order. */
+/**
+ * Every core route (75), in the contract's order.
+ *
+ * @example
+ * ```ts
+ * import { ROUTES } from "@gw/gateway";
+ * ROUTES.filter((route) => route.resource === "messages").length; // 13
+ * ```
+ */
 export const ROUTES: readonly RouteEntry[] = Object.freeze([
   route("instance", "POST", "/instance/create", 201, "instances", ["create"]),
   route("instance", "POST", "/instance/restart/{instance}", 200, "instances", ["restart"]),
