@@ -178,7 +178,12 @@ export interface SendReactionMessageBody {
   reaction: string;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** User-perceived characters; a skin-toned or ZWJ emoji is one. Built lazily: nothing runs at import time. */
+function graphemeCount(text: string): number {
+  const Segmenter = (Intl as { Segmenter?: typeof Intl.Segmenter }).Segmenter;
+  if (Segmenter === undefined) return Array.from(text).length;
+  return [...new Segmenter(undefined, { granularity: "grapheme" }).segment(text)].length;
+}
 
 /**
  * A validated reaction.
@@ -207,7 +212,7 @@ export class SendReactionMessageDto extends RequestDto<SendReactionMessageBody> 
     const reaction = problems.text("reaction", record.reaction, { required: false });
     if (record.reaction === undefined || record.reaction === null) {
       problems.add(`reaction is required (use "" to remove a reaction)`);
-    } else if (reaction !== undefined && [...graphemes.segment(reaction)].length > 1) {
+    } else if (reaction !== undefined && graphemeCount(reaction) > 1) {
       problems.add(`reaction must be a single emoji or ""`);
     }
     problems.throwIfAny("reaction message");
