@@ -444,7 +444,13 @@ export class KvTable<T extends object> {
         continue;
       }
       const indexes = this.#indexesOf(entry.value);
-      if (!indexes.some((relative) => sameKey(relative, relatives[i]))) continue;
+      if (!indexes.some((relative) => sameKey(relative, relatives[i]))) {
+        // A stale entry (the record moved meanwhile, or a foreign writer left it): drop it unless the
+        // record changes again, so the next listing does not find it forever.
+        await this.#kv.atomic().check(entry).delete(indexKeys[i]).commit();
+        cleaned++;
+        continue;
+      }
       const ref = blobOf(entry.value);
       const keys = [
         entry.key,

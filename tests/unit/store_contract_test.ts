@@ -466,6 +466,11 @@ Deno.test("KvStore: a stale index entry is never returned as a match", async () 
     await kv.set(["gateway", "outbound", "by_status", "failed", 100, "a"], null);
     deepStrictEqual(await store.listOutbound({ status: "failed" }), []);
     deepStrictEqual(ids(await store.listOutbound({ status: "sent" })), ["a"]);
+    // A stale time entry neither counts as a record nor stops prune.
+    await kv.set(["gateway", "outbound", "by_time", 5, "a"], null);
+    strictEqual(await store.prune("outbound", 50), 0);
+    strictEqual((await kv.get(["gateway", "outbound", "by_time", 5, "a"])).versionstamp, null);
+    ok(await store.getOutbound("a"));
   });
 });
 
