@@ -55,7 +55,7 @@ export {
   type WebhookConfig,
   type WebhookSignatureConfig,
 } from "./src/config.ts";
-export { getGatewayLogger, redact, scrubSecrets } from "./src/log.ts";
+export { redact, scrubSecrets } from "./src/log.ts";
 export {
   METRIC_DESCRIPTIONS,
   type MetricLabels,

@@ -189,6 +189,7 @@ export class RateLimitException extends GatewayApiException {
     return this.retryAfter;
   }
 
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), retryAfter: this.retryAfter };
   }
@@ -246,6 +247,7 @@ export class ConnectionException extends GatewayApiException {
     this.outcomeUnknown = context.outcomeUnknown ?? false;
   }
 
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
   override toJSON(): Record<string, unknown> {
     return {
       ...super.toJSON(),
@@ -287,6 +289,7 @@ export class MessageException extends GatewayApiException {
     this.reason = context.reason;
   }
 
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), reason: this.reason };
   }

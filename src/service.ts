@@ -63,6 +63,7 @@ export interface ServerInfo {
   documentation?: string;
   /** WhatsApp Web version the server uses. */
   whatsappWebVersion?: string;
+  /** Any other field the server adds. */
   [key: string]: unknown;
 }
 
