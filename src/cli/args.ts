@@ -69,8 +69,9 @@ export function parseFlags(
 function usageMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // parseArgs messages are long and mention `--` tricks; keep the first sentence, quoted like ours.
-  const first = message.split(/\.\s/)[0].replace(/\.$/, "");
-  return first.replace(/'([^']*)'/g, '"$1"');
+  const first = message.split(/\.\s/)[0].replace(/\.$/, "").replace(/'([^']*)'/g, '"$1"');
+  const dash = /use '(--[\w-]+=-XYZ)'/.exec(message);
+  return dash ? `${first} (write "${dash[1]}" for a value that starts with a dash)` : first;
 }
 
 /**

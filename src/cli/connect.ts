@@ -5,7 +5,7 @@
  * @module
  */
 
-import { abortableSleep } from "../client/client.ts";
+import { abortableSleep } from "../timing.ts";
 import { InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
 import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";

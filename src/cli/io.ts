@@ -135,10 +135,10 @@ export function denoIo(signal?: AbortSignal): CliIo {
  *
  * @example
  * ```ts
- * import { memoryIo } from "./io.ts";
- * const io = memoryIo({ env: { GATEWAY_API_URL: "http://127.0.0.1:1" } });
- * io.stdout("x");
- * console.log(io.out()); // "x"
+ * import { main, memoryIo } from "@gw/gateway/cli";
+ * const io = memoryIo({ env: { GATEWAY_API_URL: "http://127.0.0.1:8080", GATEWAY_API_KEY: "k" } });
+ * const code = await main(["health", "--json"], io);
+ * console.log(code, JSON.parse(io.out()).ok);
  * ```
  */
 export function memoryIo(

@@ -23,6 +23,8 @@ import { ValidationException } from "../errors.ts";
 import type { CliCommand } from "./command.ts";
 import { CliError, type CliIo, denoIo, errorText, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.ts";
 
+export { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, memoryIo } from "./io.ts";
+
 /** A command known by name, loaded only when it runs (so `install` never loads the HTTP client). */
 interface CommandEntry {
   summary: string;

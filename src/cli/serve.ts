@@ -190,12 +190,16 @@ changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in f
       if (!booleanFlag(values, "no-tasks")) {
         const { prune, retryFailed } = taskOptions(cli.tasks, service !== undefined);
         const cron = (name: string, schedule: string, run: () => Promise<void>) => {
+          try {
+            Deno.cron(name, schedule, { signal: cronController.signal }, () => {
+              const task = run();
+              running.add(task);
+              return task.finally(() => running.delete(task));
+            });
+          } catch (error) {
+            throw new Error(`${errorText(error)}: "${schedule}" for "${name}"`, { cause: error });
+          }
           schedules.push(`${name} (${schedule})`);
-          return Deno.cron(name, schedule, { signal: cronController.signal }, () => {
-            const task = run();
-            running.add(task);
-            return task.finally(() => running.delete(task));
-          });
         };
         try {
           tasks = registerScheduledTasks({

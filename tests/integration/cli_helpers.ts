@@ -1,0 +1,135 @@
+/**
+ * Helpers for the CLI integration tests: run a command as a subprocess with exactly the permission flags
+ * of its deno.json task (so the tests also prove those permissions are enough), in a temporary working
+ * directory, with a clean environment.
+ */
+
+const ROOT = new URL("../../", import.meta.url);
+export const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
+const CONFIG = new URL("deno.json", ROOT).pathname;
+
+let tasks: Record<string, string> | undefined;
+
+/** The permission flags of a deno.json task: the words between `deno run` and `src/cli/main.ts`. */
+export function taskFlags(task: string): string[] {
+  tasks ??= JSON.parse(Deno.readTextFileSync(CONFIG)).tasks as Record<string, string>;
+  const line = tasks[task];
+  if (line === undefined) throw new Error(`No deno.json task "${task}"`);
+  const words = line.split(/\s+/);
+  const start = words.indexOf("run") + 1;
+  const end = words.indexOf("src/cli/main.ts");
+  if (start === 0 || end === -1) throw new Error(`Task "${task}" does not run src/cli/main.ts`);
+  return words.slice(start, end);
+}
+
+/** The outcome of one CLI run. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link cliCommand}. */
+export interface CliOptions {
+  /** Working directory (a temporary one). */
+  cwd: string;
+  /** Extra environment; nothing else from the test's environment leaks in but PATH and HOME. */
+  env?: Record<string, string>;
+  /** Permission flags to use instead of the task's (e.g. to show what a narrower set does). */
+  flags?: string[];
+}
+
+function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** A `Deno.Command` running `task` (its permission flags) with `args` after the command name. */
+export function cliCommand(task: string, args: string[], options: CliOptions, piped = true): Deno.Command {
+  const flags = options.flags ?? taskFlags(task);
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--config", CONFIG, ...flags, MAIN, task, ...args],
+    cwd: options.cwd,
+    env: baseEnv(options.env),
+    clearEnv: true,
+    stdin: "null",
+    stdout: piped ? "piped" : "null",
+    stderr: piped ? "piped" : "null",
+  });
+}
+
+/** Run a command to the end. */
+export async function runCli(task: string, args: string[], options: CliOptions): Promise<CliRun> {
+  const output = await cliCommand(task, args, options).output();
+  const decoder = new TextDecoder();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+/** A temporary working directory, removed by `Symbol.asyncDispose`. */
+export async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix: "gw_cli_" });
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }),
+  };
+}
+
+/** Write `gateway-api.json` (or `name`) in `dir`. */
+export async function writeConfig(dir: string, config: unknown, name = "gateway-api.json"): Promise<void> {
+  await Deno.writeTextFile(`${dir}/${name}`, JSON.stringify(config, null, 2));
+}
+
+/** A port nothing listens on: bound, then released. */
+export function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/**
+ * Read a child's stdout line by line until `match` returns a value; the rest of the stream keeps being
+ * collected into `rest()`.
+ */
+export function lineReader(stream: ReadableStream<Uint8Array>): {
+  until<T>(match: (line: string) => T | undefined): Promise<T>;
+  rest(): Promise<string>;
+} {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let seen = "";
+  let done = false;
+  return {
+    async until(match) {
+      while (true) {
+        const newline = buffer.indexOf("\n");
+        if (newline !== -1) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          seen += line + "\n";
+          const found = match(line);
+          if (found !== undefined) return found;
+          continue;
+        }
+        if (done) throw new Error(`Stream ended before the expected line; output was:\n${seen}${buffer}`);
+        const chunk = await reader.read();
+        if (chunk.done) done = true;
+        else buffer += chunk.value;
+      }
+    },
+    async rest() {
+      let text = buffer;
+      buffer = "";
+      while (!done) {
+        const chunk = await reader.read();
+        if (chunk.done) done = true;
+        else text += chunk.value;
+      }
+      return text;
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { main } from "../../src/cli/main.ts";
+import { memoryIo } from "../../src/cli/io.ts";
+import { MockGatewayServer } from "../../src/testing/mod.ts";
+import { runCli, tempDir } from "./cli_helpers.ts";
+
+const KEY = "test-key";
+
+Deno.test("cli install: writes a starter file, refuses to overwrite, then health works with it", async (t) => {
+  await using mock = await MockGatewayServer.start({ apiKey: KEY, port: 0 });
+  mock.addInstance("sales", { open: true });
+  await using dir = await tempDir();
+  const file = `${dir.path}/gateway-api.json`;
+
+  await t.step("writes gateway-api.json from flags and prints the next steps", async () => {
+    const run = await runCli("install", [
+      "--server-url",
+      `${mock.url}/`,
+      "--api-key",
+      KEY,
+      "--instance",
+      "sales",
+    ], {
+      cwd: dir.path,
+    });
+    strictEqual(run.stderr, "");
+    strictEqual(run.code, 0);
+    const written = JSON.parse(await Deno.readTextFile(file));
+    match(written.webhook.secret, /^[0-9a-f]{64}$/);
+    deepStrictEqual({ ...written, webhook: { ...written.webhook, secret: "x" } }, {
+      server_url: mock.url,
+      api_key: KEY,
+      instance: "sales",
+      webhook: { route_prefix: "gateway/webhook", secret: "x", signature: { scheme: "jwt" } },
+      queue: { enabled: false },
+      kv: { path: "gateway.kv" },
+    });
+    strictEqual((await Deno.stat(file)).mode! & 0o777, 0o600);
+    const lines = run.stdout.split("\n");
+    strictEqual(lines[0], `Wrote gateway-api.json (server ${mock.url}, instance "sales").`);
+    strictEqual(lines[2], "Next steps:");
+    strictEqual(lines[3], "  1. Check the server and key: deno task health");
+    strictEqual(lines[4], "  2. Pair the instance with a phone: deno task connect sales");
+    strictEqual(lines[5], "  3. Run the webhook receiver: deno task serve");
+    match(
+      lines[6],
+      /^ {2}4\. Set the instance's webhook on the gateway server to <your public URL>\/gateway\/webhook\/sales with headers \{"jwt_key": "<webhook\.secret from gateway-api\.json>"\}/,
+    );
+    // The secret itself is never printed.
+    strictEqual(run.stdout.includes(written.webhook.secret), false);
+  });
+
+  await t.step("the written file is a working configuration", async () => {
+    const run = await runCli("health", [], { cwd: dir.path });
+    strictEqual(run.code, 0, run.stdout + run.stderr);
+  });
+
+  await t.step("refuses to overwrite without --force (exit 1), replaces with it", async () => {
+    const before = await Deno.readTextFile(file);
+    const refused = await runCli("install", ["--api-key", "other"], { cwd: dir.path });
+    strictEqual(refused.code, 1);
+    strictEqual(refused.stdout, "");
+    strictEqual(
+      refused.stderr,
+      'error: Cannot install: "gateway-api.json" already exists (use --force to replace it)\n',
+    );
+    strictEqual(await Deno.readTextFile(file), before);
+
+    const forced = await runCli("install", [
+      "--force",
+      "--json",
+      "--public-url",
+      "https://hooks.example.com/",
+    ], {
+      cwd: dir.path,
+    });
+    strictEqual(forced.code, 0, forced.stderr);
+    const report = JSON.parse(forced.stdout);
+    deepStrictEqual({ ...report, nextSteps: report.nextSteps.length }, {
+      path: "gateway-api.json",
+      overwritten: true,
+      serverUrl: "http://localhost:8080",
+      apiKeyWritten: false,
+      instance: null,
+      webhookUrl: "https://hooks.example.com/gateway/webhook/<instance>",
+      nextSteps: 6,
+    });
+    strictEqual(
+      report.nextSteps[0],
+      "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
+    );
+    const written = JSON.parse(await Deno.readTextFile(file));
+    strictEqual(written.api_key, undefined);
+    strictEqual(written.server_url, "http://localhost:8080");
+  });
+
+  await t.step("bad flags: exit 2", async () => {
+    const badUrl = await runCli("install", ["--force", "--server-url", "localhost:8080"], { cwd: dir.path });
+    strictEqual(badUrl.code, 2);
+    strictEqual(
+      badUrl.stderr,
+      'error: Cannot parse arguments: "--server-url" must use http or https, got "localhost:8080"\n',
+    );
+    const unknown = await runCli("install", ["--overwrite"], { cwd: dir.path });
+    strictEqual(unknown.code, 2);
+    strictEqual(unknown.stderr, 'error: Cannot parse arguments: Unknown option "--overwrite"\n');
+  });
+
+  await t.step("a path the task's permissions do not cover: exit 2 with a hint", async () => {
+    const run = await runCli("install", ["--config", "other.json"], { cwd: dir.path });
+    strictEqual(run.code, 2);
+    match(
+      run.stderr,
+      /^error: .*other\.json.*\(the task's permissions do not allow it; see docs\/cli\.md\)\n$/,
+    );
+  });
+});
+
+Deno.test("cli install: prompts for missing values on a terminal", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/prompted.json`;
+  const io = memoryIo({ terminal: true, answers: ["https://gw.example.com", "", "support"] });
+  const code = await main(["install", "--config", path], io);
+  strictEqual(io.err(), "");
+  strictEqual(code, 0);
+  const out = io.out();
+  strictEqual(
+    out.split("\n")[0],
+    "Gateway server URL [http://localhost:8080]: API key (empty: provide GATEWAY_API_KEY at run time): " +
+      `Default instance (empty: none): Wrote ${path} (server https://gw.example.com, instance "support").`,
+  );
+  const written = JSON.parse(await Deno.readTextFile(path));
+  deepStrictEqual([written.server_url, written.api_key, written.instance], [
+    "https://gw.example.com",
+    undefined,
+    "support",
+  ]);
+});

@@ -1,0 +1,151 @@
+import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { MockGatewayServer } from "../../src/testing/mod.ts";
+import { cliCommand, closedPort, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
+
+const KEY = "test-key";
+
+Deno.test("cli status: instances with state, owner and profile name", async (t) => {
+  await using mock = await MockGatewayServer.start({ apiKey: KEY, port: 0 });
+  mock.addInstance("sales", { open: true, number: "5511988887777" });
+  mock.addInstance("support");
+  await using dir = await tempDir();
+  await writeConfig(dir.path, { server_url: mock.url, api_key: KEY });
+
+  await t.step("every instance, --json", async () => {
+    const run = await runCli("status", ["--json"], { cwd: dir.path });
+    strictEqual(run.code, 0, run.stderr);
+    deepStrictEqual(JSON.parse(run.stdout), {
+      connection: "default",
+      instances: [
+        { name: "sales", state: "open", owner: "5511988887777@s.whatsapp.net", profileName: "Mock User" },
+        { name: "support", state: "close", owner: null, profileName: null },
+      ],
+    });
+  });
+
+  await t.step("one instance, as a table", async () => {
+    const run = await runCli("status", ["sales"], { cwd: dir.path });
+    strictEqual(run.code, 0);
+    deepStrictEqual(run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/)), [
+      ["INSTANCE", "STATE", "OWNER", "PROFILE NAME"],
+      ["sales", "open", "5511988887777@s.whatsapp.net", "Mock User"],
+    ]);
+  });
+
+  await t.step("an unknown instance: exit 1", async () => {
+    const run = await runCli("status", ["ghost"], { cwd: dir.path });
+    strictEqual(run.code, 1);
+    strictEqual(run.stdout, "");
+    strictEqual(run.stderr, 'error: Instance "ghost" does not exist on connection "default"\n');
+  });
+
+  await t.step("a wrong key and an unreachable server: exit 1, one line", async () => {
+    const refused = await runCli("status", [], { cwd: dir.path, env: { GATEWAY_API_KEY: "wrong" } });
+    strictEqual(refused.code, 1);
+    strictEqual(refused.stderr, "error: Gateway refused GET /instance/fetchInstances (401): Unauthorized\n");
+    const down = await runCli("status", [], {
+      cwd: dir.path,
+      env: { GATEWAY_API_URL: `http://127.0.0.1:${closedPort()}` },
+    });
+    strictEqual(down.code, 1);
+    match(down.stderr, /^error: Cannot reach gateway server for GET \/instance\/fetchInstances: [^\n]+\n$/);
+  });
+
+  await t.step("two instance arguments: bad usage", async () => {
+    const run = await runCli("status", ["a", "b"], { cwd: dir.path });
+    strictEqual(run.code, 2);
+    strictEqual(run.stderr, 'error: Cannot parse arguments: unexpected argument "b"\n');
+  });
+});
+
+Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
+  await using mock = await MockGatewayServer.start({ apiKey: KEY, port: 0 });
+  mock.addInstance("sales", { open: true });
+  mock.addInstance("support");
+  mock.addInstance("lonely");
+  await using dir = await tempDir();
+  await writeConfig(dir.path, { server_url: mock.url, api_key: KEY });
+
+  await t.step("an open instance: exit 0 at once", async () => {
+    const run = await runCli("connect", ["sales", "--json"], { cwd: dir.path });
+    strictEqual(run.code, 0, run.stderr);
+    deepStrictEqual(JSON.parse(run.stdout), {
+      connection: "default",
+      instance: "sales",
+      connected: true,
+      state: "open",
+      alreadyConnected: true,
+      qrCode: null,
+      pairingCode: null,
+    });
+  });
+
+  await t.step("draws the QR code, then exits 0 once the phone has scanned it", async () => {
+    const child = cliCommand("connect", ["support", "--interval", "20"], { cwd: dir.path }).spawn();
+    const stdout = lineReader(child.stdout);
+    const stderr = child.stderr.pipeThrough(new TextDecoderStream());
+    const errText = (async () => {
+      let text = "";
+      for await (const chunk of stderr) text += chunk;
+      return text;
+    })();
+    const header = await stdout.until((line) => line.startsWith("Scan this QR code") ? line : undefined);
+    match(
+      header,
+      /^Scan this QR code with WhatsApp \(Settings > Linked devices > Link a device\), code #1:$/,
+    );
+    // Plain style off a terminal: half blocks and spaces only.
+    const firstRow = await stdout.until((line) => line.length > 0 ? line : undefined);
+    match(firstRow, /^[█▀▄ ]{20,}$/);
+    mock.simulateScan("support", { number: "5511977776666" });
+    const { code } = await child.status;
+    const rest = await stdout.rest();
+    strictEqual(await errText, "");
+    strictEqual(code, 0);
+    match(rest, /Instance "support" is connected\n$/);
+    strictEqual(mock.instance("support")?.state, "open");
+  });
+
+  await t.step("times out with exit 1 when nobody scans; --json still reports", async () => {
+    const run = await runCli("connect", ["lonely", "--timeout", "0.2", "--interval", "20", "--json"], {
+      cwd: dir.path,
+    });
+    strictEqual(run.code, 1);
+    const report = JSON.parse(run.stdout);
+    strictEqual(typeof report.qrCode, "string");
+    deepStrictEqual({ ...report, qrCode: null }, {
+      connection: "default",
+      instance: "lonely",
+      connected: false,
+      state: "connecting",
+      alreadyConnected: false,
+      qrCode: null,
+      pairingCode: null,
+    });
+    // The QR code went to stderr (stdout carries the JSON), then the one-line error.
+    match(run.stderr, /^Scan this QR code/);
+    match(run.stderr, /\nerror: Cannot connect "lonely": not paired within 0 s \(state "connecting"\)\n$/);
+  });
+
+  await t.step("missing or unknown instance", async () => {
+    const missing = await runCli("connect", [], { cwd: dir.path });
+    strictEqual(missing.code, 2);
+    strictEqual(missing.stderr, "error: Missing argument: <instance>\n");
+    const unknown = await runCli("connect", ["ghost"], { cwd: dir.path });
+    strictEqual(unknown.code, 1);
+    strictEqual(unknown.stderr, 'error: Instance "ghost" does not exist on connection "default"\n');
+    const ambiguous = await runCli("connect", ["sales", "--timeout", "-1"], { cwd: dir.path });
+    strictEqual(ambiguous.code, 2);
+    strictEqual(
+      ambiguous.stderr,
+      'error: Cannot parse arguments: Option "--timeout" argument is ambiguous ' +
+        '(write "--timeout=-XYZ" for a value that starts with a dash)\n',
+    );
+    const badTimeout = await runCli("connect", ["sales", "--timeout=-1"], { cwd: dir.path });
+    strictEqual(badTimeout.code, 2);
+    strictEqual(
+      badTimeout.stderr,
+      'error: Cannot parse arguments: "--timeout" must be a positive number, got "-1"\n',
+    );
+  });
+});

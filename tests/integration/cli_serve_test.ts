@@ -1,0 +1,140 @@
+import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { KvStore } from "../../src/store/kv.ts";
+import { MockGatewayServer, signWebhook } from "../../src/testing/mod.ts";
+import { cliCommand, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
+
+const KEY = "test-key";
+const SECRET = "0123456789abcdef0123456789abcdef";
+
+/** Start `serve` on a free port; resolves with the base URL, the child, and the rest of its output. */
+async function startServe(cwd: string, env: Record<string, string> = {}, args: string[] = []) {
+  const child = cliCommand("serve", ["--port", "0", ...args], { cwd, env }).spawn();
+  const stdout = lineReader(child.stdout);
+  const stderr = (async () => {
+    let text = "";
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) text += chunk;
+    return text;
+  })();
+  const url = await stdout.until((line) => /^Listening on (http:\/\/\S+)\//.exec(line)?.[1]);
+  const summary = await stdout.until((line) => line.startsWith("Store: ") ? line : undefined);
+  return { child, url, summary, rest: () => stdout.rest(), stderr: () => stderr };
+}
+
+Deno.test("cli serve: receives the mock server's signed webhooks, records them, stops on SIGTERM", async () => {
+  await using mock = await MockGatewayServer.start({ apiKey: KEY, port: 0 });
+  const sales = mock.addInstance("sales", { open: true });
+  await using dir = await tempDir();
+  await writeConfig(dir.path, {
+    server_url: mock.url,
+    api_key: KEY,
+    instance: "sales",
+    webhook: { secret: SECRET, signature: { scheme: "jwt" } },
+    tasks: { prune: { schedule: "0 4 * * *", days: 10 }, retry_failed: false },
+  });
+  const serve = await startServe(dir.path);
+  strictEqual(serve.summary, "Store: gateway.kv; queue: off; tasks: gateway-prune (0 4 * * *)");
+
+  // The gateway server signs with a JWT made from `jwt_key` in the instance's webhook headers.
+  const set = await fetch(`${mock.url}/webhook/set/sales`, {
+    method: "POST",
+    headers: { apikey: KEY, "content-type": "application/json" },
+    body: JSON.stringify({
+      webhook: {
+        enabled: true,
+        url: `${serve.url}/gateway/webhook/sales`,
+        headers: { jwt_key: SECRET },
+        events: ["MESSAGES_UPSERT"],
+      },
+    }),
+  });
+  strictEqual(set.status, 201);
+  await set.body?.cancel();
+  const message = mock.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi there" });
+  await mock.webhooksIdle();
+  deepStrictEqual(mock.deliveries.map((d) => [d.event, d.status, d.state]), [[
+    "messages.upsert",
+    200,
+    "delivered",
+  ]]);
+
+  const unsigned = await fetch(`${serve.url}/gateway/webhook/sales`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ event: "messages.upsert", instance: "sales", data: {} }),
+  });
+  strictEqual(unsigned.status, 401);
+  await unsigned.body?.cancel();
+  const health = await fetch(`${serve.url}/gateway/webhook/health`);
+  deepStrictEqual([health.status, await health.json()], [200, { ok: true, status: "ok" }]);
+
+  serve.child.kill("SIGTERM");
+  const { code } = await serve.child.status;
+  strictEqual(await serve.stderr(), "");
+  strictEqual(code, 0);
+  strictEqual(await serve.rest(), "Shutting down: finishing requests in flight\nStopped\n");
+
+  const kv = await Deno.openKv(`${dir.path}/gateway.kv`);
+  try {
+    const store = new KvStore(kv);
+    const id = (message.key as { id: string }).id;
+    const inbound = await store.getInbound("sales", id);
+    deepStrictEqual([inbound?.instance, inbound?.text], ["sales", "Hi there"]);
+    const logs = await store.listWebhookLogs({ status: "processed" });
+    deepStrictEqual(logs.map((log) => [log.event, log.instance]), [["MESSAGES_UPSERT", "sales"]]);
+  } finally {
+    kv.close();
+  }
+  strictEqual(sales.name, "sales");
+});
+
+Deno.test("cli serve: queue mode answers 202; bad settings exit 2", async (t) => {
+  await using dir = await tempDir();
+  await writeConfig(dir.path, { webhook: { secret: SECRET } });
+
+  await t.step(
+    "GATEWAY_WEBHOOK_QUEUE=true: 202, clean shutdown; no connection means no retry task",
+    async () => {
+      const serve = await startServe(dir.path, { GATEWAY_WEBHOOK_QUEUE: "true" });
+      strictEqual(serve.summary, "Store: gateway.kv; queue: on; tasks: gateway-prune (0 3 * * *)");
+      const body = JSON.stringify({ event: "connection.update", instance: "sales", data: { state: "open" } });
+      const response = await fetch(`${serve.url}/gateway/webhook/sales`, {
+        method: "POST",
+        headers: await signWebhook({ body, secret: SECRET }),
+        body,
+      });
+      deepStrictEqual([response.status, await response.json()], [202, { ok: true, queued: true }]);
+      serve.child.kill("SIGINT");
+      strictEqual((await serve.child.status).code, 0);
+      match(await serve.rest(), /Stopped\n$/);
+      strictEqual(await serve.stderr(), "");
+    },
+  );
+
+  await t.step("--no-tasks, and bad settings", async () => {
+    const badPort = await runCli("serve", ["--port", "70000"], { cwd: dir.path });
+    strictEqual(badPort.code, 2);
+    strictEqual(
+      badPort.stderr,
+      'error: Cannot parse arguments: "--port" must be at most 65535, got "70000"\n',
+    );
+    const badScheme = await runCli("serve", ["--port", "0"], {
+      cwd: dir.path,
+      env: { GATEWAY_WEBHOOK_SCHEME: "md5" },
+    });
+    strictEqual(badScheme.code, 2);
+    match(badScheme.stderr, /^error: [^\n]*md5[^\n]*\n$/);
+    await writeConfig(dir.path, {
+      webhook: { secret: SECRET },
+      tasks: { prune: { schedule: "not a cron" } },
+    });
+    const badCron = await runCli("serve", ["--port", "0"], { cwd: dir.path });
+    strictEqual(badCron.code, 2);
+    match(badCron.stderr, /^error: Cannot schedule tasks: [^\n]+\n$/);
+    const serve = await startServe(dir.path, {}, ["--no-tasks"]);
+    strictEqual(serve.summary, "Store: gateway.kv; queue: off; tasks: off");
+    serve.child.kill("SIGTERM");
+    strictEqual((await serve.child.status).code, 0);
+    await serve.rest();
+    strictEqual(await serve.stderr(), "");
+  });
+});
