@@ -235,7 +235,7 @@ output.`,
       if (!json) say(`Instance "${instance}" is connected\n`);
       return finish(EXIT_OK);
     }
-    const seconds = Math.round(timeoutMs / 1000);
+    const seconds = timeoutMs / 1000;
     if (json) writeJson(io, report);
     throw new CliError(
       `Cannot connect "${instance}": not paired within ${seconds} s (state "${report.state ?? "unknown"}")`,

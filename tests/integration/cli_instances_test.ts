@@ -124,7 +124,7 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     });
     // The QR code went to stderr (stdout carries the JSON), then the one-line error.
     match(run.stderr, /^Scan this QR code/);
-    match(run.stderr, /\nerror: Cannot connect "lonely": not paired within 0 s \(state "connecting"\)\n$/);
+    match(run.stderr, /\nerror: Cannot connect "lonely": not paired within 0.2 s \(state "connecting"\)\n$/);
   });
 
   await t.step("missing or unknown instance", async () => {
