@@ -46,3 +46,12 @@ export type {
   WebhookDeliveryRecord,
   WebhookRetryOptions,
 } from "./simulator/types.ts";
+
+// --- in-process fake (GatewayFake)
+export {
+  type FakeResponder,
+  GatewayFake,
+  GatewayFakeAssertionError,
+  type GatewayFakeOptions,
+  type SentMatcher,
+} from "./fake.ts";

@@ -8,19 +8,29 @@ export interface RecordedCall {
   thisValue: unknown;
 }
 
-export type Step = Response | Error | ((call: RecordedCall, signal: AbortSignal | undefined) => Promise<Response>);
+export type Step =
+  | Response
+  | Error
+  | ((call: RecordedCall, signal: AbortSignal | undefined) => Promise<Response>);
 
 export function json(status: number, body: unknown, headers: HeadersInit = {}): Response {
   return new Response(body === undefined ? null : JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", ...Object.fromEntries(new Headers(headers)) },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      ...Object.fromEntries(new Headers(headers)),
+    },
   });
 }
 
 export function scriptedFetch(steps: Step[]): { fetch: typeof fetch; calls: RecordedCall[] } {
   const calls: RecordedCall[] = [];
   const queue = [...steps];
-  const fetcher = async function (this: unknown, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const fetcher = async function (
+    this: unknown,
+    input: RequestInfo | URL,
+    init?: RequestInit,
+  ): Promise<Response> {
     const call: RecordedCall = {
       url: String(input),
       method: init?.method ?? "GET",

@@ -31,7 +31,9 @@ function makeClient(steps: Step[], config: GatewayConfig = {}, random = () => 0.
 
 Deno.test("client sends apikey, accept, content-type and user-agent headers, with fetch called without this", async () => {
   const { client, calls } = makeClient([json(201, { key: { id: "ABC" } })]);
-  const res = await client.request("POST", "/message/sendText/{instance}", { body: { number: "1", text: "hi" } });
+  const res = await client.request("POST", "/message/sendText/{instance}", {
+    body: { number: "1", text: "hi" },
+  });
   strictEqual(res.status, 201);
   strictEqual(res.json("key.id"), "ABC");
   strictEqual(res.attempts, 1);
@@ -47,7 +49,9 @@ Deno.test("client sends apikey, accept, content-type and user-agent headers, wit
 
 Deno.test("client leaves content-type off a request without a body and appends the query", async () => {
   const { client, calls } = makeClient([json(200, [])]);
-  await client.request("GET", "/instance/fetchInstances", { query: { instanceName: "a b", number: undefined } });
+  await client.request("GET", "/instance/fetchInstances", {
+    query: { instanceName: "a b", number: undefined },
+  });
   strictEqual(calls[0].url, `${BASE}/instance/fetchInstances?instanceName=a+b`);
   strictEqual(calls[0].headers.has("content-type"), false);
 });
@@ -153,7 +157,9 @@ const STATUS_TABLE: Array<[string, number, unknown, (error: unknown) => boolean]
     "400 business error",
     400,
     { status: 400, error: "Bad Request", response: { message: ["Text is required"] } },
-    (e) => (e as Error).constructor === GatewayApiException && (e as GatewayApiException).messages[0] === "Text is required",
+    (e) =>
+      (e as Error).constructor === GatewayApiException &&
+      (e as GatewayApiException).messages[0] === "Text is required",
   ],
   [
     "200 with error: true",
@@ -166,10 +172,13 @@ const STATUS_TABLE: Array<[string, number, unknown, (error: unknown) => boolean]
 for (const [name, status, body, check] of STATUS_TABLE) {
   Deno.test(`client maps ${name} to its exception`, async () => {
     const { client, calls } = makeClient([json(status, body)]);
-    await rejects(client.request("POST", "/message/sendText/{instance}", { body: { text: "x" } }), (error) => {
-      ok(check(error), `unexpected ${String(error)}`);
-      return true;
-    });
+    await rejects(
+      client.request("POST", "/message/sendText/{instance}", { body: { text: "x" } }),
+      (error) => {
+        ok(check(error), `unexpected ${String(error)}`);
+        return true;
+      },
+    );
     strictEqual(calls.length, 1);
   });
 }
@@ -283,8 +292,15 @@ Deno.test("client never retries a message send whose outcome is unknown", async 
 });
 
 Deno.test("client retries a send refused before sending, and after 429 or 503, but not after 500", async () => {
-  const refused = new TypeError("error sending request: tcp connect error: Connection refused (os error 111)");
-  const { client, calls } = makeClient([refused, json(429, {}), json(503, {}), json(201, { key: { id: "X" } })], {
+  const refused = new TypeError(
+    "error sending request: tcp connect error: Connection refused (os error 111)",
+  );
+  const { client, calls } = makeClient([
+    refused,
+    json(429, {}),
+    json(503, {}),
+    json(201, { key: { id: "X" } }),
+  ], {
     retry: { max_retries: 3 },
   });
   const res = await client.request("POST", "/message/sendText/{instance}", { body: {}, idempotent: false });
@@ -355,7 +371,9 @@ Deno.test("client cancels a discarded response body before the next attempt", as
 });
 
 Deno.test("client errors never contain the api key, even when the server echoes it", async () => {
-  const { client } = makeClient([json(400, { status: 400, error: "Bad Request", response: { message: [`bad ${KEY}`] } })]);
+  const { client } = makeClient([
+    json(400, { status: 400, error: "Bad Request", response: { message: [`bad ${KEY}`] } }),
+  ]);
   await rejects(client.request("POST", "/x", { body: {} }), (error) => {
     ok(error instanceof GatewayApiException);
     ok(!String(error).includes(KEY));

@@ -15,7 +15,11 @@ function message(fn: () => unknown): string {
 }
 
 Deno.test("connection manager builds the default connection from the shorthand keys", () => {
-  const manager = new ConnectionManager({ server_url: "http://localhost:8080/", api_key: KEY, instance: "sales" });
+  const manager = new ConnectionManager({
+    server_url: "http://localhost:8080/",
+    api_key: KEY,
+    instance: "sales",
+  });
   deepStrictEqual(manager.getConnection(), {
     name: "default",
     server_url: "http://localhost:8080",
@@ -42,22 +46,49 @@ Deno.test("connection manager keeps named connections, a configured default and 
   strictEqual(manager.getConnection().name, "us");
   strictEqual(manager.removeConnection("br"), true);
   strictEqual(manager.hasConnection("br"), false);
-  strictEqual(message(() => manager.removeConnection("us")), 'Cannot remove connection "us": it is the active connection');
+  strictEqual(
+    message(() => manager.removeConnection("us")),
+    'Cannot remove connection "us": it is the active connection',
+  );
 });
 
 Deno.test("connection manager names the connection and the field in every validation error", () => {
   const cases: Array<[unknown, string]> = [
     [{ api_key: KEY }, 'Invalid connection "c": "server_url" is missing'],
-    [{ server_url: "localhost:8080", api_key: KEY }, 'Invalid connection "c": "server_url" must use http or https, got "localhost"'],
-    [{ server_url: "not a url", api_key: KEY }, 'Invalid connection "c": "server_url" must be an absolute http(s) URL, got "not a url"'],
-    [{ server_url: "ftp://x", api_key: KEY }, 'Invalid connection "c": "server_url" must use http or https, got "ftp"'],
-    [{ server_url: `http://user:${KEY}@x`, api_key: KEY }, 'Invalid connection "c": "server_url" must not carry credentials; put the key in "api_key"'],
-    [{ server_url: "http://x/?a=1", api_key: KEY }, 'Invalid connection "c": "server_url" must not have a query string or fragment'],
-    [{ server_url: "http://x#f", api_key: KEY }, 'Invalid connection "c": "server_url" must not have a query string or fragment'],
+    [
+      { server_url: "localhost:8080", api_key: KEY },
+      'Invalid connection "c": "server_url" must use http or https, got "localhost"',
+    ],
+    [
+      { server_url: "not a url", api_key: KEY },
+      'Invalid connection "c": "server_url" must be an absolute http(s) URL, got "not a url"',
+    ],
+    [
+      { server_url: "ftp://x", api_key: KEY },
+      'Invalid connection "c": "server_url" must use http or https, got "ftp"',
+    ],
+    [
+      { server_url: `http://user:${KEY}@x`, api_key: KEY },
+      'Invalid connection "c": "server_url" must not carry credentials; put the key in "api_key"',
+    ],
+    [
+      { server_url: "http://x/?a=1", api_key: KEY },
+      'Invalid connection "c": "server_url" must not have a query string or fragment',
+    ],
+    [
+      { server_url: "http://x#f", api_key: KEY },
+      'Invalid connection "c": "server_url" must not have a query string or fragment',
+    ],
     [{ server_url: "http://x" }, 'Invalid connection "c": "api_key" is missing or blank'],
     [{ server_url: "http://x", api_key: "   " }, 'Invalid connection "c": "api_key" is missing or blank'],
-    [{ server_url: "http://x", api_key: ` ${KEY}` }, 'Invalid connection "c": "api_key" has leading or trailing whitespace'],
-    [{ server_url: "http://x", api_key: KEY, timeout_ms: -1 }, 'Invalid connection "c": "timeout_ms" must be a positive number, got -1'],
+    [
+      { server_url: "http://x", api_key: ` ${KEY}` },
+      'Invalid connection "c": "api_key" has leading or trailing whitespace',
+    ],
+    [
+      { server_url: "http://x", api_key: KEY, timeout_ms: -1 },
+      'Invalid connection "c": "timeout_ms" must be a positive number, got -1',
+    ],
   ];
   for (const [config, expected] of cases) {
     strictEqual(message(() => validateConnection("c", config)), expected);
@@ -66,7 +97,13 @@ Deno.test("connection manager names the connection and the field in every valida
 
 Deno.test("connection manager refuses unknown names with the configured list", () => {
   const manager = new ConnectionManager({ server_url: "http://x", api_key: KEY });
-  strictEqual(message(() => manager.getConnection("nope")), 'Unknown connection "nope" (configured: "default")');
-  strictEqual(message(() => manager.setActiveConnection("nope")), 'Unknown connection "nope" (configured: "default")');
+  strictEqual(
+    message(() => manager.getConnection("nope")),
+    'Unknown connection "nope" (configured: "default")',
+  );
+  strictEqual(
+    message(() => manager.setActiveConnection("nope")),
+    'Unknown connection "nope" (configured: "default")',
+  );
   throws(() => new ConnectionManager({ default: "x" }), /default connection "x" is not defined/);
 });

@@ -33,10 +33,13 @@ Deno.test("client log records carry method, route, status and attempts, never th
     await rejects(client.request("GET", "/instance/fetchInstances"), GatewayApiException);
 
     const infos = records.filter((record) => record.level === "info");
-    deepStrictEqual(infos.map((record) => [record.properties.route, record.properties.status, record.properties.attempts]), [
-      ["/instance/connectionState/{instance}", 201, 2],
-      ["/instance/fetchInstances", 401, 1],
-    ]);
+    deepStrictEqual(
+      infos.map((record) => [record.properties.route, record.properties.status, record.properties.attempts]),
+      [
+        ["/instance/connectionState/{instance}", 201, 2],
+        ["/instance/fetchInstances", 401, 1],
+      ],
+    );
     strictEqual(records.filter((record) => record.level === "debug").length, 3);
     const serialised = JSON.stringify(records, (_k, v) => (typeof v === "function" ? String(v) : v));
     ok(!serialised.includes(KEY), "a log record contains the api key");
@@ -47,12 +50,15 @@ Deno.test("client log records carry method, route, status and attempts, never th
 
 Deno.test("redact hides secrets and truncates base64 media", () => {
   const media = "A".repeat(5000);
-  deepStrictEqual(redact({ apikey: "a", api_key: "b", headers: { authorization: "Bearer x", jwt_key: "j" }, text: "hi" }), {
-    apikey: "[REDACTED]",
-    api_key: "[REDACTED]",
-    headers: { authorization: "[REDACTED]", jwt_key: "[REDACTED]" },
-    text: "hi",
-  });
+  deepStrictEqual(
+    redact({ apikey: "a", api_key: "b", headers: { authorization: "Bearer x", jwt_key: "j" }, text: "hi" }),
+    {
+      apikey: "[REDACTED]",
+      api_key: "[REDACTED]",
+      headers: { authorization: "[REDACTED]", jwt_key: "[REDACTED]" },
+      text: "hi",
+    },
+  );
   deepStrictEqual(redact({ media }), { media: `${"A".repeat(16)}…[5000 chars]` });
   strictEqual(scrubSecrets(`key=${KEY}&x=${KEY}`, [KEY]), "key=[REDACTED]&x=[REDACTED]");
 });

@@ -69,7 +69,9 @@ Deno.test("service ping is true for a 2xx", async () => {
 });
 
 Deno.test("service fromEnv reads GATEWAY_* variables and refuses an empty environment", () => {
-  const saved = ["GATEWAY_API_URL", "GATEWAY_API_KEY", "GATEWAY_INSTANCE"].map((name) => [name, Deno.env.get(name)]);
+  const saved = ["GATEWAY_API_URL", "GATEWAY_API_KEY", "GATEWAY_INSTANCE"].map((
+    name,
+  ) => [name, Deno.env.get(name)]);
   try {
     Deno.env.delete("GATEWAY_API_URL");
     throws(() => GatewayService.fromEnv(), /GATEWAY_API_URL is not set/);
@@ -95,13 +97,22 @@ Deno.test("service fromFile merges gateway-api.json with the environment", async
   const dir = await Deno.makeTempDir();
   try {
     const path = `${dir}/gateway-api.json`;
-    await Deno.writeTextFile(path, JSON.stringify({ server_url: "http://127.0.0.1:7", api_key: "file-key", retry: { max_retries: 1 } }));
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({ server_url: "http://127.0.0.1:7", api_key: "file-key", retry: { max_retries: 1 } }),
+    );
     const gw = await GatewayService.fromFile(path);
     strictEqual(gw.getConnectionManager().getConnection().api_key, "file-key");
     strictEqual(gw.getConfig().retry?.max_retries, 1);
     await Deno.writeTextFile(path, "{not json");
-    await rejects(GatewayService.fromFile(path), /Cannot parse configuration file ".*gateway-api.json": not valid JSON/);
-    await rejects(GatewayService.fromFile(`${dir}/missing.json`), /no ".*missing.json" and GATEWAY_API_URL is not set/);
+    await rejects(
+      GatewayService.fromFile(path),
+      /Cannot parse configuration file ".*gateway-api.json": not valid JSON/,
+    );
+    await rejects(
+      GatewayService.fromFile(`${dir}/missing.json`),
+      /no ".*missing.json" and GATEWAY_API_URL is not set/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

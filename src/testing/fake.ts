@@ -1,0 +1,357 @@
+/**
+ * `GatewayFake`: a real `GatewayService` wired to the simulated server in-process, with assertions on what
+ * was sent and scripted answers. Code written against `GatewayService` runs unchanged against it.
+ *
+ * @module
+ */
+
+import type { GatewayConfig } from "../config.ts";
+import { GatewayService } from "../service.ts";
+import { type AddInstanceOptions, GatewaySimulator } from "./simulator/simulator.ts";
+import type { RequestLogEntry, SimulatorOptions } from "./simulator/types.ts";
+
+/** Options of {@link GatewayFake.create}. */
+export interface GatewayFakeOptions extends SimulatorOptions {
+  /** Instance bound to the service and created open in the simulator (default `test`); null for none. */
+  instance?: string | null;
+  /** Options for that instance (token, number, ...); it is created `open` unless `open: false`. */
+  instanceOptions?: AddInstanceOptions;
+  /** Extra service configuration (store, retry, rate limiting, ...); the fetch is always the simulator. */
+  config?: Omit<GatewayConfig, "fetch" | "server_url" | "api_key">;
+}
+
+/** A scripted answer: a ready `Response`, or a function of the request that returns one. */
+export type FakeResponder = Response | ((request: RequestLogEntry) => Response | Promise<Response>);
+
+/** What `assertSent` and friends match: a predicate, or a path (and optional method and body subset). */
+export type SentMatcher =
+  | ((request: RequestLogEntry) => boolean)
+  | { path: string; method?: string; body?: Record<string, unknown> };
+
+/**
+ * Thrown by the fake's assertions; the message lists what was sent.
+ *
+ * @example
+ * ```ts
+ * import { GatewayFakeAssertionError } from "@gw/gateway/testing";
+ * new GatewayFakeAssertionError("Expected a request to /message/sendText");
+ * ```
+ */
+export class GatewayFakeAssertionError extends Error {
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFakeAssertionError } from "@gw/gateway/testing";
+   * throw new GatewayFakeAssertionError("nothing sent");
+   * ```
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "GatewayFakeAssertionError";
+  }
+}
+
+interface Scripted {
+  method?: string;
+  path: string;
+  responder: FakeResponder;
+}
+
+function parseRoute(route: string): { method?: string; path: string } {
+  const text = route.trim();
+  const space = text.indexOf(" ");
+  const method = space > 0 ? text.slice(0, space).toUpperCase() : undefined;
+  const path = (space > 0 ? text.slice(space + 1) : text).trim().replace(/\/\{instance\}$/, "").replace(
+    /(.)\/$/,
+    "$1",
+  );
+  return { method, path };
+}
+
+/** The request's path with and without its last segment (the instance name on instance routes). */
+function pathMatches(requestPath: string, path: string): boolean {
+  const decoded = requestPath.split("?")[0];
+  if (decoded === path) return true;
+  const cut = decoded.lastIndexOf("/");
+  return cut > 0 && decoded.slice(0, cut) === path;
+}
+
+function isSubset(expected: unknown, actual: unknown): boolean {
+  if (expected === null || typeof expected !== "object") return Object.is(expected, actual);
+  if (actual === null || typeof actual !== "object") return false;
+  if (Array.isArray(expected)) {
+    return Array.isArray(actual) && expected.length === actual.length &&
+      expected.every((item, i) => isSubset(item, actual[i]));
+  }
+  return Object.entries(expected).every(([key, value]) =>
+    isSubset(value, (actual as Record<string, unknown>)[key])
+  );
+}
+
+function describe(requests: readonly RequestLogEntry[]): string {
+  if (requests.length === 0) return "nothing was sent";
+  return `sent:\n${
+    requests.map((r) => `  ${r.method} ${r.path} ${JSON.stringify(r.body) ?? ""}`).join("\n")
+  }`;
+}
+
+/**
+ * The in-process fake gateway. Build it with {@link GatewayFake.create}.
+ *
+ * @example
+ * ```ts
+ * import { GatewayFake } from "@gw/gateway/testing";
+ * const { service, fake } = GatewayFake.create();
+ * await service.messages().text("5511999999999", "Hello");
+ * fake.assertMessageSent("5511999999999", "Hello");
+ * fake.assertSentCount(1);
+ * await fake.close();
+ * ```
+ */
+export class GatewayFake {
+  /** The simulated server behind the fake (instances, faults, simulate* helpers). */
+  readonly simulator: GatewaySimulator;
+  readonly #scripted: Scripted[] = [];
+  readonly #sent: RequestLogEntry[] = [];
+
+  private constructor(simulator: GatewaySimulator) {
+    this.simulator = simulator;
+  }
+
+  /**
+   * A real `GatewayService` whose fetch calls the simulator in-process, and the fake that watches it.
+   * Rate limiting is off unless `config.rate_limiting` turns it on.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create({ instance: "sales" });
+   * await service.chats().isOnWhatsApp("5511999999999");
+   * await fake.close();
+   * ```
+   */
+  static create(options: GatewayFakeOptions = {}): { service: GatewayService; fake: GatewayFake } {
+    const { instance = "test", instanceOptions, config, ...simulatorOptions } = options;
+    const simulator = new GatewaySimulator({ serverUrl: "http://gateway.test", ...simulatorOptions });
+    const fake = new GatewayFake(simulator);
+    if (instance !== null) simulator.addInstance(instance, { open: true, ...instanceOptions });
+    const service = new GatewayService({
+      rate_limiting: { enabled: false },
+      ...config,
+      server_url: simulator.serverUrl ?? "http://gateway.test",
+      api_key: simulator.apiKey,
+      ...(instance !== null ? { instance } : {}),
+      fetch: (input, init) => fake.#fetch(new Request(input, init)),
+    });
+    return { service, fake };
+  }
+
+  async #fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const text = request.body ? await request.clone().text() : "";
+    let body: unknown = undefined;
+    if (text !== "") {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const segments = url.pathname.split("/");
+    const entry: RequestLogEntry = {
+      method: request.method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: Object.fromEntries(request.headers),
+      body,
+      instance: segments.length > 3 ? decodeURIComponent(segments[segments.length - 1]) : undefined,
+    };
+    this.#sent.push(entry);
+    const scripted = this.#scripted.find((item) =>
+      (!item.method || item.method === request.method) && pathMatches(url.pathname, item.path)
+    );
+    if (!scripted) return await this.simulator.handle(request);
+    const responder = scripted.responder;
+    return typeof responder === "function" ? await responder(entry) : responder.clone();
+  }
+
+  /**
+   * Every request the service sent since the last `reset()`, oldest first.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * await service.instances().fetchAll();
+   * console.log(fake.sent.map((r) => `${r.method} ${r.path}`)); // ["GET /instance/fetchInstances"]
+   * await fake.close();
+   * ```
+   */
+  get sent(): readonly RequestLogEntry[] {
+    return this.#sent;
+  }
+
+  #find(matcher: SentMatcher): RequestLogEntry[] {
+    if (typeof matcher === "function") return this.sent.filter(matcher);
+    const { method, path } = parseRoute(matcher.method ? `${matcher.method} ${matcher.path}` : matcher.path);
+    return this.sent.filter((request) =>
+      (!method || request.method === method) && pathMatches(request.path, path) &&
+      (matcher.body === undefined || isSubset(matcher.body, request.body))
+    );
+  }
+
+  /**
+   * Assert at least one sent request matches; returns the matches.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * await service.messages().text("5511999999999", "Hi");
+   * fake.assertSent({ path: "/message/sendText", body: { text: "Hi" } });
+   * await fake.close();
+   * ```
+   */
+  assertSent(matcher: SentMatcher): RequestLogEntry[] {
+    const found = this.#find(matcher);
+    if (found.length === 0) {
+      const what = typeof matcher === "function" ? "the predicate" : JSON.stringify(matcher);
+      throw new GatewayFakeAssertionError(`Expected a request matching ${what}, but ${describe(this.sent)}`);
+    }
+    return found;
+  }
+
+  /**
+   * Assert no sent request matches.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { fake } = GatewayFake.create();
+   * fake.assertNotSent({ path: "/instance/delete" });
+   * await fake.close();
+   * ```
+   */
+  assertNotSent(matcher: SentMatcher): void {
+    const found = this.#find(matcher);
+    if (found.length > 0) {
+      const what = typeof matcher === "function" ? "the predicate" : JSON.stringify(matcher);
+      throw new GatewayFakeAssertionError(`Expected no request matching ${what}, but ${describe(found)}`);
+    }
+  }
+
+  /**
+   * Assert exactly `count` requests were sent.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { fake } = GatewayFake.create();
+   * fake.assertSentCount(0);
+   * await fake.close();
+   * ```
+   */
+  assertSentCount(count: number): void {
+    if (this.sent.length !== count) {
+      throw new GatewayFakeAssertionError(
+        `Expected ${count} request(s), got ${this.sent.length}; ${describe(this.sent)}`,
+      );
+    }
+  }
+
+  /**
+   * Assert nothing was sent.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { fake } = GatewayFake.create();
+   * fake.assertNothingSent();
+   * await fake.close();
+   * ```
+   */
+  assertNothingSent(): void {
+    this.assertSentCount(0);
+  }
+
+  /**
+   * Assert a message send to `to` (digits or JID, formatting ignored), with `text` when given, was accepted.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * await service.messages().text("+55 11 99999-9999", "Hello");
+   * fake.assertMessageSent("5511999999999", "Hello");
+   * await fake.close();
+   * ```
+   */
+  assertMessageSent(to: string, text?: string): void {
+    const digits = (value: unknown) => String(value ?? "").replace(/@.*$/, "").replace(/\D/g, "");
+    const want = digits(to);
+    const found = this.sent.filter((request) => {
+      if (request.method !== "POST" || !request.path.startsWith("/message/send")) return false;
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (digits(body.number) !== want) return false;
+      if (text === undefined) return true;
+      return body.text === text || body.caption === text;
+    });
+    if (found.length === 0) {
+      throw new GatewayFakeAssertionError(
+        `Expected a message to "${to}"${text === undefined ? "" : ` with text "${text}"`}, but ${
+          describe(this.sent)
+        }`,
+      );
+    }
+  }
+
+  /**
+   * Answer requests to `route` (`"POST /message/sendText"` or `"/message/sendText"`) with a scripted
+   * response instead of the simulator's, until `reset()`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * fake.respondWith("GET /instance/fetchInstances", Response.json([], { status: 200 }));
+   * await service.instances().fetchAll();
+   * await fake.close();
+   * ```
+   */
+  respondWith(route: string, responder: FakeResponder): this {
+    this.#scripted.unshift({ ...parseRoute(route), responder });
+    return this;
+  }
+
+  /**
+   * Forget recorded requests and scripted answers (the simulator's state stays).
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { fake } = GatewayFake.create();
+   * fake.reset();
+   * await fake.close();
+   * ```
+   */
+  reset(): void {
+    this.#scripted.length = 0;
+    this.#sent.length = 0;
+  }
+
+  /**
+   * Stop pending webhook deliveries and timers of the simulator.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { fake } = GatewayFake.create();
+   * await fake.close();
+   * ```
+   */
+  close(): Promise<void> {
+    return this.simulator.close();
+  }
+}
