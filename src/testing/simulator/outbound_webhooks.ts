@@ -206,7 +206,7 @@ export class WebhookDispatcher {
   }
 
   #sleep(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.#flushing > 0 || ms <= 0) return Promise.resolve();
+    if (this.#flushing > 0 || ms <= 0 || signal.aborted) return Promise.resolve();
     if (this.#options.sleep) return this.#options.sleep(ms, signal);
     return new Promise((resolve) => {
       const wake = () => {
