@@ -22,8 +22,8 @@
 // --- core (errors, config, logging, metrics)
 export {
   AuthenticationException,
-  type ConnectionFailureReason,
   ConnectionException,
+  type ConnectionFailureReason,
   errorFromResponse,
   flattenErrorMessages,
   GatewayApiException,
@@ -96,15 +96,10 @@ export {
   failedBeforeSending,
   NOT_ACTED_STATUSES,
   RETRYABLE_STATUSES,
-  retryPolicy,
   type RetryPolicy,
+  retryPolicy,
 } from "./src/client/retry.ts";
-export {
-  configureGateway,
-  GatewayApi,
-  type GatewayApiFacade,
-  gatewayApi,
-} from "./src/gateway_api.ts";
+export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 
 // --- service and resources
 export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
@@ -356,12 +351,12 @@ export {
 } from "./src/store/store.ts";
 export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory.ts";
 export { KvStore, type KvStoreOptions } from "./src/store/kv.ts";
-export { type PruneOptions, pruneOldRecords, type PruneResult } from "./src/tasks/prune.ts";
+export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
   type RetryClient,
+  retryFailedMessages,
   type RetryFailedOptions,
   type RetryFailedResult,
-  retryFailedMessages,
   type RetryRecordResult,
   type RetryRequestOptions,
   type RetryService,

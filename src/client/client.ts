@@ -22,7 +22,7 @@ import { abortableSleep } from "../timing.ts";
 export { abortableSleep };
 import { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
-import { ConnectionManager, type ResolvedConnection } from "./connection_manager.ts";
+import type { ConnectionManager, ResolvedConnection } from "./connection_manager.ts";
 import { ApiResponse } from "./response.ts";
 import {
   backoffDelay,
