@@ -20,7 +20,12 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, asy
 const url = `http://127.0.0.1:${server.addr.port}`;
 const payload = { number: "5511999999999", text: "Hello" };
 
-const plain = GatewayService.make({ server_url: url, api_key: "bench-key", instance: "bench", rate_limiting: { enabled: false } });
+const plain = GatewayService.make({
+  server_url: url,
+  api_key: "bench-key",
+  instance: "bench",
+  rate_limiting: { enabled: false },
+});
 const limited = GatewayService.make({
   server_url: url,
   api_key: "bench-key",
@@ -38,7 +43,10 @@ Deno.bench("plain fetch + JSON.parse", { group: "send", baseline: true }, async 
 });
 
 Deno.bench("client.request (no limiter)", { group: "send" }, async () => {
-  await plain.getClient().request("POST", "/message/sendText/{instance}", { body: payload, idempotent: false });
+  await plain.getClient().request("POST", "/message/sendText/{instance}", {
+    body: payload,
+    idempotent: false,
+  });
 });
 
 Deno.bench("client.request (memory limiter)", { group: "send" }, async () => {

@@ -184,7 +184,18 @@ export function validateConfig(config: unknown): GatewayConfig {
       );
     }
   };
-  for (const section of ["connections", "http", "retry", "rate_limiting", "metrics", "logging", "webhook", "queue"]) {
+  for (
+    const section of [
+      "connections",
+      "http",
+      "retry",
+      "rate_limiting",
+      "metrics",
+      "logging",
+      "webhook",
+      "queue",
+    ]
+  ) {
     if (config[section] !== undefined && !isRecord(config[section])) {
       throw new GatewayApiException(`Invalid configuration: "${section}" must be an object`);
     }

@@ -371,7 +371,9 @@ function isValidationShape(message: unknown): boolean {
 
 function hasNotOnWhatsApp(message: unknown): boolean {
   return Array.isArray(message) &&
-    message.some((item) => item !== null && typeof item === "object" && (item as { exists?: unknown }).exists === false);
+    message.some((item) =>
+      item !== null && typeof item === "object" && (item as { exists?: unknown }).exists === false
+    );
 }
 
 const INSTANCE_MISSING = /instance does not exist|instance "[^"]*" not found|Instance "[^"]*" not found/i;
@@ -448,8 +450,10 @@ export function errorFromResponse(
       ms === null ? null : Math.ceil(ms / 1000),
     );
   }
-  if (status === 503 && body !== null && typeof body === "object" &&
-    (body as { code?: unknown }).code === "LICENSE_REQUIRED") {
+  if (
+    status === 503 && body !== null && typeof body === "object" &&
+    (body as { code?: unknown }).code === "LICENSE_REQUIRED"
+  ) {
     const url = (body as { register_url?: unknown }).register_url;
     return new ConnectionException(
       `Gateway server is not activated (LICENSE_REQUIRED); register it at "${String(url ?? "")}"`,

@@ -339,7 +339,9 @@ export class GatewayService {
    * console.log(info.version);
    * ```
    */
-  async info(options: { signal?: AbortSignal; timeoutMs?: number; maxRetries?: number } = {}): Promise<ServerInfo> {
+  async info(
+    options: { signal?: AbortSignal; timeoutMs?: number; maxRetries?: number } = {},
+  ): Promise<ServerInfo> {
     const response = await this.#shared.client.request<ServerInfo>("GET", "/", {
       connection: this.#scope.connection,
       signal: options.signal,

@@ -111,7 +111,10 @@ export abstract class Resource {
 
   /** The instance a call is for: the call's, else the bound one, else the connection's default. */
   protected instanceName(options?: CallOptions): string {
-    return this.context.client.resolveInstance(options?.instance ?? this.context.instance, this.context.connection);
+    return this.context.client.resolveInstance(
+      options?.instance ?? this.context.instance,
+      this.context.connection,
+    );
   }
 
   /** Send a request through the client, bound to this resource's connection and instance. */
