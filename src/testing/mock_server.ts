@@ -54,20 +54,37 @@ export class MockGatewayServer extends GatewaySimulator {
     this.port = listener.addr.port;
     this.url = `http://${urlHost(hostname)}:${this.port}`;
     if (this.serverUrl === undefined) this.serverUrl = this.url;
-    this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
-      try {
-        return await this.handle(request);
-      } catch (error) {
-        // A scripted drop: the relay sees the token and closes the client's socket unanswered.
-        if (error instanceof SimulatedConnectionDrop) {
-          return new Response(null, { status: 500, headers: { [DROP_HEADER]: this.#relay.token } });
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (request, info) => {
+        try {
+          return await this.handle(await this.#withClientSignal(request, info.remoteAddr.port));
+        } catch (error) {
+          // A scripted drop: the relay sees the token and closes the client's socket unanswered.
+          if (error instanceof SimulatedConnectionDrop) {
+            return new Response(null, { status: 500, headers: { [DROP_HEADER]: this.#relay.token } });
+          }
+          // The client went away during a delay (or the server is closing): nobody reads this.
+          return new Response(null, { status: 503 });
         }
-        // The client went away during a delay (or the server is closing): nobody reads this.
-        return new Response(null, { status: 503 });
-      }
-    });
+      },
+    );
     // Only the relay accepts public connections, so no request can arrive before it exists.
     this.#relay = new TcpRelay(listener, this.#server.addr.port);
+  }
+
+  /**
+   * A copy of `request` whose signal aborts when the client's connection closes. Reading
+   * `request.signal` of `Deno.serve` itself would print a deprecation notice in users' tests.
+   */
+  async #withClientSignal(request: Request, port: number): Promise<Request> {
+    const body = request.body === null ? undefined : await request.arrayBuffer();
+    return new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body,
+      signal: this.#relay.signalFor(port),
+    });
   }
 
   /**

@@ -34,6 +34,8 @@ export class TcpRelay {
   readonly #marker: Uint8Array;
   readonly #conns = new Set<Deno.Conn>();
   readonly #tasks = new Set<Promise<void>>();
+  /** Per upstream local port: aborted when the client side of that connection closes. */
+  readonly #signals = new Map<number, AbortController>();
   #acceptLoop: Promise<void>;
   #closed = false;
 
@@ -59,8 +61,14 @@ export class TcpRelay {
 
   async #relay(client: Deno.Conn): Promise<void> {
     this.#conns.add(client);
-    let upstream: Deno.Conn | undefined;
+    let upstream: Deno.TcpConn | undefined;
+    let port: number | undefined;
     const closeBoth = () => {
+      if (port !== undefined) {
+        this.#signals.get(port)?.abort(new DOMException("The client closed the connection", "AbortError"));
+        this.#signals.delete(port);
+        port = undefined;
+      }
       for (const conn of [client, upstream]) {
         if (!conn || !this.#conns.has(conn)) continue;
         this.#conns.delete(conn);
@@ -74,6 +82,8 @@ export class TcpRelay {
     try {
       upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#targetPort });
       this.#conns.add(upstream);
+      port = upstream.localAddr.port;
+      this.#signals.set(port, new AbortController());
     } catch {
       closeBoth();
       return;
@@ -95,6 +105,14 @@ export class TcpRelay {
       }
     };
     await Promise.all([pump(client, upstream, false), pump(upstream, client, true)]);
+  }
+
+  /**
+   * The signal of the relayed connection whose upstream socket has local port `port` (the
+   * `remoteAddr.port` that `Deno.serve` reports): it aborts when the client goes away.
+   */
+  signalFor(port: number): AbortSignal | undefined {
+    return this.#signals.get(port)?.signal;
   }
 
   /** Stop accepting, close every relayed connection and wait for the relay tasks to end. */
