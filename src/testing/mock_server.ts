@@ -10,7 +10,15 @@ import { GatewaySimulator } from "./simulator/simulator.ts";
 import type { SimulatorOptions } from "./simulator/types.ts";
 import { DROP_HEADER, TcpRelay } from "./tcp_relay.ts";
 
-/** Options of {@link MockGatewayServer.start}: the simulator's options plus where to listen. */
+/**
+ * Options of {@link MockGatewayServer.start}: the simulator's options plus where to listen.
+ *
+ * @example
+ * ```ts
+ * import { MockGatewayServer } from "@gw/gateway/testing";
+ * await using mock = await MockGatewayServer.start({ apiKey: "k", port: 0, hostname: "127.0.0.1" });
+ * ```
+ */
 export interface MockGatewayServerOptions extends SimulatorOptions {
   /** Port to listen on. Default 0 (a free port). */
   port?: number;

@@ -4,7 +4,15 @@
  * @module
  */
 
-/** The per-instance event enum accepted by `/webhook/set`, in the server's order. */
+/**
+ * The per-instance event enum accepted by `/webhook/set`, in the server's order.
+ *
+ * @example
+ * ```ts
+ * import { INSTANCE_EVENTS } from "@gw/gateway/testing";
+ * console.log(INSTANCE_EVENTS.includes("SEND_MESSAGE")); // true
+ * ```
+ */
 export const INSTANCE_EVENTS: readonly string[] = [
   "APPLICATION_STARTUP",
   "QRCODE_UPDATED",

@@ -12,6 +12,19 @@ import type { FailNextOptions, RouteSelector } from "./types.ts";
  * Thrown by `GatewaySimulator.handle` when a dropped connection is scripted: a `TypeError`, like the one
  * `fetch` rejects with when a connection closes before the response. `MockGatewayServer` turns it into
  * a real connection reset.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator, SimulatedConnectionDrop } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.dropConnection("/instance/fetchInstances");
+ * try {
+ *   await sim.fetch("http://gateway.test/instance/fetchInstances");
+ * } catch (error) {
+ *   console.log(error instanceof SimulatedConnectionDrop); // true
+ * }
+ * await sim.close();
+ * ```
  */
 export class SimulatedConnectionDrop extends TypeError {
   /**

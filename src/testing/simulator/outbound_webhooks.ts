@@ -12,7 +12,15 @@
 import { webhookJwt } from "./jwt.ts";
 import type { WebhookDeliveryRecord, WebhookRetryOptions } from "./types.ts";
 
-/** The retry defaults of the reference server (`WEBHOOK_RETRY_*`, `WEBHOOK_REQUEST_TIMEOUT_MS`). */
+/**
+ * The retry defaults of the reference server (`WEBHOOK_RETRY_*`, `WEBHOOK_REQUEST_TIMEOUT_MS`).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_WEBHOOK_RETRY } from "@gw/gateway/testing";
+ * console.log(DEFAULT_WEBHOOK_RETRY.maxAttempts); // 10
+ * ```
+ */
 export const DEFAULT_WEBHOOK_RETRY: Readonly<Required<WebhookRetryOptions>> = {
   maxAttempts: 10,
   initialDelayMs: 5000,

@@ -4,10 +4,25 @@
  * @module
  */
 
-/** Connection state of a simulated instance, as `connectionState` reports it. */
+/** Connection state of a simulated instance, as `connectionState` reports it.
+ *
+ * @example
+ * ```ts
+ * import type { SimulatedConnectionState } from "@gw/gateway/testing";
+ * const state: SimulatedConnectionState = "open";
+ * ```
+ */
 export type SimulatedConnectionState = "open" | "connecting" | "close";
 
-/** How the simulated server retries outbound webhook deliveries (the server's `WEBHOOK_RETRY_*` settings). */
+/** How the simulated server retries outbound webhook deliveries (the server's `WEBHOOK_RETRY_*` settings).
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator({ webhookRetry: { maxAttempts: 3, initialDelayMs: 10 } });
+ * await sim.close();
+ * ```
+ */
 export interface WebhookRetryOptions {
   /** Attempts in total, the first one included. Default 10. */
   maxAttempts?: number;
@@ -25,7 +40,15 @@ export interface WebhookRetryOptions {
   timeoutMs?: number;
 }
 
-/** Options of {@link GatewaySimulator} (and of `MockGatewayServer.start`). */
+/** Options of {@link GatewaySimulator} (and of `MockGatewayServer.start`).
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator({ apiKey: "test-key", autoConnectMs: 0, sleep: () => Promise.resolve() });
+ * await sim.close();
+ * ```
+ */
 export interface SimulatorOptions {
   /** The global api key (`AUTHENTICATION_API_KEY`). Default `"BQYHJGJHJ"`, the server's default. */
   apiKey?: string;
@@ -63,7 +86,18 @@ export interface SimulatorOptions {
   random?: () => number;
 }
 
-/** One request the simulated server received, as `requests` lists it. */
+/** One request the simulated server received, as `requests` lists it.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * await sim.fetch("http://gateway.test/?x=1");
+ * const [entry] = sim.requests;
+ * console.log(entry.method, entry.path, entry.query); // GET / { x: "1" }
+ * await sim.close();
+ * ```
+ */
 export interface RequestLogEntry {
   /** HTTP method, upper case. */
   method: string;
@@ -81,7 +115,22 @@ export interface RequestLogEntry {
   instance?: string;
 }
 
-/** One message the simulated server accepted on a `/message/*` route (or a group invite). */
+/** One message the simulated server accepted on a `/message/*` route (or a group invite).
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator({ apiKey: "k" });
+ * sim.addInstance("sales", { open: true });
+ * await sim.fetch("http://gateway.test/message/sendText/sales", {
+ *   method: "POST",
+ *   headers: { apikey: "k", "content-type": "application/json" },
+ *   body: JSON.stringify({ number: "5511999999999", text: "Hi" }),
+ * });
+ * console.log(sim.sentMessages[0].text); // "Hi"
+ * await sim.close();
+ * ```
+ */
 export interface SentMessageRecord {
   /** Instance name. */
   instance: string;
@@ -99,10 +148,27 @@ export interface SentMessageRecord {
   message: Record<string, unknown>;
 }
 
-/** The state of one outbound webhook delivery. */
+/** The state of one outbound webhook delivery.
+ *
+ * @example
+ * ```ts
+ * import type { DeliveryState } from "@gw/gateway/testing";
+ * const done: DeliveryState = "delivered";
+ * ```
+ */
 export type DeliveryState = "pending" | "delivered" | "failed";
 
-/** One outbound webhook delivery (all its attempts), as `deliveries` lists it. */
+/** One outbound webhook delivery (all its attempts), as `deliveries` lists it.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * await sim.flushWebhooks();
+ * for (const d of sim.deliveries) console.log(d.event, d.url, d.status, d.attempts, d.state);
+ * await sim.close();
+ * ```
+ */
 export interface WebhookDeliveryRecord {
   /** Dotted event name, such as `"send.message"`. */
   event: string;
@@ -126,7 +192,18 @@ export interface WebhookDeliveryRecord {
   delays: number[];
 }
 
-/** An event the simulated server emitted, whether or not a webhook was configured for it. */
+/** An event the simulated server emitted, whether or not a webhook was configured for it.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.addInstance("sales");
+ * sim.simulateScan("sales");
+ * console.log(sim.events.map((e) => e.event)); // ["connection.update", "qrcode.updated", "connection.update"]
+ * await sim.close();
+ * ```
+ */
 export interface EmittedEventRecord {
   /** Dotted event name. */
   event: string;
@@ -140,10 +217,28 @@ export interface EmittedEventRecord {
  * A route as the fault-injection helpers take it: `"POST /message/sendText"` (one method) or
  * `"/message/sendText"` (any method). The instance segment is left out; a trailing
  * `/{instance}` or `/:instanceName` is ignored. Matching ignores case.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.failNext({ route: "POST /message/sendText", status: 503 });
+ * sim.delay("/instance/connectionState", 100);
+ * await sim.close();
+ * ```
  */
 export type RouteSelector = string;
 
-/** A scripted failure for `failNext`. */
+/** A scripted failure for `failNext`.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.failNext({ route: "/message/sendText", status: 429, times: 2, retryAfter: 1 });
+ * await sim.close();
+ * ```
+ */
 export interface FailNextOptions {
   /** Route to fail; every route when omitted. */
   route?: RouteSelector;
@@ -161,7 +256,17 @@ export interface FailNextOptions {
   headers?: Record<string, string>;
 }
 
-/** Details for `simulateScan`. */
+/** Details for `simulateScan`.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.addInstance("sales");
+ * sim.simulateScan("sales", { number: "5511988887777", profileName: "Sales" });
+ * await sim.close();
+ * ```
+ */
 export interface SimulateScanOptions {
   /** Phone number of the account that "scanned" the QR code. Default: a fresh `55119...` number. */
   number?: string;
@@ -171,7 +276,17 @@ export interface SimulateScanOptions {
   profilePictureUrl?: string | null;
 }
 
-/** An inbound message for `simulateInboundMessage`. */
+/** An inbound message for `simulateInboundMessage`.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.addInstance("sales", { open: true });
+ * sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi", pushName: "Ana" });
+ * await sim.close();
+ * ```
+ */
 export interface SimulateInboundOptions {
   /** Sender: a phone number or a JID (`...@s.whatsapp.net`, `...@g.us`). */
   from: string;
@@ -189,7 +304,18 @@ export interface SimulateInboundOptions {
   timestamp?: number;
 }
 
-/** A delivery status change for `simulateStatusUpdate`. */
+/** A delivery status change for `simulateStatusUpdate`.
+ *
+ * @example
+ * ```ts
+ * import { GatewaySimulator } from "@gw/gateway/testing";
+ * const sim = new GatewaySimulator();
+ * sim.addInstance("sales", { open: true });
+ * const msg = sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi" });
+ * sim.simulateStatusUpdate("sales", { messageId: (msg.key as { id: string }).id, status: "READ" });
+ * await sim.close();
+ * ```
+ */
 export interface SimulateStatusOptions {
   /** `key.id` of the message. */
   messageId: string;
