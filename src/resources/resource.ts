@@ -163,7 +163,14 @@ export abstract class Resource {
         createdAt: now,
         updatedAt: now,
       };
-      await store.saveOutbound(record);
+      try {
+        await store.saveOutbound(record);
+      } catch (error) {
+        // The store is a record of sends, not a gate on them: the send goes ahead and the caller still
+        // sees its outcome, while the missing record is logged.
+        log.warn("Cannot record outbound message to {to}: {error}", { to: spec.to, error: String(error) });
+        record = undefined;
+      }
     }
     let response: ApiResponse<T>;
     try {
