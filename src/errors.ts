@@ -420,6 +420,13 @@ export function errorFromResponse(
   context: GatewayErrorContext,
   now: number = Date.now(),
 ): GatewayApiException | null {
+  const success = status >= 200 && status < 300;
+  // The common case returns before any message is built.
+  if (
+    success && (body === null || typeof body !== "object" || (body as { error?: unknown }).error !== true)
+  ) {
+    return null;
+  }
   const messages = flattenErrorMessages(body);
   const full: GatewayErrorContext = { ...context, status, body, messages };
   const where = `${context.method ?? "GET"} ${context.path ?? "/"}`;
@@ -427,12 +434,7 @@ export function errorFromResponse(
   const message = responseMessage(body);
   const text = messages.join(" ");
 
-  if (status >= 200 && status < 300) {
-    if (body !== null && typeof body === "object" && (body as { error?: unknown }).error === true) {
-      return new GatewayApiException(`Gateway reported an error for ${where}${detail}`, full);
-    }
-    return null;
-  }
+  if (success) return new GatewayApiException(`Gateway reported an error for ${where}${detail}`, full);
   if (status === 401 || status === 403) {
     return new AuthenticationException(`Gateway refused ${where} (${status})${detail}`, full);
   }
