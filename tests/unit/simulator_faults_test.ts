@@ -85,6 +85,17 @@ Deno.test("faults: delay holds the answer and honours the request's signal", asy
   controller.abort(new DOMException("client gave up", "AbortError"));
   await rejects(pending, (error: unknown) => error instanceof DOMException && error.name === "AbortError");
   sim.clearFaults();
+  const before = sim.requests.length;
+  await rejects(
+    sim.handle(
+      new Request(`${BASE}/instance/connectionState/sales`, {
+        headers: { apikey: KEY },
+        signal: controller.signal,
+      }),
+    ),
+    (error: unknown) => error instanceof DOMException && error.name === "AbortError",
+  );
+  strictEqual(sim.requests.length, before);
   sim.delay("/instance/connectionState", 1, { times: 1 });
   strictEqual((await call(sim, "GET", "/instance/connectionState/sales")).status, 200);
   await sim.close();

@@ -169,6 +169,8 @@ export async function handleRequest(
   table: RouteTable,
   request: Request,
 ): Promise<Response> {
+  // Like fetch: an already aborted request never reaches the server.
+  if (request.signal.aborted) throw request.signal.reason;
   const url = new URL(request.url);
   const method = request.method.toUpperCase();
   const match = table.match(method, url.pathname);
