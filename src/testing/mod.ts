@@ -55,3 +55,4 @@ export {
   type GatewayFakeOptions,
   type SentMatcher,
 } from "./fake.ts";
+export type { GatewayConfig } from "../config.ts";
