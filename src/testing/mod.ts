@@ -55,4 +55,3 @@ export {
   type GatewayFakeOptions,
   type SentMatcher,
 } from "./fake.ts";
-export type { GatewayConfig } from "../config.ts";
