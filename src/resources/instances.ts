@@ -167,7 +167,15 @@ export class InstancesResource extends Resource {
    * ```
    */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
-    return await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {}, options);
+    const res = await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {}, options);
+    if (this.context.store && Array.isArray(res.data)) {
+      for (const row of res.data) {
+        if (typeof row?.name === "string" && typeof row.connectionStatus === "string") {
+          await this.recordInstanceState(row.name, row.connectionStatus, row);
+        }
+      }
+    }
+    return res;
   }
 
   /**
@@ -208,12 +216,16 @@ export class InstancesResource extends Resource {
    * ```
    */
   async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
-    return await this.call<ConnectionStateResponse>(
+    const named = this.#named(name, options);
+    const res = await this.call<ConnectionStateResponse>(
       "GET",
       "/instance/connectionState/{instance}",
       {},
-      this.#named(name, options),
+      named,
     );
+    const state = res.data?.instance?.state;
+    if (typeof state === "string") await this.recordInstanceState(this.instanceName(named), state);
+    return res;
   }
 
   /**

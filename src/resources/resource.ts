@@ -137,6 +137,33 @@ export abstract class Resource {
   }
 
   /**
+   * Remember an instance's last known state in the store, when one is configured. A store failure is
+   * logged, never thrown: the call that learned the state already succeeded.
+   */
+  protected async recordInstanceState(
+    instance: string,
+    state: string,
+    details: { ownerJid?: string | null; profileName?: string | null } = {},
+  ): Promise<void> {
+    const store = this.context.store;
+    if (!store) return;
+    const connection = this.context.connection ??
+      this.context.client.getConnectionManager().getActiveConnectionName();
+    try {
+      await store.saveInstanceSnapshot({
+        connection,
+        instance,
+        state,
+        ...(details.ownerJid ? { ownerJid: details.ownerJid } : {}),
+        ...(details.profileName ? { profileName: details.profileName } : {}),
+        updatedAt: this.context.now(),
+      });
+    } catch (error) {
+      log.warn("Cannot record state of instance {instance}: {error}", { instance, error: String(error) });
+    }
+  }
+
+  /**
    * Send a message: never retried when its outcome is unknown, recorded in the store when one is
    * configured (pending → sent, or failed with the error), counted, and announced with `MessageSent`
    * exactly once.

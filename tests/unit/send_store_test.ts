@@ -31,3 +31,25 @@ Deno.test("a send through a store is recorded as sent with the server's message 
     await fake.close();
   }
 });
+
+Deno.test("instance states learned from the server are kept as snapshots in the store", async () => {
+  const store = new MemoryStore();
+  const { service, fake } = GatewayFake.create({
+    config: { store },
+    instanceOptions: { number: "5511900000000" },
+  });
+  try {
+    await service.instances().connectionState();
+    const snapshot = await store.getInstanceSnapshot("default", "test");
+    strictEqual(snapshot?.state, "open");
+    await service.instances().create("second");
+    await service.instances().fetchAll();
+    strictEqual((await store.getInstanceSnapshot("default", "second"))?.state, "close");
+    strictEqual(
+      (await store.getInstanceSnapshot("default", "test"))?.ownerJid,
+      "5511900000000@s.whatsapp.net",
+    );
+  } finally {
+    await fake.close();
+  }
+});
