@@ -17,6 +17,7 @@ import { KvTable, type TableSpec } from "./kv_table.ts";
 import {
   applyOutboundChanges,
   checkInbound,
+  checkLimit,
   checkOutbound,
   checkPruneTime,
   checkSnapshot,
@@ -97,16 +98,6 @@ const INSTANCES: TableSpec<InstanceSnapshot> = {
   indexes: (r) => [["by_time", r.updatedAt, r.connection, r.instance]],
   stubFields: ["connection", "instance", "updatedAt"],
 };
-
-function checkLimit(limit: number | undefined): number {
-  if (limit === undefined) return Infinity;
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new RangeError(
-      `Cannot list records: "limit" must be a non-negative integer, got "${String(limit)}"`,
-    );
-  }
-  return limit;
-}
 
 /**
  * A {@link GatewayStore} on Deno KV. Every write of a record and its index keys is one atomic

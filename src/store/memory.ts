@@ -8,6 +8,7 @@
 import {
   applyOutboundChanges,
   checkInbound,
+  checkLimit,
   checkOutbound,
   checkPruneTime,
   checkSnapshot,
@@ -45,16 +46,6 @@ function settle<T>(work: () => T): Promise<T> {
   } catch (error) {
     return Promise.reject(error);
   }
-}
-
-function checkLimit(limit: number | undefined): number {
-  if (limit === undefined) return Infinity;
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new RangeError(
-      `Cannot list records: "limit" must be a non-negative integer, got "${String(limit)}"`,
-    );
-  }
-  return limit;
 }
 
 /**

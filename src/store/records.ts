@@ -150,3 +150,14 @@ export function compareParts(a: readonly (string | number)[], b: readonly (strin
   }
   return a.length - b.length;
 }
+
+/** A list `limit`: undefined means no limit; anything but a non-negative integer is refused. */
+export function checkLimit(limit: number | undefined): number {
+  if (limit === undefined) return Infinity;
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new RangeError(
+      `Cannot list records: "limit" must be a non-negative integer, got "${String(limit)}"`,
+    );
+  }
+  return limit;
+}
