@@ -193,43 +193,61 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
   static readonly type = "MessageReceived";
   /** The webhook. */
   readonly payload: WebhookPayloadDto;
-  /** Message id (`key.id`). */
-  readonly messageId: string;
-  /** Instance that received it. */
-  readonly instance: string;
-  /** Chat JID as sent. */
-  readonly remoteJid: string;
-  /** The sender, resolved to a phone-number JID when possible. */
-  readonly sender: string | undefined;
-  /** The chat to reply to, resolved to a phone-number JID when possible. */
-  readonly chat: string | undefined;
-  /** Message text or caption. */
-  readonly text: string | undefined;
-  /** Message type. */
-  readonly messageType: string | undefined;
+  // Values given explicitly; the rest is read from the payload only when a listener asks.
+  readonly #detail: Partial<MessageReceivedDetail>;
 
   /**
-   * Build the event.
+   * Build the event; fields not given in `detail` are read from the payload when first asked for.
    *
    * @example
    * ```ts
    * import { MessageReceived, WebhookPayloadDto } from "@gw/gateway";
-   * const payload = WebhookPayloadDto.from({ event: "messages.upsert", instance: "sales", data: {} })!;
-   * new MessageReceived(payload, {
-   *   messageId: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net",
-   *   sender: "5511999999999@s.whatsapp.net", chat: "5511999999999@s.whatsapp.net", text: "hi", messageType: "conversation",
-   * });
+   * const payload = WebhookPayloadDto.from({
+   *   event: "messages.upsert",
+   *   instance: "sales",
+   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
+   * })!;
+   * new MessageReceived(payload).messageId; // "3EB0"
    * ```
    */
-  constructor(payload: WebhookPayloadDto, detail: MessageReceivedDetail) {
+  constructor(payload: WebhookPayloadDto, detail: Partial<MessageReceivedDetail> = {}) {
     super(MessageReceived.type);
     this.payload = payload;
-    this.messageId = detail.messageId;
-    this.instance = detail.instance;
-    this.remoteJid = detail.remoteJid;
-    this.sender = detail.sender;
-    this.chat = detail.chat;
-    this.text = detail.text;
-    this.messageType = detail.messageType;
+    this.#detail = detail;
+  }
+
+  /** Message id (`key.id`). */
+  get messageId(): string {
+    return this.#detail.messageId ?? this.payload.messageId ?? "";
+  }
+
+  /** Instance that received it. */
+  get instance(): string {
+    return this.#detail.instance ?? this.payload.instance;
+  }
+
+  /** Chat JID as sent. */
+  get remoteJid(): string {
+    return this.#detail.remoteJid ?? this.payload.remoteJid ?? "";
+  }
+
+  /** The sender, resolved to a phone-number JID when possible. */
+  get sender(): string | undefined {
+    return "sender" in this.#detail ? this.#detail.sender : this.payload.senderJid;
+  }
+
+  /** The chat to reply to, resolved to a phone-number JID when possible. */
+  get chat(): string | undefined {
+    return "chat" in this.#detail ? this.#detail.chat : this.payload.chatJid;
+  }
+
+  /** Message text or caption. */
+  get text(): string | undefined {
+    return "text" in this.#detail ? this.#detail.text : this.payload.text;
+  }
+
+  /** Message type. */
+  get messageType(): string | undefined {
+    return "messageType" in this.#detail ? this.#detail.messageType : this.payload.messageType;
   }
 }

@@ -52,9 +52,17 @@ interface SeriesState {
   buckets?: number[];
 }
 
-// JSON keeps label sets apart even when values contain `,` or `=`.
+// Length-prefixed parts keep label sets apart whatever the values contain (`,`, `=`, quotes), and cost
+// about half of a JSON encoding on paths that record a metric per request (the webhook handler).
 function seriesKey(labels: MetricLabels): string {
-  return JSON.stringify(Object.keys(labels).sort().map((key) => [key, labels[key]]));
+  const keys = Object.keys(labels);
+  if (keys.length > 1) keys.sort();
+  let out = "";
+  for (const key of keys) {
+    const value = labels[key];
+    out += `${key.length}:${key}${value.length}:${value}`;
+  }
+  return out;
 }
 
 // Prometheus text format: label values escape `\`, `"` and newlines; HELP text escapes `\` and newlines.

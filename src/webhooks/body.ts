@@ -25,9 +25,9 @@ export async function readBody(request: Request, max: number): Promise<Uint8Arra
       return 413;
     }
   }
-  if (request.body === null) return EMPTY;
   if (declared !== null) {
-    // The length is known and small enough: read in one go (the fast path), and still check what came.
+    // The length is known and small enough: read in one go, and still check what came. `request.body` is
+    // not touched on this path: in Deno, creating the stream object moves the read off its fast path.
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await request.arrayBuffer());
@@ -36,6 +36,7 @@ export async function readBody(request: Request, max: number): Promise<Uint8Arra
     }
     return bytes.byteLength > max ? 413 : bytes;
   }
+  if (request.body === null) return EMPTY;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -101,13 +101,13 @@ export interface WebhookHandler {
   close(): Promise<void>;
 }
 
-const JSON_HEADERS: [string, string][] = [["content-type", "application/json"]];
+const JSON_TYPE = "application/json";
 
 function respond(status: number, body: string, extra?: [string, string][]): Response {
-  return new Response(body, {
-    status,
-    headers: extra === undefined ? JSON_HEADERS : [...JSON_HEADERS, ...extra],
-  });
+  // A plain object with only the content type lets Deno take its fast path for the response headers.
+  const headers: Record<string, string> = { "content-type": JSON_TYPE };
+  if (extra !== undefined) { for (const [name, value] of extra) headers[name] = value; }
+  return new Response(body, { status, headers });
 }
 
 const BODIES = {
@@ -221,6 +221,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
   const queueMode = queue?.mode ?? "auto";
   const wantsDigest = dedupe !== undefined || store !== undefined;
   const decoder = new TextDecoder();
+  const routes = new Map<string, WebhookRoute | null>();
 
   // The KV the queue writes to: given, opened by a given function, or opened here on first use.
   let kvPromise: Promise<Deno.Kv> | undefined;
@@ -402,26 +403,30 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
         );
       }
       metrics?.queueJob("enqueued");
-      await complete();
+      if (dedupe !== undefined) await complete();
       count(event, "202");
       return respond(202, BODIES.queued);
     }
 
     const context = { store, metrics, logId, final: true, now: clock };
     if (mode === "wait_until") {
-      const work = runWebhook(processor, payload, context).then(complete, release).catch(() => {});
+      // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
+      const work = new Promise<void>((resolve) => resolve(runWebhook(processor, payload, context)))
+        .then(complete, release)
+        .catch(() => {});
       ctx!.waitUntil(work);
       count(event, "202");
       return respond(202, BODIES.queued);
     }
     try {
-      await runWebhook(processor, payload, context);
+      const pending = runWebhook(processor, payload, context);
+      if (pending !== undefined) await pending;
     } catch {
       release();
       count(event, "500");
       return respond(500, BODIES.failed);
     }
-    await complete();
+    if (dedupe !== undefined) await complete();
     count(event, "200");
     return respond(200, BODIES.ok);
   };
@@ -434,7 +439,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
       discardBody(request);
       return refuse(404, BODIES.notFound, "disabled", "webhooks disabled");
     }
-    const matched = matchRoute(request.url, prefix);
+    const url = request.url;
+    let matched = routes.get(url);
+    if (matched === undefined) {
+      matched = matchRoute(url, prefix);
+      // Remembered per URL string: the server posts to the same few URLs over and over.
+      if (routes.size >= 512) routes.clear();
+      routes.set(url, matched);
+    }
     if (matched === null) {
       discardBody(request);
       return refuse(404, BODIES.notFound, "not_found", "not the webhook route");
@@ -456,14 +468,23 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
     return step(0, request);
   };
 
-  const handler = async (request: Request, _envOrInfo?: unknown, ctx?: WebhookExecutionContext) => {
+  const fail = (error: unknown): Response => {
+    count("UNKNOWN", "500");
+    logger.error("Webhook endpoint error: {error}", { error: describeError(error) });
+    return respond(500, BODIES.failed);
+  };
+  const handler = (
+    request: Request,
+    _envOrInfo?: unknown,
+    ctx?: WebhookExecutionContext,
+  ): Promise<Response> => {
+    let result: Promise<Response> | Response;
     try {
-      return await route(request, ctx);
+      result = route(request, ctx);
     } catch (error) {
-      count("UNKNOWN", "500");
-      logger.error("Webhook endpoint error: {error}", { error: describeError(error) });
-      return respond(500, BODIES.failed);
+      return Promise.resolve(fail(error));
     }
+    return result instanceof Promise ? result.catch(fail) : Promise.resolve(result);
   };
   return Object.assign(handler, {
     processor,

@@ -23,6 +23,11 @@ import type { GatewayStore, InboundMessageRecord } from "../store/store.ts";
 export class LogWebhookEvent implements EventListenerObject {
   readonly #logger = getGatewayLogger("webhook");
 
+  /** Whether the log level is on, so that the processor can skip building events only this listener reads. */
+  get enabled(): boolean {
+    return this.#logger.isEnabledFor("info");
+  }
+
   /**
    * Log one `WebhookReceived`; other events are ignored.
    *
@@ -33,7 +38,7 @@ export class LogWebhookEvent implements EventListenerObject {
    * ```
    */
   handleEvent(event: Event): void {
-    if (!(event instanceof WebhookReceived) || !this.#logger.isEnabledFor("info")) return;
+    if (!(event instanceof WebhookReceived) || !this.enabled) return;
     const { payload } = event;
     this.#logger.info("Webhook {event} received for instance {instance}", {
       event: payload.event,

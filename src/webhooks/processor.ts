@@ -55,10 +55,19 @@ export class WebhookProcessingException extends WebhookException {
 /**
  * An `EventTarget` whose listeners cannot crash the process: a listener that throws (or returns a promise
  * that rejects) fails the webhook being processed instead of becoming an uncaught error, and a listener
- * that returns a promise is waited for.
+ * that returns a promise is waited for. It also knows which types have listeners, so that the processor
+ * does not build events nobody listens to.
  */
 class WebhookEventTarget extends EventTarget {
-  #wrappers = new WeakMap<EventListenerOrEventListenerObject, EventListener>();
+  // type → listener → capture flag → the wrapper registered with the EventTarget.
+  #registry = new Map<string, Map<EventListenerOrEventListenerObject, Map<boolean, EventListener>>>();
+
+  /** How many listeners are registered for `type`. */
+  listenerCount(type: string): number {
+    let count = 0;
+    for (const byCapture of this.#registry.get(type)?.values() ?? []) count += byCapture.size;
+    return count;
+  }
 
   override addEventListener(
     type: string,
@@ -66,25 +75,34 @@ class WebhookEventTarget extends EventTarget {
     options?: boolean | AddEventListenerOptions,
   ): void {
     if (listener === null) return;
-    let wrapper = this.#wrappers.get(listener);
-    if (wrapper === undefined) {
-      wrapper = (event: Event) => {
-        try {
-          const result: unknown = typeof listener === "function"
-            ? listener.call(event.currentTarget, event)
-            : listener.handleEvent(event);
-          if (
-            event instanceof WebhookEvent && result != null &&
-            typeof (result as PromiseLike<unknown>).then === "function"
-          ) {
-            event.waitUntil(Promise.resolve(result));
-          }
-        } catch (error) {
-          if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
+    const capture = typeof options === "boolean" ? options : options?.capture === true;
+    const once = typeof options === "object" && options?.once === true;
+    const signal = typeof options === "object" ? options?.signal : undefined;
+    if (signal?.aborted) return;
+    let byListener = this.#registry.get(type);
+    if (byListener === undefined) this.#registry.set(type, byListener = new Map());
+    let byCapture = byListener.get(listener);
+    if (byCapture === undefined) byListener.set(listener, byCapture = new Map());
+    if (byCapture.has(capture)) return;
+    const forget = () => this.#forget(type, listener, capture, wrapper);
+    const wrapper = (event: Event) => {
+      if (once) forget();
+      try {
+        const result: unknown = typeof listener === "function"
+          ? listener.call(event.currentTarget, event)
+          : listener.handleEvent(event);
+        if (
+          event instanceof WebhookEvent && result != null &&
+          typeof (result as PromiseLike<unknown>).then === "function"
+        ) {
+          event.waitUntil(Promise.resolve(result));
         }
-      };
-      this.#wrappers.set(listener, wrapper);
-    }
+      } catch (error) {
+        if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
+      }
+    };
+    byCapture.set(capture, wrapper);
+    signal?.addEventListener("abort", forget, { once: true });
     super.addEventListener(type, wrapper, options);
   }
 
@@ -94,9 +112,31 @@ class WebhookEventTarget extends EventTarget {
     options?: boolean | EventListenerOptions,
   ): void {
     if (listener === null) return;
-    super.removeEventListener(type, this.#wrappers.get(listener) ?? listener, options);
+    const capture = typeof options === "boolean" ? options : options?.capture === true;
+    const wrapper = this.#registry.get(type)?.get(listener)?.get(capture);
+    if (wrapper === undefined) return;
+    this.#forget(type, listener, capture, wrapper);
+    super.removeEventListener(type, wrapper, options);
+  }
+
+  #forget(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    capture: boolean,
+    wrapper: EventListener,
+  ): void {
+    const byListener = this.#registry.get(type);
+    const byCapture = byListener?.get(listener);
+    // Only the registration this wrapper belongs to (a newer one may have replaced it).
+    if (byCapture === undefined || byCapture.get(capture) !== wrapper) return;
+    byCapture.delete(capture);
+    if (byCapture.size === 0) byListener!.delete(listener);
+    if (byListener!.size === 0) this.#registry.delete(type);
   }
 }
+
+/** Key of the processor's internal fast path (used by the handler and the queue worker). */
+export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
 
 interface Entry {
   fn: WebhookHandlerFunction;
@@ -129,6 +169,7 @@ export interface WebhookProcessorOptions {
 export class WebhookProcessor {
   /** Where `WebhookReceived` and `MessageReceived` are dispatched. */
   readonly events: EventTarget = new WebhookEventTarget();
+  #log: LogWebhookEvent | undefined;
   #store: GatewayStore | undefined;
   // Handlers per kind, each list in registration order (catch-all handlers included where they belong).
   #byKind = new Map<string, Entry[]>();
@@ -145,7 +186,10 @@ export class WebhookProcessor {
    * ```
    */
   constructor(options: WebhookProcessorOptions = {}) {
-    if (options.log !== false) this.events.addEventListener(WebhookReceived.type, new LogWebhookEvent());
+    if (options.log !== false) {
+      this.#log = new LogWebhookEvent();
+      this.events.addEventListener(WebhookReceived.type, this.#log);
+    }
     if (options.store !== undefined) this.useStore(options.store);
   }
 
@@ -304,38 +348,87 @@ export class WebhookProcessor {
    * ```
    */
   async process(payload: WebhookPayloadDto): Promise<void> {
+    const pending = this[PROCESS](payload);
+    if (pending !== undefined) await pending;
+  }
+
+  /**
+   * `process` without promise layers when everything is synchronous: returns undefined when every handler
+   * and listener finished at once and succeeded, throws when one of them failed, or returns a promise.
+   * Internal (the handler's hot path).
+   */
+  [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
     let errors: unknown[] | undefined;
-    const received = new WebhookReceived(payload);
-    this.events.dispatchEvent(received);
+    const events = this.events as WebhookEventTarget;
+    // Events are only built when someone listens (the log listener counts only when its level is on).
+    let received: WebhookReceived | undefined;
+    const quietLog = this.#log !== undefined && !this.#log.enabled ? 1 : 0;
+    if (events.listenerCount(WebhookReceived.type) > quietLog) {
+      received = new WebhookReceived(payload);
+      events.dispatchEvent(received);
+    }
     let message: MessageReceived | undefined;
-    if (payload.isInboundMessage) {
-      message = new MessageReceived(payload, {
-        messageId: payload.messageId!,
-        instance: payload.instance,
-        remoteJid: payload.remoteJid ?? "",
-        sender: payload.senderJid,
-        chat: payload.chatJid,
-        text: payload.text,
-        messageType: payload.messageType,
-      });
-      this.events.dispatchEvent(message);
+    if (events.listenerCount(MessageReceived.type) > 0 && payload.isInboundMessage) {
+      message = new MessageReceived(payload);
+      events.dispatchEvent(message);
     }
     const handlers = this.#handlersFor(payload.event);
     for (let i = 0; i < handlers.length; i++) {
       try {
         const result = handlers[i].fn(payload);
-        // Only a returned promise costs a microtask; synchronous handlers run straight through.
-        if (result != null && typeof (result as PromiseLike<void>).then === "function") await result;
+        if (result != null && typeof (result as PromiseLike<void>).then === "function") {
+          return this.#continue(payload, handlers, i, result as PromiseLike<void>, received, message, errors);
+        }
       } catch (error) {
         (errors ??= []).push(error);
       }
     }
-    for (const event of [received, message]) {
-      if (event === undefined || event.pending.length === 0) continue;
-      for (const outcome of await Promise.allSettled(event.pending)) {
+    if (
+      (received === undefined || received.pending.length === 0) &&
+      (message === undefined || message.pending.length === 0)
+    ) {
+      if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
+      return undefined;
+    }
+    return this.#finish(payload.event, received, message, errors);
+  }
+
+  async #continue(
+    payload: WebhookPayloadDto,
+    handlers: Entry[],
+    index: number,
+    first: PromiseLike<void>,
+    received: WebhookReceived | undefined,
+    message: MessageReceived | undefined,
+    errors: unknown[] | undefined,
+  ): Promise<void> {
+    try {
+      await first;
+    } catch (error) {
+      (errors ??= []).push(error);
+    }
+    for (let i = index + 1; i < handlers.length; i++) {
+      try {
+        await handlers[i].fn(payload);
+      } catch (error) {
+        (errors ??= []).push(error);
+      }
+    }
+    await this.#finish(payload.event, received, message, errors);
+  }
+
+  async #finish(
+    event: string,
+    received: WebhookReceived | undefined,
+    message: MessageReceived | undefined,
+    errors: unknown[] | undefined,
+  ): Promise<void> {
+    for (const dispatched of [received, message]) {
+      if (dispatched === undefined || dispatched.pending.length === 0) continue;
+      for (const outcome of await Promise.allSettled(dispatched.pending)) {
         if (outcome.status === "rejected") (errors ??= []).push(outcome.reason);
       }
     }
-    if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
+    if (errors !== undefined) throw new WebhookProcessingException(event, errors);
   }
 }

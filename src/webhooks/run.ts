@@ -9,7 +9,7 @@ import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore, WebhookLogRecord, WebhookLogStatus } from "../store/store.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
-import type { WebhookProcessor } from "./processor.ts";
+import { PROCESS, type WebhookProcessor } from "./processor.ts";
 
 const logger = getGatewayLogger("webhook");
 
@@ -47,21 +47,37 @@ export async function saveWebhookLog(
   }
 }
 
-/** Run the processor for `payload`; rethrows its failure after recording it. */
-export async function runWebhook(
+/**
+ * Run the processor for `payload` and record the outcome. Like the processor's fast path it returns
+ * undefined when everything finished synchronously and succeeded, throws (synchronously or through the
+ * promise) the processor's failure after recording it, or returns a promise.
+ */
+export function runWebhook(
   processor: WebhookProcessor,
   payload: WebhookPayloadDto,
   context: RunContext,
-): Promise<void> {
+): Promise<void> | undefined {
   const started = performance.now();
-  let failure: unknown;
-  let failed = false;
+  let pending: Promise<void> | undefined;
   try {
-    await processor.process(payload);
+    pending = processor[PROCESS](payload);
   } catch (error) {
-    failed = true;
-    failure = error;
+    return settle(payload, context, started, true, error);
   }
+  if (pending === undefined) return settle(payload, context, started, false, undefined);
+  return pending.then(
+    () => settle(payload, context, started, false, undefined),
+    (error) => settle(payload, context, started, true, error),
+  );
+}
+
+function settle(
+  payload: WebhookPayloadDto,
+  context: RunContext,
+  started: number,
+  failed: boolean,
+  failure: unknown,
+): Promise<void> | undefined {
   const processingMs = performance.now() - started;
   context.metrics?.webhookProcessed(payload.event, processingMs);
   if (failed) {
@@ -82,7 +98,10 @@ export async function runWebhook(
     };
     if (failed) record.error = describeError(failure);
     const status = failed ? (context.final ? "failed" : "received") : "processed";
-    await saveWebhookLog(context.store, record, status, context.now());
+    return saveWebhookLog(context.store, record, status, context.now()).then(() => {
+      if (failed) throw failure;
+    });
   }
   if (failed) throw failure;
+  return undefined;
 }

@@ -276,6 +276,7 @@ export class WebhookVerifier {
   readonly #leeway: number;
   readonly #requireTimestamp: boolean;
   #keys: Promise<CryptoKey[]> | undefined;
+  #ready: CryptoKey[] | undefined;
   #tokens: Uint8Array[] | undefined;
 
   /**
@@ -338,25 +339,26 @@ export class WebhookVerifier {
    * ```
    */
   verify(body: Uint8Array, headers: WebhookHeaders, now: number = Date.now()): Promise<WebhookVerification> {
-    const get = headerGetter(headers);
-    switch (this.scheme) {
-      case "none":
-        return Promise.resolve({ scheme: "none", secretIndex: -1 });
-      case "token":
-        try {
+    // The checks before the Web Crypto call throw synchronously; they leave here as a rejected promise.
+    try {
+      const get = headerGetter(headers);
+      switch (this.scheme) {
+        case "none":
+          return Promise.resolve({ scheme: "none", secretIndex: -1 });
+        case "token":
           return Promise.resolve(this.#verifyToken(get));
-        } catch (error) {
-          return Promise.reject(error);
-        }
-    }
-    if (!this.hasSecret) return this.#noSecret();
-    switch (this.scheme) {
-      case "hmac":
-        return this.#verifyHmac(body, get, now);
-      case "standard":
-        return this.#verifyStandard(body, get, now);
-      default:
-        return this.#verifyJwt(get, now);
+      }
+      if (!this.hasSecret) return this.#noSecret();
+      switch (this.scheme) {
+        case "hmac":
+          return this.#verifyHmac(body, get, now);
+        case "standard":
+          return this.#verifyStandard(body, get, now);
+        default:
+          return this.#verifyJwt(get, now);
+      }
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 
@@ -381,8 +383,28 @@ export class WebhookVerifier {
     return this.#keys;
   }
 
-  async #match(signatures: Uint8Array[], content: Uint8Array): Promise<number> {
-    const keys = await this.#loadKeys();
+  // Not async on purpose: once the keys are loaded, the usual case (one key, one signature) is a single
+  // Web Crypto call with no extra promise layers.
+  #match(signatures: Uint8Array[], content: Uint8Array): Promise<number> {
+    const keys = this.#ready;
+    if (keys === undefined) {
+      return this.#loadKeys().then((loaded) => {
+        this.#ready = loaded;
+        return this.#match(signatures, content);
+      });
+    }
+    if (keys.length === 1 && signatures.length === 1) {
+      return crypto.subtle.verify(
+        "HMAC",
+        keys[0],
+        signatures[0] as Uint8Array<ArrayBuffer>,
+        content as Uint8Array<ArrayBuffer>,
+      ).then((ok) => ok ? 0 : -1);
+    }
+    return this.#matchAny(keys, signatures, content);
+  }
+
+  async #matchAny(keys: CryptoKey[], signatures: Uint8Array[], content: Uint8Array): Promise<number> {
     for (let i = 0; i < keys.length; i++) {
       for (const signature of signatures) {
         if (
@@ -400,7 +422,7 @@ export class WebhookVerifier {
     return -1;
   }
 
-  async #verifyHmac(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {
+  #verifyHmac(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {
     let name = this.#header;
     let value: string | null = null;
     if (name !== undefined) value = get(name);
@@ -434,11 +456,12 @@ export class WebhookVerifier {
       checkWindow(timestamp, Math.floor(now / 1000), this.#tolerance, "timestamp");
       content = concatBytes(utf8(`${stamp.trim()}.`), body);
     }
-    const index = await this.#match([signature], content);
-    if (index < 0) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
-    return timestamp === undefined
-      ? { scheme: "hmac", secretIndex: index }
-      : { scheme: "hmac", secretIndex: index, timestamp };
+    return this.#match([signature], content).then((index): WebhookVerification => {
+      if (index < 0) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
+      return timestamp === undefined
+        ? { scheme: "hmac", secretIndex: index }
+        : { scheme: "hmac", secretIndex: index, timestamp };
+    });
   }
 
   async #verifyStandard(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {

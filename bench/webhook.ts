@@ -1,0 +1,160 @@
+// Webhook load benchmark: requests/s of createWebhookHandler (hmac, ~2 KB messages.upsert, no-op handler)
+// under Deno.serve, against (a) a bare Deno.serve that reads the body and answers 200 and (b) a minimal
+// hand-written handler (cached WebCrypto key check + JSON.parse); the same for dedupe on and queue mode,
+// each against a minimal handler doing the same extra work. Interleaved rounds, each variant in a fresh
+// process, wrk with 1 thread and 32 connections on 127.0.0.1.
+//
+// Run: bash bench/webhook_load.sh            (installs wrk with apt-get when missing)
+//  or: deno run -A bench/webhook.ts [--rounds 5] [--seconds 3] [--only ours,minimal]
+import { BODY, PATH, SECRET } from "./webhook_body.ts";
+import { signWebhook } from "../src/webhooks/signature.ts";
+
+function flag(name: string, fallback: string): string {
+  const index = Deno.args.indexOf(`--${name}`);
+  return index >= 0 ? Deno.args[index + 1] : fallback;
+}
+const rounds = Number(flag("rounds", "5"));
+const seconds = Number(flag("seconds", "3"));
+const all = ["bare", "minimal", "ours", "minimal_dedupe", "ours_dedupe", "minimal_queue", "ours_queue"];
+const variants = flag("only", all.join(",")).split(",");
+const hasTaskset = await new Deno.Command("sh", { args: ["-c", "command -v taskset"], stdout: "null" })
+  .output()
+  .then((r) => r.success, () => false);
+const pin = flag("pin", hasTaskset && navigator.hardwareConcurrency >= 2 ? "yes" : "no") === "yes";
+
+const headers = await signWebhook({ body: BODY, secret: SECRET, timestamp: false });
+const dir = await Deno.makeTempDir({ prefix: "gw_webhook_bench_" });
+const lua = `${dir}/post.lua`;
+await Deno.writeTextFile(
+  lua,
+  `wrk.method = "POST"\nwrk.body = ${JSON.stringify(BODY)}\n` +
+    Object.entries(headers).map(([name, value]) =>
+      `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`
+    )
+      .join("\n") +
+    "\n",
+);
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+async function wrk(port: number, duration: number): Promise<{ rps: number; statuses: string }> {
+  const args = ["-t1", "-c32", `-d${duration}s`, "-s", lua, `http://127.0.0.1:${port}${PATH}`];
+  const { stdout } = await new Deno.Command(pin ? "taskset" : "wrk", {
+    args: pin ? ["-c", "1", "wrk", ...args] : args,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+  const bad = /Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1];
+  return { rps, statuses: bad === undefined ? "all 2xx" : `${bad} non-2xx` };
+}
+
+// CPU time (user + system, all threads) of a process so far, in seconds; Linux only, else NaN.
+async function cpuSeconds(pid: number): Promise<number> {
+  try {
+    const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+const cpuPerRequest: Record<string, number[]> = {};
+
+async function measure(variant: string): Promise<number> {
+  const port = freePort();
+  const kvDir = await Deno.makeTempDir({ dir, prefix: `${variant}_` });
+  const serverArgs = [
+    "run",
+    "-A",
+    "--unstable-kv",
+    new URL("./webhook_server.ts", import.meta.url).pathname,
+    variant,
+    String(port),
+    kvDir,
+  ];
+  // With --pin (default when taskset exists and there are 2+ CPUs) the server runs on CPU 0 and wrk on
+  // CPU 1, so that the two do not steal each other's time slices unevenly between variants.
+  const child = new Deno.Command(pin ? "taskset" : Deno.execPath(), {
+    args: pin ? ["-c", "0", Deno.execPath(), ...serverArgs] : serverArgs,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("ready")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`${variant} did not start`);
+    out += value;
+  }
+  try {
+    await wrk(port, 1); // warm-up (JIT, connections)
+    // With taskset the child is taskset's exec'd Deno: same pid.
+    const before = await cpuSeconds(child.pid);
+    const { rps, statuses } = await wrk(port, seconds);
+    const after = await cpuSeconds(child.pid);
+    if (statuses !== "all 2xx") throw new Error(`${variant}: ${statuses}`);
+    (cpuPerRequest[variant] ??= []).push(((after - before) / (rps * seconds)) * 1e6);
+    return rps;
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await reader.cancel();
+  }
+}
+
+const results: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v, []]));
+for (let round = 0; round < rounds; round++) {
+  // Rotate the order each round so that no variant always runs first or last.
+  const order = variants.map((_, i) => variants[(i + round) % variants.length]);
+  for (const variant of order) results[variant].push(await measure(variant));
+  console.log(
+    `round ${round + 1}: ` + variants.map((v) => `${v} ${Math.round(results[v][round])}`).join(", "),
+  );
+}
+await Deno.remove(dir, { recursive: true });
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ratio = (a: string, b: string) =>
+  results[a] && results[b] ? results[a].map((value, i) => value / results[b][i]) : undefined;
+console.log("\nmedian requests/s:");
+for (const variant of variants) {
+  console.log(`  ${variant.padEnd(15)} ${Math.round(median(results[variant]))}`);
+}
+console.log("\nserver CPU per request (µs, all threads), median [min–max]:");
+for (const variant of variants) {
+  const values = [...(cpuPerRequest[variant] ?? [])].sort((a, b) => a - b);
+  if (values.length === 0 || values.some(Number.isNaN)) continue;
+  console.log(
+    `  ${variant.padEnd(15)} ${median(values).toFixed(1)} [${values[0].toFixed(1)}–${
+      values[values.length - 1].toFixed(1)
+    }]`,
+  );
+}
+console.log("\nratios per round (same round), median [min–max]:");
+for (
+  const [a, b] of [
+    ["ours", "minimal"],
+    ["minimal", "bare"],
+    ["ours", "bare"],
+    ["ours_dedupe", "minimal_dedupe"],
+    ["ours_dedupe", "minimal"],
+    ["ours_queue", "minimal_queue"],
+    ["ours_queue", "minimal"],
+  ]
+) {
+  const values = ratio(a, b);
+  if (values === undefined) continue;
+  const sorted = [...values].sort((x, y) => x - y);
+  console.log(
+    `  ${a} / ${b}: ${median(values).toFixed(3)} [${sorted[0].toFixed(3)}–${
+      sorted[sorted.length - 1].toFixed(3)
+    }]`,
+  );
+}
