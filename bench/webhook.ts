@@ -15,6 +15,7 @@ function flag(name: string, fallback: string): string {
 }
 const rounds = Number(flag("rounds", "5"));
 const seconds = Number(flag("seconds", "3"));
+const warmup = Number(flag("warmup", "3"));
 const all = ["bare", "minimal", "ours", "minimal_dedupe", "ours_dedupe", "minimal_queue", "ours_queue"];
 const variants = flag("only", all.join(",")).split(",");
 const hasTaskset = await new Deno.Command("sh", { args: ["-c", "command -v taskset"], stdout: "null" })
@@ -94,7 +95,7 @@ async function measure(variant: string): Promise<number> {
     out += value;
   }
   try {
-    await wrk(port, 1); // warm-up (JIT, connections)
+    await wrk(port, warmup); // warm-up (JIT tiers, connections)
     // With taskset the child is taskset's exec'd Deno: same pid.
     const before = await cpuSeconds(child.pid);
     const { rps, statuses } = await wrk(port, seconds);

@@ -264,171 +264,203 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
     return respond(status, body, extra);
   };
 
-  const accept = async (request: Request, route: WebhookRoute, ctx: WebhookExecutionContext | undefined) => {
-    const headers = request.headers;
-    if (!isJsonType(headers.get("content-type"))) {
-      discardBody(request);
-      return refuse(
-        415,
-        BODIES.mediaType,
-        "unsupported_media_type",
-        `content type "${(headers.get("content-type") ?? "").slice(0, 64)}"`,
-      );
-    }
-    const body = await readBody(request, maxBody);
-    if (body === 413) return refuse(413, BODIES.tooLarge, "body_too_large", `body over ${maxBody} bytes`);
-    if (body === 400) {
-      return refuse(400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
-    }
-    const now = clock();
-    // The digest runs alongside the signature check: both are Web Crypto calls off the main thread.
-    const digestPromise = wantsDigest && verifier.scheme !== "standard" ? digest(body) : undefined;
-    let verifiedId: string | undefined;
-    try {
-      verifiedId = (await verifier.verify(body, headers, now)).id;
-    } catch (error) {
-      digestPromise?.catch(() => {});
-      const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
-      return refuse(401, BODIES.unauthorized, reason, error instanceof Error ? error.message : String(error));
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(decoder.decode(body));
-    } catch {
-      digestPromise?.catch(() => {});
-      return refuse(400, BODIES.notJson, "invalid_json", "body is not JSON");
-    }
-    const deliveryId = verifiedId ?? (digestPromise === undefined ? undefined : await digestPromise);
-    const payload = WebhookPayloadDto.from(parsed, {
-      instance: route.instance,
-      event: route.event,
-      deliveryId,
-      receivedAt: now,
-    });
-    if (payload === null) {
-      return refuse(400, BODIES.noEvent, "invalid_envelope", "body has no valid event name or instance");
-    }
-    const event = payload.event;
+  const fail = (error: unknown): Response => {
+    count("UNKNOWN", "500");
+    logger.error("Webhook endpoint error: {error}", { error: describeError(error) });
+    return respond(500, BODIES.failed);
+  };
 
-    if (dedupe !== undefined && deliveryId !== undefined) {
-      let fresh: boolean;
-      try {
-        fresh = await dedupe.claim(deliveryId, now);
-      } catch (error) {
+  // Never rejects: every failure is answered here, so the hot path needs no extra catch layer.
+  const accept = async (
+    request: Request,
+    route: WebhookRoute,
+    ctx: WebhookExecutionContext | undefined,
+  ): Promise<Response> => {
+    try {
+      const headers = request.headers;
+      if (!isJsonType(headers.get("content-type"))) {
+        discardBody(request);
         return refuse(
-          503,
-          BODIES.unavailable,
-          "dedupe_unavailable",
-          `dedupe claim failed: ${describeError(error)}`,
-          event,
-          RETRY_AFTER,
+          415,
+          BODIES.mediaType,
+          "unsupported_media_type",
+          `content type "${(headers.get("content-type") ?? "").slice(0, 64)}"`,
         );
       }
-      if (!fresh) {
-        count(event, "duplicate");
-        if (store !== undefined) {
-          await saveWebhookLog(
-            store,
-            { id: `${deliveryId}/duplicate/${now}`, event, instance: payload.instance, receivedAt: now },
-            "duplicate",
-            now,
+      // Fast path: a declared length within the limit is read in one go (readBody handles everything else).
+      let body: Uint8Array | 400 | 413;
+      const declared = headers.get("content-length");
+      if (declared !== null && DIGITS.test(declared) && Number(declared) <= maxBody) {
+        try {
+          body = new Uint8Array(await request.arrayBuffer());
+          if (body.byteLength > maxBody) body = 413;
+        } catch {
+          body = 400;
+        }
+      } else {
+        body = await readBody(request, maxBody);
+      }
+      if (body === 413) return refuse(413, BODIES.tooLarge, "body_too_large", `body over ${maxBody} bytes`);
+      if (body === 400) {
+        return refuse(400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
+      }
+      const now = clock();
+      // The digest runs alongside the signature check: both are Web Crypto calls off the main thread.
+      const digestPromise = wantsDigest && verifier.scheme !== "standard" ? digest(body) : undefined;
+      let verifiedId: string | undefined;
+      try {
+        verifiedId = (await verifier.verify(body, headers, now)).id;
+      } catch (error) {
+        digestPromise?.catch(() => {});
+        const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
+        return refuse(
+          401,
+          BODIES.unauthorized,
+          reason,
+          error instanceof Error ? error.message : String(error),
+        );
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(decoder.decode(body));
+      } catch {
+        digestPromise?.catch(() => {});
+        return refuse(400, BODIES.notJson, "invalid_json", "body is not JSON");
+      }
+      const deliveryId = verifiedId ?? (digestPromise === undefined ? undefined : await digestPromise);
+      const payload = WebhookPayloadDto.from(parsed, {
+        instance: route.instance,
+        event: route.event,
+        deliveryId,
+        receivedAt: now,
+      });
+      if (payload === null) {
+        return refuse(400, BODIES.noEvent, "invalid_envelope", "body has no valid event name or instance");
+      }
+      const event = payload.event;
+
+      if (dedupe !== undefined && deliveryId !== undefined) {
+        let fresh: boolean;
+        try {
+          fresh = await dedupe.claim(deliveryId, now);
+        } catch (error) {
+          return refuse(
+            503,
+            BODIES.unavailable,
+            "dedupe_unavailable",
+            `dedupe claim failed: ${describeError(error)}`,
+            event,
+            RETRY_AFTER,
           );
         }
-        return respond(200, BODIES.duplicate);
-      }
-    }
-    const logId = deliveryId;
-    if (store !== undefined && logId !== undefined) {
-      await saveWebhookLog(
-        store,
-        { id: logId, event, instance: payload.instance, receivedAt: now },
-        "received",
-        now,
-      );
-    }
-    const release = () => {
-      if (dedupe !== undefined && deliveryId !== undefined) {
-        dedupe.release(deliveryId).catch((error) =>
-          logger.warn("Cannot release dedupe claim: {error}", { error: describeError(error) })
-        );
-      }
-    };
-    const complete = async () => {
-      if (dedupe !== undefined && deliveryId !== undefined) {
-        try {
-          await dedupe.complete(deliveryId, clock());
-        } catch (error) {
-          logger.warn("Cannot record processed webhook: {error}", { error: describeError(error) });
+        if (!fresh) {
+          count(event, "duplicate");
+          if (store !== undefined) {
+            await saveWebhookLog(
+              store,
+              { id: `${deliveryId}/duplicate/${now}`, event, instance: payload.instance, receivedAt: now },
+              "duplicate",
+              now,
+            );
+          }
+          return respond(200, BODIES.duplicate);
         }
       }
-    };
-
-    const mode = !queueEnabled
-      ? "sync"
-      : queueMode === "kv"
-      ? "kv"
-      : queueMode === "wait_until"
-      ? (typeof ctx?.waitUntil === "function" ? "wait_until" : "sync")
-      : queue?.kv !== undefined
-      ? "kv"
-      : typeof ctx?.waitUntil === "function"
-      ? "wait_until"
-      : canOpenKv
-      ? "kv"
-      : "sync";
-
-    if (mode === "kv") {
-      const job: ProcessWebhookJob = {
-        type: "gateway.webhook.process",
-        id: crypto.randomUUID(),
-        instance: route.instance ?? payload.instance,
-        attempt: 0,
-        receivedAt: now,
-        body,
-      };
-      if (deliveryId !== undefined) job.deliveryId = deliveryId;
-      if (route.event !== undefined) job.event = route.event;
-      try {
-        await enqueueWebhookJob(await getKv(), job, queue ?? {});
-      } catch (error) {
-        release();
-        metrics?.queueJob("enqueue_failed");
-        return refuse(
-          503,
-          BODIES.unavailable,
-          "queue_unavailable",
-          `queue refused the job: ${describeError(error)}`,
-          event,
-          RETRY_AFTER,
+      const logId = deliveryId;
+      if (store !== undefined && logId !== undefined) {
+        await saveWebhookLog(
+          store,
+          { id: logId, event, instance: payload.instance, receivedAt: now },
+          "received",
+          now,
         );
       }
-      metrics?.queueJob("enqueued");
-      if (dedupe !== undefined) await complete();
-      count(event, "202");
-      return respond(202, BODIES.queued);
-    }
+      const release = () => {
+        if (dedupe !== undefined && deliveryId !== undefined) {
+          dedupe.release(deliveryId).catch((error) =>
+            logger.warn("Cannot release dedupe claim: {error}", { error: describeError(error) })
+          );
+        }
+      };
+      const complete = async () => {
+        if (dedupe !== undefined && deliveryId !== undefined) {
+          try {
+            await dedupe.complete(deliveryId, clock());
+          } catch (error) {
+            logger.warn("Cannot record processed webhook: {error}", { error: describeError(error) });
+          }
+        }
+      };
 
-    const context = { store, metrics, logId, final: true, now: clock };
-    if (mode === "wait_until") {
-      // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
-      const work = new Promise<void>((resolve) => resolve(runWebhook(processor, payload, context)))
-        .then(complete, release)
-        .catch(() => {});
-      ctx!.waitUntil(work);
-      count(event, "202");
-      return respond(202, BODIES.queued);
+      const mode = !queueEnabled
+        ? "sync"
+        : queueMode === "kv"
+        ? "kv"
+        : queueMode === "wait_until"
+        ? (typeof ctx?.waitUntil === "function" ? "wait_until" : "sync")
+        : queue?.kv !== undefined
+        ? "kv"
+        : typeof ctx?.waitUntil === "function"
+        ? "wait_until"
+        : canOpenKv
+        ? "kv"
+        : "sync";
+
+      if (mode === "kv") {
+        const job: ProcessWebhookJob = {
+          type: "gateway.webhook.process",
+          id: crypto.randomUUID(),
+          instance: route.instance ?? payload.instance,
+          attempt: 0,
+          receivedAt: now,
+          body,
+        };
+        if (deliveryId !== undefined) job.deliveryId = deliveryId;
+        if (route.event !== undefined) job.event = route.event;
+        try {
+          await enqueueWebhookJob(await getKv(), job, queue ?? {});
+        } catch (error) {
+          release();
+          metrics?.queueJob("enqueue_failed");
+          return refuse(
+            503,
+            BODIES.unavailable,
+            "queue_unavailable",
+            `queue refused the job: ${describeError(error)}`,
+            event,
+            RETRY_AFTER,
+          );
+        }
+        metrics?.queueJob("enqueued");
+        if (dedupe !== undefined) await complete();
+        count(event, "202");
+        return respond(202, BODIES.queued);
+      }
+
+      const context = { store, metrics, logId, final: true, now: clock };
+      if (mode === "wait_until") {
+        // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
+        const work = new Promise<void>((resolve) => resolve(runWebhook(processor, payload, context)))
+          .then(complete, release)
+          .catch(() => {});
+        ctx!.waitUntil(work);
+        count(event, "202");
+        return respond(202, BODIES.queued);
+      }
+      try {
+        const pending = runWebhook(processor, payload, context);
+        if (pending !== undefined) await pending;
+      } catch {
+        release();
+        count(event, "500");
+        return respond(500, BODIES.failed);
+      }
+      if (dedupe !== undefined) await complete();
+      count(event, "200");
+      return respond(200, BODIES.ok);
+    } catch (error) {
+      return fail(error);
     }
-    try {
-      const pending = runWebhook(processor, payload, context);
-      if (pending !== undefined) await pending;
-    } catch {
-      release();
-      count(event, "500");
-      return respond(500, BODIES.failed);
-    }
-    if (dedupe !== undefined) await complete();
-    count(event, "200");
-    return respond(200, BODIES.ok);
   };
 
   const route = (
@@ -465,14 +497,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
       index < middleware.length
         ? Promise.resolve(middleware[index](current, (next) => step(index + 1, next ?? current)))
         : accept(current, matched, ctx);
-    return step(0, request);
+    return step(0, request).catch(fail);
   };
 
-  const fail = (error: unknown): Response => {
-    count("UNKNOWN", "500");
-    logger.error("Webhook endpoint error: {error}", { error: describeError(error) });
-    return respond(500, BODIES.failed);
-  };
   const handler = (
     request: Request,
     _envOrInfo?: unknown,
@@ -484,7 +511,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
     } catch (error) {
       return Promise.resolve(fail(error));
     }
-    return result instanceof Promise ? result.catch(fail) : Promise.resolve(result);
+    // Routed promises never reject (accept and the middleware chain answer their own failures).
+    return result instanceof Promise ? result : Promise.resolve(result);
   };
   return Object.assign(handler, {
     processor,
@@ -503,6 +531,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
 }
 
 const RETRY_AFTER: [string, string][] = [["retry-after", "5"]];
+const DIGITS = /^\d{1,15}$/;
 
 function discardBody(request: Request): void {
   if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});

@@ -114,7 +114,8 @@ class WebhookEventTarget extends EventTarget {
     if (listener === null) return;
     const capture = typeof options === "boolean" ? options : options?.capture === true;
     const wrapper = this.#registry.get(type)?.get(listener)?.get(capture);
-    if (wrapper === undefined) return;
+    // Not one of ours: the EventTarget itself removes a wrapper this way when a listener's signal aborts.
+    if (wrapper === undefined) return super.removeEventListener(type, listener, options);
     this.#forget(type, listener, capture, wrapper);
     super.removeEventListener(type, wrapper, options);
   }

@@ -268,3 +268,54 @@ Deno.test("ProcessIncomingMessage: a failing store fails the webhook (so it is r
   const listener = new ProcessIncomingMessage(new MemoryStore());
   listener.handleEvent(new WebhookReceived(payload("call")));
 });
+
+Deno.test("events: once, AbortSignal, duplicates and capture behave as on any EventTarget", async () => {
+  const processor = new WebhookProcessor({ log: false });
+  const calls: string[] = [];
+  const once = () => void calls.push("once");
+  const plain = () => void calls.push("plain");
+  const controller = new AbortController();
+  const aborted = () => void calls.push("aborted");
+  processor.events.addEventListener(WebhookReceived.type, once, { once: true });
+  processor.events.addEventListener(WebhookReceived.type, plain);
+  processor.events.addEventListener(WebhookReceived.type, plain); // a duplicate is ignored
+  processor.events.addEventListener(WebhookReceived.type, plain, { capture: true }); // another registration
+  processor.events.addEventListener(WebhookReceived.type, aborted, { signal: controller.signal });
+  await processor.process(payload("call"));
+  deepStrictEqual(calls.sort(), ["aborted", "once", "plain", "plain"]);
+  calls.length = 0;
+  controller.abort();
+  processor.events.removeEventListener(WebhookReceived.type, plain, { capture: true });
+  await processor.process(payload("call"));
+  deepStrictEqual(calls, ["plain"]);
+  calls.length = 0;
+  processor.events.removeEventListener(WebhookReceived.type, plain);
+  processor.events.addEventListener(WebhookReceived.type, once, { once: true });
+  await processor.process(payload("call"));
+  await processor.process(payload("call"));
+  deepStrictEqual(calls, ["once"]);
+  const signal = AbortSignal.abort();
+  processor.events.addEventListener(WebhookReceived.type, aborted, { signal });
+  await processor.process(payload("call"));
+  deepStrictEqual(calls, ["once"]);
+});
+
+Deno.test("LogWebhookEvent is skipped cheaply when its level is off, and runs when it is on", async () => {
+  const processor = new WebhookProcessor();
+  await processor.process(inbound());
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gateway", "webhook"], lowestLevel: "info", sinks: ["memory"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+    reset: true,
+  });
+  try {
+    await processor.process(inbound());
+    strictEqual(records.length, 1);
+  } finally {
+    await reset();
+  }
+});
