@@ -16,7 +16,16 @@ function flag(name: string, fallback: string): string {
 const rounds = Number(flag("rounds", "5"));
 const seconds = Number(flag("seconds", "3"));
 const warmup = Number(flag("warmup", "3"));
-const all = ["bare", "minimal", "ours", "minimal_dedupe", "ours_dedupe", "minimal_queue", "ours_queue"];
+const all = [
+  "bare",
+  "minimal",
+  "ours",
+  "ours_no_metrics",
+  "minimal_dedupe",
+  "ours_dedupe",
+  "minimal_queue",
+  "ours_queue",
+];
 const variants = flag("only", all.join(",")).split(",");
 const hasTaskset = await new Deno.Command("sh", { args: ["-c", "command -v taskset"], stdout: "null" })
   .output()
@@ -110,10 +119,21 @@ async function measure(variant: string): Promise<number> {
   }
 }
 
+function shuffle<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let state = seed * 2654435761 >>> 0;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 const results: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v, []]));
 for (let round = 0; round < rounds; round++) {
-  // Rotate the order each round so that no variant always runs first or last.
-  const order = variants.map((_, i) => variants[(i + round) % variants.length]);
+  // A fresh seeded shuffle each round: no variant always runs first, last, or right after the same one.
+  const order = shuffle(variants, round + 1);
   for (const variant of order) results[variant].push(await measure(variant));
   console.log(
     `round ${round + 1}: ` + variants.map((v) => `${v} ${Math.round(results[v][round])}`).join(", "),
@@ -142,6 +162,7 @@ console.log("\nratios per round (same round), median [min–max]:");
 for (
   const [a, b] of [
     ["ours", "minimal"],
+    ["ours_no_metrics", "minimal"],
     ["minimal", "bare"],
     ["ours", "bare"],
     ["ours_dedupe", "minimal_dedupe"],

@@ -79,6 +79,9 @@ switch (variant) {
   case "ours":
     handler = createWebhookHandler({ secret: SECRET, processor: noop });
     break;
+  case "ours_no_metrics":
+    handler = createWebhookHandler({ secret: SECRET, processor: noop, metrics: false });
+    break;
   case "ours_dedupe":
     handler = createWebhookHandler({ secret: SECRET, processor: noop, dedupe: true });
     break;
