@@ -9,46 +9,22 @@
  * @module
  */
 
+import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
+
 /**
  * Every event the reference server knows, canonical UPPER_SNAKE kind → dotted name sent in the body.
  *
  * `GROUPS_UPDATE` is canonical for `groups.update`; the server's configuration enum calls it `GROUP_UPDATE`
  * (a mismatch in the server itself), which {@link normalizeWebhookEvent} maps to `GROUPS_UPDATE` too.
  */
-export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = {
-  APPLICATION_STARTUP: "application.startup",
-  QRCODE_UPDATED: "qrcode.updated",
-  MESSAGES_SET: "messages.set",
-  MESSAGES_UPSERT: "messages.upsert",
-  MESSAGES_EDITED: "messages.edited",
-  MESSAGES_UPDATE: "messages.update",
-  MESSAGES_DELETE: "messages.delete",
-  SEND_MESSAGE: "send.message",
-  SEND_MESSAGE_UPDATE: "send.message.update",
-  CONTACTS_SET: "contacts.set",
-  CONTACTS_UPSERT: "contacts.upsert",
-  CONTACTS_UPDATE: "contacts.update",
-  PRESENCE_UPDATE: "presence.update",
-  CHATS_SET: "chats.set",
-  CHATS_UPSERT: "chats.upsert",
-  CHATS_UPDATE: "chats.update",
-  CHATS_DELETE: "chats.delete",
-  GROUPS_UPSERT: "groups.upsert",
-  GROUPS_UPDATE: "groups.update",
-  GROUP_PARTICIPANTS_UPDATE: "group-participants.update",
-  CONNECTION_UPDATE: "connection.update",
-  LABELS_EDIT: "labels.edit",
-  LABELS_ASSOCIATION: "labels.association",
-  CALL: "call",
-  TYPEBOT_START: "typebot.start",
-  TYPEBOT_CHANGE_STATUS: "typebot.change-status",
-  REMOVE_INSTANCE: "remove.instance",
-  LOGOUT_INSTANCE: "logout.instance",
-  INSTANCE_CREATE: "instance.create",
-  INSTANCE_DELETE: "instance.delete",
-  STATUS_INSTANCE: "status.instance",
-  MESSAGING_HISTORY_SET: "messaging-history.set",
-};
+export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries([
+  ...Object.entries(WEBHOOK_CONFIG_EVENTS).map(([name, dotted]) => [
+    name === "GROUP_UPDATE" ? "GROUPS_UPDATE" : name,
+    dotted,
+  ]),
+  // Known to the server's Events enum but not configurable (2.4 sends it).
+  ["MESSAGING_HISTORY_SET", "messaging-history.set"],
+]));
 
 /** Spellings that do not reduce mechanically to the canonical kind. */
 const ALIASES: Record<string, string> = { GROUP_UPDATE: "GROUPS_UPDATE" };
