@@ -5,6 +5,7 @@
  * @module
  */
 
+import { abortableSleep } from "../../timing.ts";
 import { envelope, jsonResponse, STATUS_TEXT } from "./errors.ts";
 import type { FailNextOptions, RouteSelector } from "./types.ts";
 
@@ -96,22 +97,6 @@ function take<T>(rules: Rule<T>[], target: FaultTarget): T | undefined {
   return rule.value;
 }
 
-/** Wait `ms`, or reject as soon as `signal` aborts; the timer is always cleared. */
-export function abortableWait(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Holds the scripted faults and applies them to each request. */
 export class FaultInjector {
   readonly #fails: Rule<FailNextOptions>[] = [];
@@ -148,7 +133,7 @@ export class FaultInjector {
   async apply(target: FaultTarget, signal: AbortSignal): Promise<Response | undefined> {
     if (take(this.#drops, target)) throw new SimulatedConnectionDrop(target.method, target.path);
     const ms = take(this.#delays, target);
-    if (ms !== undefined && ms > 0) await abortableWait(ms, signal);
+    if (ms !== undefined && ms > 0) await abortableSleep(ms, signal);
     const fail = take(this.#fails, target);
     if (!fail) return undefined;
     const headers: Record<string, string> = { ...fail.headers };
