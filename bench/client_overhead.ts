@@ -1,7 +1,17 @@
-// The full client path (connection lookup, rate-limit gate off and on, headers, retry loop, JSON parse,
-// error mapping, metrics, logging calls) against a plain fetch + JSON parse of the same local stub.
-// Run: deno bench --allow-net=127.0.0.1 bench/client_overhead.ts
+// The full client path (connection lookup, rate-limit gate, headers, timeout signal, retry loop, JSON
+// parse, error mapping, metrics, log checks) against a plain fetch + JSON.parse of the same local stub.
+// Interleaved rounds in one process; the figure is the ratio of median latencies.
+//
+// Run: deno run --allow-net=127.0.0.1 bench/client_overhead.ts [--rounds 20] [--per-round 300]
+import { parseArgs } from "node:util";
 import { GatewayService } from "../mod.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { rounds: { type: "string", default: "20" }, "per-round": { type: "string", default: "300" } },
+});
+const rounds = Number(values.rounds);
+const perRound = Number(values["per-round"]);
 
 const body = JSON.stringify({
   key: { remoteJid: "5511999999999@s.whatsapp.net", fromMe: true, id: "3EB0C7F3A1B2C3D4E5F6" },
@@ -19,44 +29,53 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, asy
 });
 const url = `http://127.0.0.1:${server.addr.port}`;
 const payload = { number: "5511999999999", text: "Hello" };
-
-const plain = GatewayService.make({
-  server_url: url,
-  api_key: "bench-key",
-  instance: "bench",
-  rate_limiting: { enabled: false },
-});
-const limited = GatewayService.make({
-  server_url: url,
-  api_key: "bench-key",
-  instance: "bench",
+const connection = { server_url: url, api_key: "bench-key", instance: "bench" };
+const noLimiter = GatewayService.make({ ...connection, rate_limiting: { enabled: false } });
+const memoryLimiter = GatewayService.make({
+  ...connection,
   rate_limiting: { limits: { messages: { max_attempts: 1_000_000_000, decay_seconds: 60 } } },
 });
 
-Deno.bench("plain fetch + JSON.parse", { group: "send", baseline: true }, async () => {
-  const res = await fetch(`${url}/message/sendText/bench`, {
-    method: "POST",
-    headers: { apikey: "bench-key", "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(payload),
-  });
-  JSON.parse(await res.text());
-});
+const variants: Record<string, () => Promise<unknown>> = {
+  "plain fetch + JSON.parse (baseline)": async () => {
+    const res = await fetch(`${url}/message/sendText/bench`, {
+      method: "POST",
+      headers: { apikey: "bench-key", "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(payload),
+    });
+    return JSON.parse(await res.text());
+  },
+  "client.request, no limiter": () =>
+    noLimiter.getClient().request("POST", "/message/sendText/{instance}", {
+      body: payload,
+      idempotent: false,
+    }),
+  "client.request, memory limiter": () =>
+    memoryLimiter.getClient().request("POST", "/message/sendText/{instance}", {
+      body: payload,
+      idempotent: false,
+      bucket: "messages",
+    }),
+  "messages().text(), memory limiter": () => memoryLimiter.messages().text("5511999999999", "Hello"),
+};
 
-Deno.bench("client.request (no limiter)", { group: "send" }, async () => {
-  await plain.getClient().request("POST", "/message/sendText/{instance}", {
-    body: payload,
-    idempotent: false,
-  });
-});
+const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+for (let i = 0; i < 1000; i++) for (const run of Object.values(variants)) await run(); // warm up
+for (let round = 0; round < rounds; round++) {
+  for (const [name, run] of Object.entries(variants)) {
+    for (let i = 0; i < perRound; i++) {
+      const start = performance.now();
+      await run();
+      samples[name].push(performance.now() - start);
+    }
+  }
+}
+await server.shutdown();
 
-Deno.bench("client.request (memory limiter)", { group: "send" }, async () => {
-  await limited.getClient().request("POST", "/message/sendText/{instance}", {
-    body: payload,
-    idempotent: false,
-    bucket: "messages",
-  });
-});
-
-globalThis.addEventListener("unload", () => {
-  server.shutdown();
-});
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const baseline = median(Object.values(samples)[0]);
+console.log(`| variant | median latency | ratio to baseline |\n| --- | --- | --- |`);
+for (const [name, values] of Object.entries(samples)) {
+  const m = median(values);
+  console.log(`| ${name} | ${(m * 1000).toFixed(1)} µs | ${(m / baseline).toFixed(3)} |`);
+}

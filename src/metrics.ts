@@ -54,7 +54,21 @@ interface SeriesState {
 
 // Length-prefixed parts keep label sets apart whatever the values contain (`,`, `=`, quotes), and cost
 // about half of a JSON encoding on paths that record a metric per request (the webhook handler).
+// Hot callers pass the same frozen label objects again and again (see `request`): their keys are built
+// once. Only frozen objects are cached, so a caller mutating its labels object never gets a stale key.
+const seriesKeys = new WeakMap<MetricLabels, string>();
+
 function seriesKey(labels: MetricLabels): string {
+  if (!Object.isFrozen(labels)) return buildSeriesKey(labels);
+  let key = seriesKeys.get(labels);
+  if (key === undefined) {
+    key = buildSeriesKey(labels);
+    seriesKeys.set(labels, key);
+  }
+  return key;
+}
+
+function buildSeriesKey(labels: MetricLabels): string {
   const keys = Object.keys(labels);
   if (keys.length > 1) keys.sort();
   let out = "";
@@ -92,8 +106,16 @@ function formatValue(value: number): string {
 }
 
 // `{instance}` and `:instance` both mean a path parameter; the label always uses the `:name` form.
+// Route templates are few and fixed, so their labels are computed once.
+const routeLabels = new Map<string, string>();
+
 function routeLabel(route: string): string {
-  return route.replace(/\{([^}/]+)\}/g, ":$1");
+  let label = routeLabels.get(route);
+  if (label === undefined) {
+    label = route.replace(/\{([^}/]+)\}/g, ":$1");
+    if (routeLabels.size < 1000) routeLabels.set(route, label);
+  }
+  return label;
 }
 
 /**
@@ -116,6 +138,8 @@ export class MetricsCollector {
   // no-op ones: the API has no proxy meter provider, so the collector notices the change itself.
   #provider?: MeterProvider;
   readonly #enabled: boolean;
+  // Label objects of request outcomes, reused so that their series keys are built once.
+  readonly #requestLabels = new Map<string, [MetricLabels, MetricLabels]>();
 
   /**
    * Create a collector; a disabled one records nothing.
@@ -195,9 +219,19 @@ export class MetricsCollector {
    * ```
    */
   request(method: string, route: string, status: number | "error", durationMs: number): void {
-    const label = routeLabel(route);
-    this.increment("gateway_requests_total", { method, route: label, status: String(status) });
-    this.observe("gateway_request_duration_ms", { method, route: label }, durationMs);
+    if (!this.#enabled) return;
+    const key = `${method} ${route} ${status}`;
+    let labels = this.#requestLabels.get(key);
+    if (labels === undefined) {
+      const label = routeLabel(route);
+      labels = [
+        Object.freeze({ method, route: label, status: String(status) }),
+        Object.freeze({ method, route: label }),
+      ];
+      if (this.#requestLabels.size < 10_000) this.#requestLabels.set(key, labels);
+    }
+    this.increment("gateway_requests_total", labels[0]);
+    this.observe("gateway_request_duration_ms", labels[1], durationMs);
   }
 
   /**

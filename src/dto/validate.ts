@@ -378,5 +378,9 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * ```
  */
 export function compact<T extends Record<string, unknown>>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && value[key] !== undefined) out[key] = value[key];
+  }
+  return out as T;
 }

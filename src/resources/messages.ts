@@ -83,7 +83,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): SendResult {
     return this.send<SendMessageResponse>(
-      { route, type, body: dto.toJSON() as Record<string, unknown>, to, bucket },
+      { route, type, body: dto.body as Record<string, unknown>, to, bucket },
       options,
     );
   }
