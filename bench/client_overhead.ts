@@ -2,7 +2,7 @@
 // parse, error mapping, metrics, log checks) against a plain fetch + JSON.parse of the same local stub.
 // Interleaved rounds in one process; the figure is the ratio of median latencies.
 //
-// Run: deno run --allow-net=127.0.0.1 bench/client_overhead.ts [--rounds 20] [--per-round 300]
+// Run: deno run --allow-net=127.0.0.1 --allow-run bench/client_overhead.ts [--rounds 20] [--per-round 300]
 import { parseArgs } from "node:util";
 import { GatewayService } from "../mod.ts";
 
@@ -23,11 +23,34 @@ const body = JSON.stringify({
   instanceId: "8d5e3f6a-1111-2222-3333-444455556666",
   source: "web",
 });
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+// The stub runs in its own process, as a real gateway would: sharing one event loop with the client would
+// add the server's work to every measured call.
+const stubSource = `
+const body = ${JSON.stringify(body)};
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
   await request.arrayBuffer();
   return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
 });
-const url = `http://127.0.0.1:${server.addr.port}`;
+`;
+const stub = new Deno.Command(Deno.execPath(), {
+  args: ["run", "--allow-net=127.0.0.1", "-"],
+  stdin: "piped",
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+const writer = stub.stdin.getWriter();
+await writer.write(new TextEncoder().encode(stubSource));
+await writer.close();
+const reader = stub.stdout.pipeThrough(new TextDecoderStream()).getReader();
+let firstLine = "";
+while (!firstLine.includes("\n")) {
+  const { value, done } = await reader.read();
+  if (done) throw new Error("the stub server did not start");
+  firstLine += value;
+}
+reader.releaseLock();
+const port = Number(firstLine.trim());
+const url = `http://127.0.0.1:${port}`;
 const payload = { number: "5511999999999", text: "Hello" };
 const connection = { server_url: url, api_key: "bench-key", instance: "bench" };
 const noLimiter = GatewayService.make({ ...connection, rate_limiting: { enabled: false } });
@@ -70,7 +93,9 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
-await server.shutdown();
+stub.kill();
+await stub.status;
+await stub.stdout.cancel().catch(() => {});
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const baseline = median(Object.values(samples)[0]);
