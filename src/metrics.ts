@@ -140,6 +140,9 @@ export class MetricsCollector {
   readonly #enabled: boolean;
   // Label objects of request outcomes, reused so that their series keys are built once.
   readonly #requestLabels = new Map<string, [MetricLabels, MetricLabels]>();
+  // The same for webhooks (event → result → labels, and event → labels): one per request on that path.
+  readonly #webhookLabels = new Map<string, Map<string, MetricLabels>>();
+  readonly #processedLabels = new Map<string, MetricLabels>();
 
   /**
    * Create a collector; a disabled one records nothing.
@@ -296,7 +299,18 @@ export class MetricsCollector {
    * ```
    */
   webhookReceived(event: string, result: string): void {
-    this.increment("gateway_webhooks_received_total", { event, result });
+    if (!this.#enabled) return;
+    let byResult = this.#webhookLabels.get(event);
+    if (byResult === undefined) {
+      byResult = new Map();
+      if (this.#webhookLabels.size < 1000) this.#webhookLabels.set(event, byResult);
+    }
+    let labels = byResult.get(result);
+    if (labels === undefined) {
+      labels = Object.freeze({ event, result });
+      if (byResult.size < 100) byResult.set(result, labels);
+    }
+    this.increment("gateway_webhooks_received_total", labels);
   }
 
   /**
@@ -309,7 +323,13 @@ export class MetricsCollector {
    * ```
    */
   webhookProcessed(event: string, durationMs: number): void {
-    this.observe("gateway_webhook_processing_ms", { event }, durationMs);
+    if (!this.#enabled) return;
+    let labels = this.#processedLabels.get(event);
+    if (labels === undefined) {
+      labels = Object.freeze({ event });
+      if (this.#processedLabels.size < 1000) this.#processedLabels.set(event, labels);
+    }
+    this.observe("gateway_webhook_processing_ms", labels, durationMs);
   }
 
   /**

@@ -34,7 +34,7 @@ import {
   type WebhookWorker,
 } from "./queue.ts";
 import { matchRoute, normalizePrefix, type WebhookRoute } from "./route.ts";
-import { describeError, runWebhook, saveWebhookLog } from "./run.ts";
+import { describeError, type RunContext, runWebhook, saveWebhookLog } from "./run.ts";
 import { WebhookVerificationException, WebhookVerifier } from "./signature.ts";
 
 const logger = getGatewayLogger("webhook");
@@ -103,10 +103,19 @@ export interface WebhookHandler {
 
 const JSON_TYPE = "application/json";
 
+// A plain object with only the content type lets Deno take its fast path for the response headers. The
+// init objects are shared: the Response constructor copies what it reads, so nothing is built per request.
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": JSON_TYPE });
+const INITS = new Map<number, ResponseInit>();
+
 function respond(status: number, body: string, extra?: [string, string][]): Response {
-  // A plain object with only the content type lets Deno take its fast path for the response headers.
+  if (extra === undefined) {
+    let init = INITS.get(status);
+    if (init === undefined) INITS.set(status, init = Object.freeze({ status, headers: JSON_HEADERS }));
+    return new Response(body, init);
+  }
   const headers: Record<string, string> = { "content-type": JSON_TYPE };
-  if (extra !== undefined) { for (const [name, value] of extra) headers[name] = value; }
+  for (const [name, value] of extra) headers[name] = value;
   return new Response(body, { status, headers });
 }
 
@@ -270,6 +279,26 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
     return respond(500, BODIES.failed);
   };
 
+  // Dedupe bookkeeping after processing; defined once, not per request.
+  const release = (deliveryId: string | undefined): void => {
+    if (dedupe !== undefined && deliveryId !== undefined) {
+      dedupe.release(deliveryId).catch((error) =>
+        logger.warn("Cannot release dedupe claim: {error}", { error: describeError(error) })
+      );
+    }
+  };
+  const complete = async (deliveryId: string | undefined): Promise<void> => {
+    if (dedupe !== undefined && deliveryId !== undefined) {
+      try {
+        await dedupe.complete(deliveryId, clock());
+      } catch (error) {
+        logger.warn("Cannot record processed webhook: {error}", { error: describeError(error) });
+      }
+    }
+  };
+  // Without a store the run context does not depend on the request (no log id is used): shared.
+  const storelessContext: RunContext = { metrics, final: true, now: clock };
+
   // Never rejects: every failure is answered here, so the hot path needs no extra catch layer.
   const accept = async (
     request: Request,
@@ -375,23 +404,6 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
           now,
         );
       }
-      const release = () => {
-        if (dedupe !== undefined && deliveryId !== undefined) {
-          dedupe.release(deliveryId).catch((error) =>
-            logger.warn("Cannot release dedupe claim: {error}", { error: describeError(error) })
-          );
-        }
-      };
-      const complete = async () => {
-        if (dedupe !== undefined && deliveryId !== undefined) {
-          try {
-            await dedupe.complete(deliveryId, clock());
-          } catch (error) {
-            logger.warn("Cannot record processed webhook: {error}", { error: describeError(error) });
-          }
-        }
-      };
-
       const mode = !queueEnabled
         ? "sync"
         : queueMode === "kv"
@@ -420,7 +432,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
         try {
           await enqueueWebhookJob(await getKv(), job, queue ?? {});
         } catch (error) {
-          release();
+          release(deliveryId);
           metrics?.queueJob("enqueue_failed");
           return refuse(
             503,
@@ -432,16 +444,18 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
           );
         }
         metrics?.queueJob("enqueued");
-        if (dedupe !== undefined) await complete();
+        if (dedupe !== undefined) await complete(deliveryId);
         count(event, "202");
         return respond(202, BODIES.queued);
       }
 
-      const context = { store, metrics, logId, final: true, now: clock };
+      const context: RunContext = store === undefined
+        ? storelessContext
+        : { store, metrics, logId, final: true, now: clock };
       if (mode === "wait_until") {
         // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
         const work = new Promise<void>((resolve) => resolve(runWebhook(processor, payload, context)))
-          .then(complete, release)
+          .then(() => complete(deliveryId), () => release(deliveryId))
           .catch(() => {});
         ctx!.waitUntil(work);
         count(event, "202");
@@ -451,11 +465,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
         const pending = runWebhook(processor, payload, context);
         if (pending !== undefined) await pending;
       } catch {
-        release();
+        release(deliveryId);
         count(event, "500");
         return respond(500, BODIES.failed);
       }
-      if (dedupe !== undefined) await complete();
+      if (dedupe !== undefined) await complete(deliveryId);
       count(event, "200");
       return respond(200, BODIES.ok);
     } catch (error) {

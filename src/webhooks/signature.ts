@@ -115,15 +115,18 @@ export class WebhookVerificationException extends WebhookException {
 /** Headers as a `Headers` object or a plain record (names in any case). */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | undefined>>;
 
-type HeaderGetter = (name: string) => string | null;
+// `Headers` is used as it is (no wrapper per request); a plain record becomes a lower-cased lookup.
+interface HeaderSource {
+  get(name: string): string | null;
+}
 
-function headerGetter(headers: WebhookHeaders): HeaderGetter {
-  if (headers instanceof Headers) return (name) => headers.get(name);
+function headerSource(headers: WebhookHeaders): HeaderSource {
+  if (headers instanceof Headers) return headers;
   const lower = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value === "string") lower.set(name.toLowerCase(), value);
   }
-  return (name) => lower.get(name) ?? null;
+  return { get: (name) => lower.get(name) ?? null };
 }
 
 const SIGNATURE_HEADERS = ["x-gateway-signature", "x-webhook-signature", "x-signature"];
@@ -341,21 +344,21 @@ export class WebhookVerifier {
   verify(body: Uint8Array, headers: WebhookHeaders, now: number = Date.now()): Promise<WebhookVerification> {
     // The checks before the Web Crypto call throw synchronously; they leave here as a rejected promise.
     try {
-      const get = headerGetter(headers);
+      const source = headerSource(headers);
       switch (this.scheme) {
         case "none":
           return Promise.resolve({ scheme: "none", secretIndex: -1 });
         case "token":
-          return Promise.resolve(this.#verifyToken(get));
+          return Promise.resolve(this.#verifyToken(source));
       }
       if (!this.hasSecret) return this.#noSecret();
       switch (this.scheme) {
         case "hmac":
-          return this.#verifyHmac(body, get, now);
+          return this.#verifyHmac(body, source, now);
         case "standard":
-          return this.#verifyStandard(body, get, now);
+          return this.#verifyStandard(body, source, now);
         default:
-          return this.#verifyJwt(get, now);
+          return this.#verifyJwt(source, now);
       }
     } catch (error) {
       return Promise.reject(error);
@@ -422,13 +425,13 @@ export class WebhookVerifier {
     return -1;
   }
 
-  #verifyHmac(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {
+  #verifyHmac(body: Uint8Array, source: HeaderSource, now: number): Promise<WebhookVerification> {
     let name = this.#header;
     let value: string | null = null;
-    if (name !== undefined) value = get(name);
+    if (name !== undefined) value = source.get(name);
     else {
       for (const candidate of SIGNATURE_HEADERS) {
-        value = get(candidate);
+        value = source.get(candidate);
         if (value !== null) {
           name = candidate;
           break;
@@ -446,7 +449,7 @@ export class WebhookVerifier {
         `header "${name}" is not a hex HMAC-SHA256 (64 hex digits, "sha256=" optional)`,
       );
     }
-    const stamp = get(TIMESTAMP_HEADER);
+    const stamp = source.get(TIMESTAMP_HEADER);
     let timestamp: number | undefined;
     let content = body;
     if (stamp === null) {
@@ -479,10 +482,10 @@ export class WebhookVerifier {
     });
   }
 
-  async #verifyStandard(body: Uint8Array, get: HeaderGetter, now: number): Promise<WebhookVerification> {
-    const id = get("webhook-id");
-    const stamp = get("webhook-timestamp");
-    const header = get("webhook-signature");
+  async #verifyStandard(body: Uint8Array, source: HeaderSource, now: number): Promise<WebhookVerification> {
+    const id = source.get("webhook-id");
+    const stamp = source.get("webhook-timestamp");
+    const header = source.get("webhook-signature");
     if (header === null) reject("missing_signature", 'header "webhook-signature" is missing');
     if (id === null || id.length === 0 || id.length > 256) {
       reject("missing_signature", 'header "webhook-id" is missing or longer than 256 characters');
@@ -506,9 +509,9 @@ export class WebhookVerifier {
     return { scheme: "standard", secretIndex: index, id, timestamp };
   }
 
-  async #verifyJwt(get: HeaderGetter, now: number): Promise<WebhookVerification> {
+  async #verifyJwt(source: HeaderSource, now: number): Promise<WebhookVerification> {
     const name = this.#header ?? JWT_HEADER;
-    const value = get(name);
+    const value = source.get(name);
     if (value === null) reject("missing_signature", `header "${name}" is missing`);
     const match = /^\s*Bearer\s+([A-Za-z0-9_.-]{1,8192})\s*$/i.exec(value);
     const parts = match?.[1].split(".");
@@ -553,7 +556,7 @@ export class WebhookVerifier {
     return { scheme: "jwt", secretIndex: index, timestamp: iat };
   }
 
-  #verifyToken(get: HeaderGetter): WebhookVerification {
+  #verifyToken(source: HeaderSource): WebhookVerification {
     if (!this.hasSecret) {
       throw new WebhookVerificationException(
         "no_secret",
@@ -562,7 +565,7 @@ export class WebhookVerifier {
       );
     }
     const name = this.#header ?? TOKEN_HEADER;
-    let value = get(name);
+    let value = source.get(name);
     if (value === null) reject("missing_signature", `header "${name}" is missing`);
     if (name === "authorization") value = value.replace(/^\s*Bearer\s+/i, "");
     const received = utf8(value.trim());
