@@ -29,6 +29,7 @@ export {
   GatewayApiException,
   type GatewayErrorContext,
   InstanceNotFoundException,
+  isOutcomeUnknown,
   MessageException,
   type MessageFailureReason,
   parseRetryAfter,

@@ -440,7 +440,11 @@ export function errorFromResponse(
   }
   if (status === 404) {
     if (INSTANCE_MISSING.test(text)) {
-      return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, full);
+      const named = full.instance ?? /"([^"]*)"/.exec(text)?.[1];
+      return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, {
+        ...full,
+        instance: named,
+      });
     }
     return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
   }
@@ -484,4 +488,22 @@ export function errorFromResponse(
     });
   }
   return new GatewayApiException(`Gateway answered ${status} for ${where}${detail}`, full);
+}
+
+/**
+ * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
+ * or anything that is not a `GatewayApiException` (an abort or an unexpected error mid-request). A resend
+ * of such a message could deliver it twice.
+ *
+ * @example
+ * ```ts
+ * import { ConnectionException, isOutcomeUnknown, ValidationException } from "@gw/gateway";
+ * isOutcomeUnknown(new ConnectionException("reset", { outcomeUnknown: true })); // true
+ * isOutcomeUnknown(new DOMException("aborted", "AbortError")); // true
+ * isOutcomeUnknown(new ValidationException("bad number")); // false
+ * ```
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  if (error instanceof ConnectionException) return error.outcomeUnknown;
+  return !(error instanceof GatewayApiException);
 }

@@ -70,6 +70,11 @@ export interface RequestOptions {
   bucket?: RateLimitBucket;
   /** Sent as `idempotency-key` for relays and proxies that honour it (the reference server ignores it). */
   idempotencyKey?: string;
+  /**
+   * How long the server waits on purpose before answering (a send's typing `delay`): added to the attempt
+   * timeout and the deadline, so a long delay is not taken for a hung server.
+   */
+  serverDelayMs?: number;
 }
 
 /** What the client asks the rate limiter, once per logical call. */
@@ -149,6 +154,22 @@ export function buildPath(route: string, values: Record<string, string | undefin
     path += encodeURIComponent(value) + parts[i + 1];
   }
   return path;
+}
+
+function markOutcomeUnknown(error: ConnectionException): ConnectionException {
+  return new ConnectionException(error.message, {
+    status: error.status,
+    body: error.body,
+    messages: error.messages,
+    method: error.method,
+    path: error.path,
+    connection: error.connection,
+    instance: error.instance,
+    attempts: error.attempts,
+    reason: error.reason,
+    timedOut: error.timedOut,
+    outcomeUnknown: true,
+  });
 }
 
 function isAbortFrom(signal: AbortSignal | undefined): boolean {
@@ -337,10 +358,11 @@ export class GatewayClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const idempotent = options.idempotent ?? method !== "POST";
     const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
-    const timeoutMs = options.timeoutMs ?? connection.timeout_ms ?? this.#config.http?.timeout_ms ??
-      DEFAULTS.timeout_ms;
+    const serverDelayMs = Math.max(0, options.serverDelayMs ?? 0);
+    const timeoutMs = serverDelayMs +
+      (options.timeoutMs ?? connection.timeout_ms ?? this.#config.http?.timeout_ms ?? DEFAULTS.timeout_ms);
     const started = this.#now();
-    const deadlineAt = started +
+    const deadlineAt = started + serverDelayMs +
       (options.deadlineMs ?? this.#config.http?.deadline_ms ?? DEFAULTS.deadline_ms);
     const context: GatewayErrorContext = { method, path, connection: connection.name, instance };
     const signal = options.signal;
@@ -360,6 +382,16 @@ export class GatewayClient {
         });
       }
       throw error;
+    };
+
+    // After a failed attempt: wait the backoff and report true when another attempt fits the budget.
+    const backoff = async (attempt: number, reason: string): Promise<boolean> => {
+      if (attempt > maxRetries) return false;
+      const delay = backoffDelay(this.#policy, attempt - 1, this.#random);
+      if (this.#now() + delay >= deadlineAt) return false;
+      this.#metrics.retry(reason);
+      await this.#sleep(delay, signal);
+      return true;
     };
 
     if (this.#gate) {
@@ -418,16 +450,8 @@ export class GatewayClient {
         if (isAbortFrom(signal)) throw signal!.reason;
         const timedOut = timeout.aborted;
         const notSent = !timedOut && failedBeforeSending(error);
-        const canRetry = idempotent || notSent;
         const reason = timedOut ? "timeout" : "network";
-        if (canRetry && attempt <= maxRetries) {
-          const delay = backoffDelay(this.#policy, attempt - 1, this.#random);
-          if (this.#now() + delay < deadlineAt) {
-            this.#metrics.retry(reason);
-            await this.#sleep(delay, signal);
-            continue;
-          }
-        }
+        if ((idempotent || notSent) && await backoff(attempt, reason)) continue;
         finish(
           new ConnectionException(
             timedOut
@@ -463,6 +487,7 @@ export class GatewayClient {
         answer = await readBody(response!);
       } catch (error) {
         if (isAbortFrom(signal)) throw signal!.reason;
+        if (idempotent && await backoff(attempt, timeout.aborted ? "timeout" : "network")) continue;
         finish(
           new ConnectionException(`Cannot read answer of ${method} ${path}`, {
             ...context,
@@ -504,6 +529,14 @@ export class GatewayClient {
         return new ApiResponse<T>(status, response!.headers, data as T, durationMs, attempt);
       }
       const licenseBlocked = error instanceof ConnectionException && error.reason === "license_required";
+      if (
+        !idempotent && error instanceof ConnectionException && error.reason === "server_error" &&
+        status !== 503
+      ) {
+        // A 5xx other than 503 (a proxy's 502/504, a crash after the send) does not prove the server did
+        // nothing: a resend could deliver twice.
+        finish(markOutcomeUnknown(error), attempt, status);
+      }
       if (status === 503 && retryableStatus && !licenseBlocked && attempt <= maxRetries) {
         const outcome = await this.#retryWait(response!, attempt, deadlineAt, context, signal);
         if (outcome === "retry") continue;

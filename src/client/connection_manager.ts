@@ -40,7 +40,8 @@ export function validateConnection(name: string, config: unknown): ResolvedConne
   try {
     url = new URL(rawUrl.trim());
   } catch {
-    fail(name, `"server_url" must be an absolute http(s) URL, got "${rawUrl}"`);
+    // The value is not echoed: a swapped URL and key would otherwise print the key.
+    fail(name, '"server_url" must be an absolute http(s) URL');
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     fail(name, `"server_url" must use http or https, got "${url.protocol.slice(0, -1)}"`);

@@ -55,7 +55,7 @@ function toJid(value: string): string {
 }
 
 function chatTarget(chat: string | LastMessage, what: string): Record<string, unknown> {
-  if (typeof chat === "string") return { chat: recipient(chat, "chat") };
+  if (typeof chat === "string") return { chat: toJid(recipient(chat, "chat")) };
   if (!isRecord(chat)) {
     throw new ValidationException(`Invalid ${what}: expected a chat JID or a last message`, {
       messages: ["chat must be a JID or { key, messageTimestamp }"],
@@ -277,7 +277,11 @@ export class ChatsResource extends Resource {
       presence: problems.oneOf("presence", presence, PRESENCES, { required: true }),
       delay: problems.number("delay", delay, { required: true, integer: true, min: 0 }),
     }));
-    return await this.call("POST", "/chat/sendPresence/{instance}", { body, idempotent: false }, options);
+    return await this.call("POST", "/chat/sendPresence/{instance}", {
+      body,
+      idempotent: false,
+      serverDelayMs: body.delay,
+    }, options);
   }
 
   /**

@@ -7,7 +7,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import type { GatewayClient, HttpMethod, RequestOptions } from "../client/client.ts";
-import { ConnectionException, ValidationException } from "../errors.ts";
+import { isOutcomeUnknown, ValidationException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import { MessageSent } from "../events.ts";
 import type { MetricsCollector } from "../metrics.ts";
@@ -211,12 +211,13 @@ export abstract class Resource {
         timeoutMs: options.timeoutMs,
         maxRetries: options.maxRetries,
         idempotencyKey: options.idempotencyKey,
+        serverDelayMs: typeof spec.body.delay === "number" ? spec.body.delay : undefined,
       });
     } catch (error) {
       if (store && record) {
         await updateRecord(store, record.id, {
           status: "failed",
-          outcomeUnknown: error instanceof ConnectionException && error.outcomeUnknown,
+          outcomeUnknown: isOutcomeUnknown(error),
           lastError: error instanceof Error ? error.message : String(error),
           updatedAt: this.context.now(),
         });

@@ -79,7 +79,14 @@ export class WebhooksResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<WebhookRow>> {
     if (!isRecord(changes)) invalid("webhook configuration", "request must be an object");
-    const row = (await this.find(options)).data;
+    return await this.#merge((await this.find(options)).data, changes, options);
+  }
+
+  async #merge(
+    row: WebhookRow | null,
+    changes: Partial<WebhookConfigInput>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<WebhookRow>> {
     const current: Partial<WebhookConfigInput> = isRecord(row)
       ? {
         url: row.url,
@@ -96,8 +103,10 @@ export class WebhooksResource extends Resource {
   }
 
   /**
-   * Turn the stored webhook on (`update({ enabled: true })`). The server empties `events` when a webhook
-   * is disabled, so re-enabling without `events` subscribes to every event: pass the list to keep it.
+   * Turn the stored webhook on, keeping its settings. The server empties `events` when a webhook is
+   * disabled, and an empty list enabled means every event: so after `disable()` pass the list to restore
+   * (`[]` for every event); without one, `enable()` throws `ValidationException` instead of subscribing to
+   * everything.
    *
    * @example
    * ```ts
@@ -107,7 +116,20 @@ export class WebhooksResource extends Resource {
    * ```
    */
   async enable(events?: string[], options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
-    return await this.update(events === undefined ? { enabled: true } : { enabled: true, events }, options);
+    const row = (await this.find(options)).data;
+    if (events === undefined && (!isRecord(row) || !Array.isArray(row.events) || row.events.length === 0)) {
+      // The server empties the list on disable, and an empty list means "every event" once enabled.
+      invalid(
+        "webhook configuration",
+        "the server keeps no event list for this webhook (it clears it on disable); pass the events to " +
+          "enable(events), or [] for every event",
+      );
+    }
+    return await this.#merge(
+      row,
+      events === undefined ? { enabled: true } : { enabled: true, events },
+      options,
+    );
   }
 
   /**

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ConnectionException } from "../errors.ts";
+import { isOutcomeUnknown } from "../errors.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
@@ -25,6 +25,8 @@ export interface RetryRequestOptions {
   bucket: RateLimitBucket;
   /** Cancels the request. */
   signal?: AbortSignal;
+  /** How long the server waits on purpose before answering (the send's typing `delay`). */
+  serverDelayMs?: number;
 }
 
 /** The part of `GatewayClient` the task uses. */
@@ -231,10 +233,11 @@ async function resend(
       idempotent: false,
       bucket: bucketFor(record),
       signal,
+      ...serverDelay(record.body),
     });
     data = response.data;
   } catch (error) {
-    const unknown = error instanceof ConnectionException && error.outcomeUnknown;
+    const unknown = isOutcomeUnknown(error);
     const lastError = messageOf(error);
     await finish(store, claimed, {
       status: "failed",
@@ -276,4 +279,10 @@ async function finish(
   } catch (error) {
     log.warn("Cannot record the resend of {id}: {error}", { id: claimed.id, error: messageOf(error) });
   }
+}
+
+/** The send's typing `delay`, which the server waits out before answering. */
+function serverDelay(body: unknown): { serverDelayMs?: number } {
+  const delay = (body as { delay?: unknown } | null)?.delay;
+  return typeof delay === "number" ? { serverDelayMs: delay } : {};
 }

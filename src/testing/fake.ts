@@ -78,6 +78,16 @@ function pathMatches(requestPath: string, path: string): boolean {
   return cut > 0 && decoded.slice(0, cut) === path;
 }
 
+/** Reject with the signal's reason when it aborts first, as `fetch` does. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 function isSubset(expected: unknown, actual: unknown): boolean {
   if (expected === null || typeof expected !== "object") return Object.is(expected, actual);
   if (actual === null || typeof actual !== "object") return false;
@@ -174,7 +184,8 @@ export class GatewayFake {
     );
     if (!scripted) return await this.simulator.handle(request);
     const responder = scripted.responder;
-    return typeof responder === "function" ? await responder(entry) : responder.clone();
+    const answer = typeof responder === "function" ? responder(entry) : responder.clone();
+    return await abortable(Promise.resolve(answer), request.signal);
   }
 
   /**

@@ -145,6 +145,11 @@ for (const [name, open] of DOUBLES) {
       ok((all.json("events") as string[]).includes("MESSAGES_UPSERT"));
       await ops.webhooks().disable();
       deepStrictEqual((await ops.webhooks().find()).json("events"), []);
+      // The server forgot the list: enable() without one refuses rather than subscribing to everything.
+      await rejects(ops.webhooks().enable(), ValidationException);
+      await ops.webhooks().enable(["MESSAGES_UPSERT"]);
+      deepStrictEqual((await ops.webhooks().find()).json("events"), ["MESSAGES_UPSERT"]);
+      strictEqual((await ops.webhooks().find()).json("enabled"), true);
 
       // create stores the settings it was given (all false by default), so find returns them.
       strictEqual((await ops.settings().get()).json("alwaysOnline"), false);

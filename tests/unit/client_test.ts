@@ -401,3 +401,58 @@ Deno.test("resolveInstance refuses blank names", () => {
   strictEqual(client.resolveInstance(), "sales");
   strictEqual(client.resolveInstance("other"), "other");
 });
+
+Deno.test("client marks a 5xx other than 503 on a send as outcome unknown, and a 503 as known", async () => {
+  const { client } = makeClient([new Response("<html>gateway timeout</html>", { status: 504 })]);
+  await rejects(
+    client.request("POST", "/message/sendText/{instance}", { body: {}, idempotent: false }),
+    (error) => {
+      ok(error instanceof ConnectionException);
+      strictEqual(error.status, 504);
+      strictEqual(error.outcomeUnknown, true);
+      return true;
+    },
+  );
+  const unavailable = makeClient([json(503, {})], { retry: { max_retries: 0 } });
+  await rejects(
+    unavailable.client.request("POST", "/message/sendText/{instance}", { body: {}, idempotent: false }),
+    (error) => {
+      ok(error instanceof ConnectionException);
+      strictEqual(error.outcomeUnknown, false);
+      return true;
+    },
+  );
+});
+
+Deno.test("client retries an idempotent request whose body stalls past the attempt timeout", async () => {
+  const stalled: Step = (_call, signal) =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream({
+          pull: () =>
+            new Promise((_, reject) =>
+              signal?.addEventListener("abort", () => reject(signal.reason), { once: true })
+            ),
+        }),
+        { status: 200 },
+      ),
+    );
+  const { client, calls } = makeClient([stalled, json(200, { instance: { state: "open" } })]);
+  const res = await client.request("GET", "/instance/connectionState/{instance}", { timeoutMs: 1 });
+  strictEqual(res.json("instance.state"), "open");
+  strictEqual(calls.length, 2);
+});
+
+Deno.test("client names the missing instance from the server's message when the route has none", async () => {
+  const { client } = makeClient([
+    json(404, { status: 404, error: "Not Found", response: { message: ['Instance "ghost" not found'] } }),
+  ]);
+  await rejects(
+    client.request("GET", "/instance/fetchInstances", { query: { instanceName: "ghost" } }),
+    (error) => {
+      ok(error instanceof InstanceNotFoundException);
+      strictEqual(error.instance, "ghost");
+      return true;
+    },
+  );
+});

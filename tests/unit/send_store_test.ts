@@ -1,4 +1,4 @@
-import { strictEqual } from "node:assert/strict";
+import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { type GatewayStore, MemoryStore } from "../../mod.ts";
 import { GatewayFake } from "../../src/testing/mod.ts";
 
@@ -49,6 +49,42 @@ Deno.test("instance states learned from the server are kept as snapshots in the 
       (await store.getInstanceSnapshot("default", "test"))?.ownerJid,
       "5511900000000@s.whatsapp.net",
     );
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("an aborted send is recorded as failed with an unknown outcome, so it is not resent blindly", async () => {
+  const store = new MemoryStore();
+  const { service, fake } = GatewayFake.create({ config: { store } });
+  try {
+    const controller = new AbortController();
+    fake.respondWith("POST /message/sendText", () => {
+      controller.abort(new DOMException("stop", "AbortError"));
+      return new Promise<Response>(() => {});
+    });
+    await rejects(service.messages().text("5511999999999", "x", { signal: controller.signal }), /stop/);
+    const [record] = await store.listOutbound();
+    strictEqual(record.status, "failed");
+    strictEqual(record.outcomeUnknown, true);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("a send with a typing delay extends the attempt timeout by that delay", async () => {
+  const { service, fake } = GatewayFake.create();
+  try {
+    const client = service.getClient();
+    const seen: (number | undefined)[] = [];
+    const original = client.request.bind(client);
+    client.request = (method, route, options) => {
+      seen.push(options?.serverDelayMs);
+      return original(method, route, options);
+    };
+    await service.messages().text("5511999999999", "typing first", { delay: 1200 });
+    await service.chats().sendPresence("5511999999999", "composing", 500);
+    deepStrictEqual(seen, [1200, 500]);
   } finally {
     await fake.close();
   }
