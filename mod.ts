@@ -377,4 +377,5 @@ export {
   type ScheduledTaskHandlers,
   type ScheduledTasksBaseOptions,
 } from "./src/tasks/schedule.ts";
+export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 export type { TaskLease } from "./src/tasks/task_guard.ts";

@@ -36,6 +36,14 @@ export function configureGateway(config: GatewayConfig | GatewayService): Gatewa
 }
 
 /**
+ * The service given to `configureGateway()`, or undefined when none was (internal: the ready-made handlers
+ * use it to decide between it and the runtime's bindings).
+ */
+export function configuredGateway(): GatewayService | undefined {
+  return defaultService;
+}
+
+/**
  * The default service: the one given to `configureGateway()`, else one built from the `GATEWAY_*`
  * environment variables on first use (Deno only).
  *
