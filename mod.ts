@@ -72,6 +72,7 @@ export {
   WebhookEvent,
   WebhookReceived,
 } from "./src/events.ts";
+export { GuardedEventTarget } from "./src/guarded_event_target.ts";
 
 // --- client (connections, requests, responses)
 export { abortableSleep } from "./src/timing.ts";

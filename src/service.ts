@@ -17,6 +17,7 @@ import {
   validateConfig,
 } from "./config.ts";
 import { GatewayApiException } from "./errors.ts";
+import { GuardedEventTarget } from "./guarded_event_target.ts";
 import { MetricsCollector } from "./metrics.ts";
 import { RateLimitGate } from "./ratelimit/gate.ts";
 import type { ResourceContext } from "./resources/resource.ts";
@@ -141,7 +142,7 @@ export class GatewayService {
       connections,
       client,
       metrics,
-      events: new EventTarget(),
+      events: new GuardedEventTarget(),
       store: valid.store,
       now,
     };
