@@ -23,6 +23,11 @@ export interface WebhookDedupe {
   complete(key: string, now: number): Promise<void>;
   /** Processing failed: drop the claim so that the next delivery is processed. */
   release(key: string): Promise<void>;
+  /**
+   * Where a refused key stands: `processing` (another delivery holds the claim and may still fail) or
+   * `done`. Optional: without it every refusal is treated as `done`.
+   */
+  state?(key: string, now: number): Promise<"processing" | "done" | null>;
 }
 
 /** Timing of dedupe records. */
@@ -115,6 +120,11 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    * await dedupe.complete("evt_1", Date.now());
    * ```
    */
+  state(key: string, now: number): Promise<"processing" | "done" | null> {
+    const record = this.#records.get(key);
+    return Promise.resolve(record !== undefined && record.expiresAt > now ? record.state : null);
+  }
+
   complete(key: string, now: number): Promise<void> {
     this.#records.delete(key);
     this.#records.set(key, { state: "done", expiresAt: now + this.#window });
@@ -230,6 +240,11 @@ export class KvWebhookDedupe implements WebhookDedupe {
    * kv.close();
    * ```
    */
+  async state(key: string, now: number): Promise<"processing" | "done" | null> {
+    const record = (await this.#kv.get<DedupeRecord>([...this.#prefix, key])).value;
+    return record !== null && record.expiresAt > now ? record.state : null;
+  }
+
   async complete(key: string, now: number): Promise<void> {
     const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
     await retryBusy(() => this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 }));

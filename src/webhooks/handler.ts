@@ -123,6 +123,7 @@ const BODIES = {
   ok: '{"ok":true}',
   queued: '{"ok":true,"queued":true}',
   duplicate: '{"ok":true,"duplicate":true}',
+  inProgress: '{"ok":false,"error":"Conflict: the same delivery is being processed"}',
   health: '{"ok":true,"status":"ok"}',
   notJson: '{"ok":false,"error":"Invalid webhook body: not JSON"}',
   noEvent: '{"ok":false,"error":"Invalid webhook body: expected an object with an \\"event\\" name"}',
@@ -378,6 +379,18 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
             BODIES.unavailable,
             "dedupe_unavailable",
             `dedupe claim failed: ${describeError(error)}`,
+            event,
+            RETRY_AFTER,
+          );
+        }
+        if (!fresh && await dedupe.state?.(deliveryId, now) === "processing") {
+          // The first delivery is still running and may yet fail: a 200 now would let the server drop the
+          // event, so ask it to come back (it retries a 409).
+          return refuse(
+            409,
+            BODIES.inProgress,
+            "in_progress",
+            "the same delivery is being processed",
             event,
             RETRY_AFTER,
           );

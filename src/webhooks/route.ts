@@ -70,6 +70,12 @@ export function matchRoute(url: string, prefix: string): WebhookRoute | null {
   if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
   if (parts.length === 3 && parts[1] === "") parts.splice(1, 1);
   if (parts.length > 2) return null;
+  // A global webhook URL ending in "/" with byEvents: "<prefix>//<event>", the instance is in the body.
+  if (parts.length === 2 && parts[0] === "") {
+    const decoded = decodeSegment(parts[1]);
+    if (decoded === null || normalizeWebhookEvent(decoded) === null) return null;
+    return { instance: undefined, event: decoded, health: false };
+  }
   const instance = decodeSegment(parts[0]);
   if (instance === null) return null;
   let event: string | undefined;

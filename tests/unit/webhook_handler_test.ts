@@ -91,6 +91,9 @@ Deno.test("200: the byEvents suffix and the instance in the URL fill in what the
   ]);
   await expectStatus(await handler(await signed("/my%20shop", envelope({ instance: undefined }))), 200);
   strictEqual(seen[4].instance, "my shop");
+  // A global webhook URL ending in "/" with byEvents: the server posts to "<url>/<event>", i.e. "//event".
+  await expectStatus(await handler(await signed("//messages-upsert", envelope({ instance: "global" }))), 200);
+  deepStrictEqual([seen[5].event, seen[5].instance], ["MESSAGES_UPSERT", "global"]);
 });
 
 Deno.test("200 duplicate: a redelivery is answered without running the handlers again", async () => {
