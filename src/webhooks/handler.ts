@@ -24,7 +24,7 @@ import {
 import { readBody } from "./body.ts";
 import { toHex } from "./encoding.ts";
 import { denoEnvLookup, webhookOptionsFromEnv } from "./env.ts";
-import { WebhookPayloadDto } from "./payload.ts";
+import { eventLabel, WebhookPayloadDto } from "./payload.ts";
 import { WebhookProcessor } from "./processor.ts";
 import {
   enqueueWebhookJob,
@@ -256,7 +256,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
     return kvPromise;
   };
 
-  const count = (event: string, result: string) => metrics?.webhookReceived(event, result);
+  const count = (event: string, result: string) => metrics?.webhookReceived(eventLabel(event), result);
   // Refusals are answered with a generic body; the reason goes to the log and the metrics only.
   const refuse = (
     status: number,

@@ -26,6 +26,20 @@ export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Ob
   ["MESSAGING_HISTORY_SET", "messaging-history.set"],
 ]));
 
+/**
+ * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
+ * names chosen by whoever sends webhooks cannot grow the number of series without bound.
+ *
+ * @example
+ * ```ts ignore
+ * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
+ * eventLabel("MADE_UP"); // "OTHER"
+ * ```
+ */
+export function eventLabel(kind: string): string {
+  return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
+}
+
 /** Spellings that do not reduce mechanically to the canonical kind. */
 const ALIASES: Record<string, string> = { GROUP_UPDATE: "GROUPS_UPDATE" };
 

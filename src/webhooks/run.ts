@@ -8,7 +8,7 @@
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore, WebhookLogRecord, WebhookLogStatus } from "../store/store.ts";
-import type { WebhookPayloadDto } from "./payload.ts";
+import { eventLabel, type WebhookPayloadDto } from "./payload.ts";
 import { PROCESS, type WebhookProcessor } from "./processor.ts";
 
 const logger = getGatewayLogger("webhook");
@@ -79,7 +79,7 @@ function settle(
   failure: unknown,
 ): Promise<void> | undefined {
   const processingMs = performance.now() - started;
-  context.metrics?.webhookProcessed(payload.event, processingMs);
+  context.metrics?.webhookProcessed(eventLabel(payload.event), processingMs);
   if (failed) {
     logger.error("Webhook {event} for instance {instance} failed: {error}", {
       event: payload.event,

@@ -624,3 +624,19 @@ Deno.test("webhookOptionsFromEnv: every variable, rotation lists, trimming, and 
     /expected a number/,
   );
 });
+
+Deno.test("event names the server does not know are counted under OTHER, bounding the metric series", async () => {
+  const metrics = new MetricsCollector();
+  const handler = createWebhookHandler({ secret: "s3cret", metrics });
+  for (const name of ["made.up.one", "made.up.two"]) {
+    const body = JSON.stringify({ event: name, instance: "sales", data: {} });
+    const request = new Request(`${URL_BASE}/sales`, {
+      method: "POST",
+      headers: { ...(await signWebhook({ body, secret: "s3cret" })), "content-type": "application/json" },
+      body,
+    });
+    strictEqual((await handler(request)).status, 200);
+  }
+  strictEqual(metrics.total("gateway_webhooks_received_total", { event: "OTHER", result: "200" }), 2);
+  strictEqual(metrics.snapshot().gateway_webhooks_received_total.length, 1);
+});
