@@ -75,7 +75,7 @@ export {
 export { GuardedEventTarget } from "./src/guarded_event_target.ts";
 
 // --- client (connections, requests, responses)
-export { abortableSleep } from "./src/timing.ts";
+export { abortableSleep, SharedTimeouts } from "./src/timing.ts";
 export {
   buildPath,
   type ClientDependencies,

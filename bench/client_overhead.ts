@@ -8,7 +8,7 @@ import { GatewayService } from "../mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { rounds: { type: "string", default: "20" }, "per-round": { type: "string", default: "300" } },
+  options: { rounds: { type: "string", default: "30" }, "per-round": { type: "string", default: "300" } },
 });
 const rounds = Number(values.rounds);
 const perRound = Number(values["per-round"]);
@@ -82,25 +82,44 @@ const variants: Record<string, () => Promise<unknown>> = {
   "messages().text(), memory limiter": () => memoryLimiter.messages().text("5511999999999", "Hello"),
 };
 
-const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+// Per round: the median latency of each variant, then its ratio to the baseline's median in the same
+// round; the figure is the median of those ratios, so slow drift of the machine between rounds cancels out.
+const names = Object.keys(variants);
+const ratios: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+const medians: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 for (let i = 0; i < 1000; i++) for (const run of Object.values(variants)) await run(); // warm up
 for (let round = 0; round < rounds; round++) {
-  for (const [name, run] of Object.entries(variants)) {
+  const roundMedians: Record<string, number> = {};
+  // Rotate the order so that no variant always runs first or last in a round.
+  const order = names.map((_, i) => names[(i + round) % names.length]);
+  for (const name of order) {
+    const samples: number[] = [];
     for (let i = 0; i < perRound; i++) {
       const start = performance.now();
-      await run();
-      samples[name].push(performance.now() - start);
+      await variants[name]();
+      samples.push(performance.now() - start);
     }
+    roundMedians[name] = median(samples);
+  }
+  for (const name of names) {
+    medians[name].push(roundMedians[name]);
+    ratios[name].push(roundMedians[name] / roundMedians[names[0]]);
   }
 }
 stub.kill();
 await stub.status;
 await stub.stdout.cancel().catch(() => {});
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const baseline = median(Object.values(samples)[0]);
-console.log(`| variant | median latency | ratio to baseline |\n| --- | --- | --- |`);
-for (const [name, values] of Object.entries(samples)) {
-  const m = median(values);
-  console.log(`| ${name} | ${(m * 1000).toFixed(1)} µs | ${(m / baseline).toFixed(3)} |`);
+console.log(`${rounds} rounds of ${perRound} calls per variant, stub server in its own process`);
+console.log(
+  "| variant | median latency | ratio to baseline, median [min–max] over rounds |\n| --- | --- | --- |",
+);
+for (const name of names) {
+  const r = ratios[name];
+  console.log(
+    `| ${name} | ${(median(medians[name]) * 1000).toFixed(1)} µs | ${median(r).toFixed(3)} [${
+      Math.min(...r).toFixed(3)
+    }–${Math.max(...r).toFixed(3)}] |`,
+  );
 }
