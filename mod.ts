@@ -56,7 +56,7 @@ export {
   type WebhookConfig,
   type WebhookSignatureConfig,
 } from "./src/config.ts";
-export { redact, scrubSecrets } from "./src/log.ts";
+export { redact } from "./src/log.ts";
 export {
   METRIC_DESCRIPTIONS,
   type MetricLabels,

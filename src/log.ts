@@ -50,20 +50,3 @@ export function redact(value: unknown, depth = 0): unknown {
   }
   return out;
 }
-
-/**
- * Replace every occurrence of each secret in `text` by `[REDACTED]`.
- *
- * @example
- * ```ts
- * import { scrubSecrets } from "@gw/gateway";
- * scrubSecrets("key=abc", ["abc"]); // "key=[REDACTED]"
- * ```
- */
-export function scrubSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 3) out = out.split(secret).join("[REDACTED]");
-  }
-  return out;
-}

@@ -16,7 +16,7 @@ import {
   RateLimitException,
   ValidationException,
 } from "../errors.ts";
-import { getGatewayLogger } from "../log.ts";
+import { getGatewayLogger, redact } from "../log.ts";
 import { abortableSleep, SharedTimeouts } from "../timing.ts";
 
 export { abortableSleep };
@@ -439,7 +439,16 @@ export class GatewayClient {
       const timeout = this.#timeouts.signal(attemptTimeout);
       const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
       if (log.isEnabledFor("debug")) {
-        log.debug("{method} {route} attempt {attempt}", { method, route, path, attempt });
+        // The request as sent, with the apikey header, tokens, secrets and base64 media redacted.
+        log.debug("{method} {route} attempt {attempt}", {
+          method,
+          route,
+          path,
+          attempt,
+          query: options.query,
+          headers: redact(headers),
+          body: redact(options.body),
+        });
       }
 
       let response: Response;

@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { configure, type LogRecord, reset } from "@logtape/logtape";
-import { ConnectionManager, GatewayApiException, GatewayClient, redact, scrubSecrets } from "../../mod.ts";
+import { ConnectionManager, GatewayApiException, GatewayClient, redact } from "../../mod.ts";
 import { fakeTime, json, scriptedFetch } from "../helpers/scripted_fetch.ts";
 
 const KEY = "log-secret-key-987";
@@ -60,5 +60,31 @@ Deno.test("redact hides secrets and truncates base64 media", () => {
     },
   );
   deepStrictEqual(redact({ media }), { media: `${"A".repeat(16)}…[5000 chars]` });
-  strictEqual(scrubSecrets(`key=${KEY}&x=${KEY}`, [KEY]), "key=[REDACTED]&x=[REDACTED]");
+});
+
+Deno.test("debug records show the request with the key redacted and base64 media truncated", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+    reset: true,
+  });
+  try {
+    const { fetch } = scriptedFetch([json(201, { key: { id: "M1" } })]);
+    const client = new GatewayClient({}, {
+      connections: new ConnectionManager({ server_url: "http://127.0.0.1:9", api_key: KEY, instance: "s" }),
+      fetch,
+    });
+    const media = "B".repeat(10_000);
+    await client.request("POST", "/message/sendMedia/{instance}", { body: { number: "1", media } });
+    const debug = records.find((record) => record.level === "debug")!;
+    strictEqual((debug.properties.headers as Record<string, string>).apikey, "[REDACTED]");
+    strictEqual((debug.properties.body as Record<string, string>).media, `${"B".repeat(16)}…[10000 chars]`);
+    ok(!JSON.stringify(records).includes(KEY));
+  } finally {
+    await reset();
+  }
 });
