@@ -30,6 +30,7 @@ export {
   type GatewayErrorContext,
   InstanceNotFoundException,
   isOutcomeUnknown,
+  isPermanentFailure,
   MessageException,
   type MessageFailureReason,
   parseRetryAfter,

@@ -507,3 +507,19 @@ export function isOutcomeUnknown(error: unknown): boolean {
   if (error instanceof ConnectionException) return error.outcomeUnknown;
   return !(error instanceof GatewayApiException);
 }
+
+/**
+ * Whether a failed send can never succeed as it is, so resending it is pointless: the request was invalid
+ * (`ValidationException`) or the recipient is not on the network (`MessageException` `not_on_whatsapp`).
+ * Authentication, missing instances, rate limits and connection failures can heal and are not permanent.
+ *
+ * @example
+ * ```ts
+ * import { isPermanentFailure, MessageException } from "@gw/gateway";
+ * isPermanentFailure(new MessageException("not on WhatsApp", { reason: "not_on_whatsapp" })); // true
+ * ```
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  return error instanceof ValidationException ||
+    (error instanceof MessageException && error.reason === "not_on_whatsapp");
+}

@@ -7,7 +7,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import type { GatewayClient, HttpMethod, RequestOptions } from "../client/client.ts";
-import { isOutcomeUnknown, ValidationException } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure, ValidationException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import { MessageSent } from "../events.ts";
 import type { MetricsCollector } from "../metrics.ts";
@@ -218,6 +218,7 @@ export abstract class Resource {
         await updateRecord(store, record.id, {
           status: "failed",
           outcomeUnknown: isOutcomeUnknown(error),
+          ...(isPermanentFailure(error) ? { permanent: true } : {}),
           lastError: error instanceof Error ? error.message : String(error),
           updatedAt: this.context.now(),
         });

@@ -32,6 +32,8 @@ export interface OutboundMessageRecord {
   outcomeUnknown: boolean;
   /** How many times the retry task resent it. */
   retryCount: number;
+  /** True when it failed in a way a resend cannot fix (invalid request, recipient not on the network). */
+  permanent?: boolean;
   /** The last error message, when it failed. */
   lastError?: string;
   /** The server's message id (`key.id`), once sent. */

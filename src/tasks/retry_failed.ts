@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isOutcomeUnknown } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
@@ -70,7 +70,7 @@ export interface RetryFailedOptions {
 }
 
 /** Why a record was skipped. */
-export type RetrySkipReason = "outcome_unknown" | "max_retries" | "claimed_elsewhere";
+export type RetrySkipReason = "outcome_unknown" | "max_retries" | "permanent" | "claimed_elsewhere";
 
 /** What happened to one record. */
 export interface RetryRecordResult {
@@ -192,6 +192,8 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
           reason: "outcome_unknown",
           retryCount: record.retryCount,
         });
+      } else if (record.permanent === true) {
+        report({ id: record.id, status: "skipped", reason: "permanent", retryCount: record.retryCount });
       } else if (record.retryCount >= maxRetries) {
         report({ id: record.id, status: "skipped", reason: "max_retries", retryCount: record.retryCount });
       } else if (dryRun) {
@@ -243,6 +245,7 @@ async function resend(
       status: "failed",
       lastError,
       outcomeUnknown: claimed.outcomeUnknown || unknown,
+      ...(isPermanentFailure(error) ? { permanent: true } : {}),
       updatedAt: now(),
     });
     log.warn("Resend of {id} failed: {error}", { id: record.id, error: lastError });

@@ -1,5 +1,5 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import { type GatewayStore, MemoryStore } from "../../mod.ts";
+import { type GatewayStore, MemoryStore, MessageException, retryFailedMessages } from "../../mod.ts";
 import { GatewayFake } from "../../src/testing/mod.ts";
 
 Deno.test("a store that cannot save does not stop the send", async () => {
@@ -85,6 +85,30 @@ Deno.test("a send with a typing delay extends the attempt timeout by that delay"
     await service.messages().text("5511999999999", "typing first", { delay: 1200 });
     await service.chats().sendPresence("5511999999999", "composing", 500);
     deepStrictEqual(seen, [1200, 500]);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("a send to a number not on the network is recorded as permanent and never resent", async () => {
+  const store = new MemoryStore();
+  const { service, fake } = GatewayFake.create({ config: { store } });
+  try {
+    fake.simulator.setNotOnWhatsApp("5511888888888");
+    await rejects(service.messages().text("5511888888888", "hello?"), MessageException);
+    const [record] = await store.listOutbound();
+    strictEqual(record.status, "failed");
+    strictEqual(record.permanent, true);
+    strictEqual(record.outcomeUnknown, false);
+    fake.reset();
+    const result = await retryFailedMessages({ service, store });
+    deepStrictEqual(result.results, [{
+      id: record.id,
+      status: "skipped",
+      reason: "permanent",
+      retryCount: 0,
+    }]);
+    fake.assertNothingSent();
   } finally {
     await fake.close();
   }

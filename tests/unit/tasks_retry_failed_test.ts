@@ -100,13 +100,13 @@ for (const harness of STORES) {
             reason: "timeout",
             outcomeUnknown: true,
           })
-          : new MessageException("Cannot send: recipient is not on WhatsApp", { reason: "not_on_whatsapp" }),
+          : new MessageException("Cannot send: instance is not connected", { reason: "not_connected" }),
       );
     });
     const result = await retryFailedMessages({ service, store, now });
     deepStrictEqual(result.results, [
       { id: "a", status: "failed", error: "Cannot reach gateway: timed out", retryCount: 1 },
-      { id: "b", status: "failed", error: "Cannot send: recipient is not on WhatsApp", retryCount: 1 },
+      { id: "b", status: "failed", error: "Cannot send: instance is not connected", retryCount: 1 },
     ]);
     deepStrictEqual([result.attempted, result.sent, result.failed, result.skipped], [2, 0, 2, 0]);
     deepStrictEqual(
@@ -136,6 +136,14 @@ for (const harness of STORES) {
     ]]);
     strictEqual((await store.getOutbound("a"))?.outcomeUnknown, true);
     strictEqual((await store.getOutbound("a"))?.lastError, "Gateway rejected the request");
+
+    // A rejected request cannot succeed as it is: both are now permanent and not resent again.
+    strictEqual((await store.getOutbound("b"))?.permanent, true);
+    const fourth = await retryFailedMessages({ service, store, now, maxRetries: 10, includeUnknown: true });
+    deepStrictEqual(fourth.results.map((r) => [r.id, r.status, r.reason]), [
+      ["a", "skipped", "permanent"],
+      ["b", "skipped", "permanent"],
+    ]);
   });
 
   test("limit counts resends only, and paging goes past a backlog of exhausted records", async (store) => {
