@@ -64,7 +64,7 @@ Deno.test("retryFailedMessages with GatewayService: resends the original request
     const ok = await store.getOutbound("ok");
     deepStrictEqual([ok?.status, ok?.messageId, ok?.retryCount], ["sent", "3EB0C0FFEE", 1]);
     const bad = await store.getOutbound("bad");
-    deepStrictEqual([bad?.status, bad?.outcomeUnknown], ["failed", false]);
+    deepStrictEqual([bad?.status, bad?.outcomeUnknown, bad?.permanent], ["failed", false, true]);
     strictEqual(bad?.lastError?.includes("not on WhatsApp"), true);
     // A connection dropped after the request went out: the send may have been acted on, its outcome is
     // unknown, and the next run skips it.
@@ -72,7 +72,8 @@ Deno.test("retryFailedMessages with GatewayService: resends the original request
     deepStrictEqual([down?.status, down?.outcomeUnknown], ["failed", true]);
     const next = await retryFailedMessages({ service, store, now: () => NOW });
     deepStrictEqual(next.results.map((r) => [r.id, r.status, r.reason]), [
-      ["bad", "failed", undefined],
+      // Not on WhatsApp cannot heal by resending: the record is permanent.
+      ["bad", "skipped", "permanent"],
       ["down", "skipped", "outcome_unknown"],
     ]);
   } finally {
