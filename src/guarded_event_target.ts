@@ -11,7 +11,8 @@ const log = getGatewayLogger("events");
 /**
  * An `EventTarget` that catches what its listeners throw (or the promises they return that reject) and
  * logs it, instead of letting it become an uncaught error that ends a Deno process. `GatewayService.events`
- * is one: a failing `MessageSent` listener never turns a successful send into a crash.
+ * is one: a failing `MessageSent` listener never turns a successful send into a crash. The webhook
+ * processor's events extend it to fail the webhook being processed instead.
  *
  * @example
  * ```ts
@@ -24,14 +25,31 @@ const log = getGatewayLogger("events");
  * ```
  */
 export class GuardedEventTarget extends EventTarget {
-  // listener → capture flag → the wrapper registered with the EventTarget, per type.
-  readonly #wrappers = new Map<
+  // type → listener → capture flag → the wrapper registered with the EventTarget.
+  readonly #registry = new Map<
     string,
     Map<EventListenerOrEventListenerObject, Map<boolean, EventListener>>
   >();
 
   /**
-   * Register a listener, wrapped so that its failures are logged.
+   * How many listeners are registered for `type` (callers skip building events nobody listens to).
+   *
+   * @example
+   * ```ts
+   * import { GuardedEventTarget } from "@gw/gateway";
+   * const target = new GuardedEventTarget();
+   * target.addEventListener("ping", () => {});
+   * target.listenerCount("ping"); // 1
+   * ```
+   */
+  listenerCount(type: string): number {
+    let count = 0;
+    for (const byCapture of this.#registry.get(type)?.values() ?? []) count += byCapture.size;
+    return count;
+  }
+
+  /**
+   * Register a listener, wrapped so that its failures go to {@link GuardedEventTarget.onListenerError}.
    *
    * @example
    * ```ts
@@ -46,28 +64,30 @@ export class GuardedEventTarget extends EventTarget {
   ): void {
     if (listener === null) return;
     const capture = typeof options === "boolean" ? options : options?.capture === true;
-    let byListener = this.#wrappers.get(type);
-    if (byListener === undefined) this.#wrappers.set(type, byListener = new Map());
+    const once = typeof options === "object" && options?.once === true;
+    const signal = typeof options === "object" ? options?.signal : undefined;
+    if (signal?.aborted) return;
+    let byListener = this.#registry.get(type);
+    if (byListener === undefined) this.#registry.set(type, byListener = new Map());
     let byCapture = byListener.get(listener);
     if (byCapture === undefined) byListener.set(listener, byCapture = new Map());
     if (byCapture.has(capture)) return;
-    const wrapper: EventListener = (event) => {
-      if (typeof options === "object" && options?.once) byCapture!.delete(capture);
+    const forget = () => this.#forget(type, listener, capture, wrapper);
+    const wrapper = (event: Event) => {
+      if (once) forget();
       try {
         const result: unknown = typeof listener === "function"
           ? listener.call(event.currentTarget, event)
           : listener.handleEvent(event);
         if (result != null && typeof (result as PromiseLike<unknown>).then === "function") {
-          Promise.resolve(result).catch((error) => report(event, error));
+          this.onListenerPromise(event, Promise.resolve(result));
         }
       } catch (error) {
-        report(event, error);
+        this.onListenerError(event, error);
       }
     };
     byCapture.set(capture, wrapper);
-    if (typeof options === "object" && options.signal) {
-      options.signal.addEventListener("abort", () => byCapture!.delete(capture), { once: true });
-    }
+    signal?.addEventListener("abort", forget, { once: true });
     super.addEventListener(type, wrapper, options);
   }
 
@@ -90,17 +110,38 @@ export class GuardedEventTarget extends EventTarget {
   ): void {
     if (listener === null) return;
     const capture = typeof options === "boolean" ? options : options?.capture === true;
-    const byCapture = this.#wrappers.get(type)?.get(listener);
-    const wrapper = byCapture?.get(capture);
-    if (wrapper === undefined) return;
-    byCapture!.delete(capture);
+    const wrapper = this.#registry.get(type)?.get(listener)?.get(capture);
+    // Not one of ours: the EventTarget itself removes a wrapper this way when a listener's signal aborts.
+    if (wrapper === undefined) return super.removeEventListener(type, listener, options);
+    this.#forget(type, listener, capture, wrapper);
     super.removeEventListener(type, wrapper, options);
   }
-}
 
-function report(event: Event, error: unknown): void {
-  log.error("A listener of {type} failed: {error}", {
-    type: event.type,
-    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-  });
+  /** A listener threw, or its promise rejected: logged here; subclasses may route it elsewhere. */
+  protected onListenerError(event: Event, error: unknown): void {
+    log.error("A listener of {type} failed: {error}", {
+      type: event.type,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+  }
+
+  /** A listener returned a promise: a rejection is handled like a throw; subclasses may wait for it. */
+  protected onListenerPromise(event: Event, promise: Promise<unknown>): void {
+    promise.catch((error) => this.onListenerError(event, error));
+  }
+
+  #forget(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    capture: boolean,
+    wrapper: EventListener,
+  ): void {
+    const byListener = this.#registry.get(type);
+    const byCapture = byListener?.get(listener);
+    // Only the registration this wrapper belongs to (a newer one may have replaced it).
+    if (byCapture === undefined || byCapture.get(capture) !== wrapper) return;
+    byCapture.delete(capture);
+    if (byCapture.size === 0) byListener!.delete(listener);
+    if (byListener!.size === 0) this.#registry.delete(type);
+  }
 }

@@ -7,6 +7,7 @@
 
 import { WebhookException } from "../errors.ts";
 import { MessageReceived, WebhookEvent, WebhookReceived } from "../events.ts";
+import { GuardedEventTarget } from "../guarded_event_target.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
 import { LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
@@ -53,86 +54,18 @@ export class WebhookProcessingException extends WebhookException {
 }
 
 /**
- * An `EventTarget` whose listeners cannot crash the process: a listener that throws (or returns a promise
- * that rejects) fails the webhook being processed instead of becoming an uncaught error, and a listener
- * that returns a promise is waited for. It also knows which types have listeners, so that the processor
- * does not build events nobody listens to.
+ * The processor's events: a listener that throws (or returns a promise that rejects) fails the webhook
+ * being processed instead of only being logged, and a listener that returns a promise is waited for.
  */
-class WebhookEventTarget extends EventTarget {
-  // type → listener → capture flag → the wrapper registered with the EventTarget.
-  #registry = new Map<string, Map<EventListenerOrEventListenerObject, Map<boolean, EventListener>>>();
-
-  /** How many listeners are registered for `type`. */
-  listenerCount(type: string): number {
-    let count = 0;
-    for (const byCapture of this.#registry.get(type)?.values() ?? []) count += byCapture.size;
-    return count;
+class WebhookEventTarget extends GuardedEventTarget {
+  protected override onListenerError(event: Event, error: unknown): void {
+    if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
+    else super.onListenerError(event, error);
   }
 
-  override addEventListener(
-    type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | AddEventListenerOptions,
-  ): void {
-    if (listener === null) return;
-    const capture = typeof options === "boolean" ? options : options?.capture === true;
-    const once = typeof options === "object" && options?.once === true;
-    const signal = typeof options === "object" ? options?.signal : undefined;
-    if (signal?.aborted) return;
-    let byListener = this.#registry.get(type);
-    if (byListener === undefined) this.#registry.set(type, byListener = new Map());
-    let byCapture = byListener.get(listener);
-    if (byCapture === undefined) byListener.set(listener, byCapture = new Map());
-    if (byCapture.has(capture)) return;
-    const forget = () => this.#forget(type, listener, capture, wrapper);
-    const wrapper = (event: Event) => {
-      if (once) forget();
-      try {
-        const result: unknown = typeof listener === "function"
-          ? listener.call(event.currentTarget, event)
-          : listener.handleEvent(event);
-        if (
-          event instanceof WebhookEvent && result != null &&
-          typeof (result as PromiseLike<unknown>).then === "function"
-        ) {
-          event.waitUntil(Promise.resolve(result));
-        }
-      } catch (error) {
-        if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
-      }
-    };
-    byCapture.set(capture, wrapper);
-    signal?.addEventListener("abort", forget, { once: true });
-    super.addEventListener(type, wrapper, options);
-  }
-
-  override removeEventListener(
-    type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | EventListenerOptions,
-  ): void {
-    if (listener === null) return;
-    const capture = typeof options === "boolean" ? options : options?.capture === true;
-    const wrapper = this.#registry.get(type)?.get(listener)?.get(capture);
-    // Not one of ours: the EventTarget itself removes a wrapper this way when a listener's signal aborts.
-    if (wrapper === undefined) return super.removeEventListener(type, listener, options);
-    this.#forget(type, listener, capture, wrapper);
-    super.removeEventListener(type, wrapper, options);
-  }
-
-  #forget(
-    type: string,
-    listener: EventListenerOrEventListenerObject,
-    capture: boolean,
-    wrapper: EventListener,
-  ): void {
-    const byListener = this.#registry.get(type);
-    const byCapture = byListener?.get(listener);
-    // Only the registration this wrapper belongs to (a newer one may have replaced it).
-    if (byCapture === undefined || byCapture.get(capture) !== wrapper) return;
-    byCapture.delete(capture);
-    if (byCapture.size === 0) byListener!.delete(listener);
-    if (byListener!.size === 0) this.#registry.delete(type);
+  protected override onListenerPromise(event: Event, promise: Promise<unknown>): void {
+    if (event instanceof WebhookEvent) event.waitUntil(promise);
+    else super.onListenerPromise(event, promise);
   }
 }
 
