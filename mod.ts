@@ -108,7 +108,6 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
 export {
   type CallOptions,
-  requireText,
   Resource,
   type ResourceContext,
   type SendSpec,

@@ -7,7 +7,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import type { GatewayClient, HttpMethod, RequestOptions } from "../client/client.ts";
-import { isOutcomeUnknown, isPermanentFailure, ValidationException } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import { MessageSent } from "../events.ts";
 import type { MetricsCollector } from "../metrics.ts";
@@ -247,22 +247,4 @@ export abstract class Resource {
     );
     return response;
   }
-}
-
-/**
- * Throw a `ValidationException` unless `value` is a non-empty string (used for names and ids).
- *
- * @example
- * ```ts
- * import { requireText } from "@gw/gateway";
- * requireText("groupJid", "120363@g.us");
- * ```
- */
-export function requireText(field: string, value: unknown): string {
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new ValidationException(`Invalid argument: "${field}" must be a non-empty string`, {
-      messages: [`${field} must be a non-empty string`],
-    });
-  }
-  return value;
 }
