@@ -106,12 +106,7 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 
 // --- service and resources
 export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
-export {
-  type CallOptions,
-  Resource,
-  type ResourceContext,
-  type SendSpec,
-} from "./src/resources/resource.ts";
+export { type CallOptions, Resource, type ResourceContext, type SendSpec } from "./src/resources/resource.ts";
 export { renderRoutesMarkdown, type RouteEntry, ROUTES } from "./src/resources/routes.ts";
 export { InstancesResource, PRESENCES, type WaitForConnectionOptions } from "./src/resources/instances.ts";
 export {
