@@ -7,6 +7,7 @@
 
 import type { GatewayConfig } from "../config.ts";
 import { GatewayService } from "../service.ts";
+import { parseSelector } from "./simulator/faults.ts";
 import { type AddInstanceOptions, GatewaySimulator } from "./simulator/simulator.ts";
 import type { RequestLogEntry, SimulatorOptions } from "./simulator/types.ts";
 
@@ -59,20 +60,16 @@ interface Scripted {
   responder: FakeResponder;
 }
 
+/** The simulator's route selector syntax (`"POST /path"` or `"/path"`), so both doubles read routes alike. */
 function parseRoute(route: string): { method?: string; path: string } {
-  const text = route.trim();
-  const space = text.indexOf(" ");
-  const method = space > 0 ? text.slice(0, space).toUpperCase() : undefined;
-  const path = (space > 0 ? text.slice(space + 1) : text).trim().replace(/\/\{instance\}$/, "").replace(
-    /(.)\/$/,
-    "$1",
-  );
-  return { method, path };
+  const { method, path } = parseSelector(route);
+  return { method, path: path ?? "/" };
 }
 
 /** The request's path with and without its last segment (the instance name on instance routes). */
 function pathMatches(requestPath: string, path: string): boolean {
-  const decoded = requestPath.split("?")[0];
+  // Selectors are lower-cased by the simulator's parser; routes are matched without regard to case there too.
+  const decoded = requestPath.split("?")[0].toLowerCase();
   if (decoded === path) return true;
   const cut = decoded.lastIndexOf("/");
   return cut > 0 && decoded.slice(0, cut) === path;
