@@ -152,14 +152,6 @@ export class WebhookPayloadDto {
   readonly instance: string;
   /** The event data (`null` for `logout.instance` and `remove.instance`). */
   readonly data: unknown;
-  /** The webhook URL the server used, without the byEvents suffix (informational). */
-  readonly destination?: string;
-  /** `date_time` as sent (server local time with a literal `Z`, so not always UTC). */
-  readonly dateTime?: string;
-  /** The instance's own JID, when the server sent it. */
-  readonly sender?: string;
-  /** The server's `SERVER_URL`, when sent. */
-  readonly serverUrl?: string;
   /** Delivery id (`webhook-id` header or a digest of the raw body), when known. */
   readonly deliveryId?: string;
   /** When the webhook arrived (epoch ms). */
@@ -182,10 +174,6 @@ export class WebhookPayloadDto {
     this.rawEvent = typeof raw.event === "string" ? raw.event : context.event ?? event;
     this.instance = str(raw.instance) ?? context.instance ?? "";
     this.data = raw.data ?? null;
-    this.destination = str(raw.destination);
-    this.dateTime = str(raw.date_time);
-    this.sender = str(raw.sender);
-    this.serverUrl = str(raw.server_url);
     this.deliveryId = context.deliveryId;
     this.receivedAt = context.receivedAt ?? Date.now();
   }
@@ -225,6 +213,29 @@ export class WebhookPayloadDto {
    */
   is(kind: string): boolean {
     return normalizeWebhookEvent(kind) === this.event;
+  }
+
+  // The envelope's informational fields are read on access: most handlers never look at them, and the
+  // payload is built for every webhook.
+
+  /** The webhook URL the server used, without the byEvents suffix (informational). */
+  get destination(): string | undefined {
+    return str(this.raw.destination);
+  }
+
+  /** `date_time` as sent (server local time with a literal `Z`, so not always UTC). */
+  get dateTime(): string | undefined {
+    return str(this.raw.date_time);
+  }
+
+  /** The instance's own JID, when the server sent it. */
+  get sender(): string | undefined {
+    return str(this.raw.sender);
+  }
+
+  /** The server's `SERVER_URL`, when sent. */
+  get serverUrl(): string | undefined {
+    return str(this.raw.server_url);
   }
 
   /** The `apikey` field (the instance token, when the server exposes it), or undefined. */
