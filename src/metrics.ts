@@ -52,6 +52,21 @@ interface SeriesState {
   buckets?: number[];
 }
 
+/** A series whose labels and state are kept by a hot caller. */
+interface BoundSeries {
+  labels: MetricLabels;
+  state: SeriesState;
+}
+
+function addObservation(state: SeriesState, value: number): void {
+  state.count += 1;
+  state.sum += value;
+  state.buckets ??= HISTOGRAM_BOUNDS.map(() => 0);
+  for (let i = 0; i < HISTOGRAM_BOUNDS.length; i++) {
+    if (value <= HISTOGRAM_BOUNDS[i]) state.buckets[i] += 1;
+  }
+}
+
 // Length-prefixed parts keep label sets apart whatever the values contain (`,`, `=`, quotes), and cost
 // about half of a JSON encoding on paths that record a metric per request (the webhook handler).
 // Hot callers pass the same frozen label objects again and again (see `request`): their keys are built
@@ -140,9 +155,10 @@ export class MetricsCollector {
   readonly #enabled: boolean;
   // Label objects of request outcomes, reused so that their series keys are built once.
   readonly #requestLabels = new Map<string, [MetricLabels, MetricLabels]>();
-  // The same for webhooks (event → result → labels, and event → labels): one per request on that path.
-  readonly #webhookLabels = new Map<string, Map<string, MetricLabels>>();
-  readonly #processedLabels = new Map<string, MetricLabels>();
+  // Webhook series are touched on every request: their labels and states are kept per event (and result)
+  // so that the hot path skips the generic lookups. reset() drops them with the states they point to.
+  readonly #webhookSeries = new Map<string, Map<string, BoundSeries>>();
+  readonly #processedSeries = new Map<string, BoundSeries>();
 
   /**
    * Create a collector; a disabled one records nothing.
@@ -168,17 +184,8 @@ export class MetricsCollector {
    */
   increment(name: string, labels: MetricLabels, value = 1): void {
     if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
-    const state = this.#state(name, labels);
-    state.count += value;
-    this.#checkProvider();
-    let counter = this.#counters.get(name);
-    if (!counter) {
-      counter = otelMetrics.getMeter("@gw/gateway").createCounter(name, {
-        description: METRIC_DESCRIPTIONS[name]?.help,
-      });
-      this.#counters.set(name, counter);
-    }
-    counter.add(value, labels);
+    this.#state(name, labels).count += value;
+    this.#counter(name).add(value, labels);
   }
 
   /**
@@ -192,23 +199,8 @@ export class MetricsCollector {
    */
   observe(name: string, labels: MetricLabels, value: number): void {
     if (!this.#enabled || Number.isNaN(value)) return;
-    const state = this.#state(name, labels);
-    state.count += 1;
-    state.sum += value;
-    state.buckets ??= HISTOGRAM_BOUNDS.map(() => 0);
-    for (let i = 0; i < HISTOGRAM_BOUNDS.length; i++) {
-      if (value <= HISTOGRAM_BOUNDS[i]) state.buckets[i] += 1;
-    }
-    this.#checkProvider();
-    let histogram = this.#histograms.get(name);
-    if (!histogram) {
-      histogram = otelMetrics.getMeter("@gw/gateway").createHistogram(name, {
-        description: METRIC_DESCRIPTIONS[name]?.help,
-        unit: METRIC_DESCRIPTIONS[name]?.unit,
-      });
-      this.#histograms.set(name, histogram);
-    }
-    histogram.record(value, labels);
+    addObservation(this.#state(name, labels), value);
+    this.#histogram(name).record(value, labels);
   }
 
   /**
@@ -300,17 +292,20 @@ export class MetricsCollector {
    */
   webhookReceived(event: string, result: string): void {
     if (!this.#enabled) return;
-    let byResult = this.#webhookLabels.get(event);
+    const name = "gateway_webhooks_received_total";
+    let byResult = this.#webhookSeries.get(event);
     if (byResult === undefined) {
       byResult = new Map();
-      if (this.#webhookLabels.size < 1000) this.#webhookLabels.set(event, byResult);
+      if (this.#webhookSeries.size < 1000) this.#webhookSeries.set(event, byResult);
     }
-    let labels = byResult.get(result);
-    if (labels === undefined) {
-      labels = Object.freeze({ event, result });
-      if (byResult.size < 100) byResult.set(result, labels);
+    let series = byResult.get(result);
+    if (series === undefined) {
+      const labels = Object.freeze({ event, result });
+      series = { labels, state: this.#state(name, labels) };
+      if (byResult.size < 100) byResult.set(result, series);
     }
-    this.increment("gateway_webhooks_received_total", labels);
+    series.state.count += 1;
+    this.#counter(name).add(1, series.labels);
   }
 
   /**
@@ -323,13 +318,16 @@ export class MetricsCollector {
    * ```
    */
   webhookProcessed(event: string, durationMs: number): void {
-    if (!this.#enabled) return;
-    let labels = this.#processedLabels.get(event);
-    if (labels === undefined) {
-      labels = Object.freeze({ event });
-      if (this.#processedLabels.size < 1000) this.#processedLabels.set(event, labels);
+    if (!this.#enabled || Number.isNaN(durationMs)) return;
+    const name = "gateway_webhook_processing_ms";
+    let series = this.#processedSeries.get(event);
+    if (series === undefined) {
+      const labels = Object.freeze({ event });
+      series = { labels, state: this.#state(name, labels) };
+      if (this.#processedSeries.size < 1000) this.#processedSeries.set(event, series);
     }
-    this.observe("gateway_webhook_processing_ms", labels, durationMs);
+    addObservation(series.state, durationMs);
+    this.#histogram(name).record(durationMs, series.labels);
   }
 
   /**
@@ -400,6 +398,8 @@ export class MetricsCollector {
    */
   reset(): void {
     this.#series.clear();
+    this.#webhookSeries.clear();
+    this.#processedSeries.clear();
   }
 
   /**
@@ -446,6 +446,31 @@ export class MetricsCollector {
     this.#provider = provider;
     this.#counters.clear();
     this.#histograms.clear();
+  }
+
+  #counter(name: string): Counter {
+    this.#checkProvider();
+    let counter = this.#counters.get(name);
+    if (!counter) {
+      counter = otelMetrics.getMeter("@gw/gateway").createCounter(name, {
+        description: METRIC_DESCRIPTIONS[name]?.help,
+      });
+      this.#counters.set(name, counter);
+    }
+    return counter;
+  }
+
+  #histogram(name: string): Histogram {
+    this.#checkProvider();
+    let histogram = this.#histograms.get(name);
+    if (!histogram) {
+      histogram = otelMetrics.getMeter("@gw/gateway").createHistogram(name, {
+        description: METRIC_DESCRIPTIONS[name]?.help,
+        unit: METRIC_DESCRIPTIONS[name]?.unit,
+      });
+      this.#histograms.set(name, histogram);
+    }
+    return histogram;
   }
 
   #state(name: string, labels: MetricLabels): SeriesState {

@@ -87,22 +87,56 @@ Deno.test("cli serve: receives the mock server's signed webhooks, records them, 
   strictEqual(sales.name, "sales");
 });
 
+/** Poll the serve process's KV file until `read` returns a value (the worker runs in the other process). */
+async function untilStored<T>(path: string, read: (store: KvStore) => Promise<T | undefined>): Promise<T> {
+  const kv = await Deno.openKv(path);
+  try {
+    const store = new KvStore(kv);
+    for (let attempt = 0; attempt < 500; attempt++) {
+      const value = await read(store);
+      if (value !== undefined) return value;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error("the queued webhook was not processed within 10 s");
+  } finally {
+    kv.close();
+  }
+}
+
 Deno.test("cli serve: queue mode answers 202; bad settings exit 2", async (t) => {
   await using dir = await tempDir();
   await writeConfig(dir.path, { webhook: { secret: SECRET } });
 
   await t.step(
-    "GATEWAY_WEBHOOK_QUEUE=true: 202, clean shutdown; no connection means no retry task",
+    "GATEWAY_WEBHOOK_QUEUE=true: 202, the worker processes the job, clean shutdown; no retry task",
     async () => {
       const serve = await startServe(dir.path, { GATEWAY_WEBHOOK_QUEUE: "true" });
       strictEqual(serve.summary, "Store: gateway.kv; queue: on; tasks: gateway-prune (0 3 * * *)");
-      const body = JSON.stringify({ event: "connection.update", instance: "sales", data: { state: "open" } });
+      const body = JSON.stringify({
+        event: "messages.upsert",
+        instance: "sales",
+        data: {
+          key: { remoteJid: "5511988887777@s.whatsapp.net", fromMe: false, id: "QUEUED1" },
+          message: { conversation: "from the queue" },
+          messageType: "conversation",
+          messageTimestamp: 1760000000,
+        },
+      });
       const response = await fetch(`${serve.url}/gateway/webhook/sales`, {
         method: "POST",
         headers: await signWebhook({ body, secret: SECRET }),
         body,
       });
       deepStrictEqual([response.status, await response.json()], [202, { ok: true, queued: true }]);
+      // Answered before processing: the worker stores the message and marks the log processed afterwards.
+      const inbound = await untilStored(`${dir.path}/gateway.kv`, async (store) => {
+        const processed = await store.listWebhookLogs({ status: "processed" });
+        return processed.length === 1 ? await store.getInbound("sales", "QUEUED1") ?? undefined : undefined;
+      });
+      deepStrictEqual(
+        [inbound.instance, inbound.sender, inbound.text, inbound.timestamp],
+        ["sales", "5511988887777@s.whatsapp.net", "from the queue", 1760000000000],
+      );
       serve.child.kill("SIGINT");
       strictEqual((await serve.child.status).code, 0);
       match(await serve.rest(), /Stopped\n$/);

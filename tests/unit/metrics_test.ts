@@ -100,6 +100,17 @@ Deno.test("metrics: reset forgets every series", () => {
   deepStrictEqual(metrics.snapshot(), {
     gateway_messages_sent_total: [{ labels: { type: "media" }, count: 1 }],
   });
+  // The webhook series kept for the hot path start again from zero too.
+  metrics.webhookReceived("CALL", "200");
+  metrics.webhookProcessed("CALL", 4);
+  metrics.reset();
+  metrics.webhookReceived("CALL", "200");
+  metrics.webhookProcessed("CALL", 6);
+  strictEqual(metrics.total("gateway_webhooks_received_total", { event: "CALL" }), 1);
+  deepStrictEqual(
+    metrics.snapshot().gateway_webhook_processing_ms.map(({ count, sum }) => [count, sum]),
+    [[1, 6]],
+  );
 });
 
 Deno.test("metrics: a disabled collector records nothing", () => {
