@@ -3,6 +3,7 @@
 // Interleaved rounds in one process; the figure is the ratio of median latencies.
 //
 // Run: deno run --allow-net=127.0.0.1 --allow-run bench/client_overhead.ts [--rounds 20] [--per-round 300]
+import { median } from "./stats.ts";
 import { parseArgs } from "node:util";
 import { GatewayService } from "../mod.ts";
 
@@ -87,7 +88,6 @@ const variants: Record<string, () => Promise<unknown>> = {
 const names = Object.keys(variants);
 const ratios: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
 const medians: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 for (let i = 0; i < 1000; i++) for (const run of Object.values(variants)) await run(); // warm up
 for (let round = 0; round < rounds; round++) {
   const roundMedians: Record<string, number> = {};

@@ -6,6 +6,7 @@
 //
 // Run: bash bench/webhook_load.sh            (installs wrk with apt-get when missing)
 //  or: deno run -A bench/webhook.ts [--rounds 5] [--seconds 3] [--only ours,minimal]
+import { median } from "./stats.ts";
 import { BODY, PATH, SECRET } from "./webhook_body.ts";
 import { signWebhook } from "../src/webhooks/signature.ts";
 
@@ -141,7 +142,6 @@ for (let round = 0; round < rounds; round++) {
 }
 await Deno.remove(dir, { recursive: true });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ratio = (a: string, b: string) =>
   results[a] && results[b] ? results[a].map((value, i) => value / results[b][i]) : undefined;
 console.log("\nmedian requests/s:");
