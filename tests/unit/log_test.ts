@@ -1,20 +1,14 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import { ConnectionManager, GatewayApiException, GatewayClient, redact } from "../../mod.ts";
 import { fakeTime, json, scriptedFetch } from "../helpers/scripted_fetch.ts";
+import { captureLogs } from "../helpers/logs.ts";
 
 const KEY = "log-secret-key-987";
 
 Deno.test("client log records carry method, route, status and attempts, never the api key", async () => {
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-    reset: true,
-  });
+  await captureLogs(records);
   try {
     const time = fakeTime();
     const { fetch } = scriptedFetch([
@@ -64,14 +58,7 @@ Deno.test("redact hides secrets and truncates base64 media", () => {
 
 Deno.test("debug records show the request with the key redacted and base64 media truncated", async () => {
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-    reset: true,
-  });
+  await captureLogs(records);
   try {
     const { fetch } = scriptedFetch([json(201, { key: { id: "M1" } })]);
     const client = new GatewayClient({}, {

@@ -1,5 +1,5 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import type { RateLimitingConfig } from "../../src/config.ts";
 import { GatewayApiException, RateLimitException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
@@ -13,6 +13,7 @@ import { KvRateLimiter } from "../../src/ratelimit/kv.ts";
 import type { RateLimiterInterface } from "../../src/ratelimit/limiter.ts";
 import { MemoryRateLimiter } from "../../src/ratelimit/memory.ts";
 import { type FakeClock, fakeClock } from "./ratelimit_contract.ts";
+import { captureLogs } from "../helpers/logs.ts";
 
 /** A gate on a fake clock whose sleep advances the clock and records what was asked. */
 function setup(config: RateLimitingConfig = {}, clock: FakeClock = fakeClock()) {
@@ -259,16 +260,9 @@ const failing: RateLimiterInterface = {
   clear: () => Promise.resolve(),
 };
 
-async function captureLogs(fn: () => Promise<void>): Promise<LogRecord[]> {
+async function logsOf(fn: () => Promise<void>): Promise<LogRecord[]> {
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { capture: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway"], sinks: ["capture"], lowestLevel: "debug" },
-      { category: ["logtape", "meta"], sinks: [], lowestLevel: "error" },
-    ],
-    reset: true,
-  });
+  await captureLogs(records);
   try {
     await fn();
   } finally {
@@ -279,7 +273,7 @@ async function captureLogs(fn: () => Promise<void>): Promise<LogRecord[]> {
 
 Deno.test("RateLimitGate: a failing limiter lets the call through with a warning and a metric", async () => {
   const { gate, decisions } = setup({ limiter: failing });
-  const logs = await captureLogs(() => gate.acquire(call));
+  const logs = await logsOf(() => gate.acquire(call));
   deepStrictEqual(decisions(), [{ labels: { bucket: "messages", decision: "limiter_error" }, count: 1 }]);
   strictEqual(logs.length, 1);
   strictEqual(logs[0].level, "warning");
@@ -295,14 +289,14 @@ Deno.test("RateLimitGate: a limiter failing in availableIn also fails open", asy
     clear: () => Promise.resolve(),
   };
   const { gate, decisions, sleeps } = setup({ limiter });
-  await captureLogs(() => gate.acquire(call));
+  await logsOf(() => gate.acquire(call));
   deepStrictEqual(sleeps, []);
   deepStrictEqual(decisions(), [{ labels: { bucket: "messages", decision: "limiter_error" }, count: 1 }]);
 });
 
 Deno.test("RateLimitGate: on_limiter_error closed refuses the call", async () => {
   const { gate, decisions } = setup({ limiter: failing, on_limiter_error: "closed" });
-  const logs = await captureLogs(async () => {
+  const logs = await logsOf(async () => {
     await rejects(gate.acquire(call), (error: RateLimitException) => {
       strictEqual(error instanceof RateLimitException, true);
       strictEqual(
@@ -325,7 +319,7 @@ Deno.test("RateLimitGate: a limiter answering nonsense counts as a failure", asy
     clear: () => Promise.resolve(),
   };
   const { gate } = setup({ limiter, on_limiter_error: "closed" });
-  await captureLogs(async () => {
+  await logsOf(async () => {
     await rejects(gate.acquire(call), { message: /the limiter failed \(availableIn returned null\)/ });
   });
 });

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import { WebhookException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
@@ -15,6 +15,7 @@ import {
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import { captureLogs } from "../helpers/logs.ts";
 
 const NOW = 1_760_000_000_000;
 const SECRET = "handler-secret-42";
@@ -175,14 +176,7 @@ Deno.test("400: body not JSON, not an envelope, or without an event name", async
 
 Deno.test("401: missing, wrong or stale signatures get a generic body; the reason goes to logs and metrics", async () => {
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-    reset: true,
-  });
+  await captureLogs(records);
   try {
     const { handler, seen, metrics } = setup();
     const body = JSON.stringify(envelope());
@@ -227,14 +221,7 @@ Deno.test("401: missing, wrong or stale signatures get a generic body; the reaso
 
 Deno.test("401: no secret configured fails closed, with one error logged at creation", async () => {
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway"], lowestLevel: "debug", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-    reset: true,
-  });
+  await captureLogs(records);
   try {
     const { handler, seen } = setup({ secret: undefined });
     const errors = records.filter((record) => record.level === "error");

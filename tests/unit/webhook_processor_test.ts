@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import { WebhookException } from "../../src/errors.ts";
 import { MessageReceived, WebhookReceived } from "../../src/events.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
@@ -8,6 +8,7 @@ import { AbstractWebhookHandler } from "../../src/webhooks/handler_base.ts";
 import { LogWebhookEvent, ProcessIncomingMessage } from "../../src/webhooks/listeners.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessingException, WebhookProcessor } from "../../src/webhooks/processor.ts";
+import { captureLogs } from "../helpers/logs.ts";
 
 function payload(event: string, data: unknown = {}, extra: Record<string, unknown> = {}): WebhookPayloadDto {
   return WebhookPayloadDto.from({ event, instance: "sales", data, ...extra }, { receivedAt: 1000 })!;
@@ -201,14 +202,7 @@ Deno.test("events: waitUntil work is awaited before process resolves", async () 
 
 Deno.test("LogWebhookEvent: one info record per webhook, without the body or the apikey", async () => {
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway", "webhook"], lowestLevel: "info", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-    reset: true,
-  });
+  await captureLogs(records, ["gateway", "webhook"], "info");
   try {
     const processor = new WebhookProcessor();
     await processor.process(inbound());
@@ -304,14 +298,7 @@ Deno.test("LogWebhookEvent is skipped cheaply when its level is off, and runs wh
   const processor = new WebhookProcessor();
   await processor.process(inbound());
   const records: LogRecord[] = [];
-  await configure({
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["gateway", "webhook"], lowestLevel: "info", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-    reset: true,
-  });
+  await captureLogs(records, ["gateway", "webhook"], "info");
   try {
     await processor.process(inbound());
     strictEqual(records.length, 1);
