@@ -4,40 +4,14 @@
 // Run: [STUB=1] [ROUNDS=9] deno run -A bench/webhook_inprocess.ts [minimal|ours]
 import { createWebhookHandler, WebhookProcessor } from "../mod.ts";
 import { BODY, PATH, SECRET } from "./webhook_body.ts";
+import { minimalHandler } from "./webhook_minimal.ts";
 import { signWebhook } from "../src/webhooks/signature.ts";
 
 const headers = await signWebhook({ body: BODY, secret: SECRET, timestamp: false });
 const bytes = new TextEncoder().encode(BODY);
 headers["content-length"] = String(bytes.length);
 const url = `http://127.0.0.1:8000${PATH}`;
-const decoder = new TextDecoder();
-const key = await crypto.subtle.importKey(
-  "raw",
-  new TextEncoder().encode(SECRET),
-  { name: "HMAC", hash: "SHA-256" },
-  false,
-  ["verify"],
-);
-function hex(text: string): Uint8Array<ArrayBuffer> | null {
-  if (text.length !== 64) return null;
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    const byte = parseInt(text.slice(2 * i, 2 * i + 2), 16);
-    if (Number.isNaN(byte)) return null;
-    out[i] = byte;
-  }
-  return out;
-}
-const json = { "content-type": "application/json" };
-const minimal = async (request: Request) => {
-  const body = new Uint8Array(await request.arrayBuffer());
-  const signature = hex((request.headers.get("x-gateway-signature") ?? "").replace(/^sha256=/, ""));
-  if (signature === null || !(await crypto.subtle.verify("HMAC", key, signature, body))) {
-    return new Response("unauthorized", { status: 401 });
-  }
-  JSON.parse(decoder.decode(body));
-  return new Response('{"ok":true}', { headers: json });
-};
+const minimal = minimalHandler;
 const noop = new WebhookProcessor({ log: false }).onAny(() => {});
 const ours = createWebhookHandler({ secret: SECRET, processor: noop });
 const variants: Record<string, (r: Request) => Promise<Response>> = { minimal, ours };

@@ -2,40 +2,11 @@
 // Usage: deno run -A --unstable-kv bench/webhook_server.ts <variant> <port> [kv-dir]
 import { createWebhookHandler, WebhookProcessor } from "../mod.ts";
 import { SECRET } from "./webhook_body.ts";
+import { JSON_HEADERS, minimalCheck, minimalHandler } from "./webhook_minimal.ts";
 
 const [variant, portText, kvDir] = Deno.args;
 const port = Number(portText);
-const json = { "content-type": "application/json" };
 const decoder = new TextDecoder();
-
-// The hand-written baseline: cached WebCrypto key, hex check, JSON.parse.
-const key = await crypto.subtle.importKey(
-  "raw",
-  new TextEncoder().encode(SECRET),
-  { name: "HMAC", hash: "SHA-256" },
-  false,
-  ["verify"],
-);
-function hex(text: string): Uint8Array<ArrayBuffer> | null {
-  if (text.length !== 64) return null;
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    const byte = parseInt(text.slice(2 * i, 2 * i + 2), 16);
-    if (Number.isNaN(byte)) return null;
-    out[i] = byte;
-  }
-  return out;
-}
-async function minimalCheck(
-  request: Request,
-): Promise<{ body: Uint8Array<ArrayBuffer>; parsed: unknown } | Response> {
-  const body = new Uint8Array(await request.arrayBuffer());
-  const signature = hex((request.headers.get("x-gateway-signature") ?? "").replace(/^sha256=/, ""));
-  if (signature === null || !(await crypto.subtle.verify("HMAC", key, signature, body))) {
-    return new Response("unauthorized", { status: 401 });
-  }
-  return { body, parsed: JSON.parse(decoder.decode(body)) };
-}
 
 let handler: (request: Request) => Promise<Response> | Response;
 const noop = new WebhookProcessor({ log: false }).onAny(() => {});
@@ -47,10 +18,7 @@ switch (variant) {
     };
     break;
   case "minimal":
-    handler = async (request) => {
-      const checked = await minimalCheck(request);
-      return checked instanceof Response ? checked : new Response('{"ok":true}', { headers: json });
-    };
+    handler = minimalHandler;
     break;
   case "minimal_dedupe": {
     const seen = new Map<string, number>();
@@ -59,9 +27,9 @@ switch (variant) {
       if (checked instanceof Response) return checked;
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", checked.body));
       const id = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-      if (seen.has(id)) return new Response('{"ok":true,"duplicate":true}', { headers: json });
+      if (seen.has(id)) return new Response('{"ok":true,"duplicate":true}', { headers: JSON_HEADERS });
       seen.set(id, Date.now());
-      return new Response('{"ok":true}', { headers: json });
+      return new Response('{"ok":true}', { headers: JSON_HEADERS });
     };
     break;
   }
@@ -72,7 +40,7 @@ switch (variant) {
       const checked = await minimalCheck(request);
       if (checked instanceof Response) return checked;
       await kv.enqueue(checked.body);
-      return new Response('{"ok":true,"queued":true}', { status: 202, headers: json });
+      return new Response('{"ok":true,"queued":true}', { status: 202, headers: JSON_HEADERS });
     };
     break;
   }
