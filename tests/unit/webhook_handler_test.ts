@@ -470,6 +470,20 @@ Deno.test("store: webhook logs go received → processed, inbound messages are s
   strictEqual(message?.sender, "5511999999999@s.whatsapp.net");
 });
 
+Deno.test("processing time comes from the handler's clock: the log and the histogram get the same ms", async () => {
+  const store = new MemoryStore();
+  let clock = NOW;
+  const processor = new WebhookProcessor({ log: false }).onAny(() => void (clock += 7));
+  const { handler, metrics } = setup({ store, processor, now: () => clock });
+  await expectStatus(await handler(await signed()), 200);
+  const [log] = await store.listWebhookLogs();
+  strictEqual(log.processingMs, 7);
+  strictEqual(log.updatedAt, NOW + 7);
+  deepStrictEqual(metrics.snapshot().gateway_webhook_processing_ms, [
+    { labels: { event: "MESSAGES_UPSERT" }, count: 1, sum: 7 },
+  ]);
+});
+
 Deno.test("store: a failing store log write does not fail the webhook", async () => {
   const store = new MemoryStore();
   store.saveWebhookLog = () => Promise.reject(new Error("log store down"));
