@@ -1,6 +1,6 @@
 /**
- * Small byte helpers for signatures: hex and base64 (standard and url-safe) both ways, and a constant-time
- * comparison. Internal; Web platform only so that it loads on Workers.
+ * Small byte helpers for signatures: hex out (and checks of received hex), base64 (standard and url-safe)
+ * both ways, and constant-time comparisons. Internal; Web platform only so that it loads on Workers.
  *
  * @module
  */
@@ -19,19 +19,29 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-/** Bytes of a hex string (either case), or null when it is not hex of even length. */
-export function fromHex(text: string): Uint8Array | null {
-  if (text.length % 2 !== 0) return null;
-  const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) {
-    const hi = text.charCodeAt(2 * i);
-    const lo = text.charCodeAt(2 * i + 1);
-    const a = hi < 128 ? HEX_VALUE[hi] : -1;
-    const b = lo < 128 ? HEX_VALUE[lo] : -1;
-    if (a < 0 || b < 0) return null;
-    out[i] = (a << 4) | b;
+// A non-hex or missing (NaN) character is -1, which never combines into a byte value.
+function nibble(code: number): number {
+  return code < 128 ? HEX_VALUE[code] : -1;
+}
+
+/** Whether `text` is made of hex digits only (either case). */
+export function isHex(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (nibble(text.charCodeAt(i)) < 0) return false;
   }
-  return out;
+  return true;
+}
+
+/**
+ * Whether the hex `text` spells `expected`, in time that depends only on the expected length. Compares
+ * the received hex as it is, with no decoded copy; `text` should already have passed {@link isHex}.
+ */
+export function hexEquals(text: string, expected: Uint8Array): boolean {
+  let diff = text.length ^ (expected.length * 2);
+  for (let i = 0; i < expected.length; i++) {
+    diff |= ((nibble(text.charCodeAt(2 * i)) << 4) | nibble(text.charCodeAt(2 * i + 1))) ^ expected[i];
+  }
+  return diff === 0;
 }
 
 /** Standard base64 (with padding) of `bytes`. */

@@ -13,8 +13,9 @@
  * - `token`: a static shared secret in a header, compared in constant time.
  * - `none`: no check; only when chosen explicitly (logs a warning once).
  *
- * Imported keys are cached (each secret is imported once per process), comparisons are constant-time
- * (`crypto.subtle.verify` or a length-only-dependent loop), and no error message ever contains a secret.
+ * Imported keys are cached (each secret is imported once per process). The expected MAC is computed with
+ * `crypto.subtle.sign` and compared with the received one in a loop whose time depends only on the length
+ * (never on where they differ); no error message ever contains a secret.
  *
  * @module
  */
@@ -26,7 +27,8 @@ import {
   concatBytes,
   fromBase64,
   fromBase64Url,
-  fromHex,
+  hexEquals,
+  isHex,
   timingSafeEqual,
   toBase64,
   toBase64Url,
@@ -153,12 +155,17 @@ function hmacKey(material: Uint8Array, cacheId: string): Promise<CryptoKey> {
       material as Uint8Array<ArrayBuffer>,
       { name: "HMAC", hash: "SHA-256" },
       false,
-      ["sign", "verify"],
+      ["sign"],
     );
     key.catch(() => keyCache.delete(cacheId));
     keyCache.set(cacheId, key);
   }
   return key;
+}
+
+/** The HMAC-SHA256 of `content` (Web Crypto). */
+function hmac(key: CryptoKey, content: Uint8Array): Promise<ArrayBuffer> {
+  return crypto.subtle.sign("HMAC", key, content as Uint8Array<ArrayBuffer>);
 }
 
 function standardSecretBytes(secret: string): Uint8Array | null {
@@ -219,9 +226,8 @@ function reject(reason: WebhookRejectReason, message: string): never {
   throw new WebhookVerificationException(reason, `Cannot verify webhook: ${message}`);
 }
 
-const MISMATCH_HINT =
-  "sign and verify the exact raw bytes received (not a JSON.parse result serialised again), " +
-  "and check that both sides use the same secret without stray whitespace";
+const MISMATCH = "signature does not match the body (sign and verify the exact raw bytes received, not a " +
+  "JSON.parse result serialised again, and check that both sides use the same secret without stray whitespace)";
 
 function checkWindow(timestamp: number, nowSeconds: number, tolerance: number, label: string): void {
   if (timestamp < nowSeconds - tolerance) {
@@ -386,41 +392,14 @@ export class WebhookVerifier {
     return this.#keys;
   }
 
-  // Not async on purpose: once the keys are loaded, the usual case (one key, one signature) is a single
-  // Web Crypto call with no extra promise layers.
-  #match(signatures: Uint8Array[], content: Uint8Array): Promise<number> {
-    const keys = this.#ready;
-    if (keys === undefined) {
-      return this.#loadKeys().then((loaded) => {
-        this.#ready = loaded;
-        return this.#match(signatures, content);
-      });
-    }
-    if (keys.length === 1 && signatures.length === 1) {
-      return crypto.subtle.verify(
-        "HMAC",
-        keys[0],
-        signatures[0] as Uint8Array<ArrayBuffer>,
-        content as Uint8Array<ArrayBuffer>,
-      ).then((ok) => ok ? 0 : -1);
-    }
-    return this.#matchAny(keys, signatures, content);
-  }
-
-  async #matchAny(keys: CryptoKey[], signatures: Uint8Array[], content: Uint8Array): Promise<number> {
+  // Each configured key signs the content once (Web Crypto); `accepts` compares that MAC with what the
+  // request carries, in constant time. One signature per key instead of one verify per (key, signature)
+  // pair, and a hex signature is compared as received, without decoding it into a buffer first.
+  // Resolves with the index of the matching key, or -1.
+  async #match(content: Uint8Array, accepts: (mac: Uint8Array) => boolean): Promise<number> {
+    const keys = this.#ready ??= await this.#loadKeys();
     for (let i = 0; i < keys.length; i++) {
-      for (const signature of signatures) {
-        if (
-          await crypto.subtle.verify(
-            "HMAC",
-            keys[i],
-            signature as Uint8Array<ArrayBuffer>,
-            content as Uint8Array<ArrayBuffer>,
-          )
-        ) {
-          return i;
-        }
-      }
+      if (accepts(new Uint8Array(await hmac(keys[i], content)))) return i;
     }
     return -1;
   }
@@ -441,9 +420,8 @@ export class WebhookVerifier {
     }
     if (value === null) reject("missing_signature", `header "${name}" is missing`);
     let hex = value.trim();
-    if (hex.length > 7 && hex.slice(0, 7).toLowerCase() === "sha256=") hex = hex.slice(7);
-    const signature = hex.length === 64 ? fromHex(hex) : null;
-    if (signature === null) {
+    if (hex.length === 71 && hex.slice(0, 7).toLowerCase() === "sha256=") hex = hex.slice(7);
+    if (hex.length !== 64 || !isHex(hex)) {
       reject(
         "malformed_signature",
         `header "${name}" is not a hex HMAC-SHA256 (64 hex digits, "sha256=" optional)`,
@@ -465,18 +443,13 @@ export class WebhookVerifier {
     const keys = this.#ready;
     if (keys !== undefined && keys.length === 1) {
       // The usual case, one secret: a single Web Crypto call and one continuation.
-      return crypto.subtle.verify(
-        "HMAC",
-        keys[0],
-        signature as Uint8Array<ArrayBuffer>,
-        content as Uint8Array<ArrayBuffer>,
-      ).then((ok) => {
-        if (!ok) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
+      return hmac(keys[0], content).then((mac) => {
+        if (!hexEquals(hex, new Uint8Array(mac))) reject("signature_mismatch", MISMATCH);
         return result;
       });
     }
-    return this.#match([signature], content).then((index): WebhookVerification => {
-      if (index < 0) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
+    return this.#match(content, (mac) => hexEquals(hex, mac)).then((index) => {
+      if (index < 0) reject("signature_mismatch", MISMATCH);
       result.secretIndex = index;
       return result;
     });
@@ -504,8 +477,13 @@ export class WebhookVerifier {
       reject("malformed_signature", 'header "webhook-signature" has no "v1,<base64 HMAC-SHA256>" entry');
     }
     const content = concatBytes(utf8(`${id}.${stamp.trim()}.`), body);
-    const index = await this.#match(signatures, content);
-    if (index < 0) reject("signature_mismatch", `signature does not match the body (${MISMATCH_HINT})`);
+    const index = await this.#match(content, (mac) => {
+      // Every listed signature is compared, so the time does not tell which one matched.
+      let found = false;
+      for (const signature of signatures) found = timingSafeEqual(signature, mac) || found;
+      return found;
+    });
+    if (index < 0) reject("signature_mismatch", MISMATCH);
     return { scheme: "standard", secretIndex: index, id, timestamp };
   }
 
@@ -549,7 +527,10 @@ export class WebhookVerifier {
     if (signature === null || signature.length !== 32) {
       reject("malformed_signature", "the JWT signature is malformed");
     }
-    const index = await this.#match([signature], utf8(`${parts[0]}.${parts[1]}`));
+    const index = await this.#match(
+      utf8(`${parts[0]}.${parts[1]}`),
+      (mac) => timingSafeEqual(signature, mac),
+    );
     if (index < 0) {
       reject("signature_mismatch", "the JWT signature does not match (is the secret the webhook's jwt_key?)");
     }
@@ -682,8 +663,7 @@ export async function signWebhook(options: SignWebhookOptions): Promise<Record<s
   }
   const kind = scheme === "standard" ? "standard" : "utf8";
   const key = await hmacKey(keyMaterial(scheme, secret), `${kind}\u0000${secret}`);
-  const sign = async (content: Uint8Array) =>
-    new Uint8Array(await crypto.subtle.sign("HMAC", key, content as Uint8Array<ArrayBuffer>));
+  const sign = async (content: Uint8Array) => new Uint8Array(await hmac(key, content));
   if (scheme === "hmac") {
     const content = timestamp === undefined ? body : concatBytes(utf8(`${timestamp}.`), body);
     headers[options.header?.toLowerCase() ?? SIGNATURE_HEADERS[0]] = `sha256=${toHex(await sign(content))}`;

@@ -2,7 +2,8 @@ import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/s
 import { WebhookException } from "../../src/errors.ts";
 import {
   fromBase64,
-  fromHex,
+  hexEquals,
+  isHex,
   timingSafeEqual,
   toBase64,
   toBase64Url,
@@ -497,10 +498,20 @@ Deno.test("keys are imported once per secret, whatever the number of verificatio
 
 Deno.test("encoding helpers round-trip and compare in constant time", () => {
   const bytes = crypto.getRandomValues(new Uint8Array(33));
-  deepStrictEqual(fromHex(toHex(bytes)), bytes);
+  bytes[0] = 0x05; // the hex starts with "0": see the non-ASCII case below
+  const hex = toHex(bytes);
+  strictEqual(hex.length, 66);
+  strictEqual(isHex(hex) && isHex(hex.toUpperCase()), true);
+  strictEqual(isHex("0g"), false);
+  strictEqual(isHex("0\u0130"), false);
+  strictEqual(hexEquals(hex, bytes), true);
+  strictEqual(hexEquals(hex.toUpperCase(), bytes), true);
+  strictEqual(hexEquals(hex.slice(2), bytes), false);
+  strictEqual(hexEquals(`${hex}00`, bytes), false);
+  strictEqual(hexEquals(`${hex.slice(0, 65)}${hex[65] === "0" ? "1" : "0"}`, bytes), false);
+  // A character above 127 whose low bits spell a hex digit ("\u00b0" & 127 is "0") is still no digit.
+  strictEqual(hexEquals(`\u00b0${hex.slice(1)}`, bytes), false);
   deepStrictEqual(fromBase64(toBase64(bytes)), bytes);
-  strictEqual(fromHex("0g"), null);
-  strictEqual(fromHex("abc"), null);
   strictEqual(fromBase64("a"), null);
   strictEqual(fromBase64("a b"), null);
   strictEqual(timingSafeEqual(bytes, bytes.slice()), true);
