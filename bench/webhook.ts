@@ -1,11 +1,12 @@
 // Webhook load benchmark: requests/s of createWebhookHandler (hmac, ~2 KB messages.upsert, no-op handler)
 // under Deno.serve, against (a) a bare Deno.serve that reads the body and answers 200 and (b) a minimal
 // hand-written handler (cached WebCrypto key check + JSON.parse); the same for dedupe on and queue mode,
-// each against a minimal handler doing the same extra work. Interleaved rounds, each variant in a fresh
-// process, wrk with 1 thread and 32 connections on 127.0.0.1.
+// each against a minimal handler doing the same extra work. Each round starts every variant in a fresh
+// process and interleaves one-second wrk slices between them (1 thread, 32 connections, 127.0.0.1).
 //
 // Run: bash bench/webhook_load.sh            (installs wrk with apt-get when missing)
-//  or: deno run -A bench/webhook.ts [--rounds 5] [--seconds 3] [--only ours,minimal]
+//  or: deno run -A bench/webhook.ts [--rounds 5] [--seconds 3] [--warmup 3] [--only ours,minimal]
+//      (--seconds: one-second slices per variant and round)
 import { median } from "./stats.ts";
 import { BODY, PATH, SECRET } from "./webhook_body.ts";
 import { signWebhook } from "../src/webhooks/signature.ts";
@@ -53,7 +54,10 @@ function freePort(): number {
   return port;
 }
 
-async function wrk(port: number, duration: number): Promise<{ rps: number; statuses: string }> {
+async function wrk(
+  port: number,
+  duration: number,
+): Promise<{ requests: number; seconds: number; statuses: string }> {
   const args = ["-t1", "-c32", `-d${duration}s`, "-s", lua, `http://127.0.0.1:${port}${PATH}`];
   const { stdout } = await new Deno.Command(pin ? "taskset" : "wrk", {
     args: pin ? ["-c", "1", "wrk", ...args] : args,
@@ -61,9 +65,15 @@ async function wrk(port: number, duration: number): Promise<{ rps: number; statu
     stderr: "null",
   }).output();
   const text = new TextDecoder().decode(stdout);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+  // "12345 requests in 1.00s, ..." (wrk prints ms for short runs)
+  const match = /(\d+) requests in ([\d.]+)(ms|s|m)\b/.exec(text);
+  const unit = match?.[3] === "ms" ? 1e-3 : match?.[3] === "m" ? 60 : 1;
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1];
-  return { rps, statuses: bad === undefined ? "all 2xx" : `${bad} non-2xx` };
+  return {
+    requests: Number(match?.[1] ?? NaN),
+    seconds: Number(match?.[2] ?? NaN) * unit,
+    statuses: bad === undefined ? "all 2xx" : `${bad} non-2xx`,
+  };
 }
 
 // CPU time (user + system, all threads) of a process so far, in seconds; Linux only, else NaN.
@@ -78,7 +88,14 @@ async function cpuSeconds(pid: number): Promise<number> {
 
 const cpuPerRequest: Record<string, number[]> = {};
 
-async function measure(variant: string): Promise<number> {
+interface Server {
+  variant: string;
+  port: number;
+  child: Deno.ChildProcess;
+  reader: ReadableStreamDefaultReader<string>;
+}
+
+async function start(variant: string): Promise<Server> {
   const port = freePort();
   const kvDir = await Deno.makeTempDir({ dir, prefix: `${variant}_` });
   const serverArgs = [
@@ -90,7 +107,7 @@ async function measure(variant: string): Promise<number> {
     String(port),
     kvDir,
   ];
-  // With --pin (default when taskset exists and there are 2+ CPUs) the server runs on CPU 0 and wrk on
+  // With --pin (default when taskset exists and there are 2+ CPUs) the servers run on CPU 0 and wrk on
   // CPU 1, so that the two do not steal each other's time slices unevenly between variants.
   const child = new Deno.Command(pin ? "taskset" : Deno.execPath(), {
     args: pin ? ["-c", "0", Deno.execPath(), ...serverArgs] : serverArgs,
@@ -104,19 +121,46 @@ async function measure(variant: string): Promise<number> {
     if (done) throw new Error(`${variant} did not start`);
     out += value;
   }
+  return { variant, port, child, reader };
+}
+
+async function stop(server: Server): Promise<void> {
+  server.child.kill("SIGTERM");
+  await server.child.status;
+  await server.reader.cancel();
+}
+
+// One round: a fresh process per variant (so that no process's JIT outcome is counted twice), each warmed
+// up, then one-second slices taken in turn, `seconds` per variant. Slices interleaved this finely put every
+// variant through the same drifts of the machine, which longer back-to-back runs did not.
+async function measureRound(order: readonly string[]): Promise<Record<string, number>> {
+  const servers: Server[] = [];
   try {
-    await wrk(port, warmup); // warm-up (JIT tiers, connections)
-    // With taskset the child is taskset's exec'd Deno: same pid.
-    const before = await cpuSeconds(child.pid);
-    const { rps, statuses } = await wrk(port, seconds);
-    const after = await cpuSeconds(child.pid);
-    if (statuses !== "all 2xx") throw new Error(`${variant}: ${statuses}`);
-    (cpuPerRequest[variant] ??= []).push(((after - before) / (rps * seconds)) * 1e6);
-    return rps;
+    for (const variant of order) servers.push(await start(variant));
+    for (const server of servers) await wrk(server.port, warmup);
+    const requests: Record<string, number> = {};
+    const elapsed: Record<string, number> = {};
+    const cpu: Record<string, number> = {};
+    for (let slice = 0; slice < seconds; slice++) {
+      for (const server of slice % 2 === 0 ? servers : [...servers].reverse()) {
+        // With taskset the child is taskset's exec'd Deno: same pid.
+        const before = await cpuSeconds(server.child.pid);
+        const result = await wrk(server.port, 1);
+        const after = await cpuSeconds(server.child.pid);
+        if (result.statuses !== "all 2xx") throw new Error(`${server.variant}: ${result.statuses}`);
+        requests[server.variant] = (requests[server.variant] ?? 0) + result.requests;
+        elapsed[server.variant] = (elapsed[server.variant] ?? 0) + result.seconds;
+        cpu[server.variant] = (cpu[server.variant] ?? 0) + after - before;
+      }
+    }
+    const rates: Record<string, number> = {};
+    for (const variant of order) {
+      rates[variant] = requests[variant] / elapsed[variant];
+      (cpuPerRequest[variant] ??= []).push((cpu[variant] / requests[variant]) * 1e6);
+    }
+    return rates;
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await reader.cancel();
+    for (const server of servers) await stop(server);
   }
 }
 
@@ -134,8 +178,8 @@ function shuffle<T>(items: readonly T[], seed: number): T[] {
 const results: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v, []]));
 for (let round = 0; round < rounds; round++) {
   // A fresh seeded shuffle each round: no variant always runs first, last, or right after the same one.
-  const order = shuffle(variants, round + 1);
-  for (const variant of order) results[variant].push(await measure(variant));
+  const rates = await measureRound(shuffle(variants, round + 1));
+  for (const variant of variants) results[variant].push(rates[variant]);
   console.log(
     `round ${round + 1}: ` + variants.map((v) => `${v} ${Math.round(results[v][round])}`).join(", "),
   );
