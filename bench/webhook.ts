@@ -1,7 +1,8 @@
 // Webhook load benchmark: requests/s of createWebhookHandler (hmac, ~2 KB messages.upsert, no-op handler)
 // under Deno.serve, against (a) a bare Deno.serve that reads the body and answers 200 and (b) a minimal
-// hand-written handler (cached WebCrypto key check + JSON.parse); the same for dedupe on and queue mode,
-// each against a minimal handler doing the same extra work. Each round starts every variant in a fresh
+// hand-written handler (cached WebCrypto key check + JSON.parse), and (b) plus the header and URL reads our
+// refusals need (minimal_checks); the same for dedupe on and queue mode, each against a minimal handler
+// doing the same extra work. Each round starts every variant in a fresh
 // process and interleaves one-second wrk slices between them (1 thread, 32 connections, 127.0.0.1).
 //
 // Run: bash bench/webhook_load.sh            (installs wrk with apt-get when missing)
@@ -21,6 +22,7 @@ const warmup = Number(flag("warmup", "3"));
 const all = [
   "bare",
   "minimal",
+  "minimal_checks",
   "ours",
   "ours_no_metrics",
   "minimal_dedupe",
@@ -130,10 +132,10 @@ async function stop(server: Server): Promise<void> {
   await server.reader.cancel();
 }
 
-// One round: a fresh process per variant (so that no process's JIT outcome is counted twice), each warmed
-// up, then one-second slices taken in turn, `seconds` per variant. Slices interleaved this finely put every
+// A fresh process per variant (so that no process's JIT outcome is counted twice), each warmed up, then
+// one-second slices taken in turn, `seconds` per variant. Slices interleaved this finely put every
 // variant through the same drifts of the machine, which longer back-to-back runs did not.
-async function measureRound(order: readonly string[]): Promise<Record<string, number>> {
+async function measureGroup(order: readonly string[]): Promise<Record<string, number>> {
   const servers: Server[] = [];
   try {
     for (const variant of order) servers.push(await start(variant));
@@ -162,6 +164,17 @@ async function measureRound(order: readonly string[]): Promise<Record<string, nu
   } finally {
     for (const server of servers) await stop(server);
   }
+}
+
+// Queue variants keep working after they answer (their workers drain the backlog), which would take CPU
+// from the other variants' slices: each of them runs alone, after the others.
+const background = (variant: string) => variant.endsWith("_queue");
+
+async function measureRound(order: readonly string[]): Promise<Record<string, number>> {
+  const groups = [order.filter((v) => !background(v)), ...order.filter(background).map((v) => [v])];
+  const rates: Record<string, number> = {};
+  for (const group of groups) if (group.length > 0) Object.assign(rates, await measureGroup(group));
+  return rates;
 }
 
 function shuffle<T>(items: readonly T[], seed: number): T[] {
@@ -207,6 +220,8 @@ for (
   const [a, b] of [
     ["ours", "minimal"],
     ["ours_no_metrics", "minimal"],
+    ["minimal_checks", "minimal"],
+    ["ours", "minimal_checks"],
     ["minimal", "bare"],
     ["ours", "bare"],
     ["ours_dedupe", "minimal_dedupe"],

@@ -20,6 +20,18 @@ switch (variant) {
   case "minimal":
     handler = minimalHandler;
     break;
+  case "minimal_checks":
+    // (b) plus the reads that ours' refusals need (the URL for 404, content-type for 415, content-length
+    // for 413, the optional signed timestamp) and nothing else: under Deno.serve each is a call into Rust.
+    handler = (request) => {
+      void request.url;
+      const headers = request.headers;
+      void headers.get("content-type");
+      void headers.get("content-length");
+      void headers.get("x-gateway-timestamp");
+      return minimalHandler(request);
+    };
+    break;
   case "minimal_dedupe": {
     const seen = new Map<string, number>();
     handler = async (request) => {
