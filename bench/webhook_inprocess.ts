@@ -30,14 +30,9 @@ async function run(fn: (r: Request) => Promise<Response>, n: number) {
   return (performance.now() - t0) / n * 1000;
 }
 if (Deno.env.get("STUB")) {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(SECRET),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = Promise.resolve(await crypto.subtle.sign("HMAC", key, bytes));
+  // The MAC of the body is the signature the requests already carry ("sha256=<hex>").
+  const hex = headers["x-gateway-signature"].slice("sha256=".length);
+  const mac = Promise.resolve(Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)).buffer);
   const ok = Promise.resolve(true);
   (crypto.subtle as { verify: unknown }).verify = () => ok;
   (crypto.subtle as { sign: unknown }).sign = () => mac;
