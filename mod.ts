@@ -348,6 +348,16 @@ export {
 } from "./src/store/store.ts";
 export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory.ts";
 export { KvStore, type KvStoreOptions } from "./src/store/kv.ts";
+export {
+  MAX_STATE_VALUE_BYTES,
+  type StateEntry,
+  type StateListEntry,
+  type StateListOptions,
+  type StateSetOptions,
+  type StateStore,
+} from "./src/store/state.ts";
+export { MemoryState } from "./src/store/memory_state.ts";
+export { KvState } from "./src/store/kv_state.ts";
 export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
   type RetryClient,

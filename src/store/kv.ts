@@ -13,6 +13,7 @@
  * @module
  */
 
+import { KvState } from "./kv_state.ts";
 import { KvTable, type TableSpec } from "./kv_table.ts";
 import {
   applyOutboundChanges,
@@ -129,6 +130,8 @@ export class KvStore implements GatewayStore {
   readonly #inbound: KvTable<InboundMessageRecord>;
   readonly #webhookLogs: KvTable<WebhookLogRecord>;
   readonly #instances: KvTable<InstanceSnapshot>;
+  /** Shared key/value state, in the same KV database under the same prefix. */
+  readonly state: KvState;
 
   /**
    * Wrap an open `Deno.Kv`.
@@ -156,6 +159,7 @@ export class KvStore implements GatewayStore {
     this.#inbound = new KvTable(kv, prefix, INBOUND, max);
     this.#webhookLogs = new KvTable(kv, prefix, WEBHOOK_LOGS, max);
     this.#instances = new KvTable(kv, prefix, INSTANCES, max);
+    this.state = new KvState(kv, { prefix, now: this.#now });
   }
 
   /**

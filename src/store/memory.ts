@@ -5,6 +5,7 @@
  * @module
  */
 
+import { MemoryState } from "./memory_state.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -72,6 +73,8 @@ export class MemoryStore implements GatewayStore {
   readonly #inbound = new Map<string, InboundMessageRecord>();
   readonly #webhookLogs = new Map<string, WebhookLogRecord>();
   readonly #instances = new Map<string, InstanceSnapshot>();
+  /** Shared key/value state, in this process. */
+  readonly state: MemoryState;
 
   /**
    * Create an empty store.
@@ -84,6 +87,7 @@ export class MemoryStore implements GatewayStore {
    */
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.state = new MemoryState({ now: this.#now });
   }
 
   /**

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { StateStore } from "./state.ts";
+
 /** Where an outbound message stands. */
 export type OutboundStatus = "pending" | "sent" | "failed";
 
@@ -136,6 +138,9 @@ export interface OutboundQuery {
  * ```
  */
 export interface GatewayStore {
+  /** Small shared key/value state with compare-and-set (claims, directories, caches, progress). */
+  readonly state: StateStore;
+
   /** Create or replace an outbound record. */
   saveOutbound(record: OutboundMessageRecord): Promise<void>;
   /** Read an outbound record by its local id. */
