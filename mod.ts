@@ -22,6 +22,7 @@
 // --- core (errors, config, logging, metrics)
 export {
   AuthenticationException,
+  ConfigurationException,
   ConnectionException,
   type ConnectionFailureReason,
   errorFromResponse,
