@@ -385,4 +385,4 @@ export {
   type ScheduledTasksBaseOptions,
 } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
-export type { TaskLease } from "./src/tasks/task_guard.ts";
+export { stateTaskLease, type TaskLease } from "./src/tasks/task_guard.ts";

@@ -6,6 +6,7 @@
  */
 
 import { GatewayApiException } from "../errors.ts";
+import { withBusyRetry } from "../store/kv_busy.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
 import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
 
@@ -101,28 +102,20 @@ export class KvRateLimiter implements RateLimiterInterface {
 
   async #attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     const kvKey = [...this.#prefix, key];
-    let lastBusy: unknown = undefined;
     for (let round = 0; round < this.#maxConflictRetries; round++) {
-      try {
-        const current = await this.#kv.get<WindowEntry>(kvKey);
-        const now = this.#now();
-        const next = nextWindow(current.value, maxAttempts, decaySeconds, now);
-        // The read was strongly consistent and counts only grow within a window: refusing needs no write.
-        if (next === null) return false;
-        const result = await this.#kv.atomic()
-          .check(current)
-          .set(kvKey, next, { expireIn: Math.max(1, Math.ceil(next.reset - now)) })
-          .commit();
-        if (result.ok) return true;
-      } catch (error) {
-        if (!isBusy(error)) throw error;
-        lastBusy = error;
-      }
+      const current = await this.#kv.get<WindowEntry>(kvKey);
+      const now = this.#now();
+      const next = nextWindow(current.value, maxAttempts, decaySeconds, now);
+      // The read was strongly consistent and counts only grow within a window: refusing needs no write.
+      if (next === null) return false;
+      const op = this.#kv.atomic()
+        .check(current)
+        .set(kvKey, next, { expireIn: Math.max(1, Math.ceil(next.reset - now)) });
+      if ((await withBusyRetry(() => op.commit())).ok) return true;
       await backoff(round);
     }
     throw new GatewayApiException(
       `Cannot rate limit "${key}": lost the write race ${this.#maxConflictRetries} times in a row`,
-      { cause: lastBusy },
     );
   }
 
@@ -153,18 +146,11 @@ export class KvRateLimiter implements RateLimiterInterface {
    * ```
    */
   async clear(key: string): Promise<void> {
-    await this.#kv.delete([...this.#prefix, key]);
+    await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));
   }
 }
 
-// A local KV file shared by several processes is one SQLite database: a writer that finds another one's
-// transaction open gets "database is locked" and nothing was written, so it is a lost race like a failed
-// check. Remote KV (Deploy, KV Connect) reports contention through the check alone.
-function isBusy(error: unknown): boolean {
-  return error instanceof Error && /database is locked|database is busy|SQLITE_BUSY/i.test(error.message);
-}
-
-// Random backoff of up to 1, 2, 4 … 64 ms: spreads the retrying writers so one of them wins each round.
+// Random backoff of up to 1, 2, 4 … 64 ms after a lost compare-and-set: spreads the writers so one wins each round.
 function backoff(round: number): Promise<void> {
   const ms = Math.random() * Math.min(64, 2 ** round);
   return new Promise((resolve) => setTimeout(resolve, ms));

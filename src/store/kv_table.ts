@@ -13,6 +13,7 @@
  */
 
 import { AtomicBudget, keyBytes, MAX_VALUE_BYTES } from "./kv_budget.ts";
+import { withBusyRetry } from "./kv_busy.ts";
 
 /** A key part the tables use. */
 export type KeyPart = string | number;
@@ -72,6 +73,11 @@ const decoder = new TextDecoder();
 function blobOf(stored: Stored): BlobRef | undefined {
   const ref = stored.$blob as BlobRef | undefined;
   return ref !== undefined && typeof ref === "object" ? ref : undefined;
+}
+
+// Every write of the tables goes through the busy-retry policy: a busy file slows writers, never fails them.
+function commitRetryingBusy(op: Deno.AtomicOperation): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  return withBusyRetry(() => op.commit());
 }
 
 function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
@@ -253,7 +259,7 @@ export class KvTable<T extends object> {
       for (let i = 0; i < early; i += EARLY_CHUNKS_PER_OP) {
         const op = this.#kv.atomic();
         for (let j = i; j < Math.min(early, i + EARLY_CHUNKS_PER_OP); j++) op.set(keys[j], chunks[j]);
-        const result = await op.commit();
+        const result = await commitRetryingBusy(op);
         if (!result.ok) {
           throw new Error(`Cannot save ${this.#spec.label} record "${idText(id)}": chunk write failed`);
         }
@@ -277,14 +283,14 @@ export class KvTable<T extends object> {
     for (const key of keys) {
       const size = keyBytes(key);
       if (!budget.fits(1, 0, size, 0)) {
-        await op.commit();
+        await commitRetryingBusy(op);
         op = this.#kv.atomic();
         budget = new AtomicBudget();
       }
       op.delete(key);
       budget.add(1, 0, size, 0);
     }
-    if (!budget.empty) await op.commit();
+    if (!budget.empty) await commitRetryingBusy(op);
   }
 
   /** The guarded write: record, index changes, final chunks, the old version's chunks. */
@@ -332,7 +338,7 @@ export class KvTable<T extends object> {
         } else later.push(key);
       }
     }
-    const result = await op.commit();
+    const result = await commitRetryingBusy(op);
     if (!result.ok) return false;
     // Unreferenced since the commit: deleting them late only delays freeing space.
     if (later.length > 0) await this.#deleteKeys(later);
@@ -428,7 +434,7 @@ export class KvTable<T extends object> {
     let inOp = 0;
     const flush = async () => {
       if (budget.empty) return;
-      const result = await op.commit();
+      const result = await commitRetryingBusy(op);
       // A failed check means a record changed meanwhile: the next listing sees its new state.
       if (result.ok) removed += inOp;
       op = this.#kv.atomic();
@@ -439,7 +445,9 @@ export class KvTable<T extends object> {
       const entry = entries[i];
       if (entry.value === null || entry.versionstamp === null) {
         // An index entry without its record cannot come from our atomic writes; remove it all the same.
-        await this.#kv.atomic().check({ key: entry.key, versionstamp: null }).delete(indexKeys[i]).commit();
+        await commitRetryingBusy(
+          this.#kv.atomic().check({ key: entry.key, versionstamp: null }).delete(indexKeys[i]),
+        );
         cleaned++;
         continue;
       }
@@ -447,7 +455,7 @@ export class KvTable<T extends object> {
       if (!indexes.some((relative) => sameKey(relative, relatives[i]))) {
         // A stale entry (the record moved meanwhile, or a foreign writer left it): drop it unless the
         // record changes again, so the next listing does not find it forever.
-        await this.#kv.atomic().check(entry).delete(indexKeys[i]).commit();
+        await commitRetryingBusy(this.#kv.atomic().check(entry).delete(indexKeys[i]));
         cleaned++;
         continue;
       }

@@ -6,6 +6,8 @@
  */
 
 import { getGatewayLogger } from "../log.ts";
+import { KvState } from "../store/kv_state.ts";
+import type { StateStore } from "../store/state.ts";
 
 /**
  * A lock shared by every isolate that runs the same tasks. `acquire` resolves to a release function, or
@@ -22,40 +24,48 @@ export interface TaskLease {
   acquire(name: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
 }
 
-interface LeaseValue {
-  owner: string;
-  expiresAt: number;
-}
-
 const log = getGatewayLogger("tasks");
 
 /**
- * A {@link TaskLease} on Deno KV: one key per task under `prefix`, taken with a versionstamp check so two
- * isolates never both take it, and freed by its owner only. An expired lease (a crashed holder) can be
- * taken again.
+ * A {@link TaskLease} on any {@link StateStore}: one entry per task in the `lease` namespace, created only
+ * when absent (compare-and-set), with its own expiry so that a crashed holder's lease can be taken again,
+ * and freed by its owner only (the delete is checked against the version it wrote).
+ *
+ * @example A lease shared by every process on one KV file
+ * ```ts
+ * import { KvState, stateTaskLease } from "@gw/gateway";
+ * const kv = await Deno.openKv(":memory:");
+ * const lease = stateTaskLease(new KvState(kv));
+ * const release = await lease.acquire("prune", 60_000);
+ * console.log(release !== null, await lease.acquire("prune", 60_000)); // true null
+ * await release?.();
+ * kv.close();
+ * ```
  */
-export function kvTaskLease(
-  kv: Deno.Kv,
-  prefix: Deno.KvKey = ["gateway", "lease"],
-  now: () => number = Date.now,
-): TaskLease {
+export function stateTaskLease(state: StateStore, now: () => number = Date.now): TaskLease {
   return {
     async acquire(name, ttlMs) {
-      const key = [...prefix, name];
-      const current = await kv.get<LeaseValue>(key);
-      if (current.value !== null && current.value.expiresAt > now()) return null;
-      const owner = crypto.randomUUID();
-      const result = await kv.atomic()
-        .check(current)
-        .set(key, { owner, expiresAt: now() + ttlMs } satisfies LeaseValue, { expireIn: ttlMs })
-        .commit();
-      if (!result.ok) return null;
+      const version = await state.set("lease", name, { owner: crypto.randomUUID() }, {
+        expectedVersion: null,
+        expiresAt: now() + ttlMs,
+      });
+      if (version === null) return null;
       return async () => {
-        const held = await kv.get<LeaseValue>(key);
-        if (held.value?.owner === owner) await kv.atomic().check(held).delete(key).commit();
+        await state.delete("lease", name, { expectedVersion: version });
       };
     },
   };
+}
+
+/**
+ * A {@link TaskLease} on Deno KV (see {@link stateTaskLease}), keyed under `prefix`.
+ */
+export function kvTaskLease(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey = ["gateway"],
+  now: () => number = Date.now,
+): TaskLease {
+  return stateTaskLease(new KvState(kv, { prefix, now }), now);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { KvStore } from "../../src/store/kv.ts";
+import { KvState } from "../../src/store/kv_state.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import {
@@ -142,16 +143,17 @@ Deno.test("registerScheduledTasks: with kv, a lease keeps other isolates out", a
     const running = isolateA.retryFailed!();
     await started.promise;
     strictEqual(await isolateB.retryFailed!(), null);
-    ok((await kv.get(["gateway", "lease", "gateway-retry-failed"])).value);
+    const leases = new KvState(kv, { now });
+    ok(await leases.get("lease", "gateway-retry-failed"));
     gate.resolve();
     strictEqual((await running)?.sent, 1);
-    strictEqual((await kv.get(["gateway", "lease", "gateway-retry-failed"])).value, null);
+    strictEqual(await leases.get("lease", "gateway-retry-failed"), null);
     deepStrictEqual((await isolateB.retryFailed!())?.attempted, 0);
 
     // A lease left by a crashed holder is taken again once expired.
-    await kv.set(["gateway", "lease", "gateway-prune"], { owner: "crashed", expiresAt: NOW - 1 });
+    await leases.set("lease", "gateway-prune", { owner: "crashed" }, { expiresAt: NOW - 1 });
     deepStrictEqual((await isolateB.prune!())?.total, 1); // record "a" is decades old
-    await kv.set(["gateway", "lease", "gateway-prune"], { owner: "alive", expiresAt: NOW + 60_000 });
+    await leases.set("lease", "gateway-prune", { owner: "alive" }, { expiresAt: NOW + 60_000 });
     strictEqual(await isolateB.prune!(), null);
   } finally {
     kv.close();
