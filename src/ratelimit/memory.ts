@@ -4,6 +4,7 @@
  * @module
  */
 
+import { ExpiryQueue } from "../expiry_queue.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
 import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
 
@@ -12,10 +13,6 @@ export interface MemoryRateLimiterOptions {
   /** The clock, in epoch ms (default `Date.now`); tests pass a fake one. */
   now?: () => number;
 }
-
-// Expired windows are dropped when read; a sweep every this many attempts bounds the memory kept by keys
-// that are never read again (no timer, so nothing keeps a process or an isolate alive).
-const SWEEP_EVERY = 1024;
 
 /**
  * Fixed-window limiter kept in this process's memory. A window opens at a key's first attempt and lasts
@@ -36,8 +33,11 @@ const SWEEP_EVERY = 1024;
  */
 export class MemoryRateLimiter implements RateLimiterInterface {
   readonly #windows = new Map<string, WindowEntry>();
+  // One queue of window ends per window length: windows of one length open in time order, so they end in
+  // that order and the ended ones are at the front. Every call pops them (constant time on average), so the
+  // memory held is the windows still open (no timer: nothing keeps a process or an isolate alive).
+  readonly #ends = new Map<number, ExpiryQueue>();
   readonly #now: () => number;
-  #untilSweep = SWEEP_EVERY;
 
   /**
    * Create an empty limiter.
@@ -66,10 +66,14 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     try {
       checkArguments(key, maxAttempts, decaySeconds);
       const now = this.#now();
-      if (--this.#untilSweep <= 0) this.#sweep(now);
-      const next = nextWindow(this.#windows.get(key), maxAttempts, decaySeconds, now);
+      this.#dropEnded(now);
+      const current = this.#windows.get(key);
+      const next = nextWindow(current, maxAttempts, decaySeconds, now);
       if (next === null) return Promise.resolve(false);
       this.#windows.set(key, next);
+      if (next !== current && next.start === now && next.count === 1) {
+        this.#queueFor(next).push(key, next.reset);
+      }
       return Promise.resolve(true);
     } catch (error) {
       return Promise.reject(error);
@@ -92,9 +96,8 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     try {
       checkDecay(key, decaySeconds);
       const now = this.#now();
-      const entry = this.#windows.get(key);
-      if (entry && now >= entry.reset) this.#windows.delete(key);
-      return Promise.resolve(secondsUntilFree(entry, now));
+      this.#dropEnded(now);
+      return Promise.resolve(secondsUntilFree(this.#windows.get(key), now));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -115,7 +118,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
   }
 
   /**
-   * Number of keys with a window kept in memory (expired ones included until swept).
+   * Number of keys with a window kept in memory: the open windows, plus those that ended since the last call.
    *
    * @example
    * ```ts
@@ -127,10 +130,22 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     return this.#windows.size;
   }
 
-  #sweep(now: number): void {
-    this.#untilSweep = Math.max(SWEEP_EVERY, this.#windows.size);
-    for (const [key, entry] of this.#windows) {
-      if (now >= entry.reset) this.#windows.delete(key);
+  #queueFor(entry: WindowEntry): ExpiryQueue {
+    const length = entry.reset - entry.start;
+    let queue = this.#ends.get(length);
+    if (queue === undefined) this.#ends.set(length, queue = new ExpiryQueue());
+    return queue;
+  }
+
+  /** Drop every window that has ended; a queue item whose key has a newer window (or none) is skipped. */
+  #dropEnded(now: number): void {
+    for (const [length, queue] of this.#ends) {
+      while (queue.length > 0 && queue.frontTime <= now) {
+        const key = queue.frontKey!;
+        if (this.#windows.get(key)?.reset === queue.frontTime) this.#windows.delete(key);
+        queue.shift();
+      }
+      if (queue.length === 0) this.#ends.delete(length);
     }
   }
 }

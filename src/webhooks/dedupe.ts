@@ -11,6 +11,7 @@
  */
 
 import { WebhookException } from "../errors.ts";
+import { ExpiryQueue } from "../expiry_queue.ts";
 
 /** Atomic claims on delivery keys. Implement it to keep claims elsewhere (Redis, a database). */
 export interface WebhookDedupe {
@@ -66,13 +67,18 @@ function seconds(name: string, value: number | undefined, fallback: number): num
  * ```
  */
 export class MemoryWebhookDedupe implements WebhookDedupe {
-  readonly #records = new Map<string, DedupeRecord>();
+  // One table per state: every record of a table has the same lifetime, so the order of insertion is the
+  // order of expiry, and expired records are always at the front of the table's queue. Eviction pops from
+  // the front: constant time per claim on average, however full the tables are.
+  readonly #processing = new ExpiringTable();
+  readonly #done = new ExpiringTable();
   readonly #window: number;
   readonly #lease: number;
   readonly #maxEntries: number;
 
   /**
-   * Create an empty set of claims; at most `max_entries` (default 100 000) are kept, oldest dropped first.
+   * Create an empty set of claims; at most `max_entries` (default 100 000) are kept: expired ones are
+   * dropped first, then the oldest processed ones.
    *
    * @example
    * ```ts
@@ -86,9 +92,9 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     this.#maxEntries = options.max_entries ?? 100_000;
   }
 
-  /** Number of records held (expired ones included until swept). */
+  /** Number of records held (expired ones included until dropped). */
   get size(): number {
-    return this.#records.size;
+    return this.#processing.size + this.#done.size;
   }
 
   /**
@@ -101,12 +107,26 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    * ```
    */
   claim(key: string, now: number): Promise<boolean> {
-    const record = this.#records.get(key);
-    if (record !== undefined && record.expiresAt > now) return Promise.resolve(false);
-    if (record !== undefined) this.#records.delete(key);
-    if (this.#records.size >= this.#maxEntries) this.#sweep(now);
-    this.#records.set(key, { state: "processing", expiresAt: now + this.#lease });
+    if (this.#stateOf(key, now) !== null) return Promise.resolve(false);
+    this.#done.delete(key);
+    this.#evict(now);
+    this.#processing.set(key, now + this.#lease);
     return Promise.resolve(true);
+  }
+
+  /**
+   * Where a key stands: `processing`, `done`, or null when it is free.
+   *
+   * @example
+   * ```ts
+   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * const dedupe = new MemoryWebhookDedupe();
+   * await dedupe.claim("evt_1", Date.now());
+   * console.log(await dedupe.state("evt_1", Date.now())); // "processing"
+   * ```
+   */
+  state(key: string, now: number): Promise<"processing" | "done" | null> {
+    return Promise.resolve(this.#stateOf(key, now));
   }
 
   /**
@@ -120,14 +140,11 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    * await dedupe.complete("evt_1", Date.now());
    * ```
    */
-  state(key: string, now: number): Promise<"processing" | "done" | null> {
-    const record = this.#records.get(key);
-    return Promise.resolve(record !== undefined && record.expiresAt > now ? record.state : null);
-  }
-
   complete(key: string, now: number): Promise<void> {
-    this.#records.delete(key);
-    this.#records.set(key, { state: "done", expiresAt: now + this.#window });
+    this.#processing.delete(key);
+    this.#done.delete(key);
+    this.#evict(now);
+    this.#done.set(key, now + this.#window);
     return Promise.resolve();
   }
 
@@ -141,18 +158,70 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    * ```
    */
   release(key: string): Promise<void> {
-    this.#records.delete(key);
+    this.#processing.delete(key);
     return Promise.resolve();
   }
 
-  #sweep(now: number): void {
-    for (const [key, record] of this.#records) {
-      if (record.expiresAt <= now) this.#records.delete(key);
+  #stateOf(key: string, now: number): "processing" | "done" | null {
+    if (this.#done.isLive(key, now)) return "done";
+    return this.#processing.isLive(key, now) ? "processing" : null;
+  }
+
+  /** Drop expired records, then the oldest processed ones while there is no room. */
+  #evict(now: number): void {
+    this.#processing.dropExpired(now);
+    this.#done.dropExpired(now);
+    while (this.size >= this.#maxEntries) {
+      (this.#done.size > 0 ? this.#done : this.#processing).dropOldest();
     }
-    // Still full of live records: drop the oldest (Map keeps insertion order).
-    for (const key of this.#records.keys()) {
-      if (this.#records.size < this.#maxEntries) break;
-      this.#records.delete(key);
+  }
+}
+
+/** Keys with expiry times, and the queue of their insertions; a queue item whose key was deleted or set again is stale. */
+class ExpiringTable {
+  readonly #expiries = new Map<string, number>();
+  readonly #queue = new ExpiryQueue();
+
+  get size(): number {
+    return this.#expiries.size;
+  }
+
+  isLive(key: string, now: number): boolean {
+    const expiresAt = this.#expiries.get(key);
+    return expiresAt !== undefined && expiresAt > now;
+  }
+
+  set(key: string, expiresAt: number): void {
+    this.#expiries.set(key, expiresAt);
+    this.#queue.push(key, expiresAt);
+  }
+
+  delete(key: string): void {
+    this.#expiries.delete(key);
+  }
+
+  /** Pop stale and expired items from the front. */
+  dropExpired(now: number): void {
+    while (this.#queue.length > 0) {
+      const key = this.#queue.frontKey!;
+      const time = this.#queue.frontTime;
+      const current = this.#expiries.get(key);
+      if (current === time && time > now) return;
+      if (current === time) this.#expiries.delete(key);
+      this.#queue.shift();
+    }
+  }
+
+  /** Drop the oldest live record. */
+  dropOldest(): void {
+    while (this.#queue.length > 0) {
+      const key = this.#queue.frontKey!;
+      const live = this.#expiries.get(key) === this.#queue.frontTime;
+      this.#queue.shift();
+      if (live) {
+        this.#expiries.delete(key);
+        return;
+      }
     }
   }
 }

@@ -7,16 +7,30 @@ limiterContract(
   (clock) => Promise.resolve({ limiter: new MemoryRateLimiter({ now: clock.now }), close: () => {} }),
 );
 
-Deno.test("MemoryRateLimiter: expired windows are swept without a timer", async () => {
+Deno.test("MemoryRateLimiter: ended windows are dropped at the next call, whatever key it is for", async () => {
   const clock = fakeClock();
   const limiter = new MemoryRateLimiter({ now: clock.now });
-  for (let i = 0; i < 1000; i++) await limiter.attempt(`old:${i}`, 1, 1);
-  strictEqual(limiter.size, 1000);
+  for (let i = 0; i < 100_000; i++) await limiter.attempt(`old:${i}`, 1, 1);
+  for (let i = 0; i < 10; i++) await limiter.attempt(`long:${i}`, 1, 60);
+  strictEqual(limiter.size, 100_010);
   clock.t += 1_000;
-  // Reading an expired key drops it; the sweep that runs every 1024 attempts drops the rest.
-  strictEqual(await limiter.availableIn("old:0", 1), 0);
-  strictEqual(limiter.size, 999);
-  for (let i = 0; i < 24; i++) await limiter.attempt("fresh", 100, 60);
+  // One call, for another key: every 1-second window has ended and is dropped; the 60-second ones stay.
+  strictEqual(await limiter.availableIn("unrelated", 1), 0);
+  strictEqual(limiter.size, 10);
+  clock.t += 59_000;
+  strictEqual(await limiter.attempt("fresh", 100, 60), true);
+  strictEqual(limiter.size, 1);
+});
+
+Deno.test("MemoryRateLimiter: a key whose window ended and reopened keeps its new window", async () => {
+  const clock = fakeClock();
+  const limiter = new MemoryRateLimiter({ now: clock.now });
+  strictEqual(await limiter.attempt("k", 1, 1), true);
+  clock.t += 1_000;
+  strictEqual(await limiter.attempt("k", 1, 1), true); // the old window's queue item is now stale
+  strictEqual(await limiter.attempt("k", 1, 1), false);
+  clock.t += 500;
+  strictEqual(await limiter.availableIn("k", 1), 0.5);
   strictEqual(limiter.size, 1);
 });
 

@@ -141,6 +141,25 @@ Deno.test("MemoryWebhookDedupe stays bounded: expired records are swept, then th
   strictEqual(dedupe.size, 10);
 });
 
+Deno.test("MemoryWebhookDedupe when full: expired claims go first, then the oldest processed record, never a live claim", async () => {
+  const dedupe = new MemoryWebhookDedupe({ window_seconds: 100, lease_seconds: 1, max_entries: 4 });
+  await dedupe.claim("stale-claim", T0); // lease ends at T0 + 1 s
+  await dedupe.complete("done-1", T0);
+  await dedupe.complete("done-2", T0 + 1);
+  await dedupe.claim("live-claim", T0 + 2_000);
+  strictEqual(await dedupe.claim("new-1", T0 + 2_000), true);
+  // The expired claim made room: both processed records are still refused.
+  strictEqual(dedupe.size, 4);
+  strictEqual(await dedupe.state("done-1", T0 + 2_000), "done");
+  strictEqual(await dedupe.claim("new-2", T0 + 2_000), true);
+  // No expired record left: the oldest processed one ("done-1") was dropped; the live claims stay.
+  strictEqual(await dedupe.state("done-1", T0 + 2_000), null);
+  strictEqual(await dedupe.state("done-2", T0 + 2_000), "done");
+  strictEqual(await dedupe.state("live-claim", T0 + 2_000), "processing");
+  strictEqual(await dedupe.state("new-1", T0 + 2_000), "processing");
+  strictEqual(dedupe.size, 4);
+});
+
 Deno.test("dedupe settings are validated", () => {
   throws(() => new MemoryWebhookDedupe({ window_seconds: 0 }), /window_seconds/);
   throws(() => new MemoryWebhookDedupe({ lease_seconds: NaN }), /lease_seconds/);
