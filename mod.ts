@@ -34,6 +34,7 @@ export {
   isPermanentFailure,
   MessageException,
   type MessageFailureReason,
+  OutcomeUnknownException,
   parseRetryAfter,
   RateLimitException,
   ValidationException,
@@ -359,6 +360,21 @@ export {
 } from "./src/store/state.ts";
 export { MemoryState } from "./src/store/memory_state.ts";
 export { KvState } from "./src/store/kv_state.ts";
+export {
+  checkIdempotencyKey,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimWait,
+  DEFAULT_IDEMPOTENCY_WINDOW_MS,
+  IDEMPOTENCY_NAMESPACE,
+  type IdempotencyClaim,
+  IdempotencyClaims,
+  type IdempotencyClaimState,
+  type IdempotencyScope,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  sendFingerprint,
+  type StoredSendResponse,
+} from "./src/store/idempotency.ts";
 export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
   type RetryClient,
