@@ -377,6 +377,7 @@ export {
 } from "./src/store/idempotency.ts";
 export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
+  DEFAULT_RETRY_CLAIM_MS,
   type RetryClient,
   retryFailedMessages,
   type RetryFailedOptions,
@@ -387,10 +388,24 @@ export {
   type RetrySkipReason,
 } from "./src/tasks/retry_failed.ts";
 export {
+  expireStaleClaims,
+  LEGACY_PENDING_STALE_MS,
+  type ReconcileContext,
+  reconcileRecord,
+  type ReconcileRecordResult,
+  reconcileSends,
+  type ReconcileSendsOptions,
+  type ReconcileSendsResult,
+  type ReconcileService,
+  type ReconcileUndecidedReason,
+} from "./src/tasks/reconcile_sends.ts";
+export type { FindMessagesClient, FoundMessage } from "./src/tasks/find_sent_message.ts";
+export {
   createScheduledHandler,
   type CronFunction,
   type HandleScheduled,
   type PruneTaskOptions,
+  type ReconcileSendsTaskOptions,
   registerScheduledTasks,
   type RegisterScheduledTasksOptions,
   type RetryFailedTaskOptions,
