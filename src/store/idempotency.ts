@@ -52,6 +52,8 @@ export interface IdempotencyClaim {
   messageId?: string;
   /** When the claim was first taken (epoch ms). */
   createdAt: number;
+  /** When the key's window ends (epoch ms): a settled claim is forgotten then, and the key may send again. */
+  windowEndsAt: number;
   /** When it last changed (epoch ms). */
   updatedAt: number;
 }
@@ -245,9 +247,11 @@ export class IdempotencyClaims {
           fingerprint: request.fingerprint,
           recordId: current?.recordId ?? request.recordId,
           createdAt: current?.createdAt ?? now,
+          windowEndsAt: current?.windowEndsAt ?? now + this.#windowMs,
           updatedAt: now,
         };
-        const expiresAt = Math.max(entry?.expiresAt ?? now + this.#windowMs, request.claimedUntil);
+        // Held at least while in flight, even past a window shorter than the send's deadline.
+        const expiresAt = Math.max(claim.windowEndsAt, request.claimedUntil);
         const version = await this.#state.set(IDEMPOTENCY_NAMESPACE, stateKey, claim, {
           expectedVersion: entry?.version ?? null,
           expiresAt,
@@ -289,7 +293,8 @@ export class IdempotencyClaims {
 
   /**
    * Move a claim held at `version` to `done`, `unknown` or `released`. Returns the new version, or null
-   * when the claim changed meanwhile (it is then left as it is). The claim's expiry is kept.
+   * when the claim changed meanwhile (it is then left as it is). The settled claim lasts until the end of
+   * the key's window.
    *
    * @example
    * ```ts
@@ -316,7 +321,7 @@ export class IdempotencyClaims {
       next.response = outcome.response;
       if (outcome.messageId !== undefined) next.messageId = outcome.messageId;
     }
-    const options = { expectedVersion: version, expiresAt: entry.expiresAt };
+    const options = { expectedVersion: version, expiresAt: entry.value.windowEndsAt ?? entry.expiresAt };
     try {
       return await this.#state.set(IDEMPOTENCY_NAMESPACE, stateKey, next, options);
     } catch (error) {
