@@ -10,8 +10,8 @@ import { ConnectionManager } from "./client/connection_manager.ts";
 import {
   CONFIG_FILE,
   configFromEnv,
-  DEFAULTS,
   type ConnectionConfig,
+  DEFAULTS,
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,

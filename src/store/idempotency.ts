@@ -201,13 +201,18 @@ export class IdempotencyClaims {
    * ```
    */
   async read(scope: IdempotencyScope): Promise<StateEntry<IdempotencyClaim> | null> {
-    const entry = await this.#state.get<IdempotencyClaim>(IDEMPOTENCY_NAMESPACE, IdempotencyClaims.keyOf(scope));
+    const entry = await this.#state.get<IdempotencyClaim>(
+      IDEMPOTENCY_NAMESPACE,
+      IdempotencyClaims.keyOf(scope),
+    );
     if (entry === null) return null;
     return { ...entry, value: this.#effective(entry.value) };
   }
 
   #effective(claim: IdempotencyClaim): IdempotencyClaim {
-    return claim.state === "in_flight" && claim.claimedUntil <= this.#now() ? { ...claim, state: "unknown" } : claim;
+    return claim.state === "in_flight" && claim.claimedUntil <= this.#now()
+      ? { ...claim, state: "unknown" }
+      : claim;
   }
 
   /**

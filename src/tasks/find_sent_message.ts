@@ -106,7 +106,9 @@ function expectedTypes(record: OutboundMessageRecord): string[] | undefined {
   if (route.includes("/sendPtv/")) return ["ptvMessage", "videoMessage"];
   if (route.includes("/sendLocation/")) return ["locationMessage"];
   if (route.includes("/sendContact/")) return ["contactMessage", "contactsArrayMessage"];
-  if (route.includes("/sendMedia/")) return [`${String(body?.mediatype)}Message`, "documentWithCaptionMessage"];
+  if (route.includes("/sendMedia/")) {
+    return [`${String(body?.mediatype)}Message`, "documentWithCaptionMessage"];
+  }
   if (route.includes("/sendTemplate/")) return ["templateMessage"];
   if (route.includes("/sendButtons/")) return ["buttonsMessage", "interactiveMessage"];
   return undefined;
@@ -158,7 +160,10 @@ export async function findSentMessage(
   record: OutboundMessageRecord,
   window: { from: number; to: number; taken?: ReadonlySet<string>; signal?: AbortSignal },
 ): Promise<FindSentResult> {
-  const messageTimestamp = { gte: new Date(window.from).toISOString(), lte: new Date(window.to).toISOString() };
+  const messageTimestamp = {
+    gte: new Date(window.from).toISOString(),
+    lte: new Date(window.to).toISOString(),
+  };
   let complete = true;
   for (const key of [{ fromMe: true, remoteJid: recipientJid(record.recipient) }, { fromMe: true }]) {
     for (let page = 1; page <= MAX_PAGES; page++) {

@@ -166,14 +166,19 @@ async function takenIds(store: GatewayStore, record: OutboundMessageRecord, from
     createdBefore: to,
     limit: 1000,
   });
-  for (const other of sent) if (other.messageId !== undefined && other.id !== record.id) taken.add(other.messageId);
+  for (const other of sent) {
+    if (other.messageId !== undefined && other.id !== record.id) taken.add(other.messageId);
+  }
   return taken;
 }
 
 /** The answer a later call with the record's key replays: the message as the server stored it. */
 function responseOf(message: FoundMessage): { status: number; body: unknown } {
   const { key, pushName, message: content, messageType, messageTimestamp, instanceId, source } = message;
-  return { status: 201, body: { key, pushName, message: content, messageType, messageTimestamp, instanceId, source } };
+  return {
+    status: 201,
+    body: { key, pushName, message: content, messageType, messageTimestamp, instanceId, source },
+  };
 }
 
 /**
@@ -213,7 +218,9 @@ export async function reconcileRecord(
     log.warn("Cannot look up send {id}: {error}", { id: record.id, error: messageOf(error) });
     return { id: record.id, status: "undecided", reason: "lookup_failed", error: messageOf(error) };
   }
-  if (!found.found && !found.complete) return { id: record.id, status: "undecided", reason: "too_many_messages" };
+  if (!found.found && !found.complete) {
+    return { id: record.id, status: "undecided", reason: "too_many_messages" };
+  }
   const messageId = found.found ? found.message.key.id : undefined;
   const settled = await store.updateOutbound(
     record.id,
@@ -323,10 +330,13 @@ export async function reconcileSends(options: ReconcileSendsOptions): Promise<Re
     }
     if (page.length < PAGE_SIZE) break;
   }
-  log.info("Reconciled sends{dry}: {expired} expired, {sent} sent, {notSent} not sent, {undecided} undecided", {
-    dry: dryRun ? " (dry run)" : "",
-    ...result,
-    results: undefined,
-  });
+  log.info(
+    "Reconciled sends{dry}: {expired} expired, {sent} sent, {notSent} not sent, {undecided} undecided",
+    {
+      dry: dryRun ? " (dry run)" : "",
+      ...result,
+      results: undefined,
+    },
+  );
   return result;
 }

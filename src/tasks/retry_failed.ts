@@ -204,7 +204,14 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
     options.onResult?.(entry);
   };
 
-  const task: ResendTask = { service, store, now, signal, claimMs, claims: new IdempotencyClaims(store.state, { now }) };
+  const task: ResendTask = {
+    service,
+    store,
+    now,
+    signal,
+    claimMs,
+    claims: new IdempotencyClaims(store.state, { now }),
+  };
   if (!dryRun) await expireStaleClaims(store, { now, instance: options.instance, signal });
   let cursor: { createdAt: number; id: string } | undefined;
   // Paging past skipped records keeps a backlog of exhausted ones from hiding newer failures.
@@ -228,18 +235,33 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
           signal,
         });
         if (settled.status === "sent") {
-          report({ id: record.id, status: "reconciled", messageId: settled.messageId, retryCount: record.retryCount });
+          report({
+            id: record.id,
+            status: "reconciled",
+            messageId: settled.messageId,
+            retryCount: record.retryCount,
+          });
           continue;
         }
         const fresh = settled.status === "not_sent" ? await store.getOutbound(record.id) : null;
         if (fresh === null || fresh.status !== "failed" || fresh.outcomeUnknown) {
-          report({ id: record.id, status: "skipped", reason: "outcome_unknown", retryCount: record.retryCount });
+          report({
+            id: record.id,
+            status: "skipped",
+            reason: "outcome_unknown",
+            retryCount: record.retryCount,
+          });
           continue;
         }
         record = fresh;
       }
       if (record.outcomeUnknown) {
-        report({ id: record.id, status: "skipped", reason: "outcome_unknown", retryCount: record.retryCount });
+        report({
+          id: record.id,
+          status: "skipped",
+          reason: "outcome_unknown",
+          retryCount: record.retryCount,
+        });
       } else if (record.permanent === true) {
         report({ id: record.id, status: "skipped", reason: "permanent", retryCount: record.retryCount });
       } else if (record.retryCount >= maxRetries) {
@@ -289,7 +311,12 @@ async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<
     if (acquired.kind === "done") {
       // The key's send happened (this record's, or a later call's): it is settled, never resent.
       await finish(store, record, { status: "sent", messageId: acquired.claim.messageId, updatedAt: now() });
-      return { id: record.id, status: "reconciled", messageId: acquired.claim.messageId, retryCount: record.retryCount };
+      return {
+        id: record.id,
+        status: "reconciled",
+        messageId: acquired.claim.messageId,
+        retryCount: record.retryCount,
+      };
     }
     if (acquired.kind === "unknown") {
       await finish(store, record, { outcomeUnknown: true, updatedAt: now() });
@@ -308,7 +335,10 @@ async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<
       await claims.settle(key.scope, key.version, outcome);
     } catch (error) {
       // Left in flight, it reads as unknown after `claimedUntil`: never a second send.
-      log.warn("Cannot settle the idempotency key of {id}: {error}", { id: record.id, error: messageOf(error) });
+      log.warn("Cannot settle the idempotency key of {id}: {error}", {
+        id: record.id,
+        error: messageOf(error),
+      });
     }
   };
   const claimed = await store.updateOutbound(

@@ -268,7 +268,9 @@ Deno.test("cli reconcile-sends: settles unknown outcomes against the mock server
     await store.saveOutbound(outbound("u1", { createdAt: attempt, outcomeUnknown: true }));
     await store.saveOutbound(outbound("u2", { createdAt: attempt + 1, outcomeUnknown: true }));
     // Left pending by a process that died mid-send: its claim has ended.
-    await store.saveOutbound(outbound("p1", { createdAt: attempt + 2, status: "pending", claimedUntil: attempt }));
+    await store.saveOutbound(
+      outbound("p1", { createdAt: attempt + 2, status: "pending", claimedUntil: attempt }),
+    );
   });
   await writeConfig(dir.path, { server_url: mock.url, api_key: KEY });
 
@@ -289,7 +291,13 @@ Deno.test("cli reconcile-sends: settles unknown outcomes against the mock server
     { id: "u2", status: "not_sent" },
     { id: "p1", status: "undecided", reason: "too_recent" },
   ]);
-  deepStrictEqual([report.expired, report.checked, report.sent, report.notSent, report.undecided], [1, 3, 1, 1, 1]);
+  deepStrictEqual([report.expired, report.checked, report.sent, report.notSent, report.undecided], [
+    1,
+    3,
+    1,
+    1,
+    1,
+  ]);
 
   const again = await runCli("reconcile-sends", ["--min-age", "0"], { cwd: dir.path });
   strictEqual(again.code, 0, again.stderr);

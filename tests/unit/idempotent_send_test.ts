@@ -1,8 +1,8 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import {
   ConnectionException,
-  type GatewayStore,
   GatewayService,
+  type GatewayStore,
   IdempotencyClaims,
   KvState,
   MemoryState,
@@ -122,8 +122,10 @@ Deno.test("idempotent send: 20 concurrent calls in one process without a store s
     beforeSend: () => sleeping.promise,
   });
   try {
-    const calls = Array.from({ length: 20 }, () =>
-      service.messages().text(TO, "once", { idempotencyKey: "k-20" }));
+    const calls = Array.from(
+      { length: 20 },
+      () => service.messages().text(TO, "once", { idempotencyKey: "k-20" }),
+    );
     await Promise.race(calls);
     released.resolve();
     const answers = await Promise.all(calls);
@@ -140,10 +142,13 @@ Deno.test("idempotent send: after an unknown outcome later calls are refused wit
   const { service, simulator, clock, now, script, sendRequests } = harness({ store });
   try {
     script.push("500_after_send");
-    const first = await rejects(service.messages().text(TO, "pay 10", { idempotencyKey: "pay-1" }), (error) => {
-      ok(error instanceof ConnectionException && error.outcomeUnknown);
-      return true;
-    });
+    const first = await rejects(
+      service.messages().text(TO, "pay 10", { idempotencyKey: "pay-1" }),
+      (error) => {
+        ok(error instanceof ConnectionException && error.outcomeUnknown);
+        return true;
+      },
+    );
     strictEqual(first, undefined);
     const [record] = await store.listOutbound();
     deepStrictEqual([record.status, record.outcomeUnknown, record.idempotencyKey], ["failed", true, "pay-1"]);
@@ -183,7 +188,10 @@ Deno.test("idempotent send: the 500-then-503 sequence never sends twice, through
     // with the same key and the server would answer 503.
     script.push("500_after_send", "503");
     await rejects(service.messages().text(TO, "refund", { idempotencyKey: "refund-7" }), ConnectionException);
-    await rejects(service.messages().text(TO, "refund", { idempotencyKey: "refund-7" }), OutcomeUnknownException);
+    await rejects(
+      service.messages().text(TO, "refund", { idempotencyKey: "refund-7" }),
+      OutcomeUnknownException,
+    );
     // The retry never reached the server: the scripted 503 is still unused.
     deepStrictEqual(script, ["503"]);
     const [record] = await store.listOutbound();
@@ -323,7 +331,8 @@ Deno.test("idempotent send: bad keys and a key reused for another request are re
     await service.messages().text(TO, "first", { idempotencyKey: "same" });
     await rejects(service.messages().text(TO, "second", { idempotencyKey: "same" }), {
       name: "ValidationException",
-      message: 'Cannot send with idempotency key "same": it was used for a different request within its window',
+      message:
+        'Cannot send with idempotency key "same": it was used for a different request within its window',
     });
     await rejects(service.messages().text(TO, "x", { idempotencyKey: "" }), ValidationException);
     await rejects(service.messages().text(TO, "x", { idempotencyKey: "k".repeat(256) }), ValidationException);
@@ -336,7 +345,11 @@ Deno.test("idempotent send: bad keys and a key reused for another request are re
 Deno.test("idempotency config: a window that is not a positive number is refused", () => {
   let error: unknown;
   try {
-    new GatewayService({ server_url: "http://gateway.test", api_key: "k", retry: { idempotency_window_ms: 0 } });
+    new GatewayService({
+      server_url: "http://gateway.test",
+      api_key: "k",
+      retry: { idempotency_window_ms: 0 },
+    });
   } catch (caught) {
     error = caught;
   }
