@@ -6,7 +6,8 @@ const url = Deno.env.get("GW_REAL_URL");
 const key = Deno.env.get("GW_REAL_KEY");
 
 Deno.test({
-  name: "real server: reconcile's findMessages lookups are accepted and a send never made is settled as not sent",
+  name:
+    "real server: reconcile's findMessages lookups are accepted and a send never made is settled as not sent",
   ignore: !url || !key,
   async fn() {
     const instance = `reconcile-${crypto.randomUUID().slice(0, 8)}`;
