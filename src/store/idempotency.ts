@@ -127,7 +127,21 @@ export async function sendFingerprint(route: string, body: unknown): Promise<str
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** Refuse a key that is not a non-empty string of at most 255 characters, before any request. */
+/**
+ * Refuse a key that is not a non-empty string of at most 255 characters (`ValidationException`), before any
+ * request.
+ *
+ * @example
+ * ```ts
+ * import { checkIdempotencyKey } from "@gw/gateway";
+ * checkIdempotencyKey("order-42"); // fine
+ * try {
+ *   checkIdempotencyKey("");
+ * } catch (error) {
+ *   console.log((error as Error).name); // "ValidationException"
+ * }
+ * ```
+ */
 export function checkIdempotencyKey(key: unknown): asserts key is string {
   if (typeof key !== "string" || key.trim() === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new ValidationException(
@@ -180,12 +194,28 @@ export class IdempotencyClaims {
     this.#now = options.now ?? Date.now;
   }
 
-  /** How long a key holds, in ms. */
+  /**
+   * How long a key holds, in ms.
+   *
+   * @example
+   * ```ts
+   * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+   * console.log(new IdempotencyClaims(new MemoryState()).windowMs); // 86400000
+   * ```
+   */
   get windowMs(): number {
     return this.#windowMs;
   }
 
-  /** The state key of a scope: its three parts, each percent-encoded, so no two scopes share one. */
+  /**
+   * The state key of a scope: its three parts, each percent-encoded, so no two scopes share one.
+   *
+   * @example
+   * ```ts
+   * import { IdempotencyClaims } from "@gw/gateway";
+   * IdempotencyClaims.keyOf({ connection: "default", instance: "sales", key: "order/42" }); // "default/sales/order%2F42"
+   * ```
+   */
   static keyOf(scope: IdempotencyScope): string {
     return [scope.connection, scope.instance, scope.key].map(encodeURIComponent).join("/");
   }
