@@ -95,7 +95,7 @@ for (const harness of STORES) {
     deepStrictEqual([again.attempted, again.skipped, service.requests.length], [0, 1, 2]);
   });
 
-  test("a failed resend is recorded; an unknown outcome is sticky and skipped next time", async (store) => {
+  test("a failed resend is recorded; an unknown outcome is skipped until it can be looked up", async (store) => {
     await store.saveOutbound(outbound("a", 100));
     await store.saveOutbound(outbound("b", 200));
     const service = new FakeService((request) => {
