@@ -123,18 +123,20 @@ Deno.test("crash: a retry run SIGKILLed mid-send at random points never sends tw
       const stderr = new Response(child.stderr).text();
       await child.stdin.close();
       let seen = 0;
-      let killed = false;
       for await (const line of lines(child.stdout)) {
         if (line === "done") break;
         if (++seen === killAfter) {
-          child.kill("SIGKILL");
-          killed = true;
+          try {
+            child.kill("SIGKILL");
+          } catch {
+            // After its last answer the run may finish before the signal: then nothing was cut short.
+          }
           break;
         }
       }
-      await child.status;
+      const status = await child.status;
       await stderr;
-      ok(killed, `run ${run}: the worker finished before line ${killAfter}`);
+      ok(status.signal === "SIGKILL" || killAfter === 2 * RECORDS, `run ${run}: not killed (${status.code})`);
 
       // Recovery, an hour later: claims have ended, so nothing is pending and unknown sends are looked up.
       const later = () => Date.now() + 3_600_000;
