@@ -34,6 +34,7 @@ export {
   isPermanentFailure,
   MessageException,
   type MessageFailureReason,
+  OutcomeUnknownException,
   parseRetryAfter,
   RateLimitException,
   ValidationException,
@@ -359,8 +360,24 @@ export {
 } from "./src/store/state.ts";
 export { MemoryState } from "./src/store/memory_state.ts";
 export { KvState } from "./src/store/kv_state.ts";
+export {
+  checkIdempotencyKey,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimWait,
+  DEFAULT_IDEMPOTENCY_WINDOW_MS,
+  IDEMPOTENCY_NAMESPACE,
+  type IdempotencyClaim,
+  IdempotencyClaims,
+  type IdempotencyClaimState,
+  type IdempotencyScope,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  sendFingerprint,
+  type StoredSendResponse,
+} from "./src/store/idempotency.ts";
 export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
+  DEFAULT_RETRY_CLAIM_MS,
   type RetryClient,
   retryFailedMessages,
   type RetryFailedOptions,
@@ -371,10 +388,24 @@ export {
   type RetrySkipReason,
 } from "./src/tasks/retry_failed.ts";
 export {
+  expireStaleClaims,
+  LEGACY_PENDING_STALE_MS,
+  type ReconcileContext,
+  reconcileRecord,
+  type ReconcileRecordResult,
+  reconcileSends,
+  type ReconcileSendsOptions,
+  type ReconcileSendsResult,
+  type ReconcileService,
+  type ReconcileUndecidedReason,
+} from "./src/tasks/reconcile_sends.ts";
+export type { FindMessagesClient, FoundMessage } from "./src/tasks/find_sent_message.ts";
+export {
   createScheduledHandler,
   type CronFunction,
   type HandleScheduled,
   type PruneTaskOptions,
+  type ReconcileSendsTaskOptions,
   registerScheduledTasks,
   type RegisterScheduledTasksOptions,
   type RetryFailedTaskOptions,

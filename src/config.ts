@@ -39,6 +39,11 @@ export interface RetryConfig {
   max_delay_ms?: number;
   /** Longest `Retry-After` the client waits for; a longer one throws `RateLimitException` (default 60 000). */
   max_retry_after_ms?: number;
+  /**
+   * How long a send's `idempotencyKey` holds, in ms, from its first send (default 86 400 000, 24 h): within
+   * it, a later send with the key replays the first answer instead of sending again.
+   */
+  idempotency_window_ms?: number;
 }
 
 /** One limit: `max_attempts` calls per `decay_seconds` window. */
@@ -208,6 +213,7 @@ export function validateConfig(config: unknown): GatewayConfig {
   checkNumber("retry.base_delay_ms", retry.base_delay_ms, 0);
   checkNumber("retry.max_delay_ms", retry.max_delay_ms, 0);
   checkNumber("retry.max_retry_after_ms", retry.max_retry_after_ms, 0);
+  checkNumber("retry.idempotency_window_ms", retry.idempotency_window_ms, 1);
   if (config.fetch !== undefined && typeof config.fetch !== "function") {
     throw new GatewayApiException('Invalid configuration: "fetch" must be a function');
   }

@@ -11,6 +11,7 @@ import {
   CONFIG_FILE,
   configFromEnv,
   type ConnectionConfig,
+  DEFAULTS,
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
@@ -34,6 +35,8 @@ import { S3Resource } from "./resources/s3.ts";
 import { SettingsResource } from "./resources/settings.ts";
 import { TemplatesResource } from "./resources/templates.ts";
 import { WebhooksResource } from "./resources/webhooks.ts";
+import { IdempotencyClaims } from "./store/idempotency.ts";
+import { MemoryState } from "./store/memory_state.ts";
 import type { GatewayStore } from "./store/store.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
@@ -75,6 +78,8 @@ interface Shared {
   metrics: MetricsCollector;
   events: EventTarget;
   store?: GatewayStore;
+  idempotency: IdempotencyClaims;
+  deadlineMs: number;
   now: () => number;
 }
 
@@ -144,6 +149,12 @@ export class GatewayService {
       metrics,
       events: new GuardedEventTarget(),
       store: valid.store,
+      // Without a store, keys still hold within this process (every view shares these claims).
+      idempotency: new IdempotencyClaims(valid.store?.state ?? new MemoryState({ now }), {
+        windowMs: valid.retry?.idempotency_window_ms,
+        now,
+      }),
+      deadlineMs: valid.http?.deadline_ms ?? DEFAULTS.deadline_ms,
       now,
     };
     this.#scope = {};
@@ -165,6 +176,8 @@ export class GatewayService {
       events: shared.events,
       metrics: shared.metrics,
       store: shared.store,
+      idempotency: shared.idempotency,
+      deadlineMs: shared.deadlineMs,
       connection: this.#scope.connection,
       instance: this.#scope.instance,
       now: shared.now,

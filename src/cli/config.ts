@@ -35,6 +35,8 @@ export interface TasksFileConfig {
   prune?: false | { schedule?: string; days?: number };
   /** The retry-failed task, or false to leave it out. */
   retry_failed?: false | { schedule?: string; max_retries?: number; limit?: number; instance?: string };
+  /** The reconcile-sends task, or false to leave it out. */
+  reconcile_sends?: false | { schedule?: string; limit?: number; instance?: string; min_age_ms?: number };
 }
 
 /** The configuration a command works with. */

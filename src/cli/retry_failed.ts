@@ -46,14 +46,14 @@ export class RetryFailedCommand implements CliCommand {
   readonly help: string = helpText(
     "retry-failed [--max-retries <n>] [--limit <n>] [--instance <name>] [--dry-run] [--json]",
     `Resend the failed messages recorded in the Deno KV store, oldest first, with their original body and
-connection. Each record is claimed atomically, so two runs never resend the same message. Records whose
-first outcome is unknown (the server may have delivered them) are skipped unless --include-unknown is
-given. Exit code 1 when any resend failed again. SIGINT stops after the message in flight.`,
+connection. Each record is claimed atomically, so two runs never resend the same message. A message whose
+outcome is unknown (the server may have delivered it) is first looked for on the server: found, it is
+settled as sent and not resent; not found, it is resent; otherwise it is skipped. Exit code 1 when any
+resend failed again. SIGINT stops after the message in flight.`,
     `  --max-retries <n>   skip records already resent n times (default 3)
   --limit <n>         resend at most n messages (default 100)
   --instance <name>   only this instance's messages
-  --include-unknown   also resend messages whose outcome is unknown (they may arrive twice)
-  --dry-run           only list what would be resent
+  --dry-run           only list what would be resent (nothing is looked up)
   --json              print a JSON report instead of a table`,
   );
 
@@ -72,7 +72,6 @@ given. Exit code 1 when any resend failed again. SIGINT stops after the message 
       "max-retries": { type: "string" },
       limit: { type: "string" },
       instance: { type: "string" },
-      "include-unknown": { type: "boolean" },
       "dry-run": { type: "boolean" },
       json: { type: "boolean" },
     }, 0);
@@ -102,7 +101,6 @@ given. Exit code 1 when any resend failed again. SIGINT stops after the message 
         limit,
         instance,
         dryRun,
-        includeUnknown: booleanFlag(values, "include-unknown"),
         signal: io.signal,
         onResult: () => bar.update(++done, total),
       });
@@ -129,7 +127,7 @@ given. Exit code 1 when any resend failed again. SIGINT stops after the message 
  * @example
  * ```ts
  * import { renderRetry } from "./retry_failed.ts";
- * renderRetry({ store: "gateway.kv", maxRetries: 3, limit: 100, instance: null, attempted: 0, sent: 0, failed: 0, skipped: 0, dryRun: false, results: [] });
+ * renderRetry({ store: "gateway.kv", maxRetries: 3, limit: 100, instance: null, attempted: 0, sent: 0, failed: 0, reconciled: 0, skipped: 0, dryRun: false, results: [] });
  * ```
  */
 export function renderRetry(report: RetryFailedReport): string {
@@ -145,6 +143,6 @@ export function renderRetry(report: RetryFailedReport): string {
   );
   text += report.dryRun
     ? `Would resend ${report.attempted}, skip ${report.skipped}\n`
-    : `Resent ${report.attempted}: ${report.sent} sent, ${report.failed} failed; ${report.skipped} skipped\n`;
+    : `Resent ${report.attempted}: ${report.sent} sent, ${report.failed} failed; ${report.reconciled} found already sent; ${report.skipped} skipped\n`;
   return text;
 }

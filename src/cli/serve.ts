@@ -64,7 +64,14 @@ function taskOptions(tasks: TasksFileConfig, canRetry: boolean) {
     limit: retry?.limit,
     instance: retry?.instance,
   };
-  return { prune, retryFailed };
+  const reconcile = tasks.reconcile_sends;
+  const reconcileSends = reconcile === false || !canRetry ? false as const : {
+    schedule: reconcile?.schedule,
+    limit: reconcile?.limit,
+    instance: reconcile?.instance,
+    minAgeMs: reconcile?.min_age_ms,
+  };
+  return { prune, retryFailed, reconcileSends };
 }
 
 /**
@@ -188,7 +195,7 @@ changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in f
       let tasks: ScheduledTaskHandlers | undefined;
       const schedules: string[] = [];
       if (!booleanFlag(values, "no-tasks")) {
-        const { prune, retryFailed } = taskOptions(cli.tasks, service !== undefined);
+        const { prune, retryFailed, reconcileSends } = taskOptions(cli.tasks, service !== undefined);
         const cron = (name: string, schedule: string, run: () => Promise<void>) => {
           try {
             Deno.cron(name, schedule, { signal: cronController.signal }, () => {
@@ -208,6 +215,7 @@ changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in f
             kv,
             prune,
             retryFailed,
+            reconcileSends,
             cron,
           });
         } catch (error) {

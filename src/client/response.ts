@@ -50,8 +50,13 @@ export class ApiResponse<T = unknown> {
   readonly data: T;
   /** Time from the first attempt to the answer, in ms. */
   readonly durationMs: number;
-  /** Attempts made (1 when no retry happened). */
+  /** Attempts made (1 when no retry happened; 0 for a replay, which made no request). */
   readonly attempts: number;
+  /**
+   * True when this is the stored answer of an earlier send with the same idempotency key, returned without
+   * a request (see the README's "Idempotent sends").
+   */
+  readonly replayed: boolean;
 
   /**
    * Wrap an answer.
@@ -60,14 +65,23 @@ export class ApiResponse<T = unknown> {
    * ```ts
    * import { ApiResponse } from "@gw/gateway";
    * new ApiResponse(200, new Headers(), null, 3, 1);
+   * new ApiResponse(201, new Headers(), { key: { id: "3EB0" } }, 0, 0, { replayed: true }).replayed; // true
    * ```
    */
-  constructor(status: number, headers: Headers, data: T, durationMs: number, attempts: number) {
+  constructor(
+    status: number,
+    headers: Headers,
+    data: T,
+    durationMs: number,
+    attempts: number,
+    options: { replayed?: boolean } = {},
+  ) {
     this.status = status;
     this.headers = headers;
     this.data = data;
     this.durationMs = durationMs;
     this.attempts = attempts;
+    this.replayed = options.replayed === true;
   }
 
   /**

@@ -7,12 +7,14 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import type { GatewayClient, HttpMethod, RequestOptions } from "../client/client.ts";
-import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
-import { MessageSent } from "../events.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
-import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import { DEFAULTS } from "../config.ts";
+import { IdempotencyClaims } from "../store/idempotency.ts";
+import { MemoryState } from "../store/memory_state.ts";
+import type { GatewayStore } from "../store/store.ts";
+import { sendMessage } from "./send_pipeline.ts";
 
 /** What a resource is bound to: shared by every resource of one service view. */
 export interface ResourceContext {
@@ -24,6 +26,13 @@ export interface ResourceContext {
   metrics: MetricsCollector;
   /** Where sends are recorded, when configured. */
   store?: GatewayStore;
+  /**
+   * Idempotency claims of sends: on `store.state`, or the service's own memory without a store (default:
+   * claims in memory shared by every context of the same client).
+   */
+  idempotency?: IdempotencyClaims;
+  /** A send's overall deadline in ms (`http.deadline_ms`, default 90 000), which also bounds its claim. */
+  deadlineMs?: number;
   /** Bound connection name (default: the active connection at call time). */
   connection?: string;
   /** Bound instance name (default: the connection's `instance`). */
@@ -40,7 +49,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Retries after the first attempt. */
   maxRetries?: number;
-  /** Sent as `idempotency-key` (ignored by the reference server, honoured by some relays). */
+  /**
+   * On a message send: the send happens at most once per (connection, instance, key) within
+   * `retry.idempotency_window_ms` (default 24 h); a later call with the key returns the first answer
+   * (`response.replayed`). Also sent as the `idempotency-key` header, for relays that honour it.
+   */
   idempotencyKey?: string;
   /** Instance to use for this call instead of the bound one. */
   instance?: string;
@@ -60,23 +73,19 @@ export interface SendSpec {
   bucket: RateLimitBucket;
 }
 
-function newId(): string {
-  return crypto.randomUUID();
-}
-
 const log = getGatewayLogger("store");
 
-/** A failed store write after a send must not hide the send's own outcome: it is logged instead. */
-async function updateRecord(
-  store: GatewayStore,
-  id: string,
-  changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
-): Promise<void> {
-  try {
-    await store.updateOutbound(id, changes);
-  } catch (error) {
-    log.warn("Cannot update outbound record {id}: {error}", { id, error: String(error) });
+/** Claims for contexts built without any (a resource made by hand): one set per client. */
+const fallbackClaims = new WeakMap<GatewayClient, IdempotencyClaims>();
+
+function claimsOf(context: ResourceContext): IdempotencyClaims {
+  if (context.idempotency) return context.idempotency;
+  let claims = fallbackClaims.get(context.client);
+  if (claims === undefined) {
+    claims = new IdempotencyClaims(new MemoryState({ now: context.now }), { now: context.now });
+    fallbackClaims.set(context.client, claims);
   }
+  return claims;
 }
 
 /**
@@ -164,87 +173,27 @@ export abstract class Resource {
   }
 
   /**
-   * Send a message: never retried when its outcome is unknown, recorded in the store when one is
-   * configured (pending → sent, or failed with the error), counted, and announced with `MessageSent`
-   * exactly once.
+   * Send a message through the send pipeline: never retried when its outcome is unknown, at most once per
+   * idempotency key (a later call replays the first answer), recorded in the store when one is configured
+   * (pending → sent, or failed with the error), counted, and announced with `MessageSent` exactly once.
    */
   protected async send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const instance = this.instanceName(options);
     const connection = this.context.connection ??
       this.context.client.getConnectionManager().getActiveConnectionName();
-    const store = this.context.store;
-    let record: OutboundMessageRecord | undefined;
-    if (store) {
-      const now = this.context.now();
-      record = {
-        id: options.idempotencyKey ?? newId(),
-        connection,
-        instance,
-        recipient: spec.to,
-        type: spec.type,
-        route: spec.route,
-        body: spec.body,
-        status: "pending",
-        outcomeUnknown: false,
-        retryCount: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      try {
-        await store.saveOutbound(record);
-      } catch (error) {
-        // The store is a record of sends, not a gate on them: the send goes ahead and the caller still
-        // sees its outcome, while the missing record is logged.
-        log.warn("Cannot record outbound message to {to}: {error}", { to: spec.to, error: String(error) });
-        record = undefined;
-      }
-    }
-    let response: ApiResponse<T>;
-    try {
-      response = await this.context.client.request<T>("POST", spec.route, {
-        body: spec.body,
-        idempotent: false,
-        bucket: spec.bucket,
-        connection,
-        instance,
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
-        maxRetries: options.maxRetries,
-        idempotencyKey: options.idempotencyKey,
-        serverDelayMs: typeof spec.body.delay === "number" ? spec.body.delay : undefined,
-      });
-    } catch (error) {
-      if (store && record) {
-        await updateRecord(store, record.id, {
-          status: "failed",
-          outcomeUnknown: isOutcomeUnknown(error),
-          ...(isPermanentFailure(error) ? { permanent: true } : {}),
-          lastError: error instanceof Error ? error.message : String(error),
-          updatedAt: this.context.now(),
-        });
-      }
-      throw error;
-    }
-    const messageId = response.json<unknown>("key.id");
-    const id = typeof messageId === "string" ? messageId : null;
-    if (store && record) {
-      await updateRecord(store, record.id, {
-        status: "sent",
-        messageId: id ?? undefined,
-        updatedAt: this.context.now(),
-      });
-    }
-    this.context.metrics.messageSent(spec.type);
-    this.context.events.dispatchEvent(
-      new MessageSent({
-        messageId: id,
-        instance,
-        connection,
-        to: spec.to,
-        messageType: spec.type,
-        response: response.data,
-      }),
-    );
-    return response;
+    const context = {
+      ...this.context,
+      idempotency: claimsOf(this.context),
+      deadlineMs: this.context.deadlineMs ?? DEFAULTS.deadline_ms,
+    };
+    return await sendMessage<T>(context, {
+      ...spec,
+      connection,
+      instance,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      idempotencyKey: options.idempotencyKey,
+    });
   }
 }

@@ -40,6 +40,13 @@ export interface OutboundMessageRecord {
   lastError?: string;
   /** The server's message id (`key.id`), once sent. */
   messageId?: string;
+  /** The caller's idempotency key, when the send had one (the claim in `store.state` links it here). */
+  idempotencyKey?: string;
+  /**
+   * While `pending`: when the sender's claim ends (its deadline). A record still `pending` after this time
+   * belongs to a sender that died mid-send: it is settled as outcome-unknown, never resent blindly.
+   */
+  claimedUntil?: number;
   /** When the record was created. */
   createdAt: number;
   /** When the record last changed. */

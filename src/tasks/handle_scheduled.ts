@@ -34,9 +34,9 @@ function serviceFor(env: unknown): GatewayService {
 }
 
 /**
- * Run the prune and retry-failed tasks from a Workers `scheduled` event, with the default schedules
- * (`0 3 * * *` prune after 30 days, `*\/5 * * * *` retry failed sends): declare those cron triggers in
- * `wrangler.toml`. The service is the one given to `configureGateway()` (which must include the `store` to
+ * Run the prune, retry-failed and reconcile-sends tasks from a Workers `scheduled` event, with the
+ * default schedules (`0 3 * * *` prune after 30 days, `*\/5 * * * *` retry failed sends, `*\/10 * * * *`
+ * settle sends whose outcome is unknown): declare those cron triggers in `wrangler.toml`. The service is the one given to `configureGateway()` (which must include the `store` to
  * work on), else one built from the `GATEWAY_API_URL` / `GATEWAY_API_KEY` bindings. For other schedules or
  * stores, use `createScheduledHandler(options)`.
  *

@@ -9,7 +9,9 @@ import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import { IdempotencyClaims, type IdempotencyScope, sendFingerprint } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
 
 /** The request options the task passes to the client. */
 export interface RetryRequestOptions {
@@ -19,10 +21,10 @@ export interface RetryRequestOptions {
   instance: string;
   /** The record's connection. */
   connection: string;
-  /** Always false: a message send is never repeated by the client. */
-  idempotent: false;
-  /** `media` for media sends, else `messages`. */
-  bucket: RateLimitBucket;
+  /** False for a send (never repeated by the client); true for the `findMessages` lookups of reconcile. */
+  idempotent: boolean;
+  /** `media` for media sends, else `messages` (none for lookups). */
+  bucket?: RateLimitBucket;
   /** Cancels the request. */
   signal?: AbortSignal;
   /** How long the server waits on purpose before answering (the send's typing `delay`). */
@@ -57,10 +59,16 @@ export interface RetryFailedOptions {
   limit?: number;
   /** Only records of this instance. */
   instance?: string;
-  /** Only report what would be resent: nothing is claimed or sent. */
+  /** Only report what would be resent: nothing is claimed, looked up or sent. */
   dryRun?: boolean;
-  /** Also resend records whose earlier outcome is unknown (they may already have been delivered). */
-  includeUnknown?: boolean;
+  /**
+   * How long a resend holds its record (`claimedUntil`), in ms (default 15 minutes): longer than a send
+   * may take (`http.deadline_ms` plus the typing delay). A record still `pending` after it is settled as
+   * outcome-unknown by the next run.
+   */
+  claimMs?: number;
+  /** A record whose outcome is unknown is looked up only once its last attempt is this old (default 60 000). */
+  reconcileMinAgeMs?: number;
   /** Stops the run before the next record (the one in flight finishes). */
   signal?: AbortSignal;
   /** Called after each record, e.g. for a progress bar. */
@@ -72,12 +80,18 @@ export interface RetryFailedOptions {
 /** Why a record was skipped. */
 export type RetrySkipReason = "outcome_unknown" | "max_retries" | "permanent" | "claimed_elsewhere";
 
+/** The default of {@link RetryFailedOptions.claimMs}: 15 minutes. */
+export const DEFAULT_RETRY_CLAIM_MS = 15 * 60_000;
+
 /** What happened to one record. */
 export interface RetryRecordResult {
   /** The record's local id. */
   id: string;
-  /** `sent`, `failed` (again), `skipped`, or in a dry run `would_retry`. */
-  status: "sent" | "failed" | "skipped" | "would_retry";
+  /**
+   * `sent`, `failed` (again), `skipped`, `reconciled` (its outcome was unknown and it was found on the
+   * server: settled as sent, not resent), or in a dry run `would_retry`.
+   */
+  status: "sent" | "failed" | "skipped" | "reconciled" | "would_retry";
   /** The error of a failed resend. */
   error?: string;
   /** Why it was skipped. */
@@ -96,7 +110,9 @@ export interface RetryFailedResult {
   sent: number;
   /** Resends that failed again. */
   failed: number;
-  /** Records left alone (unknown outcome, retries used up, or claimed by another run). */
+  /** Records with an unknown outcome found on the server: settled as sent without a resend. */
+  reconciled: number;
+  /** Records left alone (outcome still unknown, retries used up, or claimed by another run). */
   skipped: number;
   /** Whether this was a dry run. */
   dryRun: boolean;
@@ -128,13 +144,17 @@ function checkCount(name: string, value: number): void {
 /**
  * Resend failed messages with their original body through the normal client path, oldest first.
  *
- * Each record is first claimed with a compare-and-set that moves it from `failed` to `pending` and
- * increments its retry count, so a concurrent run (another isolate, an overlapping cron) cannot resend it
- * too. It then ends `sent` (with the server's `key.id`) or `failed` again (with the error; `outcomeUnknown`
- * is set when the resend may have reached the server, and never cleared). Records whose outcome is
- * unknown are skipped unless `includeUnknown` is set, because a resend could deliver twice; records
- * resent `maxRetries` times are skipped. A process that dies mid-resend leaves its record `pending`: it
- * is never resent automatically.
+ * A run first settles what earlier runs and sends left behind: a `pending` record whose claim ended (its
+ * sender died mid-send) becomes outcome-unknown, and a record whose outcome is unknown is looked for on
+ * the server (see `reconcileSends`): found, it is settled as sent (`reconciled`) and never resent; not
+ * found, it is resent like any failed record; when the lookup cannot decide, it is skipped.
+ *
+ * Each resend first claims its record with a compare-and-set that moves it from `failed` to `pending`
+ * (with `claimedUntil`) and increments its retry count, so a concurrent run cannot resend it too; a
+ * record sent with an idempotency key also takes that key's claim, so a caller's later call with the key
+ * and the task never both send. It then ends `sent` (with the server's `key.id`) or `failed` again (with
+ * the error; `outcomeUnknown` when the resend may have reached the server). Records resent `maxRetries`
+ * times, and permanent failures, are skipped.
  *
  * @example Retry from a scheduled job
  * ```ts
@@ -163,16 +183,36 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
   const { store, service, signal } = options;
   const now = options.now ?? Date.now;
   const dryRun = options.dryRun === true;
-  const result: RetryFailedResult = { attempted: 0, sent: 0, failed: 0, skipped: 0, dryRun, results: [] };
+  const claimMs = options.claimMs ?? DEFAULT_RETRY_CLAIM_MS;
+  checkCount("claimMs", claimMs);
+  const result: RetryFailedResult = {
+    attempted: 0,
+    sent: 0,
+    failed: 0,
+    reconciled: 0,
+    skipped: 0,
+    dryRun,
+    results: [],
+  };
   const report = (entry: RetryRecordResult) => {
     result.results.push(entry);
     if (entry.status === "skipped") result.skipped++;
+    else if (entry.status === "reconciled") result.reconciled++;
     else result.attempted++;
     if (entry.status === "sent") result.sent++;
     if (entry.status === "failed") result.failed++;
     options.onResult?.(entry);
   };
 
+  const task: ResendTask = {
+    service,
+    store,
+    now,
+    signal,
+    claimMs,
+    claims: new IdempotencyClaims(store.state, { now }),
+  };
+  if (!dryRun) await expireStaleClaims(store, { now, instance: options.instance, signal });
   let cursor: { createdAt: number; id: string } | undefined;
   // Paging past skipped records keeps a backlog of exhausted ones from hiding newer failures.
   scan: while (result.attempted < limit && !signal?.aborted) {
@@ -182,10 +222,40 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
       limit: PAGE_SIZE,
       startAfter: cursor,
     });
-    for (const record of page) {
+    for (let record of page) {
       if (result.attempted >= limit || signal?.aborted) break scan;
       cursor = { createdAt: record.createdAt, id: record.id };
-      if (record.outcomeUnknown && options.includeUnknown !== true) {
+      if (record.outcomeUnknown && record.permanent !== true && !dryRun) {
+        // Never resend what may have been delivered before looking for it on the server.
+        const settled = await reconcileRecord(record, {
+          client: service.getClient(),
+          store,
+          now,
+          minAgeMs: options.reconcileMinAgeMs,
+          signal,
+        });
+        if (settled.status === "sent") {
+          report({
+            id: record.id,
+            status: "reconciled",
+            messageId: settled.messageId,
+            retryCount: record.retryCount,
+          });
+          continue;
+        }
+        const fresh = settled.status === "not_sent" ? await store.getOutbound(record.id) : null;
+        if (fresh === null || fresh.status !== "failed" || fresh.outcomeUnknown) {
+          report({
+            id: record.id,
+            status: "skipped",
+            reason: "outcome_unknown",
+            retryCount: record.retryCount,
+          });
+          continue;
+        }
+        record = fresh;
+      }
+      if (record.outcomeUnknown) {
         report({
           id: record.id,
           status: "skipped",
@@ -199,32 +269,86 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
       } else if (dryRun) {
         report({ id: record.id, status: "would_retry", retryCount: record.retryCount });
       } else {
-        report(await resend(record, service, store, now, signal));
+        report(await resend(record, task));
       }
     }
     if (page.length < PAGE_SIZE) break;
   }
   log.info(
-    "Retried failed messages{dry}: {attempted} attempted, {sent} sent, {failed} failed, {skipped} skipped",
+    "Retried failed messages{dry}: {attempted} attempted, {sent} sent, {failed} failed, {reconciled} reconciled, {skipped} skipped",
     { dry: dryRun ? " (dry run)" : "", ...result, results: undefined },
   );
   return result;
 }
 
-async function resend(
-  record: OutboundMessageRecord,
-  service: RetryService,
-  store: GatewayStore,
-  now: () => number,
-  signal: AbortSignal | undefined,
-): Promise<RetryRecordResult> {
+interface ResendTask {
+  service: RetryService;
+  store: GatewayStore;
+  now: () => number;
+  signal: AbortSignal | undefined;
+  claimMs: number;
+  claims: IdempotencyClaims;
+}
+
+async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<RetryRecordResult> {
+  const { service, store, now, signal, claims } = task;
+  const claimedUntil = now() + task.claimMs;
+  const skipped = (reason: RetrySkipReason): RetryRecordResult => ({
+    id: record.id,
+    status: "skipped",
+    reason,
+    retryCount: record.retryCount,
+  });
+  // A keyed send also holds its key: the caller's later call with the key and this resend never both send.
+  let key: { scope: IdempotencyScope; version: string } | undefined;
+  if (record.idempotencyKey !== undefined) {
+    const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
+    const acquired = await claims.acquire(scope, {
+      fingerprint: await sendFingerprint(record.route, record.body),
+      recordId: record.id,
+      claimedUntil,
+    });
+    if (acquired.kind === "done") {
+      // The key's send happened (this record's, or a later call's): it is settled, never resent.
+      await finish(store, record, { status: "sent", messageId: acquired.claim.messageId, updatedAt: now() });
+      return {
+        id: record.id,
+        status: "reconciled",
+        messageId: acquired.claim.messageId,
+        retryCount: record.retryCount,
+      };
+    }
+    if (acquired.kind === "unknown") {
+      await finish(store, record, { outcomeUnknown: true, updatedAt: now() });
+      return skipped("outcome_unknown");
+    }
+    if (acquired.kind === "in_flight") return skipped("claimed_elsewhere");
+    if (acquired.claim.recordId !== record.id) {
+      await claims.settle(scope, acquired.version, { state: "released" });
+      return skipped("claimed_elsewhere");
+    }
+    key = { scope, version: acquired.version };
+  }
+  const settleKey = async (outcome: Parameters<IdempotencyClaims["settle"]>[2]) => {
+    if (key === undefined) return;
+    try {
+      await claims.settle(key.scope, key.version, outcome);
+    } catch (error) {
+      // Left in flight, it reads as unknown after `claimedUntil`: never a second send.
+      log.warn("Cannot settle the idempotency key of {id}: {error}", {
+        id: record.id,
+        error: messageOf(error),
+      });
+    }
+  };
   const claimed = await store.updateOutbound(
     record.id,
-    { status: "pending", retryCount: record.retryCount + 1, updatedAt: now() },
+    { status: "pending", retryCount: record.retryCount + 1, claimedUntil, updatedAt: now() },
     record.updatedAt,
   );
   if (claimed === null) {
-    return { id: record.id, status: "skipped", reason: "claimed_elsewhere", retryCount: record.retryCount };
+    await settleKey({ state: "released" });
+    return skipped("claimed_elsewhere");
   }
   let data: unknown;
   try {
@@ -244,16 +368,23 @@ async function resend(
     await finish(store, claimed, {
       status: "failed",
       lastError,
-      outcomeUnknown: claimed.outcomeUnknown || unknown,
+      outcomeUnknown: unknown,
+      claimedUntil: undefined,
       ...(isPermanentFailure(error) ? { permanent: true } : {}),
       updatedAt: now(),
     });
+    await settleKey({ state: unknown ? "unknown" : "released" });
     log.warn("Resend of {id} failed: {error}", { id: record.id, error: lastError });
     return { id: record.id, status: "failed", error: lastError, retryCount: claimed.retryCount };
   }
-  const key = (data as { key?: { id?: unknown } } | null)?.key;
-  const messageId = typeof key?.id === "string" ? key.id : undefined;
-  await finish(store, claimed, { status: "sent", messageId, updatedAt: now() });
+  const responseKey = (data as { key?: { id?: unknown } } | null)?.key;
+  const messageId = typeof responseKey?.id === "string" ? responseKey.id : undefined;
+  await finish(store, claimed, { status: "sent", messageId, claimedUntil: undefined, updatedAt: now() });
+  await settleKey({
+    state: "done",
+    response: { status: 201, body: data },
+    ...(messageId === undefined ? {} : { messageId }),
+  });
   service.getMetrics?.().messageSent(record.type);
   service.events?.dispatchEvent(
     new MessageSent({

@@ -1,5 +1,5 @@
 /**
- * Running `pruneOldRecords` and `retryFailedMessages` on a schedule: `registerScheduledTasks` with
+ * Running `pruneOldRecords`, `retryFailedMessages` and `reconcileSends` on a schedule: `registerScheduledTasks` with
  * `Deno.cron` (Deno CLI, Deno Deploy), `createScheduledHandler` for a Cloudflare Workers `scheduled`
  * export (cron triggers in `wrangler.toml`).
  *
@@ -9,6 +9,7 @@
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
+import { reconcileSends, type ReconcileSendsResult } from "./reconcile_sends.ts";
 import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
 import { guardTask, kvTaskLease, type TaskLease } from "./task_guard.ts";
 
@@ -34,9 +35,21 @@ export interface RetryFailedTaskOptions {
   limit?: number;
   /** Only records of this instance. */
   instance?: string;
-  /** Also resend records whose outcome is unknown (may deliver twice). */
-  includeUnknown?: boolean;
   /** Cron job name (default `"gateway-retry-failed"`); unique per isolate. */
+  name?: string;
+}
+
+/** The reconcile-sends task: when it settles sends whose outcome is unknown. */
+export interface ReconcileSendsTaskOptions {
+  /** Cron expression, UTC (default `"*\/10 * * * *"`, every ten minutes). */
+  schedule?: string;
+  /** At most this many records looked up per run (default 100). */
+  limit?: number;
+  /** Only records of this instance. */
+  instance?: string;
+  /** Only records whose last attempt is at least this old, in ms (default 60 000). */
+  minAgeMs?: number;
+  /** Cron job name (default `"gateway-reconcile-sends"`); unique per isolate. */
   name?: string;
 }
 
@@ -46,6 +59,8 @@ export interface ScheduledTasksBaseOptions {
   prune?: PruneTaskOptions | false;
   /** The retry-failed task, or false to leave it out. */
   retryFailed?: RetryFailedTaskOptions | false;
+  /** The reconcile-sends task, or false to leave it out. */
+  reconcileSends?: ReconcileSendsTaskOptions | false;
   /** A Deno KV used for a lease per task, so that several isolates never run one task at once. */
   kv?: Deno.Kv;
   /** A custom cross-isolate lease instead of `kv`. */
@@ -78,6 +93,8 @@ export interface ScheduledTaskHandlers {
   prune?: () => Promise<PruneResult | null>;
   /** Runs the retry-failed task, when registered. */
   retryFailed?: () => Promise<RetryFailedResult | null>;
+  /** Runs the reconcile-sends task, when registered. */
+  reconcileSends?: () => Promise<ReconcileSendsResult | null>;
 }
 
 /** The `controller` a Workers `scheduled` handler receives (the part used). */
@@ -113,14 +130,28 @@ export interface ScheduledHandlerOptions<Env = unknown> extends ScheduledTasksBa
 const PRUNE_SCHEDULE = "0 3 * * *";
 /** The default schedule of the retry-failed task: every five minutes. */
 const RETRY_SCHEDULE = "*/5 * * * *";
+/** The default schedule of the reconcile-sends task: every ten minutes. */
+const RECONCILE_SCHEDULE = "*/10 * * * *";
 const PRUNE_NAME = "gateway-prune";
 const RETRY_NAME = "gateway-retry-failed";
+const RECONCILE_NAME = "gateway-reconcile-sends";
 const LEASE_MS = 15 * 60_000;
 const log = getGatewayLogger("tasks");
 
+interface Runner<Env, T> {
+  name: string;
+  schedule: string;
+  run: (env: Env) => Promise<T | null>;
+}
+
 interface Runners<Env> {
-  prune?: { name: string; schedule: string; run: (env: Env) => Promise<PruneResult | null> };
-  retryFailed?: { name: string; schedule: string; run: (env: Env) => Promise<RetryFailedResult | null> };
+  prune?: Runner<Env, PruneResult>;
+  retryFailed?: Runner<Env, RetryFailedResult>;
+  reconcileSends?: Runner<Env, ReconcileSendsResult>;
+}
+
+function listRunners<Env>(runners: Runners<Env>): Runner<Env, unknown>[] {
+  return [runners.prune, runners.retryFailed, runners.reconcileSends].filter((r) => r !== undefined);
 }
 
 function normaliseSchedule(schedule: string): string {
@@ -175,7 +206,6 @@ function buildRunners<Env>(
             maxRetries: task.maxRetries,
             limit: task.limit,
             instance: task.instance,
-            includeUnknown: task.includeUnknown,
             now: options.now,
           });
         },
@@ -184,9 +214,33 @@ function buildRunners<Env>(
       ),
     };
   }
-  if (runners.prune && runners.retryFailed && runners.prune.name === runners.retryFailed.name) {
-    throw new RangeError(`Cannot schedule tasks: both tasks are named "${runners.prune.name}"`);
+  if (options.reconcileSends !== false) {
+    const task = options.reconcileSends ?? {};
+    const name = task.name ?? RECONCILE_NAME;
+    runners.reconcileSends = {
+      name,
+      schedule: task.schedule ?? RECONCILE_SCHEDULE,
+      run: guardTask(
+        name,
+        async (env: Env) => {
+          const { service, store } = await resolve(env);
+          return await reconcileSends({
+            service,
+            store,
+            limit: task.limit,
+            instance: task.instance,
+            minAgeMs: task.minAgeMs,
+            now: options.now,
+          });
+        },
+        lease,
+        leaseMs,
+      ),
+    };
   }
+  const names = listRunners(runners).map((runner) => runner.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new RangeError(`Cannot schedule tasks: two tasks are named "${twice}"`);
   return runners;
 }
 
@@ -251,10 +305,15 @@ export function registerScheduledTasks(options: RegisterScheduledTasksOptions): 
       await run();
     });
   }
+  if (runners.reconcileSends) {
+    const { name, schedule, run } = runners.reconcileSends;
+    handlers.reconcileSends = () => run();
+    cron(name, schedule, async () => {
+      await run();
+    });
+  }
   log.info("Registered scheduled tasks: {tasks}", {
-    tasks: [runners.prune, runners.retryFailed].filter((r) => r !== undefined).map((r) =>
-      `${r.name} (${r.schedule})`
-    ),
+    tasks: listRunners(runners).map((r) => `${r.name} (${r.schedule})`),
   });
   return handlers;
 }
@@ -293,16 +352,10 @@ export function createScheduledHandler<Env = unknown>(
   }));
   return (controller, env, ctx) => {
     const cron = normaliseSchedule(controller.cron);
-    const jobs: Promise<unknown>[] = [];
-    if (runners.prune && normaliseSchedule(runners.prune.schedule) === cron) {
-      jobs.push(runners.prune.run(env));
-    }
-    if (runners.retryFailed && normaliseSchedule(runners.retryFailed.schedule) === cron) {
-      jobs.push(runners.retryFailed.run(env));
-    }
+    const jobs = listRunners(runners).filter((runner) => normaliseSchedule(runner.schedule) === cron)
+      .map((runner) => runner.run(env));
     if (jobs.length === 0) {
-      const known = [runners.prune, runners.retryFailed].filter((r) => r !== undefined)
-        .map((r) => `"${r.schedule}" (${r.name})`).join(", ");
+      const known = listRunners(runners).map((r) => `"${r.schedule}" (${r.name})`).join(", ");
       return Promise.reject(
         new Error(
           `Cannot run scheduled task: no task has the schedule "${controller.cron}" (known: ${

@@ -32,7 +32,10 @@ Deno.test("cli serve: receives the mock server's signed webhooks, records them, 
     tasks: { prune: { schedule: "0 4 * * *", days: 10 }, retry_failed: false },
   });
   const serve = await startServe(dir.path);
-  strictEqual(serve.summary, "Store: gateway.kv; queue: off; tasks: gateway-prune (0 4 * * *)");
+  strictEqual(
+    serve.summary,
+    "Store: gateway.kv; queue: off; tasks: gateway-prune (0 4 * * *), gateway-reconcile-sends (*/10 * * * *)",
+  );
 
   // The gateway server signs with a JWT made from `jwt_key` in the instance's webhook headers.
   const set = await fetch(`${mock.url}/webhook/set/sales`, {

@@ -161,7 +161,16 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
     await store.saveOutbound(outbound("r4", { createdAt: base + 4, recipient: "5511999990009" }));
     await store.saveOutbound(outbound("r5", { createdAt: base + 5, instance: "support" }));
     await store.saveOutbound(outbound("r6", { createdAt: base + 6, status: "sent" }));
+    // Its first attempt ended with an unknown outcome, but the server did send it.
+    await store.saveOutbound(outbound("r7", { createdAt: Date.now() - 120_000, outcomeUnknown: true }));
   });
+  const direct = await fetch(`${mock.url}/message/sendText/sales`, {
+    method: "POST",
+    headers: { apikey: KEY, "content-type": "application/json" },
+    body: JSON.stringify({ number: "5511999990001", text: "hello r7" }),
+  });
+  strictEqual(direct.status, 201);
+  const r7MessageId = (await direct.json()).key.id;
   await writeConfig(dir.path, { server_url: mock.url, api_key: KEY, retry: { max_retries: 0 } });
 
   await t.step("--dry-run lists what would be resent, sends nothing", async () => {
@@ -175,7 +184,8 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
       attempted: 3,
       sent: 0,
       failed: 0,
-      skipped: 2,
+      reconciled: 0,
+      skipped: 3,
       dryRun: true,
       results: [
         { id: "r1", status: "would_retry", retryCount: 0 },
@@ -183,9 +193,10 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
         { id: "r3", status: "skipped", reason: "max_retries", retryCount: 3 },
         { id: "r4", status: "would_retry", retryCount: 0 },
         { id: "r5", status: "would_retry", retryCount: 0 },
+        { id: "r7", status: "skipped", reason: "outcome_unknown", retryCount: 0 },
       ],
     });
-    strictEqual(mock.sentMessages.length, 0);
+    strictEqual(mock.sentMessages.length, 1);
   });
 
   await t.step("--instance and --limit", async () => {
@@ -198,7 +209,7 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
     const [only] = report.results;
     strictEqual(typeof only.messageId, "string");
     deepStrictEqual({ ...only, messageId: "x" }, { id: "r5", status: "sent", messageId: "x", retryCount: 1 });
-    strictEqual(mock.sentMessages.length, 1);
+    strictEqual(mock.sentMessages.length, 2);
   });
 
   await t.step("a resend that fails again: exit 1, table, the store updated", async () => {
@@ -206,16 +217,20 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
     strictEqual(run.code, 1, run.stderr);
     const rows = run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/));
     deepStrictEqual(rows[0], ["RECORD", "RESULT", "RETRIES", "DETAIL"]);
-    deepStrictEqual(rows.slice(1, 5).map((row) => row.slice(0, 3)), [
+    // r2's outcome was unknown and it is not on the server: resent. r7 is on the server: not resent.
+    deepStrictEqual(rows.slice(1, 6).map((row) => row.slice(0, 3)), [
       ["r1", "sent", "1"],
-      ["r2", "skipped", "0"],
+      ["r2", "sent", "1"],
       ["r3", "skipped", "3"],
       ["r4", "failed", "1"],
+      ["r7", "reconciled", "0"],
     ]);
-    strictEqual(rows[2][3], "outcome_unknown");
     match(rows[4][3], /not on WhatsApp/);
-    deepStrictEqual(rows[5], ["Resent 2: 1 sent, 1 failed; 2 skipped"]);
+    strictEqual(rows[5][3], r7MessageId);
+    deepStrictEqual(rows[6], ["Resent 3: 2 sent, 1 failed; 1 found already sent; 1 skipped"]);
+    strictEqual(mock.sentMessages.filter((sent) => sent.text === "hello r7").length, 1);
     await withStore(`${dir.path}/gateway.kv`, async (store) => {
+      strictEqual((await store.getOutbound("r7"))?.messageId, r7MessageId);
       strictEqual((await store.getOutbound("r1"))?.status, "sent");
       strictEqual((await store.getOutbound("r4"))?.status, "failed");
       strictEqual((await store.getOutbound("r4"))?.retryCount, 1);
@@ -236,4 +251,65 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
       'error: Cannot parse arguments: "--limit" must be a positive integer, got "0"\n',
     );
   });
+});
+
+Deno.test("cli reconcile-sends: settles unknown outcomes against the mock server", async () => {
+  await using mock = await MockGatewayServer.start({ apiKey: KEY, port: 0 });
+  mock.addInstance("sales", { open: true });
+  await using dir = await tempDir();
+  const direct = await fetch(`${mock.url}/message/sendText/sales`, {
+    method: "POST",
+    headers: { apikey: KEY, "content-type": "application/json" },
+    body: JSON.stringify({ number: "5511999990001", text: "hello u1" }),
+  });
+  const delivered = (await direct.json()).key.id;
+  const attempt = Date.now() - 120_000;
+  await withStore(`${dir.path}/gateway.kv`, async (store) => {
+    await store.saveOutbound(outbound("u1", { createdAt: attempt, outcomeUnknown: true }));
+    await store.saveOutbound(outbound("u2", { createdAt: attempt + 1, outcomeUnknown: true }));
+    // Left pending by a process that died mid-send: its claim has ended.
+    await store.saveOutbound(
+      outbound("p1", { createdAt: attempt + 2, status: "pending", claimedUntil: attempt }),
+    );
+  });
+  await writeConfig(dir.path, { server_url: mock.url, api_key: KEY });
+
+  const dry = await runCli("reconcile-sends", ["--dry-run", "--json"], { cwd: dir.path });
+  strictEqual(dry.code, 0, dry.stderr);
+  deepStrictEqual(JSON.parse(dry.stdout).results, [
+    { id: "u1", status: "would_check" },
+    { id: "u2", status: "would_check" },
+  ]);
+
+  // p1 has just become unknown: too recent to look up, so it stays unknown and the exit code says so.
+  const run = await runCli("reconcile-sends", ["--json"], { cwd: dir.path });
+  strictEqual(run.code, 1, run.stderr);
+  const report = JSON.parse(run.stdout);
+  deepStrictEqual(report.results, [
+    { id: "p1", status: "expired" },
+    { id: "u1", status: "sent", messageId: delivered },
+    { id: "u2", status: "not_sent" },
+    { id: "p1", status: "undecided", reason: "too_recent" },
+  ]);
+  deepStrictEqual([report.expired, report.checked, report.sent, report.notSent, report.undecided], [
+    1,
+    3,
+    1,
+    1,
+    1,
+  ]);
+
+  const again = await runCli("reconcile-sends", ["--min-age", "0"], { cwd: dir.path });
+  strictEqual(again.code, 0, again.stderr);
+  match(again.stdout, /Looked up 1: 0 sent, 1 not sent, 0 still unknown; 0 expired claim\(s\)/);
+  await withStore(`${dir.path}/gateway.kv`, async (store) => {
+    const u1 = await store.getOutbound("u1");
+    deepStrictEqual([u1?.status, u1?.messageId, u1?.outcomeUnknown], ["sent", delivered, false]);
+    const u2 = await store.getOutbound("u2");
+    deepStrictEqual([u2?.status, u2?.outcomeUnknown], ["failed", false]);
+    const p1 = await store.getOutbound("p1");
+    deepStrictEqual([p1?.status, p1?.outcomeUnknown, p1?.claimedUntil], ["failed", false, undefined]);
+  });
+  // Nothing was sent by reconcile itself.
+  strictEqual(mock.sentMessages.length, 1);
 });

@@ -124,7 +124,7 @@ Deno.test("cli main: usage, version, unknown commands, --help of every command",
   strictEqual(none.err().startsWith("@gw/gateway "), true);
   const help = memoryIo();
   strictEqual(await main(["--help"], help), 0);
-  strictEqual(help.out().includes("  retry-failed  resend failed messages recorded in the store\n"), true);
+  strictEqual(help.out().includes("  retry-failed     resend failed messages recorded in the store\n"), true);
   const version = memoryIo();
   strictEqual(await main(["--version"], version), 0);
   strictEqual(version.out(), "0.1.0\n");
@@ -132,7 +132,7 @@ Deno.test("cli main: usage, version, unknown commands, --help of every command",
   strictEqual(await main(["helth"], unknown), 2);
   strictEqual(
     unknown.err(),
-    'error: Unknown command "helth" (commands: "install", "health", "status", "connect", "prune", "retry-failed", "serve")\n',
+    'error: Unknown command "helth" (commands: "install", "health", "status", "connect", "prune", "retry-failed", "reconcile-sends", "serve")\n',
   );
   for (const name of COMMAND_NAMES) {
     const io = memoryIo();

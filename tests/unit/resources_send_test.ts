@@ -100,7 +100,9 @@ Deno.test("the store records a successful send as sent with the server's message
   const records = await store.listOutbound();
   strictEqual(records.length, 1);
   const record = records[0];
-  strictEqual(record.id, "order-42");
+  // The key is linked to the record, never its id: a later call with the key cannot overwrite it.
+  strictEqual(record.idempotencyKey, "order-42");
+  strictEqual(record.claimedUntil, undefined);
   strictEqual(record.status, "sent");
   strictEqual(record.messageId, MESSAGE_ID);
   strictEqual(record.type, "poll");

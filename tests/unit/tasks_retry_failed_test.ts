@@ -4,7 +4,7 @@ import { MessageSent } from "../../src/events.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
-import { deferred, FakeService, NOW, outbound, STORES } from "../fixtures/tasks_fixtures.ts";
+import { deferred, FakeService, NOW, outbound, serverMessage, STORES } from "../fixtures/tasks_fixtures.ts";
 
 const now = () => NOW;
 
@@ -25,8 +25,11 @@ for (const harness of STORES) {
     await store.saveOutbound(outbound("b", 200, { outcomeUnknown: true }));
     await store.saveOutbound(outbound("a", 100));
     await store.saveOutbound(outbound("e", 50, { status: "sent" }));
-    await store.saveOutbound(outbound("f", 60, { status: "pending" }));
+    // Still claimed by a live sender: left alone.
+    await store.saveOutbound(outbound("f", 60, { status: "pending", claimedUntil: NOW + 60_000 }));
     const service = new FakeService();
+    // b's first attempt did reach the server: it is found there and never resent.
+    service.delivered.push(serverMessage("hello b", "WA-b"));
     const events: MessageSent[] = [];
     service.events.addEventListener(MessageSent.type, (event) => events.push(event as MessageSent));
 
@@ -36,11 +39,12 @@ for (const harness of STORES) {
       attempted: 2,
       sent: 2,
       failed: 0,
-      skipped: 2,
+      reconciled: 1,
+      skipped: 1,
       dryRun: false,
       results: [
         { id: "a", status: "sent", messageId: "WA-hello a", retryCount: 1 },
-        { id: "b", status: "skipped", reason: "outcome_unknown", retryCount: 0 },
+        { id: "b", status: "reconciled", messageId: "WA-b", retryCount: 0 },
         { id: "c", status: "skipped", reason: "max_retries", retryCount: 3 },
         { id: "d", status: "sent", messageId: "WA-hello d", retryCount: 2 },
       ],
@@ -76,7 +80,9 @@ for (const harness of STORES) {
       outbound("a", 100, { status: "sent", retryCount: 1, messageId: "WA-hello a", updatedAt: NOW + 1 }),
     );
     strictEqual((await store.getOutbound("d"))?.retryCount, 2);
-    deepStrictEqual(await store.getOutbound("b"), outbound("b", 200, { outcomeUnknown: true }));
+    const { lastError: _, ...b } = outbound("b", 200, { status: "sent", messageId: "WA-b", updatedAt: NOW });
+    deepStrictEqual(await store.getOutbound("b"), b);
+    strictEqual((await store.getOutbound("f"))?.status, "pending");
     deepStrictEqual(await store.getOutbound("c"), outbound("c", 300, { retryCount: 3 }));
     deepStrictEqual(events.map((event) => [event.messageId, event.to, event.messageType, event.instance]), [
       ["WA-hello a", "5511999999999", "text", "sales"],
@@ -86,10 +92,10 @@ for (const harness of STORES) {
 
     // Nothing left to resend: a second run only reports the skipped ones.
     const again = await retryFailedMessages({ service, store, now });
-    deepStrictEqual([again.attempted, again.skipped, service.requests.length], [0, 2, 2]);
+    deepStrictEqual([again.attempted, again.skipped, service.requests.length], [0, 1, 2]);
   });
 
-  test("a failed resend is recorded; an unknown outcome is sticky and skipped next time", async (store) => {
+  test("a failed resend is recorded; an unknown outcome is skipped until it can be looked up", async (store) => {
     await store.saveOutbound(outbound("a", 100));
     await store.saveOutbound(outbound("b", 200));
     const service = new FakeService((request) => {
@@ -126,20 +132,46 @@ for (const harness of STORES) {
       ["b", "failed", undefined],
     ]);
 
-    // With includeUnknown it is resent; a definite failure does not clear the unknown flag.
+    // Once its last attempt is a minute old, it is looked up: not on the server, so it is resent.
+    const later = () => NOW + 120_000;
     service.answer = () => Promise.reject(new ValidationException("Gateway rejected the request"));
-    const third = await retryFailedMessages({ service, store, now, includeUnknown: true });
+    const third = await retryFailedMessages({ service, store, now: later });
     deepStrictEqual(third.results.map((r) => [r.id, r.status, r.retryCount]), [["a", "failed", 2], [
       "b",
       "failed",
       3,
     ]]);
-    strictEqual((await store.getOutbound("a"))?.outcomeUnknown, true);
+    // By the recipient's JID first, then over every message of the window (another form of the number).
+    deepStrictEqual(service.lookups.map((r) => [r.route, r.options.body, r.options.idempotent]), [
+      ["/chat/findMessages/{instance}", {
+        where: {
+          key: { fromMe: true, remoteJid: "5511999999999@s.whatsapp.net" },
+          messageTimestamp: {
+            gte: new Date(100 - 300_000).toISOString(),
+            lte: new Date(NOW + 1 + 300_000).toISOString(),
+          },
+        },
+        page: 1,
+        offset: 50,
+      }, true],
+      ["/chat/findMessages/{instance}", {
+        where: {
+          key: { fromMe: true },
+          messageTimestamp: {
+            gte: new Date(100 - 300_000).toISOString(),
+            lte: new Date(NOW + 1 + 300_000).toISOString(),
+          },
+        },
+        page: 1,
+        offset: 50,
+      }, true],
+    ]);
+    strictEqual((await store.getOutbound("a"))?.outcomeUnknown, false);
     strictEqual((await store.getOutbound("a"))?.lastError, "Gateway rejected the request");
 
     // A rejected request cannot succeed as it is: both are now permanent and not resent again.
     strictEqual((await store.getOutbound("b"))?.permanent, true);
-    const fourth = await retryFailedMessages({ service, store, now, maxRetries: 10, includeUnknown: true });
+    const fourth = await retryFailedMessages({ service, store, now: later, maxRetries: 10 });
     deepStrictEqual(fourth.results.map((r) => [r.id, r.status, r.reason]), [
       ["a", "skipped", "permanent"],
       ["b", "skipped", "permanent"],
@@ -171,6 +203,7 @@ for (const harness of STORES) {
       attempted: 1,
       sent: 0,
       failed: 0,
+      reconciled: 0,
       skipped: 1,
       dryRun: true,
       results: [

@@ -8,7 +8,7 @@ import {
   type CronFunction,
   registerScheduledTasks,
 } from "../../src/tasks/schedule.ts";
-import { DAY, deferred, FakeService, NOW, outbound } from "../fixtures/tasks_fixtures.ts";
+import { DAY, deferred, FakeService, NOW, outbound, serverMessage } from "../fixtures/tasks_fixtures.ts";
 
 interface Registered {
   name: string;
@@ -30,7 +30,7 @@ async function seeded(): Promise<MemoryStore> {
 
 const now = () => NOW;
 
-Deno.test("registerScheduledTasks: registers both tasks with unique names and default schedules", async () => {
+Deno.test("registerScheduledTasks: registers the three tasks with unique names and default schedules", async () => {
   const store = await seeded();
   const service = new FakeService();
   const { cron, jobs } = recordingCron();
@@ -38,9 +38,20 @@ Deno.test("registerScheduledTasks: registers both tasks with unique names and de
   deepStrictEqual(jobs.map((job) => [job.name, job.schedule]), [
     ["gateway-prune", "0 3 * * *"],
     ["gateway-retry-failed", "*/5 * * * *"],
+    ["gateway-reconcile-sends", "*/10 * * * *"],
   ]);
   strictEqual(typeof handlers.prune, "function");
   strictEqual(typeof handlers.retryFailed, "function");
+  strictEqual(typeof handlers.reconcileSends, "function");
+
+  // The reconcile job settles a send left pending by a sender that died: found on the server, it is sent.
+  await store.saveOutbound(outbound("stuck", NOW - DAY, { status: "pending", claimedUntil: NOW - 1 }));
+  service.delivered.push(serverMessage("hello stuck", "WA-stuck"));
+  await jobs[2].handler();
+  strictEqual((await store.getOutbound("stuck"))?.status, "failed");
+  strictEqual((await store.getOutbound("stuck"))?.outcomeUnknown, true);
+  // Its last attempt is too recent to be looked up yet (the server may still be working on it).
+  strictEqual(service.lookups.length, 0);
 
   // Calling the registered cron handlers does the work.
   await jobs[0].handler();
@@ -82,8 +93,12 @@ Deno.test("registerScheduledTasks: tasks can be left out or renamed; bad options
     cron,
     prune: false,
     retryFailed: { name: "tenant-a-retry" },
+    reconcileSends: { name: "tenant-a-reconcile", schedule: "*/15 * * * *" },
   });
-  deepStrictEqual(jobs.map((job) => job.name), ["tenant-a-retry"]);
+  deepStrictEqual(jobs.map((job) => [job.name, job.schedule]), [
+    ["tenant-a-retry", "*/5 * * * *"],
+    ["tenant-a-reconcile", "*/15 * * * *"],
+  ]);
   strictEqual(handlers.prune, undefined);
   throws(() => registerScheduledTasks({ service, store, cron, prune: { days: 0 } }), {
     name: "RangeError",
@@ -98,10 +113,10 @@ Deno.test("registerScheduledTasks: tasks can be left out or renamed; bad options
         prune: { name: "same" },
         retryFailed: { name: "same" },
       }),
-    { name: "RangeError", message: 'Cannot schedule tasks: both tasks are named "same"' },
+    { name: "RangeError", message: 'Cannot schedule tasks: two tasks are named "same"' },
   );
   throws(() => registerScheduledTasks({ service, store, cron, leaseMs: -5 }), RangeError);
-  strictEqual(jobs.length, 1);
+  strictEqual(jobs.length, 2);
 });
 
 Deno.test("registerScheduledTasks: a task never overlaps itself", async () => {
@@ -170,7 +185,7 @@ Deno.test("registerScheduledTasks: uses Deno.cron by default, with a clear error
       value: (...args: unknown[]) => calls.push(args),
       configurable: true,
     });
-    registerScheduledTasks({ service, store, retryFailed: false });
+    registerScheduledTasks({ service, store, retryFailed: false, reconcileSends: false });
     deepStrictEqual(calls.map((call) => call.slice(0, 2)), [["gateway-prune", "0 3 * * *"]]);
     strictEqual(typeof calls[0][2], "function");
 
@@ -196,6 +211,7 @@ Deno.test("createScheduledHandler: controller.cron picks the task, work is passe
     service: () => service,
     prune: { schedule: "0 3 * * *", days: 30 },
     retryFailed: { schedule: "*/5 * * * *" },
+    reconcileSends: false,
     now,
   });
   const waited: Promise<unknown>[] = [];

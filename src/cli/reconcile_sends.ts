@@ -1,0 +1,137 @@
+/**
+ * `reconcile-sends`: settle the sends recorded in the configured Deno KV store whose outcome is unknown,
+ * by looking for them on the gateway server.
+ *
+ * @module
+ */
+
+import { reconcileSends, type ReconcileSendsResult } from "../tasks/reconcile_sends.ts";
+import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { type CliCommand, helpText } from "./command.ts";
+import { createService, loadCliConfig } from "./config.ts";
+import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { openStore } from "./store.ts";
+import { renderTable, writeJson } from "./table.ts";
+
+/** What `reconcile-sends --json` prints: the task's result plus the settings used. */
+export interface ReconcileSendsReport extends ReconcileSendsResult {
+  /** The KV file. */
+  store: string;
+  /** Most records looked up in this run. */
+  limit: number;
+  /** Only records whose last attempt is at least this old, in seconds. */
+  minAgeSeconds: number;
+  /** Only this instance, or null for all. */
+  instance: string | null;
+}
+
+/**
+ * The `reconcile-sends` command.
+ *
+ * @example
+ * ```ts
+ * import { ReconcileSendsCommand } from "./reconcile_sends.ts";
+ * import { memoryIo } from "./io.ts";
+ * const code = await new ReconcileSendsCommand().run(["--dry-run"], memoryIo());
+ * ```
+ */
+export class ReconcileSendsCommand implements CliCommand {
+  /** Command name. */
+  readonly name: string = "reconcile-sends";
+  /** One-line summary. */
+  readonly summary: string = "settle sends whose outcome is unknown by looking for them on the server";
+  /** Stops after the record in flight on SIGINT/SIGTERM. */
+  readonly handlesSignals: boolean = true;
+  /** `--help` text. */
+  readonly help: string = helpText(
+    "reconcile-sends [--limit <n>] [--min-age <seconds>] [--instance <name>] [--dry-run] [--json]",
+    `Settle the sends recorded in the Deno KV store whose outcome is unknown (the server may have delivered
+them). First, a send left "pending" by a process that died mid-send (its claim ended) becomes unknown.
+Then each unknown send is looked for on the server (POST /chat/findMessages: sent from the instance to its
+recipient, around the time of its attempts, with its content): found, it is settled as sent with the real
+message id; not found, it is settled as not sent, and retry-failed may resend it. The server must store
+sent messages (DATABASE_SAVE_DATA_NEW_MESSAGE=true, its default). Exit code 1 when some stay unknown.`,
+    `  --limit <n>           look up at most n sends (default 100)
+  --min-age <seconds>   only sends whose last attempt is at least this old (default 60): a server still
+                        working on a send has not stored it yet
+  --instance <name>     only this instance's sends
+  --dry-run             only list what would be looked up
+  --json                print a JSON report instead of a table`,
+  );
+
+  /**
+   * Run the command.
+   *
+   * @example
+   * ```ts
+   * import { ReconcileSendsCommand } from "./reconcile_sends.ts";
+   * import { memoryIo } from "./io.ts";
+   * await new ReconcileSendsCommand().run(["--help"], memoryIo());
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseFlags(args, {
+      limit: { type: "string" },
+      "min-age": { type: "string" },
+      instance: { type: "string" },
+      "dry-run": { type: "boolean" },
+      json: { type: "boolean" },
+    }, 0);
+    if (booleanFlag(values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const limit = numberFlag(values, "limit", { fallback: 100, integer: true });
+    const minAgeSeconds = numberFlag(values, "min-age", { fallback: 60, min: 0 });
+    const instance = stringFlag(values, "instance");
+    const dryRun = booleanFlag(values, "dry-run");
+    const cli = await loadCliConfig(io, stringFlag(values, "config"));
+    const service = createService(cli);
+    const opened = await openStore(cli, { mustExist: true });
+    let result: ReconcileSendsResult;
+    try {
+      result = await reconcileSends({
+        service,
+        store: opened.store,
+        limit,
+        minAgeMs: Math.round(minAgeSeconds * 1000),
+        instance,
+        dryRun,
+        signal: io.signal,
+      });
+    } finally {
+      opened.close();
+    }
+    const report: ReconcileSendsReport = {
+      store: opened.path,
+      limit,
+      minAgeSeconds,
+      instance: instance ?? null,
+      ...result,
+    };
+    if (booleanFlag(values, "json")) writeJson(io, report);
+    else io.stdout(renderReconcile(report));
+    return result.undecided > 0 ? EXIT_FAILED : EXIT_OK;
+  }
+}
+
+/**
+ * The text report of `reconcile-sends`.
+ *
+ * @example
+ * ```ts
+ * import { renderReconcile } from "./reconcile_sends.ts";
+ * renderReconcile({ store: "gateway.kv", limit: 100, minAgeSeconds: 60, instance: null, expired: 0, checked: 0, sent: 0, notSent: 0, undecided: 0, dryRun: false, results: [] });
+ * ```
+ */
+export function renderReconcile(report: ReconcileSendsReport): string {
+  if (report.results.length === 0) return `No sends with an unknown outcome in ${report.store}\n`;
+  let text = renderTable(
+    ["RECORD", "RESULT", "DETAIL"],
+    report.results.map((item) => [item.id, item.status, item.messageId ?? item.error ?? item.reason]),
+  );
+  text += report.dryRun
+    ? `Would look up ${report.checked}\n`
+    : `Looked up ${report.checked}: ${report.sent} sent, ${report.notSent} not sent, ${report.undecided} still unknown; ${report.expired} expired claim(s)\n`;
+  return text;
+}
