@@ -34,6 +34,7 @@ export {
   isPermanentFailure,
   MessageException,
   type MessageFailureReason,
+  MessageStatusException,
   parseRetryAfter,
   RateLimitException,
   ValidationException,
@@ -53,6 +54,7 @@ export {
   type QueueConfig,
   type RateLimitingConfig,
   type RateLimitRule,
+  type RecipientsConfig,
   type RetryConfig,
   validateConfig,
   type WebhookConfig,
@@ -114,6 +116,7 @@ export {
   type MediaSendOptions,
   MessagesResource,
   type SendOptions,
+  type SendResponse,
   type SendResult,
 } from "./src/resources/messages.ts";
 export {
@@ -305,7 +308,7 @@ export {
   type WebhookProcessorOptions,
 } from "./src/webhooks/processor.ts";
 export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
-export { LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
+export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
 export {
   type DeadLetter,
   enqueueWebhookJob,
@@ -386,3 +389,29 @@ export {
 } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 export type { TaskLease } from "./src/tasks/task_guard.ts";
+
+// --- delivery: addresses, numbers, message status, inbound reconciliation
+export { parseRecipient, type Recipient, type RecipientKind } from "./src/address/recipient.ts";
+export { type ResolvedSender, resolveSender } from "./src/address/sender.ts";
+export {
+  normalizePhone,
+  type NormalizePhoneOptions,
+  phoneMatchKey,
+  phoneVariants,
+} from "./src/address/phone.ts";
+export { LidDirectory, type LidPair, lidPairsOf } from "./src/address/lid_directory.ts";
+export { type ResolvedRecipient } from "./src/address/recipient_resolver.ts";
+export {
+  type MessageStatus,
+  MessageStatusChanged,
+  type MessageStatusRecord,
+  MessageStuck,
+  type StuckCause,
+} from "./src/delivery/status_events.ts";
+export {
+  MessageStatusTracker,
+  type MessageStatusTrackerOptions,
+  type MessageStatusUpdate,
+  parseMessageStatus,
+  type WaitForStatusOptions,
+} from "./src/delivery/status_tracker.ts";
