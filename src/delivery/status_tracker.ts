@@ -213,13 +213,13 @@ export class MessageStatusTracker {
    */
   constructor(options: MessageStatusTrackerOptions = {}) {
     const store = options.store;
+    this.#now = options.now ?? Date.now;
     this.#state = store === undefined
-      ? new MemoryState()
+      ? new MemoryState({ now: this.#now })
       : "state" in store && typeof store.state === "object"
       ? store.state
       : store as StateStore;
     this.events = options.events ?? new EventTarget();
-    this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? defaultSleep;
     this.#stuckAfter = positive("stuckAfterMs", options.stuckAfterMs, 300_000);
     this.#retention = positive("retentionMs", options.retentionMs, 7 * DAY_MS);
