@@ -415,3 +415,11 @@ export {
   parseMessageStatus,
   type WaitForStatusOptions,
 } from "./src/delivery/status_tracker.ts";
+export {
+  reconcileInboundMessages,
+  type ReconcileInstanceResult,
+  type ReconcileOptions,
+  type ReconcileResult,
+  type ReconcileService,
+} from "./src/delivery/reconcile.ts";
+export { type ReconcileTaskOptions } from "./src/tasks/reconcile_task.ts";

@@ -35,6 +35,8 @@ export interface TasksFileConfig {
   prune?: false | { schedule?: string; days?: number };
   /** The retry-failed task, or false to leave it out. */
   retry_failed?: false | { schedule?: string; max_retries?: number; limit?: number; instance?: string };
+  /** The reconcile task (off unless given): recover inbound messages whose webhooks were dropped. */
+  reconcile?: false | { schedule?: string; max_messages?: number; instance?: string };
 }
 
 /** The configuration a command works with. */

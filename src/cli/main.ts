@@ -2,7 +2,7 @@
  * The `@gw/gateway` command line: `deno task <command>` in a project, or
  * `deno run -A jsr:@gw/gateway/cli <command>`.
  *
- * Commands: `install`, `health`, `status`, `connect`, `prune`, `retry-failed`, `serve`. Each has
+ * Commands: `install`, `health`, `status`, `connect`, `prune`, `retry-failed`, `reconcile`, `serve`. Each has
  * `--help`; exit codes are 0 (ok), 1 (a check failed) and 2 (bad usage or configuration). Errors are one
  * line on standard error; `--verbose` adds the stack trace.
  *
@@ -55,6 +55,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   "retry-failed": {
     summary: "resend failed messages recorded in the store",
     load: async () => new (await import("./retry_failed.ts")).RetryFailedCommand(),
+  },
+  reconcile: {
+    summary: "recover inbound messages whose webhooks were dropped",
+    load: async () => new (await import("./reconcile.ts")).ReconcileCommand(),
   },
   serve: {
     summary: "run the webhook receiver, queue worker and scheduled tasks",

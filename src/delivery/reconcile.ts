@@ -32,7 +32,10 @@ export interface ReconcileService {
   /** A view bound to an instance. */
   instance(name: string): {
     chats(): {
-      fetchAll(query?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<ApiResponse<ChatRow[]>>;
+      fetchAll(
+        query?: Record<string, unknown>,
+        options?: { signal?: AbortSignal },
+      ): Promise<ApiResponse<ChatRow[]>>;
       findMessages(
         query?: FindMessagesQuery,
         options?: { signal?: AbortSignal },
@@ -118,7 +121,9 @@ function seconds(value: unknown): number | undefined {
 /** The webhook body of a stored message (`findMessages` record → `messages.upsert` data). */
 function messageRaw(record: MessageRecord): Record<string, unknown> {
   const updates = (record as { MessageUpdate?: { status?: string }[] }).MessageUpdate;
-  const status = Array.isArray(updates) && updates.length > 0 ? updates[updates.length - 1].status : undefined;
+  const status = Array.isArray(updates) && updates.length > 0
+    ? updates[updates.length - 1].status
+    : undefined;
   return {
     key: record.key,
     pushName: record.pushName ?? null,
@@ -154,7 +159,9 @@ export async function reconcileInboundMessages(
 ): Promise<ReconcileResult> {
   const store = options.store ?? service.getStore();
   if (store === undefined) {
-    throw new TypeError("Cannot reconcile messages: no store (pass `store`, or configure one on the service)");
+    throw new TypeError(
+      "Cannot reconcile messages: no store (pass `store`, or configure one on the service)",
+    );
   }
   const processor = options.processor;
   if (processor.store === undefined) processor.useStore(store);
@@ -163,7 +170,9 @@ export async function reconcileInboundMessages(
   }
   const instances = options.instances ?? [service.getInstanceName()].filter((name) => name !== undefined);
   if (instances.length === 0) {
-    throw new TypeError("Cannot reconcile messages: no instance (pass `instances`, or bind the service to one)");
+    throw new TypeError(
+      "Cannot reconcile messages: no instance (pass `instances`, or bind the service to one)",
+    );
   }
   const settings = {
     maxMessages: positive("maxMessages", options.maxMessages, 1000),
@@ -202,7 +211,14 @@ async function reconcileInstance(
   instance: string,
   settings: Settings,
 ): Promise<ReconcileInstanceResult> {
-  const out: ReconcileInstanceResult = { instance, chats: 0, seen: 0, recovered: 0, complete: true, errors: [] };
+  const out: ReconcileInstanceResult = {
+    instance,
+    chats: 0,
+    seen: 0,
+    recovered: 0,
+    complete: true,
+    errors: [],
+  };
   const chats = service.instance(instance).chats();
   const runStart = settings.now();
   const rows = (await chats.fetchAll({}, { signal: settings.signal })).data;
@@ -220,12 +236,15 @@ async function reconcileInstance(
     const progress: Progress = entry?.value ??
       { ts: Math.floor((runStart - settings.lookbackMs) / 1000), ids: [] };
     // Nothing newer than what was checked: no request.
-    const last = seconds((chat.lastMessage as { messageTimestamp?: unknown } | null | undefined)?.messageTimestamp);
+    const last = seconds(
+      (chat.lastMessage as { messageTimestamp?: unknown } | null | undefined)?.messageTimestamp,
+    );
     const lastId = (chat.lastMessage as { key?: { id?: string } } | null | undefined)?.key?.id;
     const overlap = Math.floor(settings.overlapMs / 1000);
     if (
       last !== undefined &&
-      (last < progress.ts - overlap || (overlap === 0 && last === progress.ts && progress.ids.includes(lastId ?? "")))
+      (last < progress.ts - overlap ||
+        (overlap === 0 && last === progress.ts && progress.ids.includes(lastId ?? "")))
     ) {
       continue;
     }
@@ -244,7 +263,10 @@ async function reconcileInstance(
       if (stopped) out.complete = false;
     } catch (error) {
       out.complete = false;
-      out.errors.push({ remoteJid: chat.remoteJid, error: error instanceof Error ? error.message : String(error) });
+      out.errors.push({
+        remoteJid: chat.remoteJid,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   return out;
@@ -284,7 +306,9 @@ async function reconcileChat(
   let saved = start;
   const save = async () => {
     if (progress !== saved) {
-      await state.set(NAMESPACE, `${instance}/${remoteJid}`, progress, { expiresAt: run.now() + PROGRESS_TTL_MS });
+      await state.set(NAMESPACE, `${instance}/${remoteJid}`, progress, {
+        expiresAt: run.now() + PROGRESS_TTL_MS,
+      });
       saved = progress;
     }
   };

@@ -11,6 +11,13 @@ import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
 import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
 import { guardTask, kvTaskLease, type TaskLease } from "./task_guard.ts";
+import type { ReconcileResult } from "../delivery/reconcile.ts";
+import {
+  RECONCILE_NAME,
+  RECONCILE_SCHEDULE,
+  type ReconcileTaskOptions,
+  runReconcileTask,
+} from "./reconcile_task.ts";
 
 /** The prune task: when it runs and what it removes. */
 export interface PruneTaskOptions {
@@ -46,6 +53,11 @@ export interface ScheduledTasksBaseOptions {
   prune?: PruneTaskOptions | false;
   /** The retry-failed task, or false to leave it out. */
   retryFailed?: RetryFailedTaskOptions | false;
+  /**
+   * The reconcile task (recover inbound messages whose webhooks were dropped, then report stuck sends),
+   * or false to leave it out (the default: give an object to run it).
+   */
+  reconcile?: ReconcileTaskOptions | false;
   /** A Deno KV used for a lease per task, so that several isolates never run one task at once. */
   kv?: Deno.Kv;
   /** A custom cross-isolate lease instead of `kv`. */
@@ -78,6 +90,8 @@ export interface ScheduledTaskHandlers {
   prune?: () => Promise<PruneResult | null>;
   /** Runs the retry-failed task, when registered. */
   retryFailed?: () => Promise<RetryFailedResult | null>;
+  /** Runs the reconcile task, when registered. */
+  reconcile?: () => Promise<ReconcileResult | null>;
 }
 
 /** The `controller` a Workers `scheduled` handler receives (the part used). */
@@ -121,6 +135,7 @@ const log = getGatewayLogger("tasks");
 interface Runners<Env> {
   prune?: { name: string; schedule: string; run: (env: Env) => Promise<PruneResult | null> };
   retryFailed?: { name: string; schedule: string; run: (env: Env) => Promise<RetryFailedResult | null> };
+  reconcile?: { name: string; schedule: string; run: (env: Env) => Promise<ReconcileResult | null> };
 }
 
 function normaliseSchedule(schedule: string): string {
@@ -184,8 +199,34 @@ function buildRunners<Env>(
       ),
     };
   }
-  if (runners.prune && runners.retryFailed && runners.prune.name === runners.retryFailed.name) {
-    throw new RangeError(`Cannot schedule tasks: both tasks are named "${runners.prune.name}"`);
+  if (options.reconcile !== undefined && options.reconcile !== false) {
+    const task = options.reconcile;
+    const name = task.name ?? RECONCILE_NAME;
+    const processor = task.processor;
+    if (processor === undefined || typeof processor.process !== "function") {
+      throw new TypeError(
+        "Cannot schedule the reconcile task: give it the processor that runs your handlers (reconcile.processor)",
+      );
+    }
+    runners.reconcile = {
+      name,
+      schedule: task.schedule ?? RECONCILE_SCHEDULE,
+      run: guardTask(
+        name,
+        async (env: Env) => {
+          const { service, store } = await resolve(env);
+          return await runReconcileTask(task, service, store, processor, options.now);
+        },
+        lease,
+        leaseMs,
+      ),
+    };
+  }
+  const names = [runners.prune, runners.retryFailed, runners.reconcile].filter((r) => r !== undefined)
+    .map((r) => r.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) {
+    throw new RangeError(`Cannot schedule tasks: both tasks are named "${twice}"`);
   }
   return runners;
 }
@@ -251,8 +292,15 @@ export function registerScheduledTasks(options: RegisterScheduledTasksOptions): 
       await run();
     });
   }
+  if (runners.reconcile) {
+    const { name, schedule, run } = runners.reconcile;
+    handlers.reconcile = () => run();
+    cron(name, schedule, async () => {
+      await run();
+    });
+  }
   log.info("Registered scheduled tasks: {tasks}", {
-    tasks: [runners.prune, runners.retryFailed].filter((r) => r !== undefined).map((r) =>
+    tasks: [runners.prune, runners.retryFailed, runners.reconcile].filter((r) => r !== undefined).map((r) =>
       `${r.name} (${r.schedule})`
     ),
   });
@@ -300,8 +348,11 @@ export function createScheduledHandler<Env = unknown>(
     if (runners.retryFailed && normaliseSchedule(runners.retryFailed.schedule) === cron) {
       jobs.push(runners.retryFailed.run(env));
     }
+    if (runners.reconcile && normaliseSchedule(runners.reconcile.schedule) === cron) {
+      jobs.push(runners.reconcile.run(env));
+    }
     if (jobs.length === 0) {
-      const known = [runners.prune, runners.retryFailed].filter((r) => r !== undefined)
+      const known = [runners.prune, runners.retryFailed, runners.reconcile].filter((r) => r !== undefined)
         .map((r) => `"${r.schedule}" (${r.name})`).join(", ");
       return Promise.reject(
         new Error(

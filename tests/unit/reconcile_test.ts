@@ -65,7 +65,9 @@ async function world(options: { failOnce?: string } = {}): Promise<World> {
     });
   }
   await sim.flushWebhooks();
-  const gw = new GatewayService({ server_url: BASE, api_key: KEY, instance: "sales", store }, { fetch: sim.fetch });
+  const gw = new GatewayService({ server_url: BASE, api_key: KEY, instance: "sales", store }, {
+    fetch: sim.fetch,
+  });
   return { sim, gw, store, processor, seen, ids };
 }
 
@@ -96,7 +98,12 @@ Deno.test("reconcile: 30 of 100 inbound webhooks dropped → every message reach
     exactlyOnce(w);
 
     // A message delivered by webhook after a run is not handled twice when the next run sees it.
-    w.sim.simulateInboundMessage("sales", { from: CHATS[0], text: "late", id: "LATE1", timestamp: NOW / 1000 + 30 });
+    w.sim.simulateInboundMessage("sales", {
+      from: CHATS[0],
+      text: "late",
+      id: "LATE1",
+      timestamp: NOW / 1000 + 30,
+    });
     await w.sim.flushWebhooks();
     const third = await reconcileInboundMessages(w.gw, { processor: w.processor, now: () => NOW + 120_000 });
     strictEqual(third.recovered, 0);
@@ -109,11 +116,23 @@ Deno.test("reconcile: 30 of 100 inbound webhooks dropped → every message reach
 Deno.test("reconcile: a run cut off by its budget resumes where it stopped", async () => {
   const w = await world();
   try {
-    const first = await reconcileInboundMessages(w.gw, { processor: w.processor, maxMessages: 45, now: () => NOW });
+    const first = await reconcileInboundMessages(w.gw, {
+      processor: w.processor,
+      maxMessages: 45,
+      now: () => NOW,
+    });
     strictEqual(first.instances[0].complete, false);
     strictEqual(first.seen, 45);
-    const second = await reconcileInboundMessages(w.gw, { processor: w.processor, maxMessages: 45, now: () => NOW });
-    const third = await reconcileInboundMessages(w.gw, { processor: w.processor, maxMessages: 45, now: () => NOW });
+    const second = await reconcileInboundMessages(w.gw, {
+      processor: w.processor,
+      maxMessages: 45,
+      now: () => NOW,
+    });
+    const third = await reconcileInboundMessages(w.gw, {
+      processor: w.processor,
+      maxMessages: 45,
+      now: () => NOW,
+    });
     strictEqual(third.instances[0].complete, true);
     strictEqual(first.recovered + second.recovered + third.recovered, 30);
     exactlyOnce(w);
@@ -153,19 +172,32 @@ Deno.test("reconcile: refuses to run without a store, an instance, or with a pro
     () => {
       throw new Error("expected a refusal");
     },
-    (error: Error) => strictEqual(error.message, "Cannot reconcile messages: no store (pass `store`, or configure one on the service)"),
+    (error: Error) =>
+      strictEqual(
+        error.message,
+        "Cannot reconcile messages: no store (pass `store`, or configure one on the service)",
+      ),
   );
   await reconcileInboundMessages(gw, { processor, store: new MemoryStore() }).then(
     () => {
       throw new Error("expected a refusal");
     },
-    (error: Error) => strictEqual(error.message, "Cannot reconcile messages: no instance (pass `instances`, or bind the service to one)"),
+    (error: Error) =>
+      strictEqual(
+        error.message,
+        "Cannot reconcile messages: no instance (pass `instances`, or bind the service to one)",
+      ),
   );
   const other = new WebhookProcessor({ store: new MemoryStore(), log: false });
-  await reconcileInboundMessages(gw, { processor: other, store: new MemoryStore(), instances: ["sales"] }).then(
-    () => {
-      throw new Error("expected a refusal");
-    },
-    (error: Error) => strictEqual(error.message, "Cannot reconcile messages: the processor uses another store than the reconciler"),
-  );
+  await reconcileInboundMessages(gw, { processor: other, store: new MemoryStore(), instances: ["sales"] })
+    .then(
+      () => {
+        throw new Error("expected a refusal");
+      },
+      (error: Error) =>
+        strictEqual(
+          error.message,
+          "Cannot reconcile messages: the processor uses another store than the reconciler",
+        ),
+    );
 });
