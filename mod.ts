@@ -302,6 +302,7 @@ export {
   WebhookPayloadDto,
 } from "./src/webhooks/payload.ts";
 export {
+  type MessageOutcome,
   type WebhookHandlerFunction,
   WebhookProcessingException,
   WebhookProcessor,
