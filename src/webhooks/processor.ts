@@ -345,7 +345,7 @@ export class WebhookProcessor {
         if (outcome === "busy") {
           throw new WebhookException(
             `Cannot process message "${payload.messageId}": another delivery is processing it`,
-            { status: 503 },
+            { status: 503 }, // The receiver answers 500 for any processing failure: the server retries.
           );
         }
       });

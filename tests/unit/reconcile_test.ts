@@ -201,3 +201,43 @@ Deno.test("reconcile: refuses to run without a store, an instance, or with a pro
         ),
     );
 });
+
+Deno.test("WebhookProcessor with a store: one run per inbound message id; a message held by another delivery fails the webhook", async () => {
+  const store = new MemoryStore();
+  const processor = new WebhookProcessor({ store, log: false });
+  const texts: string[] = [];
+  processor.on("messages.upsert", (payload) => {
+    texts.push(payload.text!);
+  });
+  const message = (id: string, text: string) =>
+    WebhookPayloadDto.from({
+      event: "messages.upsert",
+      instance: "sales",
+      data: {
+        key: { remoteJid: "5511999998888@s.whatsapp.net", fromMe: false, id },
+        message: { conversation: text },
+      },
+    })!;
+  await processor.process(message("A1", "first"));
+  // The same message again, with another body (another delivery): skipped.
+  await processor.process(message("A1", "first, redelivered"));
+  deepStrictEqual(texts, ["first"]);
+  // Held by a delivery still in progress: the webhook fails, so the server retries it later.
+  await store.state.set("inbound_message", "sales/B1", { state: "processing" }, { expectedVersion: null });
+  await processor.process(message("B1", "second")).then(
+    () => {
+      throw new Error("expected a failure");
+    },
+    (error: Error) =>
+      strictEqual(error.message, 'Cannot process message "B1": another delivery is processing it'),
+  );
+  // A failing handler gives the claim back: the next delivery runs.
+  let fail = true;
+  processor.on("messages.upsert", () => {
+    if (fail) throw new Error("down");
+  });
+  await processor.process(message("C1", "third")).catch(() => {});
+  fail = false;
+  await processor.process(message("C1", "third"));
+  deepStrictEqual(texts, ["first", "third", "third"]);
+});
