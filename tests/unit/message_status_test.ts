@@ -8,6 +8,8 @@ import { MemoryStore } from "../../src/store/memory.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { runDeliveryWorker } from "../helpers/run_worker.ts";
+import { BASE, call, KEY, newSim } from "../helpers/simulator.ts";
+import { GatewayService } from "../../src/service.ts";
 
 function update(keyId: string, status: string | number): WebhookPayloadDto {
   return WebhookPayloadDto.from({
@@ -229,4 +231,44 @@ Deno.test("WebhookProcessor with a store feeds messageStatus and dispatches Mess
   await processor.process(update("3EB0P", "READ"));
   strictEqual((await processor.messageStatus?.get("3EB0P"))?.status, "READ");
   deepStrictEqual(seen, ["SERVER_ACK", "READ"]);
+});
+
+Deno.test("status end to end: a send, then the server's send.message and messages.update webhooks, through the processor", async () => {
+  const store = new MemoryStore();
+  const processor = new WebhookProcessor({ store, log: false });
+  const sim = newSim({
+    sleep: () => Promise.resolve(),
+    fetch: async (input, init) => {
+      await processor.process(WebhookPayloadDto.from(await new Request(input, init).json())!);
+      return new Response("ok");
+    },
+  });
+  try {
+    sim.addInstance("sales", { open: true });
+    await call(sim, "POST", "/webhook/set/sales", {
+      webhook: {
+        enabled: true,
+        url: "http://receiver.test/hook",
+        events: ["SEND_MESSAGE", "MESSAGES_UPDATE"],
+      },
+    });
+    const gw = new GatewayService({ server_url: BASE, api_key: KEY, instance: "sales" }, {
+      fetch: sim.fetch,
+    });
+    const id = (await gw.messages().text("5511999998888", "Olá")).json<string>("key.id");
+    await sim.flushWebhooks();
+    const tracker = processor.messageStatus!;
+    strictEqual((await tracker.get(id))?.status, "PENDING");
+    sim.simulateStatusUpdate("sales", { messageId: id, status: "DELIVERY_ACK" });
+    sim.simulateStatusUpdate("sales", { messageId: id, status: "READ" });
+    await sim.flushWebhooks();
+    const record = await tracker.waitFor(id, "READ", { timeoutMs: 1000 });
+    deepStrictEqual([record.status, record.instance, record.remoteJid], [
+      "READ",
+      "sales",
+      "5511999998888@s.whatsapp.net",
+    ]);
+  } finally {
+    await sim.close();
+  }
 });
