@@ -34,6 +34,7 @@ export {
   isPermanentFailure,
   MessageException,
   type MessageFailureReason,
+  MessageStatusException,
   OutcomeUnknownException,
   parseRetryAfter,
   RateLimitException,
@@ -54,6 +55,7 @@ export {
   type QueueConfig,
   type RateLimitingConfig,
   type RateLimitRule,
+  type RecipientsConfig,
   type RetryConfig,
   validateConfig,
   type WebhookConfig,
@@ -115,6 +117,7 @@ export {
   type MediaSendOptions,
   MessagesResource,
   type SendOptions,
+  type SendResponse,
   type SendResult,
 } from "./src/resources/messages.ts";
 export {
@@ -300,13 +303,14 @@ export {
   WebhookPayloadDto,
 } from "./src/webhooks/payload.ts";
 export {
+  type MessageOutcome,
   type WebhookHandlerFunction,
   WebhookProcessingException,
   WebhookProcessor,
   type WebhookProcessorOptions,
 } from "./src/webhooks/processor.ts";
 export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
-export { LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
+export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
 export {
   type DeadLetter,
   enqueueWebhookJob,
@@ -417,3 +421,37 @@ export {
 } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 export { stateTaskLease, type TaskLease } from "./src/tasks/task_guard.ts";
+
+// --- delivery: addresses, numbers, message status, inbound reconciliation
+export { parseRecipient, type Recipient, type RecipientKind } from "./src/address/recipient.ts";
+export { type ResolvedSender, resolveSender } from "./src/address/sender.ts";
+export {
+  normalizePhone,
+  type NormalizePhoneOptions,
+  phoneMatchKey,
+  phoneVariants,
+} from "./src/address/phone.ts";
+export { LidDirectory, type LidPair, lidPairsOf } from "./src/address/lid_directory.ts";
+export { type ResolvedRecipient } from "./src/address/recipient_resolver.ts";
+export {
+  type MessageStatus,
+  MessageStatusChanged,
+  type MessageStatusRecord,
+  MessageStuck,
+  type StuckCause,
+} from "./src/delivery/status_events.ts";
+export {
+  MessageStatusTracker,
+  type MessageStatusTrackerOptions,
+  type MessageStatusUpdate,
+  parseMessageStatus,
+  type WaitForStatusOptions,
+} from "./src/delivery/status_tracker.ts";
+export {
+  type ReconcileInboundInstanceResult,
+  reconcileInboundMessages,
+  type ReconcileInboundOptions,
+  type ReconcileInboundResult,
+  type ReconcileInboundService,
+} from "./src/delivery/reconcile.ts";
+export { type ReconcileInboundTaskOptions } from "./src/tasks/reconcile_task.ts";

@@ -144,10 +144,20 @@ export interface GatewayConfig {
   webhook?: WebhookConfig;
   /** Queueing of inbound webhooks. */
   queue?: QueueConfig;
+  /** Recipient resolution (`messages().resolveRecipient`, sends with `resolve`). */
+  recipients?: RecipientsConfig;
   /** Where sends are recorded (default none). */
   store?: GatewayStore;
   /** The fetch to use (default `globalThis.fetch`); called with an undefined `this`. */
   fetch?: typeof fetch;
+}
+
+/** Recipient resolution: how sends find the JID an account is registered under. */
+export interface RecipientsConfig {
+  /** Resolve every send's number through `whatsappNumbers` (cached) unless the call says otherwise (default false). */
+  resolve?: boolean;
+  /** How long a resolved recipient is cached in the store, in seconds (default 604 800, seven days). */
+  cache_ttl_seconds?: number;
 }
 
 /** Default values of the configuration. */
@@ -199,6 +209,7 @@ export function validateConfig(config: unknown): GatewayConfig {
       "logging",
       "webhook",
       "queue",
+      "recipients",
     ]
   ) {
     if (config[section] !== undefined && !isRecord(config[section])) {
@@ -214,6 +225,11 @@ export function validateConfig(config: unknown): GatewayConfig {
   checkNumber("retry.max_delay_ms", retry.max_delay_ms, 0);
   checkNumber("retry.max_retry_after_ms", retry.max_retry_after_ms, 0);
   checkNumber("retry.idempotency_window_ms", retry.idempotency_window_ms, 1);
+  const recipients = (config.recipients ?? {}) as Record<string, unknown>;
+  checkNumber("recipients.cache_ttl_seconds", recipients.cache_ttl_seconds, 1);
+  if (recipients.resolve !== undefined && typeof recipients.resolve !== "boolean") {
+    throw new GatewayApiException('Invalid configuration: "recipients.resolve" must be a boolean');
+  }
   if (config.fetch !== undefined && typeof config.fetch !== "function") {
     throw new GatewayApiException('Invalid configuration: "fetch" must be a function');
   }

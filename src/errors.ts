@@ -356,6 +356,62 @@ export class MessageException extends GatewayApiException {
 }
 
 /**
+ * A message did not reach the status a caller waited for (`MessageStatusTracker.waitFor`): the wait timed
+ * out (`deliveryStatus` is the last one seen, `null` when none was), or the server reported `ERROR`. `causes`
+ * lists the likely reasons of a message still `PENDING`, most likely first.
+ *
+ * @example
+ * ```ts
+ * import { MessageStatusException } from "@gw/gateway";
+ * const error = new MessageStatusException('Cannot confirm message "3EB0": still PENDING after 30000 ms', {
+ *   messageId: "3EB0", deliveryStatus: "PENDING", causes: ["instance_not_open"],
+ * });
+ * console.log(error.deliveryStatus, error.causes);
+ * ```
+ */
+export class MessageStatusException extends GatewayApiException {
+  /** The message's `key.id`. */
+  readonly messageId: string;
+  /** The last delivery status seen (`PENDING`, `ERROR`, ...), or null. */
+  readonly deliveryStatus: string | null;
+  /** Likely causes of a message still pending, most likely first. */
+  readonly causes: readonly string[];
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { MessageStatusException } from "@gw/gateway";
+   * new MessageStatusException('Cannot deliver message "3EB0": the server reported ERROR', { messageId: "3EB0", deliveryStatus: "ERROR" });
+   * ```
+   */
+  constructor(
+    message: string,
+    context: GatewayErrorContext & {
+      messageId: string;
+      deliveryStatus: string | null;
+      causes?: readonly string[];
+    },
+  ) {
+    super(message, context);
+    this.messageId = context.messageId;
+    this.deliveryStatus = context.deliveryStatus;
+    this.causes = context.causes ?? [];
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      messageId: this.messageId,
+      deliveryStatus: this.deliveryStatus,
+      causes: this.causes,
+    };
+  }
+}
+
+/**
  * An inbound webhook was rejected (bad signature, malformed body, misconfiguration).
  *
  * @example

@@ -41,6 +41,10 @@ export const METRIC_DESCRIPTIONS: Readonly<
   gateway_webhook_processing_ms: { help: "Webhook processing time by event", kind: "histogram", unit: "ms" },
   gateway_webhook_rejections_total: { help: "Webhooks refused by status and reason", kind: "counter" },
   gateway_queue_jobs_total: { help: "Queue jobs by result", kind: "counter" },
+  gateway_reconcile_messages_total: {
+    help: "Inbound messages checked by the reconciler, by instance and result (seen, recovered)",
+    kind: "counter",
+  },
 };
 
 const HISTOGRAM_BOUNDS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];

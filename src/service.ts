@@ -181,6 +181,7 @@ export class GatewayService {
       connection: this.#scope.connection,
       instance: this.#scope.instance,
       now: shared.now,
+      recipients: shared.config.recipients,
     };
   }
 

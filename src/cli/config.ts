@@ -37,6 +37,8 @@ export interface TasksFileConfig {
   retry_failed?: false | { schedule?: string; max_retries?: number; limit?: number; instance?: string };
   /** The reconcile-sends task, or false to leave it out. */
   reconcile_sends?: false | { schedule?: string; limit?: number; instance?: string; min_age_ms?: number };
+  /** The reconcile task (off unless given): recover inbound messages whose webhooks were dropped. */
+  reconcile?: false | { schedule?: string; max_messages?: number; instance?: string };
 }
 
 /** The configuration a command works with. */

@@ -2,7 +2,8 @@
  * The `@gw/gateway` command line: `deno task <command>` in a project, or
  * `deno run -A jsr:@gw/gateway/cli <command>`.
  *
- * Commands: `install`, `health`, `status`, `connect`, `prune`, `retry-failed`, `reconcile-sends`, `serve`. Each has
+ * Commands: `install`, `health`, `status`, `connect`, `prune`, `retry-failed`, `reconcile-sends`, `reconcile`,
+ * `serve`. Each has
  * `--help`; exit codes are 0 (ok), 1 (a check failed) and 2 (bad usage or configuration). Errors are one
  * line on standard error; `--verbose` adds the stack trace.
  *
@@ -59,6 +60,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   "reconcile-sends": {
     summary: "settle sends whose outcome is unknown by looking for them on the server",
     load: async () => new (await import("./reconcile_sends.ts")).ReconcileSendsCommand(),
+  },
+  reconcile: {
+    summary: "recover inbound messages whose webhooks were dropped",
+    load: async () => new (await import("./reconcile.ts")).ReconcileCommand(),
   },
   serve: {
     summary: "run the webhook receiver, queue worker and scheduled tasks",

@@ -53,6 +53,17 @@ function webhookSettings(
   return { options, queue, maxAttempts };
 }
 
+function reconcileOptions(tasks: TasksFileConfig, processor: WebhookProcessor, canReconcile: boolean) {
+  const task = tasks.reconcile;
+  if (task === undefined || task === false || !canReconcile) return false as const;
+  return {
+    processor,
+    schedule: task.schedule,
+    maxMessages: task.max_messages,
+    instances: task.instance === undefined ? undefined : [task.instance],
+  };
+}
+
 function taskOptions(tasks: TasksFileConfig, canRetry: boolean) {
   const prune = tasks.prune === false
     ? false as const
@@ -103,8 +114,9 @@ GET /${DEFAULTS.route_prefix}/health. Webhooks are verified with webhook.secret 
 webhook logs are recorded in the Deno KV store (created when missing). With queue.enabled (or
 GATEWAY_WEBHOOK_QUEUE=true) webhooks are answered 202 and processed by a KV queue worker in this process.
 The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is configured, the
-retry-failed task (default every 5 minutes) run with Deno.cron; the "tasks" section of the configuration
-changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
+retry-failed task (default every 5 minutes) run with Deno.cron, and tasks.reconcile (off unless given,
+default every 15 minutes) recovers inbound messages whose webhooks were dropped; the "tasks" section of
+the configuration changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
     `  --port <n>          port to listen on (default 8000; 0 picks a free one)
   --hostname <host>   address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
   --no-tasks          do not register the scheduled tasks`,
@@ -216,6 +228,7 @@ changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in f
             prune,
             retryFailed,
             reconcileSends,
+            reconcile: reconcileOptions(cli.tasks, processor, service !== undefined),
             cron,
           });
         } catch (error) {

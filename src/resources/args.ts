@@ -16,6 +16,7 @@ const CALL_KEYS: ReadonlySet<string> = new Set([
   "maxRetries",
   "idempotencyKey",
   "instance",
+  "resolve",
 ]);
 
 /** Split `{ ...bodyOptions, ...callOptions }` into the two. */

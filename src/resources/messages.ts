@@ -42,6 +42,12 @@ import {
 } from "../dto/structured_messages.ts";
 import { SendTextMessageDto, type SendTextMessageInput } from "../dto/text_message.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import {
+  type NumberCheckRow,
+  RECIPIENT_CACHE_TTL_MS,
+  type ResolvedRecipient,
+  resolveRecipientWith,
+} from "../address/recipient_resolver.ts";
 import { splitOptions } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
@@ -57,8 +63,26 @@ export interface MediaSendOptions extends SendOptions {
   fileName?: string;
 }
 
+/**
+ * The answer of a send: the server's response, and with `resolve` the JID the message went to.
+ *
+ * @example
+ * ```ts ignore
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * const res = await gw.messages().text("5511999998888", "Hi", { resolve: true });
+ * console.log(res.resolvedJid, res.recipientRewritten); // "551199998888@s.whatsapp.net" true
+ * ```
+ */
+export interface SendResponse extends ApiResponse<SendMessageResponse> {
+  /** With `resolve`: the JID the message was sent to. */
+  readonly resolvedJid?: string;
+  /** With `resolve`: true when that JID is not the number as given (a variant or a LID). */
+  readonly recipientRewritten?: boolean;
+}
+
 /** The short-form answer type of every send. */
-export type SendResult = Promise<ApiResponse<SendMessageResponse>>;
+export type SendResult = Promise<SendResponse>;
 
 /**
  * Message sends. Short forms (`text(to, text)`) build the request object for you; DTO forms
@@ -74,7 +98,7 @@ export type SendResult = Promise<ApiResponse<SendMessageResponse>>;
  * ```
  */
 export class MessagesResource extends Resource {
-  #deliver(
+  async #deliver(
     route: string,
     type: string,
     dto: RequestDto<object>,
@@ -82,10 +106,47 @@ export class MessagesResource extends Resource {
     bucket: RateLimitBucket,
     options?: CallOptions,
   ): SendResult {
-    return this.send<SendMessageResponse>(
-      { route, type, body: dto.body as Record<string, unknown>, to, bucket },
-      options,
-    );
+    let body = dto.body as Record<string, unknown>;
+    const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
+    if (!resolve || typeof body.number !== "string") {
+      return await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+    }
+    const recipient = await this.resolveRecipient(body.number, options);
+    body = { ...body, number: recipient.jid };
+    const response = await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+    return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
+  }
+
+  /**
+   * The JID the account of `number` is registered under, for this instance: asks `/chat/whatsappNumbers`
+   * once with the number and its variants (Brazil with and without the 9th digit, Mexico `521`/`52`,
+   * Argentina `549`/`54`) and caches the answer per instance in the store (`recipients.cache_ttl_seconds`,
+   * default 7 days), so a cached number costs one store read. A JID is returned as given. Throws
+   * `ValidationException` for a number without a country code (before any request) and `MessageException`
+   * (`not_on_whatsapp`) when no variant has an account.
+   *
+   * @example
+   * ```ts ignore
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const { jid, rewritten } = await gw.messages().resolveRecipient("+55 11 99999-8888");
+   * ```
+   */
+  async resolveRecipient(number: string, options: CallOptions = {}): Promise<ResolvedRecipient> {
+    const ttl = this.context.recipients?.cache_ttl_seconds;
+    return await resolveRecipientWith({
+      instance: this.instanceName(options),
+      state: this.context.store?.state,
+      ttlMs: ttl === undefined ? RECIPIENT_CACHE_TTL_MS : ttl * 1000,
+      now: this.context.now,
+      ask: async (numbers) => {
+        const res = await this.call<NumberCheckRow[]>("POST", "/chat/whatsappNumbers/{instance}", {
+          body: { numbers },
+          idempotent: true,
+        }, { ...options, idempotencyKey: undefined });
+        return res.data;
+      },
+    }, number);
   }
 
   /**

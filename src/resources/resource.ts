@@ -39,6 +39,8 @@ export interface ResourceContext {
   instance?: string;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Recipient resolution settings (`recipients` in the configuration). */
+  recipients?: { resolve?: boolean; cache_ttl_seconds?: number };
 }
 
 /** Per-call options every resource method accepts. */
@@ -57,6 +59,11 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** Instance to use for this call instead of the bound one. */
   instance?: string;
+  /**
+   * Message sends only: resolve `number` to the JID its account is registered under (cached
+   * `whatsappNumbers`, with the BR/MX/AR variants) before sending. Default: `recipients.resolve`.
+   */
+  resolve?: boolean;
 }
 
 /** How a message send is described to {@link Resource.send}. */

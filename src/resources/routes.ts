@@ -32,7 +32,10 @@ export interface RouteEntry {
   status: 200 | 201;
   /** `GatewayService` accessor of the resource (`messages`, `chats`, ...). */
   resource: string;
-  /** Resource methods that call the route; the first is the direct one. */
+  /**
+   * Resource methods that call the route; the first is the direct one. A method of another resource is
+   * written with its resource (`messages.resolveRecipient`).
+   */
   methods: readonly string[];
   /** Whether the library retries it after an unclear failure (reads: yes; changes and sends: no). */
   idempotent: boolean;
@@ -100,7 +103,7 @@ export const ROUTES: readonly RouteEntry[] = Object.freeze([
     "/chat/whatsappNumbers/{instance}",
     200,
     "chats",
-    ["checkNumbers", "isOnWhatsApp"],
+    ["checkNumbers", "isOnWhatsApp", "messages.resolveRecipient"],
     true,
   ),
   route("chat", "POST", "/chat/markMessageAsRead/{instance}", 201, "chats", ["markAsRead"]),
@@ -227,7 +230,9 @@ export function renderRoutesMarkdown(routes: readonly RouteEntry[] = ROUTES): st
     "|---|---|---|---|---|---|",
   ];
   routes.forEach((entry, index) => {
-    const methods = entry.methods.map((name) => `\`${entry.resource}().${name}()\``).join(", ");
+    const methods = entry.methods.map((name) =>
+      `\`${name.includes(".") ? name.replace(".", "().") : `${entry.resource}().${name}`}()\``
+    ).join(", ");
     const path = entry.path.replace("{instance}", ":instance");
     lines.push(
       `| ${index + 1} | ${entry.method} | \`${path}\` | ${entry.status} | ${methods} | ${

@@ -9,6 +9,7 @@ import { configFromEnv } from "../config.ts";
 import { GatewayApiException } from "../errors.ts";
 import { configuredGateway } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
+import { webhookProcessor } from "../webhooks/handler.ts";
 import {
   createScheduledHandler,
   type HandleScheduled,
@@ -34,9 +35,11 @@ function serviceFor(env: unknown): GatewayService {
 }
 
 /**
- * Run the prune, retry-failed and reconcile-sends tasks from a Workers `scheduled` event, with the
- * default schedules (`0 3 * * *` prune after 30 days, `*\/5 * * * *` retry failed sends, `*\/10 * * * *`
- * settle sends whose outcome is unknown): declare those cron triggers in `wrangler.toml`. The service is the one given to `configureGateway()` (which must include the `store` to
+ * Run the prune, retry-failed, reconcile-sends and reconcile tasks from a Workers `scheduled` event, with
+ * the default schedules (`0 3 * * *` prune after 30 days, `*\/5 * * * *` retry failed sends, `*\/10 * * * *`
+ * settle sends whose outcome is unknown, `*\/15 * * * *` recover inbound messages whose webhooks were
+ * dropped, through the processor `handleWebhook` uses): declare the cron triggers you want in
+ * `wrangler.toml`. The service is the one given to `configureGateway()` (which must include the `store` to
  * work on), else one built from the `GATEWAY_API_URL` / `GATEWAY_API_KEY` bindings. For other schedules or
  * stores, use `createScheduledHandler(options)`.
  *
@@ -53,6 +56,7 @@ export function handleScheduled(
   ctx: ScheduledContextLike,
 ): Promise<void> {
   handler ??= createScheduledHandler<unknown>({
+    reconcile: { processor: webhookProcessor() },
     service: (bindings) => serviceFor(bindings),
     store: (bindings) => {
       const store = serviceFor(bindings).getStore();

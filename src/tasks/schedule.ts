@@ -1,5 +1,5 @@
 /**
- * Running `pruneOldRecords`, `retryFailedMessages` and `reconcileSends` on a schedule: `registerScheduledTasks` with
+ * Running `pruneOldRecords`, `retryFailedMessages`, `reconcileSends` and `reconcileInboundMessages` on a schedule: `registerScheduledTasks` with
  * `Deno.cron` (Deno CLI, Deno Deploy), `createScheduledHandler` for a Cloudflare Workers `scheduled`
  * export (cron triggers in `wrangler.toml`).
  *
@@ -12,6 +12,13 @@ import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts
 import { reconcileSends, type ReconcileSendsResult } from "./reconcile_sends.ts";
 import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
 import { guardTask, kvTaskLease, type TaskLease } from "./task_guard.ts";
+import type { ReconcileInboundResult } from "../delivery/reconcile.ts";
+import {
+  RECONCILE_NAME,
+  RECONCILE_SCHEDULE,
+  type ReconcileInboundTaskOptions,
+  runReconcileTask,
+} from "./reconcile_task.ts";
 
 /** The prune task: when it runs and what it removes. */
 export interface PruneTaskOptions {
@@ -61,6 +68,11 @@ export interface ScheduledTasksBaseOptions {
   retryFailed?: RetryFailedTaskOptions | false;
   /** The reconcile-sends task, or false to leave it out. */
   reconcileSends?: ReconcileSendsTaskOptions | false;
+  /**
+   * The reconcile task (recover inbound messages whose webhooks were dropped, then report stuck sends),
+   * or false to leave it out (the default: give an object to run it).
+   */
+  reconcile?: ReconcileInboundTaskOptions | false;
   /** A Deno KV used for a lease per task, so that several isolates never run one task at once. */
   kv?: Deno.Kv;
   /** A custom cross-isolate lease instead of `kv`. */
@@ -95,6 +107,8 @@ export interface ScheduledTaskHandlers {
   retryFailed?: () => Promise<RetryFailedResult | null>;
   /** Runs the reconcile-sends task, when registered. */
   reconcileSends?: () => Promise<ReconcileSendsResult | null>;
+  /** Runs the reconcile task, when registered. */
+  reconcile?: () => Promise<ReconcileInboundResult | null>;
 }
 
 /** The `controller` a Workers `scheduled` handler receives (the part used). */
@@ -131,10 +145,10 @@ const PRUNE_SCHEDULE = "0 3 * * *";
 /** The default schedule of the retry-failed task: every five minutes. */
 const RETRY_SCHEDULE = "*/5 * * * *";
 /** The default schedule of the reconcile-sends task: every ten minutes. */
-const RECONCILE_SCHEDULE = "*/10 * * * *";
+const RECONCILE_SENDS_SCHEDULE = "*/10 * * * *";
 const PRUNE_NAME = "gateway-prune";
 const RETRY_NAME = "gateway-retry-failed";
-const RECONCILE_NAME = "gateway-reconcile-sends";
+const RECONCILE_SENDS_NAME = "gateway-reconcile-sends";
 const LEASE_MS = 15 * 60_000;
 const log = getGatewayLogger("tasks");
 
@@ -148,10 +162,13 @@ interface Runners<Env> {
   prune?: Runner<Env, PruneResult>;
   retryFailed?: Runner<Env, RetryFailedResult>;
   reconcileSends?: Runner<Env, ReconcileSendsResult>;
+  reconcile?: Runner<Env, ReconcileInboundResult>;
 }
 
 function listRunners<Env>(runners: Runners<Env>): Runner<Env, unknown>[] {
-  return [runners.prune, runners.retryFailed, runners.reconcileSends].filter((r) => r !== undefined);
+  return [runners.prune, runners.retryFailed, runners.reconcileSends, runners.reconcile].filter((r) =>
+    r !== undefined
+  );
 }
 
 function normaliseSchedule(schedule: string): string {
@@ -216,10 +233,10 @@ function buildRunners<Env>(
   }
   if (options.reconcileSends !== false) {
     const task = options.reconcileSends ?? {};
-    const name = task.name ?? RECONCILE_NAME;
+    const name = task.name ?? RECONCILE_SENDS_NAME;
     runners.reconcileSends = {
       name,
-      schedule: task.schedule ?? RECONCILE_SCHEDULE,
+      schedule: task.schedule ?? RECONCILE_SENDS_SCHEDULE,
       run: guardTask(
         name,
         async (env: Env) => {
@@ -232,6 +249,29 @@ function buildRunners<Env>(
             minAgeMs: task.minAgeMs,
             now: options.now,
           });
+        },
+        lease,
+        leaseMs,
+      ),
+    };
+  }
+  if (options.reconcile !== undefined && options.reconcile !== false) {
+    const task = options.reconcile;
+    const name = task.name ?? RECONCILE_NAME;
+    const processor = task.processor;
+    if (processor === undefined || typeof processor.process !== "function") {
+      throw new TypeError(
+        "Cannot schedule the reconcile task: give it the processor that runs your handlers (reconcile.processor)",
+      );
+    }
+    runners.reconcile = {
+      name,
+      schedule: task.schedule ?? RECONCILE_SCHEDULE,
+      run: guardTask(
+        name,
+        async (env: Env) => {
+          const { service, store } = await resolve(env);
+          return await runReconcileTask(task, service, store, processor, options.now);
         },
         lease,
         leaseMs,
@@ -308,6 +348,13 @@ export function registerScheduledTasks(options: RegisterScheduledTasksOptions): 
   if (runners.reconcileSends) {
     const { name, schedule, run } = runners.reconcileSends;
     handlers.reconcileSends = () => run();
+    cron(name, schedule, async () => {
+      await run();
+    });
+  }
+  if (runners.reconcile) {
+    const { name, schedule, run } = runners.reconcile;
+    handlers.reconcile = () => run();
     cron(name, schedule, async () => {
       await run();
     });

@@ -116,3 +116,84 @@ export class ProcessIncomingMessage implements EventListenerObject {
     event.waitUntil(this.store.saveInbound(record));
   }
 }
+
+/** The parts of the LID directory and the status tracker {@link LearnFromWebhook} feeds. */
+interface Learners {
+  learn(payload: unknown): Promise<unknown>;
+}
+interface Observers {
+  observe(payload: WebhookReceived["payload"]): Promise<unknown>;
+}
+
+// Events that can carry LID ↔ phone pairs, and events that carry message statuses.
+const PAIR_EVENTS: ReadonlySet<string> = new Set([
+  "MESSAGES_UPSERT",
+  "MESSAGES_SET",
+  "MESSAGING_HISTORY_SET",
+  "SEND_MESSAGE",
+  "CONTACTS_SET",
+  "CONTACTS_UPSERT",
+  "CONTACTS_UPDATE",
+  "CHATS_SET",
+  "CHATS_UPSERT",
+  "CHATS_UPDATE",
+]);
+const STATUS_EVENTS: ReadonlySet<string> = new Set([
+  "SEND_MESSAGE",
+  "MESSAGES_UPDATE",
+  "MESSAGES_UPSERT",
+  "CONNECTION_UPDATE",
+]);
+
+/**
+ * Feeds a `LidDirectory` (pairs from messages, contacts, chats, history sync) and a
+ * `MessageStatusTracker` (statuses, connection states) from each webhook. The writes are handed to
+ * `event.waitUntil`, so a failed write fails the webhook and the server retries it. Bound by a
+ * `WebhookProcessor` that has a store.
+ *
+ * @example
+ * ```ts
+ * import { LearnFromWebhook, LidDirectory, MessageStatusTracker, WebhookProcessor, WebhookReceived } from "@gw/gateway";
+ * const processor = new WebhookProcessor();
+ * processor.events.addEventListener(
+ *   WebhookReceived.type,
+ *   new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker()),
+ * );
+ * ```
+ */
+export class LearnFromWebhook implements EventListenerObject {
+  readonly #directory: Learners;
+  readonly #status: Observers;
+
+  /**
+   * Bind to a directory and a tracker.
+   *
+   * @example
+   * ```ts
+   * import { LearnFromWebhook, LidDirectory, MessageStatusTracker } from "@gw/gateway";
+   * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker());
+   * ```
+   */
+  constructor(directory: Learners, status: Observers) {
+    this.#directory = directory;
+    this.#status = status;
+  }
+
+  /**
+   * Learn from one `WebhookReceived`; other events are ignored.
+   *
+   * @example
+   * ```ts
+   * import { LearnFromWebhook, LidDirectory, MessageStatusTracker, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * const event = new WebhookReceived(WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "A", status: "READ" } })!);
+   * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker()).handleEvent(event);
+   * await Promise.all(event.pending);
+   * ```
+   */
+  handleEvent(event: Event): void {
+    if (!(event instanceof WebhookReceived)) return;
+    const { payload } = event;
+    if (PAIR_EVENTS.has(payload.event)) event.waitUntil(this.#directory.learn(payload));
+    if (STATUS_EVENTS.has(payload.event)) event.waitUntil(this.#status.observe(payload));
+  }
+}

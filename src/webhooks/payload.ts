@@ -9,6 +9,7 @@
  * @module
  */
 
+import { type ResolvedSender, resolveSender } from "../address/sender.ts";
 import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
 
 /**
@@ -103,7 +104,6 @@ function str(value: unknown): string | undefined {
 }
 
 const PN_SUFFIX = "@s.whatsapp.net";
-const LID_SUFFIX = "@lid";
 
 /** Where a payload came from, besides its body. */
 export interface WebhookPayloadContext {
@@ -158,6 +158,7 @@ export class WebhookPayloadDto {
   readonly receivedAt: number;
   /** The whole envelope as received (including `apikey`: never log it whole, use `toJSON()`). */
   readonly raw: Readonly<Record<string, unknown>>;
+  #sender: ResolvedSender | null | undefined;
 
   /**
    * Build from an envelope; prefer {@link WebhookPayloadDto.from}, which validates.
@@ -286,40 +287,35 @@ export class WebhookPayloadDto {
     return this.remoteJid?.endsWith("@g.us") ?? false;
   }
 
+  /** The message's sender and reply address over every sender field (see `resolveSender`), or null. */
+  get resolvedSender(): ResolvedSender | null {
+    if (this.#sender === undefined) this.#sender = resolveSender(this.data);
+    return this.#sender;
+  }
+
   /**
    * The chat to reply to, as a phone-number JID when the payload carries one (`remoteJidAlt`, `senderPn`),
    * else `remoteJid` as sent (an `@lid` JID or a group JID).
    */
   get chatJid(): string | undefined {
-    const remote = this.remoteJid;
-    if (remote === undefined || remote.endsWith(PN_SUFFIX) || remote.endsWith("@g.us")) return remote;
-    const key = this.key;
-    return pickPn(str(key?.remoteJidAlt), str(key?.senderPn)) ?? remote;
+    return this.resolvedSender?.replyTo ?? this.remoteJid;
   }
 
   /**
    * Who sent the message, as a phone-number JID when the payload allows it: the group participant
-   * (`participantAlt` when `participant` is an `@lid`) or the chat partner (`remoteJidAlt` / `senderPn`).
-   * For a message from us, the instance's own JID (`sender`).
+   * (`participantAlt` / `participantPn` / `senderPn` when `participant` is an `@lid`) or the chat partner
+   * (`remoteJidAlt` / `senderPn`). For a message from us, the instance's own JID (`sender`).
    */
   get senderJid(): string | undefined {
     if (this.fromMe === true) return this.sender ?? this.chatJid;
-    const key = this.key;
-    if (this.isGroup) {
-      const participant = this.participant;
-      if (participant === undefined || participant.endsWith(PN_SUFFIX)) return participant;
-      return pickPn(str(key?.participantAlt), str(key?.senderPn)) ?? participant;
-    }
-    return this.chatJid;
+    if (!this.isGroup) return this.chatJid;
+    const phone = this.resolvedSender?.phone;
+    return phone !== undefined ? `${phone}@s.whatsapp.net` : this.participant;
   }
 
   /** The sender's `@lid` JID, when the payload carries one. */
   get senderLid(): string | undefined {
-    const key = this.key;
-    const candidates = this.isGroup
-      ? [this.participant, str(key?.participantAlt), str(key?.senderLid)]
-      : [this.remoteJid, str(key?.remoteJidAlt), str(key?.senderLid)];
-    return candidates.find((jid) => jid?.endsWith(LID_SUFFIX));
+    return this.resolvedSender?.lid;
   }
 
   /** The sender's phone number (digits of a phone-number JID), when known. */
@@ -424,8 +420,4 @@ export class WebhookPayloadDto {
   toJSON(): Record<string, unknown> {
     return { ...this.raw, apikey: this.raw.apikey == null ? this.raw.apikey : "[REDACTED]" };
   }
-}
-
-function pickPn(...candidates: (string | undefined)[]): string | undefined {
-  return candidates.find((jid) => jid?.endsWith(PN_SUFFIX));
 }

@@ -5,12 +5,15 @@
  * @module
  */
 
+import { LidDirectory } from "../address/lid_directory.ts";
+import { MessageStatusTracker } from "../delivery/status_tracker.ts";
 import { WebhookException } from "../errors.ts";
 import { MessageReceived, WebhookEvent, WebhookReceived } from "../events.ts";
 import { GuardedEventTarget } from "../guarded_event_target.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
-import { LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+import { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+import { InboundMessageClaims } from "./message_claims.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
 
 /** A function handling webhooks. */
@@ -72,6 +75,12 @@ class WebhookEventTarget extends GuardedEventTarget {
 /** Key of the processor's internal fast path (used by the handler and the queue worker). */
 export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
 
+/** Key of the processor's inbound-message path that says what happened (used by the reconciler). */
+export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMessage");
+
+/** What {@link PROCESS_MESSAGE} did with an inbound message. */
+export type MessageOutcome = "processed" | "duplicate" | "busy";
+
 interface Entry {
   fn: WebhookHandlerFunction;
   owner: unknown;
@@ -79,7 +88,10 @@ interface Entry {
 
 /** Options of a {@link WebhookProcessor}. */
 export interface WebhookProcessorOptions {
-  /** Store inbound messages here (binds `ProcessIncomingMessage`). */
+  /**
+   * Store inbound messages here (binds `ProcessIncomingMessage`), handle each inbound message once by its
+   * id, and feed `lidDirectory` and `messageStatus` from every webhook.
+   */
   store?: GatewayStore;
   /** Bind `LogWebhookEvent` (default true). */
   log?: boolean;
@@ -105,6 +117,9 @@ export class WebhookProcessor {
   readonly events: EventTarget = new WebhookEventTarget();
   #log: LogWebhookEvent | undefined;
   #store: GatewayStore | undefined;
+  #claims: InboundMessageClaims | undefined;
+  #lids: LidDirectory | undefined;
+  #status: MessageStatusTracker | undefined;
   // Handlers per kind, each list in registration order (catch-all handlers included where they belong).
   #byKind = new Map<string, Entry[]>();
   #any: Entry[] = [];
@@ -145,9 +160,42 @@ export class WebhookProcessor {
   useStore(store: GatewayStore): this {
     if (this.#store === undefined) {
       this.#store = store;
+      this.#claims = new InboundMessageClaims(store.state);
+      this.#lids = new LidDirectory(store);
+      this.#status = new MessageStatusTracker({ store, events: this.events });
       this.events.addEventListener(MessageReceived.type, new ProcessIncomingMessage(store));
+      this.events.addEventListener(WebhookReceived.type, new LearnFromWebhook(this.#lids, this.#status));
     }
     return this;
+  }
+
+  /**
+   * The LID ↔ phone directory this processor feeds from every webhook, once it has a store.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * await processor.lidDirectory?.toPhone("123456789012345@lid"); // undefined until a webhook showed it
+   * ```
+   */
+  get lidDirectory(): LidDirectory | undefined {
+    return this.#lids;
+  }
+
+  /**
+   * The message status tracker this processor feeds (`send.message`, `messages.update`), once it has a
+   * store. Its `MessageStatusChanged` and `MessageStuck` events are dispatched on `events`.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * await processor.messageStatus?.get("3EB0"); // null until a webhook reported it
+   * ```
+   */
+  get messageStatus(): MessageStatusTracker | undefined {
+    return this.#status;
   }
 
   /**
@@ -292,6 +340,44 @@ export class WebhookProcessor {
    * Internal (the handler's hot path).
    */
   [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
+    if (this.#claims !== undefined && payload.isInboundMessage) {
+      return this[PROCESS_MESSAGE](payload).then((outcome) => {
+        if (outcome === "busy") {
+          throw new WebhookException(
+            `Cannot process message "${payload.messageId}": another delivery is processing it`,
+            { status: 503 }, // The receiver answers 500 for any processing failure: the server retries.
+          );
+        }
+      });
+    }
+    return this.#dispatch(payload);
+  }
+
+  /**
+   * Run an inbound message once by its id (with a store): `duplicate` when it was already handled,
+   * `busy` when another delivery holds it now. Internal (the reconciler counts what it recovered).
+   */
+  async [PROCESS_MESSAGE](payload: WebhookPayloadDto): Promise<MessageOutcome> {
+    const claims = this.#claims;
+    const id = payload.messageId;
+    if (claims === undefined || id === undefined) {
+      await this.#dispatch(payload);
+      return "processed";
+    }
+    if (!(await claims.claim(payload.instance, id))) {
+      return (await claims.state(payload.instance, id)) === "processing" ? "busy" : "duplicate";
+    }
+    try {
+      await this.#dispatch(payload);
+    } catch (error) {
+      await claims.release(payload.instance, id).catch(() => {});
+      throw error;
+    }
+    await claims.complete(payload.instance, id);
+    return "processed";
+  }
+
+  #dispatch(payload: WebhookPayloadDto): Promise<void> | undefined {
     let errors: unknown[] | undefined;
     const events = this.events as WebhookEventTarget;
     // Events are only built when someone listens (the log listener counts only when its level is on).

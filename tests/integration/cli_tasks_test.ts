@@ -313,3 +313,40 @@ Deno.test("cli reconcile-sends: settles unknown outcomes against the mock server
   // Nothing was sent by reconcile itself.
   strictEqual(mock.sentMessages.length, 1);
 });
+
+Deno.test("cli reconcile: stores the inbound messages the receiver never got, counts seen/recovered, a second run recovers nothing", async () => {
+  await using mock = await MockGatewayServer.start({ apiKey: KEY, port: 0 });
+  mock.addInstance("sales", { open: true });
+  // No webhook is configured: every inbound message below is one the receiver never got.
+  const now = Math.floor(Date.now() / 1000);
+  for (let i = 0; i < 12; i++) {
+    mock.simulateInboundMessage("sales", {
+      from: i % 2 === 0 ? "5511999990001" : "5511999990002",
+      text: `hi ${i}`,
+      id: `M${i}`,
+      timestamp: now - 600 + i,
+    });
+  }
+  await using dir = await tempDir();
+  await withStore(`${dir.path}/gateway.kv`, (store) => store.state.set("init", "x", 1).then(() => {}));
+  await writeConfig(dir.path, { server_url: mock.url, api_key: KEY, instance: "sales" });
+
+  const first = await runCli("reconcile", ["--json"], { cwd: dir.path });
+  strictEqual(first.code, 0, first.stderr);
+  deepStrictEqual(JSON.parse(first.stdout), {
+    store: "gateway.kv",
+    seen: 12,
+    recovered: 12,
+    instances: [{ instance: "sales", chats: 2, seen: 12, recovered: 12, complete: true, errors: [] }],
+  });
+  await withStore(`${dir.path}/gateway.kv`, async (store) => {
+    strictEqual((await store.getInbound("sales", "M7"))?.text, "hi 7");
+  });
+
+  const second = await runCli("reconcile", [], { cwd: dir.path });
+  strictEqual(second.code, 0, second.stderr);
+  const lines = second.stdout.trimEnd().split("\n");
+  deepStrictEqual(lines[0].split(/\s{2,}/), ["INSTANCE", "CHATS", "SEEN", "RECOVERED", "COMPLETE"]);
+  deepStrictEqual(lines[1].split(/\s{2,}/), ["sales", "2", "12", "0", "yes"]);
+  strictEqual(lines.at(-1), "Seen 12 inbound messages, recovered 0 (store gateway.kv)");
+});

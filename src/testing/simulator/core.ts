@@ -9,6 +9,7 @@
 import { type HttpError, internalString, unauthorized } from "./errors.ts";
 import { eventConfigName, eventKebab } from "./events.ts";
 import { FaultInjector } from "./faults.ts";
+import { phoneMatchKey } from "../../address/phone.ts";
 import { createJid, isGroupJid, newPairingCode, newQrCode, QR_PNG_BASE64 } from "./jid.ts";
 import { WebhookDispatcher } from "./outbound_webhooks.ts";
 import type { ChatRow, ContactRow, InstanceState, StoredMessage } from "./state.ts";
@@ -30,6 +31,10 @@ export class SimulatorCore {
   serverUrl: string | undefined;
   readonly instances: Map<string, InstanceState> = new Map();
   readonly notOnWhatsApp: Set<string> = new Set();
+  /** Registered accounts by phone match key (all number variants): when any is, only they exist. */
+  readonly accounts: Map<string, { jid: string; lid?: string }> = new Map();
+  /** Webhooks dropped by `dropWebhooks`, oldest first. */
+  readonly droppedWebhooks: EmittedEventRecord[] = [];
   readonly requests: RequestLogEntry[] = [];
   readonly sentMessages: SentMessageRecord[] = [];
   readonly emitted: EmittedEventRecord[] = [];
@@ -77,6 +82,8 @@ export class SimulatorCore {
     for (const instance of this.instances.values()) instance.cancelAutoConnect?.();
     this.instances.clear();
     this.notOnWhatsApp.clear();
+    this.accounts.clear();
+    this.droppedWebhooks.length = 0;
     this.requests.length = 0;
     this.sentMessages.length = 0;
     this.emitted.length = 0;
@@ -270,6 +277,11 @@ export class SimulatorCore {
     const jid = createJid(number);
     if (isGroupJid(jid)) return { exists: instance.groups.has(jid), jid, number };
     const exists = !this.notOnWhatsApp.has(jid) && !jid.endsWith("@broadcast");
+    if (this.accounts.size > 0 && exists && jid.endsWith("@s.whatsapp.net")) {
+      // Like the server: the number or one of its BR/MX/AR variants, as the account is registered.
+      const account = this.accounts.get(phoneMatchKey(jid));
+      return account ? { exists: true, jid: account.jid, number } : { exists: false, jid, number };
+    }
     return { exists, jid, number };
   }
 
@@ -348,6 +360,10 @@ export class SimulatorCore {
     const webhook = instance.webhook;
     if (!webhook || !webhook.enabled || !/^https?:\/\//i.test(webhook.url)) return;
     if (!webhook.events.includes(eventConfigName(event))) return;
+    if (this.faults.dropsWebhook(event, instance.name)) {
+      this.droppedWebhooks.push({ event, instance: instance.name, data });
+      return;
+    }
     const body: Record<string, unknown> = {
       event,
       instance: instance.name,

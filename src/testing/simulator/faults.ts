@@ -102,6 +102,7 @@ export class FaultInjector {
   readonly #fails: Rule<FailNextOptions>[] = [];
   readonly #delays: Rule<number>[] = [];
   readonly #drops: Rule<true>[] = [];
+  #webhookDrops: { event?: string; instance?: string; share: number; seen: number; dropped: number }[] = [];
 
   failNext(options: FailNextOptions): void {
     const times = options.times ?? 1;
@@ -120,7 +121,33 @@ export class FaultInjector {
     this.#drops.push({ selector: parseSelector(route), remaining: times, value: true });
   }
 
+  /**
+   * Drop `share` (0..1) of the matching webhooks, as if the server gave up after its retries. Spread
+   * evenly and deterministically: of every 100 matching webhooks, exactly `share * 100` are dropped.
+   */
+  dropWebhooks(options: { event?: string; instance?: string; share: number }): void {
+    if (!(options.share >= 0 && options.share <= 1)) {
+      throw new RangeError(`Cannot drop webhooks: "share" must be between 0 and 1, got "${options.share}"`);
+    }
+    this.#webhookDrops.push({ ...options, seen: 0, dropped: 0 });
+  }
+
+  /** Whether the webhook of `event` for `instance` is dropped (counts it against the matching rules). */
+  dropsWebhook(event: string, instance: string): boolean {
+    for (const rule of this.#webhookDrops) {
+      if (rule.event !== undefined && rule.event !== event) continue;
+      if (rule.instance !== undefined && rule.instance !== instance) continue;
+      rule.seen++;
+      if (Math.floor(rule.seen * rule.share + 1e-9) > rule.dropped) {
+        rule.dropped++;
+        return true;
+      }
+    }
+    return false;
+  }
+
   clear(): void {
+    this.#webhookDrops = [];
     this.#fails.length = 0;
     this.#delays.length = 0;
     this.#drops.length = 0;

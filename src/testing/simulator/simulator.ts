@@ -5,6 +5,7 @@
  * @module
  */
 
+import { phoneMatchKey } from "../../address/phone.ts";
 import { SimulatorCore } from "./core.ts";
 import { createJid, isGroupJid, newInboundMessageId } from "./jid.ts";
 import { ALL_ROUTES, handleRequest, RouteTable } from "./router.ts";
@@ -297,13 +298,28 @@ export class GatewaySimulator {
     const jid = createJid(options.from);
     const id = options.id ?? newInboundMessageId();
     const key: Record<string, unknown> = { remoteJid: jid, fromMe: false, id };
+    const shape = options.lidShape ?? "remoteJidAlt";
     if (options.fromLid) {
       const lid = options.fromLid.includes("@") ? options.fromLid : `${options.fromLid}@lid`;
       key.remoteJid = lid;
-      key.remoteJidAlt = jid;
-      key.addressingMode = "lid";
+      if (shape === "remoteJidAlt") {
+        key.remoteJidAlt = jid;
+        key.addressingMode = "lid";
+      } else if (shape === "senderPn") key.senderPn = jid;
     }
-    if (isGroupJid(jid) && options.participant) key.participant = createJid(options.participant);
+    if (isGroupJid(jid) && options.participant) {
+      const participant = createJid(options.participant);
+      key.participant = participant;
+      if (options.participantLid) {
+        key.participant = options.participantLid.includes("@")
+          ? options.participantLid
+          : `${options.participantLid}@lid`;
+        if (shape === "remoteJidAlt") {
+          key.participantAlt = participant;
+          key.addressingMode = "lid";
+        } else if (shape === "senderPn") key.senderPn = participant;
+      }
+    }
     const pushName = options.pushName ?? "Contact";
     const timestamp = options.timestamp ?? core.seconds();
     const raw: Record<string, unknown> = {
@@ -398,6 +414,25 @@ export class GatewaySimulator {
     for (const n of numbers) this.#core.notOnWhatsApp.add(createJid(n));
   }
 
+  /**
+   * Register a WhatsApp account under exactly this number (its JID). Once any account is registered,
+   * `whatsappNumbers` and sends see only registered accounts, and a number reaches an account registered
+   * under one of its variants (Brazil's 9th digit, Mexico's `1`, Argentina's `9`), as on the server:
+   * `{ jid: <the account's JID>, exists: true, number: <as asked> }`.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.registerAccount("551188887777"); // registered without the 9th digit
+   * await sim.close();
+   * ```
+   */
+  registerAccount(number: string): void {
+    const jid = rawJid(number);
+    this.#core.accounts.set(phoneMatchKey(jid), { jid });
+  }
+
   /** Undo {@link GatewaySimulator.setNotOnWhatsApp} for these numbers. */
   setOnWhatsApp(...numbers: string[]): void {
     for (const n of numbers) this.#core.notOnWhatsApp.delete(createJid(n));
@@ -456,6 +491,28 @@ export class GatewaySimulator {
    */
   dropConnection(route: RouteSelector, options: { times?: number } = {}): void {
     this.#core.faults.dropConnection(route, options.times);
+  }
+
+  /**
+   * Drop `share` (0..1) of the webhooks of `event` (dotted name; default every event) as if the server
+   * had given up after its retries: nothing is posted, the event is listed in `droppedWebhooks`. The
+   * drops are spread evenly and deterministically (`share: 0.3` drops exactly 30 of every 100).
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.dropWebhooks({ event: "messages.upsert", share: 0.3 });
+   * await sim.close();
+   * ```
+   */
+  dropWebhooks(options: { event?: string; instance?: string; share: number }): void {
+    this.#core.faults.dropWebhooks(options);
+  }
+
+  /** Every webhook dropped by {@link GatewaySimulator.dropWebhooks}, oldest first. */
+  get droppedWebhooks(): readonly EmittedEventRecord[] {
+    return this.#core.droppedWebhooks;
   }
 
   /** Remove every scripted failure, delay and dropped connection. */
@@ -534,4 +591,9 @@ export class GatewaySimulator {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+// The JID of an account registered under exactly these digits (no server-side rewriting).
+function rawJid(number: string): string {
+  return number.includes("@") ? number : `${number.replace(/\D/g, "")}@s.whatsapp.net`;
 }

@@ -296,6 +296,14 @@ export interface SimulateInboundOptions {
   pushName?: string;
   /** Address the chat by this LID (`...@lid`), with the phone JID in `key.remoteJidAlt`. */
   fromLid?: string;
+  /**
+   * How a `fromLid` (or `participantLid`) message names the phone: `remoteJidAlt` (2.3.6, Baileys 7: the
+   * `...Alt` fields and `addressingMode: "lid"`; the default), `senderPn` (2.3.0 to 2.3.5:
+   * `key.senderPn`), or `lidOnly` (no phone at all).
+   */
+  lidShape?: "remoteJidAlt" | "senderPn" | "lidOnly";
+  /** In a group, address the participant by this LID, with the phone JID as `lidShape` says. */
+  participantLid?: string;
   /** In a group (`from` is the group), the participant who wrote. */
   participant?: string;
   /** Message id. Default: a fresh upper-case hex id. */

@@ -1,0 +1,96 @@
+/**
+ * `resolveSender`: who sent an inbound message and where to reply, over every field the server has used
+ * for it. WhatsApp hides phone numbers behind `@lid` ids; the server reports the other form in
+ * `key.remoteJidAlt` / `key.participantAlt` (2.3.6, Baileys 7, with `key.addressingMode`), `key.senderPn`
+ * (2.3.0 to 2.3.5), `key.participantPn` / `key.senderLid` (some Baileys builds).
+ *
+ * @module
+ */
+
+/** What {@link resolveSender} answers. */
+export interface ResolvedSender {
+  /**
+   * The JID to reply to, always one the server sent (never a number rebuilt by cutting a suffix): the
+   * group for a group message; for a private chat the phone-number JID when the payload carries one,
+   * else `remoteJid` as sent (an `@lid` JID).
+   */
+  replyTo: string;
+  /** The sender's LID JID (`123@lid`), when the payload carries one. */
+  lid?: string;
+  /** The sender's phone digits, when the payload carries a phone-number JID for them. */
+  phone?: string;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+const PN = /^(\d+)(?::\d+)?@(?:s\.whatsapp\.net|c\.us)$/;
+const LID = /^(\d+)(?::\d+)?@lid$/;
+
+function phoneJid(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const match = PN.exec(value);
+  return match ? `${match[1]}@s.whatsapp.net` : undefined;
+}
+
+function lidJid(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const match = LID.exec(value);
+  return match ? `${match[1]}@lid` : undefined;
+}
+
+/** The message object of a payload (`{ data: { key } }`) or of a message (`{ key }`), or undefined. */
+function messageOf(source: unknown): Json | undefined {
+  if (!isRecord(source)) return undefined;
+  if (isRecord(source.key)) return source;
+  const data = source.data;
+  return isRecord(data) && isRecord(data.key) ? data : undefined;
+}
+
+/**
+ * Resolve the sender of a message: `source` is a webhook payload (`WebhookPayloadDto` or its envelope)
+ * or one message object (`{ key, ... }`, as in a `messages.set` list or a `findMessages` record).
+ * Null when it carries no message key with a `remoteJid`. For a message sent by this instance, `lid` and
+ * `phone` describe the other party.
+ *
+ * @example
+ * ```ts
+ * import { resolveSender } from "@gw/gateway";
+ * resolveSender({
+ *   key: { remoteJid: "123456789012345@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", addressingMode: "lid" },
+ * }); // { replyTo: "5511999999999@s.whatsapp.net", lid: "123456789012345@lid", phone: "5511999999999" }
+ * resolveSender({ key: { remoteJid: "123456789012345@lid" } }); // { replyTo: "123456789012345@lid", lid: "123456789012345@lid" }
+ * ```
+ */
+export function resolveSender(source: unknown): ResolvedSender | null {
+  const message = messageOf(source);
+  const key = message?.key as Json | undefined;
+  const remoteJid = str(key?.remoteJid);
+  if (message === undefined || key === undefined || remoteJid === undefined) return null;
+  const group = remoteJid.endsWith("@g.us") || remoteJid.endsWith("@broadcast") ||
+    remoteJid.endsWith("@newsletter");
+  // Every field that has named the sender, most specific first.
+  const candidates = group
+    ? [key.participant, key.participantAlt, key.participantPn, key.participantLid, message.participant]
+    : [remoteJid, key.remoteJidAlt];
+  candidates.push(key.senderPn, key.senderLid);
+  let phone: string | undefined;
+  let lid: string | undefined;
+  for (const candidate of candidates) {
+    const value = str(candidate);
+    phone ??= phoneJid(value);
+    lid ??= lidJid(value);
+  }
+  const replyTo = group ? remoteJid : phone ?? remoteJid;
+  const out: ResolvedSender = { replyTo };
+  if (lid !== undefined) out.lid = lid;
+  if (phone !== undefined) out.phone = phone.slice(0, phone.indexOf("@"));
+  return out;
+}

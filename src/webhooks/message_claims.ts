@@ -1,0 +1,60 @@
+/**
+ * Claims on inbound messages by id, so that a message is handled once whether it arrives by webhook, by a
+ * redelivery with another body, or by reconciliation (`reconcileInboundMessages`). A claim is first a
+ * short lease (processing), then a record for the window (done); a failed processing gives it back.
+ *
+ * @module
+ */
+
+import type { StateStore } from "../store/state.ts";
+
+const NAMESPACE = "inbound_message";
+/** How long a message is remembered as handled: longer than any reconciliation look-back. */
+export const MESSAGE_CLAIM_WINDOW_MS = 14 * 86_400_000;
+/** How long a claim in progress holds before another delivery may take it over. */
+export const MESSAGE_CLAIM_LEASE_MS = 120_000;
+
+/** Where a message's claim stands. */
+export type MessageClaimState = "processing" | "done" | null;
+
+/** Claims on inbound messages (`instance` + `key.id`) in a store's shared state. */
+export class InboundMessageClaims {
+  readonly #state: StateStore;
+  readonly #now: () => number;
+
+  constructor(state: StateStore, now: () => number = Date.now) {
+    this.#state = state;
+    this.#now = now;
+  }
+
+  #key(instance: string, id: string): string {
+    return `${instance}/${id}`;
+  }
+
+  /** Claim a message: true when this delivery should run the handlers. */
+  async claim(instance: string, id: string): Promise<boolean> {
+    const version = await this.#state.set(NAMESPACE, this.#key(instance, id), { state: "processing" }, {
+      expectedVersion: null,
+      expiresAt: this.#now() + MESSAGE_CLAIM_LEASE_MS,
+    });
+    return version !== null;
+  }
+
+  /** The handlers ran: refuse the message for the window. */
+  async complete(instance: string, id: string): Promise<void> {
+    await this.#state.set(NAMESPACE, this.#key(instance, id), { state: "done" }, {
+      expiresAt: this.#now() + MESSAGE_CLAIM_WINDOW_MS,
+    });
+  }
+
+  /** The handlers failed: let the next delivery run them. */
+  async release(instance: string, id: string): Promise<void> {
+    await this.#state.delete(NAMESPACE, this.#key(instance, id));
+  }
+
+  /** Where a message's claim stands. */
+  async state(instance: string, id: string): Promise<MessageClaimState> {
+    const entry = await this.#state.get<{ state: "processing" | "done" }>(NAMESPACE, this.#key(instance, id));
+    return entry?.value.state ?? null;
+  }
+}
