@@ -47,6 +47,7 @@ Deno.test("reconcile task: registered with Deno.cron's shape, recovers messages 
     store,
     prune: false,
     retryFailed: false,
+    reconcileSends: false,
     reconcile: { processor, schedule: "*/10 * * * *" },
     cron: (name, schedule) => jobs.push(`${name} ${schedule}`),
     now: () => NOW,
@@ -64,6 +65,7 @@ Deno.test("reconcile task: registered with Deno.cron's shape, recovers messages 
     store,
     prune: false,
     retryFailed: false,
+    reconcileSends: false,
     reconcile: { processor },
     now: () => NOW,
   });
