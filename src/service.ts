@@ -14,9 +14,10 @@ import {
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
+  serviceConfig,
   validateConfig,
 } from "./config.ts";
-import { GatewayApiException } from "./errors.ts";
+import { ConfigurationException } from "./errors.ts";
 import { GuardedEventTarget } from "./guarded_event_target.ts";
 import { MetricsCollector } from "./metrics.ts";
 import { RateLimitGate } from "./ratelimit/gate.ts";
@@ -103,7 +104,8 @@ export class GatewayService {
   readonly #scope: Scope;
 
   /**
-   * Build a service from a full configuration.
+   * Build a service from a full configuration. The configuration is checked here: an unknown key, a wrong
+   * type, a value out of range or an invalid connection throws a `ConfigurationException` naming the setting.
    *
    * @example
    * ```ts
@@ -545,7 +547,13 @@ export class GatewayService {
    * ```
    */
   static make(config: ConnectionConfig & Omit<GatewayConfig, "connections">): GatewayService {
-    return new GatewayService(config);
+    const valid = validateConfig(config);
+    for (const setting of ["server_url", "api_key"] as const) {
+      if (valid[setting] === undefined) {
+        throw new ConfigurationException(`Cannot configure gateway: "${setting}" is missing`, { setting });
+      }
+    }
+    return new GatewayService(valid);
   }
 
   /**
@@ -561,13 +569,15 @@ export class GatewayService {
   static fromEnv(overrides: GatewayConfig = {}): GatewayService {
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     if (!deno) {
-      throw new GatewayApiException(
+      throw new ConfigurationException(
         "Cannot read the environment: not running on Deno; pass a configuration to new GatewayService()",
       );
     }
-    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), overrides);
+    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      throw new GatewayApiException("Cannot configure gateway: GATEWAY_API_URL is not set");
+      throw new ConfigurationException("Cannot configure gateway: GATEWAY_API_URL is not set", {
+        setting: "GATEWAY_API_URL",
+      });
     }
     return new GatewayService(config);
   }
@@ -588,13 +598,16 @@ export class GatewayService {
     let env: GatewayConfig = {};
     try {
       env = deno ? configFromEnv((name) => deno.env.get(name)) : {};
-    } catch {
+    } catch (error) {
+      // Without --allow-env the file alone configures the service; a bad variable is still an error.
+      if (error instanceof ConfigurationException) throw error;
       env = {};
     }
-    const config = mergeConfig(file ?? {}, env, overrides);
+    const config = mergeConfig(serviceConfig(file ?? {}), env, validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      throw new GatewayApiException(
+      throw new ConfigurationException(
         `Cannot configure gateway: no "${path}" and GATEWAY_API_URL is not set`,
+        { setting: "GATEWAY_API_URL" },
       );
     }
     return new GatewayService(config);

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "../config_schema.ts";
+import { ConfigurationException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
@@ -127,6 +129,25 @@ function normaliseSchedule(schedule: string): string {
   return schedule.trim().split(/\s+/).join(" ");
 }
 
+/** The retry task's settings are checked when the task is registered, not at its first run. */
+function checkRetryTask(task: RetryFailedTaskOptions): void {
+  for (const name of ["limit", "maxRetries"] as const) {
+    const value = task[name];
+    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) {
+      throw new ConfigurationException(
+        `Cannot schedule tasks: "retryFailed.${name}" must be a non-negative integer, got "${String(value)}"`,
+        { setting: `retryFailed.${name}` },
+      );
+    }
+  }
+  if (task.instance !== undefined && (typeof task.instance !== "string" || task.instance.trim() === "")) {
+    throw new ConfigurationException(
+      'Cannot schedule tasks: "retryFailed.instance" must be a non-empty string when given',
+      { setting: "retryFailed.instance" },
+    );
+  }
+}
+
 function buildRunners<Env>(
   options: ScheduledTasksBaseOptions,
   resolve: (env: Env) => Promise<{ service: RetryService; store: GatewayStore }>,
@@ -134,9 +155,12 @@ function buildRunners<Env>(
   const lease = options.lease ??
     (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now));
   const leaseMs = options.leaseMs ?? LEASE_MS;
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
-    throw new RangeError(
-      `Cannot schedule tasks: "leaseMs" must be a positive number, got "${String(leaseMs)}"`,
+  if (typeof leaseMs !== "number" || !Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_TIMER_MS) {
+    throw new ConfigurationException(
+      `Cannot schedule tasks: "leaseMs" must be an integer from 1 to ${MAX_TIMER_MS} (ms), got "${
+        String(leaseMs)
+      }"`,
+      { setting: "leaseMs" },
     );
   }
   const runners: Runners<Env> = {};
@@ -161,6 +185,7 @@ function buildRunners<Env>(
   }
   if (options.retryFailed !== false) {
     const task = options.retryFailed ?? {};
+    checkRetryTask(task);
     const name = task.name ?? RETRY_NAME;
     runners.retryFailed = {
       name,
@@ -185,7 +210,9 @@ function buildRunners<Env>(
     };
   }
   if (runners.prune && runners.retryFailed && runners.prune.name === runners.retryFailed.name) {
-    throw new RangeError(`Cannot schedule tasks: both tasks are named "${runners.prune.name}"`);
+    throw new ConfigurationException(`Cannot schedule tasks: both tasks are named "${runners.prune.name}"`, {
+      setting: "retryFailed.name",
+    });
   }
   return runners;
 }
