@@ -29,6 +29,7 @@ export {
   flattenErrorMessages,
   GatewayApiException,
   type GatewayErrorContext,
+  InstanceAlreadyExistsException,
   InstanceNotFoundException,
   isOutcomeUnknown,
   isPermanentFailure,
@@ -36,6 +37,7 @@ export {
   type MessageFailureReason,
   parseRetryAfter,
   RateLimitException,
+  ResponseTooLargeException,
   ValidationException,
   WebhookException,
 } from "./src/errors.ts";

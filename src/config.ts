@@ -270,16 +270,7 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
   return out as GatewayConfig;
 }
 
-/**
- * The configuration without the command line's own file sections (`kv`, `tasks`), for `GatewayService`.
- *
- * @example
- * ```ts
- * import { serviceConfig } from "@gw/gateway";
- * serviceConfig({ server_url: "http://localhost:8080", api_key: "k", kv: { path: "gateway.kv" } } as never);
- * // { server_url: "http://localhost:8080", api_key: "k" }
- * ```
- */
+/** The configuration without the command line's own file sections (`kv`, `tasks`), for `GatewayService`. */
 export function serviceConfig(config: GatewayConfig): GatewayConfig {
   const out: Record<string, unknown> = { ...config };
   for (const name of FILE_ONLY_SECTIONS) delete out[name];

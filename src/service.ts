@@ -127,9 +127,12 @@ export class GatewayService {
     const connections = new ConnectionManager(valid);
     const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
     const now = dependencies.now ?? Date.now;
-    const gate = valid.rate_limiting?.enabled === false
-      ? undefined
-      : new RateLimitGate(valid.rate_limiting, { metrics, sleep: dependencies.sleep, now });
+    const gate = valid.rate_limiting?.enabled === false ? undefined : new RateLimitGate(valid.rate_limiting, {
+      metrics,
+      sleep: dependencies.sleep,
+      now,
+      logCategory: valid.logging?.category,
+    });
     const client = new GatewayClient(valid, {
       connections,
       metrics,

@@ -9,6 +9,7 @@ import type { RateLimitingConfig, RateLimitRule } from "../config.ts";
 import { checkSetting } from "../config_schema.ts";
 import { GatewayApiException, RateLimitException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
+import type { Logger } from "@logtape/logtape";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket, RateLimiterInterface } from "./limiter.ts";
 import { MemoryRateLimiter } from "./memory.ts";
@@ -37,6 +38,8 @@ export interface RateLimitGateOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The clock, in epoch ms (default `Date.now`). */
   now?: () => number;
+  /** Category segments between `gateway` and `ratelimit` (`logging.category`). */
+  logCategory?: readonly string[];
 }
 
 /** One logical call asking for a slot. */
@@ -78,6 +81,7 @@ export class RateLimitGate {
   readonly #metrics?: MetricsCollector;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
+  readonly #log: Logger;
 
   /** Check `config` and build the gate; throws a `ConfigurationException` naming the bad key. */
   constructor(config: RateLimitingConfig | undefined = {}, options: RateLimitGateOptions = {}) {
@@ -92,6 +96,7 @@ export class RateLimitGate {
     this.#metrics = options.metrics;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#now = options.now ?? Date.now;
+    this.#log = getGatewayLogger(...(options.logCategory ?? []), "ratelimit");
   }
 
   /** The rule a bucket is limited by. */
@@ -194,13 +199,13 @@ export class RateLimitGate {
     this.#metrics?.rateLimit(bucket, "limiter_error");
     const message = error instanceof Error ? error.message : String(error);
     if (this.#onLimiterError === "open") {
-      getGatewayLogger("ratelimit").warn(
+      this.#log.warn(
         "Rate limiter failed for {key}, letting the call through (on_limiter_error is open): {message}",
         { key, bucket, message, error },
       );
       return;
     }
-    getGatewayLogger("ratelimit").error(
+    this.#log.error(
       "Rate limiter failed for {key}, refusing the call (on_limiter_error is closed): {message}",
       { key, bucket, message, error },
     );

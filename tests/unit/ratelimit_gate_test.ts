@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import type { RateLimitingConfig } from "../../src/config.ts";
-import { ConfigurationException, GatewayApiException, RateLimitException } from "../../src/errors.ts";
+import { ConfigurationException, RateLimitException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { abortableSleep } from "../../src/timing.ts";
 import {
