@@ -135,7 +135,8 @@ export function createService(cli: CliConfig, overrides: GatewayConfig = {}): Ga
 function configError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof GatewayApiException && error.cause instanceof Error
+  const cause = error instanceof GatewayApiException && error.cause instanceof Error &&
+      !message.includes(error.cause.message)
     ? `: ${error.cause.message}`
     : "";
   return new CliError(`${message}${cause}`, EXIT_USAGE, { cause: error });
