@@ -15,7 +15,10 @@ import type { GatewayStore } from "./store/store.ts";
 export interface ConnectionConfig {
   /** Absolute http(s) URL of the gateway server, e.g. `http://localhost:8080`. */
   server_url: string;
-  /** The global api key, or an instance's own token. Sent as the `apikey` header. */
+  /**
+   * The global api key, or an instance's own token. Sent as the `apikey` header, so it must be a header-safe
+   * token: visible ASCII characters, no whitespace or control characters.
+   */
   api_key: string;
   /** Default instance for instance-level calls on this connection. */
   instance?: string;

@@ -541,7 +541,9 @@ export class GatewayService {
 
   /**
    * A service for one connection (the `default` connection built from `server_url` / `api_key` /
-   * `instance`), with every other setting at its default unless given.
+   * `instance` / `timeout_ms`), with every other setting at its default unless given. Throws a
+   * `ConfigurationException` naming the setting for an unknown key (`serverUrl` → did you mean
+   * `server_url`?), a wrong type, a missing `server_url` or `api_key`, or an api key that is not header-safe.
    *
    * @example
    * ```ts
@@ -561,7 +563,8 @@ export class GatewayService {
 
   /**
    * A service configured from `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE` and
-   * `GATEWAY_TIMEOUT_MS`. Needs `--allow-env` (only when called).
+   * `GATEWAY_TIMEOUT_MS`, with `overrides` on top. Needs `--allow-env` (only when called). The variables and
+   * the overrides are checked like any configuration (`ConfigurationException`).
    *
    * @example
    * ```ts
