@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkSetting, type ConfigSource, MAX_TIMER_MS } from "./config_schema.ts";
+import { checkSetting, MAX_TIMER_MS } from "./config_schema.ts";
 import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
@@ -208,7 +208,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * }
  * ```
  */
-export function validateConfig(config: unknown, source: ConfigSource = "object"): GatewayConfig {
+export function validateConfig(config: unknown, source: "object" | "file" = "object"): GatewayConfig {
   checkSetting("", config, source);
   return config as GatewayConfig;
 }

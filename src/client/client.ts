@@ -5,7 +5,7 @@
  * @module
  */
 
-import { DEFAULTS, type GatewayConfig } from "../config.ts";
+import { DEFAULTS, type GatewayConfig, validateConfig } from "../config.ts";
 import { MAX_TIMER_MS } from "../config_schema.ts";
 import {
   ConnectionException,
@@ -284,7 +284,7 @@ export class GatewayClient {
    * ```
    */
   constructor(config: GatewayConfig, dependencies: ClientDependencies) {
-    this.#config = config;
+    this.#config = validateConfig(config);
     this.#connections = dependencies.connections;
     this.#metrics = dependencies.metrics ?? new MetricsCollector({ enabled: false });
     this.#gate = dependencies.gate;

@@ -5,7 +5,7 @@
  */
 
 import type { ConnectionConfig, GatewayConfig } from "../config.ts";
-import { DEFAULTS } from "../config.ts";
+import { DEFAULTS, validateConfig } from "../config.ts";
 import { checkConnectionSetting } from "../config_schema.ts";
 import { ConfigurationException, GatewayApiException } from "../errors.ts";
 
@@ -104,7 +104,7 @@ export class ConnectionManager {
   #active: string;
 
   /**
-   * Build from a configuration; every connection is validated.
+   * Build from a configuration, checked like any configuration object; every connection is validated.
    *
    * @example
    * ```ts
@@ -113,6 +113,7 @@ export class ConnectionManager {
    * ```
    */
   constructor(config: GatewayConfig = {}) {
+    validateConfig(config);
     for (const [name, connection] of Object.entries(config.connections ?? {})) {
       this.#connections.set(name, validateConnection(name, connection));
     }
