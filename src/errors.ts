@@ -427,8 +427,8 @@ const HTML = /^\s*<(!doctype|html|head|body|title|\?xml)\b/i;
 
 /**
  * A short, readable excerpt of a text body (a proxy's HTML error page, a stack trace): an HTML page becomes its
- * text without tags, whitespace is collapsed, and the result is cut to 200 characters with the original length
- * noted, so an error message never carries a whole page.
+ * text without tags, whitespace is collapsed, and the result is cut to 200 characters followed by `…`, so an
+ * error message never carries a whole page.
  */
 function textExcerpt(text: string, maxChars: number = EXCERPT_CHARS): string {
   let plain = text;
@@ -445,7 +445,7 @@ function textExcerpt(text: string, maxChars: number = EXCERPT_CHARS): string {
   }
   plain = plain.replace(/\s+/g, " ").trim();
   if (plain.length <= maxChars) return plain;
-  return `${plain.slice(0, maxChars)}… (${text.length} characters)`;
+  return `${plain.slice(0, maxChars)}…`;
 }
 
 function flattenItem(item: unknown): string[] {
