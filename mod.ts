@@ -29,6 +29,7 @@ export {
   flattenErrorMessages,
   GatewayApiException,
   type GatewayErrorContext,
+  InstanceAlreadyExistsException,
   InstanceNotFoundException,
   isOutcomeUnknown,
   isPermanentFailure,
@@ -38,6 +39,7 @@ export {
   OutcomeUnknownException,
   parseRetryAfter,
   RateLimitException,
+  ResponseTooLargeException,
   ValidationException,
   WebhookException,
 } from "./src/errors.ts";

@@ -5,7 +5,9 @@
  * @module
  */
 
-import { GatewayApiException } from "./errors.ts";
+import { checkSetting, MAX_TIMER_MS } from "./config_schema.ts";
+import { ConfigurationException } from "./errors.ts";
+import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
 import type { GatewayStore } from "./store/store.ts";
 
@@ -13,7 +15,10 @@ import type { GatewayStore } from "./store/store.ts";
 export interface ConnectionConfig {
   /** Absolute http(s) URL of the gateway server, e.g. `http://localhost:8080`. */
   server_url: string;
-  /** The global api key, or an instance's own token. Sent as the `apikey` header. */
+  /**
+   * The global api key, or an instance's own token. Sent as the `apikey` header, so it must be a header-safe
+   * token: visible ASCII characters, no whitespace or control characters.
+   */
   api_key: string;
   /** Default instance for instance-level calls on this connection. */
   instance?: string;
@@ -27,6 +32,14 @@ export interface HttpConfig {
   timeout_ms?: number;
   /** Overall deadline across attempts and backoff sleeps, in ms (default 90 000). */
   deadline_ms?: number;
+  /**
+   * Largest answer body read, in bytes (default 4 MiB). The body is read as a stream that stops at the limit:
+   * a larger successful answer throws `ResponseTooLargeException`; a larger error answer keeps its status's
+   * exception with the part read.
+   */
+  max_response_bytes?: number;
+  /** Largest answer body of a media read such as `getBase64FromMediaMessage`, in bytes (default 64 MiB). */
+  max_media_response_bytes?: number;
 }
 
 /** Retry policy. */
@@ -80,8 +93,13 @@ export interface MetricsConfig {
 
 /** Logging through LogTape; the library never configures sinks itself. */
 export interface LoggingConfig {
-  /** Extra category segments after `gateway` (default none). */
+  /**
+   * Extra category segments after `gateway` for this service's records (default none):
+   * `["tenant-a"]` logs the client under `["gateway", "tenant-a", "client"]`.
+   */
   category?: string[];
+  /** Level of the one record each request writes when it ends (default `info`); attempts stay `debug`. */
+  level?: "debug" | "info";
 }
 
 /** Signature verification of inbound webhooks. */
@@ -130,6 +148,8 @@ export interface GatewayConfig {
   api_key?: string;
   /** Shorthand for the `default` connection's instance. */
   instance?: string;
+  /** Shorthand for the `default` connection's per-attempt timeout, in ms. */
+  timeout_ms?: number;
   /** HTTP timing. */
   http?: HttpConfig;
   /** Retry policy. */
@@ -171,7 +191,12 @@ export const DEFAULTS = {
   max_retry_after_ms: 60_000,
   route_prefix: "gateway/webhook",
   max_body_bytes: 1024 * 1024,
+  max_response_bytes: 4 * 1024 * 1024,
+  max_media_response_bytes: 64 * 1024 * 1024,
 } as const;
+
+/** The sections of `gateway-api.json` that the command line reads and `GatewayService` does not. */
+export const FILE_ONLY_SECTIONS: readonly string[] = ["kv", "tasks"];
 
 /** The configuration file name looked for in the working directory. */
 export const CONFIG_FILE = "gateway-api.json";
@@ -181,64 +206,32 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Check the shape of a configuration object, with errors that name the key.
+ * Check a configuration object against the configuration's schema: an unknown key (with a suggestion), a
+ * wrong type or a value out of range throws a {@link ConfigurationException} that names the key's path.
+ * Timeouts and delays must fit a timer (at most 2^31−1 ms). `source: "file"` also accepts the command line's
+ * own sections (`kv`, `tasks`).
  *
  * @example
  * ```ts
- * import { validateConfig } from "@gw/gateway";
+ * import { ConfigurationException, validateConfig } from "@gw/gateway";
  * validateConfig({ server_url: "http://localhost:8080", api_key: "key" });
+ * try {
+ *   validateConfig({ serverUrl: "http://localhost:8080" });
+ * } catch (error) {
+ *   if (error instanceof ConfigurationException) console.log(error.message);
+ *   // "serverUrl" is not a configuration key; did you mean "server_url"?
+ * }
  * ```
  */
-export function validateConfig(config: unknown): GatewayConfig {
-  if (!isRecord(config)) throw new GatewayApiException("Invalid configuration: expected an object");
-  const checkNumber = (path: string, value: unknown, min: number) => {
-    if (value === undefined) return;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < min) {
-      throw new GatewayApiException(
-        `Invalid configuration: "${path}" must be a number >= ${min}, got ${JSON.stringify(value)}`,
-      );
-    }
-  };
-  for (
-    const section of [
-      "connections",
-      "http",
-      "retry",
-      "rate_limiting",
-      "metrics",
-      "logging",
-      "webhook",
-      "queue",
-      "recipients",
-    ]
-  ) {
-    if (config[section] !== undefined && !isRecord(config[section])) {
-      throw new GatewayApiException(`Invalid configuration: "${section}" must be an object`);
-    }
-  }
-  const http = (config.http ?? {}) as Record<string, unknown>;
-  checkNumber("http.timeout_ms", http.timeout_ms, 1);
-  checkNumber("http.deadline_ms", http.deadline_ms, 1);
-  const retry = (config.retry ?? {}) as Record<string, unknown>;
-  checkNumber("retry.max_retries", retry.max_retries, 0);
-  checkNumber("retry.base_delay_ms", retry.base_delay_ms, 0);
-  checkNumber("retry.max_delay_ms", retry.max_delay_ms, 0);
-  checkNumber("retry.max_retry_after_ms", retry.max_retry_after_ms, 0);
-  checkNumber("retry.idempotency_window_ms", retry.idempotency_window_ms, 1);
-  const recipients = (config.recipients ?? {}) as Record<string, unknown>;
-  checkNumber("recipients.cache_ttl_seconds", recipients.cache_ttl_seconds, 1);
-  if (recipients.resolve !== undefined && typeof recipients.resolve !== "boolean") {
-    throw new GatewayApiException('Invalid configuration: "recipients.resolve" must be a boolean');
-  }
-  if (config.fetch !== undefined && typeof config.fetch !== "function") {
-    throw new GatewayApiException('Invalid configuration: "fetch" must be a function');
-  }
+export function validateConfig(config: unknown, source: "object" | "file" = "object"): GatewayConfig {
+  checkSetting("", config, source);
   return config as GatewayConfig;
 }
 
 /**
  * Build a configuration from `GATEWAY_*` variables read through `get` (so it works with `Deno.env.get`,
- * Workers bindings or a plain object). Returns an empty object when none is set.
+ * Workers bindings or a plain object). Returns an empty object when none is set; a `GATEWAY_TIMEOUT_MS` that
+ * is not a whole number of ms a timer can hold is a {@link ConfigurationException}.
  *
  * Variables: `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS`.
  *
@@ -257,7 +250,18 @@ export function configFromEnv(get: (name: string) => string | undefined): Gatewa
   if (url) config.server_url = url;
   if (key) config.api_key = key;
   if (instance) config.instance = instance;
-  if (timeout) config.http = { timeout_ms: Number(timeout) };
+  if (timeout) {
+    const value = /^\s*\d+\s*$/.test(timeout) ? Number(timeout) : NaN;
+    if (!(value >= 1 && value <= MAX_TIMER_MS)) {
+      throw new ConfigurationException(
+        `GATEWAY_TIMEOUT_MS must be an integer from 1 to ${MAX_TIMER_MS} (ms), got ${
+          JSON.stringify(timeout.slice(0, 40))
+        }`,
+        { setting: "GATEWAY_TIMEOUT_MS" },
+      );
+    }
+    config.http = { timeout_ms: value };
+  }
   return config;
 }
 
@@ -284,9 +288,18 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
   return out as GatewayConfig;
 }
 
+/** The configuration without the command line's own file sections (`kv`, `tasks`), for `GatewayService`. */
+export function serviceConfig(config: GatewayConfig): GatewayConfig {
+  const out: Record<string, unknown> = { ...config };
+  for (const name of FILE_ONLY_SECTIONS) delete out[name];
+  return out as GatewayConfig;
+}
+
 /**
- * Read `gateway-api.json` (or another path) as a configuration; null when the file does not exist.
- * Needs `--allow-read` for that file; Deno only.
+ * Read `gateway-api.json` (or another path) as a configuration; null when the file does not exist. The file
+ * is JSONC: comments (`//`, `/* … *\/`) and trailing commas are allowed. It is checked like any
+ * configuration object, and may also hold the command line's `kv` and `tasks` sections. Needs `--allow-read`
+ * for that file; Deno only.
  *
  * @example
  * ```ts
@@ -296,21 +309,29 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
  */
 export async function loadConfigFile(path: string = CONFIG_FILE): Promise<GatewayConfig | null> {
   const deno = (globalThis as { Deno?: typeof Deno }).Deno;
-  if (!deno) throw new GatewayApiException("Cannot read a configuration file: not running on Deno");
+  if (!deno) throw new ConfigurationException("Cannot read a configuration file: not running on Deno");
   let text: string;
   try {
     text = await deno.readTextFile(path);
   } catch (error) {
     if (error instanceof deno.errors.NotFound) return null;
-    throw new GatewayApiException(`Cannot read configuration file "${path}"`, { cause: error });
+    throw new ConfigurationException(`Cannot read configuration file "${path}"`, { cause: error });
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonc(text);
   } catch (error) {
-    throw new GatewayApiException(`Cannot parse configuration file "${path}": not valid JSON`, {
-      cause: error,
+    throw new ConfigurationException(
+      `Cannot parse configuration file "${path}": ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  try {
+    return validateConfig(parsed, "file");
+  } catch (error) {
+    if (!(error instanceof ConfigurationException)) throw error;
+    throw new ConfigurationException(`Invalid configuration file "${path}": ${error.message}`, {
+      setting: error.setting,
     });
   }
-  return validateConfig(parsed);
 }

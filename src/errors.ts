@@ -112,7 +112,8 @@ export class GatewayApiException extends Error {
 }
 
 /**
- * The server refused the api key (401), or refused the action (403, for example a duplicate instance name).
+ * The server refused the api key (401), or refused the action (403). A 403 for a taken instance name is an
+ * {@link InstanceAlreadyExistsException} instead.
  *
  * @example
  * ```ts
@@ -122,6 +123,61 @@ export class GatewayApiException extends Error {
  * ```
  */
 export class AuthenticationException extends GatewayApiException {}
+
+/**
+ * Creating an instance failed because its name is taken: the server answers 403 `This name "x" is already in
+ * use.`. Not an {@link AuthenticationException}: the key was accepted. `instance` is the name.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService, InstanceAlreadyExistsException } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+ * try {
+ *   await gw.instances().create("sales");
+ * } catch (error) {
+ *   if (!(error instanceof InstanceAlreadyExistsException)) throw error;
+ *   console.log(`"${error.instance}" exists already`);
+ * }
+ * ```
+ */
+export class InstanceAlreadyExistsException extends GatewayApiException {}
+
+/**
+ * A successful answer was larger than the configured limit (`http.max_response_bytes`, or
+ * `http.max_media_response_bytes` for media reads). Only the limit was read: the rest of the body was never
+ * buffered. `status` is the answer's status, `limit` the limit in bytes. A message send that gets this answer
+ * was accepted by the server, so {@link isOutcomeUnknown} is true for it: never resend it blindly.
+ *
+ * @example
+ * ```ts
+ * import { ResponseTooLargeException } from "@gw/gateway";
+ * const error = new ResponseTooLargeException("Answer too large", { status: 200 }, 4_194_304);
+ * console.log(error.limit); // 4194304
+ * ```
+ */
+export class ResponseTooLargeException extends GatewayApiException {
+  /** The limit that was exceeded, in bytes. */
+  readonly limit: number;
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { ResponseTooLargeException } from "@gw/gateway";
+   * throw new ResponseTooLargeException("Answer too large", { status: 200 }, 1024);
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext, limit: number) {
+    super(message, context);
+    this.limit = limit;
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), limit: this.limit };
+  }
+}
 
 /**
  * The instance does not exist on the server, or no instance was given for an instance-level call.
@@ -469,7 +525,7 @@ export class ConfigurationException extends GatewayApiException {
  */
 export function flattenErrorMessages(body: unknown): string[] {
   if (body === null || body === undefined) return [];
-  if (typeof body === "string") return body.trim() === "" ? [] : [body];
+  if (typeof body === "string") return body.trim() === "" ? [] : [textExcerpt(body)];
   if (typeof body !== "object") return [String(body)];
   const record = body as Record<string, unknown>;
   if (Array.isArray(body)) return body.flatMap(flattenItem);
@@ -482,9 +538,35 @@ export function flattenErrorMessages(body: unknown): string[] {
   return [];
 }
 
+const EXCERPT_CHARS = 200;
+const HTML = /^\s*<(!doctype|html|head|body|title|\?xml)\b/i;
+
+/**
+ * A short, readable excerpt of a text body (a proxy's HTML error page, a stack trace): an HTML page becomes its
+ * text without tags, whitespace is collapsed, and the result is cut to 200 characters followed by `…`, so an
+ * error message never carries a whole page.
+ */
+function textExcerpt(text: string, maxChars: number = EXCERPT_CHARS): string {
+  let plain = text;
+  if (HTML.test(text)) {
+    plain = text
+      .slice(0, 64 * 1024)
+      .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, " ")
+      .replace(/<[^>]*>/g, " ")
+      .replace(/&nbsp;/g, " ")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, "&");
+  }
+  plain = plain.replace(/\s+/g, " ").trim();
+  if (plain.length <= maxChars) return plain;
+  return `${plain.slice(0, maxChars)}…`;
+}
+
 function flattenItem(item: unknown): string[] {
   if (item === null || item === undefined) return [];
-  if (typeof item === "string") return [item];
+  if (typeof item === "string") return [item.length > 1000 ? textExcerpt(item, 1000) : item];
   if (Array.isArray(item)) return item.flatMap(flattenItem);
   if (typeof item === "object") {
     const record = item as Record<string, unknown>;
@@ -526,6 +608,7 @@ function hasNotOnWhatsApp(message: unknown): boolean {
     );
 }
 
+const NAME_TAKEN = /^This name "(.*)" is already in use\.?$/;
 const INSTANCE_MISSING = /instance does not exist|instance "[^"]*" not found|Instance "[^"]*" not found/i;
 const CONNECTION_CLOSED = /Connection Closed|reading 'onWhatsApp'/i;
 
@@ -580,11 +663,24 @@ export function errorFromResponse(
   const messages = flattenErrorMessages(body);
   const full: GatewayErrorContext = { ...context, status, body, messages };
   const where = `${context.method ?? "GET"} ${context.path ?? "/"}`;
-  const detail = messages.length > 0 ? `: ${messages.join("; ")}` : "";
+  const joined = messages.join("; ");
+  const detail = messages.length === 0
+    ? ""
+    : `: ${joined.length > 1000 ? `${joined.slice(0, 1000)}… (${messages.length} messages)` : joined}`;
   const message = responseMessage(body);
   const text = messages.join(" ");
 
   if (success) return new GatewayApiException(`Gateway reported an error for ${where}${detail}`, full);
+  const taken = status === 403 && messages.length === 1 ? NAME_TAKEN.exec(messages[0]) : null;
+  if (taken !== null) {
+    return new InstanceAlreadyExistsException(
+      `Cannot create instance "${taken[1]}": the name is already in use`,
+      {
+        ...full,
+        instance: taken[1],
+      },
+    );
+  }
   if (status === 401 || status === 403) {
     return new AuthenticationException(`Gateway refused ${where} (${status})${detail}`, full);
   }
@@ -642,7 +738,7 @@ export function errorFromResponse(
 
 /**
  * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
- * or anything that is not a `GatewayApiException` (an abort or an unexpected error mid-request). A resend
+ * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayApiException` (an abort or an unexpected error mid-request). A resend
  * of such a message could deliver it twice.
  *
  * @example
@@ -655,6 +751,8 @@ export function errorFromResponse(
  */
 export function isOutcomeUnknown(error: unknown): boolean {
   if (error instanceof ConnectionException) return error.outcomeUnknown;
+  // Accepted by the server, but its answer (with the message id) could not be read.
+  if (error instanceof ResponseTooLargeException) return error.status !== undefined && error.status < 300;
   return !(error instanceof GatewayApiException);
 }
 

@@ -15,9 +15,10 @@ import {
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
+  serviceConfig,
   validateConfig,
 } from "./config.ts";
-import { GatewayApiException } from "./errors.ts";
+import { ConfigurationException } from "./errors.ts";
 import { GuardedEventTarget } from "./guarded_event_target.ts";
 import { MetricsCollector } from "./metrics.ts";
 import { RateLimitGate } from "./ratelimit/gate.ts";
@@ -108,7 +109,8 @@ export class GatewayService {
   readonly #scope: Scope;
 
   /**
-   * Build a service from a full configuration.
+   * Build a service from a full configuration. The configuration is checked here: an unknown key, a wrong
+   * type, a value out of range or an invalid connection throws a `ConfigurationException` naming the setting.
    *
    * @example
    * ```ts
@@ -130,9 +132,12 @@ export class GatewayService {
     const connections = new ConnectionManager(valid);
     const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
     const now = dependencies.now ?? Date.now;
-    const gate = valid.rate_limiting?.enabled === false
-      ? undefined
-      : new RateLimitGate(valid.rate_limiting, { metrics, sleep: dependencies.sleep, now });
+    const gate = valid.rate_limiting?.enabled === false ? undefined : new RateLimitGate(valid.rate_limiting, {
+      metrics,
+      sleep: dependencies.sleep,
+      now,
+      logCategory: valid.logging?.category,
+    });
     const client = new GatewayClient(valid, {
       connections,
       metrics,
@@ -550,7 +555,9 @@ export class GatewayService {
 
   /**
    * A service for one connection (the `default` connection built from `server_url` / `api_key` /
-   * `instance`), with every other setting at its default unless given.
+   * `instance` / `timeout_ms`), with every other setting at its default unless given. Throws a
+   * `ConfigurationException` naming the setting for an unknown key (`serverUrl` → did you mean
+   * `server_url`?), a wrong type, a missing `server_url` or `api_key`, or an api key that is not header-safe.
    *
    * @example
    * ```ts
@@ -559,12 +566,19 @@ export class GatewayService {
    * ```
    */
   static make(config: ConnectionConfig & Omit<GatewayConfig, "connections">): GatewayService {
-    return new GatewayService(config);
+    const valid = validateConfig(config);
+    for (const setting of ["server_url", "api_key"] as const) {
+      if (valid[setting] === undefined) {
+        throw new ConfigurationException(`Cannot configure gateway: "${setting}" is missing`, { setting });
+      }
+    }
+    return new GatewayService(valid);
   }
 
   /**
    * A service configured from `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE` and
-   * `GATEWAY_TIMEOUT_MS`. Needs `--allow-env` (only when called).
+   * `GATEWAY_TIMEOUT_MS`, with `overrides` on top. Needs `--allow-env` (only when called). The variables and
+   * the overrides are checked like any configuration (`ConfigurationException`).
    *
    * @example
    * ```ts
@@ -575,13 +589,15 @@ export class GatewayService {
   static fromEnv(overrides: GatewayConfig = {}): GatewayService {
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     if (!deno) {
-      throw new GatewayApiException(
+      throw new ConfigurationException(
         "Cannot read the environment: not running on Deno; pass a configuration to new GatewayService()",
       );
     }
-    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), overrides);
+    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      throw new GatewayApiException("Cannot configure gateway: GATEWAY_API_URL is not set");
+      throw new ConfigurationException("Cannot configure gateway: GATEWAY_API_URL is not set", {
+        setting: "GATEWAY_API_URL",
+      });
     }
     return new GatewayService(config);
   }
@@ -602,13 +618,16 @@ export class GatewayService {
     let env: GatewayConfig = {};
     try {
       env = deno ? configFromEnv((name) => deno.env.get(name)) : {};
-    } catch {
+    } catch (error) {
+      // Without --allow-env the file alone configures the service; a bad variable is still an error.
+      if (error instanceof ConfigurationException) throw error;
       env = {};
     }
-    const config = mergeConfig(file ?? {}, env, overrides);
+    const config = mergeConfig(serviceConfig(file ?? {}), env, validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      throw new GatewayApiException(
+      throw new ConfigurationException(
         `Cannot configure gateway: no "${path}" and GATEWAY_API_URL is not set`,
+        { setting: "GATEWAY_API_URL" },
       );
     }
     return new GatewayService(config);

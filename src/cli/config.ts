@@ -6,7 +6,14 @@
  * @module
  */
 
-import { CONFIG_FILE, configFromEnv, type GatewayConfig, loadConfigFile, mergeConfig } from "../config.ts";
+import {
+  CONFIG_FILE,
+  configFromEnv,
+  type GatewayConfig,
+  loadConfigFile,
+  mergeConfig,
+  serviceConfig,
+} from "../config.ts";
 import { GatewayApiException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
 import { CliError, type CliIo, EXIT_USAGE } from "./io.ts";
@@ -58,8 +65,8 @@ export interface CliConfig {
 }
 
 /**
- * Read the configuration: a missing `--config` file, unreadable or invalid JSON, or a bad value is a
- * {@link CliError} with exit code 2. A missing default file is fine (the environment may be enough).
+ * Read the configuration: a missing `--config` file, an unreadable file, invalid JSONC, an unknown key or a
+ * bad value is a {@link CliError} with exit code 2. A missing default file is fine (the environment may be enough).
  *
  * @example
  * ```ts
@@ -79,29 +86,15 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   if (file === null && configPath !== undefined) {
     throw new CliError(`Cannot read configuration: "${path}" does not exist`, EXIT_USAGE);
   }
-  const { kv, tasks, ...fileConfig } = (file ?? {}) as GatewayConfig & { kv?: unknown; tasks?: unknown };
-  if (tasks !== undefined && (tasks === null || typeof tasks !== "object" || Array.isArray(tasks))) {
-    throw new CliError(`Invalid configuration in "${path}": "tasks" must be an object`, EXIT_USAGE);
+  const { kv, tasks } = (file ?? {}) as { kv?: KvFileConfig; tasks?: TasksFileConfig };
+  const kvFile = kv ?? {};
+  let env: GatewayConfig;
+  try {
+    env = configFromEnv((name) => io.env(name));
+  } catch (error) {
+    throw configError(error);
   }
-  if (kv !== undefined && (kv === null || typeof kv !== "object" || Array.isArray(kv))) {
-    throw new CliError(`Invalid configuration in "${path}": "kv" must be an object`, EXIT_USAGE);
-  }
-  const kvFile = (kv ?? {}) as KvFileConfig;
-  if (kvFile.path !== undefined && (typeof kvFile.path !== "string" || kvFile.path.trim() === "")) {
-    throw new CliError(
-      `Invalid configuration in "${path}": "kv.path" must be a non-empty string`,
-      EXIT_USAGE,
-    );
-  }
-  const env = configFromEnv((name) => io.env(name));
-  if (env.http?.timeout_ms !== undefined && !(env.http.timeout_ms > 0)) {
-    throw new CliError(
-      `Invalid configuration: GATEWAY_TIMEOUT_MS must be a positive number, got "${
-        io.env("GATEWAY_TIMEOUT_MS")
-      }"`,
-      EXIT_USAGE,
-    );
-  }
+  const fileConfig = serviceConfig(file ?? {});
   const config = mergeConfig(fileConfig, env);
   const envKv = io.env("GATEWAY_KV_PATH");
   return {
@@ -110,7 +103,7 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
     fileFound: file !== null,
     kvPath: envKv || kvFile.path || DEFAULT_KV_PATH,
     kvConfigured: Boolean(envKv || kvFile.path),
-    tasks: (tasks ?? {}) as TasksFileConfig,
+    tasks: tasks ?? {},
   };
 }
 
@@ -146,7 +139,8 @@ export function createService(cli: CliConfig, overrides: GatewayConfig = {}): Ga
 function configError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof GatewayApiException && error.cause instanceof Error
+  const cause = error instanceof GatewayApiException && error.cause instanceof Error &&
+      !message.includes(error.cause.message)
     ? `: ${error.cause.message}`
     : "";
   return new CliError(`${message}${cause}`, EXIT_USAGE, { cause: error });

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { DEFAULTS, type GatewayConfig } from "../config.ts";
+import { DEFAULTS, type GatewayConfig, validateConfig } from "../config.ts";
+import { MAX_TIMER_MS } from "../config_schema.ts";
 import {
   ConnectionException,
   errorFromResponse,
@@ -14,9 +15,12 @@ import {
   InstanceNotFoundException,
   parseRetryAfter,
   RateLimitException,
+  ResponseTooLargeException,
   ValidationException,
 } from "../errors.ts";
 import { getGatewayLogger, redact } from "../log.ts";
+import type { Logger } from "@logtape/logtape";
+import { readBoundedText } from "./body.ts";
 import { abortableSleep, SharedTimeouts } from "../timing.ts";
 
 export { abortableSleep };
@@ -70,6 +74,13 @@ export interface RequestOptions {
   bucket?: RateLimitBucket;
   /** Sent as `idempotency-key` for relays and proxies that honour it (the reference server ignores it). */
   idempotencyKey?: string;
+  /**
+   * The answer carries media (base64): its body is bounded by `http.max_media_response_bytes` instead of
+   * `http.max_response_bytes`.
+   */
+  mediaResponse?: boolean;
+  /** Largest answer body read for this call, in bytes (overrides both configured limits). */
+  maxResponseBytes?: number;
   /**
    * How long the server waits on purpose before answering (a send's typing `delay`): added to the attempt
    * timeout and the deadline, so a long delay is not taken for a hung server.
@@ -176,28 +187,60 @@ function isAbortFrom(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
+/**
+ * `value` with every occurrence of `key` replaced, in strings, array items and property names alike (a server
+ * echoing the key as a JSON property name would otherwise leak it through `JSON.stringify(error)`).
+ */
 function scrubKey(value: unknown, key: string): unknown {
   if (typeof value === "string") return value.includes(key) ? value.split(key).join("[REDACTED]") : value;
   if (Array.isArray(value)) return value.map((item) => scrubKey(item, key));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubKey(v, key)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([name, item]) => [scrubKey(name, key), scrubKey(item, key)]),
+    );
   }
   return value;
 }
 
-/** The parsed JSON body, or the raw text when it is not JSON (null when empty). */
-async function readBody(response: Response): Promise<{ json: unknown; raw: unknown }> {
-  const text = await response.text();
-  if (text === "") return { json: null, raw: null };
+/** A body cut at the size limit may end with the first part of the key: drop that part too. */
+function scrubCutKey(text: string, key: string): string {
+  for (let length = key.length - 1; length >= 4; length--) {
+    if (text.endsWith(key.slice(0, length))) return `${text.slice(0, -length)}[REDACTED]`;
+  }
+  return text;
+}
+
+/** Largest error body read: error answers are small JSON, anything bigger is a proxy's page. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** The parsed JSON body, or the raw text when it is not JSON (null when empty); read up to `limit` bytes. */
+async function readBody(
+  response: Response,
+  limit: number,
+  success: boolean,
+): Promise<{ json: unknown; raw: unknown; truncated: boolean }> {
+  const { text, truncated } = await readBoundedText(response, limit, success);
+  if (text === "") return { json: null, raw: null, truncated };
+  if (truncated) return { json: null, raw: text, truncated };
   try {
     const json = JSON.parse(text);
-    return { json, raw: json };
+    return { json, raw: json, truncated };
   } catch {
-    return { json: null, raw: text };
+    return { json: null, raw: text, truncated };
   }
 }
 
-const log = getGatewayLogger("client");
+function checkMs(name: string, value: number | undefined): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !(value > 0) || value > MAX_TIMER_MS) {
+    throw new ValidationException(
+      `Invalid request option: "${name}" must be a number of ms from 1 to ${MAX_TIMER_MS}, got ${
+        String(value)
+      }`,
+      { messages: [`${name} must be a number of ms from 1 to ${MAX_TIMER_MS}`] },
+    );
+  }
+}
 
 /**
  * Sends requests to gateway servers. Usually reached through `GatewayService`; use it directly for routes
@@ -224,6 +267,10 @@ export class GatewayClient {
   readonly #random: () => number;
   readonly #policy: RetryPolicy;
   readonly #timeouts = new SharedTimeouts();
+  readonly #log: Logger;
+  readonly #outcomeLevel: "debug" | "info";
+  readonly #maxResponseBytes: number;
+  readonly #maxMediaResponseBytes: number;
 
   /**
    * Build a client from the configuration's `http` and `retry` sections and its dependencies.
@@ -237,7 +284,7 @@ export class GatewayClient {
    * ```
    */
   constructor(config: GatewayConfig, dependencies: ClientDependencies) {
-    this.#config = config;
+    this.#config = validateConfig(config);
     this.#connections = dependencies.connections;
     this.#metrics = dependencies.metrics ?? new MetricsCollector({ enabled: false });
     this.#gate = dependencies.gate;
@@ -248,6 +295,16 @@ export class GatewayClient {
     this.#sleep = dependencies.sleep ?? abortableSleep;
     this.#random = dependencies.random ?? Math.random;
     this.#policy = retryPolicy(config.retry);
+    this.#log = getGatewayLogger(...(config.logging?.category ?? []), "client");
+    this.#outcomeLevel = config.logging?.level ?? "info";
+    this.#maxResponseBytes = config.http?.max_response_bytes ?? DEFAULTS.max_response_bytes;
+    this.#maxMediaResponseBytes = config.http?.max_media_response_bytes ?? DEFAULTS.max_media_response_bytes;
+  }
+
+  /** The one record each request writes when it ends, at the configured `logging.level`. */
+  #logOutcome(message: string, properties: Record<string, unknown>): void {
+    if (this.#outcomeLevel === "debug") this.#log.debug(message, properties);
+    else this.#log.info(message, properties);
   }
 
   /**
@@ -348,6 +405,19 @@ export class GatewayClient {
     route: string,
     options: RequestOptions = {},
   ): Promise<ApiResponse<T>> {
+    checkMs("timeoutMs", options.timeoutMs);
+    checkMs("deadlineMs", options.deadlineMs);
+    if (
+      options.maxResponseBytes !== undefined &&
+      !(Number.isInteger(options.maxResponseBytes) && options.maxResponseBytes > 0)
+    ) {
+      throw new ValidationException(
+        `Invalid request option: "maxResponseBytes" must be a positive integer, got ${
+          String(options.maxResponseBytes)
+        }`,
+        { messages: ["maxResponseBytes must be a positive integer"] },
+      );
+    }
     const connection = this.#connections.getConnection(options.connection);
     const needsInstance = route.includes("{instance}");
     const instance = needsInstance
@@ -371,8 +441,8 @@ export class GatewayClient {
     const finish = (error: unknown, attempts: number, status: number | "error"): never => {
       this.#metrics.request(method, route, status, this.#now() - started);
       if (error instanceof GatewayApiException) this.#metrics.error(error.name);
-      if (log.isEnabledFor("info")) {
-        log.info("{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms", {
+      if (this.#log.isEnabledFor(this.#outcomeLevel)) {
+        this.#logOutcome("{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms", {
           method,
           route,
           path,
@@ -438,9 +508,9 @@ export class GatewayClient {
       if (signal?.aborted) throw signal.reason;
       const timeout = this.#timeouts.signal(attemptTimeout);
       const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      if (log.isEnabledFor("debug")) {
+      if (this.#log.isEnabledFor("debug")) {
         // The request as sent, with the apikey header, tokens, secrets and base64 media redacted.
-        log.debug("{method} {route} attempt {attempt}", {
+        this.#log.debug("{method} {route} attempt {attempt}", {
           method,
           route,
           path,
@@ -466,7 +536,7 @@ export class GatewayClient {
             timedOut
               ? `Cannot complete ${method} ${path}: no answer within ${attemptTimeout} ms`
               : `Cannot reach gateway server for ${method} ${path}: ${
-                error instanceof Error ? error.message : String(error)
+                scrubKey(error instanceof Error ? error.message : String(error), connection.api_key)
               }`,
             {
               ...context,
@@ -491,9 +561,12 @@ export class GatewayClient {
         if (outcome !== "no_time") finish(outcome, attempt, status);
       }
 
-      let answer: { json: unknown; raw: unknown };
+      const success = status >= 200 && status < 300;
+      const limit = options.maxResponseBytes ??
+        (options.mediaResponse ? this.#maxMediaResponseBytes : this.#maxResponseBytes);
+      let answer: { json: unknown; raw: unknown; truncated: boolean };
       try {
-        answer = await readBody(response!);
+        answer = await readBody(response!, success ? limit : Math.min(limit, ERROR_BODY_LIMIT), success);
       } catch (error) {
         if (isAbortFrom(signal)) throw signal!.reason;
         if (idempotent && await backoff(attempt, timeout.aborted ? "timeout" : "network")) continue;
@@ -510,14 +583,30 @@ export class GatewayClient {
           status,
         );
       }
+      if (answer!.truncated && success) {
+        finish(
+          new ResponseTooLargeException(
+            `Cannot read answer of ${method} ${path}: the body is larger than ${limit} bytes (${
+              options.mediaResponse ? "http.max_media_response_bytes" : "http.max_response_bytes"
+            })`,
+            { ...context, status, attempts: attempt },
+            limit,
+          ),
+          attempt,
+          status,
+        );
+      }
       const data = answer!.json;
+      const raw = answer!.truncated && typeof answer!.raw === "string"
+        ? scrubCutKey(answer!.raw, connection.api_key)
+        : answer!.raw;
       // Only an error's copy of the body is scrubbed: a server echoing the key must not leak it into logs,
       // while a successful body is the caller's data and stays as it came.
       const error = errorFromResponse(
         status,
         status >= 200 && status < 300 && (data as { error?: unknown } | null)?.error !== true
           ? data
-          : scrubKey(answer!.raw, connection.api_key),
+          : scrubKey(raw, connection.api_key),
         response!.headers,
         { ...context, attempts: attempt },
         this.#now(),
@@ -525,8 +614,8 @@ export class GatewayClient {
       if (!error) {
         const durationMs = this.#now() - started;
         this.#metrics.request(method, route, status, durationMs);
-        if (log.isEnabledFor("info")) {
-          log.info("{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)", {
+        if (this.#log.isEnabledFor(this.#outcomeLevel)) {
+          this.#logOutcome("{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)", {
             method,
             route,
             path,

@@ -5,8 +5,9 @@
  */
 
 import type { ConnectionConfig, GatewayConfig } from "../config.ts";
-import { DEFAULTS } from "../config.ts";
-import { GatewayApiException } from "../errors.ts";
+import { DEFAULTS, validateConfig } from "../config.ts";
+import { checkConnectionSetting } from "../config_schema.ts";
+import { ConfigurationException, GatewayApiException } from "../errors.ts";
 
 /** A validated connection: `server_url` without a trailing slash. */
 export interface ResolvedConnection extends ConnectionConfig {
@@ -14,13 +15,14 @@ export interface ResolvedConnection extends ConnectionConfig {
   name: string;
 }
 
-function fail(name: string, problem: string): never {
-  throw new GatewayApiException(`Invalid connection "${name}": ${problem}`, { connection: name });
-}
+/** Visible ASCII only: what an HTTP header value can carry unchanged, with no whitespace to trim. */
+const HEADER_TOKEN = /^[\x21-\x7e]+$/;
 
 /**
- * Check one connection and normalise it (trailing slashes trimmed). Messages name the connection and the
- * field, never the api key.
+ * Check one connection and normalize it (trailing slashes trimmed). Throws a `ConfigurationException` whose
+ * message names the connection and the field, never the api key; its `setting` is the key's path
+ * (`connections.<name>.<field>`, or the shorthand key for the `default` connection built from the top-level
+ * keys). The api key must be a header-safe token: visible ASCII, no whitespace or control characters.
  *
  * @example
  * ```ts
@@ -29,40 +31,55 @@ function fail(name: string, problem: string): never {
  * // "http://localhost:8080"
  * ```
  */
-export function validateConnection(name: string, config: unknown): ResolvedConnection {
+export function validateConnection(
+  name: string,
+  config: unknown,
+  at: string = `connections.${name}`,
+): ResolvedConnection {
+  const fail: (field: string, problem: string) => never = (field, problem) => {
+    throw new ConfigurationException(`Invalid connection "${name}": ${problem}`, {
+      connection: name,
+      setting: at === "" ? field : `${at}.${field}`,
+    });
+  };
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
-    fail(name, "expected an object with server_url and api_key");
+    throw new ConfigurationException(
+      `Invalid connection "${name}": expected an object with server_url and api_key`,
+      { connection: name, setting: at },
+    );
   }
   const input = config as Record<string, unknown>;
+  checkConnectionSetting(input, at);
   const rawUrl = input.server_url;
-  if (typeof rawUrl !== "string" || rawUrl.trim() === "") fail(name, '"server_url" is missing');
+  if (typeof rawUrl !== "string" || rawUrl.trim() === "") fail("server_url", '"server_url" is missing');
   let url: URL;
   try {
     url = new URL(rawUrl.trim());
   } catch {
     // The value is not echoed: a swapped URL and key would otherwise print the key.
-    fail(name, '"server_url" must be an absolute http(s) URL');
+    fail("server_url", '"server_url" must be an absolute http(s) URL');
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    fail(name, `"server_url" must use http or https, got "${url.protocol.slice(0, -1)}"`);
+    fail("server_url", `"server_url" must use http or https, got "${url.protocol.slice(0, -1)}"`);
   }
   if (url.username !== "" || url.password !== "") {
-    fail(name, '"server_url" must not carry credentials; put the key in "api_key"');
+    fail("server_url", '"server_url" must not carry credentials; put the key in "api_key"');
   }
   if (url.search !== "" || url.hash !== "") {
-    fail(name, '"server_url" must not have a query string or fragment');
+    fail("server_url", '"server_url" must not have a query string or fragment');
   }
   const apiKey = input.api_key;
-  if (typeof apiKey !== "string" || apiKey.trim() === "") fail(name, '"api_key" is missing or blank');
-  if (apiKey !== apiKey.trim()) fail(name, '"api_key" has leading or trailing whitespace');
+  if (typeof apiKey !== "string" || apiKey.trim() === "") fail("api_key", '"api_key" is missing or blank');
+  if (apiKey !== apiKey.trim()) fail("api_key", '"api_key" has leading or trailing whitespace');
+  if (!HEADER_TOKEN.test(apiKey)) {
+    // Never the key itself, nor where the bad character is: that would print part of it.
+    fail(
+      "api_key",
+      '"api_key" must be a header-safe token: visible ASCII characters only, no spaces, line breaks or other control characters',
+    );
+  }
   const instance = input.instance;
-  if (instance !== undefined && (typeof instance !== "string" || instance.trim() === "")) {
-    fail(name, '"instance" must be a non-empty string when given');
-  }
   const timeout = input.timeout_ms;
-  if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0)) {
-    fail(name, `"timeout_ms" must be a positive number, got ${JSON.stringify(timeout)}`);
-  }
   const serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
   const resolved: ResolvedConnection = { name, server_url: serverUrl, api_key: apiKey };
   if (instance !== undefined) resolved.instance = instance as string;
@@ -87,7 +104,7 @@ export class ConnectionManager {
   #active: string;
 
   /**
-   * Build from a configuration; every connection is validated.
+   * Build from a configuration, checked like any configuration object; every connection is validated.
    *
    * @example
    * ```ts
@@ -96,29 +113,30 @@ export class ConnectionManager {
    * ```
    */
   constructor(config: GatewayConfig = {}) {
+    validateConfig(config);
     for (const [name, connection] of Object.entries(config.connections ?? {})) {
       this.#connections.set(name, validateConnection(name, connection));
     }
-    if (config.server_url !== undefined || config.api_key !== undefined) {
+    const shorthand = config.server_url !== undefined || config.api_key !== undefined ||
+      config.instance !== undefined || config.timeout_ms !== undefined;
+    if (shorthand) {
       const name = DEFAULTS.connection;
       const existing = config.connections?.[name];
       this.#connections.set(
         name,
         validateConnection(name, {
-          ...existing,
           server_url: config.server_url ?? existing?.server_url,
           api_key: config.api_key ?? existing?.api_key,
-          ...(config.instance ?? existing?.instance
-            ? { instance: config.instance ?? existing?.instance }
-            : {}),
-        }),
+          instance: config.instance ?? existing?.instance,
+          timeout_ms: config.timeout_ms ?? existing?.timeout_ms,
+        }, config.connections?.[name] === undefined ? "" : `connections.${name}`),
       );
     }
     this.#active = config.default ?? DEFAULTS.connection;
     if (config.default !== undefined && !this.#connections.has(config.default)) {
-      throw new GatewayApiException(
+      throw new ConfigurationException(
         `Invalid configuration: default connection "${config.default}" is not defined`,
-        { connection: config.default },
+        { connection: config.default, setting: "default" },
       );
     }
   }
@@ -134,7 +152,7 @@ export class ConnectionManager {
    */
   addConnection(name: string, config: ConnectionConfig): this {
     if (typeof name !== "string" || name.trim() === "") {
-      throw new GatewayApiException("Invalid connection: the name must be a non-empty string");
+      throw new ConfigurationException("Invalid connection: the name must be a non-empty string");
     }
     this.#connections.set(name, validateConnection(name, config));
     return this;

@@ -6,8 +6,10 @@
  */
 
 import type { RateLimitingConfig, RateLimitRule } from "../config.ts";
+import { checkSetting } from "../config_schema.ts";
 import { GatewayApiException, RateLimitException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
+import type { Logger } from "@logtape/logtape";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket, RateLimiterInterface } from "./limiter.ts";
 import { MemoryRateLimiter } from "./memory.ts";
@@ -36,6 +38,8 @@ export interface RateLimitGateOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The clock, in epoch ms (default `Date.now`). */
   now?: () => number;
+  /** Category segments between `gateway` and `ratelimit` (`logging.category`). */
+  logCategory?: readonly string[];
 }
 
 /** One logical call asking for a slot. */
@@ -77,8 +81,9 @@ export class RateLimitGate {
   readonly #metrics?: MetricsCollector;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
+  readonly #log: Logger;
 
-  /** Check `config` and build the gate; throws {@link GatewayApiException} naming the bad key. */
+  /** Check `config` and build the gate; throws a `ConfigurationException` naming the bad key. */
   constructor(config: RateLimitingConfig | undefined = {}, options: RateLimitGateOptions = {}) {
     const checked = checkConfig(config ?? {});
     this.enabled = checked.enabled;
@@ -91,6 +96,7 @@ export class RateLimitGate {
     this.#metrics = options.metrics;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#now = options.now ?? Date.now;
+    this.#log = getGatewayLogger(...(options.logCategory ?? []), "ratelimit");
   }
 
   /** The rule a bucket is limited by. */
@@ -193,13 +199,13 @@ export class RateLimitGate {
     this.#metrics?.rateLimit(bucket, "limiter_error");
     const message = error instanceof Error ? error.message : String(error);
     if (this.#onLimiterError === "open") {
-      getGatewayLogger("ratelimit").warn(
+      this.#log.warn(
         "Rate limiter failed for {key}, letting the call through (on_limiter_error is open): {message}",
         { key, bucket, message, error },
       );
       return;
     }
-    getGatewayLogger("ratelimit").error(
+    this.#log.error(
       "Rate limiter failed for {key}, refusing the call (on_limiter_error is closed): {message}",
       { key, bucket, message, error },
     );
@@ -221,89 +227,20 @@ interface CheckedConfig {
   prefix: string;
 }
 
-function invalid(message: string): GatewayApiException {
-  return new GatewayApiException(`Invalid configuration: ${message}`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function checkPositiveInteger(path: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw invalid(`"${path}" must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-/** Validate `rate_limiting` and fill in defaults (a bucket rule may give only one of its two numbers). */
+/** Check `rate_limiting` against the configuration schema and fill in defaults (a rule may give one number). */
 function checkConfig(config: RateLimitingConfig): CheckedConfig {
-  if (!isRecord(config)) throw invalid(`"rate_limiting" must be an object`);
-  const raw = config as Record<string, unknown>;
-  if (raw.enabled !== undefined && typeof raw.enabled !== "boolean") {
-    throw invalid(`"rate_limiting.enabled" must be true or false, got ${JSON.stringify(raw.enabled)}`);
-  }
-  const limiter = raw.limiter;
-  if (limiter !== undefined) {
-    const missing = ["attempt", "availableIn", "clear"].filter((name) =>
-      typeof (limiter as Record<string, unknown> | null)?.[name] !== "function"
-    );
-    if (missing.length > 0) {
-      throw invalid(
-        `"rate_limiting.limiter" must implement RateLimiterInterface (missing ${missing.join(", ")})`,
-      );
-    }
-  }
-  if (raw.limits !== undefined && !isRecord(raw.limits)) {
-    throw invalid(`"rate_limiting.limits" must be an object`);
-  }
-  const given = (raw.limits ?? {}) as Record<string, unknown>;
-  for (const name of Object.keys(given)) {
-    if (!(BUCKETS as readonly string[]).includes(name)) {
-      throw invalid(`unknown bucket "rate_limiting.limits.${name}" (expected ${BUCKETS.join(", ")})`);
-    }
-  }
+  checkSetting("rate_limiting", config);
+  const given = config.limits ?? {};
   const limits = {} as Record<RateLimitBucket, RateLimitRule>;
-  for (const bucket of BUCKETS) {
-    const rule = given[bucket];
-    if (rule !== undefined && !isRecord(rule)) {
-      throw invalid(`"rate_limiting.limits.${bucket}" must be an object`);
-    }
-    const merged = { ...DEFAULT_RATE_LIMITS[bucket], ...(rule as Partial<RateLimitRule> | undefined) };
-    limits[bucket] = {
-      max_attempts: checkPositiveInteger(`rate_limiting.limits.${bucket}.max_attempts`, merged.max_attempts),
-      decay_seconds: checkPositiveInteger(
-        `rate_limiting.limits.${bucket}.decay_seconds`,
-        merged.decay_seconds,
-      ),
-    };
-  }
-  const mode = raw.on_limit_reached ?? "wait";
-  if (mode !== "wait" && mode !== "throw") {
-    throw invalid(`"rate_limiting.on_limit_reached" must be "wait" or "throw", got ${JSON.stringify(mode)}`);
-  }
-  const onLimiterError = raw.on_limiter_error ?? "open";
-  if (onLimiterError !== "open" && onLimiterError !== "closed") {
-    throw invalid(
-      `"rate_limiting.on_limiter_error" must be "open" or "closed", got ${JSON.stringify(onLimiterError)}`,
-    );
-  }
-  const maxWaitMs = raw.max_wait_ms ?? DEFAULT_MAX_WAIT_MS;
-  if (typeof maxWaitMs !== "number" || !Number.isInteger(maxWaitMs) || maxWaitMs < 0) {
-    throw invalid(`"rate_limiting.max_wait_ms" must be an integer >= 0, got ${JSON.stringify(maxWaitMs)}`);
-  }
-  const prefix = raw.key_prefix ?? DEFAULT_KEY_PREFIX;
-  if (typeof prefix !== "string" || prefix === "") {
-    throw invalid(`"rate_limiting.key_prefix" must be a non-empty string, got ${JSON.stringify(prefix)}`);
-  }
+  for (const bucket of BUCKETS) limits[bucket] = { ...DEFAULT_RATE_LIMITS[bucket], ...given[bucket] };
   return {
-    enabled: raw.enabled !== false,
-    limiter: limiter as RateLimiterInterface | undefined,
+    enabled: config.enabled !== false,
+    limiter: config.limiter,
     limits,
-    mode,
-    onLimiterError,
-    maxWaitMs,
-    prefix,
+    mode: config.on_limit_reached ?? "wait",
+    onLimiterError: config.on_limiter_error ?? "open",
+    maxWaitMs: config.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
+    prefix: config.key_prefix ?? DEFAULT_KEY_PREFIX,
   };
 }
 

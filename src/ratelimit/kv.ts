@@ -5,7 +5,7 @@
  * @module
  */
 
-import { GatewayApiException } from "../errors.ts";
+import { ConfigurationException, GatewayApiException } from "../errors.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
 import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
@@ -64,10 +64,11 @@ export class KvRateLimiter implements RateLimiterInterface {
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
     const retries = options.maxConflictRetries ?? 64;
     if (!Number.isInteger(retries) || retries < 1) {
-      throw new GatewayApiException(
+      throw new ConfigurationException(
         `Invalid KvRateLimiter option: "maxConflictRetries" must be an integer >= 1, got ${
           JSON.stringify(retries)
         }`,
+        { setting: "maxConflictRetries" },
       );
     }
     this.#kv = kv;

@@ -332,7 +332,8 @@ export class ChatsResource extends Resource {
   }
 
   /**
-   * Download a received media message as base64 (`POST /chat/getBase64FromMediaMessage`).
+   * Download a received media message as base64 (`POST /chat/getBase64FromMediaMessage`). The answer is
+   * bounded by `http.max_media_response_bytes` (default 64 MiB), not the JSON limit.
    *
    * @example
    * ```ts
@@ -356,7 +357,7 @@ export class ChatsResource extends Resource {
     return await this.call(
       "POST",
       "/chat/getBase64FromMediaMessage/{instance}",
-      { body, idempotent: true },
+      { body, idempotent: true, mediaResponse: true },
       call,
     );
   }

@@ -68,7 +68,8 @@ export class InstancesResource extends Resource {
   }
 
   /**
-   * Create an instance (`POST /instance/create`, global api key). Integration defaults to Baileys.
+   * Create an instance (`POST /instance/create`, global api key). Integration defaults to Baileys. A name
+   * that is taken throws `InstanceAlreadyExistsException` (the server answers 403).
    *
    * @example
    * ```ts

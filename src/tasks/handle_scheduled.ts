@@ -6,7 +6,7 @@
  */
 
 import { configFromEnv } from "../config.ts";
-import { GatewayApiException } from "../errors.ts";
+import { ConfigurationException } from "../errors.ts";
 import { configuredGateway } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
 import { webhookProcessor } from "../webhooks/handler.ts";
@@ -27,8 +27,9 @@ function serviceFor(env: unknown): GatewayService {
     typeof bindings[name] === "string" ? bindings[name] as string : undefined
   );
   if (!config.server_url) {
-    throw new GatewayApiException(
+    throw new ConfigurationException(
       "Cannot run scheduled tasks: call configureGateway({ ..., store }) first, or bind GATEWAY_API_URL and GATEWAY_API_KEY",
+      { setting: "GATEWAY_API_URL" },
     );
   }
   return new GatewayService(config);
@@ -61,8 +62,9 @@ export function handleScheduled(
     store: (bindings) => {
       const store = serviceFor(bindings).getStore();
       if (!store) {
-        throw new GatewayApiException(
+        throw new ConfigurationException(
           "Cannot run scheduled tasks: no store is configured; pass one to configureGateway({ ..., store })",
+          { setting: "store" },
         );
       }
       return store;

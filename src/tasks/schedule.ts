@@ -6,6 +6,8 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "../config_schema.ts";
+import { ConfigurationException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
@@ -175,6 +177,25 @@ function normaliseSchedule(schedule: string): string {
   return schedule.trim().split(/\s+/).join(" ");
 }
 
+/** The retry task's settings are checked when the task is registered, not at its first run. */
+function checkRetryTask(task: RetryFailedTaskOptions): void {
+  for (const name of ["limit", "maxRetries"] as const) {
+    const value = task[name];
+    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) {
+      throw new ConfigurationException(
+        `Cannot schedule tasks: "retryFailed.${name}" must be a non-negative integer, got "${String(value)}"`,
+        { setting: `retryFailed.${name}` },
+      );
+    }
+  }
+  if (task.instance !== undefined && (typeof task.instance !== "string" || task.instance.trim() === "")) {
+    throw new ConfigurationException(
+      'Cannot schedule tasks: "retryFailed.instance" must be a non-empty string when given',
+      { setting: "retryFailed.instance" },
+    );
+  }
+}
+
 function buildRunners<Env>(
   options: ScheduledTasksBaseOptions,
   resolve: (env: Env) => Promise<{ service: RetryService; store: GatewayStore }>,
@@ -182,9 +203,12 @@ function buildRunners<Env>(
   const lease = options.lease ??
     (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now));
   const leaseMs = options.leaseMs ?? LEASE_MS;
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
-    throw new RangeError(
-      `Cannot schedule tasks: "leaseMs" must be a positive number, got "${String(leaseMs)}"`,
+  if (typeof leaseMs !== "number" || !Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_TIMER_MS) {
+    throw new ConfigurationException(
+      `Cannot schedule tasks: "leaseMs" must be an integer from 1 to ${MAX_TIMER_MS} (ms), got "${
+        String(leaseMs)
+      }"`,
+      { setting: "leaseMs" },
     );
   }
   const runners: Runners<Env> = {};
@@ -209,6 +233,7 @@ function buildRunners<Env>(
   }
   if (options.retryFailed !== false) {
     const task = options.retryFailed ?? {};
+    checkRetryTask(task);
     const name = task.name ?? RETRY_NAME;
     runners.retryFailed = {
       name,
@@ -280,7 +305,11 @@ function buildRunners<Env>(
   }
   const names = listRunners(runners).map((runner) => runner.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice !== undefined) throw new RangeError(`Cannot schedule tasks: two tasks are named "${twice}"`);
+  if (twice !== undefined) {
+    throw new ConfigurationException(`Cannot schedule tasks: two tasks are named "${twice}"`, {
+      setting: "name",
+    });
+  }
   return runners;
 }
 

@@ -5,6 +5,7 @@ import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import {
   AuthenticationException,
   GatewayService,
+  InstanceAlreadyExistsException,
   InstanceNotFoundException,
   MessageException,
   ValidationException,
@@ -57,7 +58,9 @@ for (const [name, open] of DOUBLES) {
       strictEqual(created.json("instance.status"), "close");
 
       await rejects(gw.instances().create("sales"), (error) => {
-        ok(error instanceof AuthenticationException);
+        ok(error instanceof InstanceAlreadyExistsException);
+        ok(!(error instanceof AuthenticationException));
+        strictEqual(error.instance, "sales");
         strictEqual(error.status, 403);
         deepStrictEqual(error.messages, ['This name "sales" is already in use.']);
         return true;

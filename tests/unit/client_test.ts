@@ -6,6 +6,7 @@ import {
   GatewayApiException,
   GatewayClient,
   type GatewayConfig,
+  InstanceAlreadyExistsException,
   InstanceNotFoundException,
   MessageException,
   RateLimitException,
@@ -101,7 +102,10 @@ const STATUS_TABLE: Array<[string, number, unknown, (error: unknown) => boolean]
     "403 duplicate name",
     403,
     { status: 403, error: "Forbidden", response: { message: ['This name "x" is already in use.'] } },
-    (e) => e instanceof AuthenticationException && e.messages[0] === 'This name "x" is already in use.',
+    (e) =>
+      e instanceof InstanceAlreadyExistsException && !(e instanceof AuthenticationException) &&
+      e.status === 403 && e.instance === "x" && e.messages[0] === 'This name "x" is already in use.' &&
+      e.message === 'Cannot create instance "x": the name is already in use',
   ],
   [
     "404 missing instance",

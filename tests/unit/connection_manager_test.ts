@@ -1,5 +1,11 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { ConnectionManager, GatewayApiException, validateConnection } from "../../mod.ts";
+import {
+  ConfigurationException,
+  ConnectionManager,
+  GatewayApiException,
+  GatewayService,
+  validateConnection,
+} from "../../mod.ts";
 
 const KEY = "k-secret-value";
 
@@ -87,12 +93,51 @@ Deno.test("connection manager names the connection and the field in every valida
     ],
     [
       { server_url: "http://x", api_key: KEY, timeout_ms: -1 },
-      'Invalid connection "c": "timeout_ms" must be a positive number, got -1',
+      '"connections.c.timeout_ms" must be an integer from 1 to 2147483647 (ms), got -1',
+    ],
+    [
+      { server_url: "http://x", api_key: KEY, timeout_ms: 2 ** 31 },
+      '"connections.c.timeout_ms" must be an integer from 1 to 2147483647 (ms), got 2147483648',
+    ],
+    [
+      { server_url: "http://x", apiKey: KEY },
+      '"connections.c.apiKey" is not a configuration key; did you mean "connections.c.api_key"?',
     ],
   ];
   for (const [config, expected] of cases) {
     strictEqual(message(() => validateConnection("c", config)), expected);
   }
+});
+
+Deno.test("connection manager refuses an api key that is not a header-safe token, without echoing it", () => {
+  const unsafe = [
+    `${KEY}\r`,
+    `a${KEY}\r\nx-injected: 1`,
+    `${KEY.slice(0, 4)} ${KEY.slice(4)}`,
+    `${KEY}\u0000z`,
+    `${KEY}é`,
+  ];
+  for (const apiKey of unsafe) {
+    for (
+      const build of [
+        () => GatewayService.make({ server_url: "http://x", api_key: apiKey }),
+        () => new GatewayService({ connections: { eu: { server_url: "http://x", api_key: apiKey } } }),
+        () => new ConnectionManager().addConnection("eu", { server_url: "http://x", api_key: apiKey }),
+      ]
+    ) {
+      throws(build, (error: unknown) => {
+        ok(error instanceof ConfigurationException);
+        ok(error.setting === "api_key" || error.setting === "connections.eu.api_key", error.setting);
+        ok(!error.message.includes(KEY.slice(0, 4)), error.message);
+        ok(!JSON.stringify(error).includes(KEY.slice(0, 4)));
+        ok(/"api_key" (must be a header-safe token|has leading or trailing whitespace)/.test(error.message));
+        return true;
+      });
+    }
+  }
+  // Every visible ASCII character is allowed.
+  const visible = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
+  strictEqual(validateConnection("c", { server_url: "http://x", api_key: visible }).api_key, visible);
 });
 
 Deno.test("connection manager refuses unknown names with the configured list", () => {

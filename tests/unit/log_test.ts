@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
-import { ConnectionManager, GatewayApiException, GatewayClient, redact } from "../../mod.ts";
+import { ConnectionManager, GatewayApiException, GatewayClient, GatewayService, redact } from "../../mod.ts";
 import { fakeTime, json, scriptedFetch } from "../helpers/scripted_fetch.ts";
 import { captureLogs } from "../helpers/logs.ts";
 
@@ -71,6 +71,61 @@ Deno.test("debug records show the request with the key redacted and base64 media
     strictEqual((debug.properties.headers as Record<string, string>).apikey, "[REDACTED]");
     strictEqual((debug.properties.body as Record<string, string>).media, `${"B".repeat(16)}…[10000 chars]`);
     ok(!JSON.stringify(records).includes(KEY));
+  } finally {
+    await reset();
+  }
+});
+
+Deno.test("the logging section sets the category and the level of each request's record", async () => {
+  const records: LogRecord[] = [];
+  await captureLogs(records);
+  try {
+    const { fetch } = scriptedFetch([
+      json(200, {}),
+      json(200, {}),
+    ]);
+    const tenant = new GatewayService({
+      server_url: "http://127.0.0.1:9",
+      api_key: KEY,
+      logging: { category: ["tenant-a"], level: "debug" },
+      rate_limiting: {
+        on_limit_reached: "throw",
+        limits: { default: { max_attempts: 2, decay_seconds: 60 } },
+      },
+      retry: { max_retries: 0 },
+    }, { fetch });
+    await tenant.info();
+    await tenant.info();
+    await rejects(tenant.info());
+    const summary = records.map((record) => [record.category.join("."), record.level, record.rawMessage]);
+    deepStrictEqual(summary, [
+      ["gateway.tenant-a.client", "debug", "{method} {route} attempt {attempt}"],
+      [
+        "gateway.tenant-a.client",
+        "debug",
+        "{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)",
+      ],
+      ["gateway.tenant-a.client", "debug", "{method} {route} attempt {attempt}"],
+      [
+        "gateway.tenant-a.client",
+        "debug",
+        "{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)",
+      ],
+      [
+        "gateway.tenant-a.client",
+        "debug",
+        "{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms",
+      ],
+    ]);
+    // At the default level "info", an application that only listens from info up still gets one record per request.
+    records.length = 0;
+    await captureLogs(records, ["gateway"], "info");
+    const { fetch: fetch2 } = scriptedFetch([json(200, {})]);
+    await new GatewayService({ server_url: "http://127.0.0.1:9", api_key: KEY }, { fetch: fetch2 }).info();
+    deepStrictEqual(records.map((record) => [record.category.join("."), record.level]), [[
+      "gateway.client",
+      "info",
+    ]]);
   } finally {
     await reset();
   }

@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import type { RateLimitingConfig } from "../../src/config.ts";
-import { GatewayApiException, RateLimitException } from "../../src/errors.ts";
+import { ConfigurationException, RateLimitException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { abortableSleep } from "../../src/timing.ts";
 import {
@@ -372,42 +372,57 @@ Deno.test("RateLimitGate: rejects bad configuration with the key's name", () => 
       { limiter: { attempt() {}, clear() {} } },
       '"rate_limiting.limiter" must implement RateLimiterInterface (missing availableIn)',
     ],
-    [{ limits: [] }, '"rate_limiting.limits" must be an object'],
+    [{ limits: [] }, '"rate_limiting.limits" must be an object, got an array'],
     [
       { limits: { message: { max_attempts: 1, decay_seconds: 1 } } },
-      'unknown bucket "rate_limiting.limits.message" (expected default, messages, media)',
+      '"rate_limiting.limits.message" is not a configuration key; did you mean "rate_limiting.limits.messages"?',
     ],
-    [{ limits: { media: 5 } }, '"rate_limiting.limits.media" must be an object'],
+    [{ limits: { media: 5 } }, '"rate_limiting.limits.media" must be an object, got 5'],
     [
       { limits: { media: { max_attempts: 0, decay_seconds: 60 } } },
-      '"rate_limiting.limits.media.max_attempts" must be a positive integer, got 0',
+      '"rate_limiting.limits.media.max_attempts" must be an integer >= 1, got 0',
     ],
     [
       { limits: { default: { max_attempts: 1.5 } } },
-      '"rate_limiting.limits.default.max_attempts" must be a positive integer, got 1.5',
+      '"rate_limiting.limits.default.max_attempts" must be an integer >= 1, got 1.5',
     ],
     [
       { limits: { messages: { decay_seconds: "60" } } },
-      '"rate_limiting.limits.messages.decay_seconds" must be a positive integer, got "60"',
+      '"rate_limiting.limits.messages.decay_seconds" must be an integer from 1 to 2147483 (s), got "60"',
     ],
     [
       { limits: { messages: { decay_seconds: -1 } } },
-      '"rate_limiting.limits.messages.decay_seconds" must be a positive integer, got -1',
+      '"rate_limiting.limits.messages.decay_seconds" must be an integer from 1 to 2147483 (s), got -1',
     ],
     [
       { on_limit_reached: "block" },
-      '"rate_limiting.on_limit_reached" must be "wait" or "throw", got "block"',
+      '"rate_limiting.on_limit_reached" must be one of "wait", "throw", got "block"',
     ],
-    [{ on_limiter_error: "fail" }, '"rate_limiting.on_limiter_error" must be "open" or "closed", got "fail"'],
-    [{ max_wait_ms: -1 }, '"rate_limiting.max_wait_ms" must be an integer >= 0, got -1'],
-    [{ max_wait_ms: Infinity }, '"rate_limiting.max_wait_ms" must be an integer >= 0, got null'],
+    [
+      { on_limiter_error: "fail" },
+      '"rate_limiting.on_limiter_error" must be one of "open", "closed", got "fail"',
+    ],
+    [{ max_wait_ms: -1 }, '"rate_limiting.max_wait_ms" must be an integer from 0 to 2147483647 (ms), got -1'],
+    [
+      { max_wait_ms: Infinity },
+      '"rate_limiting.max_wait_ms" must be an integer from 0 to 2147483647 (ms), got Infinity',
+    ],
+    [
+      { max_wait_ms: 2 ** 31 },
+      '"rate_limiting.max_wait_ms" must be an integer from 0 to 2147483647 (ms), got 2147483648',
+    ],
+    [
+      { maxWaitMs: 5 },
+      '"rate_limiting.maxWaitMs" is not a configuration key; did you mean "rate_limiting.max_wait_ms"?',
+    ],
     [{ key_prefix: "" }, '"rate_limiting.key_prefix" must be a non-empty string, got ""'],
-    ["on", '"rate_limiting" must be an object'],
+    ["on", '"rate_limiting" must be an object, got "on"'],
   ];
   for (const [config, message] of cases) {
     throws(() => new RateLimitGate(config as RateLimitingConfig), (error: Error) => {
-      strictEqual(error instanceof GatewayApiException, true);
-      strictEqual(error.message, `Invalid configuration: ${message}`);
+      strictEqual(error instanceof ConfigurationException, true);
+      strictEqual(error.message, message);
+      strictEqual((error as ConfigurationException).setting, /^"([^"]+)"/.exec(message)![1]);
       return true;
     });
   }

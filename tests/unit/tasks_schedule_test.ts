@@ -8,6 +8,7 @@ import {
   type CronFunction,
   registerScheduledTasks,
 } from "../../src/tasks/schedule.ts";
+import { ConfigurationException } from "../../src/errors.ts";
 import { DAY, deferred, FakeService, NOW, outbound, serverMessage } from "../fixtures/tasks_fixtures.ts";
 
 interface Registered {
@@ -113,9 +114,23 @@ Deno.test("registerScheduledTasks: tasks can be left out or renamed; bad options
         prune: { name: "same" },
         retryFailed: { name: "same" },
       }),
-    { name: "RangeError", message: 'Cannot schedule tasks: two tasks are named "same"' },
+    { name: "ConfigurationException", message: 'Cannot schedule tasks: two tasks are named "same"' },
   );
-  throws(() => registerScheduledTasks({ service, store, cron, leaseMs: -5 }), RangeError);
+  throws(() => registerScheduledTasks({ service, store, cron, leaseMs: -5 }), ConfigurationException);
+  throws(() => registerScheduledTasks({ service, store, cron, leaseMs: 2 ** 31 }), {
+    name: "ConfigurationException",
+    message:
+      'Cannot schedule tasks: "leaseMs" must be an integer from 1 to 2147483647 (ms), got "2147483648"',
+  });
+  // The retry task's settings are refused when it is registered, not at its first run.
+  throws(() => registerScheduledTasks({ service, store, cron, retryFailed: { limit: -1 } }), {
+    name: "ConfigurationException",
+    message: 'Cannot schedule tasks: "retryFailed.limit" must be a non-negative integer, got "-1"',
+  });
+  throws(() => registerScheduledTasks({ service, store, cron, retryFailed: { instance: "" } }), {
+    name: "ConfigurationException",
+    message: 'Cannot schedule tasks: "retryFailed.instance" must be a non-empty string when given',
+  });
   strictEqual(jobs.length, 2);
 });
 

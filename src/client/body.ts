@@ -1,0 +1,74 @@
+/**
+ * Reading a gateway server's answer with a size limit: the body is read as a stream that stops at the limit,
+ * so an oversized answer (a proxy's error page, a runaway media download) never fills memory.
+ *
+ * @module
+ */
+
+/** What was read of an answer body. */
+export interface BoundedBody {
+  /** The body as text: all of it, or its first `limit` bytes when `truncated`. */
+  text: string;
+  /** Bytes read (at most the limit). */
+  bytes: number;
+  /** The body was longer than the limit; the rest was not read and the stream was cancelled. */
+  truncated: boolean;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Read `response`'s body up to `limit` bytes. A declared `content-length` within the limit (with no
+ * `content-encoding`, which would make the decoded body larger than declared) takes the runtime's fast path;
+ * anything else is read chunk by chunk and cancelled once past the limit. With `skipWhenDeclaredOver`, a
+ * body whose `content-length` already exceeds the limit is cancelled without reading any of it.
+ */
+export async function readBoundedText(
+  response: Response,
+  limit: number,
+  skipWhenDeclaredOver = false,
+): Promise<BoundedBody> {
+  const body = response.body;
+  if (body === null) return { text: "", bytes: 0, truncated: false };
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  const encoded = response.headers.has("content-encoding");
+  if (!encoded && Number.isInteger(declared) && declared >= 0) {
+    if (declared <= limit) {
+      const text = await response.text();
+      return { text, bytes: declared, truncated: false };
+    }
+    if (skipWhenDeclaredOver) {
+      await body.cancel();
+      return { text: "", bytes: 0, truncated: true };
+    }
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  let truncated = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (bytes + value.byteLength > limit) {
+        chunks.push(value.subarray(0, limit - bytes));
+        bytes = limit;
+        truncated = true;
+        break;
+      }
+      chunks.push(value);
+      bytes += value.byteLength;
+    }
+  } finally {
+    if (truncated) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  if (chunks.length === 1) return { text: decoder.decode(chunks[0]), bytes, truncated };
+  const all = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { text: decoder.decode(all), bytes, truncated };
+}

@@ -1,0 +1,377 @@
+/**
+ * The shape of the configuration, declared once: every key, its type and its range. `validateConfig`, the
+ * configuration file, `GatewayService.make`, `new GatewayService`, `fromEnv`, the rate-limit gate and
+ * `addConnection` all check against it, so a new setting is one line in {@link CONFIG_SCHEMA} (and its type
+ * in `config.ts`).
+ *
+ * @module
+ */
+
+import { ConfigurationException } from "./errors.ts";
+
+/** The longest delay a timer can hold (2^31−1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** One node of the schema. */
+export type SchemaNode =
+  | { kind: "string"; nonEmpty?: boolean; secret?: boolean; values?: readonly string[] }
+  | { kind: "boolean" }
+  | { kind: "integer"; min: number; max: number; unit?: string }
+  | { kind: "function" }
+  | { kind: "literal"; value: unknown; describe: string }
+  | { kind: "object"; fields: Readonly<Record<string, SchemaNode>>; fileOnly?: boolean }
+  | { kind: "record"; values: SchemaNode }
+  | { kind: "array"; items: SchemaNode; nonEmpty?: boolean }
+  | { kind: "either"; options: readonly SchemaNode[] }
+  | { kind: "implements"; name: string; methods: readonly string[] };
+
+const text = (options: { nonEmpty?: boolean; secret?: boolean } = {}): SchemaNode => ({
+  kind: "string",
+  ...options,
+});
+const nonEmpty: SchemaNode = text({ nonEmpty: true });
+const secret: SchemaNode = text({ nonEmpty: true, secret: true });
+const flag: SchemaNode = { kind: "boolean" };
+const oneOf = (...values: string[]): SchemaNode => ({ kind: "string", values });
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER, unit?: string): SchemaNode => ({
+  kind: "integer",
+  min,
+  max,
+  unit,
+});
+/** A delay or timeout in ms: a timer must be able to hold it. */
+const ms = (min = 1): SchemaNode => integer(min, MAX_TIMER_MS, "ms");
+/** A duration in seconds that ends up on a timer. */
+const seconds = (min = 1): SchemaNode => integer(min, Math.floor(MAX_TIMER_MS / 1000), "s");
+const fn: SchemaNode = { kind: "function" };
+const section = (fields: Record<string, SchemaNode>): SchemaNode => ({ kind: "object", fields });
+const fileSection = (fields: Record<string, SchemaNode>): SchemaNode => ({
+  kind: "object",
+  fields,
+  fileOnly: true,
+});
+const either = (...options: SchemaNode[]): SchemaNode => ({ kind: "either", options });
+const no: SchemaNode = { kind: "literal", value: false, describe: "false" };
+const list = (items: SchemaNode, nonEmptyList = false): SchemaNode => ({
+  kind: "array",
+  items,
+  nonEmpty: nonEmptyList,
+});
+
+/** One gateway server: `connections.<name>`, and the shorthand keys of the `default` connection. */
+export const CONNECTION_SCHEMA: Readonly<Record<string, SchemaNode>> = {
+  // Presence, URL shape and header safety are checked by validateConnection, with messages naming the connection.
+  server_url: text({ secret: true }),
+  api_key: text({ secret: true }),
+  instance: nonEmpty,
+  timeout_ms: ms(),
+};
+
+const RULE = section({ max_attempts: integer(1), decay_seconds: seconds() });
+
+/**
+ * Every key of the configuration (`GatewayConfig`), and the file-only sections the command line reads
+ * (`kv`, `tasks`). Adding a setting: one line here, its type and JSDoc in `config.ts`.
+ */
+export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
+  default: nonEmpty,
+  connections: { kind: "record", values: section(CONNECTION_SCHEMA) },
+  ...CONNECTION_SCHEMA,
+  http: section({
+    timeout_ms: ms(),
+    deadline_ms: ms(),
+    max_response_bytes: integer(1),
+    max_media_response_bytes: integer(1),
+  }),
+  retry: section({
+    max_retries: integer(0, 100),
+    base_delay_ms: ms(0),
+    max_delay_ms: ms(0),
+    max_retry_after_ms: ms(0),
+    idempotency_window_ms: integer(1),
+  }),
+  recipients: section({ resolve: flag, cache_ttl_seconds: integer(1) }),
+  rate_limiting: section({
+    enabled: flag,
+    limiter: {
+      kind: "implements",
+      name: "RateLimiterInterface",
+      methods: ["attempt", "availableIn", "clear"],
+    },
+    limits: section({ default: RULE, messages: RULE, media: RULE }),
+    on_limit_reached: oneOf("wait", "throw"),
+    max_wait_ms: ms(0),
+    key_prefix: nonEmpty,
+    on_limiter_error: oneOf("open", "closed"),
+  }),
+  metrics: section({ enabled: flag }),
+  logging: section({ category: list(nonEmpty), level: oneOf("debug", "info") }),
+  webhook: section({
+    enabled: flag,
+    route_prefix: text(),
+    secret: either(secret, list(secret, true)),
+    signature: section({
+      scheme: oneOf("hmac", "standard", "jwt", "token", "none"),
+      header: nonEmpty,
+      tolerance_seconds: seconds(),
+      require_timestamp: flag,
+    }),
+    max_body_bytes: integer(1),
+  }),
+  queue: section({ enabled: flag, max_attempts: integer(1) }),
+  store: {
+    kind: "implements",
+    name: "GatewayStore",
+    methods: ["saveOutbound", "updateOutbound", "listOutbound"],
+  },
+  fetch: fn,
+  // Read by the command line from gateway-api.json only.
+  kv: fileSection({ path: nonEmpty }),
+  tasks: fileSection({
+    prune: either(no, section({ schedule: nonEmpty, days: integer(1) })),
+    retry_failed: either(
+      no,
+      section({ schedule: nonEmpty, max_retries: integer(0), limit: integer(0), instance: nonEmpty }),
+    ),
+    reconcile_sends: either(
+      no,
+      section({ schedule: nonEmpty, limit: integer(0), instance: nonEmpty, min_age_ms: ms(0) }),
+    ),
+    reconcile: either(no, section({ schedule: nonEmpty, max_messages: integer(1), instance: nonEmpty })),
+  }),
+};
+
+/** Where a configuration object comes from: the file accepts the command line's own sections. */
+export type ConfigSource = "object" | "file";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function fail(setting: string, problem: string): never {
+  throw new ConfigurationException(`"${setting}" ${problem}`, { setting });
+}
+
+/** A value for an error message: strings quoted and cut short, secrets never shown. */
+function shown(value: unknown, hide: boolean): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") {
+    if (hide) return "a string";
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  }
+  if (typeof value === "object") return "an object";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return `a ${typeof value}`;
+}
+
+function expected(node: SchemaNode): string {
+  switch (node.kind) {
+    case "string":
+      if (node.values) return `one of ${node.values.map((value) => `"${value}"`).join(", ")}`;
+      return node.nonEmpty ? "a non-empty string" : "a string";
+    case "boolean":
+      return "true or false";
+    case "integer":
+      return node.max === Number.MAX_SAFE_INTEGER
+        ? `an integer >= ${node.min}`
+        : `an integer from ${node.min} to ${node.max}${node.unit ? ` (${node.unit})` : ""}`;
+    case "function":
+      return "a function";
+    case "literal":
+      return node.describe;
+    case "object":
+    case "record":
+      return "an object";
+    case "array":
+      return `${node.nonEmpty ? "a non-empty " : "an "}array of ${
+        expected(node.items).replace(/^an? /, "")
+      }s`;
+    case "either":
+      return node.options.map(expected).join(" or ");
+    case "implements":
+      return `an object implementing ${node.name}`;
+  }
+}
+
+function snake(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]/g, "_").toLowerCase();
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/** The key the user most likely meant: same key in snake_case, a close spelling, or a key one level down. */
+function suggest(key: string, fields: Readonly<Record<string, SchemaNode>>): string | undefined {
+  const wanted = snake(key);
+  const names = Object.keys(fields);
+  if (names.includes(wanted)) return wanted;
+  // Edit distance, with a shared beginning counting for more than a shared ending (`retries` → `retry`).
+  let best: string | undefined;
+  let bestScore = Math.max(2, Math.floor(wanted.length / 3)) + 1;
+  for (const name of names) {
+    let shared = 0;
+    while (shared < 4 && shared < name.length && name[shared] === wanted[shared]) shared++;
+    const score = distance(wanted, name) - shared / 2;
+    if (score < bestScore) [best, bestScore] = [name, score];
+  }
+  if (best !== undefined) return best;
+  const prefixed = names.find((name) => name.startsWith(`${wanted}_`));
+  if (prefixed !== undefined) return prefixed;
+  // `timeout` inside `retry` most likely means `http.timeout_ms`: look one level down.
+  for (const [name, node] of Object.entries(fields)) {
+    if (node.kind !== "object" || node.fileOnly) continue;
+    const inner = Object.keys(node.fields).find((field) =>
+      field === wanted || field.startsWith(`${wanted}_`)
+    );
+    if (inner !== undefined) return `${name}.${inner}`;
+  }
+  return undefined;
+}
+
+function join(path: string, key: string): string {
+  return path === "" ? key : `${path}.${key}`;
+}
+
+function checkFields(
+  fields: Readonly<Record<string, SchemaNode>>,
+  value: Record<string, unknown>,
+  path: string,
+  source: ConfigSource,
+): void {
+  for (const key of Object.keys(value)) {
+    const node = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    const setting = join(path, key);
+    if (node === undefined) {
+      const guess = suggest(key, fields);
+      const hint = guess === undefined ? "" : `; did you mean "${join(path, guess)}"?`;
+      throw new ConfigurationException(`"${setting}" is not a configuration key${hint}`, { setting });
+    }
+    if (node.kind === "object" && node.fileOnly && source !== "file") {
+      fail(setting, `is read from the configuration file by the command line only, not by GatewayService`);
+    }
+    if (value[key] !== undefined) checkNode(node, value[key], setting, source);
+  }
+}
+
+function matches(node: SchemaNode, value: unknown): boolean {
+  try {
+    checkNode(node, value, "", "file");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkNode(node: SchemaNode, value: unknown, setting: string, source: ConfigSource): void {
+  const wrong = (hide = false): never =>
+    fail(setting, `must be ${expected(node)}, got ${shown(value, hide)}`);
+  switch (node.kind) {
+    case "string":
+      if (typeof value !== "string") wrong(node.secret);
+      if (node.values && !node.values.includes(value as string)) wrong();
+      if (node.nonEmpty && (value as string).trim() === "") wrong(node.secret);
+      return;
+    case "boolean":
+      if (typeof value !== "boolean") wrong();
+      return;
+    case "integer":
+      if (
+        typeof value !== "number" || !Number.isInteger(value) || value < node.min || value > node.max
+      ) wrong();
+      return;
+    case "function":
+      if (typeof value !== "function") wrong();
+      return;
+    case "literal":
+      if (value !== node.value) wrong();
+      return;
+    case "object":
+      if (!isRecord(value)) wrong();
+      checkFields(node.fields, value as Record<string, unknown>, setting, source);
+      return;
+    case "record":
+      if (!isRecord(value)) wrong();
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        if (key.trim() === "") fail(join(setting, key), "is not a valid name: names must be non-empty");
+        checkNode(node.values, item, join(setting, key), source);
+      }
+      return;
+    case "array":
+      if (!Array.isArray(value) || (node.nonEmpty && value.length === 0)) wrong();
+      (value as unknown[]).forEach((item, index) =>
+        checkNode(node.items, item, `${setting}.${index}`, source)
+      );
+      return;
+    case "either": {
+      const fit = node.options.find((option) => matches(option, value));
+      if (fit !== undefined) return checkNode(fit, value, setting, source);
+      // Report the error of the option of the same broad type, so the message points at the inner key.
+      const near = node.options.find((option) =>
+        (option.kind === "object" && isRecord(value)) || (option.kind === "array" && Array.isArray(value))
+      );
+      if (near !== undefined) return checkNode(near, value, setting, source);
+      return wrong(node.options.some((option) => option.kind === "string" && option.secret));
+    }
+    case "implements": {
+      if (value === null || (typeof value !== "object" && typeof value !== "function")) wrong();
+      const missing = node.methods.filter((name) =>
+        typeof (value as Record<string, unknown>)[name] !== "function"
+      );
+      if (missing.length > 0) fail(setting, `must implement ${node.name} (missing ${missing.join(", ")})`);
+      return;
+    }
+  }
+}
+
+/**
+ * Check `value` against the schema of `setting` (a path such as `rate_limiting` or `connections.eu`; empty
+ * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
+ *
+ * @example
+ * ```ts ignore
+ * checkSetting("rate_limiting", { max_wait_ms: 1000 });
+ * ```
+ */
+export function checkSetting(setting: string, value: unknown, source: ConfigSource = "object"): void {
+  if (setting === "") {
+    if (!isRecord(value)) {
+      throw new ConfigurationException(
+        `Invalid configuration: expected an object, got ${shown(value, true)}`,
+      );
+    }
+    checkFields(CONFIG_SCHEMA, value, "", source);
+    return;
+  }
+  checkNode(nodeAt(setting), value, setting, source);
+}
+
+/**
+ * Check one connection's keys and types; `at` is its path (`connections.eu`, or empty for the shorthand
+ * top-level keys of the `default` connection).
+ */
+export function checkConnectionSetting(value: Record<string, unknown>, at: string): void {
+  checkFields(CONNECTION_SCHEMA, value, at, "object");
+}
+
+function nodeAt(setting: string): SchemaNode {
+  let node: SchemaNode = { kind: "object", fields: CONFIG_SCHEMA };
+  for (const part of setting.split(".")) {
+    if (node.kind === "object" && Object.hasOwn(node.fields, part)) node = node.fields[part];
+    else if (node.kind === "record") node = node.values;
+    else throw new Error(`No configuration setting "${setting}"`);
+  }
+  return node;
+}
