@@ -1,0 +1,24 @@
+/**
+ * `@gw/gateway/cloudflare`: Cloudflare Workers backends.
+ *
+ * @module
+ */
+export { applyD1Migrations, D1_MIGRATIONS, type D1Migration } from "./migrations.ts";
+export { D1State } from "./d1_state.ts";
+export { D1Store, type D1StoreOptions } from "./d1_store.ts";
+export type {
+  D1Database,
+  D1PreparedStatement,
+  D1Result,
+  DurableObjectId,
+  DurableObjectNamespace,
+  DurableObjectState,
+  DurableObjectStorage,
+  DurableObjectStub,
+  Message,
+  MessageBatch,
+  Queue,
+  QueueSendOptions,
+  SqlStorage,
+  SqlStorageCursor,
+} from "./bindings.ts";
