@@ -317,6 +317,7 @@ export {
   startWebhookWorker,
   WEBHOOK_JOB_TYPE,
   type WebhookJobOutcome,
+  type WebhookJobSender,
   type WebhookQueueOptions,
   type WebhookWorker,
   type WebhookWorkerOptions,

@@ -251,7 +251,7 @@ export class D1Store implements GatewayStore {
     if (query.startAfter !== undefined) {
       add("(created_at, id) > (?, ?)", bound(query.startAfter.createdAt), query.startAfter.id);
     }
-    return this.#records(
+    return await this.#records(
       sql(
         `SELECT record FROM gateway_outbound ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} ` +
           "ORDER BY created_at, id LIMIT ?",
@@ -357,7 +357,7 @@ export class D1Store implements GatewayStore {
     const limit = checkLimit(query.limit);
     if (limit === 0) return [];
     const max = Number.isFinite(limit) ? limit : -1;
-    return this.#records(
+    return await this.#records(
       query.status === undefined
         ? sql("SELECT record FROM gateway_webhook_logs ORDER BY received_at, id LIMIT ?", max)
         : sql(

@@ -22,3 +22,14 @@ export type {
   SqlStorage,
   SqlStorageCursor,
 } from "./bindings.ts";
+export { GatewayCoordinator } from "./coordinator.ts";
+export { CoordinatorRateLimiter, type CoordinatorRateLimiterOptions } from "./coordinator_rate_limiter.ts";
+export { CoordinatorWebhookDedupe, type CoordinatorWebhookDedupeOptions } from "./coordinator_dedupe.ts";
+export { CoordinatorState, type CoordinatorStateOptions } from "./coordinator_state.ts";
+export {
+  CloudflareWebhookQueue,
+  type CloudflareWebhookQueueOptions,
+  processWebhookBatch,
+  QUEUE_INLINE_BODY_BYTES,
+  type WebhookBatchOptions,
+} from "./webhook_queue.ts";
