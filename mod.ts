@@ -387,3 +387,4 @@ export {
 } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 export type { TaskLease } from "./src/tasks/task_guard.ts";
+export { stateTaskLease, type StateTaskLeaseOptions } from "./src/tasks/state_lease.ts";

@@ -7,12 +7,12 @@
 import { WebhookException } from "../errors.ts";
 import type { WebhookDedupe, WebhookDedupeOptions } from "../webhooks/dedupe.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
-import { callCoordinator, objectFor, type ObjectName } from "./coordinator_protocol.ts";
+import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 
 /** Options of {@link CoordinatorWebhookDedupe}. */
 export interface CoordinatorWebhookDedupeOptions extends WebhookDedupeOptions {
   /** The object that holds a delivery's claim (default `webhook_dedupe`: one object for every delivery). */
-  objectName?: ObjectName;
+  objectName?: CoordinatorObjectName;
 }
 
 function milliseconds(name: string, value: number | undefined, fallback: number): number {
@@ -50,7 +50,7 @@ function milliseconds(name: string, value: number | undefined, fallback: number)
  */
 export class CoordinatorWebhookDedupe implements WebhookDedupe {
   readonly #namespace: DurableObjectNamespace;
-  readonly #objectName: ObjectName;
+  readonly #objectName: CoordinatorObjectName;
   readonly #windowMs: number;
   readonly #leaseMs: number;
 

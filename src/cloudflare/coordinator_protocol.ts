@@ -22,8 +22,18 @@ export type CoordinatorRequest =
   | { op: "state.delete"; namespace: string; key: string; options: { expectedVersion?: string }; now: number }
   | { op: "state.list"; namespace: string; options: StateListOptions; now: number };
 
-/** Which object a key goes to: a fixed name, or one computed from the key. */
-export type ObjectName = string | ((key: string) => string);
+/**
+ * Which coordinator object a key goes to: a fixed name (every key in one object), or a name computed from
+ * the key. The same name is the same object, from every isolate.
+ *
+ * @example One object per instance, whatever the bucket
+ * ```ts
+ * import type { CoordinatorObjectName } from "@gw/gateway/cloudflare";
+ * // Rate limit keys are `<prefix>:<connection>:<instance>:<bucket>`.
+ * const perInstance: CoordinatorObjectName = (key) => `limits:${key.split(":").slice(0, 3).join(":")}`;
+ * ```
+ */
+export type CoordinatorObjectName = string | ((key: string) => string);
 
 /** Send `request` to the object called `name` and return its result; `what` starts error messages. */
 export async function callCoordinator<T>(
@@ -62,6 +72,6 @@ export async function callCoordinator<T>(
 }
 
 /** The object name for `key`. */
-export function objectFor(name: ObjectName, key: string): string {
+export function objectFor(name: CoordinatorObjectName, key: string): string {
   return typeof name === "function" ? name(key) : name;
 }

@@ -7,7 +7,7 @@
 import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
 import { checkArguments, checkDecay } from "../ratelimit/window.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
-import { callCoordinator, objectFor, type ObjectName } from "./coordinator_protocol.ts";
+import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 
 /** Options of {@link CoordinatorRateLimiter}. */
 export interface CoordinatorRateLimiterOptions {
@@ -15,7 +15,7 @@ export interface CoordinatorRateLimiterOptions {
    * The object that counts a key (default `ratelimit:<key>`: one object per key, so per connection,
    * instance and bucket). A fixed name puts every key in one object.
    */
-  objectName?: ObjectName;
+  objectName?: CoordinatorObjectName;
 }
 
 /**
@@ -49,7 +49,7 @@ export interface CoordinatorRateLimiterOptions {
  */
 export class CoordinatorRateLimiter implements RateLimiterInterface {
   readonly #namespace: DurableObjectNamespace;
-  readonly #objectName: ObjectName;
+  readonly #objectName: CoordinatorObjectName;
 
   /**
    * Use the coordinator objects of `namespace` (the Worker's Durable Object binding).

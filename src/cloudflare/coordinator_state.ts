@@ -16,12 +16,12 @@ import {
   type StateStore,
 } from "../store/state.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
-import { callCoordinator, objectFor, type ObjectName } from "./coordinator_protocol.ts";
+import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 
 /** Options of {@link CoordinatorState}. */
 export interface CoordinatorStateOptions {
   /** The object that holds a namespace (default `state:<namespace>`: one object per namespace). */
-  objectName?: ObjectName;
+  objectName?: CoordinatorObjectName;
   /** The clock for expiry, epoch ms (default `Date.now`). */
   now?: () => number;
 }
@@ -47,7 +47,7 @@ export interface CoordinatorStateOptions {
  */
 export class CoordinatorState implements StateStore {
   readonly #namespace: DurableObjectNamespace;
-  readonly #objectName: ObjectName;
+  readonly #objectName: CoordinatorObjectName;
   readonly #now: () => number;
 
   /**

@@ -24,6 +24,7 @@ import type {
   WebhookLogRecord,
   WebhookLogStatus,
 } from "../store/store.ts";
+import type { StateStore } from "../store/state.ts";
 import type { D1Database } from "./bindings.ts";
 import { D1State } from "./d1_state.ts";
 import { d1Runner, sql, type SqlRunner, type SqlStatement } from "./sql.ts";
@@ -37,6 +38,11 @@ export interface D1StoreOptions {
    * 2 MB). A larger one is refused with a `RangeError` (send large media by URL).
    */
   maxRecordBytes?: number;
+  /**
+   * The store's shared state (default a {@link D1State} on the same database). Pass a `CoordinatorState`
+   * to keep claims in Durable Objects instead.
+   */
+  state?: StateStore;
 }
 
 const MAX_RECORD_BYTES = 1_900_000;
@@ -91,8 +97,8 @@ export class D1Store implements GatewayStore {
   readonly #run: SqlRunner;
   readonly #now: () => number;
   readonly #maxRecordBytes: number;
-  /** Shared key/value state in the same database. */
-  readonly state: D1State;
+  /** Shared key/value state: a {@link D1State} on the same database unless another was given. */
+  readonly state: StateStore;
 
   /**
    * Use `db`, whose tables the migration created.
@@ -115,7 +121,7 @@ export class D1Store implements GatewayStore {
     this.#run = d1Runner(db);
     this.#now = options.now ?? Date.now;
     this.#maxRecordBytes = max;
-    this.state = new D1State(db, { now: this.#now });
+    this.state = options.state ?? new D1State(db, { now: this.#now });
   }
 
   #json(label: string, id: string, record: object): string {

@@ -23,6 +23,7 @@ export type {
   SqlStorageCursor,
 } from "./bindings.ts";
 export { GatewayCoordinator } from "./coordinator.ts";
+export type { CoordinatorObjectName } from "./coordinator_protocol.ts";
 export { CoordinatorRateLimiter, type CoordinatorRateLimiterOptions } from "./coordinator_rate_limiter.ts";
 export { CoordinatorWebhookDedupe, type CoordinatorWebhookDedupeOptions } from "./coordinator_dedupe.ts";
 export { CoordinatorState, type CoordinatorStateOptions } from "./coordinator_state.ts";

@@ -60,12 +60,13 @@ export function kvTaskLease(
 
 /**
  * Wrap `run` so that a call while a previous one is still running (in this isolate, or under `lease` in
- * any isolate) returns null at once instead of running twice.
+ * any isolate) returns null at once instead of running twice. `lease` may be built from the call's
+ * argument (the Workers bindings).
  */
 export function guardTask<A, T>(
   name: string,
   run: (arg: A) => Promise<T>,
-  lease: TaskLease | undefined,
+  lease: TaskLease | ((arg: A) => TaskLease) | undefined,
   leaseMs: number,
 ): (arg: A) => Promise<T | null> {
   let running = false;
@@ -76,7 +77,8 @@ export function guardTask<A, T>(
     }
     running = true;
     try {
-      const release = lease === undefined ? undefined : await lease.acquire(name, leaseMs);
+      const held = typeof lease === "function" ? lease(arg) : lease;
+      const release = held === undefined ? undefined : await held.acquire(name, leaseMs);
       if (release === null) {
         log.info("Skipping {name}: another isolate holds its lease", { name });
         return null;
