@@ -5,7 +5,7 @@
  * also runs the StateStore contract suite, through miniflare's Durable Object binding.
  */
 
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "miniflare";
 import type { D1Database, DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
 import { CoordinatorState } from "../../src/cloudflare/coordinator_state.ts";
@@ -13,29 +13,10 @@ import { D1State } from "../../src/cloudflare/d1_state.ts";
 import { D1Store } from "../../src/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { stateContract } from "../unit/state_contract.ts";
+import { bundleWorker, until } from "../helpers/cloudflare.ts";
 
 Deno.env.set("WRANGLER_SEND_METRICS", "false");
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-const ROOT = new URL("../../", import.meta.url);
-
-/** Bundle a Worker module to one ES module with `deno bundle` and return its text. */
-export async function bundleWorker(entry: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "gw_cf_" });
-  try {
-    const output = `${dir}/worker.js`;
-    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--quiet", "--platform", "browser", "-o", output, entry],
-      cwd: ROOT.pathname,
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    strictEqual(code, 0, new TextDecoder().decode(stderr));
-    return await Deno.readTextFile(output);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 const mf = new Miniflare({
   modules: true,
   // The module text, not its path: workerd refuses module names that climb out of its root with "..".
@@ -57,17 +38,6 @@ const coordinator = await mf.getDurableObjectNamespace("COORDINATOR") as unknown
 // miniflare's client keeps keep-alive timers of its own across tests: the sanitizers are off in this file.
 function workerTest(name: string, fn: () => Promise<void>): void {
   Deno.test({ name, sanitizeOps: false, sanitizeResources: false, fn });
-}
-
-/** Wait for `done` to hold, checking every 50 ms, at most 400 times (the queue runs on its own). */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let round = 0; round < 400 && !done(value); round++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  ok(done(value), `${what}: still ${JSON.stringify(value)}`);
-  return value;
 }
 
 function webhook(id: string, text: string): string {
