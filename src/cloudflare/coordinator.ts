@@ -20,12 +20,21 @@ import type { CoordinatorRequest } from "./coordinator_protocol.ts";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS gateway_rate_windows (key TEXT NOT NULL PRIMARY KEY, count INTEGER NOT NULL, " +
-  "max INTEGER NOT NULL, start NUMERIC NOT NULL, reset NUMERIC NOT NULL)",
+  "max INTEGER NOT NULL, start NUMERIC NOT NULL, reset NUMERIC NOT NULL, purge_at NUMERIC NOT NULL)",
   "CREATE TABLE IF NOT EXISTS gateway_dedupe (key TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL, " +
-  "expires_at NUMERIC NOT NULL)",
+  "expires_at NUMERIC NOT NULL, purge_at NUMERIC NOT NULL)",
   STATE_TABLE_SQL,
   STATE_INDEX_SQL,
 ];
+
+/** The caller's clock when it sent one (tests, or a limiter built with `now`), else the object's. */
+function clockOf(now: number | undefined): number {
+  if (now === undefined) return Date.now();
+  if (typeof now !== "number" || !Number.isFinite(now)) {
+    throw new TypeError("the clock must be a finite time");
+  }
+  return now;
+}
 
 /** Errors of the caller's input travel back as themselves; anything else is the coordinator failing. */
 const INPUT_ERRORS = new Set(["TypeError", "RangeError"]);
@@ -124,23 +133,26 @@ export class GatewayCoordinator {
     switch (body.op) {
       case "ratelimit.attempt": {
         checkArguments(body.key, body.maxAttempts, body.decaySeconds);
-        const now = Date.now();
+        const now = clockOf(body.now);
         const next = nextWindow(this.#window(body.key), body.maxAttempts, body.decaySeconds, now);
         if (next === null) return false;
+        const purgeAt = this.#purgeAt(next.reset, now);
         sql.exec(
-          "INSERT OR REPLACE INTO gateway_rate_windows (key, count, max, start, reset) VALUES (?, ?, ?, ?, ?)",
+          "INSERT OR REPLACE INTO gateway_rate_windows (key, count, max, start, reset, purge_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?)",
           body.key,
           next.count,
           next.max,
           next.start,
           next.reset,
+          purgeAt,
         );
-        await this.#wakeAt(next.reset);
+        await this.#wakeAt(purgeAt);
         return true;
       }
       case "ratelimit.availableIn":
         checkDecay(body.key, body.decaySeconds);
-        return secondsUntilFree(this.#window(body.key), Date.now());
+        return secondsUntilFree(this.#window(body.key), clockOf(body.now));
       case "ratelimit.clear":
         sql.exec("DELETE FROM gateway_rate_windows WHERE key = ?", body.key);
         return null;
@@ -152,11 +164,11 @@ export class GatewayCoordinator {
         )
           .toArray();
         if (held.length > 0) return false;
-        await this.#putClaim(body.key, "processing", body.now + body.leaseMs);
+        await this.#putClaim(body.key, "processing", body.now, body.leaseMs);
         return true;
       }
       case "dedupe.complete":
-        await this.#putClaim(body.key, "done", body.now + body.windowMs);
+        await this.#putClaim(body.key, "done", body.now, body.windowMs);
         return null;
       case "dedupe.release":
         sql.exec("DELETE FROM gateway_dedupe WHERE key = ?", body.key);
@@ -171,13 +183,8 @@ export class GatewayCoordinator {
       }
       case "state.get":
         return await this.#state(body.now).get(body.namespace, body.key);
-      case "state.set": {
-        const version = await this.#state(body.now).set(body.namespace, body.key, body.value, body.options);
-        if (version !== null && body.options.expiresAt !== undefined) {
-          await this.#wakeAt(body.options.expiresAt);
-        }
-        return version;
-      }
+      case "state.set":
+        return await this.#state(body.now).set(body.namespace, body.key, body.value, body.options);
       case "state.delete":
         return await this.#state(body.now).delete(body.namespace, body.key, body.options);
       case "state.list":
@@ -198,11 +205,11 @@ export class GatewayCoordinator {
   async alarm(): Promise<void> {
     const now = Date.now();
     const sql = this.#sql;
-    sql.exec("DELETE FROM gateway_rate_windows WHERE reset <= ?", now);
-    sql.exec("DELETE FROM gateway_dedupe WHERE expires_at <= ?", now);
+    sql.exec("DELETE FROM gateway_rate_windows WHERE purge_at <= ?", now);
+    sql.exec("DELETE FROM gateway_dedupe WHERE purge_at <= ?", now);
     const [row] = sql.exec<{ next: number | null }>(
-      "SELECT MIN(next) AS next FROM (SELECT MIN(reset) AS next FROM gateway_rate_windows " +
-        "UNION ALL SELECT MIN(expires_at) FROM gateway_dedupe)",
+      "SELECT MIN(next) AS next FROM (SELECT MIN(purge_at) AS next FROM gateway_rate_windows " +
+        "UNION ALL SELECT MIN(purge_at) FROM gateway_dedupe)",
     ).toArray();
     this.#alarmAt = undefined;
     if (row?.next !== null && row?.next !== undefined) await this.#wakeAt(Number(row.next));
@@ -221,17 +228,25 @@ export class GatewayCoordinator {
     };
   }
 
-  async #putClaim(key: string, state: "processing" | "done", expiresAt: number): Promise<void> {
-    if (typeof key !== "string" || key === "" || !Number.isFinite(expiresAt)) {
+  async #putClaim(key: string, state: "processing" | "done", now: number, holdMs: number): Promise<void> {
+    if (typeof key !== "string" || key === "" || !Number.isFinite(now) || !Number.isFinite(holdMs)) {
       throw new TypeError("a dedupe claim needs a non-empty key and finite times");
     }
+    const purgeAt = this.#purgeAt(now + holdMs, now);
     this.#sql.exec(
-      "INSERT OR REPLACE INTO gateway_dedupe (key, state, expires_at) VALUES (?, ?, ?)",
+      "INSERT OR REPLACE INTO gateway_dedupe (key, state, expires_at, purge_at) VALUES (?, ?, ?, ?)",
       key,
       state,
-      expiresAt,
+      now + holdMs,
+      purgeAt,
     );
-    await this.#wakeAt(expiresAt);
+    await this.#wakeAt(purgeAt);
+  }
+
+  // Rows expire on the caller's clock but are deleted by the alarm on the object's: the same delay, counted
+  // from now on the object's clock (a caller's clock that is off never gets a live row deleted early).
+  #purgeAt(expiresAt: number, callerNow: number): number {
+    return Date.now() + Math.max(0, expiresAt - callerNow);
   }
 
   #state(now: number): SqlStateEngine {

@@ -10,8 +10,8 @@ import type { DurableObjectNamespace } from "./bindings.ts";
 
 /** One operation, as JSON. Times are epoch ms from the caller's clock (rate limits use the object's). */
 export type CoordinatorRequest =
-  | { op: "ratelimit.attempt"; key: string; maxAttempts: number; decaySeconds: number }
-  | { op: "ratelimit.availableIn"; key: string; decaySeconds: number }
+  | { op: "ratelimit.attempt"; key: string; maxAttempts: number; decaySeconds: number; now?: number }
+  | { op: "ratelimit.availableIn"; key: string; decaySeconds: number; now?: number }
   | { op: "ratelimit.clear"; key: string }
   | { op: "dedupe.claim"; key: string; now: number; leaseMs: number }
   | { op: "dedupe.complete"; key: string; now: number; windowMs: number }

@@ -16,13 +16,15 @@ export interface CoordinatorRateLimiterOptions {
    * instance and bucket). A fixed name puts every key in one object.
    */
   objectName?: CoordinatorObjectName;
+  /** A clock to count windows on, epoch ms (default: the object's own clock, the same for every caller). */
+  now?: () => number;
 }
 
 /**
  * A {@link RateLimiterInterface} whose windows live in `GatewayCoordinator` Durable Objects: each attempt
  * is one request to the key's object, which checks and counts in one step, so the limit is exact across
- * every isolate and region (100 concurrent attempts against a limit of 40 allow exactly 40). The window
- * follows the object's clock. Pass it as `rate_limiting.limiter`.
+ * every isolate and region (100 concurrent attempts against a limit of 40 allow exactly 40). Windows
+ * follow the object's clock. Pass it as `rate_limiting.limiter`.
  *
  * @example A Worker sharing one limit across isolates
  * ```ts
@@ -50,6 +52,7 @@ export interface CoordinatorRateLimiterOptions {
 export class CoordinatorRateLimiter implements RateLimiterInterface {
   readonly #namespace: DurableObjectNamespace;
   readonly #objectName: CoordinatorObjectName;
+  readonly #now: (() => number) | undefined;
 
   /**
    * Use the coordinator objects of `namespace` (the Worker's Durable Object binding).
@@ -63,6 +66,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
   constructor(namespace: DurableObjectNamespace, options: CoordinatorRateLimiterOptions = {}) {
     this.#namespace = namespace;
     this.#objectName = options.objectName ?? ((key) => `ratelimit:${key}`);
+    this.#now = options.now;
   }
 
   /**
@@ -79,7 +83,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
     return await callCoordinator<boolean>(
       this.#namespace,
       objectFor(this.#objectName, key),
-      { op: "ratelimit.attempt", key, maxAttempts, decaySeconds },
+      { op: "ratelimit.attempt", key, maxAttempts, decaySeconds, now: this.#now?.() },
       `Cannot rate limit "${key}"`,
     );
   }
@@ -98,7 +102,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
     return await callCoordinator<number>(
       this.#namespace,
       objectFor(this.#objectName, key),
-      { op: "ratelimit.availableIn", key, decaySeconds },
+      { op: "ratelimit.availableIn", key, decaySeconds, now: this.#now?.() },
       `Cannot rate limit "${key}"`,
     );
   }

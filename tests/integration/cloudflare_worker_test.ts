@@ -12,6 +12,9 @@ import { CoordinatorState } from "../../src/cloudflare/coordinator_state.ts";
 import { D1State } from "../../src/cloudflare/d1_state.ts";
 import { D1Store } from "../../src/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import { CoordinatorRateLimiter } from "../../src/cloudflare/coordinator_rate_limiter.ts";
+import { CoordinatorWebhookDedupe } from "../../src/cloudflare/coordinator_dedupe.ts";
+import { limiterContract } from "../unit/ratelimit_contract.ts";
 import { stateContract } from "../unit/state_contract.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";
 
@@ -69,6 +72,20 @@ stateContract({
   },
 });
 
+limiterContract(
+  "CoordinatorRateLimiter (Durable Object in workerd)",
+  (clock) => {
+    // Fresh objects per test run; the fake clock travels with each request.
+    const run = crypto.randomUUID();
+    const limiter = new CoordinatorRateLimiter(coordinator, {
+      now: clock.now,
+      objectName: (key) => `ratelimit:${run}:${key}`,
+    });
+    return Promise.resolve({ limiter, close: () => {} });
+  },
+  { sanitize: false },
+);
+
 workerTest("GatewayCoordinator: 100 concurrent attempts against a limit of 40 → exactly 40", async () => {
   const answers = await Promise.all(
     Array.from({ length: 100 }, async () => {
@@ -79,6 +96,33 @@ workerTest("GatewayCoordinator: 100 concurrent attempts against a limit of 40 �
   strictEqual(answers.filter((allowed) => allowed).length, 40);
   strictEqual(answers.filter((allowed) => !allowed).length, 60);
 });
+
+workerTest(
+  "CoordinatorWebhookDedupe: claim, lease, complete, window, release, and 50 concurrent claims",
+  async () => {
+    const T0 = 1_760_000_000_000;
+    const dedupe = new CoordinatorWebhookDedupe(coordinator, {
+      lease_seconds: 10,
+      window_seconds: 60,
+      objectName: `dedupe:${crypto.randomUUID()}`,
+    });
+    strictEqual(await dedupe.claim("a", T0), true);
+    strictEqual(await dedupe.state("a", T0 + 1), "processing");
+    strictEqual(await dedupe.claim("a", T0 + 1000), false);
+    // The lease ran out without completion: another delivery may take over.
+    strictEqual(await dedupe.claim("a", T0 + 10_001), true);
+    await dedupe.complete("a", T0 + 10_001);
+    strictEqual(await dedupe.state("a", T0 + 20_000), "done");
+    strictEqual(await dedupe.claim("a", T0 + 10_001 + 59_999), false);
+    // The window ran out: a new delivery is processed again; a released claim is free at once.
+    strictEqual(await dedupe.claim("a", T0 + 10_001 + 60_000), true);
+    await dedupe.release("a");
+    strictEqual(await dedupe.state("a", T0 + 70_002), null);
+    strictEqual(await dedupe.claim("a", T0 + 70_002), true);
+    const wins = await Promise.all(Array.from({ length: 50 }, () => dedupe.claim("many", T0)));
+    strictEqual(wins.filter((won) => won).length, 1);
+  },
+);
 
 workerTest("50 concurrent deliveries of one webhook → queued once, the handler runs once", async () => {
   const body = webhook("ONCE1", "hello once");
