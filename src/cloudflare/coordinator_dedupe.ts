@@ -71,18 +71,13 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
     this.#leaseMs = milliseconds("lease_seconds", options.lease_seconds, 120);
   }
 
-  #call<T>(key: string, request: Parameters<typeof callCoordinator>[2]): Promise<T> {
+  #call<T>(key: string, request: Parameters<typeof callCoordinator>[2], what: string): Promise<T> {
     if (typeof key !== "string" || key === "") {
       return Promise.reject(
-        new WebhookException("Cannot dedupe webhook: the delivery key must be a non-empty string"),
+        new WebhookException(`${what}: the delivery key must be a non-empty string`),
       );
     }
-    return callCoordinator<T>(
-      this.#namespace,
-      objectFor(this.#objectName, key),
-      request,
-      "Cannot claim webhook delivery",
-    );
+    return callCoordinator<T>(this.#namespace, objectFor(this.#objectName, key), request, what);
   }
 
   /**
@@ -95,7 +90,11 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
    * ```
    */
   claim(key: string, now: number): Promise<boolean> {
-    return this.#call(key, { op: "dedupe.claim", key, now, leaseMs: this.#leaseMs });
+    return this.#call(
+      key,
+      { op: "dedupe.claim", key, now, leaseMs: this.#leaseMs },
+      "Cannot claim webhook delivery",
+    );
   }
 
   /**
@@ -108,7 +107,11 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
    * ```
    */
   async complete(key: string, now: number): Promise<void> {
-    await this.#call(key, { op: "dedupe.complete", key, now, windowMs: this.#windowMs });
+    await this.#call(
+      key,
+      { op: "dedupe.complete", key, now, windowMs: this.#windowMs },
+      "Cannot record processed webhook",
+    );
   }
 
   /**
@@ -121,7 +124,7 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
    * ```
    */
   async release(key: string): Promise<void> {
-    await this.#call(key, { op: "dedupe.release", key });
+    await this.#call(key, { op: "dedupe.release", key }, "Cannot release webhook claim");
   }
 
   /**
@@ -134,6 +137,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
    * ```
    */
   state(key: string, now: number): Promise<"processing" | "done" | null> {
-    return this.#call(key, { op: "dedupe.state", key, now });
+    return this.#call(key, { op: "dedupe.state", key, now }, "Cannot read webhook claim");
   }
 }
