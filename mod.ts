@@ -324,6 +324,7 @@ export {
   startWebhookWorker,
   WEBHOOK_JOB_TYPE,
   type WebhookJobOutcome,
+  type WebhookJobSender,
   type WebhookQueueOptions,
   type WebhookWorker,
   type WebhookWorkerOptions,
@@ -422,7 +423,8 @@ export {
   type ScheduledTasksBaseOptions,
 } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
-export { stateTaskLease, type TaskLease } from "./src/tasks/task_guard.ts";
+export type { TaskLease } from "./src/tasks/task_guard.ts";
+export { stateTaskLease, type StateTaskLeaseOptions } from "./src/tasks/state_lease.ts";
 
 // --- delivery: addresses, numbers, message status, inbound reconciliation
 export { parseRecipient, type Recipient, type RecipientKind } from "./src/address/recipient.ts";

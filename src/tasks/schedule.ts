@@ -135,7 +135,12 @@ export type HandleScheduled<Env = unknown> = (
 ) => Promise<void>;
 
 /** Options of {@link createScheduledHandler}: values, or functions of the Worker's `env`. */
-export interface ScheduledHandlerOptions<Env = unknown> extends ScheduledTasksBaseOptions {
+export interface ScheduledHandlerOptions<Env = unknown> extends Omit<ScheduledTasksBaseOptions, "lease"> {
+  /**
+   * A cross-isolate lease, or a function building it from `env` (Workers has no Deno KV: for example
+   * `(env) => stateTaskLease(new D1State(env.DB))`).
+   */
+  lease?: TaskLease | ((env: Env) => TaskLease);
   /** The service, or a function building it from `env` (Workers bindings arrive with each event). */
   service: RetryService | ((env: Env) => RetryService | Promise<RetryService>);
   /** The store, or a function building it from `env`. */
@@ -197,7 +202,7 @@ function checkRetryTask(task: RetryFailedTaskOptions): void {
 }
 
 function buildRunners<Env>(
-  options: ScheduledTasksBaseOptions,
+  options: Omit<ScheduledTasksBaseOptions, "lease"> & { lease?: TaskLease | ((env: Env) => TaskLease) },
   resolve: (env: Env) => Promise<{ service: RetryService; store: GatewayStore }>,
 ): Runners<Env> {
   const lease = options.lease ??

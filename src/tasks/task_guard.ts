@@ -7,7 +7,7 @@
 
 import { getGatewayLogger } from "../log.ts";
 import { KvState } from "../store/kv_state.ts";
-import type { StateStore } from "../store/state.ts";
+import { stateTaskLease } from "./state_lease.ts";
 
 /**
  * A lock shared by every isolate that runs the same tasks. `acquire` resolves to a release function, or
@@ -27,37 +27,6 @@ export interface TaskLease {
 const log = getGatewayLogger("tasks");
 
 /**
- * A {@link TaskLease} on any {@link StateStore}: one entry per task in the `lease` namespace, created only
- * when absent (compare-and-set), with its own expiry so that a crashed holder's lease can be taken again,
- * and freed by its owner only (the delete is checked against the version it wrote).
- *
- * @example A lease shared by every process on one KV file
- * ```ts
- * import { KvState, stateTaskLease } from "@gw/gateway";
- * const kv = await Deno.openKv(":memory:");
- * const lease = stateTaskLease(new KvState(kv));
- * const release = await lease.acquire("prune", 60_000);
- * console.log(release !== null, await lease.acquire("prune", 60_000)); // true null
- * await release?.();
- * kv.close();
- * ```
- */
-export function stateTaskLease(state: StateStore, now: () => number = Date.now): TaskLease {
-  return {
-    async acquire(name, ttlMs) {
-      const version = await state.set("lease", name, { owner: crypto.randomUUID() }, {
-        expectedVersion: null,
-        expiresAt: now() + ttlMs,
-      });
-      if (version === null) return null;
-      return async () => {
-        await state.delete("lease", name, { expectedVersion: version });
-      };
-    },
-  };
-}
-
-/**
  * A {@link TaskLease} on Deno KV (see {@link stateTaskLease}), keyed under `prefix`.
  */
 export function kvTaskLease(
@@ -65,17 +34,18 @@ export function kvTaskLease(
   prefix: Deno.KvKey = ["gateway"],
   now: () => number = Date.now,
 ): TaskLease {
-  return stateTaskLease(new KvState(kv, { prefix, now }), now);
+  return stateTaskLease(new KvState(kv, { prefix, now }), { now });
 }
 
 /**
  * Wrap `run` so that a call while a previous one is still running (in this isolate, or under `lease` in
- * any isolate) returns null at once instead of running twice.
+ * any isolate) returns null at once instead of running twice. `lease` may be built from the call's
+ * argument (the Workers bindings).
  */
 export function guardTask<A, T>(
   name: string,
   run: (arg: A) => Promise<T>,
-  lease: TaskLease | undefined,
+  lease: TaskLease | ((arg: A) => TaskLease) | undefined,
   leaseMs: number,
 ): (arg: A) => Promise<T | null> {
   let running = false;
@@ -86,7 +56,8 @@ export function guardTask<A, T>(
     }
     running = true;
     try {
-      const release = lease === undefined ? undefined : await lease.acquire(name, leaseMs);
+      const held = typeof lease === "function" ? lease(arg) : lease;
+      const release = held === undefined ? undefined : await held.acquire(name, leaseMs);
       if (release === null) {
         log.info("Skipping {name}: another isolate holds its lease", { name });
         return null;

@@ -42,6 +42,15 @@ export interface ProcessWebhookJob {
   receivedAt: number;
 }
 
+/**
+ * A queue other than Deno KV that takes webhook jobs: the handler's `queue.sender` (for example
+ * `CloudflareWebhookQueue` from `@gw/gateway/cloudflare`). `send` resolves once the job is durably queued.
+ */
+export interface WebhookJobSender {
+  /** Queue one job; reject when it cannot be queued (the handler then answers 503). */
+  send(job: ProcessWebhookJob): Promise<void>;
+}
+
 /** A job that failed for good. */
 export interface DeadLetter {
   /** The job as it was last run. */

@@ -1,51 +1,46 @@
 /**
  * The Cloudflare Worker example in the real Workers runtime (workerd through npm `miniflare`), offline on
- * 127.0.0.1: the example is bundled to one ES module with `deno bundle`, loaded with the Worker's env
- * bindings, and sent a signed and an unsigned webhook.
+ * 127.0.0.1: the example is bundled to one ES module with `deno bundle` and loaded with the bindings of its
+ * wrangler.toml (D1, the GatewayCoordinator Durable Object, the queue and its dead-letter queue), then sent
+ * a signed and an unsigned webhook, and its cron trigger.
  */
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "miniflare";
+import type { D1Database } from "../../src/cloudflare/bindings.ts";
+import { D1Store } from "../../src/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import { bundleWorker, until } from "../helpers/cloudflare.ts";
 
 const SECRET = "worker-secret-7";
-const ROOT = new URL("../../", import.meta.url);
-
-async function bundleWorker(dir: string): Promise<string> {
-  const output = `${dir}/worker.js`;
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "browser",
-      "-o",
-      output,
-      "examples/cloudflare_worker/worker.ts",
-    ],
-    cwd: ROOT.pathname,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  strictEqual(code, 0, new TextDecoder().decode(stderr));
-  return output;
-}
 
 Deno.test({
-  name: "Cloudflare Worker example in workerd: signed webhook → 200 and handled, unsigned → 401",
+  name:
+    "Cloudflare Worker example in workerd: signed webhook → 202, queued, processed into D1; unsigned → 401",
   // miniflare itself leaves a MessagePort and an undici keep-alive timer open after dispose() (checked:
   // with the sanitizers on, those two are the only leaks reported); everything of ours is closed.
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     Deno.env.set("WRANGLER_SEND_METRICS", "false");
-    const dir = await Deno.makeTempDir({ prefix: "gw_worker_" });
     const mf = new Miniflare({
       modules: true,
       // The module text, not its path: workerd refuses module names that climb out of its root with "..".
-      script: await Deno.readTextFile(await bundleWorker(dir)),
+      script: await bundleWorker("examples/cloudflare_worker/worker.ts"),
       compatibilityDate: "2025-09-01",
-      bindings: { GATEWAY_WEBHOOK_SECRET: SECRET, GATEWAY_WEBHOOK_SCHEME: "hmac" },
+      // As in examples/cloudflare_worker/wrangler.toml.
+      bindings: {
+        GATEWAY_WEBHOOK_SECRET: SECRET,
+        GATEWAY_WEBHOOK_SCHEME: "hmac",
+        GATEWAY_API_URL: "http://127.0.0.1:9",
+        GATEWAY_API_KEY: "unused-key",
+      },
+      d1Databases: ["DB"],
+      durableObjects: { COORDINATOR: { className: "GatewayCoordinator", useSQLite: true } },
+      queueProducers: { WEBHOOK_QUEUE: "gateway-webhooks" },
+      queueConsumers: {
+        "gateway-webhooks": { maxBatchTimeout: 1, maxRetries: 4, deadLetterQueue: "gateway-webhooks-dlq" },
+      },
       host: "127.0.0.1",
       port: 0,
     });
@@ -64,8 +59,8 @@ Deno.test({
         headers,
         body,
       });
-      strictEqual(signed.status, 200);
-      deepStrictEqual(await signed.json(), { ok: true });
+      strictEqual(signed.status, 202);
+      deepStrictEqual(await signed.json(), { ok: true, queued: true });
 
       const unsigned = await mf.dispatchFetch("http://127.0.0.1/gateway/webhook/sales", {
         method: "POST",
@@ -79,18 +74,34 @@ Deno.test({
       strictEqual(health.status, 200);
       await health.arrayBuffer();
 
-      const last = await mf.dispatchFetch("http://127.0.0.1/last");
-      deepStrictEqual(await last.json(), [
-        {
-          event: "MESSAGES_UPSERT",
-          instance: "sales",
-          sender: "5511999999999@s.whatsapp.net",
-          text: "from workerd ☁️",
-        },
-      ]);
+      // The queue consumer ran the handlers: the webhook log says processed, the message is in D1.
+      const logs = await until("the processed webhook log", async () => {
+        const response = await mf.dispatchFetch("http://127.0.0.1/webhook-logs");
+        return await response.json() as {
+          processed: { event: string; instance: string }[];
+          failed: unknown[];
+        };
+      }, (value) => value.processed.length === 1);
+      deepStrictEqual(logs.processed.map((log) => [log.event, log.instance]), [["MESSAGES_UPSERT", "sales"]]);
+      deepStrictEqual(logs.failed, []);
+      const db = await mf.getD1Database("DB") as unknown as D1Database;
+      const inbound = await new D1Store(db).getInbound("sales", "W1");
+      deepStrictEqual([inbound?.sender, inbound?.text], ["5511999999999@s.whatsapp.net", "from workerd ☁️"]);
+
+      // The daily cron trigger prunes (nothing is 30 days old yet), under a lease in D1 that it gives back.
+      // (miniflare's Fetcher type has no `scheduled`, the object has.)
+      const worker = await mf.getWorker() as unknown as {
+        scheduled(options: { cron: string }): Promise<{ outcome: string }>;
+      };
+      const outcome = await worker.scheduled({ cron: "0 3 * * *" });
+      strictEqual(outcome.outcome, "ok");
+      const { results } = await db.prepare(
+        "SELECT COUNT(*) AS n FROM gateway_state WHERE namespace = 'task_lease'",
+      )
+        .all<{ n: number }>();
+      strictEqual(results[0].n, 0);
     } finally {
       await mf.dispose();
-      await Deno.remove(dir, { recursive: true });
     }
   },
 });

@@ -174,16 +174,16 @@ Deno.test("registerScheduledTasks: with kv, a lease keeps other isolates out", a
     await started.promise;
     strictEqual(await isolateB.retryFailed!(), null);
     const leases = new KvState(kv, { now });
-    ok(await leases.get("lease", "gateway-retry-failed"));
+    ok(await leases.get("task_lease", "gateway-retry-failed"));
     gate.resolve();
     strictEqual((await running)?.sent, 1);
-    strictEqual(await leases.get("lease", "gateway-retry-failed"), null);
+    strictEqual(await leases.get("task_lease", "gateway-retry-failed"), null);
     deepStrictEqual((await isolateB.retryFailed!())?.attempted, 0);
 
     // A lease left by a crashed holder is taken again once expired.
-    await leases.set("lease", "gateway-prune", { owner: "crashed" }, { expiresAt: NOW - 1 });
+    await leases.set("task_lease", "gateway-prune", { owner: "crashed" }, { expiresAt: NOW - 1 });
     deepStrictEqual((await isolateB.prune!())?.total, 1); // record "a" is decades old
-    await leases.set("lease", "gateway-prune", { owner: "alive" }, { expiresAt: NOW + 60_000 });
+    await leases.set("task_lease", "gateway-prune", { owner: "alive" }, { expiresAt: NOW + 60_000 });
     strictEqual(await isolateB.prune!(), null);
   } finally {
     kv.close();
