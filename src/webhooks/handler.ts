@@ -30,6 +30,7 @@ import {
   enqueueWebhookJob,
   type ProcessWebhookJob,
   startWebhookWorker,
+  type WebhookJobQueue,
   type WebhookQueueOptions,
   type WebhookWorker,
 } from "./queue.ts";
@@ -67,6 +68,8 @@ export interface WebhookHandlerQueueOptions extends QueueConfig, WebhookQueueOpt
   path?: string;
   /** Start a worker on a KV the handler opened itself (default true). */
   worker?: boolean;
+  /** Hand jobs to this queue instead of Deno KV (e.g. `RedisWebhookQueue`); its workers run them. */
+  backend?: WebhookJobQueue;
 }
 
 /** Options of {@link createWebhookHandler}; they follow the configuration's `webhook` section. */
@@ -303,6 +306,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
   // How an accepted webhook is processed; Workers pass `ctx` per request, so it is chosen per request.
   const modeFor = (ctx: WebhookExecutionContext | undefined): "sync" | "kv" | "wait_until" => {
     if (!queueEnabled) return "sync";
+    if (queue?.backend !== undefined) return "kv";
     const waitUntil = typeof ctx?.waitUntil === "function";
     if (queueMode === "kv") return "kv";
     if (queueMode === "wait_until") return waitUntil ? "wait_until" : "sync";
@@ -412,7 +416,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
       if (deliveryId !== undefined) job.deliveryId = deliveryId;
       if (route.event !== undefined) job.event = route.event;
       try {
-        await enqueueWebhookJob(await getKv(), job, queue ?? {});
+        if (queue?.backend !== undefined) await queue.backend.enqueue(job);
+        else await enqueueWebhookJob(await getKv(), job, queue ?? {});
       } catch (error) {
         release(deliveryId);
         metrics?.queueJob("enqueue_failed");
