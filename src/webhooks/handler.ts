@@ -13,6 +13,7 @@ import type { QueueConfig, WebhookConfig, WebhookSignatureConfig } from "../conf
 import { DEFAULTS } from "../config.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
+import { denoOnlyError } from "../runtime.ts";
 import { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore } from "../store/store.ts";
 import {
@@ -242,6 +243,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
   let ownWorker: WebhookWorker | undefined;
   const denoRuntime = (globalThis as { Deno?: typeof Deno }).Deno;
   const canOpenKv = queue?.kv !== undefined || typeof denoRuntime?.openKv === "function";
+  if (queueEnabled && queueMode === "kv" && queue?.backend === undefined && !canOpenKv && !denoRuntime) {
+    throw new WebhookException(
+      denoOnlyError(
+        'the Deno KV queue (queue.mode "kv")',
+        "pass queue.kv, or queue.backend (RedisWebhookQueue from @gw/gateway/redis)",
+      ).message,
+    );
+  }
   const getKv = (): Promise<Deno.Kv> => {
     if (kvPromise === undefined) {
       const given = queue?.kv;
