@@ -221,7 +221,10 @@ export class RedisStore implements GatewayStore {
     range: { min: string; max: string; limit: number; keep: (record: T) => boolean },
   ): Promise<T[]> {
     const out: T[] = [];
-    for (let offset = 0; out.length < range.limit; offset += BATCH) {
+    let offset = 0;
+    while (out.length < range.limit) {
+      // Ask for what is still missing: index and records agree except for a record changed in between.
+      const batch = Math.min(BATCH, range.limit - out.length);
       const ids = await this.#redis.command<string[]>([
         "ZRANGEBYSCORE",
         index,
@@ -229,13 +232,14 @@ export class RedisStore implements GatewayStore {
         range.max,
         "LIMIT",
         String(offset),
-        String(BATCH),
+        String(batch),
       ]);
+      offset += ids.length;
       const records = await Promise.all(ids.map((id) => this.#read<T>(kind, id)));
       for (const record of records) {
         if (record !== null && range.keep(record) && out.length < range.limit) out.push(record);
       }
-      if (ids.length < BATCH) break;
+      if (ids.length < batch) break;
     }
     return out;
   }
