@@ -3,8 +3,8 @@
  * Promise<Response>`, which fits `Deno.serve`, `deno serve`, Deno Deploy and Cloudflare Workers unchanged.
  *
  * Pipeline: route → `route_middleware` → content type (415) → body with a size limit (413) → signature
- * (401) → JSON envelope (400) → dedupe claim (200 duplicate) → sync processing (200 / 500), a KV queue job
- * or `ctx.waitUntil` (202; 503 when the queue cannot take it). Every failure is answered; nothing escapes.
+ * (401) → JSON envelope (400) → dedupe claim (200 duplicate) → sync processing (200 / 500), a queue job
+ * (Deno KV, or `queue.backend`) or `ctx.waitUntil` (202; 503 when the queue cannot take it). Every failure is answered; nothing escapes.
  *
  * @module
  */
@@ -60,7 +60,7 @@ export type WebhookMiddleware = (
 export interface WebhookHandlerQueueOptions extends QueueConfig, WebhookQueueOptions {
   /**
    * `auto` (default): a KV queue when `kv` is given or on Deno, else `ctx.waitUntil` when the runtime passes
-   * one (Workers), else sync processing. `kv` or `wait_until` force one.
+   * one (Workers), else sync processing. `kv` or `wait_until` force one. A `backend` is used whatever the mode.
    */
   mode?: "auto" | "kv" | "wait_until";
   /** The KV to enqueue on, or a function opening it. Default on Deno: `Deno.openKv(path)` on first use. */
