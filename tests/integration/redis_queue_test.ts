@@ -162,6 +162,7 @@ Deno.test("RedisWebhookQueue: a claim that runs out is taken over; the first wor
         runs.push("first");
         started();
         await parked;
+        throw new Error("failed after losing its claim");
       });
       const fast = new WebhookProcessor({ log: false }).on("messages.upsert", () => {
         runs.push("second");
@@ -176,9 +177,11 @@ Deno.test("RedisWebhookQueue: a claim that runs out is taken over; the first wor
       clock.t += 30_000;
       strictEqual(await other.runNext(fast), "processed");
       release();
-      strictEqual(await first, "processed");
+      // Its failure would schedule a retry, but the claim is no longer its own: nothing is put back.
+      strictEqual(await first, "retried");
       deepStrictEqual(runs, ["first", "second"]);
       deepStrictEqual(await queue.counts(), { waiting: 0, running: 0, deadLettered: 0 });
+      clock.t += 600_000;
       strictEqual(await queue.runNext(fast), null);
     } finally {
       await other.close();
@@ -223,4 +226,56 @@ Deno.test("RedisWebhookQueue: settings are validated; an unreachable Redis makes
   } finally {
     await queue.close();
   }
+});
+
+Deno.test("RedisWebhookQueue: a live worker renews its claim, so a slow job is not taken over", async () => {
+  await withRedisServer(async (server) => {
+    const { createClient } = await import("@redis/client");
+    const client = createClient({ url: server.url });
+    await client.connect();
+    let renewed!: () => void;
+    const renewal = new Promise<void>((resolve) => renewed = resolve);
+    // The application's own client, watched for the worker's renewal.
+    const watched = {
+      sendCommand: async (args: string[]) => {
+        const reply = await client.sendCommand(args);
+        // A renewal sent after the clock moved: its new deadline is the moved time + 30 ms.
+        if (args.includes("renew") && args.includes(String(T0 + 1_030))) renewed();
+        return reply;
+      },
+    };
+    const clock = { t: T0 };
+    const queue = new RedisWebhookQueue({ client: watched, now: () => clock.t, visibilityTimeoutMs: 30 });
+    const other = new RedisWebhookQueue({ url: server.url, now: () => clock.t, visibilityTimeoutMs: 30 });
+    try {
+      let release!: () => void;
+      const parked = new Promise<void>((resolve) => release = resolve);
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => started = resolve);
+      const runs: string[] = [];
+      const slow = new WebhookProcessor({ log: false }).on("messages.upsert", async () => {
+        runs.push("first");
+        started();
+        await parked;
+      });
+      const fast = new WebhookProcessor({ log: false }).on("messages.upsert", () => {
+        runs.push("second");
+      });
+      await queue.enqueue(job("J"));
+      const first = queue.runNext(slow);
+      await running;
+      clock.t += 1_000; // far past the first claim's deadline
+      await renewal; // the worker renewed it from the new time
+      strictEqual(await other.runNext(fast), null);
+      release();
+      strictEqual(await first, "processed");
+      deepStrictEqual(runs, ["first"]);
+      deepStrictEqual(await other.counts(), { waiting: 0, running: 0, deadLettered: 0 });
+      strictEqual(client.isOpen, true);
+    } finally {
+      await queue.close();
+      await other.close();
+      await client.close();
+    }
+  });
 });
