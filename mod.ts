@@ -305,6 +305,12 @@ export {
   type WebhookProcessorOptions,
 } from "./src/webhooks/processor.ts";
 export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
+export {
+  type NodeListenerOptions,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  toNodeListener,
+} from "./src/webhooks/node_listener.ts";
 export { LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
 export {
   type DeadLetter,

@@ -1,34 +1,17 @@
-// Servers for the portable tests, with Node's built-ins only (Node and Bun both have them): a web-standard
-// fetch handler mounted in node:http, and a throwaway redis-server on a free loopback port.
+// Servers for the portable tests, with Node's built-ins (Node and Bun both have them): a web-standard fetch
+// handler mounted in node:http through the package's toNodeListener, and a throwaway redis-server on a free
+// loopback port.
 
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
+import { toNodeListener } from "@gw/gateway";
 
-/** Serve `handler(Request) => Promise<Response>` from node:http on 127.0.0.1; resolves to `{ url, close }`. */
+/** Serve `handler(Request) => Promise<Response>` from node:http on 127.0.0.1 with the package's
+ * `toNodeListener`; resolves to `{ url, close }`. */
 export function serveNode(handler) {
-  const server = createServer(async (req, res) => {
-    try {
-      const chunks = [];
-      for await (const chunk of req) chunks.push(chunk);
-      const body = chunks.length === 0 ? undefined : new Uint8Array(Buffer.concat(chunks));
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-      }
-      const request = new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
-      });
-      const response = await handler(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(new Uint8Array(await response.arrayBuffer()));
-    } catch (error) {
-      res.writeHead(500);
-      res.end(String(error));
-    }
-  });
+  const listener = toNodeListener(handler);
+  const server = createServer((req, res) => void listener(req, res));
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address();
