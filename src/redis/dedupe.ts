@@ -5,39 +5,15 @@
  * @module
  */
 
-import { WebhookException } from "../errors.ts";
-import type { WebhookDedupe, WebhookDedupeOptions } from "../webhooks/dedupe.ts";
+import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../webhooks/dedupe.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
-import { RedisScript } from "./script.ts";
+import { SET_UNLESS_LIVE } from "./script.ts";
 
 /** Options of {@link RedisWebhookDedupe}: the connection, the key prefix, and the claim timing. */
 export type RedisWebhookDedupeOptions = RedisBackendOptions & WebhookDedupeOptions;
 
-// SET NX PX, judged by the record's own expiry time on the caller's clock: a record Redis still holds but
-// whose time has passed (a lease from a crashed receiver read by a receiver with a later clock) is taken
-// over. KEYS[1] the claim; ARGV: now, the record to write, its TTL in ms.
-const CLAIM = new RedisScript(`
-local held = redis.call('GET', KEYS[1])
-if held then
-  local expires = tonumber(string.match(held, ':(.*)$'))
-  if expires ~= nil and expires > tonumber(ARGV[1]) then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-`);
-
 // Redis drops a record this long after its own expiry time: covers clocks a little apart.
 const SLACK_MS = 60_000;
-
-function milliseconds(name: string, value: number | undefined, fallbackSeconds: number): number {
-  if (value === undefined) return fallbackSeconds * 1000;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new WebhookException(
-      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got ${String(value)}`,
-    );
-  }
-  return value * 1000;
-}
 
 /**
  * Delivery claims in Redis: of concurrent deliveries with one key, on any number of receivers, exactly one
@@ -69,8 +45,8 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(options: RedisWebhookDedupeOptions) {
-    this.#window = milliseconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = milliseconds("lease_seconds", options.lease_seconds, 120);
+    this.#window = dedupeMilliseconds("window_seconds", options.window_seconds, 3600);
+    this.#lease = dedupeMilliseconds("lease_seconds", options.lease_seconds, 120);
     this.#redis = new RedisConnection("RedisWebhookDedupe", options);
   }
 
@@ -89,7 +65,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    */
   async claim(key: string, now: number): Promise<boolean> {
     const expiresAt = now + this.#lease;
-    const claimed = await CLAIM.run<number>(this.#redis, [this.#key(key)], [
+    const claimed = await SET_UNLESS_LIVE.run<number>(this.#redis, [this.#key(key)], [
       String(now),
       `processing:${expiresAt}`,
       String(this.#lease + SLACK_MS),

@@ -6,24 +6,13 @@
 
 import type { TaskLease } from "../tasks/task_guard.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
-import { RedisScript } from "./script.ts";
+import { RedisScript, SET_UNLESS_LIVE } from "./script.ts";
 
 /** Options of {@link RedisTaskLease}: the connection, the key prefix, and the clock. */
 export type RedisTaskLeaseOptions = RedisBackendOptions & {
   /** The clock, in epoch ms (default `Date.now`). */
   now?: () => number;
 };
-
-// SET NX PX judged by the lease's own expiry time. KEYS[1] lease; ARGV: now, owner:expiresAt, TTL ms.
-const ACQUIRE = new RedisScript(`
-local held = redis.call('GET', KEYS[1])
-if held then
-  local expires = tonumber(string.match(held, ':(.*)$'))
-  if expires ~= nil and expires > tonumber(ARGV[1]) then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-`);
 
 // Only the owner frees its lease. KEYS[1] lease; ARGV[1] owner.
 const RELEASE = new RedisScript(`
@@ -90,7 +79,7 @@ export class RedisTaskLease implements TaskLease {
     }
     const key = `${this.#redis.prefix}lease:${name}`;
     const owner = crypto.randomUUID();
-    const taken = await ACQUIRE.run<number>(this.#redis, [key], [
+    const taken = await SET_UNLESS_LIVE.run<number>(this.#redis, [key], [
       String(this.#now()),
       `${owner}:${this.#now() + ttlMs}`,
       String(Math.ceil(ttlMs) + SLACK_MS),

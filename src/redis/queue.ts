@@ -16,12 +16,13 @@ import {
   type WebhookJobOutcome,
   type WebhookJobQueue,
   type WebhookQueueOptions,
+  webhookQueueSettings,
   type WebhookWorker,
   type WebhookWorkerOptions,
 } from "../webhooks/queue.ts";
 import type { WebhookProcessor } from "../webhooks/processor.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
-import { RedisScript } from "./script.ts";
+import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
 
 /** Options of {@link RedisWebhookQueue}. */
 export type RedisWebhookQueueOptions = RedisBackendOptions & Omit<WebhookQueueOptions, "prefix"> & {
@@ -49,72 +50,6 @@ export interface RedisWebhookWorker extends WebhookWorker {
 }
 
 const logger = getGatewayLogger("webhook", "queue");
-
-// Jobs whose claim ran out go back to the ready set; then the first due job is claimed for `deadline`.
-// KEYS: ready, inflight, jobs, owners. ARGV: now, deadline, owner token.
-const CLAIM = new RedisScript(`
-local lost = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 100)
-for _, id in ipairs(lost) do
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('HDEL', KEYS[4], id)
-  redis.call('ZADD', KEYS[1], ARGV[1], id)
-end
-while true do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
-  if #due == 0 then return false end
-  local id = due[1]
-  redis.call('ZREM', KEYS[1], id)
-  local job = redis.call('HGET', KEYS[3], id)
-  if job then
-    redis.call('ZADD', KEYS[2], ARGV[2], id)
-    redis.call('HSET', KEYS[4], id, ARGV[3])
-    return job
-  end
-end
-`);
-
-// Settle a claimed job, only while this worker still owns it (else another worker took it over).
-// KEYS: ready, inflight, jobs, owners, dead letters, dead-letter order.
-// ARGV: id, owner token, action (done | retry | dead | renew), json (retry: job, dead: entry), score.
-const SETTLE = new RedisScript(`
-local id = ARGV[1]
-if redis.call('HGET', KEYS[4], id) ~= ARGV[2] then return 0 end
-if ARGV[3] == 'renew' then
-  redis.call('ZADD', KEYS[2], ARGV[5], id)
-  return 1
-end
-redis.call('ZREM', KEYS[2], id)
-redis.call('HDEL', KEYS[4], id)
-if ARGV[3] == 'retry' then
-  redis.call('HSET', KEYS[3], id, ARGV[4])
-  redis.call('ZADD', KEYS[1], ARGV[5], id)
-else
-  redis.call('HDEL', KEYS[3], id)
-  if ARGV[3] == 'dead' then
-    redis.call('HSET', KEYS[5], id, ARGV[4])
-    redis.call('ZADD', KEYS[6], ARGV[5], id)
-  end
-end
-return 1
-`);
-
-// KEYS: ready, jobs. ARGV: id, job json, due time.
-const ENQUEUE = new RedisScript(`
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-return 1
-`);
-
-// KEYS: ready, jobs, dead letters, dead-letter order. ARGV: id, job json, due time.
-const REQUEUE = new RedisScript(`
-if redis.call('HDEL', KEYS[3], ARGV[1]) == 0 then return 0 end
-redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-return 1
-`);
-
-const DEFAULT_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
 
 interface StoredJob extends Omit<ProcessWebhookJob, "body"> {
   body?: string;
@@ -185,16 +120,12 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * ```
    */
   constructor(options: RedisWebhookQueueOptions) {
-    this.#maxAttempts = options.max_attempts ?? 5;
-    if (!Number.isInteger(this.#maxAttempts) || this.#maxAttempts < 1) {
-      throw new WebhookException(
-        `Invalid webhook configuration: "queue.max_attempts" must be an integer >= 1`,
-      );
-    }
-    this.#backoff = options.backoff_ms ?? DEFAULT_BACKOFF;
-    if (this.#backoff.length === 0 || this.#backoff.some((ms) => !Number.isFinite(ms) || ms < 0)) {
-      throw new WebhookException(`Invalid webhook configuration: "queue.backoff_ms" must be numbers >= 0`);
-    }
+    const { maxAttempts, backoff } = webhookQueueSettings({
+      max_attempts: options.max_attempts,
+      backoff_ms: options.backoff_ms,
+    });
+    this.#maxAttempts = maxAttempts;
+    this.#backoff = backoff;
     this.#visibilityMs = positive("visibilityTimeoutMs", options.visibilityTimeoutMs, 30_000);
     this.#pollMs = positive("pollIntervalMs", options.pollIntervalMs, 250);
     this.#now = options.now ?? Date.now;

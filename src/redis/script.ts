@@ -36,3 +36,19 @@ async function sha1(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text)));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
+
+/**
+ * `SET key value PX ttl` unless a live record holds the key, judged by the expiry time at the end of the
+ * stored value (`<anything>:<expiresAt>`) on the caller's clock, not by Redis's TTL alone: a record whose
+ * time has passed is taken over at once. Dedupe claims and task leases both claim this way.
+ * KEYS[1] the key; ARGV: now, the value to write (ending in `:<expiresAt>`), its TTL in ms. Returns 1 or 0.
+ */
+export const SET_UNLESS_LIVE: RedisScript = new RedisScript(`
+local held = redis.call('GET', KEYS[1])
+if held then
+  local expires = tonumber(string.match(held, ':([^:]*)$'))
+  if expires ~= nil and expires > tonumber(ARGV[1]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`);

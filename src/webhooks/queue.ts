@@ -88,7 +88,10 @@ const CHUNKS_PER_COMMIT = 8;
 
 const logger = getGatewayLogger("webhook", "queue");
 
-function settings(options: WebhookQueueOptions) {
+/** The queue settings, checked: attempts and backoff for every engine, the KV prefix. Internal. */
+export function webhookQueueSettings(
+  options: WebhookQueueOptions,
+): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
   const maxAttempts = options.max_attempts ?? 5;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new WebhookException(`Invalid webhook configuration: "queue.max_attempts" must be an integer >= 1`);
@@ -134,7 +137,7 @@ export async function enqueueWebhookJob(
   job: ProcessWebhookJob,
   options: WebhookQueueOptions & { delay?: number } = {},
 ): Promise<void> {
-  const { prefix } = settings(options);
+  const { prefix } = webhookQueueSettings(options);
   let value = job;
   if (job.body !== undefined && job.body.byteLength > INLINE_LIMIT) {
     const body = job.body;
@@ -221,7 +224,7 @@ export async function runWebhookJob(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): Promise<WebhookJobOutcome> {
-  const { prefix } = settings(options);
+  const { prefix } = webhookQueueSettings(options);
   const body = await loadBody(kv, job, prefix);
   const outcome = await settleWebhookJob(job, body, processor, options, {
     retry: (next, delay) => enqueueWebhookJob(kv, next, { ...options, delay }),
@@ -266,7 +269,7 @@ export async function settleWebhookJob(
   options: Omit<WebhookWorkerOptions, "prefix">,
   settler: WebhookJobSettler,
 ): Promise<WebhookJobOutcome> {
-  const { maxAttempts, backoff } = settings(options);
+  const { maxAttempts, backoff } = webhookQueueSettings(options);
   const now = options.now ?? Date.now;
   const attempts = job.attempt + 1;
   const logId = job.deliveryId ?? job.id;
@@ -363,7 +366,7 @@ export function startWebhookWorker(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): WebhookWorker {
-  settings(options);
+  webhookQueueSettings(options);
   let running = 0;
   let waiters: (() => void)[] = [];
   const finished = kv.listenQueue(async (message: unknown) => {
