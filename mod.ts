@@ -312,6 +312,12 @@ export {
   type WebhookProcessorOptions,
 } from "./src/webhooks/processor.ts";
 export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
+export {
+  type NodeListenerOptions,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  toNodeListener,
+} from "./src/webhooks/node_listener.ts";
 export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
 export {
   type DeadLetter,
@@ -321,10 +327,12 @@ export {
   type ProcessWebhookJob,
   requeueDeadLetter,
   runWebhookJob,
+  settleWebhookJob,
   startWebhookWorker,
   WEBHOOK_JOB_TYPE,
   type WebhookJobOutcome,
-  type WebhookJobSender,
+  type WebhookJobQueue,
+  type WebhookJobSettler,
   type WebhookQueueOptions,
   type WebhookWorker,
   type WebhookWorkerOptions,

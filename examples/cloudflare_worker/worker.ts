@@ -78,7 +78,7 @@ function gatewayFor(env: Env): Gateway {
     processor,
     store,
     dedupe: new CoordinatorWebhookDedupe(env.COORDINATOR),
-    queue: { enabled: true, sender: new CloudflareWebhookQueue(env.WEBHOOK_QUEUE, { bodies: env.DB }) },
+    queue: { enabled: true, backend: new CloudflareWebhookQueue(env.WEBHOOK_QUEUE, { bodies: env.DB }) },
   });
   return gateway = { ready: applyD1Migrations(env.DB), store, webhooks };
 }

@@ -1,6 +1,6 @@
 /**
  * Queue mode on Cloudflare Workers: the webhook handler puts each verified webhook on a Cloudflare Queue
- * (`CloudflareWebhookQueue` as its `queue.sender`) and answers 202; the Worker's `queue()` handler runs them
+ * (`CloudflareWebhookQueue` as its `queue.backend`) and answers 202; the Worker's `queue()` handler runs them
  * with {@link processWebhookBatch}. A failing job is retried with `message.retry({ delaySeconds })` on the
  * backoff schedule; after its last attempt it is recorded as a dead letter and handed to the queue's
  * dead-letter queue (wrangler's `max_retries` and `dead_letter_queue`). At least once, like the KV queue.
@@ -19,7 +19,7 @@ import {
   isProcessWebhookJob,
   type ProcessWebhookJob,
   type WebhookJobOutcome,
-  type WebhookJobSender,
+  type WebhookJobQueue,
 } from "../webhooks/queue.ts";
 import { describeError, runWebhook, saveWebhookLog } from "../webhooks/run.ts";
 import type { D1Database, Message, MessageBatch, Queue } from "./bindings.ts";
@@ -42,7 +42,7 @@ export interface CloudflareWebhookQueueOptions {
 }
 
 /**
- * The webhook handler's `queue.sender` for a Cloudflare Queue: each job is one message (its body inline up
+ * The webhook handler's `queue.backend` for a Cloudflare Queue: each job is one message (its body inline up
  * to 100 000 bytes, else written to D1 first when `bodies` is given).
  *
  * @example
@@ -58,14 +58,14 @@ export interface CloudflareWebhookQueueOptions {
  *   fetch(request: Request, env: Env) {
  *     const handler = createWebhookHandler({
  *       secret: env.GATEWAY_WEBHOOK_SECRET,
- *       queue: { enabled: true, sender: new CloudflareWebhookQueue(env.WEBHOOK_QUEUE, { bodies: env.DB }) },
+ *       queue: { enabled: true, backend: new CloudflareWebhookQueue(env.WEBHOOK_QUEUE, { bodies: env.DB }) },
  *     });
  *     return handler(request);
  *   },
  * };
  * ```
  */
-export class CloudflareWebhookQueue implements WebhookJobSender {
+export class CloudflareWebhookQueue implements WebhookJobQueue {
   readonly #queue: Queue;
   readonly #bodies: D1Database | undefined;
 
@@ -90,13 +90,13 @@ export class CloudflareWebhookQueue implements WebhookJobSender {
    * ```ts
    * import { CloudflareWebhookQueue, type Queue } from "@gw/gateway/cloudflare";
    * const queueOne = (queue: Queue) =>
-   *   new CloudflareWebhookQueue(queue).send({
+   *   new CloudflareWebhookQueue(queue).enqueue({
    *     type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0,
    *     receivedAt: Date.now(), body: new TextEncoder().encode('{"event":"call","data":{}}'),
    *   });
    * ```
    */
-  async send(job: ProcessWebhookJob): Promise<void> {
+  async enqueue(job: ProcessWebhookJob): Promise<void> {
     const size = job.body?.byteLength ?? 0;
     if (job.body === undefined || size <= QUEUE_INLINE_BODY_BYTES) {
       await this.#queue.send(job, { contentType: "v8" });

@@ -8,6 +8,7 @@
 
 import { MAX_TIMER_MS } from "../config_schema.ts";
 import { ConfigurationException } from "../errors.ts";
+import { denoOnlyError } from "../runtime.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
@@ -321,6 +322,12 @@ function buildRunners<Env>(
 function defaultCron(): CronFunction {
   const deno = (globalThis as { Deno?: { cron?: (...args: unknown[]) => unknown } }).Deno;
   const cron = deno?.cron;
+  if (deno === undefined) {
+    throw denoOnlyError(
+      "Deno.cron",
+      "pass `cron` (your scheduler, e.g. node-cron) or call the returned handlers yourself; on Cloudflare Workers use createScheduledHandler",
+    );
+  }
   if (typeof cron !== "function") {
     throw new Error(
       "Cannot register scheduled tasks: Deno.cron is not available (run with --unstable-cron or add " +

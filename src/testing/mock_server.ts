@@ -5,6 +5,7 @@
  * @module
  */
 
+import { denoOnlyError } from "../runtime.ts";
 import { SimulatedConnectionDrop } from "./simulator/faults.ts";
 import { GatewaySimulator } from "./simulator/simulator.ts";
 import type { SimulatorOptions } from "./simulator/types.ts";
@@ -109,7 +110,9 @@ export class MockGatewayServer extends GatewaySimulator {
   static start(options: MockGatewayServerOptions = {}): Promise<MockGatewayServer> {
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     if (typeof deno?.serve !== "function" || typeof deno.listen !== "function") {
-      return Promise.reject(new Error("Cannot start MockGatewayServer: Deno.serve is not available here"));
+      return Promise.reject(
+        denoOnlyError("MockGatewayServer", "serve `new GatewaySimulator().handle` from your own HTTP server"),
+      );
     }
     const hostname = options.hostname ?? "127.0.0.1";
     const listener = deno.listen({ hostname, port: options.port ?? 0, transport: "tcp" });

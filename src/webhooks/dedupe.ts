@@ -44,7 +44,8 @@ interface DedupeRecord {
   expiresAt: number;
 }
 
-function seconds(name: string, value: number | undefined, fallback: number): number {
+/** A dedupe timing setting in seconds, checked, as ms (`fallback` seconds when not given). Internal. */
+export function dedupeMilliseconds(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback * 1000;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new WebhookException(
@@ -87,8 +88,8 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(options: WebhookDedupeOptions & { max_entries?: number } = {}) {
-    this.#window = seconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = seconds("lease_seconds", options.lease_seconds, 120);
+    this.#window = dedupeMilliseconds("window_seconds", options.window_seconds, 3600);
+    this.#lease = dedupeMilliseconds("lease_seconds", options.lease_seconds, 120);
     this.#maxEntries = options.max_entries ?? 100_000;
   }
 
@@ -260,8 +261,8 @@ export class KvWebhookDedupe implements WebhookDedupe {
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
     this.#kv = kv;
     this.#prefix = options.prefix ?? ["gateway", "webhook_dedupe"];
-    this.#window = seconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = seconds("lease_seconds", options.lease_seconds, 120);
+    this.#window = dedupeMilliseconds("window_seconds", options.window_seconds, 3600);
+    this.#lease = dedupeMilliseconds("lease_seconds", options.lease_seconds, 120);
   }
 
   /**

@@ -3,8 +3,8 @@
  * Promise<Response>`, which fits `Deno.serve`, `deno serve`, Deno Deploy and Cloudflare Workers unchanged.
  *
  * Pipeline: route → `route_middleware` → content type (415) → body with a size limit (413) → signature
- * (401) → JSON envelope (400) → dedupe claim (200 duplicate) → sync processing (200 / 500), a KV queue job
- * or `ctx.waitUntil` (202; 503 when the queue cannot take it). Every failure is answered; nothing escapes.
+ * (401) → JSON envelope (400) → dedupe claim (200 duplicate) → sync processing (200 / 500), a queue job
+ * (Deno KV, or `queue.backend`) or `ctx.waitUntil` (202; 503 when the queue cannot take it). Every failure is answered; nothing escapes.
  *
  * @module
  */
@@ -13,6 +13,7 @@ import type { QueueConfig, WebhookConfig, WebhookSignatureConfig } from "../conf
 import { DEFAULTS } from "../config.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
+import { denoOnlyError } from "../runtime.ts";
 import { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore } from "../store/store.ts";
 import {
@@ -30,7 +31,7 @@ import {
   enqueueWebhookJob,
   type ProcessWebhookJob,
   startWebhookWorker,
-  type WebhookJobSender,
+  type WebhookJobQueue,
   type WebhookQueueOptions,
   type WebhookWorker,
 } from "./queue.ts";
@@ -59,7 +60,7 @@ export type WebhookMiddleware = (
 export interface WebhookHandlerQueueOptions extends QueueConfig, WebhookQueueOptions {
   /**
    * `auto` (default): a KV queue when `kv` is given or on Deno, else `ctx.waitUntil` when the runtime passes
-   * one (Workers), else sync processing. `kv` or `wait_until` force one.
+   * one (Workers), else sync processing. `kv` or `wait_until` force one. A `backend` is used whatever the mode.
    */
   mode?: "auto" | "kv" | "wait_until";
   /** The KV to enqueue on, or a function opening it. Default on Deno: `Deno.openKv(path)` on first use. */
@@ -68,8 +69,8 @@ export interface WebhookHandlerQueueOptions extends QueueConfig, WebhookQueueOpt
   path?: string;
   /** Start a worker on a KV the handler opened itself (default true). */
   worker?: boolean;
-  /** Queue jobs here instead of Deno KV (a Cloudflare Queue: `CloudflareWebhookQueue`); wins over `mode`. */
-  sender?: WebhookJobSender;
+  /** Hand jobs to this queue instead of Deno KV (`RedisWebhookQueue`, `CloudflareWebhookQueue`); its workers run them. */
+  backend?: WebhookJobQueue;
 }
 
 /** Options of {@link createWebhookHandler}; they follow the configuration's `webhook` section. */
@@ -242,6 +243,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
   let ownWorker: WebhookWorker | undefined;
   const denoRuntime = (globalThis as { Deno?: typeof Deno }).Deno;
   const canOpenKv = queue?.kv !== undefined || typeof denoRuntime?.openKv === "function";
+  if (queueEnabled && queueMode === "kv" && queue?.backend === undefined && !canOpenKv && !denoRuntime) {
+    throw new WebhookException(
+      denoOnlyError(
+        'the Deno KV queue (queue.mode "kv")',
+        "pass queue.kv, or queue.backend (RedisWebhookQueue from @gw/gateway/redis)",
+      ).message,
+    );
+  }
   const getKv = (): Promise<Deno.Kv> => {
     if (kvPromise === undefined) {
       const given = queue?.kv;
@@ -306,7 +315,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
   // How an accepted webhook is processed; Workers pass `ctx` per request, so it is chosen per request.
   const modeFor = (ctx: WebhookExecutionContext | undefined): "sync" | "kv" | "wait_until" => {
     if (!queueEnabled) return "sync";
-    if (queue?.sender !== undefined) return "kv";
+    if (queue?.backend !== undefined) return "kv";
     const waitUntil = typeof ctx?.waitUntil === "function";
     if (queueMode === "kv") return "kv";
     if (queueMode === "wait_until") return waitUntil ? "wait_until" : "sync";
@@ -416,7 +425,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions = {}): Webho
       if (deliveryId !== undefined) job.deliveryId = deliveryId;
       if (route.event !== undefined) job.event = route.event;
       try {
-        if (queue?.sender !== undefined) await queue.sender.send(job);
+        if (queue?.backend !== undefined) await queue.backend.enqueue(job);
         else await enqueueWebhookJob(await getKv(), job, queue ?? {});
       } catch (error) {
         release(deliveryId);

@@ -43,12 +43,20 @@ export interface ProcessWebhookJob {
 }
 
 /**
- * A queue other than Deno KV that takes webhook jobs: the handler's `queue.sender` (for example
- * `CloudflareWebhookQueue` from `@gw/gateway/cloudflare`). `send` resolves once the job is durably queued.
+ * A queue the webhook handler hands verified webhooks to instead of Deno KV (its `queue.backend`):
+ * `RedisWebhookQueue` from `@gw/gateway/redis`, `CloudflareWebhookQueue` from `@gw/gateway/cloudflare`, or
+ * your own.
+ *
+ * @example A queue that keeps jobs in an array
+ * ```ts
+ * import type { ProcessWebhookJob, WebhookJobQueue } from "@gw/gateway";
+ * const jobs: ProcessWebhookJob[] = [];
+ * const queue: WebhookJobQueue = { enqueue: (job) => (jobs.push(job), Promise.resolve()) };
+ * ```
  */
-export interface WebhookJobSender {
-  /** Queue one job; reject when it cannot be queued (the handler then answers 503). */
-  send(job: ProcessWebhookJob): Promise<void>;
+export interface WebhookJobQueue {
+  /** Keep `job` until a worker runs it; reject when it cannot (the handler then answers 503). */
+  enqueue(job: ProcessWebhookJob): Promise<void>;
 }
 
 /** A job that failed for good. */
@@ -81,7 +89,10 @@ const CHUNKS_PER_COMMIT = 8;
 
 const logger = getGatewayLogger("webhook", "queue");
 
-function settings(options: WebhookQueueOptions) {
+/** The queue settings, checked: attempts and backoff for every engine, the KV prefix. Internal. */
+export function webhookQueueSettings(
+  options: WebhookQueueOptions,
+): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
   const maxAttempts = options.max_attempts ?? 5;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new WebhookException(`Invalid webhook configuration: "queue.max_attempts" must be an integer >= 1`);
@@ -127,7 +138,7 @@ export async function enqueueWebhookJob(
   job: ProcessWebhookJob,
   options: WebhookQueueOptions & { delay?: number } = {},
 ): Promise<void> {
-  const { prefix } = settings(options);
+  const { prefix } = webhookQueueSettings(options);
   let value = job;
   if (job.body !== undefined && job.body.byteLength > INLINE_LIMIT) {
     const body = job.body;
@@ -214,13 +225,58 @@ export async function runWebhookJob(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): Promise<WebhookJobOutcome> {
-  const { prefix, maxAttempts, backoff } = settings(options);
+  const { prefix } = webhookQueueSettings(options);
+  const body = await loadBody(kv, job, prefix);
+  const outcome = await settleWebhookJob(job, body, processor, options, {
+    retry: (next, delay) => enqueueWebhookJob(kv, next, { ...options, delay }),
+    deadLetter: async (entry) => {
+      await kv.set([...prefix, "dead_letter", job.id], entry);
+    },
+  });
+  if (outcome === "processed") await deleteBody(kv, job, prefix);
+  return outcome;
+}
+
+/** Where a job that did not succeed goes next: the queue engine's retry and dead-letter writes. */
+export interface WebhookJobSettler {
+  /** Put `job` (its attempt count already raised) back on the queue, due in `delay` ms. */
+  retry(job: ProcessWebhookJob, delay: number): Promise<void>;
+  /** Keep the job for good in the dead-letter list. */
+  deadLetter(entry: DeadLetter): Promise<void>;
+}
+
+/**
+ * Run one job whose body was loaded: process it, or have `settler` retry it with the backoff schedule or
+ * dead-letter it. Every queue engine (Deno KV, Redis) runs its jobs through this. Never throws for a
+ * failing handler; throws when the settler or the store fails.
+ *
+ * @example Running a job held somewhere else
+ * ```ts
+ * import { settleWebhookJob, webhookProcessor } from "@gw/gateway";
+ * const outcome = await settleWebhookJob(
+ *   { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: Date.now() },
+ *   new TextEncoder().encode('{"event":"call","data":{}}'),
+ *   webhookProcessor(),
+ *   {},
+ *   { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() },
+ * );
+ * console.log(outcome); // "processed"
+ * ```
+ */
+export async function settleWebhookJob(
+  job: ProcessWebhookJob,
+  body: Uint8Array | null,
+  processor: WebhookProcessor,
+  options: Omit<WebhookWorkerOptions, "prefix">,
+  settler: WebhookJobSettler,
+): Promise<WebhookJobOutcome> {
+  const { maxAttempts, backoff } = webhookQueueSettings(options);
   const now = options.now ?? Date.now;
   const attempts = job.attempt + 1;
   const logId = job.deliveryId ?? job.id;
   const deadLetter = async (error: string): Promise<WebhookJobOutcome> => {
     const entry: DeadLetter = { job, error, attempts, failedAt: now() };
-    await kv.set([...prefix, "dead_letter", job.id], entry);
+    await settler.deadLetter(entry);
     options.metrics?.queueJob("dead_lettered");
     logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
       id: job.id,
@@ -230,7 +286,6 @@ export async function runWebhookJob(
     options.onDeadLetter?.(entry);
     return "dead_lettered";
   };
-  const body = await loadBody(kv, job, prefix);
   let payload: WebhookPayloadDto | null = null;
   if (body !== null) {
     try {
@@ -268,7 +323,7 @@ export async function runWebhookJob(
   } catch (error) {
     if (final) return await deadLetter(describeError(error));
     const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
-    await enqueueWebhookJob(kv, { ...job, attempt: attempts }, { ...options, delay });
+    await settler.retry({ ...job, attempt: attempts }, delay);
     options.metrics?.queueJob("retried");
     logger.warn("Webhook job {id} failed (attempt {attempts} of {maxAttempts}), retrying in {delay} ms", {
       id: job.id,
@@ -278,7 +333,6 @@ export async function runWebhookJob(
     });
     return "retried";
   }
-  await deleteBody(kv, job, prefix);
   options.metrics?.queueJob("processed");
   return "processed";
 }
@@ -313,7 +367,7 @@ export function startWebhookWorker(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): WebhookWorker {
-  settings(options);
+  webhookQueueSettings(options);
   let running = 0;
   let waiters: (() => void)[] = [];
   const finished = kv.listenQueue(async (message: unknown) => {

@@ -157,9 +157,9 @@ class RecordingQueue implements Queue {
 Deno.test("CloudflareWebhookQueue: small bodies travel in the message; too large without D1 is refused", async () => {
   const queue = new RecordingQueue();
   const sender = new CloudflareWebhookQueue(queue);
-  await sender.send(job("1", "hi"));
+  await sender.enqueue(job("1", "hi"));
   deepStrictEqual(queue.sent, [{ body: job("1", "hi"), options: { contentType: "v8" } }]);
-  await rejects(() => sender.send(job("2", "x".repeat(120_000))), {
+  await rejects(() => sender.enqueue(job("2", "x".repeat(120_000))), {
     name: "WebhookException",
     message:
       /^Cannot queue webhook: its body is \d+ bytes, more than the 100000 a queue message carries; give CloudflareWebhookQueue a D1 database as `bodies`$/,
@@ -167,12 +167,12 @@ Deno.test("CloudflareWebhookQueue: small bodies travel in the message; too large
   strictEqual(queue.sent.length, 1);
 });
 
-Deno.test("webhook handler with queue.sender: 202 once queued, 503 with Retry-After when the queue refuses", async () => {
+Deno.test("webhook handler with queue.backend: 202 once queued, 503 with Retry-After when the queue refuses", async () => {
   const secret = "queue-secret-1";
   const queue = new RecordingQueue();
   const handler = createWebhookHandler({
     secret,
-    queue: { enabled: true, sender: new CloudflareWebhookQueue(queue) },
+    queue: { enabled: true, backend: new CloudflareWebhookQueue(queue) },
     metrics: false,
   });
   const body = JSON.stringify({ event: "messages.upsert", instance: "sales", data: {} });

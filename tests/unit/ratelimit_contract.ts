@@ -20,7 +20,9 @@ export function fakeClock(start = 1_700_000_000_000): FakeClock {
 }
 
 /** Builds a fresh limiter on `clock`, and a cleanup to run after the test. */
-export type LimiterFactory = (clock: FakeClock) => Promise<{ limiter: RateLimiterInterface; close(): void }>;
+export type LimiterFactory = (
+  clock: FakeClock,
+) => Promise<{ limiter: RateLimiterInterface; close(): void | Promise<void> }>;
 
 async function attempts(limiter: RateLimiterInterface, key: string, n: number, max: number, decay: number) {
   const out: boolean[] = [];
@@ -45,7 +47,7 @@ export function limiterContract(
       try {
         await fn(limiter, clock);
       } finally {
-        close();
+        await close();
       }
     });
 

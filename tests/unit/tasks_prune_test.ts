@@ -54,7 +54,7 @@ for (const harness of STORES) {
       strictEqual((await store.listOutbound()).length, 5);
       strictEqual((await store.listWebhookLogs()).length, 4);
     } finally {
-      close();
+      await close();
     }
   });
 
@@ -72,7 +72,7 @@ for (const harness of STORES) {
       // A second run finds nothing left to do.
       strictEqual((await pruneOldRecords({ store, now: () => NOW })).total, 0);
     } finally {
-      close();
+      await close();
     }
   });
 
@@ -91,7 +91,7 @@ for (const harness of STORES) {
       strictEqual((await store.listOutbound()).length, 5);
       strictEqual((await store.getInstanceSnapshot("default", "old"))?.state, "close");
     } finally {
-      close();
+      await close();
     }
   });
 
@@ -113,7 +113,7 @@ for (const harness of STORES) {
       });
       strictEqual((await pruneOldRecords({ store, dryRun: true, now: () => NOW })).total, 8);
     } finally {
-      close();
+      await close();
     }
   });
 }

@@ -15,7 +15,7 @@ for (const harness of STORES) {
       try {
         await body(store);
       } finally {
-        close();
+        await close();
       }
     });
 
