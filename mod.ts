@@ -25,42 +25,30 @@ export {
   ConfigurationException,
   ConnectionException,
   type ConnectionFailureReason,
-  errorFromResponse,
-  flattenErrorMessages,
   GatewayApiException,
-  type GatewayErrorContext,
   InstanceNotFoundException,
   isOutcomeUnknown,
   isPermanentFailure,
   MessageException,
   type MessageFailureReason,
-  parseRetryAfter,
   RateLimitException,
   ValidationException,
   WebhookException,
 } from "./src/errors.ts";
 export {
-  CONFIG_FILE,
-  configFromEnv,
   type ConnectionConfig,
-  DEFAULTS,
   type GatewayConfig,
   type HttpConfig,
-  loadConfigFile,
   type LoggingConfig,
-  mergeConfig,
   type MetricsConfig,
   type QueueConfig,
   type RateLimitingConfig,
   type RateLimitRule,
   type RetryConfig,
-  validateConfig,
   type WebhookConfig,
   type WebhookSignatureConfig,
 } from "./src/config.ts";
-export { redact } from "./src/log.ts";
 export {
-  METRIC_DESCRIPTIONS,
   type MetricLabels,
   MetricsCollector,
   type MetricSeries,
@@ -77,39 +65,20 @@ export {
 export { GuardedEventTarget } from "./src/guarded_event_target.ts";
 
 // --- client (connections, requests, responses)
-export { abortableSleep, SharedTimeouts } from "./src/timing.ts";
 export {
-  buildPath,
-  type ClientDependencies,
   GatewayClient,
   type HttpMethod,
   type QueryValues,
-  type RateLimitRequest,
-  type RequestGate,
   type RequestOptions,
-  VERSION,
 } from "./src/client/client.ts";
-export {
-  ConnectionManager,
-  type ResolvedConnection,
-  validateConnection,
-} from "./src/client/connection_manager.ts";
-export { ApiResponse, readPath } from "./src/client/response.ts";
-export {
-  backoffDelay,
-  failedBeforeSending,
-  NOT_ACTED_STATUSES,
-  RETRYABLE_STATUSES,
-  type RetryPolicy,
-  retryPolicy,
-} from "./src/client/retry.ts";
+export { ConnectionManager, type ResolvedConnection } from "./src/client/connection_manager.ts";
+export { ApiResponse } from "./src/client/response.ts";
 export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 
 // --- service and resources
-export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
-export { type CallOptions, Resource, type ResourceContext, type SendSpec } from "./src/resources/resource.ts";
-export { renderRoutesMarkdown, type RouteEntry, ROUTES } from "./src/resources/routes.ts";
-export { InstancesResource, PRESENCES, type WaitForConnectionOptions } from "./src/resources/instances.ts";
+export { GatewayService, type ServerInfo } from "./src/service.ts";
+export { type CallOptions, Resource } from "./src/resources/resource.ts";
+export { InstancesResource, type WaitForConnectionOptions } from "./src/resources/instances.ts";
 export {
   type MediaSendOptions,
   MessagesResource,
@@ -122,12 +91,7 @@ export {
   type LastMessage,
   type PagedQuery,
 } from "./src/resources/chats.ts";
-export {
-  EPHEMERAL_EXPIRATIONS,
-  GROUP_SETTING_ACTIONS,
-  GroupsResource,
-  PARTICIPANT_ACTIONS,
-} from "./src/resources/groups.ts";
+export { GroupsResource } from "./src/resources/groups.ts";
 export { ProfileResource } from "./src/resources/profile.ts";
 export { WebhooksResource } from "./src/resources/webhooks.ts";
 export { SettingsResource } from "./src/resources/settings.ts";
@@ -167,9 +131,8 @@ export type {
 
 // --- request objects (dto)
 export { RequestDto } from "./src/dto/request_dto.ts";
-export { mediaKind, type MessageKeyInput, normaliseNumber } from "./src/dto/validate.ts";
+export { type MessageKeyInput, normaliseNumber } from "./src/dto/validate.ts";
 export {
-  MESSAGE_OPTION_KEYS,
   type MessageOptionsBody,
   type MessageOptionsInput,
   type QuotedInput,
@@ -180,7 +143,6 @@ export {
   type SendTextMessageInput,
 } from "./src/dto/text_message.ts";
 export {
-  MEDIA_TYPES,
   type MediaType,
   type SendAudioMessageBody,
   SendAudioMessageDto,
@@ -197,16 +159,13 @@ export {
   type SendStickerMessageBody,
   SendStickerMessageDto,
   type SendStickerMessageInput,
-  STATUS_TYPES,
   type StatusType,
 } from "./src/dto/media_messages.ts";
 export {
-  BUTTON_TYPES,
   type ButtonInput,
   type ContactCard,
   type ListRow,
   type ListSection,
-  PIX_KEY_TYPES,
   type SendButtonsMessageBody,
   SendButtonsMessageDto,
   type SendButtonsMessageInput,
@@ -233,31 +192,18 @@ export {
   CreateInstanceDto,
   type CreateInstanceInput,
   type CreateInstanceWebhook,
-  INTEGRATIONS,
-  PROXY_PROTOCOLS,
 } from "./src/dto/create_instance.ts";
 export {
-  WEBHOOK_CONFIG_EVENTS,
   type WebhookConfigBody,
   WebhookConfigDto,
   type WebhookConfigInput,
-  webhookEventName,
 } from "./src/dto/webhook_config.ts";
-export { type InstanceSettings, REQUIRED_SETTINGS, SettingsDto } from "./src/dto/settings.ts";
+export { type InstanceSettings, SettingsDto } from "./src/dto/settings.ts";
 export { type ProxyBody, ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
 export { type CreateGroupBody, CreateGroupDto, type CreateGroupInput } from "./src/dto/create_group.ts";
-export {
-  PRIVACY_AUDIENCE,
-  PRIVACY_VALUES,
-  type PrivacySettings,
-  PrivacySettingsDto,
-} from "./src/dto/privacy_settings.ts";
+export { type PrivacySettings, PrivacySettingsDto } from "./src/dto/privacy_settings.ts";
 export { type CallOfferBody, CallOfferDto, type CallOfferInput } from "./src/dto/call_offer.ts";
-export {
-  CreateTemplateDto,
-  type CreateTemplateInput,
-  TEMPLATE_CATEGORIES,
-} from "./src/dto/create_template.ts";
+export { CreateTemplateDto, type CreateTemplateInput } from "./src/dto/create_template.ts";
 
 // --- rate limiting
 export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limiter.ts";
@@ -268,7 +214,6 @@ export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts"
 export {
   createWebhookHandler,
   handleWebhook,
-  resetDefaultWebhookHandler,
   type WebhookExecutionContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
@@ -282,7 +227,6 @@ export {
   signWebhook,
   type SignWebhookOptions,
   verifyWebhook,
-  WEBHOOK_SIGNATURE_SCHEMES,
   type WebhookHeaders,
   type WebhookRejectReason,
   type WebhookSignatureScheme,
@@ -291,13 +235,7 @@ export {
   WebhookVerifier,
   type WebhookVerifyOptions,
 } from "./src/webhooks/signature.ts";
-export {
-  dottedWebhookEvent,
-  normalizeWebhookEvent,
-  WEBHOOK_EVENTS,
-  type WebhookPayloadContext,
-  WebhookPayloadDto,
-} from "./src/webhooks/payload.ts";
+export { type WebhookPayloadContext, WebhookPayloadDto } from "./src/webhooks/payload.ts";
 export {
   type WebhookHandlerFunction,
   WebhookProcessingException,
@@ -308,14 +246,12 @@ export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
 export { LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
 export {
   type DeadLetter,
-  enqueueWebhookJob,
   isProcessWebhookJob,
   listDeadLetters,
   type ProcessWebhookJob,
   requeueDeadLetter,
   runWebhookJob,
   startWebhookWorker,
-  WEBHOOK_JOB_TYPE,
   type WebhookJobOutcome,
   type WebhookQueueOptions,
   type WebhookWorker,
@@ -327,12 +263,7 @@ export {
   type WebhookDedupe,
   type WebhookDedupeOptions,
 } from "./src/webhooks/dedupe.ts";
-export {
-  denoEnvLookup,
-  WEBHOOK_ENV_VARIABLES,
-  type WebhookEnvOptions,
-  webhookOptionsFromEnv,
-} from "./src/webhooks/env.ts";
+export { type WebhookEnvOptions, webhookOptionsFromEnv } from "./src/webhooks/env.ts";
 
 // --- store and tasks
 export {
@@ -342,7 +273,6 @@ export {
   type OutboundMessageRecord,
   type OutboundQuery,
   type OutboundStatus,
-  RECORD_KINDS,
   type RecordKind,
   type WebhookLogRecord,
   type WebhookLogStatus,
@@ -350,7 +280,6 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory.ts";
 export { KvStore, type KvStoreOptions } from "./src/store/kv.ts";
 export {
-  MAX_STATE_VALUE_BYTES,
   type StateEntry,
   type StateListEntry,
   type StateListOptions,

@@ -43,7 +43,7 @@ export interface CreateInstanceInput {
   /** Instance name; must be non-empty (the server answers a confusing 403 without it). */
   instanceName: string;
   /** Default `WHATSAPP-BAILEYS`. */
-  integration?: typeof INTEGRATIONS[number];
+  integration?: "WHATSAPP-BAILEYS" | "WHATSAPP-BUSINESS" | "EVOLUTION";
   /** The instance api key (generated when omitted); required for WHATSAPP-BUSINESS. */
   token?: string;
   /** Phone number: asks for a pairing code (Baileys), or the phone number id (WHATSAPP-BUSINESS). */

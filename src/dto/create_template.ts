@@ -28,7 +28,7 @@ export interface CreateTemplateInput {
   /** Template name. */
   name: string;
   /** `AUTHENTICATION`, `MARKETING` or `UTILITY`. */
-  category: typeof TEMPLATE_CATEGORIES[number];
+  category: "AUTHENTICATION" | "MARKETING" | "UTILITY";
   /** Language code. */
   language: string;
   /** At least one component (Meta's template components). */

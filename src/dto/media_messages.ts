@@ -30,7 +30,7 @@ export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "audio",
 ];
 /** A `sendMedia` media type. */
-export type MediaType = typeof MEDIA_TYPES[number];
+export type MediaType = "image" | "document" | "video" | "audio";
 
 /** What `SendMediaMessageDto.from` accepts. */
 export interface SendMediaMessageInput extends MessageOptionsInput {
@@ -278,7 +278,7 @@ export class SendStickerMessageDto extends RequestDto<SendStickerMessageBody> {
  */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
 /** A status type. */
-export type StatusType = typeof STATUS_TYPES[number];
+export type StatusType = "text" | "image" | "audio" | "video";
 
 /** What `SendStatusMessageDto.from` accepts. */
 export interface SendStatusMessageInput {

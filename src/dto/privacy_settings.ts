@@ -55,15 +55,15 @@ export interface PrivacySettings {
   /** Read receipts. */
   readreceipts: "all" | "none";
   /** Who sees the profile picture. */
-  profile: typeof PRIVACY_AUDIENCE[number];
+  profile: "all" | "contacts" | "contact_blacklist" | "none";
   /** Who sees the status. */
-  status: typeof PRIVACY_AUDIENCE[number];
+  status: "all" | "contacts" | "contact_blacklist" | "none";
   /** Who sees "online". */
   online: "all" | "match_last_seen";
   /** Who sees "last seen". */
-  last: typeof PRIVACY_AUDIENCE[number];
+  last: "all" | "contacts" | "contact_blacklist" | "none";
   /** Who may add the account to groups. */
-  groupadd: typeof PRIVACY_AUDIENCE[number];
+  groupadd: "all" | "contacts" | "contact_blacklist" | "none";
 }
 
 /**

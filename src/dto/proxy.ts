@@ -18,7 +18,7 @@ export interface ProxyInput {
   /** Port (sent as a string). */
   port: string | number;
   /** `http`, `https`, `socks4` or `socks5`. */
-  protocol: typeof PROXY_PROTOCOLS[number];
+  protocol: "http" | "https" | "socks4" | "socks5";
   /** User. */
   username?: string;
   /** Password. */

@@ -444,7 +444,7 @@ export const PIX_KEY_TYPES: readonly ["phone", "email", "cpf", "cnpj", "random"]
 /** One button; which fields are needed depends on `type`. */
 export interface ButtonInput {
   /** `reply`, `copy`, `url`, `call` or `pix`. */
-  type: typeof BUTTON_TYPES[number];
+  type: "reply" | "copy" | "url" | "call" | "pix";
   /** Label (all but pix). */
   displayText?: string;
   /** Reply id (reply). */
@@ -460,7 +460,7 @@ export interface ButtonInput {
   /** Receiver name (pix). */
   name?: string;
   /** PIX key type (pix). */
-  keyType?: typeof PIX_KEY_TYPES[number];
+  keyType?: "phone" | "email" | "cpf" | "cnpj" | "random";
   /** PIX key (pix). */
   key?: string;
 }

@@ -93,7 +93,11 @@ async function updateRecord(
  * ```
  */
 export abstract class Resource {
-  /** The bound context. */
+  /**
+   * The bound context.
+   *
+   * @ignore
+   */
   protected readonly context: ResourceContext;
 
   /**
@@ -167,6 +171,8 @@ export abstract class Resource {
    * Send a message: never retried when its outcome is unknown, recorded in the store when one is
    * configured (pending → sent, or failed with the error), counted, and announced with `MessageSent`
    * exactly once.
+   *
+   * @ignore
    */
   protected async send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const instance = this.instanceName(options);

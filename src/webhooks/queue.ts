@@ -23,7 +23,7 @@ export const WEBHOOK_JOB_TYPE = "gateway.webhook.process";
 /** One verified webhook waiting to be processed. */
 export interface ProcessWebhookJob {
   /** Always {@link WEBHOOK_JOB_TYPE}. */
-  type: typeof WEBHOOK_JOB_TYPE;
+  type: "gateway.webhook.process";
   /** Job id (a UUID; also the dead-letter key). */
   id: string;
   /** Delivery id (`webhook-id` or body digest), the webhook log id, when known. */
