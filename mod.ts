@@ -130,35 +130,17 @@ export type {
 } from "./src/resources/types.ts";
 
 // --- request objects (dto)
-export { RequestDto } from "./src/dto/request_dto.ts";
-export { type MessageKeyInput, normaliseNumber } from "./src/dto/validate.ts";
-export {
-  type MessageOptionsBody,
-  type MessageOptionsInput,
-  type QuotedInput,
-} from "./src/dto/message_options.ts";
-export {
-  type SendTextMessageBody,
-  SendTextMessageDto,
-  type SendTextMessageInput,
-} from "./src/dto/text_message.ts";
+export { type RequestBody, RequestDto, type RequestInput } from "./src/dto/request_dto.ts";
+export { type MessageKeyInput, normalizeNumber } from "./src/dto/validate.ts";
+export { type MessageOptions, type QuotedInput } from "./src/dto/message_options.ts";
+export { SendTextMessageDto } from "./src/dto/text_message.ts";
 export {
   type MediaType,
-  type SendAudioMessageBody,
   SendAudioMessageDto,
-  type SendAudioMessageInput,
-  type SendMediaMessageBody,
   SendMediaMessageDto,
-  type SendMediaMessageInput,
-  type SendPtvMessageBody,
   SendPtvMessageDto,
-  type SendPtvMessageInput,
-  type SendStatusMessageBody,
   SendStatusMessageDto,
-  type SendStatusMessageInput,
-  type SendStickerMessageBody,
   SendStickerMessageDto,
-  type SendStickerMessageInput,
   type StatusType,
 } from "./src/dto/media_messages.ts";
 export {
@@ -166,44 +148,22 @@ export {
   type ContactCard,
   type ListRow,
   type ListSection,
-  type SendButtonsMessageBody,
   SendButtonsMessageDto,
-  type SendButtonsMessageInput,
-  type SendContactMessageBody,
   SendContactMessageDto,
-  type SendContactMessageInput,
-  type SendListMessageBody,
   SendListMessageDto,
-  type SendListMessageInput,
-  type SendLocationMessageBody,
   SendLocationMessageDto,
-  type SendLocationMessageInput,
-  type SendPollMessageBody,
   SendPollMessageDto,
-  type SendPollMessageInput,
-  type SendReactionMessageBody,
   SendReactionMessageDto,
-  type SendReactionMessageInput,
-  type SendTemplateMessageBody,
   SendTemplateMessageDto,
-  type SendTemplateMessageInput,
 } from "./src/dto/structured_messages.ts";
-export {
-  CreateInstanceDto,
-  type CreateInstanceInput,
-  type CreateInstanceWebhook,
-} from "./src/dto/create_instance.ts";
-export {
-  type WebhookConfigBody,
-  WebhookConfigDto,
-  type WebhookConfigInput,
-} from "./src/dto/webhook_config.ts";
+export { CreateInstanceDto, type CreateInstanceWebhook } from "./src/dto/create_instance.ts";
+export { WebhookConfigDto, type WebhookConfigInput } from "./src/dto/webhook_config.ts";
 export { type InstanceSettings, SettingsDto } from "./src/dto/settings.ts";
-export { type ProxyBody, ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
-export { type CreateGroupBody, CreateGroupDto, type CreateGroupInput } from "./src/dto/create_group.ts";
+export { ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
+export { CreateGroupDto } from "./src/dto/create_group.ts";
 export { type PrivacySettings, PrivacySettingsDto } from "./src/dto/privacy_settings.ts";
-export { type CallOfferBody, CallOfferDto, type CallOfferInput } from "./src/dto/call_offer.ts";
-export { CreateTemplateDto, type CreateTemplateInput } from "./src/dto/create_template.ts";
+export { CallOfferDto } from "./src/dto/call_offer.ts";
+export { CreateTemplateDto } from "./src/dto/create_template.ts";
 
 // --- rate limiting
 export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limiter.ts";

@@ -170,7 +170,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { validateConfig } from "@gw/gateway";
+ * import { validateConfig } from "./config.ts";
  * validateConfig({ server_url: "http://localhost:8080", api_key: "key" });
  * ```
  */
@@ -222,7 +222,7 @@ export function validateConfig(config: unknown): GatewayConfig {
  *
  * @example
  * ```ts
- * import { configFromEnv } from "@gw/gateway";
+ * import { configFromEnv } from "./config.ts";
  * const config = configFromEnv((name) => ({ GATEWAY_API_URL: "http://localhost:8080", GATEWAY_API_KEY: "k" })[name]);
  * ```
  */
@@ -244,7 +244,7 @@ export function configFromEnv(get: (name: string) => string | undefined): Gatewa
  *
  * @example
  * ```ts
- * import { mergeConfig } from "@gw/gateway";
+ * import { mergeConfig } from "./config.ts";
  * mergeConfig({ server_url: "http://a" }, { api_key: "k" });
  * ```
  */
@@ -268,7 +268,7 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
  *
  * @example
  * ```ts
- * import { loadConfigFile } from "@gw/gateway";
+ * import { loadConfigFile } from "./config.ts";
  * const config = await loadConfigFile("gateway-api.json");
  * ```
  */

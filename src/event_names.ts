@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import { WEBHOOK_CONFIG_EVENTS } from "@gw/gateway";
+ * import { WEBHOOK_CONFIG_EVENTS } from "./event_names.ts";
  * WEBHOOK_CONFIG_EVENTS.MESSAGES_UPSERT; // "messages.upsert"
  * ```
  */

@@ -24,7 +24,7 @@ function fail(name: string, problem: string): never {
  *
  * @example
  * ```ts
- * import { validateConnection } from "@gw/gateway";
+ * import { validateConnection } from "./connection_manager.ts";
  * validateConnection("default", { server_url: "http://localhost:8080/", api_key: "key" }).server_url;
  * // "http://localhost:8080"
  * ```

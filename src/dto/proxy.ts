@@ -6,7 +6,7 @@
 
 import { PROXY_PROTOCOLS, readPort } from "./create_instance.ts";
 import { requireObject } from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
 /** What `ProxyDto.from` accepts. */
@@ -25,20 +25,12 @@ export interface ProxyInput {
   password?: string;
 }
 
-/** The proxy body as sent. */
-export interface ProxyBody {
+/** The fields of a `ProxyDto`, as sent: the port is a string and `enabled` is always set. */
+export interface ProxyDto extends Readonly<Omit<ProxyInput, "enabled" | "port">> {
   /** On or off. */
-  enabled: boolean;
-  /** Host. */
-  host: string;
-  /** Port. */
-  port: string;
-  /** Protocol. */
-  protocol: string;
-  /** User. */
-  username?: string;
-  /** Password. */
-  password?: string;
+  readonly enabled: boolean;
+  /** Port, as a string. */
+  readonly port: string;
 }
 
 /**
@@ -52,7 +44,7 @@ export interface ProxyBody {
  * // { enabled: true, host: "proxy.example.com", port: "3128", protocol: "http" }
  * ```
  */
-export class ProxyDto extends RequestDto<ProxyBody> {
+export class ProxyDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *

@@ -238,7 +238,7 @@ export class Problems {
     | undefined {
     const text = this.text(field, value, { required: options.required ?? true });
     if (text === undefined) return undefined;
-    const normalised = normaliseNumber(text, options.minDigits);
+    const normalised = normalizeNumber(text, options.minDigits);
     if (normalised === null) {
       this.add(
         `${field} must be a phone number in international form (e.g. "5511999999999") or a JID ending in ` +
@@ -321,13 +321,13 @@ export interface MessageKeyInput {
  *
  * @example
  * ```ts
- * import { normaliseNumber } from "@gw/gateway";
- * normaliseNumber("+55 (11) 99999-9999"); // "5511999999999"
- * normaliseNumber("120363025246125888@g.us"); // "120363025246125888@g.us"
- * normaliseNumber("hello"); // null
+ * import { normalizeNumber } from "@gw/gateway";
+ * normalizeNumber("+55 (11) 99999-9999"); // "5511999999999"
+ * normalizeNumber("120363025246125888@g.us"); // "120363025246125888@g.us"
+ * normalizeNumber("hello"); // null
  * ```
  */
-export function normaliseNumber(value: string, minDigits = 7): string | null {
+export function normalizeNumber(value: string, minDigits = 7): string | null {
   const trimmed = value.trim();
   if (trimmed.includes("@")) return JID.test(trimmed) ? trimmed : null;
   const digits = trimmed.replace(NUMBER_FORMATTING, "");
@@ -340,7 +340,7 @@ export function normaliseNumber(value: string, minDigits = 7): string | null {
  *
  * @example
  * ```ts
- * import { mediaKind } from "@gw/gateway";
+ * import { mediaKind } from "./validate.ts";
  * mediaKind("https://example.com/a.png"); // "url"
  * mediaKind("iVBORw0KGgo="); // "base64"
  * ```

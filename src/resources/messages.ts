@@ -9,45 +9,34 @@ import type { ApiResponse } from "../client/response.ts";
 import {
   type MediaType,
   SendAudioMessageDto,
-  type SendAudioMessageInput,
   SendMediaMessageDto,
-  type SendMediaMessageInput,
   SendPtvMessageDto,
-  type SendPtvMessageInput,
   SendStatusMessageDto,
-  type SendStatusMessageInput,
   SendStickerMessageDto,
-  type SendStickerMessageInput,
 } from "../dto/media_messages.ts";
-import type { MessageOptionsInput } from "../dto/message_options.ts";
+import type { MessageOptions } from "../dto/message_options.ts";
 import type { RequestDto } from "../dto/request_dto.ts";
 import {
   type ButtonInput,
   type ContactCard,
   type ListSection,
   SendButtonsMessageDto,
-  type SendButtonsMessageInput,
   SendContactMessageDto,
-  type SendContactMessageInput,
   SendListMessageDto,
-  type SendListMessageInput,
   SendLocationMessageDto,
-  type SendLocationMessageInput,
   SendPollMessageDto,
-  type SendPollMessageInput,
   SendReactionMessageDto,
-  type SendReactionMessageInput,
   SendTemplateMessageDto,
-  type SendTemplateMessageInput,
 } from "../dto/structured_messages.ts";
-import { SendTextMessageDto, type SendTextMessageInput } from "../dto/text_message.ts";
+import { SendTextMessageDto } from "../dto/text_message.ts";
+import type { RequestInput } from "../dto/request_dto.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { splitOptions } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
 
 /** Shared send options plus call options, the last argument of the short send methods. */
-export type SendOptions = MessageOptionsInput & CallOptions;
+export type SendOptions = MessageOptions & CallOptions;
 
 /** Extra fields of a media send (`image`, `video`, `document`). */
 export interface MediaSendOptions extends SendOptions {
@@ -77,7 +66,7 @@ export class MessagesResource extends Resource {
   #deliver(
     route: string,
     type: string,
-    dto: RequestDto<object>,
+    dto: RequestDto,
     to: string,
     bucket: RateLimitBucket,
     options?: CallOptions,
@@ -113,7 +102,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendText(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
    * ```
    */
-  async sendText(dto: SendTextMessageDto | SendTextMessageInput, options?: CallOptions): SendResult {
+  async sendText(
+    dto: SendTextMessageDto | RequestInput<SendTextMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendTextMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendText/{instance}",
@@ -197,7 +189,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendMedia({ number: "5511999999999", mediatype: "image", media: "https://example.com/a.png" });
    * ```
    */
-  async sendMedia(dto: SendMediaMessageDto | SendMediaMessageInput, options?: CallOptions): SendResult {
+  async sendMedia(
+    dto: SendMediaMessageDto | RequestInput<SendMediaMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendMediaMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendMedia/{instance}",
@@ -234,7 +229,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendAudio({ number: "5511999999999", audio: "https://example.com/a.mp3", encoding: true });
    * ```
    */
-  async sendAudio(dto: SendAudioMessageDto | SendAudioMessageInput, options?: CallOptions): SendResult {
+  async sendAudio(
+    dto: SendAudioMessageDto | RequestInput<SendAudioMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendAudioMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendWhatsAppAudio/{instance}",
@@ -271,7 +269,7 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendPtv({ number: "5511999999999", video: "https://example.com/v.mp4" });
    * ```
    */
-  async sendPtv(dto: SendPtvMessageDto | SendPtvMessageInput, options?: CallOptions): SendResult {
+  async sendPtv(dto: SendPtvMessageDto | RequestInput<SendPtvMessageDto>, options?: CallOptions): SendResult {
     const valid = SendPtvMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendPtv/{instance}",
@@ -312,7 +310,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendSticker({ number: "5511999999999", sticker: "https://example.com/s.png" });
    * ```
    */
-  async sendSticker(dto: SendStickerMessageDto | SendStickerMessageInput, options?: CallOptions): SendResult {
+  async sendSticker(
+    dto: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendStickerMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendSticker/{instance}",
@@ -357,7 +358,7 @@ export class MessagesResource extends Resource {
    * ```
    */
   async sendLocation(
-    dto: SendLocationMessageDto | SendLocationMessageInput,
+    dto: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
     options?: CallOptions,
   ): SendResult {
     const valid = SendLocationMessageDto.from(dto);
@@ -399,7 +400,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendContact({ number: "5511999999999", contact: [{ fullName: "Ana", phoneNumber: "5511988887777" }] });
    * ```
    */
-  async sendContact(dto: SendContactMessageDto | SendContactMessageInput, options?: CallOptions): SendResult {
+  async sendContact(
+    dto: SendContactMessageDto | RequestInput<SendContactMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendContactMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendContact/{instance}",
@@ -436,7 +440,7 @@ export class MessagesResource extends Resource {
    * ```
    */
   async sendReaction(
-    dto: SendReactionMessageDto | SendReactionMessageInput,
+    dto: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
     options?: CallOptions,
   ): SendResult {
     const valid = SendReactionMessageDto.from(dto);
@@ -480,7 +484,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendPoll({ number: "5511999999999", name: "Days?", values: ["Mon", "Tue"], selectableCount: 0 });
    * ```
    */
-  async sendPoll(dto: SendPollMessageDto | SendPollMessageInput, options?: CallOptions): SendResult {
+  async sendPoll(
+    dto: SendPollMessageDto | RequestInput<SendPollMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendPollMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendPoll/{instance}",
@@ -531,7 +538,10 @@ export class MessagesResource extends Resource {
    *   sections: [{ title: "S", rows: [{ title: "R", rowId: "r" }] }] });
    * ```
    */
-  async sendList(dto: SendListMessageDto | SendListMessageInput, options?: CallOptions): SendResult {
+  async sendList(
+    dto: SendListMessageDto | RequestInput<SendListMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendListMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendList/{instance}",
@@ -578,7 +588,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendButtons({ number: "5511999999999", buttons: [{ type: "url", displayText: "Site", url: "https://example.com" }] });
    * ```
    */
-  async sendButtons(dto: SendButtonsMessageDto | SendButtonsMessageInput, options?: CallOptions): SendResult {
+  async sendButtons(
+    dto: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendButtonsMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendButtons/{instance}",
@@ -600,7 +613,7 @@ export class MessagesResource extends Resource {
    * await gw.messages().status({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
    * ```
    */
-  async status(status: SendStatusMessageInput, options?: CallOptions): SendResult {
+  async status(status: RequestInput<SendStatusMessageDto>, options?: CallOptions): SendResult {
     return await this.sendStatus(status, options);
   }
 
@@ -614,7 +627,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendStatus(SendStatusMessageDto.from({ type: "image", content: "https://example.com/a.png", allContacts: true }));
    * ```
    */
-  async sendStatus(dto: SendStatusMessageDto | SendStatusMessageInput, options?: CallOptions): SendResult {
+  async sendStatus(
+    dto: SendStatusMessageDto | RequestInput<SendStatusMessageDto>,
+    options?: CallOptions,
+  ): SendResult {
     const valid = SendStatusMessageDto.from(dto);
     const bucket = valid.body.type === "text" ? "messages" : "media";
     return await this.#deliver(
@@ -659,7 +675,7 @@ export class MessagesResource extends Resource {
    * ```
    */
   async sendTemplate(
-    dto: SendTemplateMessageDto | SendTemplateMessageInput,
+    dto: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,
     options?: CallOptions,
   ): SendResult {
     const valid = SendTemplateMessageDto.from(dto);

@@ -123,7 +123,7 @@ interface Runners<Env> {
   retryFailed?: { name: string; schedule: string; run: (env: Env) => Promise<RetryFailedResult | null> };
 }
 
-function normaliseSchedule(schedule: string): string {
+function normalizeSchedule(schedule: string): string {
   return schedule.trim().split(/\s+/).join(" ");
 }
 
@@ -292,12 +292,12 @@ export function createScheduledHandler<Env = unknown>(
     store: typeof options.store === "function" ? await options.store(env) : options.store,
   }));
   return (controller, env, ctx) => {
-    const cron = normaliseSchedule(controller.cron);
+    const cron = normalizeSchedule(controller.cron);
     const jobs: Promise<unknown>[] = [];
-    if (runners.prune && normaliseSchedule(runners.prune.schedule) === cron) {
+    if (runners.prune && normalizeSchedule(runners.prune.schedule) === cron) {
       jobs.push(runners.prune.run(env));
     }
-    if (runners.retryFailed && normaliseSchedule(runners.retryFailed.schedule) === cron) {
+    if (runners.retryFailed && normalizeSchedule(runners.retryFailed.schedule) === cron) {
       jobs.push(runners.retryFailed.run(env));
     }
     if (jobs.length === 0) {

@@ -141,7 +141,7 @@ export function webhookOptionsFromEnv(get: (name: string) => string | undefined)
  *
  * @example
  * ```ts
- * import { denoEnvLookup } from "@gw/gateway";
+ * import { denoEnvLookup } from "./env.ts";
  * const secret = denoEnvLookup()("GATEWAY_WEBHOOK_SECRET");
  * ```
  */

@@ -104,7 +104,7 @@ export function isProcessWebhookJob(value: unknown): value is ProcessWebhookJob 
  *
  * @example
  * ```ts
- * import { enqueueWebhookJob } from "@gw/gateway";
+ * import { enqueueWebhookJob } from "./queue.ts";
  * const kv = await Deno.openKv(":memory:");
  * await enqueueWebhookJob(kv, {
  *   type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0, receivedAt: Date.now(),

@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { Miniflare } from "miniflare";
+import { Miniflare } from "../npm/miniflare.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 
 const SECRET = "worker-secret-7";

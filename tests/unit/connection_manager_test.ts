@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { ConnectionManager, GatewayApiException, validateConnection } from "../../mod.ts";
+import { ConnectionManager, GatewayApiException } from "../../mod.ts";
+import { validateConnection } from "../../src/client/connection_manager.ts";
 
 const KEY = "k-secret-value";
 
