@@ -6,7 +6,7 @@
 
 import { PROXY_PROTOCOLS, readPort } from "./create_instance.ts";
 import { requireObject } from "./message_options.ts";
-import { RequestDto, type RequestInput } from "./request_dto.ts";
+import { RequestDto } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
 /** What `ProxyDto.from` accepts. */
