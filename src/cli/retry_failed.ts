@@ -5,7 +5,7 @@
  */
 
 import { retryFailedMessages, type RetryFailedResult } from "../tasks/retry_failed.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -25,6 +25,18 @@ export interface RetryFailedReport extends RetryFailedResult {
   instance: string | null;
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  "max-retries": { type: "string", value: "<n>", help: "skip records already resent n times (default 3)" },
+  limit: { type: "string", value: "<n>", help: "resend at most n messages (default 100)" },
+  instance: { type: "string", value: "<name>", help: "only this instance's messages" },
+  "include-unknown": {
+    type: "boolean",
+    help: "also resend messages whose outcome is unknown (they may arrive twice)",
+  },
+  "dry-run": { type: "boolean", help: "only list what would be resent" },
+  json: { type: "boolean", help: "print a JSON report instead of a table" },
+};
+
 /**
  * The `retry-failed` command.
  *
@@ -42,19 +54,17 @@ export class RetryFailedCommand implements CliCommand {
   readonly summary: string = "resend failed messages recorded in the store";
   /** Stops after the record in flight on SIGINT/SIGTERM. */
   readonly handlesSignals: boolean = true;
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "retry-failed [--max-retries <n>] [--limit <n>] [--instance <name>] [--dry-run] [--json]",
+    "retry-failed",
+    "",
     `Resend the failed messages recorded in the Deno KV store, oldest first, with their original body and
 connection. Each record is claimed atomically, so two runs never resend the same message. Records whose
 first outcome is unknown (the server may have delivered them) are skipped unless --include-unknown is
 given. Exit code 1 when any resend failed again. SIGINT stops after the message in flight.`,
-    `  --max-retries <n>   skip records already resent n times (default 3)
-  --limit <n>         resend at most n messages (default 100)
-  --instance <name>   only this instance's messages
-  --include-unknown   also resend messages whose outcome is unknown (they may arrive twice)
-  --dry-run           only list what would be resent
-  --json              print a JSON report instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -68,14 +78,7 @@ given. Exit code 1 when any resend failed again. SIGINT stops after the message 
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      "max-retries": { type: "string" },
-      limit: { type: "string" },
-      instance: { type: "string" },
-      "include-unknown": { type: "boolean" },
-      "dry-run": { type: "boolean" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;
