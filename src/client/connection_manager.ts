@@ -19,7 +19,7 @@ function fail(name: string, problem: string): never {
 }
 
 /**
- * Check one connection and normalise it (trailing slashes trimmed). Messages name the connection and the
+ * Check one connection and normalize it (trailing slashes trimmed). Messages name the connection and the
  * field, never the api key.
  *
  * @example

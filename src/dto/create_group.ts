@@ -20,7 +20,7 @@ export interface CreateGroupDto {
   readonly promoteParticipants?: boolean;
 }
 
-/** Read a participants list (numbers of 10+ digits or JIDs), normalised. */
+/** Read a participants list (numbers of 10+ digits or JIDs), normalized. */
 export function readParticipants(problems: Problems, field: string, value: unknown): string[] | undefined {
   const list = problems.array(field, value, { required: true, minItems: 1 });
   if (list === undefined) return undefined;

@@ -293,8 +293,8 @@ export class SendStatusMessageDto extends RequestDto {
     let statusJidList: string[] | undefined;
     const list = problems.array("statusJidList", record.statusJidList);
     if (list) {
-      const normalised = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
-      if (normalised.every((item) => item !== undefined)) statusJidList = normalised as string[];
+      const normalized = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
+      if (normalized.every((item) => item !== undefined)) statusJidList = normalized as string[];
     }
     const noList = record.statusJidList === undefined || record.statusJidList === null || list?.length === 0;
     if (allContacts !== true && noList) {

@@ -28,7 +28,7 @@ export interface SendTextMessageDto extends MessageOptions {
  */
 export class SendTextMessageDto extends RequestDto {
   /**
-   * Validate and normalise; throws `ValidationException` naming every bad field.
+   * Validate and normalize; throws `ValidationException` naming every bad field.
    *
    * @example
    * ```ts

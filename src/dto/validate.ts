@@ -225,7 +225,7 @@ export class Problems {
 
   /**
    * A recipient: a phone number in international form (spaces, `+`, dashes, dots and parentheses are
-   * stripped) or a JID (`@s.whatsapp.net`, `@g.us`, `@lid`). Returns the normalised value.
+   * stripped) or a JID (`@s.whatsapp.net`, `@g.us`, `@lid`). Returns the normalized value.
    *
    * @example
    * ```ts
@@ -238,15 +238,15 @@ export class Problems {
     | undefined {
     const text = this.text(field, value, { required: options.required ?? true });
     if (text === undefined) return undefined;
-    const normalised = normalizeNumber(text, options.minDigits);
-    if (normalised === null) {
+    const normalized = normalizeNumber(text, options.minDigits);
+    if (normalized === null) {
       this.add(
         `${field} must be a phone number in international form (e.g. "5511999999999") or a JID ending in ` +
           `@s.whatsapp.net, @g.us or @lid; got ${JSON.stringify(text)}`,
       );
       return undefined;
     }
-    return normalised;
+    return normalized;
   }
 
   /**
@@ -316,7 +316,7 @@ export interface MessageKeyInput {
 }
 
 /**
- * Normalise a recipient: strip phone formatting and keep the digits, or keep a JID as it is. Null when the
+ * Normalize a recipient: strip phone formatting and keep the digits, or keep a JID as it is. Null when the
  * value is neither (letters, too few digits, an unknown JID suffix).
  *
  * @example

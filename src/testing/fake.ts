@@ -106,7 +106,9 @@ function isMessageSend(request: RequestLogEntry): boolean {
 /** The body of a request, as an object. */
 function bodyOf(request: RequestLogEntry): Record<string, unknown> {
   const body = request.body;
-  return body !== null && typeof body === "object" && !Array.isArray(body) ? body as Record<string, unknown> : {};
+  return body !== null && typeof body === "object" && !Array.isArray(body)
+    ? body as Record<string, unknown>
+    : {};
 }
 
 /** Send route → message kind, the names `MessageSent.messageType` uses (`sendMedia` uses its `mediatype`). */
@@ -137,7 +139,9 @@ const TEXT_FIELDS = ["text", "caption", "content", "name", "title", "description
 
 function messageTexts(request: RequestLogEntry): string[] {
   const body = bodyOf(request);
-  return TEXT_FIELDS.map((field) => body[field]).filter((value): value is string => typeof value === "string");
+  return TEXT_FIELDS.map((field) => body[field]).filter((value): value is string =>
+    typeof value === "string"
+  );
 }
 
 function describe(requests: readonly RequestLogEntry[]): string {
