@@ -1,13 +1,12 @@
 /**
- * `@gw/gateway`: a client for WhatsApp-style messaging gateway servers (Evolution API v2 compatible),
- * and a receiver for their webhooks. Runs on the Deno CLI, Deno Deploy and Cloudflare Workers.
+ * `@gw/gateway`: a client for WhatsApp-style messaging gateway servers (Evolution API v2 compatible), and a
+ * receiver for their webhooks. Runs on the Deno CLI, Deno Deploy and Cloudflare Workers.
  *
- * @example Send a text
+ * @example The three lines you start with
  * ```ts
  * import { GatewayService } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "...", instance: "sales" });
- * const res = await gw.messages().text("5511999999999", "Hello");
- * console.log(res.json("key.id"));
+ * await gw.messages().text("5511999999999", "Hello");
  * ```
  *
  * @example Receive webhooks (Workers, Deno Deploy, `deno serve`)
@@ -15,6 +14,12 @@
  * import { handleWebhook } from "@gw/gateway";
  * export default { fetch: handleWebhook };
  * ```
+ *
+ * This entry holds what an application uses: the service and the `GatewayApi` facade, the resources and
+ * their response types, the request objects, the errors, the webhook receiver an application mounts, the
+ * stores, the rate limiters and the scheduled tasks. The whole receiver (custom verification, dedupe
+ * backends, dead letters) is `@gw/gateway/webhooks`; test doubles are `@gw/gateway/testing`; the command
+ * line is `@gw/gateway/cli`.
  *
  * @module
  */
@@ -79,12 +84,7 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 export { GatewayService, type ServerInfo } from "./src/service.ts";
 export { type CallOptions, Resource } from "./src/resources/resource.ts";
 export { InstancesResource, type WaitForConnectionOptions } from "./src/resources/instances.ts";
-export {
-  type MediaSendOptions,
-  MessagesResource,
-  type SendOptions,
-  type SendResult,
-} from "./src/resources/messages.ts";
+export { type MediaSendOptions, MessagesResource, type SendOptions } from "./src/resources/messages.ts";
 export {
   ChatsResource,
   type FindChatsQuery,
@@ -135,13 +135,11 @@ export { type MessageKeyInput, normalizeNumber } from "./src/dto/validate.ts";
 export { type MessageOptions, type QuotedInput } from "./src/dto/message_options.ts";
 export { SendTextMessageDto } from "./src/dto/text_message.ts";
 export {
-  type MediaType,
   SendAudioMessageDto,
   SendMediaMessageDto,
   SendPtvMessageDto,
   SendStatusMessageDto,
   SendStickerMessageDto,
-  type StatusType,
 } from "./src/dto/media_messages.ts";
 export {
   type ButtonInput,
@@ -156,7 +154,7 @@ export {
   SendReactionMessageDto,
   SendTemplateMessageDto,
 } from "./src/dto/structured_messages.ts";
-export { CreateInstanceDto, type CreateInstanceWebhook } from "./src/dto/create_instance.ts";
+export { CreateInstanceDto } from "./src/dto/create_instance.ts";
 export { WebhookConfigDto, type WebhookConfigInput } from "./src/dto/webhook_config.ts";
 export { type InstanceSettings, SettingsDto } from "./src/dto/settings.ts";
 export { ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
@@ -170,60 +168,24 @@ export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limi
 export { MemoryRateLimiter, type MemoryRateLimiterOptions } from "./src/ratelimit/memory.ts";
 export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts";
 
-// --- webhooks
+// --- webhooks: the receiver an application mounts (the rest of the receiver: "@gw/gateway/webhooks")
 export {
+  AbstractWebhookHandler,
   createWebhookHandler,
   handleWebhook,
+  LogWebhookEvent,
+  ProcessIncomingMessage,
+  type ProcessWebhookJob,
+  startWebhookWorker,
   type WebhookExecutionContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
-  type WebhookHandlerQueueOptions,
-  type WebhookMiddleware,
-  webhookProcessor,
-} from "./src/webhooks/handler.ts";
-export {
-  generateWebhookSecret,
-  type RawWebhookBody,
-  signWebhook,
-  type SignWebhookOptions,
-  verifyWebhook,
-  type WebhookHeaders,
-  type WebhookRejectReason,
-  type WebhookSignatureScheme,
-  type WebhookVerification,
-  WebhookVerificationException,
-  WebhookVerifier,
-  type WebhookVerifyOptions,
-} from "./src/webhooks/signature.ts";
-export { type WebhookPayloadContext, WebhookPayloadDto } from "./src/webhooks/payload.ts";
-export {
-  type WebhookHandlerFunction,
+  WebhookPayloadDto,
   WebhookProcessingException,
   WebhookProcessor,
-  type WebhookProcessorOptions,
-} from "./src/webhooks/processor.ts";
-export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
-export { LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
-export {
-  type DeadLetter,
-  isProcessWebhookJob,
-  listDeadLetters,
-  type ProcessWebhookJob,
-  requeueDeadLetter,
-  runWebhookJob,
-  startWebhookWorker,
-  type WebhookJobOutcome,
-  type WebhookQueueOptions,
-  type WebhookWorker,
-  type WebhookWorkerOptions,
-} from "./src/webhooks/queue.ts";
-export {
-  KvWebhookDedupe,
-  MemoryWebhookDedupe,
-  type WebhookDedupe,
-  type WebhookDedupeOptions,
-} from "./src/webhooks/dedupe.ts";
-export { type WebhookEnvOptions, webhookOptionsFromEnv } from "./src/webhooks/env.ts";
+  webhookProcessor,
+  WebhookVerificationException,
+} from "./src/webhooks/mod.ts";
 
 // --- store and tasks
 export {
@@ -261,14 +223,11 @@ export {
 } from "./src/tasks/retry_failed.ts";
 export {
   createScheduledHandler,
-  type CronFunction,
   type HandleScheduled,
   type PruneTaskOptions,
   registerScheduledTasks,
   type RegisterScheduledTasksOptions,
   type RetryFailedTaskOptions,
-  type ScheduledContextLike,
-  type ScheduledControllerLike,
   type ScheduledHandlerOptions,
   type ScheduledTaskHandlers,
   type ScheduledTasksBaseOptions,

@@ -24,20 +24,6 @@ export const INTEGRATIONS: readonly ["WHATSAPP-BAILEYS", "WHATSAPP-BUSINESS", "E
   "EVOLUTION",
 ];
 
-/** The webhook given at create time (stored enabled). */
-export interface CreateInstanceWebhook {
-  /** URL. */
-  url: string;
-  /** Per-event URLs. */
-  byEvents?: boolean;
-  /** Media as base64. */
-  base64?: boolean;
-  /** Headers sent with every call. */
-  headers?: Record<string, string>;
-  /** Event names (UPPER_SNAKE or dotted); always sent as an array (empty: every event). */
-  events?: string[];
-}
-
 /** The fields of a `CreateInstanceDto`: what `CreateInstanceDto.from` accepts, and (normalized) what it holds. */
 export interface CreateInstanceDto {
   /** Instance name; must be non-empty (the server answers a confusing 403 without it). */
@@ -79,7 +65,18 @@ export interface CreateInstanceDto {
   /** Proxy password. */
   readonly proxyPassword?: string;
   /** Webhook to store with the instance. */
-  readonly webhook?: CreateInstanceWebhook;
+  readonly webhook?: {
+    /** URL. */
+    url: string;
+    /** Per-event URLs. */
+    byEvents?: boolean;
+    /** Media as base64. */
+    base64?: boolean;
+    /** Headers sent with every call. */
+    headers?: Record<string, string>;
+    /** Event names (UPPER_SNAKE or dotted); always sent as an array (empty: every event). */
+    events?: string[];
+  };
   /** Other fields the server sends or accepts. */
   readonly [key: string]: unknown;
 }

@@ -24,15 +24,12 @@ export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "video",
   "audio",
 ];
-/** A `sendMedia` media type. */
-export type MediaType = "image" | "document" | "video" | "audio";
-
 /** The fields of a `SendMediaMessageDto`: what `SendMediaMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendMediaMessageDto extends MessageOptions {
   /** Recipient. */
   readonly number: string;
   /** `image`, `document`, `video` or `audio`. */
-  readonly mediatype: MediaType;
+  readonly mediatype: "image" | "document" | "video" | "audio";
   /** http(s) URL or raw base64 (no `data:` prefix). */
   readonly media: string;
   /** MIME type, e.g. `application/pdf`. */
@@ -228,13 +225,10 @@ export class SendStickerMessageDto extends RequestDto {
  * ```
  */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
-/** A status type. */
-export type StatusType = "text" | "image" | "audio" | "video";
-
 /** The fields of a `SendStatusMessageDto`: what `SendStatusMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendStatusMessageDto {
   /** `text`, `image`, `audio` or `video`. */
-  readonly type: StatusType;
+  readonly type: "text" | "image" | "audio" | "video";
   /** The text, or the media as an http(s) URL or raw base64. */
   readonly content: string;
   /** Caption of a media status. */

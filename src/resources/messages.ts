@@ -7,7 +7,6 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import {
-  type MediaType,
   SendAudioMessageDto,
   SendMediaMessageDto,
   SendPtvMessageDto,
@@ -46,9 +45,6 @@ export interface MediaSendOptions extends SendOptions {
   fileName?: string;
 }
 
-/** The short-form answer type of every send. */
-export type SendResult = Promise<ApiResponse<SendMessageResponse>>;
-
 /**
  * Message sends. Short forms (`text(to, text)`) build the request object for you; DTO forms
  * (`sendText(dto | object)`) take the full body. All validate before sending and return the server's answer
@@ -70,7 +66,7 @@ export class MessagesResource extends Resource {
     to: string,
     bucket: RateLimitBucket,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     return this.send<SendMessageResponse>(
       { route, type, body: dto.body as Record<string, unknown>, to, bucket },
       options,
@@ -87,7 +83,7 @@ export class MessagesResource extends Resource {
    * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
    * ```
    */
-  async text(to: string, text: string, options?: SendOptions): SendResult {
+  async text(to: string, text: string, options?: SendOptions): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendText({ ...body, number: to, text }, call);
   }
@@ -105,7 +101,7 @@ export class MessagesResource extends Resource {
   async sendText(
     dto: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendTextMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendText/{instance}",
@@ -127,7 +123,12 @@ export class MessagesResource extends Resource {
    * await gw.messages().image("5511999999999", "https://example.com/a.png", "Look");
    * ```
    */
-  async image(to: string, media: string, caption?: string, options?: MediaSendOptions): SendResult {
+  async image(
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+  ): Promise<ApiResponse<SendMessageResponse>> {
     return await this.#media("image", to, media, caption, options);
   }
 
@@ -141,7 +142,12 @@ export class MessagesResource extends Resource {
    * await gw.messages().video("5511999999999", "https://example.com/v.mp4", "Clip");
    * ```
    */
-  async video(to: string, media: string, caption?: string, options?: MediaSendOptions): SendResult {
+  async video(
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+  ): Promise<ApiResponse<SendMessageResponse>> {
     return await this.#media("video", to, media, caption, options);
   }
 
@@ -161,7 +167,7 @@ export class MessagesResource extends Resource {
     fileName?: string,
     caption?: string,
     options?: MediaSendOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     return await this.#media("document", to, media, caption, {
       ...options,
       fileName: fileName ?? options?.fileName,
@@ -169,12 +175,12 @@ export class MessagesResource extends Resource {
   }
 
   async #media(
-    type: MediaType,
+    type: SendMediaMessageDto["mediatype"],
     to: string,
     media: string,
     caption?: string,
     options?: MediaSendOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendMedia({ ...body, number: to, mediatype: type, media, caption }, call);
   }
@@ -192,7 +198,7 @@ export class MessagesResource extends Resource {
   async sendMedia(
     dto: SendMediaMessageDto | RequestInput<SendMediaMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendMediaMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendMedia/{instance}",
@@ -214,7 +220,11 @@ export class MessagesResource extends Resource {
    * await gw.messages().audio("5511999999999", "https://example.com/a.ogg");
    * ```
    */
-  async audio(to: string, audio: string, options?: SendOptions & { encoding?: boolean }): SendResult {
+  async audio(
+    to: string,
+    audio: string,
+    options?: SendOptions & { encoding?: boolean },
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendAudio({ ...body, number: to, audio }, call);
   }
@@ -232,7 +242,7 @@ export class MessagesResource extends Resource {
   async sendAudio(
     dto: SendAudioMessageDto | RequestInput<SendAudioMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendAudioMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendWhatsAppAudio/{instance}",
@@ -254,7 +264,7 @@ export class MessagesResource extends Resource {
    * await gw.messages().ptv("5511999999999", "https://example.com/v.mp4");
    * ```
    */
-  async ptv(to: string, video: string, options?: SendOptions): SendResult {
+  async ptv(to: string, video: string, options?: SendOptions): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendPtv({ ...body, number: to, video }, call);
   }
@@ -269,7 +279,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendPtv({ number: "5511999999999", video: "https://example.com/v.mp4" });
    * ```
    */
-  async sendPtv(dto: SendPtvMessageDto | RequestInput<SendPtvMessageDto>, options?: CallOptions): SendResult {
+  async sendPtv(
+    dto: SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendPtvMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendPtv/{instance}",
@@ -295,7 +308,7 @@ export class MessagesResource extends Resource {
     to: string,
     sticker: string,
     options?: SendOptions & { notConvertSticker?: boolean },
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendSticker({ ...body, number: to, sticker }, call);
   }
@@ -313,7 +326,7 @@ export class MessagesResource extends Resource {
   async sendSticker(
     dto: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendStickerMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendSticker/{instance}",
@@ -342,7 +355,7 @@ export class MessagesResource extends Resource {
     name?: string,
     address?: string,
     options?: SendOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendLocation({ ...body, number: to, latitude, longitude, name, address }, call);
   }
@@ -360,7 +373,7 @@ export class MessagesResource extends Resource {
   async sendLocation(
     dto: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendLocationMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendLocation/{instance}",
@@ -382,7 +395,11 @@ export class MessagesResource extends Resource {
    * await gw.messages().contact("5511999999999", { fullName: "Ana", phoneNumber: "+55 11 98888-7777" });
    * ```
    */
-  async contact(to: string, contacts: ContactCard | ContactCard[], options?: SendOptions): SendResult {
+  async contact(
+    to: string,
+    contacts: ContactCard | ContactCard[],
+    options?: SendOptions,
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendContact(
       { ...body, number: to, contact: Array.isArray(contacts) ? contacts : [contacts] },
@@ -403,7 +420,7 @@ export class MessagesResource extends Resource {
   async sendContact(
     dto: SendContactMessageDto | RequestInput<SendContactMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendContactMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendContact/{instance}",
@@ -425,7 +442,11 @@ export class MessagesResource extends Resource {
    * await gw.messages().reaction({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false }, "👍");
    * ```
    */
-  async reaction(key: MessageRef, reaction: string, options?: CallOptions): SendResult {
+  async reaction(
+    key: MessageRef,
+    reaction: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<SendMessageResponse>> {
     return await this.sendReaction({ key, reaction }, options);
   }
 
@@ -442,7 +463,7 @@ export class MessagesResource extends Resource {
   async sendReaction(
     dto: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendReactionMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendReaction/{instance}",
@@ -469,7 +490,7 @@ export class MessagesResource extends Resource {
     name: string,
     values: string[],
     options?: SendOptions & { selectableCount?: number },
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendPoll({ ...body, number: to, name, values }, call);
   }
@@ -487,7 +508,7 @@ export class MessagesResource extends Resource {
   async sendPoll(
     dto: SendPollMessageDto | RequestInput<SendPollMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendPollMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendPoll/{instance}",
@@ -522,7 +543,7 @@ export class MessagesResource extends Resource {
       sections: ListSection[];
     },
     options?: SendOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendList({ ...body, ...list, number: to }, call);
   }
@@ -541,7 +562,7 @@ export class MessagesResource extends Resource {
   async sendList(
     dto: SendListMessageDto | RequestInput<SendListMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendListMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendList/{instance}",
@@ -573,7 +594,7 @@ export class MessagesResource extends Resource {
       buttons: ButtonInput[];
     },
     options?: SendOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendButtons({ ...body, ...message, number: to }, call);
   }
@@ -591,7 +612,7 @@ export class MessagesResource extends Resource {
   async sendButtons(
     dto: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendButtonsMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendButtons/{instance}",
@@ -613,7 +634,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().status({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
    * ```
    */
-  async status(status: RequestInput<SendStatusMessageDto>, options?: CallOptions): SendResult {
+  async status(
+    status: RequestInput<SendStatusMessageDto>,
+    options?: CallOptions,
+  ): Promise<ApiResponse<SendMessageResponse>> {
     return await this.sendStatus(status, options);
   }
 
@@ -630,7 +654,7 @@ export class MessagesResource extends Resource {
   async sendStatus(
     dto: SendStatusMessageDto | RequestInput<SendStatusMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendStatusMessageDto.from(dto);
     const bucket = valid.body.type === "text" ? "messages" : "media";
     return await this.#deliver(
@@ -659,7 +683,7 @@ export class MessagesResource extends Resource {
     language: string,
     components?: Record<string, unknown>[],
     options?: CallOptions & { webhookUrl?: string },
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const [body, call] = splitOptions(options);
     return await this.sendTemplate({ ...body, number: to, name, language, components }, call);
   }
@@ -677,7 +701,7 @@ export class MessagesResource extends Resource {
   async sendTemplate(
     dto: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<ApiResponse<SendMessageResponse>> {
     const valid = SendTemplateMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendTemplate/{instance}",

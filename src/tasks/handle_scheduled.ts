@@ -9,12 +9,7 @@ import { configFromEnv } from "../config.ts";
 import { GatewayApiException } from "../errors.ts";
 import { configuredGateway } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
-import {
-  createScheduledHandler,
-  type HandleScheduled,
-  type ScheduledContextLike,
-  type ScheduledControllerLike,
-} from "./schedule.ts";
+import { createScheduledHandler, type HandleScheduled } from "./schedule.ts";
 
 let handler: HandleScheduled<unknown> | undefined;
 
@@ -47,11 +42,7 @@ function serviceFor(env: unknown): GatewayService {
  * export default { fetch: handleWebhook, scheduled: handleScheduled };
  * ```
  */
-export function handleScheduled(
-  controller: ScheduledControllerLike,
-  env: unknown,
-  ctx: ScheduledContextLike,
-): Promise<void> {
+export const handleScheduled: HandleScheduled = (controller, env, ctx): Promise<void> => {
   handler ??= createScheduledHandler<unknown>({
     service: (bindings) => serviceFor(bindings),
     store: (bindings) => {
@@ -65,4 +56,4 @@ export function handleScheduled(
     },
   });
   return handler(controller, env, ctx);
-}
+};

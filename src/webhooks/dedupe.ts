@@ -59,7 +59,7 @@ function seconds(name: string, value: number | undefined, fallback: number): num
  *
  * @example
  * ```ts
- * import { MemoryWebhookDedupe } from "@gw/gateway";
+ * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
  * const dedupe = new MemoryWebhookDedupe({ window_seconds: 600 });
  * await dedupe.claim("evt_1", Date.now()); // true
  * await dedupe.claim("evt_1", Date.now()); // false
@@ -76,7 +76,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * new MemoryWebhookDedupe({ window_seconds: 3600, max_entries: 10_000 });
    * ```
    */
@@ -96,7 +96,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * await new MemoryWebhookDedupe().claim("evt_1", Date.now()); // true
    * ```
    */
@@ -114,7 +114,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * const dedupe = new MemoryWebhookDedupe();
    * await dedupe.claim("evt_1", Date.now());
    * await dedupe.complete("evt_1", Date.now());
@@ -136,7 +136,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * await new MemoryWebhookDedupe().release("evt_1");
    * ```
    */
@@ -164,7 +164,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
  *
  * @example
  * ```ts
- * import { KvWebhookDedupe } from "@gw/gateway";
+ * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * const dedupe = new KvWebhookDedupe(kv, { window_seconds: 3600 });
  * await dedupe.claim("evt_1", Date.now()); // true
@@ -182,7 +182,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * new KvWebhookDedupe(kv, { prefix: ["app", "dedupe"] });
    * kv.close();
@@ -200,7 +200,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).claim("evt_1", Date.now()); // true
    * kv.close();
@@ -234,7 +234,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).complete("evt_1", Date.now());
    * kv.close();
@@ -255,7 +255,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).release("evt_1");
    * kv.close();

@@ -89,7 +89,7 @@ function settings(options: WebhookQueueOptions) {
  *
  * @example
  * ```ts
- * import { isProcessWebhookJob } from "@gw/gateway";
+ * import { isProcessWebhookJob } from "@gw/gateway/webhooks";
  * isProcessWebhookJob({ type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: 0 }); // true
  * ```
  */
@@ -189,7 +189,8 @@ export type WebhookJobOutcome = "processed" | "retried" | "dead_lettered";
  *
  * @example
  * ```ts
- * import { isProcessWebhookJob, runWebhookJob, webhookProcessor } from "@gw/gateway";
+ * import { webhookProcessor } from "@gw/gateway";
+ * import { isProcessWebhookJob, runWebhookJob } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * const listening = kv.listenQueue(async (message) => {
  *   if (isProcessWebhookJob(message)) await runWebhookJob(kv, message, webhookProcessor());
@@ -335,7 +336,7 @@ export function startWebhookWorker(
  *
  * @example
  * ```ts
- * import { listDeadLetters } from "@gw/gateway";
+ * import { listDeadLetters } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * for (const entry of await listDeadLetters(kv)) console.log(entry.job.id, entry.error);
  * kv.close();
@@ -371,7 +372,7 @@ export async function listDeadLetters(
  *
  * @example
  * ```ts
- * import { listDeadLetters, requeueDeadLetter } from "@gw/gateway";
+ * import { listDeadLetters, requeueDeadLetter } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * for (const entry of await listDeadLetters(kv)) await requeueDeadLetter(kv, entry.job.id);
  * kv.close();

@@ -4,8 +4,8 @@ import { MemoryStore } from "../../src/store/memory.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import {
   createScheduledHandler,
-  type CronFunction,
   registerScheduledTasks,
+  type RegisterScheduledTasksOptions,
 } from "../../src/tasks/schedule.ts";
 import { DAY, deferred, FakeService, NOW, outbound } from "../fixtures/tasks_fixtures.ts";
 
@@ -15,7 +15,7 @@ interface Registered {
   handler: () => Promise<void>;
 }
 
-function recordingCron(): { cron: CronFunction; jobs: Registered[] } {
+function recordingCron(): { cron: NonNullable<RegisterScheduledTasksOptions["cron"]>; jobs: Registered[] } {
   const jobs: Registered[] = [];
   return { jobs, cron: (name, schedule, handler) => jobs.push({ name, schedule, handler }) };
 }
