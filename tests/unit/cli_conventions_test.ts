@@ -11,6 +11,7 @@ import { PruneCommand } from "../../src/cli/prune.ts";
 import { RetryFailedCommand } from "../../src/cli/retry_failed.ts";
 import { ServeCommand } from "../../src/cli/serve.ts";
 import { InstanceStatusCommand } from "../../src/cli/status.ts";
+import { MockGatewayServer } from "../../src/testing/mod.ts";
 
 const COMMANDS: CliCommand[] = [
   new InstallCommand(),
@@ -88,4 +89,17 @@ Deno.test("cli: a command that printed its JSON report and then fails adds no se
   const report = JSON.parse(io.out());
   strictEqual(report.ok, false);
   strictEqual(report.error, undefined);
+});
+
+Deno.test("cli: status --json for an instance that does not exist prints the error document, exit 1", async () => {
+  await using mock = await MockGatewayServer.start({ apiKey: "test-key" });
+  mock.addInstance("sales", { open: true });
+  const io = memoryIo({ env: { GATEWAY_API_URL: mock.url, GATEWAY_API_KEY: "test-key" } });
+  strictEqual(await main(["status", "ghost", "--json"], io), 1);
+  deepStrictEqual(JSON.parse(io.out()), {
+    error: { message: 'Instance "ghost" does not exist on connection "default"', exitCode: 1 },
+  });
+  const found = memoryIo({ env: { GATEWAY_API_URL: mock.url, GATEWAY_API_KEY: "test-key" } });
+  strictEqual(await main(["status", "sales", "--json"], found), 0);
+  strictEqual(JSON.parse(found.out()).instances[0].name, "sales");
 });
