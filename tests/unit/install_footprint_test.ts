@@ -59,3 +59,23 @@ Deno.test("every task that runs code has --no-prompt, and the test runs use the 
   for (const name of ["test", "bench"]) ok(config.tasks[name].includes("--lock=tests/npm/deno.lock"), name);
   ok(/deno check --lock=tests\/npm\/deno\.lock [^&]*tests\//.test(config.tasks.check), config.tasks.check);
 });
+
+Deno.test("the check task type-checks every JSDoc example of src/ and every ts block of README and docs", () => {
+  const check = config.tasks.check;
+  ok(check.includes("deno check --doc mod.ts src/ "), check);
+  ok(check.includes("deno check --doc-only README.md docs/*.md"), check);
+  // A block that cannot be checked says so, and why, right above it.
+  for (
+    const path of [
+      "README.md",
+      ...[...Deno.readDirSync(new URL("docs/", ROOT))].map((e) => `docs/${e.name}`),
+    ]
+  ) {
+    const lines = read(path).split("\n");
+    lines.forEach((line, index) => {
+      if (!/^```(ts|typescript)\b/.test(line) || !/\bignore\b/.test(line)) return;
+      const before = lines.slice(Math.max(0, index - 4), index).join(" ");
+      ok(before.includes("not type-checked"), `${path}:${index + 1}: an ignored block without its reason`);
+    });
+  }
+});
