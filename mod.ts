@@ -67,7 +67,6 @@ export {
   WebhookEvent,
   WebhookReceived,
 } from "./src/events.ts";
-export { GuardedEventTarget } from "./src/guarded_event_target.ts";
 
 // --- client (connections, requests, responses)
 export {
@@ -212,12 +211,10 @@ export { MemoryState } from "./src/store/memory_state.ts";
 export { KvState } from "./src/store/kv_state.ts";
 export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
-  type RetryClient,
   retryFailedMessages,
   type RetryFailedOptions,
   type RetryFailedResult,
   type RetryRecordResult,
-  type RetryRequestOptions,
   type RetryService,
   type RetrySkipReason,
 } from "./src/tasks/retry_failed.ts";
