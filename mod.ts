@@ -1,13 +1,12 @@
 /**
- * `@gw/gateway`: a client for WhatsApp-style messaging gateway servers (Evolution API v2 compatible),
- * and a receiver for their webhooks. Runs on the Deno CLI, Deno Deploy and Cloudflare Workers.
+ * `@gw/gateway`: a client for WhatsApp-style messaging gateway servers (Evolution API v2 compatible), and a
+ * receiver for their webhooks. Runs on the Deno CLI, Deno Deploy and Cloudflare Workers.
  *
- * @example Send a text
+ * @example The three lines you start with
  * ```ts
  * import { GatewayService } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "...", instance: "sales" });
- * const res = await gw.messages().text("5511999999999", "Hello");
- * console.log(res.json("key.id"));
+ * await gw.messages().text("5511999999999", "Hello");
  * ```
  *
  * @example Receive webhooks (Workers, Deno Deploy, `deno serve`)
@@ -15,6 +14,12 @@
  * import { handleWebhook } from "@gw/gateway";
  * export default { fetch: handleWebhook };
  * ```
+ *
+ * This entry holds what an application uses: the service and the `GatewayApi` facade, the resources and
+ * their response types, the request objects, the errors, the webhook receiver an application mounts, the
+ * stores, the rate limiters and the scheduled tasks. The whole receiver (custom verification, dedupe
+ * backends, dead letters) is `@gw/gateway/webhooks`; test doubles are `@gw/gateway/testing`; the command
+ * line is `@gw/gateway/cli`.
  *
  * @module
  */
@@ -25,10 +30,7 @@ export {
   ConfigurationException,
   ConnectionException,
   type ConnectionFailureReason,
-  errorFromResponse,
-  flattenErrorMessages,
   GatewayApiException,
-  type GatewayErrorContext,
   InstanceAlreadyExistsException,
   InstanceNotFoundException,
   isOutcomeUnknown,
@@ -37,35 +39,26 @@ export {
   type MessageFailureReason,
   MessageStatusException,
   OutcomeUnknownException,
-  parseRetryAfter,
   RateLimitException,
   ResponseTooLargeException,
   ValidationException,
   WebhookException,
 } from "./src/errors.ts";
 export {
-  CONFIG_FILE,
-  configFromEnv,
   type ConnectionConfig,
-  DEFAULTS,
   type GatewayConfig,
   type HttpConfig,
-  loadConfigFile,
   type LoggingConfig,
-  mergeConfig,
   type MetricsConfig,
   type QueueConfig,
   type RateLimitingConfig,
   type RateLimitRule,
   type RecipientsConfig,
   type RetryConfig,
-  validateConfig,
   type WebhookConfig,
   type WebhookSignatureConfig,
 } from "./src/config.ts";
-export { redact } from "./src/log.ts";
 export {
-  METRIC_DESCRIPTIONS,
   type MetricLabels,
   MetricsCollector,
   type MetricSeries,
@@ -79,48 +72,27 @@ export {
   WebhookEvent,
   WebhookReceived,
 } from "./src/events.ts";
-export { GuardedEventTarget } from "./src/guarded_event_target.ts";
 
 // --- client (connections, requests, responses)
-export { abortableSleep, SharedTimeouts } from "./src/timing.ts";
 export {
-  buildPath,
-  type ClientDependencies,
   GatewayClient,
   type HttpMethod,
   type QueryValues,
-  type RateLimitRequest,
-  type RequestGate,
   type RequestOptions,
-  VERSION,
 } from "./src/client/client.ts";
-export {
-  ConnectionManager,
-  type ResolvedConnection,
-  validateConnection,
-} from "./src/client/connection_manager.ts";
-export { ApiResponse, readPath } from "./src/client/response.ts";
-export {
-  backoffDelay,
-  failedBeforeSending,
-  NOT_ACTED_STATUSES,
-  RETRYABLE_STATUSES,
-  type RetryPolicy,
-  retryPolicy,
-} from "./src/client/retry.ts";
+export { ConnectionManager, type ResolvedConnection } from "./src/client/connection_manager.ts";
+export { ApiResponse } from "./src/client/response.ts";
 export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 
 // --- service and resources
-export { GatewayService, type ServerInfo, type ServiceDependencies } from "./src/service.ts";
-export { type CallOptions, Resource, type ResourceContext, type SendSpec } from "./src/resources/resource.ts";
-export { renderRoutesMarkdown, type RouteEntry, ROUTES } from "./src/resources/routes.ts";
-export { InstancesResource, PRESENCES, type WaitForConnectionOptions } from "./src/resources/instances.ts";
+export { GatewayService, type ServerInfo } from "./src/service.ts";
+export { type CallOptions, Resource } from "./src/resources/resource.ts";
+export { InstancesResource, type WaitForConnectionOptions } from "./src/resources/instances.ts";
 export {
   type MediaSendOptions,
   MessagesResource,
   type SendOptions,
   type SendResponse,
-  type SendResult,
 } from "./src/resources/messages.ts";
 export {
   ChatsResource,
@@ -128,12 +100,7 @@ export {
   type LastMessage,
   type PagedQuery,
 } from "./src/resources/chats.ts";
-export {
-  EPHEMERAL_EXPIRATIONS,
-  GROUP_SETTING_ACTIONS,
-  GroupsResource,
-  PARTICIPANT_ACTIONS,
-} from "./src/resources/groups.ts";
+export { GroupsResource } from "./src/resources/groups.ts";
 export { ProfileResource } from "./src/resources/profile.ts";
 export { WebhooksResource } from "./src/resources/webhooks.ts";
 export { SettingsResource } from "./src/resources/settings.ts";
@@ -172,183 +139,62 @@ export type {
 } from "./src/resources/types.ts";
 
 // --- request objects (dto)
-export { RequestDto } from "./src/dto/request_dto.ts";
-export { mediaKind, type MessageKeyInput, normaliseNumber } from "./src/dto/validate.ts";
+export { type RequestBody, RequestDto, type RequestInput } from "./src/dto/request_dto.ts";
+export { type MessageKeyInput, normalizeNumber } from "./src/dto/validate.ts";
+export { type MessageOptions, type QuotedInput } from "./src/dto/message_options.ts";
+export { SendTextMessageDto } from "./src/dto/text_message.ts";
 export {
-  MESSAGE_OPTION_KEYS,
-  type MessageOptionsBody,
-  type MessageOptionsInput,
-  type QuotedInput,
-} from "./src/dto/message_options.ts";
-export {
-  type SendTextMessageBody,
-  SendTextMessageDto,
-  type SendTextMessageInput,
-} from "./src/dto/text_message.ts";
-export {
-  MEDIA_TYPES,
-  type MediaType,
-  type SendAudioMessageBody,
   SendAudioMessageDto,
-  type SendAudioMessageInput,
-  type SendMediaMessageBody,
   SendMediaMessageDto,
-  type SendMediaMessageInput,
-  type SendPtvMessageBody,
   SendPtvMessageDto,
-  type SendPtvMessageInput,
-  type SendStatusMessageBody,
   SendStatusMessageDto,
-  type SendStatusMessageInput,
-  type SendStickerMessageBody,
   SendStickerMessageDto,
-  type SendStickerMessageInput,
-  STATUS_TYPES,
-  type StatusType,
 } from "./src/dto/media_messages.ts";
 export {
-  BUTTON_TYPES,
   type ButtonInput,
   type ContactCard,
   type ListRow,
   type ListSection,
-  PIX_KEY_TYPES,
-  type SendButtonsMessageBody,
   SendButtonsMessageDto,
-  type SendButtonsMessageInput,
-  type SendContactMessageBody,
   SendContactMessageDto,
-  type SendContactMessageInput,
-  type SendListMessageBody,
   SendListMessageDto,
-  type SendListMessageInput,
-  type SendLocationMessageBody,
   SendLocationMessageDto,
-  type SendLocationMessageInput,
-  type SendPollMessageBody,
   SendPollMessageDto,
-  type SendPollMessageInput,
-  type SendReactionMessageBody,
   SendReactionMessageDto,
-  type SendReactionMessageInput,
-  type SendTemplateMessageBody,
   SendTemplateMessageDto,
-  type SendTemplateMessageInput,
 } from "./src/dto/structured_messages.ts";
-export {
-  CreateInstanceDto,
-  type CreateInstanceInput,
-  type CreateInstanceWebhook,
-  INTEGRATIONS,
-  PROXY_PROTOCOLS,
-} from "./src/dto/create_instance.ts";
-export {
-  WEBHOOK_CONFIG_EVENTS,
-  type WebhookConfigBody,
-  WebhookConfigDto,
-  type WebhookConfigInput,
-  webhookEventName,
-} from "./src/dto/webhook_config.ts";
-export { type InstanceSettings, REQUIRED_SETTINGS, SettingsDto } from "./src/dto/settings.ts";
-export { type ProxyBody, ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
-export { type CreateGroupBody, CreateGroupDto, type CreateGroupInput } from "./src/dto/create_group.ts";
-export {
-  PRIVACY_AUDIENCE,
-  PRIVACY_VALUES,
-  type PrivacySettings,
-  PrivacySettingsDto,
-} from "./src/dto/privacy_settings.ts";
-export { type CallOfferBody, CallOfferDto, type CallOfferInput } from "./src/dto/call_offer.ts";
-export {
-  CreateTemplateDto,
-  type CreateTemplateInput,
-  TEMPLATE_CATEGORIES,
-} from "./src/dto/create_template.ts";
+export { CreateInstanceDto } from "./src/dto/create_instance.ts";
+export { WebhookConfigDto, type WebhookConfigInput } from "./src/dto/webhook_config.ts";
+export { type InstanceSettings, SettingsDto } from "./src/dto/settings.ts";
+export { ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
+export { CreateGroupDto } from "./src/dto/create_group.ts";
+export { type PrivacySettings, PrivacySettingsDto } from "./src/dto/privacy_settings.ts";
+export { CallOfferDto } from "./src/dto/call_offer.ts";
+export { CreateTemplateDto } from "./src/dto/create_template.ts";
 
 // --- rate limiting
 export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limiter.ts";
 export { MemoryRateLimiter, type MemoryRateLimiterOptions } from "./src/ratelimit/memory.ts";
 export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts";
 
-// --- webhooks
+// --- webhooks: the receiver an application mounts (the rest of the receiver: "@gw/gateway/webhooks")
 export {
+  AbstractWebhookHandler,
   createWebhookHandler,
   handleWebhook,
-  resetDefaultWebhookHandler,
+  LogWebhookEvent,
+  ProcessIncomingMessage,
+  type ProcessWebhookJob,
+  startWebhookWorker,
   type WebhookExecutionContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
-  type WebhookHandlerQueueOptions,
-  type WebhookMiddleware,
-  webhookProcessor,
-} from "./src/webhooks/handler.ts";
-export {
-  generateWebhookSecret,
-  type RawWebhookBody,
-  signWebhook,
-  type SignWebhookOptions,
-  verifyWebhook,
-  WEBHOOK_SIGNATURE_SCHEMES,
-  type WebhookHeaders,
-  type WebhookRejectReason,
-  type WebhookSignatureScheme,
-  type WebhookVerification,
-  WebhookVerificationException,
-  WebhookVerifier,
-  type WebhookVerifyOptions,
-} from "./src/webhooks/signature.ts";
-export {
-  dottedWebhookEvent,
-  normalizeWebhookEvent,
-  WEBHOOK_EVENTS,
-  type WebhookPayloadContext,
   WebhookPayloadDto,
-} from "./src/webhooks/payload.ts";
-export {
-  type MessageOutcome,
-  type WebhookHandlerFunction,
   WebhookProcessingException,
   WebhookProcessor,
-  type WebhookProcessorOptions,
-} from "./src/webhooks/processor.ts";
-export { AbstractWebhookHandler } from "./src/webhooks/handler_base.ts";
-export {
-  type NodeListenerOptions,
-  type NodeRequestLike,
-  type NodeResponseLike,
-  toNodeListener,
-} from "./src/webhooks/node_listener.ts";
-export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./src/webhooks/listeners.ts";
-export {
-  type DeadLetter,
-  enqueueWebhookJob,
-  isProcessWebhookJob,
-  listDeadLetters,
-  type ProcessWebhookJob,
-  requeueDeadLetter,
-  runWebhookJob,
-  settleWebhookJob,
-  startWebhookWorker,
-  WEBHOOK_JOB_TYPE,
-  type WebhookJobOutcome,
-  type WebhookJobQueue,
-  type WebhookJobSettler,
-  type WebhookQueueOptions,
-  type WebhookWorker,
-  type WebhookWorkerOptions,
-} from "./src/webhooks/queue.ts";
-export {
-  KvWebhookDedupe,
-  MemoryWebhookDedupe,
-  type WebhookDedupe,
-  type WebhookDedupeOptions,
-} from "./src/webhooks/dedupe.ts";
-export {
-  denoEnvLookup,
-  WEBHOOK_ENV_VARIABLES,
-  type WebhookEnvOptions,
-  webhookOptionsFromEnv,
-} from "./src/webhooks/env.ts";
+  webhookProcessor,
+  WebhookVerificationException,
+} from "./src/webhooks/mod.ts";
 
 // --- store and tasks
 export {
@@ -358,7 +204,6 @@ export {
   type OutboundMessageRecord,
   type OutboundQuery,
   type OutboundStatus,
-  RECORD_KINDS,
   type RecordKind,
   type WebhookLogRecord,
   type WebhookLogStatus,
@@ -366,7 +211,6 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory.ts";
 export { KvStore, type KvStoreOptions } from "./src/store/kv.ts";
 export {
-  MAX_STATE_VALUE_BYTES,
   type StateEntry,
   type StateListEntry,
   type StateListOptions,
@@ -375,57 +219,22 @@ export {
 } from "./src/store/state.ts";
 export { MemoryState } from "./src/store/memory_state.ts";
 export { KvState } from "./src/store/kv_state.ts";
-export {
-  checkIdempotencyKey,
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimWait,
-  DEFAULT_IDEMPOTENCY_WINDOW_MS,
-  IDEMPOTENCY_NAMESPACE,
-  type IdempotencyClaim,
-  IdempotencyClaims,
-  type IdempotencyClaimState,
-  type IdempotencyScope,
-  MAX_IDEMPOTENCY_KEY_LENGTH,
-  sendFingerprint,
-  type StoredSendResponse,
-} from "./src/store/idempotency.ts";
 export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
 export {
-  DEFAULT_RETRY_CLAIM_MS,
-  type RetryClient,
   retryFailedMessages,
   type RetryFailedOptions,
   type RetryFailedResult,
   type RetryRecordResult,
-  type RetryRequestOptions,
   type RetryService,
   type RetrySkipReason,
 } from "./src/tasks/retry_failed.ts";
 export {
-  expireStaleClaims,
-  LEGACY_PENDING_STALE_MS,
-  type ReconcileContext,
-  reconcileRecord,
-  type ReconcileRecordResult,
-  reconcileSends,
-  type ReconcileSendsOptions,
-  type ReconcileSendsResult,
-  type ReconcileService,
-  type ReconcileUndecidedReason,
-} from "./src/tasks/reconcile_sends.ts";
-export type { FindMessagesClient, FoundMessage } from "./src/tasks/find_sent_message.ts";
-export {
   createScheduledHandler,
-  type CronFunction,
   type HandleScheduled,
   type PruneTaskOptions,
-  type ReconcileSendsTaskOptions,
   registerScheduledTasks,
   type RegisterScheduledTasksOptions,
   type RetryFailedTaskOptions,
-  type ScheduledContextLike,
-  type ScheduledControllerLike,
   type ScheduledHandlerOptions,
   type ScheduledTaskHandlers,
   type ScheduledTasksBaseOptions,
@@ -433,6 +242,16 @@ export {
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 export type { TaskLease } from "./src/tasks/task_guard.ts";
 export { stateTaskLease, type StateTaskLeaseOptions } from "./src/tasks/state_lease.ts";
+export type { FindMessagesClient, FoundMessage } from "./src/tasks/find_sent_message.ts";
+export {
+  type ReconcileRecordResult,
+  reconcileSends,
+  type ReconcileSendsOptions,
+  type ReconcileSendsResult,
+  type ReconcileService,
+  type ReconcileUndecidedReason,
+} from "./src/tasks/reconcile_sends.ts";
+export type { ReconcileSendsTaskOptions } from "./src/tasks/schedule.ts";
 
 // --- delivery: addresses, numbers, message status, inbound reconciliation
 export { parseRecipient, type Recipient, type RecipientKind } from "./src/address/recipient.ts";
@@ -443,7 +262,7 @@ export {
   phoneMatchKey,
   phoneVariants,
 } from "./src/address/phone.ts";
-export { LidDirectory, type LidPair, lidPairsOf } from "./src/address/lid_directory.ts";
+export { LidDirectory, type LidPair } from "./src/address/lid_directory.ts";
 export { type ResolvedRecipient } from "./src/address/recipient_resolver.ts";
 export {
   type MessageStatus,
@@ -456,7 +275,6 @@ export {
   MessageStatusTracker,
   type MessageStatusTrackerOptions,
   type MessageStatusUpdate,
-  parseMessageStatus,
   type WaitForStatusOptions,
 } from "./src/delivery/status_tracker.ts";
 export {

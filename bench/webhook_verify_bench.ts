@@ -3,8 +3,7 @@
 // reference library). Bench-only dependencies; the library itself uses Web Crypto only.
 // Run: deno bench bench/webhook_verify_bench.ts
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { verify as octokitVerify } from "@octokit/webhooks-methods";
-import { Webhook } from "standardwebhooks";
+import { octokitVerify, StandardWebhook } from "../tests/npm/webhook_references.ts";
 import { signWebhook, WebhookVerifier } from "../src/webhooks/signature.ts";
 import { BODY, SECRET } from "./webhook_body.ts";
 
@@ -37,7 +36,7 @@ const standardHeaders = await signWebhook({
 const oursStandard = new WebhookVerifier({ scheme: "standard", secret: WHSEC });
 const headers = new Headers(standardHeaders);
 await oursStandard.verify(bytes, headers);
-const reference = new Webhook(WHSEC);
+const reference = new StandardWebhook(WHSEC);
 reference.verify(BODY, standardHeaders);
 
 Deno.bench("ours: WebhookVerifier standard (Web Crypto)", { group: "standard", baseline: true }, async () => {

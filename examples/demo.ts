@@ -27,6 +27,10 @@ const WEBHOOK_SECRET = crypto.randomUUID();
 const INSTANCE = "demo";
 const CUSTOMER = "5511999990000";
 
+// Colour only on a terminal, and never with NO_COLOR set (https://no-color.org): a pipe or a log file gets
+// plain text.
+const COLOR = Deno.stdout.isTerminal() && !Deno.noColor;
+
 function step(text: string): void {
   console.log(`\n▸ ${text}`);
 }
@@ -102,7 +106,7 @@ try {
 
   step("Connecting: scan this QR code with the phone (simulated below)");
   const qr = await demo.instances().getQrCode();
-  if (qr?.code) console.log(renderQr(qr.code));
+  if (qr?.code) console.log(renderQr(qr.code, { style: COLOR ? "ansi" : "plain" }));
   mock.simulateScan(INSTANCE);
   const state = await demo.instances().waitForConnection(undefined, { timeoutMs: 10_000, intervalMs: 50 });
   console.log(`  state=${state.instance.state}`);

@@ -7,7 +7,8 @@
  * server's own mechanism, set its webhook `headers: { "jwt_key": "<secret>" }` and GATEWAY_WEBHOOK_SCHEME=jwt.
  */
 
-import { createWebhookHandler, webhookOptionsFromEnv, WebhookProcessor } from "../mod.ts";
+import { createWebhookHandler, WebhookProcessor } from "../mod.ts";
+import { webhookOptionsFromEnv } from "../src/webhooks/mod.ts";
 
 const processor = new WebhookProcessor()
   .on("messages.upsert", (payload) => {

@@ -213,7 +213,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { ConfigurationException, validateConfig } from "@gw/gateway";
+ * import { ConfigurationException } from "@gw/gateway";
+ * import { validateConfig } from "./config.ts";
  * validateConfig({ server_url: "http://localhost:8080", api_key: "key" });
  * try {
  *   validateConfig({ serverUrl: "http://localhost:8080" });
@@ -237,7 +238,7 @@ export function validateConfig(config: unknown, source: "object" | "file" = "obj
  *
  * @example
  * ```ts
- * import { configFromEnv } from "@gw/gateway";
+ * import { configFromEnv } from "./config.ts";
  * const config = configFromEnv((name) => ({ GATEWAY_API_URL: "http://localhost:8080", GATEWAY_API_KEY: "k" })[name]);
  * ```
  */
@@ -270,7 +271,7 @@ export function configFromEnv(get: (name: string) => string | undefined): Gatewa
  *
  * @example
  * ```ts
- * import { mergeConfig } from "@gw/gateway";
+ * import { mergeConfig } from "./config.ts";
  * mergeConfig({ server_url: "http://a" }, { api_key: "k" });
  * ```
  */
@@ -303,7 +304,7 @@ export function serviceConfig(config: GatewayConfig): GatewayConfig {
  *
  * @example
  * ```ts
- * import { loadConfigFile } from "@gw/gateway";
+ * import { loadConfigFile } from "./config.ts";
  * const config = await loadConfigFile("gateway-api.json");
  * ```
  */

@@ -518,7 +518,7 @@ export class ConfigurationException extends GatewayApiException {
  *
  * @example
  * ```ts
- * import { flattenErrorMessages } from "@gw/gateway";
+ * import { flattenErrorMessages } from "./errors.ts";
  * flattenErrorMessages({ status: 400, response: { message: [['instance requires property "text"']] } });
  * // ['instance requires property "text"']
  * ```
@@ -617,7 +617,7 @@ const CONNECTION_CLOSED = /Connection Closed|reading 'onWhatsApp'/i;
  *
  * @example
  * ```ts
- * import { parseRetryAfter } from "@gw/gateway";
+ * import { parseRetryAfter } from "./errors.ts";
  * parseRetryAfter(new Headers({ "retry-after": "3" }), Date.now()); // 3000
  * ```
  */
@@ -641,7 +641,8 @@ export function parseRetryAfter(headers: Headers, now: number): number | null {
  *
  * @example
  * ```ts
- * import { AuthenticationException, errorFromResponse } from "@gw/gateway";
+ * import { AuthenticationException } from "@gw/gateway";
+ * import { errorFromResponse } from "./errors.ts";
  * const error = errorFromResponse(401, { status: 401, error: "Unauthorized", response: { message: "Unauthorized" } }, new Headers(), {});
  * console.log(error instanceof AuthenticationException); // true
  * ```

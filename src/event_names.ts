@@ -1,7 +1,7 @@
 /**
  * The reference server's event names (contract §5.3): the UPPER_SNAKE names of its configuration enum, in
  * the server's order, mapped to the dotted names it puts in webhook bodies. One list serves the request
- * objects (what `/webhook/set` accepts), the webhook payload normaliser and the simulated server.
+ * objects (what `/webhook/set` accepts), the webhook payload normalizer and the simulated server.
  *
  * @module
  */
@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import { WEBHOOK_CONFIG_EVENTS } from "@gw/gateway";
+ * import { WEBHOOK_CONFIG_EVENTS } from "./event_names.ts";
  * WEBHOOK_CONFIG_EVENTS.MESSAGES_UPSERT; // "messages.upsert"
  * ```
  */

@@ -16,8 +16,20 @@ import type { SettingsResource } from "./resources/settings.ts";
 import type { WebhooksResource } from "./resources/webhooks.ts";
 import type { ConnectionManager } from "./client/connection_manager.ts";
 import { GatewayService } from "./service.ts";
+import type { GatewayFake, GatewayFakeOptions } from "./testing/fake.ts";
 
 let defaultService: GatewayService | undefined;
+
+type FakeFactory = (options?: GatewayFakeOptions) => { service: GatewayService; fake: GatewayFake };
+let fakeFactory: FakeFactory | undefined;
+
+/**
+ * Called by `@gw/gateway/testing` when it loads, so that `GatewayApi.fake()` can build a fake without the
+ * root entry importing the simulator (internal).
+ */
+export function registerGatewayFake(factory: FakeFactory): void {
+  fakeFactory = factory;
+}
 
 /**
  * Set the default service used by `GatewayApi` and `gatewayApi()`: a configuration or a ready service.
@@ -85,17 +97,36 @@ export interface GatewayApiFacade {
   getConnectionManager(): ConnectionManager;
   /** Whether the default connection's server answers. */
   ping(): Promise<boolean>;
+  /**
+   * Make the default service a {@link GatewayFake}'s service (a real service over the in-process
+   * simulator) and return the fake, to assert what the code under test sent through `GatewayApi`. Needs
+   * `@gw/gateway/testing` imported. The fake stays the default until `configureGateway()` is called again.
+   */
+  fake(options?: GatewayFakeOptions): GatewayFake;
 }
 
 /**
  * Static-style access to the default service, e.g. `GatewayApi.message().text(...)`.
  *
- * @example
+ * @example Send through the default service
  * ```ts
  * import { configureGateway, GatewayApi } from "@gw/gateway";
  * configureGateway({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
  * const res = await GatewayApi.message().text("5511999999999", "Hello");
  * console.log(res.json("key.id"));
+ * ```
+ *
+ * @example In a test: swap the default service for a fake
+ * ```ts
+ * import { GatewayApi } from "@gw/gateway";
+ * import "@gw/gateway/testing";
+ *
+ * const fake = GatewayApi.fake();
+ * await GatewayApi.message().text("5511999999999", "Your code is 4821");
+ * fake.assertMessageSent("5511999999999");
+ * fake.assertMessageContains("4821");
+ * fake.assertMessageTypeWas("text");
+ * await fake.close();
  * ```
  */
 export const GatewayApi: GatewayApiFacade = {
@@ -111,4 +142,12 @@ export const GatewayApi: GatewayApiFacade = {
   instance: (name) => gatewayApi().instance(name),
   getConnectionManager: () => gatewayApi().getConnectionManager(),
   ping: () => gatewayApi().ping(),
+  fake: (options) => {
+    if (fakeFactory === undefined) {
+      throw new Error('Cannot fake GatewayApi: import "@gw/gateway/testing" first (it provides GatewayFake)');
+    }
+    const { service, fake } = fakeFactory(options);
+    defaultService = service;
+    return fake;
+  },
 };

@@ -16,7 +16,7 @@ const log = getGatewayLogger("events");
  *
  * @example
  * ```ts
- * import { GuardedEventTarget } from "@gw/gateway";
+ * import { GuardedEventTarget } from "./guarded_event_target.ts";
  * const target = new GuardedEventTarget();
  * target.addEventListener("ping", () => {
  *   throw new Error("listener bug");
@@ -36,7 +36,7 @@ export class GuardedEventTarget extends EventTarget {
    *
    * @example
    * ```ts
-   * import { GuardedEventTarget } from "@gw/gateway";
+   * import { GuardedEventTarget } from "./guarded_event_target.ts";
    * const target = new GuardedEventTarget();
    * target.addEventListener("ping", () => {});
    * target.listenerCount("ping"); // 1
@@ -53,7 +53,7 @@ export class GuardedEventTarget extends EventTarget {
    *
    * @example
    * ```ts
-   * import { GuardedEventTarget } from "@gw/gateway";
+   * import { GuardedEventTarget } from "./guarded_event_target.ts";
    * new GuardedEventTarget().addEventListener("MessageSent", (event) => console.log(event.type));
    * ```
    */
@@ -96,7 +96,7 @@ export class GuardedEventTarget extends EventTarget {
    *
    * @example
    * ```ts
-   * import { GuardedEventTarget } from "@gw/gateway";
+   * import { GuardedEventTarget } from "./guarded_event_target.ts";
    * const target = new GuardedEventTarget();
    * const listener = () => {};
    * target.addEventListener("MessageSent", listener);

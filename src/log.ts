@@ -29,7 +29,7 @@ const MAX_STRING = 200;
  *
  * @example
  * ```ts
- * import { redact } from "@gw/gateway";
+ * import { redact } from "./log.ts";
  * redact({ apikey: "secret", text: "hi" }); // { apikey: "[REDACTED]", text: "hi" }
  * ```
  */

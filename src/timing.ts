@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { abortableSleep } from "@gw/gateway";
+ * import { abortableSleep } from "./timing.ts";
  * await abortableSleep(10);
  * ```
  */
@@ -45,7 +45,7 @@ interface SharedTimeout {
  *
  * @example
  * ```ts
- * import { SharedTimeouts } from "@gw/gateway";
+ * import { SharedTimeouts } from "./timing.ts";
  * const timeouts = new SharedTimeouts();
  * const signal = timeouts.signal(30_000); // aborts with a "TimeoutError" 30–30.3 s from now
  * ```
@@ -58,7 +58,7 @@ export class SharedTimeouts {
    *
    * @example
    * ```ts
-   * import { SharedTimeouts } from "@gw/gateway";
+   * import { SharedTimeouts } from "./timing.ts";
    * new SharedTimeouts().signal(5_000).aborted; // false
    * ```
    */

@@ -21,9 +21,9 @@ import {
   GatewayService,
   stateTaskLease,
   type WebhookHandler,
-  webhookOptionsFromEnv,
   WebhookProcessor,
 } from "../../mod.ts";
+import { webhookOptionsFromEnv } from "../../src/webhooks/mod.ts";
 import {
   applyD1Migrations,
   CloudflareWebhookQueue,

@@ -69,7 +69,7 @@ function rowPair(row: Json): LidPair | null {
  *
  * @example
  * ```ts
- * import { lidPairsOf } from "@gw/gateway";
+ * import { lidPairsOf } from "./lid_directory.ts";
  * lidPairsOf({ data: { key: { remoteJid: "123456789012345@lid", remoteJidAlt: "5511999999999@s.whatsapp.net" } } });
  * // [{ lid: "123456789012345@lid", phone: "5511999999999" }]
  * ```

@@ -8,10 +8,17 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "./io.ts";
 
-/** A flag definition, as `parseArgs` takes it. */
+/**
+ * A flag definition: what `parseArgs` takes, plus what `--help` shows. The usage line and the flag list of
+ * every command are built from these, so a flag cannot be accepted without being documented.
+ */
 export interface FlagSpec {
   /** `string` takes a value, `boolean` does not. */
   type: "string" | "boolean";
+  /** The value's placeholder in help, e.g. `<ms>` (string flags). */
+  value?: string;
+  /** One line for `--help`. */
+  help: string;
   /** One-letter alias. */
   short?: string;
   /** Whether the flag may be given several times. */
@@ -20,9 +27,13 @@ export interface FlagSpec {
 
 /** Flags every command accepts. */
 export const COMMON_FLAGS: Record<string, FlagSpec> = {
-  help: { type: "boolean", short: "h" },
-  verbose: { type: "boolean" },
-  config: { type: "string" },
+  config: {
+    type: "string",
+    value: "<path>",
+    help: "configuration file (default: gateway-api.json in the working directory)",
+  },
+  verbose: { type: "boolean", help: "show stack traces and debug logs on standard error" },
+  help: { type: "boolean", short: "h", help: "show this help" },
 };
 
 /** The result of {@link parseFlags}. */
@@ -40,7 +51,7 @@ export interface ParsedFlags {
  * @example
  * ```ts
  * import { parseFlags } from "./args.ts";
- * const { values } = parseFlags(["--days", "7"], { days: { type: "string" } }, 0);
+ * const { values } = parseFlags(["--days", "7"], { days: { type: "string", value: "<n>", help: "age limit" } }, 0);
  * ```
  */
 export function parseFlags(
@@ -48,11 +59,17 @@ export function parseFlags(
   flags: Record<string, FlagSpec>,
   maxPositionals: number,
 ): ParsedFlags {
+  const options = Object.fromEntries(
+    Object.entries({ ...COMMON_FLAGS, ...flags }).map(([name, { type, short, multiple }]) => [
+      name,
+      { type, multiple: multiple === true, ...(short === undefined ? {} : { short }) },
+    ]),
+  );
   let parsed;
   try {
     parsed = parseArgs({
       args,
-      options: { ...COMMON_FLAGS, ...flags },
+      options,
       allowPositionals: true,
       strict: true,
     });

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { COMMON_FLAGS, type FlagSpec } from "./args.ts";
 import type { CliIo } from "./io.ts";
 
 /** One `deno task <name>` command. */
@@ -14,6 +15,8 @@ export interface CliCommand {
   readonly summary: string;
   /** Full `--help` text. */
   readonly help: string;
+  /** The flags it accepts besides {@link COMMON_FLAGS}; its usage line and `--help` list every one. */
+  readonly flags: Readonly<Record<string, FlagSpec>>;
   /**
    * True when the command watches `io.signal` to stop gracefully: the CLI then catches SIGINT/SIGTERM
    * (a second signal exits at once with code 130). Other commands keep the default: a signal ends them.
@@ -23,23 +26,63 @@ export interface CliCommand {
   run(args: string[], io: CliIo): Promise<number>;
 }
 
-/** Lines about the flags every command takes, appended to each help text. */
-export const COMMON_HELP = `Common flags:
-  --config <path>   configuration file (default: gateway-api.json in the working directory)
-  --verbose         show stack traces and debug logs on standard error
-  -h, --help        show this help
+function flagName(name: string, spec: FlagSpec): string {
+  const long = `--${name}${spec.value === undefined ? "" : ` ${spec.value}`}`;
+  return spec.short === undefined ? long : `-${spec.short}, ${long}`;
+}
 
-Exit codes: 0 ok, 1 a check failed, 2 bad usage or configuration.`;
+function flagLines(flags: Readonly<Record<string, FlagSpec>>): string {
+  const names = Object.entries(flags).map(([name, spec]) => [flagName(name, spec), spec.help] as const);
+  const width = Math.max(...names.map(([name]) => name.length));
+  return names.map(([name, help]) => `  ${name.padEnd(width)}  ${help}`).join("\n");
+}
 
 /**
- * Build a help text from its parts.
+ * The usage line of a command: its arguments, then every flag it accepts (its own, then the common ones).
+ *
+ * @example
+ * ```ts
+ * import { usageLine } from "./command.ts";
+ * usageLine("prune", "", { days: { type: "string", value: "<n>", help: "age limit in days" } });
+ * // "deno task prune [--days <n>] [--config <path>] [--verbose] [-h]"
+ * ```
+ */
+export function usageLine(command: string, args: string, flags: Readonly<Record<string, FlagSpec>>): string {
+  const words = Object.entries({ ...flags, ...COMMON_FLAGS }).map(([name, spec]) => {
+    const word = spec.short !== undefined && spec.type === "boolean"
+      ? `-${spec.short}`
+      : flagName(name, spec);
+    return `[${word}]${spec.multiple ? "..." : ""}`;
+  });
+  return ["deno task", command, args, ...words].filter((part) => part !== "").join(" ");
+}
+
+/**
+ * Build a help text: the usage line and the flag list come from `flags`, so they always match what the
+ * command accepts.
  *
  * @example
  * ```ts
  * import { helpText } from "./command.ts";
- * helpText("health [--connection <name>]", "Check every connection.", "  --json  print JSON");
+ * helpText("health", "", "Check every connection.", { json: { type: "boolean", help: "print JSON" } });
  * ```
  */
-export function helpText(usage: string, description: string, flags: string): string {
-  return `Usage: deno task ${usage}\n\n${description}\n\nFlags:\n${flags}\n\n${COMMON_HELP}\n`;
+export function helpText(
+  command: string,
+  args: string,
+  description: string,
+  flags: Readonly<Record<string, FlagSpec>>,
+): string {
+  return `Usage: ${usageLine(command, args, flags)}
+
+${description}
+
+Flags:
+${flagLines(flags)}
+
+Common flags:
+${flagLines(COMMON_FLAGS)}
+
+Exit codes: 0 ok, 1 a check failed, 2 bad usage or configuration.
+`;
 }

@@ -8,7 +8,7 @@
 import { abortableSleep } from "../timing.ts";
 import { InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
@@ -75,6 +75,18 @@ function api(gw: GatewayService, connection: string, instance: string, number: s
   };
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  timeout: { type: "string", value: "<seconds>", help: "how long to wait for the scan (default 120)" },
+  interval: { type: "string", value: "<ms>", help: "how often to poll the state (default 2000)" },
+  number: { type: "string", value: "<phone>", help: "also ask for a pairing code for this phone number" },
+  connection: {
+    type: "string",
+    value: "<name>",
+    help: "connection to use (default: the configured default)",
+  },
+  json: { type: "boolean", help: "print the result as JSON" },
+};
+
 /**
  * The `connect` command.
  *
@@ -90,19 +102,18 @@ export class ConnectCommand implements CliCommand {
   readonly name: string = "connect";
   /** One-line summary. */
   readonly summary: string = "show an instance's QR code and wait until it is paired";
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "connect <instance> [--timeout <seconds>] [--number <phone>] [--json]",
+    "connect",
+    "<instance>",
     `Connect an instance (GET /instance/connect/<instance>), draw the QR code in the terminal, and wait until
 the state is "open" (a phone scanned it) or the timeout passes (exit code 1). When the server closes the
 attempt (the QR codes expired) a new code is asked for and drawn. An instance that is already open exits 0
 at once. With --json the QR code is drawn on standard error and the result printed as JSON on standard
 output.`,
-    `  --timeout <seconds>  how long to wait for the scan (default 120)
-  --interval <ms>      how often to poll the state (default 2000)
-  --number <phone>     also ask for a pairing code for this phone number
-  --connection <name>  connection to use (default: the configured default)
-  --json               print the result as JSON`,
+    FLAGS,
   );
 
   /**
@@ -116,13 +127,7 @@ output.`,
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseFlags(args, {
-      timeout: { type: "string" },
-      interval: { type: "string" },
-      number: { type: "string" },
-      connection: { type: "string" },
-      json: { type: "boolean" },
-    }, 1);
+    const { values, positionals } = parseFlags(args, FLAGS, 1);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

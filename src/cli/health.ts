@@ -7,7 +7,7 @@
 
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -146,6 +146,12 @@ export async function checkConnection(
   return result;
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  connection: { type: "string", value: "<name>", help: "check only this connection" },
+  timeout: { type: "string", value: "<ms>", help: "per-request timeout (default 10000)" },
+  json: { type: "boolean", help: "print a JSON report instead of a table" },
+};
+
 /**
  * The `health` command.
  *
@@ -161,16 +167,17 @@ export class HealthCommand implements CliCommand {
   readonly name: string = "health";
   /** One-line summary. */
   readonly summary: string = "check that every connection is reachable and its key accepted";
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "health [--connection <name>] [--timeout <ms>] [--json]",
+    "health",
+    "",
     `For each configured connection (or the one named): is the server reachable (GET /: version and
 latency), is the api key accepted (GET /instance/fetchInstances), and which instances exist in which
 state. When a connection names a default instance, that instance must exist. Exit code 1 when any
 connection fails.`,
-    `  --connection <name>  check only this connection
-  --timeout <ms>       per-request timeout (default 10000)
-  --json               print a JSON report instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -184,11 +191,7 @@ connection fails.`,
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      connection: { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -6,7 +6,7 @@
 
 import { CONFIG_FILE, DEFAULTS } from "../config.ts";
 import { generateWebhookSecret } from "../webhooks/signature.ts";
-import { booleanFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { DEFAULT_KV_PATH } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
@@ -35,6 +35,27 @@ export interface InstallReport {
   nextSteps: string[];
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  "server-url": {
+    type: "string",
+    value: "<url>",
+    help: `gateway server URL (default ${DEFAULT_SERVER_URL})`,
+  },
+  "api-key": {
+    type: "string",
+    value: "<key>",
+    help: "api key; leave out to provide GATEWAY_API_KEY at run time instead",
+  },
+  instance: { type: "string", value: "<name>", help: "default instance" },
+  "public-url": {
+    type: "string",
+    value: "<url>",
+    help: "this receiver's public base URL, to print the exact webhook URL",
+  },
+  force: { type: "boolean", help: "replace an existing file" },
+  json: { type: "boolean", help: "print a JSON report instead of text" },
+};
+
 /**
  * The `install` command.
  *
@@ -50,19 +71,17 @@ export class InstallCommand implements CliCommand {
   readonly name: string = "install";
   /** One-line summary. */
   readonly summary: string = "write a starter gateway-api.json and print the next steps";
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "install [--server-url <url>] [--api-key <key>] [--instance <name>] [--force]",
+    "install",
+    "",
     `Write a starter ${CONFIG_FILE} (or --config <path>) with the server, key, default instance, a generated
 webhook secret and the KV file path, then print the next steps. Prompts for missing values when standard
 input is a terminal. Never replaces an existing file unless --force is given. The file holds secrets: it is
 written with mode 0600; keep it out of version control.`,
-    `  --server-url <url>   gateway server URL (default ${DEFAULT_SERVER_URL})
-  --api-key <key>      api key; leave out to provide GATEWAY_API_KEY at run time instead
-  --instance <name>    default instance
-  --public-url <url>   this receiver's public base URL, to print the exact webhook URL
-  --force              replace an existing file
-  --json               print a JSON report instead of text`,
+    FLAGS,
   );
 
   /**
@@ -76,14 +95,7 @@ written with mode 0600; keep it out of version control.`,
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      "server-url": { type: "string" },
-      "api-key": { type: "string" },
-      instance: { type: "string" },
-      "public-url": { type: "string" },
-      force: { type: "boolean" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -22,7 +22,16 @@
 import { VERSION } from "../client/client.ts";
 import { ValidationException } from "../errors.ts";
 import type { CliCommand } from "./command.ts";
-import { CliError, type CliIo, denoIo, errorText, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.ts";
+import {
+  CliError,
+  type CliIo,
+  denoIo,
+  errorText,
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
+  UsageError,
+} from "./io.ts";
 
 export { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, memoryIo } from "./io.ts";
 
@@ -109,14 +118,19 @@ function exitCodeOf(error: unknown): number {
   return EXIT_FAILED;
 }
 
-function describe(error: unknown, verbose: boolean): string {
-  if (!(error instanceof Error)) return `error: ${String(error)}\n`;
+/** The one line that says what went wrong, with where to look next. */
+function errorLine(error: unknown, command: string): string {
+  if (!(error instanceof Error)) return String(error);
   const line = errorText(error);
-  if (!verbose) {
-    const hint = isPermissionError(error) ? " (the task's permissions do not allow it; see docs/cli.md)" : "";
-    return `error: ${line}${hint}\n`;
-  }
-  let text = `error: ${error.stack ?? line}\n`;
+  if (isPermissionError(error)) return `${line} (the task's permissions do not allow it; see docs/cli.md)`;
+  if (error instanceof UsageError) return `${line} (see "${command} --help")`;
+  return line;
+}
+
+function describe(error: unknown, verbose: boolean, command: string): string {
+  if (!(error instanceof Error)) return `error: ${String(error)}\n`;
+  if (!verbose) return `error: ${errorLine(error, command)}\n`;
+  let text = `error: ${error.stack ?? errorText(error)}\n`;
   let cause = error.cause;
   for (let depth = 0; cause !== undefined && depth < 5; depth++) {
     text += `caused by: ${cause instanceof Error ? cause.stack ?? cause.message : String(cause)}\n`;
@@ -158,19 +172,34 @@ export async function main(args: string[], io?: CliIo): Promise<number> {
     return EXIT_USAGE;
   }
   const verbose = rest.includes("--verbose");
+  let command: CliCommand | undefined;
+  let reported = false;
+  // Notes whether the command printed its own report, so a failure after it adds no second document.
+  const watched = (target: CliIo): CliIo =>
+    Object.assign(Object.create(target) as CliIo, {
+      stdout: (text: string) => {
+        reported = true;
+        target.stdout(text);
+      },
+    });
   try {
     if (verbose) await enableDebugLogs(io);
-    const command = await entry.load();
-    if (given !== undefined || command.handlesSignals !== true) return await command.run(rest, io);
+    command = await entry.load();
+    if (given !== undefined || command.handlesSignals !== true) return await command.run(rest, watched(io));
     const signals = listenForSignals();
     try {
-      return await command.run(rest, denoIo(signals.signal));
+      return await command.run(rest, watched(denoIo(signals.signal)));
     } finally {
       signals.dispose();
     }
   } catch (error) {
-    io.stderr(describe(error, verbose));
-    return exitCodeOf(error);
+    const exitCode = exitCodeOf(error);
+    // `--json` promises one JSON document on standard output, failures included.
+    if (rest.includes("--json") && command?.flags.json !== undefined && !reported) {
+      io.stdout(`${JSON.stringify({ error: { message: errorLine(error, name), exitCode } }, null, 2)}\n`);
+    }
+    io.stderr(describe(error, verbose, name));
+    return exitCode;
   }
 }
 

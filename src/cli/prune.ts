@@ -6,7 +6,7 @@
 
 import { RECORD_KINDS, type RecordKind } from "../store/store.ts";
 import { pruneOldRecords } from "../tasks/prune.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
@@ -30,6 +30,18 @@ export interface PruneReport {
   total: number;
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  days: { type: "string", value: "<n>", help: "age limit in days, a positive number (default 30)" },
+  kind: {
+    type: "string",
+    value: "<kind>",
+    multiple: true,
+    help: `only this kind: ${RECORD_KINDS.join(", ")} (repeatable; default all)`,
+  },
+  "dry-run": { type: "boolean", help: "only count what would be removed" },
+  json: { type: "boolean", help: "print a JSON report instead of a table" },
+};
+
 /**
  * The `prune` command.
  *
@@ -45,16 +57,16 @@ export class PruneCommand implements CliCommand {
   readonly name: string = "prune";
   /** One-line summary. */
   readonly summary: string = "delete stored records older than N days";
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "prune [--days <n>] [--kind <kind>]... [--dry-run] [--json]",
+    "prune",
+    "",
     `Remove records older than N days from the Deno KV store ("kv.path" in gateway-api.json, GATEWAY_KV_PATH,
 default gateway.kv): outbound messages by creation time, inbound messages and webhook logs by arrival,
 instance snapshots by their last update. The store file must exist.`,
-    `  --days <n>       age limit in days, a positive number (default 30)
-  --kind <kind>    only this kind: ${RECORD_KINDS.join(", ")} (repeatable; default all)
-  --dry-run        only count what would be removed
-  --json           print a JSON report instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -68,12 +80,7 @@ instance snapshots by their last update. The store file must exist.`,
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      days: { type: "string" },
-      kind: { type: "string", multiple: true },
-      "dry-run": { type: "boolean" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

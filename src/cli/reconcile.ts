@@ -6,7 +6,7 @@
 
 import { reconcileInboundMessages, type ReconcileInboundResult } from "../delivery/reconcile.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -18,6 +18,25 @@ export interface ReconcileReport extends ReconcileInboundResult {
   /** The KV file. */
   store: string;
 }
+
+const FLAGS: Record<string, FlagSpec> = {
+  instance: {
+    type: "string",
+    value: "<name>",
+    help: "the instance to reconcile (default the configured one)",
+  },
+  "max-messages": {
+    type: "string",
+    value: "<n>",
+    help: "check at most n messages per instance (default 1000)",
+  },
+  "lookback-hours": {
+    type: "string",
+    value: "<n>",
+    help: "on a chat's first run, look this far back (default 24)",
+  },
+  json: { type: "boolean", help: "print a JSON report instead of a table" },
+};
 
 /**
  * The `reconcile` command.
@@ -36,17 +55,17 @@ export class ReconcileCommand implements CliCommand {
   readonly summary: string = "recover inbound messages whose webhooks were dropped";
   /** Stops between pages on SIGINT/SIGTERM (progress is kept). */
   readonly handlesSignals: boolean = true;
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "reconcile [--instance <name>] [--max-messages <n>] [--lookback-hours <n>] [--json]",
+    "reconcile",
+    "",
     `Ask the server (findMessages) for each chat's messages newer than the last one checked, and store the
 inbound ones the webhook receiver never got, through the same per-message claims as "serve": a message
 is stored once whether it came by webhook or here. Progress is kept per chat in the store, so a run
 that stops (budget, SIGINT, an error) resumes where it was. Exit code 1 when a chat failed.`,
-    `  --instance <name>       the instance to reconcile (default the configured one)
-  --max-messages <n>      check at most n messages per instance (default 1000)
-  --lookback-hours <n>    on a chat's first run, look this far back (default 24)
-  --json                  print a JSON report instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -60,12 +79,7 @@ that stops (budget, SIGINT, an error) resumes where it was. Exit code 1 when a c
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      instance: { type: "string" },
-      "max-messages": { type: "string" },
-      "lookback-hours": { type: "string" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -6,7 +6,7 @@
  */
 
 import { reconcileSends, type ReconcileSendsResult } from "../tasks/reconcile_sends.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -25,6 +25,19 @@ export interface ReconcileSendsReport extends ReconcileSendsResult {
   instance: string | null;
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  limit: { type: "string", value: "<n>", help: "look up at most n sends (default 100)" },
+  "min-age": {
+    type: "string",
+    value: "<seconds>",
+    help:
+      "only sends whose last attempt is at least this old (default 60): a server still working on a send has not stored it yet",
+  },
+  instance: { type: "string", value: "<name>", help: "only this instance's sends" },
+  "dry-run": { type: "boolean", help: "only list what would be looked up" },
+  json: { type: "boolean", help: "print a JSON report instead of a table" },
+};
+
 /**
  * The `reconcile-sends` command.
  *
@@ -42,21 +55,19 @@ export class ReconcileSendsCommand implements CliCommand {
   readonly summary: string = "settle sends whose outcome is unknown by looking for them on the server";
   /** Stops after the record in flight on SIGINT/SIGTERM. */
   readonly handlesSignals: boolean = true;
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "reconcile-sends [--limit <n>] [--min-age <seconds>] [--instance <name>] [--dry-run] [--json]",
+    "reconcile-sends",
+    "",
     `Settle the sends recorded in the Deno KV store whose outcome is unknown (the server may have delivered
 them). First, a send left "pending" by a process that died mid-send (its claim ended) becomes unknown.
 Then each unknown send is looked for on the server (POST /chat/findMessages: sent from the instance to its
 recipient, around the time of its attempts, with its content): found, it is settled as sent with the real
 message id; not found, it is settled as not sent, and retry-failed may resend it. The server must store
 sent messages (DATABASE_SAVE_DATA_NEW_MESSAGE=true, its default). Exit code 1 when some stay unknown.`,
-    `  --limit <n>           look up at most n sends (default 100)
-  --min-age <seconds>   only sends whose last attempt is at least this old (default 60): a server still
-                        working on a send has not stored it yet
-  --instance <name>     only this instance's sends
-  --dry-run             only list what would be looked up
-  --json                print a JSON report instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -70,13 +81,7 @@ sent messages (DATABASE_SAVE_DATA_NEW_MESSAGE=true, its default). Exit code 1 wh
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      limit: { type: "string" },
-      "min-age": { type: "string" },
-      instance: { type: "string" },
-      "dry-run": { type: "boolean" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -5,7 +5,7 @@
  */
 
 import { retryFailedMessages, type RetryFailedResult } from "../tasks/retry_failed.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -25,6 +25,14 @@ export interface RetryFailedReport extends RetryFailedResult {
   instance: string | null;
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  "max-retries": { type: "string", value: "<n>", help: "skip records already resent n times (default 3)" },
+  limit: { type: "string", value: "<n>", help: "resend at most n messages (default 100)" },
+  instance: { type: "string", value: "<name>", help: "only this instance's messages" },
+  "dry-run": { type: "boolean", help: "only list what would be resent (nothing is looked up)" },
+  json: { type: "boolean", help: "print a JSON report instead of a table" },
+};
+
 /**
  * The `retry-failed` command.
  *
@@ -42,19 +50,18 @@ export class RetryFailedCommand implements CliCommand {
   readonly summary: string = "resend failed messages recorded in the store";
   /** Stops after the record in flight on SIGINT/SIGTERM. */
   readonly handlesSignals: boolean = true;
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "retry-failed [--max-retries <n>] [--limit <n>] [--instance <name>] [--dry-run] [--json]",
+    "retry-failed",
+    "",
     `Resend the failed messages recorded in the Deno KV store, oldest first, with their original body and
 connection. Each record is claimed atomically, so two runs never resend the same message. A message whose
 outcome is unknown (the server may have delivered it) is first looked for on the server: found, it is
 settled as sent and not resent; not found, it is resent; otherwise it is skipped. Exit code 1 when any
 resend failed again. SIGINT stops after the message in flight.`,
-    `  --max-retries <n>   skip records already resent n times (default 3)
-  --limit <n>         resend at most n messages (default 100)
-  --instance <name>   only this instance's messages
-  --dry-run           only list what would be resent (nothing is looked up)
-  --json              print a JSON report instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -68,13 +75,7 @@ resend failed again. SIGINT stops after the message in flight.`,
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      "max-retries": { type: "string" },
-      limit: { type: "string" },
-      instance: { type: "string" },
-      "dry-run": { type: "boolean" },
-      json: { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -17,7 +17,7 @@ import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../webhooks/env.ts
 import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { type CliConfig, createService, loadCliConfig, type TasksFileConfig } from "./config.ts";
 import { CliError, type CliIo, errorText, EXIT_OK, EXIT_USAGE } from "./io.ts";
@@ -85,6 +85,16 @@ function taskOptions(tasks: TasksFileConfig, canRetry: boolean) {
   return { prune, retryFailed, reconcileSends };
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  port: { type: "string", value: "<n>", help: "port to listen on (default 8000; 0 picks a free one)" },
+  hostname: {
+    type: "string",
+    value: "<host>",
+    help: "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)",
+  },
+  "no-tasks": { type: "boolean", help: "do not register the scheduled tasks" },
+};
+
 /**
  * The `serve` command.
  *
@@ -105,9 +115,12 @@ export class ServeCommand implements CliCommand {
   readonly summary: string = "run the webhook receiver, queue worker and scheduled tasks";
   /** Shuts down gracefully on SIGINT/SIGTERM. */
   readonly handlesSignals: boolean = true;
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "serve [--port <n>] [--hostname <host>] [--no-tasks]",
+    "serve",
+    "",
     `Run the webhook receiver: POST /<webhook.route_prefix>/<instance> (default /${DEFAULTS.route_prefix}/<instance>),
 GET /${DEFAULTS.route_prefix}/health. Webhooks are verified with webhook.secret / GATEWAY_WEBHOOK_SECRET
 (every GATEWAY_WEBHOOK_* variable overrides the file), redeliveries are dropped, and inbound messages and
@@ -117,9 +130,7 @@ The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is c
 retry-failed task (default every 5 minutes) run with Deno.cron, and tasks.reconcile (off unless given,
 default every 15 minutes) recovers inbound messages whose webhooks were dropped; the "tasks" section of
 the configuration changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
-    `  --port <n>          port to listen on (default 8000; 0 picks a free one)
-  --hostname <host>   address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
-  --no-tasks          do not register the scheduled tasks`,
+    FLAGS,
   );
 
   /**
@@ -133,11 +144,7 @@ the configuration changes them. SIGINT or SIGTERM stops accepting requests, fini
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, {
-      port: { type: "string" },
-      hostname: { type: "string" },
-      "no-tasks": { type: "boolean" },
-    }, 0);
+    const { values } = parseFlags(args, FLAGS, 0);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -5,7 +5,7 @@
  */
 
 import { InstanceNotFoundException } from "../errors.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -57,6 +57,16 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
   });
 }
 
+const FLAGS: Record<string, FlagSpec> = {
+  connection: {
+    type: "string",
+    value: "<name>",
+    help: "connection to use (default: the configured default)",
+  },
+  timeout: { type: "string", value: "<ms>", help: "request timeout (default 10000)" },
+  json: { type: "boolean", help: 'print JSON instead of a table (also on failure: {"error": ...})' },
+};
+
 /**
  * The `status` command.
  *
@@ -72,15 +82,16 @@ export class InstanceStatusCommand implements CliCommand {
   readonly name: string = "status";
   /** One-line summary. */
   readonly summary: string = "list instances with their state, owner and profile name";
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
   /** `--help` text. */
   readonly help: string = helpText(
-    "status [instance] [--connection <name>] [--json]",
+    "status",
+    "[instance]",
     `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
 their connection state, owner (the paired number's JID) and profile name. Exit code 1 when the named
 instance does not exist or the server cannot be asked.`,
-    `  --connection <name>  connection to use (default: the configured default)
-  --timeout <ms>       request timeout (default 10000)
-  --json               print JSON instead of a table`,
+    FLAGS,
   );
 
   /**
@@ -94,11 +105,7 @@ instance does not exist or the server cannot be asked.`,
    * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseFlags(args, {
-      connection: { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "boolean" },
-    }, 1);
+    const { values, positionals } = parseFlags(args, FLAGS, 1);
     if (booleanFlag(values, "help")) {
       io.stdout(this.help);
       return EXIT_OK;

@@ -137,7 +137,7 @@ const templates = new Map<string, string[]>();
  *
  * @example
  * ```ts
- * import { buildPath } from "@gw/gateway";
+ * import { buildPath } from "./client.ts";
  * buildPath("/message/sendText/{instance}", { instance: "sales team" }); // "/message/sendText/sales%20team"
  * ```
  */

@@ -26,7 +26,7 @@ const HEADER_TOKEN = /^[\x21-\x7e]+$/;
  *
  * @example
  * ```ts
- * import { validateConnection } from "@gw/gateway";
+ * import { validateConnection } from "./connection_manager.ts";
  * validateConnection("default", { server_url: "http://localhost:8080/", api_key: "key" }).server_url;
  * // "http://localhost:8080"
  * ```

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { readPath } from "@gw/gateway";
+ * import { readPath } from "./response.ts";
  * readPath({ key: { id: "3EB0" } }, "key.id"); // "3EB0"
  * readPath([{ name: "sales" }], "0.name"); // "sales"
  * ```

@@ -30,7 +30,7 @@ export interface RetryPolicy {
  *
  * @example
  * ```ts
- * import { retryPolicy } from "@gw/gateway";
+ * import { retryPolicy } from "./retry.ts";
  * retryPolicy({ max_retries: 5 }).maxRetries; // 5
  * ```
  */
@@ -49,7 +49,7 @@ export function retryPolicy(config: RetryConfig = {}): RetryPolicy {
  *
  * @example
  * ```ts
- * import { backoffDelay, retryPolicy } from "@gw/gateway";
+ * import { backoffDelay, retryPolicy } from "./retry.ts";
  * backoffDelay(retryPolicy(), 0, () => 1); // 500
  * backoffDelay(retryPolicy(), 5, () => 0); // 4000 (half of the 8000 cap)
  * ```
@@ -68,7 +68,7 @@ const REFUSED =
  *
  * @example
  * ```ts
- * import { failedBeforeSending } from "@gw/gateway";
+ * import { failedBeforeSending } from "./retry.ts";
  * failedBeforeSending(new TypeError("tcp connect error: Connection refused (os error 111)")); // true
  * ```
  */

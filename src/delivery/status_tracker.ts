@@ -100,7 +100,7 @@ function reached(current: MessageStatus, target: MessageStatus): boolean {
  *
  * @example
  * ```ts
- * import { parseMessageStatus } from "@gw/gateway";
+ * import { parseMessageStatus } from "./status_tracker.ts";
  * parseMessageStatus("delivery_ack"); // "DELIVERY_ACK"
  * parseMessageStatus(4); // "READ"
  * parseMessageStatus("DELETED"); // undefined

@@ -5,27 +5,17 @@
  */
 
 import { requireObject } from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
-/** What `CallOfferDto.from` accepts. */
-export interface CallOfferInput {
+/** The fields of a `CallOfferDto`: what `CallOfferDto.from` accepts, and (normalized) what it holds. */
+export interface CallOfferDto {
   /** Who to call. */
-  number: string;
+  readonly number: string;
   /** Seconds, 1–15. */
-  callDuration: number;
+  readonly callDuration: number;
   /** Video call. */
-  isVideo?: boolean;
-}
-
-/** The call offer body as sent. */
-export interface CallOfferBody {
-  /** Normalised number. */
-  number: string;
-  /** Seconds. */
-  callDuration: number;
-  /** Video. */
-  isVideo?: boolean;
+  readonly isVideo?: boolean;
 }
 
 /**
@@ -37,7 +27,7 @@ export interface CallOfferBody {
  * CallOfferDto.from({ number: "5511999999999", callDuration: 5 });
  * ```
  */
-export class CallOfferDto extends RequestDto<CallOfferBody> {
+export class CallOfferDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -47,7 +37,7 @@ export class CallOfferDto extends RequestDto<CallOfferBody> {
    * CallOfferDto.from({ number: "5511999999999", callDuration: 10, isVideo: true });
    * ```
    */
-  static from(input: CallOfferInput | CallOfferDto): CallOfferDto {
+  static from(input: RequestInput<CallOfferDto> | CallOfferDto): CallOfferDto {
     if (input instanceof CallOfferDto) return input;
     const record = requireObject(input, "call offer");
     const problems = new Problems();

@@ -5,34 +5,22 @@
  */
 
 import { requireObject } from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
-/** What `CreateGroupDto.from` accepts. */
-export interface CreateGroupInput {
+/** The fields of a `CreateGroupDto`: what `CreateGroupDto.from` accepts, and (normalized) what it holds. */
+export interface CreateGroupDto {
   /** Group name. */
-  subject: string;
+  readonly subject: string;
   /** At least one phone number (10+ digits) or JID. */
-  participants: string[];
+  readonly participants: string[];
   /** Group description. */
-  description?: string;
+  readonly description?: string;
   /** Make the participants admins. */
-  promoteParticipants?: boolean;
+  readonly promoteParticipants?: boolean;
 }
 
-/** The group create body as sent. */
-export interface CreateGroupBody {
-  /** Subject. */
-  subject: string;
-  /** Normalised participants. */
-  participants: string[];
-  /** Description. */
-  description?: string;
-  /** Promote participants. */
-  promoteParticipants?: boolean;
-}
-
-/** Read a participants list (numbers of 10+ digits or JIDs), normalised. */
+/** Read a participants list (numbers of 10+ digits or JIDs), normalized. */
 export function readParticipants(problems: Problems, field: string, value: unknown): string[] | undefined {
   const list = problems.array(field, value, { required: true, minItems: 1 });
   if (list === undefined) return undefined;
@@ -50,7 +38,7 @@ export function readParticipants(problems: Problems, field: string, value: unkno
  * // { subject: "Team", participants: ["5511999999999"] }
  * ```
  */
-export class CreateGroupDto extends RequestDto<CreateGroupBody> {
+export class CreateGroupDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -60,7 +48,7 @@ export class CreateGroupDto extends RequestDto<CreateGroupBody> {
    * CreateGroupDto.from({ subject: "Team", participants: ["5511999999999"], description: "Ours", promoteParticipants: true });
    * ```
    */
-  static from(input: CreateGroupInput | CreateGroupDto): CreateGroupDto {
+  static from(input: RequestInput<CreateGroupDto> | CreateGroupDto): CreateGroupDto {
     if (input instanceof CreateGroupDto) return input;
     const record = requireObject(input, "group creation");
     const problems = new Problems();

@@ -5,7 +5,7 @@
  */
 
 import { requireObject } from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config.ts";
 
@@ -14,7 +14,7 @@ import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config
  *
  * @example
  * ```ts
- * import { INTEGRATIONS } from "@gw/gateway";
+ * import { INTEGRATIONS } from "./create_instance.ts";
  * INTEGRATIONS[0]; // "WHATSAPP-BAILEYS"
  * ```
  */
@@ -24,64 +24,61 @@ export const INTEGRATIONS: readonly ["WHATSAPP-BAILEYS", "WHATSAPP-BUSINESS", "E
   "EVOLUTION",
 ];
 
-/** The webhook given at create time (stored enabled). */
-export interface CreateInstanceWebhook {
-  /** URL. */
-  url: string;
-  /** Per-event URLs. */
-  byEvents?: boolean;
-  /** Media as base64. */
-  base64?: boolean;
-  /** Headers sent with every call. */
-  headers?: Record<string, string>;
-  /** Event names (UPPER_SNAKE or dotted); always sent as an array (empty: every event). */
-  events?: string[];
-}
-
-/** What `CreateInstanceDto.from` accepts; other keys (chatwoot*, rabbitmq, sqs, ...) are passed through. */
-export interface CreateInstanceInput {
+/** The fields of a `CreateInstanceDto`: what `CreateInstanceDto.from` accepts, and (normalized) what it holds. */
+export interface CreateInstanceDto {
   /** Instance name; must be non-empty (the server answers a confusing 403 without it). */
-  instanceName: string;
+  readonly instanceName: string;
   /** Default `WHATSAPP-BAILEYS`. */
-  integration?: typeof INTEGRATIONS[number];
+  readonly integration?: "WHATSAPP-BAILEYS" | "WHATSAPP-BUSINESS" | "EVOLUTION";
   /** The instance api key (generated when omitted); required for WHATSAPP-BUSINESS. */
-  token?: string;
+  readonly token?: string;
   /** Phone number: asks for a pairing code (Baileys), or the phone number id (WHATSAPP-BUSINESS). */
-  number?: string;
+  readonly number?: string;
   /** Meta business id. */
-  businessId?: string;
+  readonly businessId?: string;
   /** Connect at once and return a QR code (Baileys). */
-  qrcode?: boolean;
+  readonly qrcode?: boolean;
   /** Reject calls. */
-  rejectCall?: boolean;
+  readonly rejectCall?: boolean;
   /** Message sent to rejected callers. */
-  msgCall?: string;
+  readonly msgCall?: string;
   /** Ignore groups. */
-  groupsIgnore?: boolean;
+  readonly groupsIgnore?: boolean;
   /** Always appear online. */
-  alwaysOnline?: boolean;
+  readonly alwaysOnline?: boolean;
   /** Mark incoming messages read. */
-  readMessages?: boolean;
+  readonly readMessages?: boolean;
   /** Mark statuses seen. */
-  readStatus?: boolean;
+  readonly readStatus?: boolean;
   /** Sync the full history on connect. */
-  syncFullHistory?: boolean;
+  readonly syncFullHistory?: boolean;
   /** Wavoip token. */
-  wavoipToken?: string;
+  readonly wavoipToken?: string;
   /** Proxy host. */
-  proxyHost?: string;
+  readonly proxyHost?: string;
   /** Proxy port. */
-  proxyPort?: string | number;
+  readonly proxyPort?: string | number;
   /** `http`, `https`, `socks4` or `socks5`. */
-  proxyProtocol?: string;
+  readonly proxyProtocol?: string;
   /** Proxy user. */
-  proxyUsername?: string;
+  readonly proxyUsername?: string;
   /** Proxy password. */
-  proxyPassword?: string;
+  readonly proxyPassword?: string;
   /** Webhook to store with the instance. */
-  webhook?: CreateInstanceWebhook;
+  readonly webhook?: {
+    /** URL. */
+    url: string;
+    /** Per-event URLs. */
+    byEvents?: boolean;
+    /** Media as base64. */
+    base64?: boolean;
+    /** Headers sent with every call. */
+    headers?: Record<string, string>;
+    /** Event names (UPPER_SNAKE or dotted); always sent as an array (empty: every event). */
+    events?: string[];
+  };
   /** Other fields the server sends or accepts. */
-  [key: string]: unknown;
+  readonly [key: string]: unknown;
 }
 
 const BOOLEAN_SETTINGS = [
@@ -123,7 +120,7 @@ const KNOWN: ReadonlySet<string> = new Set<string>([
  * // { instanceName: "sales", integration: "WHATSAPP-BAILEYS", qrcode: true }
  * ```
  */
-export class CreateInstanceDto extends RequestDto<Record<string, unknown>> {
+export class CreateInstanceDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -133,7 +130,7 @@ export class CreateInstanceDto extends RequestDto<Record<string, unknown>> {
    * CreateInstanceDto.from({ instanceName: "sales", webhook: { url: "https://example.com/hook", events: ["MESSAGES_UPSERT"] } });
    * ```
    */
-  static from(input: CreateInstanceInput | CreateInstanceDto): CreateInstanceDto {
+  static from(input: RequestInput<CreateInstanceDto> | CreateInstanceDto): CreateInstanceDto {
     if (input instanceof CreateInstanceDto) return input;
     const record = requireObject(input, "instance creation");
     const problems = new Problems();
@@ -173,7 +170,7 @@ export class CreateInstanceDto extends RequestDto<Record<string, unknown>> {
  *
  * @example
  * ```ts
- * import { PROXY_PROTOCOLS } from "@gw/gateway";
+ * import { PROXY_PROTOCOLS } from "./create_instance.ts";
  * PROXY_PROTOCOLS.includes("socks5"); // true
  * ```
  */

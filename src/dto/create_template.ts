@@ -5,7 +5,7 @@
  */
 
 import { requireObject } from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
 /**
@@ -13,7 +13,7 @@ import { compact, Problems } from "./validate.ts";
  *
  * @example
  * ```ts
- * import { TEMPLATE_CATEGORIES } from "@gw/gateway";
+ * import { TEMPLATE_CATEGORIES } from "./create_template.ts";
  * TEMPLATE_CATEGORIES.includes("UTILITY"); // true
  * ```
  */
@@ -23,20 +23,20 @@ export const TEMPLATE_CATEGORIES: readonly ["AUTHENTICATION", "MARKETING", "UTIL
   "UTILITY",
 ];
 
-/** What `CreateTemplateDto.from` accepts. */
-export interface CreateTemplateInput {
+/** The fields of a `CreateTemplateDto`: what `CreateTemplateDto.from` accepts, and (normalized) what it holds. */
+export interface CreateTemplateDto {
   /** Template name. */
-  name: string;
+  readonly name: string;
   /** `AUTHENTICATION`, `MARKETING` or `UTILITY`. */
-  category: typeof TEMPLATE_CATEGORIES[number];
+  readonly category: "AUTHENTICATION" | "MARKETING" | "UTILITY";
   /** Language code. */
-  language: string;
+  readonly language: string;
   /** At least one component (Meta's template components). */
-  components: Record<string, unknown>[];
+  readonly components: Record<string, unknown>[];
   /** Let Meta change the category. */
-  allowCategoryChange?: boolean;
+  readonly allowCategoryChange?: boolean;
   /** Status callback URL. */
-  webhookUrl?: string;
+  readonly webhookUrl?: string;
 }
 
 /**
@@ -48,7 +48,7 @@ export interface CreateTemplateInput {
  * CreateTemplateDto.from({ name: "order", category: "UTILITY", language: "en_US", components: [{ type: "BODY", text: "Hi" }] });
  * ```
  */
-export class CreateTemplateDto extends RequestDto<CreateTemplateInput> {
+export class CreateTemplateDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -58,7 +58,7 @@ export class CreateTemplateDto extends RequestDto<CreateTemplateInput> {
    * CreateTemplateDto.from({ name: "promo", category: "MARKETING", language: "pt_BR", components: [{ type: "BODY", text: "Oi" }] });
    * ```
    */
-  static from(input: CreateTemplateInput | CreateTemplateDto): CreateTemplateDto {
+  static from(input: RequestInput<CreateTemplateDto> | CreateTemplateDto): CreateTemplateDto {
     if (input instanceof CreateTemplateDto) return input;
     const record = requireObject(input, "template");
     const problems = new Problems();

@@ -5,13 +5,8 @@
  * @module
  */
 
-import {
-  type MessageOptionsBody,
-  type MessageOptionsInput,
-  readMessageOptions,
-  requireObject,
-} from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, mediaKind, Problems } from "./validate.ts";
 
 /**
@@ -19,7 +14,7 @@ import { compact, mediaKind, Problems } from "./validate.ts";
  *
  * @example
  * ```ts
- * import { MEDIA_TYPES } from "@gw/gateway";
+ * import { MEDIA_TYPES } from "./media_messages.ts";
  * MEDIA_TYPES.includes("image"); // true
  * ```
  */
@@ -29,39 +24,20 @@ export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "video",
   "audio",
 ];
-/** A `sendMedia` media type. */
-export type MediaType = typeof MEDIA_TYPES[number];
-
-/** What `SendMediaMessageDto.from` accepts. */
-export interface SendMediaMessageInput extends MessageOptionsInput {
+/** The fields of a `SendMediaMessageDto`: what `SendMediaMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendMediaMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** `image`, `document`, `video` or `audio`. */
-  mediatype: MediaType;
+  readonly mediatype: "image" | "document" | "video" | "audio";
   /** http(s) URL or raw base64 (no `data:` prefix). */
-  media: string;
+  readonly media: string;
   /** MIME type, e.g. `application/pdf`. */
-  mimetype?: string;
+  readonly mimetype?: string;
   /** File name; required for base64 documents. */
-  fileName?: string;
+  readonly fileName?: string;
   /** Caption. */
-  caption?: string;
-}
-
-/** The `sendMedia` body as sent. */
-export interface SendMediaMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** Media type. */
-  mediatype: MediaType;
-  /** URL or base64. */
-  media: string;
-  /** MIME type. */
-  mimetype?: string;
-  /** File name. */
-  fileName?: string;
-  /** Caption. */
-  caption?: string;
+  readonly caption?: string;
 }
 
 /**
@@ -73,7 +49,7 @@ export interface SendMediaMessageBody extends MessageOptionsBody {
  * SendMediaMessageDto.from({ number: "5511999999999", mediatype: "image", media: "https://example.com/a.png", caption: "Look" });
  * ```
  */
-export class SendMediaMessageDto extends RequestDto<SendMediaMessageBody> {
+export class SendMediaMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -83,7 +59,7 @@ export class SendMediaMessageDto extends RequestDto<SendMediaMessageBody> {
    * SendMediaMessageDto.from({ number: "5511999999999", mediatype: "document", media: "JVBERi0xLjQK", fileName: "a.pdf" });
    * ```
    */
-  static from(input: SendMediaMessageInput | SendMediaMessageDto): SendMediaMessageDto {
+  static from(input: RequestInput<SendMediaMessageDto> | SendMediaMessageDto): SendMediaMessageDto {
     if (input instanceof SendMediaMessageDto) return input;
     const record = requireObject(input, "media message");
     const problems = new Problems();
@@ -114,24 +90,14 @@ export class SendMediaMessageDto extends RequestDto<SendMediaMessageBody> {
   }
 }
 
-/** What `SendAudioMessageDto.from` accepts. */
-export interface SendAudioMessageInput extends MessageOptionsInput {
+/** The fields of a `SendAudioMessageDto`: what `SendAudioMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendAudioMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** http(s) URL or raw base64. */
-  audio: string;
+  readonly audio: string;
   /** Convert to an ogg/opus voice note (server default true). */
-  encoding?: boolean;
-}
-
-/** The `sendWhatsAppAudio` body as sent. */
-export interface SendAudioMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** URL or base64. */
-  audio: string;
-  /** Convert to a voice note. */
-  encoding?: boolean;
+  readonly encoding?: boolean;
 }
 
 /**
@@ -143,7 +109,7 @@ export interface SendAudioMessageBody extends MessageOptionsBody {
  * SendAudioMessageDto.from({ number: "5511999999999", audio: "https://example.com/a.ogg" });
  * ```
  */
-export class SendAudioMessageDto extends RequestDto<SendAudioMessageBody> {
+export class SendAudioMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -153,7 +119,7 @@ export class SendAudioMessageDto extends RequestDto<SendAudioMessageBody> {
    * SendAudioMessageDto.from({ number: "5511999999999", audio: "https://example.com/a.mp3", encoding: true });
    * ```
    */
-  static from(input: SendAudioMessageInput | SendAudioMessageDto): SendAudioMessageDto {
+  static from(input: RequestInput<SendAudioMessageDto> | SendAudioMessageDto): SendAudioMessageDto {
     if (input instanceof SendAudioMessageDto) return input;
     const record = requireObject(input, "audio message");
     const problems = new Problems();
@@ -166,20 +132,12 @@ export class SendAudioMessageDto extends RequestDto<SendAudioMessageBody> {
   }
 }
 
-/** What `SendPtvMessageDto.from` accepts. */
-export interface SendPtvMessageInput extends MessageOptionsInput {
+/** The fields of a `SendPtvMessageDto`: what `SendPtvMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendPtvMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** http(s) URL or raw base64 of the round video. */
-  video: string;
-}
-
-/** The `sendPtv` body as sent. */
-export interface SendPtvMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** URL or base64. */
-  video: string;
+  readonly video: string;
 }
 
 /**
@@ -191,7 +149,7 @@ export interface SendPtvMessageBody extends MessageOptionsBody {
  * SendPtvMessageDto.from({ number: "5511999999999", video: "https://example.com/v.mp4" });
  * ```
  */
-export class SendPtvMessageDto extends RequestDto<SendPtvMessageBody> {
+export class SendPtvMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -201,7 +159,7 @@ export class SendPtvMessageDto extends RequestDto<SendPtvMessageBody> {
    * SendPtvMessageDto.from({ number: "5511999999999", video: "https://example.com/v.mp4", delay: 500 });
    * ```
    */
-  static from(input: SendPtvMessageInput | SendPtvMessageDto): SendPtvMessageDto {
+  static from(input: RequestInput<SendPtvMessageDto> | SendPtvMessageDto): SendPtvMessageDto {
     if (input instanceof SendPtvMessageDto) return input;
     const record = requireObject(input, "ptv message");
     const problems = new Problems();
@@ -213,24 +171,14 @@ export class SendPtvMessageDto extends RequestDto<SendPtvMessageBody> {
   }
 }
 
-/** What `SendStickerMessageDto.from` accepts. */
-export interface SendStickerMessageInput extends MessageOptionsInput {
+/** The fields of a `SendStickerMessageDto`: what `SendStickerMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendStickerMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** http(s) URL or raw base64 of the image. */
-  sticker: string;
+  readonly sticker: string;
   /** Send as is, without converting to webp. */
-  notConvertSticker?: boolean;
-}
-
-/** The `sendSticker` body as sent. */
-export interface SendStickerMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** URL or base64. */
-  sticker: string;
-  /** Skip the webp conversion. */
-  notConvertSticker?: boolean;
+  readonly notConvertSticker?: boolean;
 }
 
 /**
@@ -242,7 +190,7 @@ export interface SendStickerMessageBody extends MessageOptionsBody {
  * SendStickerMessageDto.from({ number: "5511999999999", sticker: "https://example.com/s.webp" });
  * ```
  */
-export class SendStickerMessageDto extends RequestDto<SendStickerMessageBody> {
+export class SendStickerMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -252,7 +200,7 @@ export class SendStickerMessageDto extends RequestDto<SendStickerMessageBody> {
    * SendStickerMessageDto.from({ number: "5511999999999", sticker: "https://example.com/s.png", notConvertSticker: false });
    * ```
    */
-  static from(input: SendStickerMessageInput | SendStickerMessageDto): SendStickerMessageDto {
+  static from(input: RequestInput<SendStickerMessageDto> | SendStickerMessageDto): SendStickerMessageDto {
     if (input instanceof SendStickerMessageDto) return input;
     const record = requireObject(input, "sticker message");
     const problems = new Problems();
@@ -272,48 +220,27 @@ export class SendStickerMessageDto extends RequestDto<SendStickerMessageBody> {
  *
  * @example
  * ```ts
- * import { STATUS_TYPES } from "@gw/gateway";
+ * import { STATUS_TYPES } from "./media_messages.ts";
  * STATUS_TYPES.includes("text"); // true
  * ```
  */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
-/** A status type. */
-export type StatusType = typeof STATUS_TYPES[number];
-
-/** What `SendStatusMessageDto.from` accepts. */
-export interface SendStatusMessageInput {
+/** The fields of a `SendStatusMessageDto`: what `SendStatusMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendStatusMessageDto {
   /** `text`, `image`, `audio` or `video`. */
-  type: StatusType;
+  readonly type: "text" | "image" | "audio" | "video";
   /** The text, or the media as an http(s) URL or raw base64. */
-  content: string;
+  readonly content: string;
   /** Caption of a media status. */
-  caption?: string;
+  readonly caption?: string;
   /** Background colour of a text status, `#RRGGBB`; required for text. */
-  backgroundColor?: string;
+  readonly backgroundColor?: string;
   /** Font of a text status, 1–5; required for text. */
-  font?: number;
+  readonly font?: number;
   /** Who sees it (numbers or JIDs); required unless `allContacts`. */
-  statusJidList?: string[];
+  readonly statusJidList?: string[];
   /** Send to every contact. */
-  allContacts?: boolean;
-}
-
-/** The `sendStatus` body as sent. */
-export interface SendStatusMessageBody {
-  /** Status type. */
-  type: StatusType;
-  /** Text or media. */
-  content: string;
-  /** Caption. */
-  caption?: string;
-  /** Background colour. */
-  backgroundColor?: string;
-  /** Font 1–5. */
-  font?: number;
-  /** Recipients. */
-  statusJidList?: string[];
-  /** All contacts. */
-  allContacts?: boolean;
+  readonly allContacts?: boolean;
 }
 
 /**
@@ -325,7 +252,7 @@ export interface SendStatusMessageBody {
  * SendStatusMessageDto.from({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
  * ```
  */
-export class SendStatusMessageDto extends RequestDto<SendStatusMessageBody> {
+export class SendStatusMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -335,7 +262,7 @@ export class SendStatusMessageDto extends RequestDto<SendStatusMessageBody> {
    * SendStatusMessageDto.from({ type: "image", content: "https://example.com/a.png", statusJidList: ["5511999999999"] });
    * ```
    */
-  static from(input: SendStatusMessageInput | SendStatusMessageDto): SendStatusMessageDto {
+  static from(input: RequestInput<SendStatusMessageDto> | SendStatusMessageDto): SendStatusMessageDto {
     if (input instanceof SendStatusMessageDto) return input;
     const record = requireObject(input, "status message");
     const problems = new Problems();
@@ -360,8 +287,8 @@ export class SendStatusMessageDto extends RequestDto<SendStatusMessageBody> {
     let statusJidList: string[] | undefined;
     const list = problems.array("statusJidList", record.statusJidList);
     if (list) {
-      const normalised = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
-      if (normalised.every((item) => item !== undefined)) statusJidList = normalised as string[];
+      const normalized = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
+      if (normalized.every((item) => item !== undefined)) statusJidList = normalized as string[];
     }
     const noList = record.statusJidList === undefined || record.statusJidList === null || list?.length === 0;
     if (allContacts !== true && noList) {

@@ -15,34 +15,18 @@ export interface QuotedInput {
   message?: Record<string, unknown>;
 }
 
-/** Options shared by the send routes. */
-export interface MessageOptionsInput {
+/** Options shared by the send routes, as readonly fields of every message request object. */
+export interface MessageOptions {
   /** Milliseconds of "composing" (or "recording") shown before the message; a non-negative integer. */
-  delay?: number;
+  readonly delay?: number;
   /** `false` disables the link preview. */
-  linkPreview?: boolean;
-  /** Mention every group member (the field the server reads). */
-  mentionsEveryOne?: boolean;
-  /** Alias of `mentionsEveryOne` (the schema's name, which the server ignores; converted). */
-  everyOne?: boolean;
-  /** Numbers to mention; each starts with a digit. */
-  mentioned?: string[];
+  readonly linkPreview?: boolean;
+  /** Mention every group member. */
+  readonly mentionsEveryOne?: boolean;
+  /** Numbers to mention; each starts with a digit (repeats are dropped). */
+  readonly mentioned?: readonly string[];
   /** Reply to this message. */
-  quoted?: QuotedInput;
-}
-
-/** The shared options as sent. */
-export interface MessageOptionsBody {
-  /** Typing delay in ms. */
-  delay?: number;
-  /** Link preview switch. */
-  linkPreview?: boolean;
-  /** Mention everyone. */
-  mentionsEveryOne?: boolean;
-  /** Mentioned numbers. */
-  mentioned?: string[];
-  /** Quoted message. */
-  quoted?: QuotedInput;
+  readonly quoted?: QuotedInput;
 }
 
 /**
@@ -50,7 +34,7 @@ export interface MessageOptionsBody {
  *
  * @example
  * ```ts
- * import { MESSAGE_OPTION_KEYS } from "@gw/gateway";
+ * import { MESSAGE_OPTION_KEYS } from "./message_options.ts";
  * MESSAGE_OPTION_KEYS.includes("delay"); // true
  * ```
  */
@@ -58,7 +42,6 @@ export const MESSAGE_OPTION_KEYS: readonly string[] = [
   "delay",
   "linkPreview",
   "mentionsEveryOne",
-  "everyOne",
   "mentioned",
   "quoted",
 ];
@@ -74,13 +57,12 @@ export function requireObject(input: unknown, what: string): Record<string, unkn
 }
 
 /** Read the shared options, recording every problem. */
-export function readMessageOptions(problems: Problems, input: Record<string, unknown>): MessageOptionsBody {
+export function readMessageOptions(problems: Problems, input: Record<string, unknown>): MessageOptions {
   const delay = problems.number("delay", input.delay, { integer: true, min: 0 });
   const linkPreview = problems.bool("linkPreview", input.linkPreview);
-  const mentionsEveryOne = problems.bool(
-    input.mentionsEveryOne === undefined ? "everyOne" : "mentionsEveryOne",
-    input.mentionsEveryOne ?? input.everyOne,
-  );
+  const mentionsEveryOne = problems.bool("mentionsEveryOne", input.mentionsEveryOne);
+  // The server's schema lists `everyOne` but never reads it: refuse it rather than drop it.
+  if (input.everyOne !== undefined) problems.add("everyOne is not read by the server; use mentionsEveryOne");
   let mentioned: string[] | undefined;
   const list = problems.array("mentioned", input.mentioned, { minItems: 1 });
   if (list) {

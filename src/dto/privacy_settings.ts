@@ -13,7 +13,7 @@ import { Problems } from "./validate.ts";
  *
  * @example
  * ```ts
- * import { PRIVACY_AUDIENCE } from "@gw/gateway";
+ * import { PRIVACY_AUDIENCE } from "./privacy_settings.ts";
  * PRIVACY_AUDIENCE.includes("contact_blacklist"); // true
  * ```
  */
@@ -30,7 +30,7 @@ const AUDIENCE = PRIVACY_AUDIENCE;
  *
  * @example
  * ```ts
- * import { PRIVACY_VALUES } from "@gw/gateway";
+ * import { PRIVACY_VALUES } from "./privacy_settings.ts";
  * PRIVACY_VALUES.online; // ["all", "match_last_seen"]
  * ```
  */
@@ -55,16 +55,19 @@ export interface PrivacySettings {
   /** Read receipts. */
   readreceipts: "all" | "none";
   /** Who sees the profile picture. */
-  profile: typeof PRIVACY_AUDIENCE[number];
+  profile: "all" | "contacts" | "contact_blacklist" | "none";
   /** Who sees the status. */
-  status: typeof PRIVACY_AUDIENCE[number];
+  status: "all" | "contacts" | "contact_blacklist" | "none";
   /** Who sees "online". */
   online: "all" | "match_last_seen";
   /** Who sees "last seen". */
-  last: typeof PRIVACY_AUDIENCE[number];
+  last: "all" | "contacts" | "contact_blacklist" | "none";
   /** Who may add the account to groups. */
-  groupadd: typeof PRIVACY_AUDIENCE[number];
+  groupadd: "all" | "contacts" | "contact_blacklist" | "none";
 }
+
+/** The six settings, as readonly fields of a `PrivacySettingsDto`. */
+export interface PrivacySettingsDto extends Readonly<PrivacySettings> {}
 
 /**
  * Validated privacy settings.
@@ -75,7 +78,7 @@ export interface PrivacySettings {
  * PrivacySettingsDto.from({ readreceipts: "all", profile: "contacts", status: "contacts", online: "all", last: "none", groupadd: "contacts" });
  * ```
  */
-export class PrivacySettingsDto extends RequestDto<PrivacySettings> {
+export class PrivacySettingsDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad or missing field.
    *

@@ -18,27 +18,19 @@ export interface ProxyInput {
   /** Port (sent as a string). */
   port: string | number;
   /** `http`, `https`, `socks4` or `socks5`. */
-  protocol: typeof PROXY_PROTOCOLS[number];
+  protocol: "http" | "https" | "socks4" | "socks5";
   /** User. */
   username?: string;
   /** Password. */
   password?: string;
 }
 
-/** The proxy body as sent. */
-export interface ProxyBody {
+/** The fields of a `ProxyDto`, as sent: the port is a string and `enabled` is always set. */
+export interface ProxyDto extends Readonly<Omit<ProxyInput, "enabled" | "port">> {
   /** On or off. */
-  enabled: boolean;
-  /** Host. */
-  host: string;
-  /** Port. */
-  port: string;
-  /** Protocol. */
-  protocol: string;
-  /** User. */
-  username?: string;
-  /** Password. */
-  password?: string;
+  readonly enabled: boolean;
+  /** Port, as a string. */
+  readonly port: string;
 }
 
 /**
@@ -52,7 +44,7 @@ export interface ProxyBody {
  * // { enabled: true, host: "proxy.example.com", port: "3128", protocol: "http" }
  * ```
  */
-export class ProxyDto extends RequestDto<ProxyBody> {
+export class ProxyDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *

@@ -1,27 +1,74 @@
 /**
- * The base of every request object: a validated, frozen body that serialises to exactly what the server
+ * The base of every request object: validated, frozen fields that serialize to exactly what the server
  * expects.
  *
  * @module
  */
 
 /**
- * A validated request body. Build one with the subclass's static `from(object)`, which throws
- * `ValidationException` naming every bad field; `toJSON()` (and `toBody()`) give the exact server body.
+ * The fields of a request object `T` as a plain, mutable object: the exact JSON body the server receives
+ * (`toJSON()`), without the request object's methods.
+ *
+ * @example
+ * ```ts
+ * import { type RequestBody, SendTextMessageDto } from "@gw/gateway";
+ * const body: RequestBody<SendTextMessageDto> = SendTextMessageDto.from({ number: "5511999999999", text: "Hi" })
+ *   .toJSON();
+ * body.number; // "5511999999999"
+ * ```
+ */
+export type RequestBody<T> = {
+  -readonly [K in keyof T as K extends "body" | "toJSON" | "toBody" ? never : K]: T[K];
+};
+
+/**
+ * What a request object's `from()` accepts: the same fields as the request object itself, before they
+ * are checked and normalized (a number with formatting, a dotted event name, ...).
+ *
+ * @example
+ * ```ts
+ * import { type RequestInput, SendTextMessageDto } from "@gw/gateway";
+ * const input: RequestInput<SendTextMessageDto> = { number: "+55 11 99999-9999", text: "Hello" };
+ * SendTextMessageDto.from(input).number; // "5511999999999"
+ * ```
+ */
+export type RequestInput<T> = RequestBody<T>;
+
+/**
+ * A validated request. Build one with the subclass's static `from(object)`, which throws
+ * `ValidationException` naming every bad field. Each field of the body is a readonly property of the
+ * request object (`dto.number`), already normalized; `toJSON()` (and `toBody()`) give the exact server body.
  *
  * @example
  * ```ts
  * import { SendTextMessageDto } from "@gw/gateway";
  * const dto = SendTextMessageDto.from({ number: "+55 11 99999-9999", text: "Hello" });
+ * dto.number; // "5511999999999"
  * dto.toJSON(); // { number: "5511999999999", text: "Hello" }
  * ```
  */
-export abstract class RequestDto<B extends object> {
-  /** The validated body, as sent. */
-  readonly body: Readonly<B>;
+export abstract class RequestDto {
+  readonly #body: object;
 
   /**
-   * Wrap an already validated body (subclasses call this from `from()`).
+   * Hold an already validated body (subclasses call this from `from()`); each of its fields becomes a
+   * readonly property.
+   *
+   * @example
+   * ```ts
+   * import { SendTextMessageDto } from "@gw/gateway";
+   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).text; // "Hi"
+   * ```
+   */
+  protected constructor(body: object) {
+    this.#body = Object.freeze(body);
+    for (const [name, value] of Object.entries(body)) {
+      Object.defineProperty(this, name, { value, enumerable: true, writable: false, configurable: false });
+    }
+  }
+
+  /**
+   * The validated body, as sent (frozen).
    *
    * @example
    * ```ts
@@ -29,8 +76,8 @@ export abstract class RequestDto<B extends object> {
    * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).body.text; // "Hi"
    * ```
    */
-  protected constructor(body: B) {
-    this.body = Object.freeze(body);
+  get body(): Readonly<RequestBody<this>> {
+    return this.#body as RequestBody<this>;
   }
 
   /**
@@ -42,8 +89,8 @@ export abstract class RequestDto<B extends object> {
    * JSON.stringify(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
    * ```
    */
-  toJSON(): B {
-    return structuredClone(this.body) as B;
+  toJSON(): RequestBody<this> {
+    return structuredClone(this.#body) as RequestBody<this>;
   }
 
   /**
@@ -55,7 +102,7 @@ export abstract class RequestDto<B extends object> {
    * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).toBody();
    * ```
    */
-  toBody(): B {
+  toBody(): RequestBody<this> {
     return this.toJSON();
   }
 }

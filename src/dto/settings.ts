@@ -33,7 +33,7 @@ export interface InstanceSettings {
  *
  * @example
  * ```ts
- * import { REQUIRED_SETTINGS } from "@gw/gateway";
+ * import { REQUIRED_SETTINGS } from "./settings.ts";
  * REQUIRED_SETTINGS.length; // 6
  * ```
  */
@@ -45,6 +45,9 @@ export const REQUIRED_SETTINGS: readonly [
   "readStatus",
   "syncFullHistory",
 ] = ["rejectCall", "groupsIgnore", "alwaysOnline", "readMessages", "readStatus", "syncFullHistory"];
+
+/** The settings, as readonly fields of a `SettingsDto`. */
+export interface SettingsDto extends Readonly<InstanceSettings> {}
 
 /**
  * Validated instance settings (all six booleans required).
@@ -58,7 +61,7 @@ export const REQUIRED_SETTINGS: readonly [
  * });
  * ```
  */
-export class SettingsDto extends RequestDto<InstanceSettings> {
+export class SettingsDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad or missing field.
    *

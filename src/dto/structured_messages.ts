@@ -5,41 +5,22 @@
  * @module
  */
 
-import {
-  type MessageOptionsBody,
-  type MessageOptionsInput,
-  readMessageOptions,
-  requireObject,
-} from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, type MessageKeyInput, Problems } from "./validate.ts";
 
-/** What `SendLocationMessageDto.from` accepts. */
-export interface SendLocationMessageInput extends MessageOptionsInput {
+/** The fields of a `SendLocationMessageDto`: what `SendLocationMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendLocationMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** −90..90. */
-  latitude: number;
+  readonly latitude: number;
   /** −180..180. */
-  longitude: number;
+  readonly longitude: number;
   /** Place name (sent as `""` when omitted; the server requires the field). */
-  name?: string;
+  readonly name?: string;
   /** Address (sent as `""` when omitted). */
-  address?: string;
-}
-
-/** The `sendLocation` body as sent. */
-export interface SendLocationMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** Latitude. */
-  latitude: number;
-  /** Longitude. */
-  longitude: number;
-  /** Place name. */
-  name: string;
-  /** Address. */
-  address: string;
+  readonly address?: string;
 }
 
 /**
@@ -51,7 +32,7 @@ export interface SendLocationMessageBody extends MessageOptionsBody {
  * SendLocationMessageDto.from({ number: "5511999999999", latitude: -23.55, longitude: -46.63, name: "Office" });
  * ```
  */
-export class SendLocationMessageDto extends RequestDto<SendLocationMessageBody> {
+export class SendLocationMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -61,7 +42,7 @@ export class SendLocationMessageDto extends RequestDto<SendLocationMessageBody> 
    * SendLocationMessageDto.from({ number: "5511999999999", latitude: 0, longitude: 0 });
    * ```
    */
-  static from(input: SendLocationMessageInput | SendLocationMessageDto): SendLocationMessageDto {
+  static from(input: RequestInput<SendLocationMessageDto> | SendLocationMessageDto): SendLocationMessageDto {
     if (input instanceof SendLocationMessageDto) return input;
     const record = requireObject(input, "location message");
     const problems = new Problems();
@@ -94,20 +75,12 @@ export interface ContactCard {
   url?: string;
 }
 
-/** What `SendContactMessageDto.from` accepts. */
-export interface SendContactMessageInput extends MessageOptionsInput {
+/** The fields of a `SendContactMessageDto`: what `SendContactMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendContactMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** One or more cards. */
-  contact: ContactCard[];
-}
-
-/** The `sendContact` body as sent. */
-export interface SendContactMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** Cards. */
-  contact: ContactCard[];
+  readonly contact: ContactCard[];
 }
 
 /**
@@ -119,7 +92,7 @@ export interface SendContactMessageBody extends MessageOptionsBody {
  * SendContactMessageDto.from({ number: "5511999999999", contact: [{ fullName: "Ana", phoneNumber: "+55 11 98888-7777" }] });
  * ```
  */
-export class SendContactMessageDto extends RequestDto<SendContactMessageBody> {
+export class SendContactMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -129,7 +102,7 @@ export class SendContactMessageDto extends RequestDto<SendContactMessageBody> {
    * SendContactMessageDto.from({ number: "5511999999999", contact: [{ fullName: "Ana", phoneNumber: "5511988887777" }] });
    * ```
    */
-  static from(input: SendContactMessageInput | SendContactMessageDto): SendContactMessageDto {
+  static from(input: RequestInput<SendContactMessageDto> | SendContactMessageDto): SendContactMessageDto {
     if (input instanceof SendContactMessageDto) return input;
     const record = requireObject(input, "contact message");
     const problems = new Problems();
@@ -162,20 +135,12 @@ export class SendContactMessageDto extends RequestDto<SendContactMessageBody> {
   }
 }
 
-/** What `SendReactionMessageDto.from` accepts. */
-export interface SendReactionMessageInput {
+/** The fields of a `SendReactionMessageDto`: what `SendReactionMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendReactionMessageDto {
   /** Key of the message reacted to; the reaction goes to `key.remoteJid`. */
-  key: MessageKeyInput;
+  readonly key: MessageKeyInput;
   /** One emoji, or `""` to remove the reaction. */
-  reaction: string;
-}
-
-/** The `sendReaction` body as sent. */
-export interface SendReactionMessageBody {
-  /** Message key. */
-  key: MessageKeyInput;
-  /** Emoji or `""`. */
-  reaction: string;
+  readonly reaction: string;
 }
 
 /** User-perceived characters; a skin-toned or ZWJ emoji is one. Built lazily: nothing runs at import time. */
@@ -194,7 +159,7 @@ function graphemeCount(text: string): number {
  * SendReactionMessageDto.from({ key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false }, reaction: "👍" });
  * ```
  */
-export class SendReactionMessageDto extends RequestDto<SendReactionMessageBody> {
+export class SendReactionMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -204,7 +169,7 @@ export class SendReactionMessageDto extends RequestDto<SendReactionMessageBody> 
    * SendReactionMessageDto.from({ key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: true }, reaction: "" });
    * ```
    */
-  static from(input: SendReactionMessageInput | SendReactionMessageDto): SendReactionMessageDto {
+  static from(input: RequestInput<SendReactionMessageDto> | SendReactionMessageDto): SendReactionMessageDto {
     if (input instanceof SendReactionMessageDto) return input;
     const record = requireObject(input, "reaction message");
     const problems = new Problems();
@@ -220,28 +185,16 @@ export class SendReactionMessageDto extends RequestDto<SendReactionMessageBody> 
   }
 }
 
-/** What `SendPollMessageDto.from` accepts. */
-export interface SendPollMessageInput extends MessageOptionsInput {
+/** The fields of a `SendPollMessageDto`: what `SendPollMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendPollMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** The question. */
-  name: string;
+  readonly name: string;
   /** How many options a voter may pick, 0–10 (0: any number). Default 1. */
-  selectableCount?: number;
+  readonly selectableCount?: number;
   /** 2–10 unique options. */
-  values: string[];
-}
-
-/** The `sendPoll` body as sent. */
-export interface SendPollMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** Question. */
-  name: string;
-  /** Selectable count. */
-  selectableCount: number;
-  /** Options. */
-  values: string[];
+  readonly values: string[];
 }
 
 /**
@@ -253,7 +206,7 @@ export interface SendPollMessageBody extends MessageOptionsBody {
  * SendPollMessageDto.from({ number: "5511999999999", name: "Lunch?", values: ["Pizza", "Sushi"] });
  * ```
  */
-export class SendPollMessageDto extends RequestDto<SendPollMessageBody> {
+export class SendPollMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -263,7 +216,7 @@ export class SendPollMessageDto extends RequestDto<SendPollMessageBody> {
    * SendPollMessageDto.from({ number: "5511999999999", name: "Days?", values: ["Mon", "Tue", "Wed"], selectableCount: 2 });
    * ```
    */
-  static from(input: SendPollMessageInput | SendPollMessageDto): SendPollMessageDto {
+  static from(input: RequestInput<SendPollMessageDto> | SendPollMessageDto): SendPollMessageDto {
     if (input instanceof SendPollMessageDto) return input;
     const record = requireObject(input, "poll message");
     const problems = new Problems();
@@ -308,36 +261,20 @@ export interface ListSection {
   rows: ListRow[];
 }
 
-/** What `SendListMessageDto.from` accepts. */
-export interface SendListMessageInput extends MessageOptionsInput {
+/** The fields of a `SendListMessageDto`: what `SendListMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendListMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** Title. */
-  title: string;
+  readonly title: string;
   /** Body text. */
-  description?: string;
+  readonly description?: string;
   /** Footer. */
-  footerText: string;
+  readonly footerText: string;
   /** Label of the button that opens the list. */
-  buttonText: string;
+  readonly buttonText: string;
   /** At least one section. */
-  sections: ListSection[];
-}
-
-/** The `sendList` body as sent. */
-export interface SendListMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** Title. */
-  title: string;
-  /** Body text. */
-  description?: string;
-  /** Footer. */
-  footerText: string;
-  /** Button label. */
-  buttonText: string;
-  /** Sections. */
-  sections: ListSection[];
+  readonly sections: ListSection[];
 }
 
 /**
@@ -352,7 +289,7 @@ export interface SendListMessageBody extends MessageOptionsBody {
  * });
  * ```
  */
-export class SendListMessageDto extends RequestDto<SendListMessageBody> {
+export class SendListMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -363,7 +300,7 @@ export class SendListMessageDto extends RequestDto<SendListMessageBody> {
    *   sections: [{ title: "S", rows: [{ title: "R", rowId: "r1", description: "D" }] }] });
    * ```
    */
-  static from(input: SendListMessageInput | SendListMessageDto): SendListMessageDto {
+  static from(input: RequestInput<SendListMessageDto> | SendListMessageDto): SendListMessageDto {
     if (input instanceof SendListMessageDto) return input;
     const record = requireObject(input, "list message");
     const problems = new Problems();
@@ -413,7 +350,7 @@ export class SendListMessageDto extends RequestDto<SendListMessageBody> {
  *
  * @example
  * ```ts
- * import { BUTTON_TYPES } from "@gw/gateway";
+ * import { BUTTON_TYPES } from "./structured_messages.ts";
  * BUTTON_TYPES.includes("pix"); // true
  * ```
  */
@@ -429,7 +366,7 @@ export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
  *
  * @example
  * ```ts
- * import { PIX_KEY_TYPES } from "@gw/gateway";
+ * import { PIX_KEY_TYPES } from "./structured_messages.ts";
  * PIX_KEY_TYPES.includes("cpf"); // true
  * ```
  */
@@ -444,7 +381,7 @@ export const PIX_KEY_TYPES: readonly ["phone", "email", "cpf", "cnpj", "random"]
 /** One button; which fields are needed depends on `type`. */
 export interface ButtonInput {
   /** `reply`, `copy`, `url`, `call` or `pix`. */
-  type: typeof BUTTON_TYPES[number];
+  type: "reply" | "copy" | "url" | "call" | "pix";
   /** Label (all but pix). */
   displayText?: string;
   /** Reply id (reply). */
@@ -460,41 +397,25 @@ export interface ButtonInput {
   /** Receiver name (pix). */
   name?: string;
   /** PIX key type (pix). */
-  keyType?: typeof PIX_KEY_TYPES[number];
+  keyType?: "phone" | "email" | "cpf" | "cnpj" | "random";
   /** PIX key (pix). */
   key?: string;
 }
 
-/** What `SendButtonsMessageDto.from` accepts. */
-export interface SendButtonsMessageInput extends MessageOptionsInput {
+/** The fields of a `SendButtonsMessageDto`: what `SendButtonsMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendButtonsMessageDto extends MessageOptions {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** Title. */
-  title?: string;
+  readonly title?: string;
   /** Body text. */
-  description?: string;
+  readonly description?: string;
   /** Footer. */
-  footer?: string;
+  readonly footer?: string;
   /** Image shown above the text. */
-  thumbnailUrl?: string;
+  readonly thumbnailUrl?: string;
   /** Up to 3 reply buttons, or other kinds (not mixed with reply), or one pix button alone. */
-  buttons: ButtonInput[];
-}
-
-/** The `sendButtons` body as sent. */
-export interface SendButtonsMessageBody extends MessageOptionsBody {
-  /** Recipient. */
-  number: string;
-  /** Title. */
-  title?: string;
-  /** Body text. */
-  description?: string;
-  /** Footer. */
-  footer?: string;
-  /** Thumbnail. */
-  thumbnailUrl?: string;
-  /** Buttons. */
-  buttons: ButtonInput[];
+  readonly buttons: ButtonInput[];
 }
 
 const BUTTON_FIELDS: Record<ButtonInput["type"], ReadonlyArray<keyof ButtonInput>> = {
@@ -516,7 +437,7 @@ const BUTTON_FIELDS: Record<ButtonInput["type"], ReadonlyArray<keyof ButtonInput
  * ] });
  * ```
  */
-export class SendButtonsMessageDto extends RequestDto<SendButtonsMessageBody> {
+export class SendButtonsMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field and every broken button rule.
    *
@@ -528,7 +449,7 @@ export class SendButtonsMessageDto extends RequestDto<SendButtonsMessageBody> {
    * ] });
    * ```
    */
-  static from(input: SendButtonsMessageInput | SendButtonsMessageDto): SendButtonsMessageDto {
+  static from(input: RequestInput<SendButtonsMessageDto> | SendButtonsMessageDto): SendButtonsMessageDto {
     if (input instanceof SendButtonsMessageDto) return input;
     const record = requireObject(input, "buttons message");
     const problems = new Problems();
@@ -568,32 +489,18 @@ export class SendButtonsMessageDto extends RequestDto<SendButtonsMessageBody> {
   }
 }
 
-/** What `SendTemplateMessageDto.from` accepts (WhatsApp Business instances only). */
-export interface SendTemplateMessageInput {
+/** The fields of a `SendTemplateMessageDto`: what `SendTemplateMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendTemplateMessageDto {
   /** Recipient. */
-  number: string;
+  readonly number: string;
   /** Template name. */
-  name: string;
+  readonly name: string;
   /** Language code, e.g. `en_US`. */
-  language: string;
+  readonly language: string;
   /** Template components (header, body, buttons parameters). */
-  components?: Record<string, unknown>[];
+  readonly components?: Record<string, unknown>[];
   /** Status callback URL. */
-  webhookUrl?: string;
-}
-
-/** The `sendTemplate` body as sent. */
-export interface SendTemplateMessageBody {
-  /** Recipient. */
-  number: string;
-  /** Template name. */
-  name: string;
-  /** Language. */
-  language: string;
-  /** Components. */
-  components?: Record<string, unknown>[];
-  /** Callback URL. */
-  webhookUrl?: string;
+  readonly webhookUrl?: string;
 }
 
 /**
@@ -605,7 +512,7 @@ export interface SendTemplateMessageBody {
  * SendTemplateMessageDto.from({ number: "5511999999999", name: "hello_world", language: "en_US" });
  * ```
  */
-export class SendTemplateMessageDto extends RequestDto<SendTemplateMessageBody> {
+export class SendTemplateMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *
@@ -615,7 +522,7 @@ export class SendTemplateMessageDto extends RequestDto<SendTemplateMessageBody> 
    * SendTemplateMessageDto.from({ number: "5511999999999", name: "order", language: "pt_BR", components: [] });
    * ```
    */
-  static from(input: SendTemplateMessageInput | SendTemplateMessageDto): SendTemplateMessageDto {
+  static from(input: RequestInput<SendTemplateMessageDto> | SendTemplateMessageDto): SendTemplateMessageDto {
     if (input instanceof SendTemplateMessageDto) return input;
     const record = requireObject(input, "template message");
     const problems = new Problems();

@@ -4,29 +4,16 @@
  * @module
  */
 
-import {
-  type MessageOptionsBody,
-  type MessageOptionsInput,
-  readMessageOptions,
-  requireObject,
-} from "./message_options.ts";
-import { RequestDto } from "./request_dto.ts";
+import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, Problems } from "./validate.ts";
 
-/** What `SendTextMessageDto.from` accepts. */
-export interface SendTextMessageInput extends MessageOptionsInput {
+/** The fields of a `SendTextMessageDto`: what `SendTextMessageDto.from` accepts, and (normalized) what it holds. */
+export interface SendTextMessageDto extends MessageOptions {
   /** Phone number (formatting is stripped) or JID. */
-  number: string;
+  readonly number: string;
   /** The text; must not be blank. */
-  text: string;
-}
-
-/** The `sendText` body as sent. */
-export interface SendTextMessageBody extends MessageOptionsBody {
-  /** Normalised recipient. */
-  number: string;
-  /** The text. */
-  text: string;
+  readonly text: string;
 }
 
 /**
@@ -39,9 +26,9 @@ export interface SendTextMessageBody extends MessageOptionsBody {
  * dto.toJSON(); // { number: "5511999999999", text: "Hello", delay: 1200 }
  * ```
  */
-export class SendTextMessageDto extends RequestDto<SendTextMessageBody> {
+export class SendTextMessageDto extends RequestDto {
   /**
-   * Validate and normalise; throws `ValidationException` naming every bad field.
+   * Validate and normalize; throws `ValidationException` naming every bad field.
    *
    * @example
    * ```ts
@@ -49,7 +36,7 @@ export class SendTextMessageDto extends RequestDto<SendTextMessageBody> {
    * SendTextMessageDto.from({ number: "5511999999999", text: "Hi", mentionsEveryOne: true });
    * ```
    */
-  static from(input: SendTextMessageInput | SendTextMessageDto): SendTextMessageDto {
+  static from(input: RequestInput<SendTextMessageDto> | SendTextMessageDto): SendTextMessageDto {
     if (input instanceof SendTextMessageDto) return input;
     const record = requireObject(input, "text message");
     const problems = new Problems();

@@ -225,7 +225,7 @@ export class Problems {
 
   /**
    * A recipient: a phone number in international form (spaces, `+`, dashes, dots and parentheses are
-   * stripped) or a JID (`@s.whatsapp.net`, `@g.us`, `@lid`). Returns the normalised value.
+   * stripped) or a JID (`@s.whatsapp.net`, `@g.us`, `@lid`). Returns the normalized value.
    *
    * @example
    * ```ts
@@ -238,15 +238,15 @@ export class Problems {
     | undefined {
     const text = this.text(field, value, { required: options.required ?? true });
     if (text === undefined) return undefined;
-    const normalised = normaliseNumber(text, options.minDigits);
-    if (normalised === null) {
+    const normalized = normalizeNumber(text, options.minDigits);
+    if (normalized === null) {
       this.add(
         `${field} must be a phone number in international form (e.g. "5511999999999") or a JID ending in ` +
           `@s.whatsapp.net, @g.us or @lid; got ${JSON.stringify(text)}`,
       );
       return undefined;
     }
-    return normalised;
+    return normalized;
   }
 
   /**
@@ -316,18 +316,18 @@ export interface MessageKeyInput {
 }
 
 /**
- * Normalise a recipient: strip phone formatting and keep the digits, or keep a JID as it is. Null when the
+ * Normalize a recipient: strip phone formatting and keep the digits, or keep a JID as it is. Null when the
  * value is neither (letters, too few digits, an unknown JID suffix).
  *
  * @example
  * ```ts
- * import { normaliseNumber } from "@gw/gateway";
- * normaliseNumber("+55 (11) 99999-9999"); // "5511999999999"
- * normaliseNumber("120363025246125888@g.us"); // "120363025246125888@g.us"
- * normaliseNumber("hello"); // null
+ * import { normalizeNumber } from "@gw/gateway";
+ * normalizeNumber("+55 (11) 99999-9999"); // "5511999999999"
+ * normalizeNumber("120363025246125888@g.us"); // "120363025246125888@g.us"
+ * normalizeNumber("hello"); // null
  * ```
  */
-export function normaliseNumber(value: string, minDigits = 7): string | null {
+export function normalizeNumber(value: string, minDigits = 7): string | null {
   const trimmed = value.trim();
   if (trimmed.includes("@")) return JID.test(trimmed) ? trimmed : null;
   const digits = trimmed.replace(NUMBER_FORMATTING, "");
@@ -340,7 +340,7 @@ export function normaliseNumber(value: string, minDigits = 7): string | null {
  *
  * @example
  * ```ts
- * import { mediaKind } from "@gw/gateway";
+ * import { mediaKind } from "./validate.ts";
  * mediaKind("https://example.com/a.png"); // "url"
  * mediaKind("iVBORw0KGgo="); // "base64"
  * ```

@@ -22,7 +22,7 @@ const BY_DOTTED: ReadonlyMap<string, string> = new Map(
  *
  * @example
  * ```ts
- * import { webhookEventName } from "@gw/gateway";
+ * import { webhookEventName } from "./webhook_config.ts";
  * webhookEventName("messages.upsert"); // "MESSAGES_UPSERT"
  * webhookEventName("groups.update"); // "GROUP_UPDATE"
  * webhookEventName("NOPE"); // null
@@ -91,20 +91,10 @@ export interface WebhookConfigInput {
   headers?: Record<string, string>;
 }
 
-/** The inner `webhook` object as sent. */
-export interface WebhookConfigBody {
-  /** Whether the webhook is on. */
-  enabled: boolean;
-  /** URL. */
-  url: string;
-  /** Headers. */
-  headers: Record<string, string>;
-  /** Per-event URLs. */
-  byEvents: boolean;
-  /** Media as base64. */
-  base64: boolean;
-  /** UPPER_SNAKE event names (always an array). */
-  events: string[];
+/** The field of a `WebhookConfigDto`: the server's wrapped body, every setting filled in. */
+export interface WebhookConfigDto {
+  /** The webhook as sent: `events` holds UPPER_SNAKE names and is always an array. */
+  readonly webhook: Readonly<Required<WebhookConfigInput>>;
 }
 
 /**
@@ -117,7 +107,7 @@ export interface WebhookConfigBody {
  * // { webhook: { enabled: true, url: "https://example.com/hook", headers: {}, byEvents: false, base64: false, events: ["MESSAGES_UPSERT"] } }
  * ```
  */
-export class WebhookConfigDto extends RequestDto<{ webhook: WebhookConfigBody }> {
+export class WebhookConfigDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
    *

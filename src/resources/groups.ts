@@ -5,8 +5,9 @@
  * @module
  */
 
+import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
-import { CreateGroupDto, type CreateGroupInput, readParticipants } from "../dto/create_group.ts";
+import { CreateGroupDto, readParticipants } from "../dto/create_group.ts";
 import { check, groupJid, inviteCode, oneOf, readGroupJid } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type {
@@ -22,7 +23,7 @@ import type {
  *
  * @example
  * ```ts
- * import { PARTICIPANT_ACTIONS } from "@gw/gateway";
+ * import { PARTICIPANT_ACTIONS } from "./groups.ts";
  * PARTICIPANT_ACTIONS.includes("promote"); // true
  * ```
  */
@@ -32,7 +33,7 @@ export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove
  *
  * @example
  * ```ts
- * import { GROUP_SETTING_ACTIONS } from "@gw/gateway";
+ * import { GROUP_SETTING_ACTIONS } from "./groups.ts";
  * GROUP_SETTING_ACTIONS.includes("announcement"); // true
  * ```
  */
@@ -47,7 +48,7 @@ export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
  *
  * @example
  * ```ts
- * import { EPHEMERAL_EXPIRATIONS } from "@gw/gateway";
+ * import { EPHEMERAL_EXPIRATIONS } from "./groups.ts";
  * EPHEMERAL_EXPIRATIONS.includes(604800); // true
  * ```
  */
@@ -76,7 +77,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async create(
-    subject: string | CreateGroupInput | CreateGroupDto,
+    subject: string | RequestInput<CreateGroupDto> | CreateGroupDto,
     participants?: string[],
     description?: string,
     options?: CallOptions & { promoteParticipants?: boolean },

@@ -4,8 +4,9 @@
  * @module
  */
 
+import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
-import { CreateInstanceDto, type CreateInstanceInput } from "../dto/create_instance.ts";
+import { CreateInstanceDto } from "../dto/create_instance.ts";
 import { ConnectionException, InstanceNotFoundException } from "../errors.ts";
 import { check, oneOf } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
@@ -23,7 +24,7 @@ import type {
  *
  * @example
  * ```ts
- * import { PRESENCES } from "@gw/gateway";
+ * import { PRESENCES } from "./instances.ts";
  * PRESENCES.includes("composing"); // true
  * ```
  */
@@ -80,7 +81,7 @@ export class InstancesResource extends Resource {
    * ```
    */
   async create(
-    nameOrInput: string | CreateInstanceInput | CreateInstanceDto,
+    nameOrInput: string | RequestInput<CreateInstanceDto> | CreateInstanceDto,
     options?: CallOptions,
   ): Promise<ApiResponse<CreateInstanceResponse>> {
     const dto = CreateInstanceDto.from(

@@ -7,40 +7,28 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import {
-  type MediaType,
   SendAudioMessageDto,
-  type SendAudioMessageInput,
   SendMediaMessageDto,
-  type SendMediaMessageInput,
   SendPtvMessageDto,
-  type SendPtvMessageInput,
   SendStatusMessageDto,
-  type SendStatusMessageInput,
   SendStickerMessageDto,
-  type SendStickerMessageInput,
 } from "../dto/media_messages.ts";
-import type { MessageOptionsInput } from "../dto/message_options.ts";
+import type { MessageOptions } from "../dto/message_options.ts";
 import type { RequestDto } from "../dto/request_dto.ts";
 import {
   type ButtonInput,
   type ContactCard,
   type ListSection,
   SendButtonsMessageDto,
-  type SendButtonsMessageInput,
   SendContactMessageDto,
-  type SendContactMessageInput,
   SendListMessageDto,
-  type SendListMessageInput,
   SendLocationMessageDto,
-  type SendLocationMessageInput,
   SendPollMessageDto,
-  type SendPollMessageInput,
   SendReactionMessageDto,
-  type SendReactionMessageInput,
   SendTemplateMessageDto,
-  type SendTemplateMessageInput,
 } from "../dto/structured_messages.ts";
-import { SendTextMessageDto, type SendTextMessageInput } from "../dto/text_message.ts";
+import { SendTextMessageDto } from "../dto/text_message.ts";
+import type { RequestInput } from "../dto/request_dto.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import {
   type NumberCheckRow,
@@ -53,7 +41,7 @@ import { type CallOptions, Resource } from "./resource.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
 
 /** Shared send options plus call options, the last argument of the short send methods. */
-export type SendOptions = MessageOptionsInput & CallOptions;
+export type SendOptions = MessageOptions & CallOptions;
 
 /** Extra fields of a media send (`image`, `video`, `document`). */
 export interface MediaSendOptions extends SendOptions {
@@ -81,9 +69,6 @@ export interface SendResponse extends ApiResponse<SendMessageResponse> {
   readonly recipientRewritten?: boolean;
 }
 
-/** The short-form answer type of every send. */
-export type SendResult = Promise<SendResponse>;
-
 /**
  * Message sends. Short forms (`text(to, text)`) build the request object for you; DTO forms
  * (`sendText(dto | object)`) take the full body. All validate before sending and return the server's answer
@@ -101,11 +86,11 @@ export class MessagesResource extends Resource {
   async #deliver(
     route: string,
     type: string,
-    dto: RequestDto<object>,
+    dto: RequestDto,
     to: string,
     bucket: RateLimitBucket,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     let body = dto.body as Record<string, unknown>;
     const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
     if (!resolve || typeof body.number !== "string") {
@@ -159,7 +144,7 @@ export class MessagesResource extends Resource {
    * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
    * ```
    */
-  async text(to: string, text: string, options?: SendOptions): SendResult {
+  async text(to: string, text: string, options?: SendOptions): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendText({ ...body, number: to, text }, call);
   }
@@ -174,7 +159,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendText(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
    * ```
    */
-  async sendText(dto: SendTextMessageDto | SendTextMessageInput, options?: CallOptions): SendResult {
+  async sendText(
+    dto: SendTextMessageDto | RequestInput<SendTextMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendTextMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendText/{instance}",
@@ -196,7 +184,12 @@ export class MessagesResource extends Resource {
    * await gw.messages().image("5511999999999", "https://example.com/a.png", "Look");
    * ```
    */
-  async image(to: string, media: string, caption?: string, options?: MediaSendOptions): SendResult {
+  async image(
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+  ): Promise<SendResponse> {
     return await this.#media("image", to, media, caption, options);
   }
 
@@ -210,7 +203,12 @@ export class MessagesResource extends Resource {
    * await gw.messages().video("5511999999999", "https://example.com/v.mp4", "Clip");
    * ```
    */
-  async video(to: string, media: string, caption?: string, options?: MediaSendOptions): SendResult {
+  async video(
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+  ): Promise<SendResponse> {
     return await this.#media("video", to, media, caption, options);
   }
 
@@ -230,7 +228,7 @@ export class MessagesResource extends Resource {
     fileName?: string,
     caption?: string,
     options?: MediaSendOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     return await this.#media("document", to, media, caption, {
       ...options,
       fileName: fileName ?? options?.fileName,
@@ -238,12 +236,12 @@ export class MessagesResource extends Resource {
   }
 
   async #media(
-    type: MediaType,
+    type: SendMediaMessageDto["mediatype"],
     to: string,
     media: string,
     caption?: string,
     options?: MediaSendOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendMedia({ ...body, number: to, mediatype: type, media, caption }, call);
   }
@@ -258,7 +256,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendMedia({ number: "5511999999999", mediatype: "image", media: "https://example.com/a.png" });
    * ```
    */
-  async sendMedia(dto: SendMediaMessageDto | SendMediaMessageInput, options?: CallOptions): SendResult {
+  async sendMedia(
+    dto: SendMediaMessageDto | RequestInput<SendMediaMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendMediaMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendMedia/{instance}",
@@ -280,7 +281,11 @@ export class MessagesResource extends Resource {
    * await gw.messages().audio("5511999999999", "https://example.com/a.ogg");
    * ```
    */
-  async audio(to: string, audio: string, options?: SendOptions & { encoding?: boolean }): SendResult {
+  async audio(
+    to: string,
+    audio: string,
+    options?: SendOptions & { encoding?: boolean },
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendAudio({ ...body, number: to, audio }, call);
   }
@@ -295,7 +300,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendAudio({ number: "5511999999999", audio: "https://example.com/a.mp3", encoding: true });
    * ```
    */
-  async sendAudio(dto: SendAudioMessageDto | SendAudioMessageInput, options?: CallOptions): SendResult {
+  async sendAudio(
+    dto: SendAudioMessageDto | RequestInput<SendAudioMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendAudioMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendWhatsAppAudio/{instance}",
@@ -317,7 +325,7 @@ export class MessagesResource extends Resource {
    * await gw.messages().ptv("5511999999999", "https://example.com/v.mp4");
    * ```
    */
-  async ptv(to: string, video: string, options?: SendOptions): SendResult {
+  async ptv(to: string, video: string, options?: SendOptions): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendPtv({ ...body, number: to, video }, call);
   }
@@ -332,7 +340,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendPtv({ number: "5511999999999", video: "https://example.com/v.mp4" });
    * ```
    */
-  async sendPtv(dto: SendPtvMessageDto | SendPtvMessageInput, options?: CallOptions): SendResult {
+  async sendPtv(
+    dto: SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendPtvMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendPtv/{instance}",
@@ -358,7 +369,7 @@ export class MessagesResource extends Resource {
     to: string,
     sticker: string,
     options?: SendOptions & { notConvertSticker?: boolean },
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendSticker({ ...body, number: to, sticker }, call);
   }
@@ -373,7 +384,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendSticker({ number: "5511999999999", sticker: "https://example.com/s.png" });
    * ```
    */
-  async sendSticker(dto: SendStickerMessageDto | SendStickerMessageInput, options?: CallOptions): SendResult {
+  async sendSticker(
+    dto: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendStickerMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendSticker/{instance}",
@@ -402,7 +416,7 @@ export class MessagesResource extends Resource {
     name?: string,
     address?: string,
     options?: SendOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendLocation({ ...body, number: to, latitude, longitude, name, address }, call);
   }
@@ -418,9 +432,9 @@ export class MessagesResource extends Resource {
    * ```
    */
   async sendLocation(
-    dto: SendLocationMessageDto | SendLocationMessageInput,
+    dto: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const valid = SendLocationMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendLocation/{instance}",
@@ -442,7 +456,11 @@ export class MessagesResource extends Resource {
    * await gw.messages().contact("5511999999999", { fullName: "Ana", phoneNumber: "+55 11 98888-7777" });
    * ```
    */
-  async contact(to: string, contacts: ContactCard | ContactCard[], options?: SendOptions): SendResult {
+  async contact(
+    to: string,
+    contacts: ContactCard | ContactCard[],
+    options?: SendOptions,
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendContact(
       { ...body, number: to, contact: Array.isArray(contacts) ? contacts : [contacts] },
@@ -460,7 +478,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendContact({ number: "5511999999999", contact: [{ fullName: "Ana", phoneNumber: "5511988887777" }] });
    * ```
    */
-  async sendContact(dto: SendContactMessageDto | SendContactMessageInput, options?: CallOptions): SendResult {
+  async sendContact(
+    dto: SendContactMessageDto | RequestInput<SendContactMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendContactMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendContact/{instance}",
@@ -482,7 +503,11 @@ export class MessagesResource extends Resource {
    * await gw.messages().reaction({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false }, "👍");
    * ```
    */
-  async reaction(key: MessageRef, reaction: string, options?: CallOptions): SendResult {
+  async reaction(
+    key: MessageRef,
+    reaction: string,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     return await this.sendReaction({ key, reaction }, options);
   }
 
@@ -497,9 +522,9 @@ export class MessagesResource extends Resource {
    * ```
    */
   async sendReaction(
-    dto: SendReactionMessageDto | SendReactionMessageInput,
+    dto: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const valid = SendReactionMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendReaction/{instance}",
@@ -526,7 +551,7 @@ export class MessagesResource extends Resource {
     name: string,
     values: string[],
     options?: SendOptions & { selectableCount?: number },
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendPoll({ ...body, number: to, name, values }, call);
   }
@@ -541,7 +566,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendPoll({ number: "5511999999999", name: "Days?", values: ["Mon", "Tue"], selectableCount: 0 });
    * ```
    */
-  async sendPoll(dto: SendPollMessageDto | SendPollMessageInput, options?: CallOptions): SendResult {
+  async sendPoll(
+    dto: SendPollMessageDto | RequestInput<SendPollMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendPollMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendPoll/{instance}",
@@ -576,7 +604,7 @@ export class MessagesResource extends Resource {
       sections: ListSection[];
     },
     options?: SendOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendList({ ...body, ...list, number: to }, call);
   }
@@ -592,7 +620,10 @@ export class MessagesResource extends Resource {
    *   sections: [{ title: "S", rows: [{ title: "R", rowId: "r" }] }] });
    * ```
    */
-  async sendList(dto: SendListMessageDto | SendListMessageInput, options?: CallOptions): SendResult {
+  async sendList(
+    dto: SendListMessageDto | RequestInput<SendListMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendListMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendList/{instance}",
@@ -624,7 +655,7 @@ export class MessagesResource extends Resource {
       buttons: ButtonInput[];
     },
     options?: SendOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendButtons({ ...body, ...message, number: to }, call);
   }
@@ -639,7 +670,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendButtons({ number: "5511999999999", buttons: [{ type: "url", displayText: "Site", url: "https://example.com" }] });
    * ```
    */
-  async sendButtons(dto: SendButtonsMessageDto | SendButtonsMessageInput, options?: CallOptions): SendResult {
+  async sendButtons(
+    dto: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendButtonsMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendButtons/{instance}",
@@ -661,7 +695,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().status({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
    * ```
    */
-  async status(status: SendStatusMessageInput, options?: CallOptions): SendResult {
+  async status(
+    status: RequestInput<SendStatusMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     return await this.sendStatus(status, options);
   }
 
@@ -675,7 +712,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendStatus(SendStatusMessageDto.from({ type: "image", content: "https://example.com/a.png", allContacts: true }));
    * ```
    */
-  async sendStatus(dto: SendStatusMessageDto | SendStatusMessageInput, options?: CallOptions): SendResult {
+  async sendStatus(
+    dto: SendStatusMessageDto | RequestInput<SendStatusMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
     const valid = SendStatusMessageDto.from(dto);
     const bucket = valid.body.type === "text" ? "messages" : "media";
     return await this.#deliver(
@@ -704,7 +744,7 @@ export class MessagesResource extends Resource {
     language: string,
     components?: Record<string, unknown>[],
     options?: CallOptions & { webhookUrl?: string },
-  ): SendResult {
+  ): Promise<SendResponse> {
     const [body, call] = splitOptions(options);
     return await this.sendTemplate({ ...body, number: to, name, language, components }, call);
   }
@@ -720,9 +760,9 @@ export class MessagesResource extends Resource {
    * ```
    */
   async sendTemplate(
-    dto: SendTemplateMessageDto | SendTemplateMessageInput,
+    dto: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,
     options?: CallOptions,
-  ): SendResult {
+  ): Promise<SendResponse> {
     const valid = SendTemplateMessageDto.from(dto);
     return await this.#deliver(
       "/message/sendTemplate/{instance}",

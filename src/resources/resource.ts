@@ -109,7 +109,11 @@ function claimsOf(context: ResourceContext): IdempotencyClaims {
  * ```
  */
 export abstract class Resource {
-  /** The bound context. */
+  /**
+   * The bound context.
+   *
+   * @ignore
+   */
   protected readonly context: ResourceContext;
 
   /**
@@ -183,6 +187,8 @@ export abstract class Resource {
    * Send a message through the send pipeline: never retried when its outcome is unknown, at most once per
    * idempotency key (a later call replays the first answer), recorded in the store when one is configured
    * (pending → sent, or failed with the error), counted, and announced with `MessageSent` exactly once.
+   *
+   * @ignore
    */
   protected async send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const instance = this.instanceName(options);

@@ -58,7 +58,7 @@ function route(
  *
  * @example
  * ```ts
- * import { ROUTES } from "@gw/gateway";
+ * import { ROUTES } from "./routes.ts";
  * ROUTES.filter((route) => route.resource === "messages").length; // 13
  * ```
  */
@@ -220,7 +220,7 @@ export const ROUTES: readonly RouteEntry[] = Object.freeze([
  *
  * @example
  * ```ts
- * import { renderRoutesMarkdown, ROUTES } from "@gw/gateway";
+ * import { renderRoutesMarkdown, ROUTES } from "./routes.ts";
  * console.log(renderRoutesMarkdown(ROUTES));
  * ```
  */

@@ -4,8 +4,9 @@
  * @module
  */
 
+import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
-import { CreateTemplateDto, type CreateTemplateInput } from "../dto/create_template.ts";
+import { CreateTemplateDto } from "../dto/create_template.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 
 /**
@@ -30,7 +31,7 @@ export class TemplatesResource extends Resource {
    * ```
    */
   async create(
-    template: CreateTemplateInput | CreateTemplateDto,
+    template: RequestInput<CreateTemplateDto> | CreateTemplateDto,
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
     const dto = CreateTemplateDto.from(template);

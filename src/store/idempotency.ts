@@ -116,7 +116,7 @@ function canonicalJson(value: unknown): string {
  *
  * @example
  * ```ts
- * import { sendFingerprint } from "@gw/gateway";
+ * import { sendFingerprint } from "./idempotency.ts";
  * const a = await sendFingerprint("/message/sendText/{instance}", { number: "1", text: "hi" });
  * const b = await sendFingerprint("/message/sendText/{instance}", { text: "hi", number: "1" });
  * console.log(a === b); // true
@@ -133,7 +133,7 @@ export async function sendFingerprint(route: string, body: unknown): Promise<str
  *
  * @example
  * ```ts
- * import { checkIdempotencyKey } from "@gw/gateway";
+ * import { checkIdempotencyKey } from "./idempotency.ts";
  * checkIdempotencyKey("order-42"); // fine
  * try {
  *   checkIdempotencyKey("");
@@ -157,7 +157,8 @@ export function checkIdempotencyKey(key: unknown): asserts key is string {
  *
  * @example Claim, finish, and see a later call get the answer
  * ```ts
- * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+ * import { MemoryState } from "@gw/gateway";
+ * import { IdempotencyClaims } from "./idempotency.ts";
  * const claims = new IdempotencyClaims(new MemoryState());
  * const scope = { connection: "default", instance: "sales", key: "order-42" };
  * const first = await claims.acquire(scope, { fingerprint: "f", recordId: "r1", claimedUntil: Date.now() + 60_000 });
@@ -178,7 +179,8 @@ export class IdempotencyClaims {
    *
    * @example
    * ```ts
-   * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { IdempotencyClaims } from "./idempotency.ts";
    * new IdempotencyClaims(new MemoryState(), { windowMs: 3_600_000 });
    * ```
    */
@@ -199,7 +201,8 @@ export class IdempotencyClaims {
    *
    * @example
    * ```ts
-   * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { IdempotencyClaims } from "./idempotency.ts";
    * console.log(new IdempotencyClaims(new MemoryState()).windowMs); // 86400000
    * ```
    */
@@ -212,7 +215,7 @@ export class IdempotencyClaims {
    *
    * @example
    * ```ts
-   * import { IdempotencyClaims } from "@gw/gateway";
+   * import { IdempotencyClaims } from "./idempotency.ts";
    * IdempotencyClaims.keyOf({ connection: "default", instance: "sales", key: "order/42" }); // "default/sales/order%2F42"
    * ```
    */
@@ -225,7 +228,8 @@ export class IdempotencyClaims {
    *
    * @example
    * ```ts
-   * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { IdempotencyClaims } from "./idempotency.ts";
    * const claims = new IdempotencyClaims(new MemoryState());
    * console.log(await claims.read({ connection: "default", instance: "sales", key: "k" })); // null
    * ```
@@ -254,7 +258,8 @@ export class IdempotencyClaims {
    *
    * @example
    * ```ts
-   * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { IdempotencyClaims } from "./idempotency.ts";
    * const claims = new IdempotencyClaims(new MemoryState());
    * const scope = { connection: "default", instance: "sales", key: "order-42" };
    * const taken = await claims.acquire(scope, { fingerprint: "f", recordId: "r1", claimedUntil: Date.now() + 1000 });
@@ -333,7 +338,8 @@ export class IdempotencyClaims {
    *
    * @example
    * ```ts
-   * import { IdempotencyClaims, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { IdempotencyClaims } from "./idempotency.ts";
    * const claims = new IdempotencyClaims(new MemoryState());
    * const scope = { connection: "default", instance: "sales", key: "k" };
    * const taken = await claims.acquire(scope, { fingerprint: "f", recordId: "r1", claimedUntil: Date.now() + 1000 });

@@ -10,12 +10,7 @@ import { ConfigurationException } from "../errors.ts";
 import { configuredGateway } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
 import { webhookProcessor } from "../webhooks/handler.ts";
-import {
-  createScheduledHandler,
-  type HandleScheduled,
-  type ScheduledContextLike,
-  type ScheduledControllerLike,
-} from "./schedule.ts";
+import { createScheduledHandler, type HandleScheduled } from "./schedule.ts";
 
 let handler: HandleScheduled<unknown> | undefined;
 
@@ -51,11 +46,7 @@ function serviceFor(env: unknown): GatewayService {
  * export default { fetch: handleWebhook, scheduled: handleScheduled };
  * ```
  */
-export function handleScheduled(
-  controller: ScheduledControllerLike,
-  env: unknown,
-  ctx: ScheduledContextLike,
-): Promise<void> {
+export const handleScheduled: HandleScheduled = (controller, env, ctx): Promise<void> => {
   handler ??= createScheduledHandler<unknown>({
     reconcile: { processor: webhookProcessor() },
     service: (bindings) => serviceFor(bindings),
@@ -71,4 +62,4 @@ export function handleScheduled(
     },
   });
   return handler(controller, env, ctx);
-}
+};

@@ -100,7 +100,8 @@ function messageOf(error: unknown): string {
  *
  * @example
  * ```ts
- * import { expireStaleClaims, MemoryStore } from "@gw/gateway";
+ * import { MemoryStore } from "@gw/gateway";
+ * import { expireStaleClaims } from "./reconcile_sends.ts";
  * const expired = await expireStaleClaims(new MemoryStore());
  * console.log(expired.length); // 0
  * ```
@@ -188,7 +189,8 @@ function responseOf(message: FoundMessage): { status: number; body: unknown } {
  *
  * @example
  * ```ts
- * import { GatewayService, MemoryStore, reconcileRecord } from "@gw/gateway";
+ * import { GatewayService, MemoryStore } from "@gw/gateway";
+ * import { reconcileRecord } from "./reconcile_sends.ts";
  * const store = new MemoryStore();
  * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * const record = await store.getOutbound("0b6f8a2e");

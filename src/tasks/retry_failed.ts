@@ -8,39 +8,22 @@
 import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
+import type { RequestOptions } from "../client/client.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { IdempotencyClaims, type IdempotencyScope, sendFingerprint } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
 
-/** The request options the task passes to the client. */
-export interface RetryRequestOptions {
-  /** The original JSON body. */
-  body: unknown;
-  /** The record's instance. */
-  instance: string;
-  /** The record's connection. */
-  connection: string;
-  /** False for a send (never repeated by the client); true for the `findMessages` lookups of reconcile. */
-  idempotent: boolean;
-  /** `media` for media sends, else `messages` (none for lookups). */
-  bucket?: RateLimitBucket;
-  /** Cancels the request. */
-  signal?: AbortSignal;
-  /** How long the server waits on purpose before answering (the send's typing `delay`). */
-  serverDelayMs?: number;
-}
-
-/** The part of `GatewayClient` the task uses. */
-export interface RetryClient {
-  /** Send a request (see `GatewayClient.request`). */
-  request(method: "POST", route: string, options: RetryRequestOptions): Promise<{ data: unknown }>;
-}
-
 /** The part of `GatewayService` the task uses: a `GatewayService` fits, and so does a test fake. */
 export interface RetryService {
-  /** The client that sends. */
-  getClient(): RetryClient;
+  /**
+   * The client that sends: the task calls `request("POST", route, { body, instance, connection, bucket,
+   * idempotent: false, serverDelayMs })` with the record's original body (a message send is never repeated
+   * by the client).
+   */
+  getClient(): {
+    request(method: "POST", route: string, options: RequestOptions): Promise<{ data: unknown }>;
+  };
   /** When present, `MessageSent` is dispatched on it for every message the task sends. */
   readonly events?: EventTarget;
   /** When present, every message the task sends is counted. */

@@ -86,17 +86,14 @@ export interface ScheduledTasksBaseOptions {
   now?: () => number;
 }
 
-/** How `registerScheduledTasks` registers a job: `Deno.cron`'s three-argument form. */
-export type CronFunction = (name: string, schedule: string, handler: () => Promise<void>) => unknown;
-
 /** Options of {@link registerScheduledTasks}. */
 export interface RegisterScheduledTasksOptions extends ScheduledTasksBaseOptions {
   /** Sends the retried messages (a `GatewayService`). */
   service: RetryService;
   /** The records. */
   store: GatewayStore;
-  /** Registers a job (default `Deno.cron`; inject one in tests). */
-  cron?: CronFunction;
+  /** Registers a job: `Deno.cron`'s three-argument form (the default; inject one in tests). */
+  cron?: (name: string, schedule: string, handler: () => Promise<void>) => unknown;
 }
 
 /**
@@ -114,25 +111,13 @@ export interface ScheduledTaskHandlers {
   reconcile?: () => Promise<ReconcileInboundResult | null>;
 }
 
-/** The `controller` a Workers `scheduled` handler receives (the part used). */
-export interface ScheduledControllerLike {
-  /** The cron expression of the trigger that fired, as written in `wrangler.toml`. */
-  readonly cron: string;
-  /** When the event was scheduled, in epoch ms. */
-  readonly scheduledTime?: number;
-}
-
-/** The `ctx` a Workers `scheduled` handler receives (the part used). */
-export interface ScheduledContextLike {
-  /** Keeps the Worker alive until the promise settles. */
-  waitUntil(promise: Promise<unknown>): void;
-}
-
 /** A Workers `scheduled` handler: `export default { scheduled: handleScheduled }`. */
 export type HandleScheduled<Env = unknown> = (
-  controller: ScheduledControllerLike,
+  /** The part of Workers' `ScheduledController` used: the trigger's cron expression as in `wrangler.toml`. */
+  controller: { readonly cron: string; readonly scheduledTime?: number },
   env: Env,
-  ctx: ScheduledContextLike,
+  /** The part of Workers' `ExecutionContext` used: keeps the Worker alive until the work settles. */
+  ctx: { waitUntil(promise: Promise<unknown>): void },
 ) => Promise<void>;
 
 /** Options of {@link createScheduledHandler}: values, or functions of the Worker's `env`. */
@@ -179,7 +164,7 @@ function listRunners<Env>(runners: Runners<Env>): Runner<Env, unknown>[] {
   );
 }
 
-function normaliseSchedule(schedule: string): string {
+function normalizeSchedule(schedule: string): string {
   return schedule.trim().split(/\s+/).join(" ");
 }
 
@@ -319,7 +304,7 @@ function buildRunners<Env>(
   return runners;
 }
 
-function defaultCron(): CronFunction {
+function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
   const deno = (globalThis as { Deno?: { cron?: (...args: unknown[]) => unknown } }).Deno;
   const cron = deno?.cron;
   if (deno === undefined) {
@@ -439,8 +424,8 @@ export function createScheduledHandler<Env = unknown>(
     store: typeof options.store === "function" ? await options.store(env) : options.store,
   }));
   return (controller, env, ctx) => {
-    const cron = normaliseSchedule(controller.cron);
-    const jobs = listRunners(runners).filter((runner) => normaliseSchedule(runner.schedule) === cron)
+    const cron = normalizeSchedule(controller.cron);
+    const jobs = listRunners(runners).filter((runner) => normalizeSchedule(runner.schedule) === cron)
       .map((runner) => runner.run(env));
     if (jobs.length === 0) {
       const known = listRunners(runners).map((r) => `"${r.schedule}" (${r.name})`).join(", ");

@@ -6,6 +6,7 @@
  */
 
 import type { GatewayConfig } from "../config.ts";
+import { registerGatewayFake } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
 import { parseSelector } from "./simulator/faults.ts";
 import { type AddInstanceOptions, GatewaySimulator } from "./simulator/simulator.ts";
@@ -97,6 +98,52 @@ function isSubset(expected: unknown, actual: unknown): boolean {
   );
 }
 
+/** Whether a request is a message send (`POST /message/send*`). */
+function isMessageSend(request: RequestLogEntry): boolean {
+  return request.method === "POST" && request.path.startsWith("/message/send");
+}
+
+/** The body of a request, as an object. */
+function bodyOf(request: RequestLogEntry): Record<string, unknown> {
+  const body = request.body;
+  return body !== null && typeof body === "object" && !Array.isArray(body)
+    ? body as Record<string, unknown>
+    : {};
+}
+
+/** Send route → message kind, the names `MessageSent.messageType` uses (`sendMedia` uses its `mediatype`). */
+const MESSAGE_TYPES: Readonly<Record<string, string>> = {
+  sendText: "text",
+  sendWhatsAppAudio: "audio",
+  sendPtv: "ptv",
+  sendSticker: "sticker",
+  sendLocation: "location",
+  sendContact: "contact",
+  sendReaction: "reaction",
+  sendPoll: "poll",
+  sendList: "list",
+  sendButtons: "buttons",
+  sendStatus: "status",
+  sendTemplate: "template",
+};
+
+/** The kind of a message send, as `MessageSent.messageType` names it. */
+function messageType(request: RequestLogEntry): string {
+  const route = request.path.split("/")[2] ?? "";
+  if (route === "sendMedia") return String(bodyOf(request).mediatype);
+  return MESSAGE_TYPES[route] ?? route;
+}
+
+/** The fields a recipient reads, by message kind: text, caption, a status's content, a poll or list's title... */
+const TEXT_FIELDS = ["text", "caption", "content", "name", "title", "description", "footer", "footerText"];
+
+function messageTexts(request: RequestLogEntry): string[] {
+  const body = bodyOf(request);
+  return TEXT_FIELDS.map((field) => body[field]).filter((value): value is string =>
+    typeof value === "string"
+  );
+}
+
 function describe(requests: readonly RequestLogEntry[]): string {
   if (requests.length === 0) return "nothing was sent";
   return `sent:\n${
@@ -113,7 +160,7 @@ function describe(requests: readonly RequestLogEntry[]): string {
  * const { service, fake } = GatewayFake.create();
  * await service.messages().text("5511999999999", "Hello");
  * fake.assertMessageSent("5511999999999", "Hello");
- * fake.assertSentCount(1);
+ * fake.assertMessageCount(1);
  * await fake.close();
  * ```
  */
@@ -251,20 +298,100 @@ export class GatewayFake {
   }
 
   /**
-   * Assert exactly `count` requests were sent.
+   * Assert exactly `count` HTTP requests were sent, of any kind: message sends, reads, instance calls (a
+   * retried request counts once per attempt). {@link GatewayFake.assertMessageCount} counts message sends.
    *
    * @example
    * ```ts
    * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.assertSentCount(0);
+   * const { service, fake } = GatewayFake.create();
+   * await service.instances().fetchAll();
+   * await service.messages().text("5511999999999", "Hello");
+   * fake.assertRequestCount(2);
+   * fake.assertMessageCount(1);
    * await fake.close();
    * ```
    */
-  assertSentCount(count: number): void {
+  assertRequestCount(count: number): void {
     if (this.sent.length !== count) {
       throw new GatewayFakeAssertionError(
         `Expected ${count} request(s), got ${this.sent.length}; ${describe(this.sent)}`,
+      );
+    }
+  }
+
+  /**
+   * Assert exactly `count` message sends (`POST /message/send*` requests) were made; other requests do not
+   * count.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * await service.messages().text("5511999999999", "One");
+   * await service.messages().text("5511999999999", "Two");
+   * fake.assertMessageCount(2);
+   * await fake.close();
+   * ```
+   */
+  assertMessageCount(count: number): void {
+    const messages = this.sent.filter(isMessageSend);
+    if (messages.length !== count) {
+      throw new GatewayFakeAssertionError(
+        `Expected ${count} message(s), got ${messages.length}; ${describe(this.sent)}`,
+      );
+    }
+  }
+
+  /**
+   * Assert a message was sent whose text contains `fragment`: the `text` of a text message, a media
+   * `caption`, a status's `content`, or the `name`, `title`, `description`, `footer` or `footerText` of a
+   * poll, location, list or buttons message. Returns the matching sends.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * await service.messages().text("5511999999999", "Your order #1234 has shipped");
+   * fake.assertMessageContains("#1234");
+   * await fake.close();
+   * ```
+   */
+  assertMessageContains(fragment: string): RequestLogEntry[] {
+    const found = this.sent.filter((request) =>
+      isMessageSend(request) && messageTexts(request).some((text) => text.includes(fragment))
+    );
+    if (found.length === 0) {
+      throw new GatewayFakeAssertionError(
+        `Expected a message containing ${JSON.stringify(fragment)}, but ${describe(this.sent)}`,
+      );
+    }
+    return found;
+  }
+
+  /**
+   * Assert the last message sent was of kind `type`, named as `MessageSent.messageType` names it: `text`,
+   * `image`, `video`, `document`, `audio`, `ptv`, `sticker`, `location`, `contact`, `reaction`, `poll`,
+   * `list`, `buttons`, `status` or `template`.
+   *
+   * @example
+   * ```ts
+   * import { GatewayFake } from "@gw/gateway/testing";
+   * const { service, fake } = GatewayFake.create();
+   * await service.messages().image("5511999999999", "https://example.com/a.png", "Look");
+   * fake.assertMessageTypeWas("image");
+   * await fake.close();
+   * ```
+   */
+  assertMessageTypeWas(type: string): void {
+    const last = this.sent.filter(isMessageSend).at(-1);
+    if (last === undefined) {
+      throw new GatewayFakeAssertionError(`Expected a "${type}" message, but no message was sent`);
+    }
+    const actual = messageType(last);
+    if (actual !== type) {
+      throw new GatewayFakeAssertionError(
+        `Expected the last message to be "${type}", but it was "${actual}" (${last.method} ${last.path})`,
       );
     }
   }
@@ -281,7 +408,7 @@ export class GatewayFake {
    * ```
    */
   assertNothingSent(): void {
-    this.assertSentCount(0);
+    this.assertRequestCount(0);
   }
 
   /**
@@ -300,8 +427,8 @@ export class GatewayFake {
     const digits = (value: unknown) => String(value ?? "").replace(/@.*$/, "").replace(/\D/g, "");
     const want = digits(to);
     const found = this.sent.filter((request) => {
-      if (request.method !== "POST" || !request.path.startsWith("/message/send")) return false;
-      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (!isMessageSend(request)) return false;
+      const body = bodyOf(request);
       if (digits(body.number) !== want) return false;
       if (text === undefined) return true;
       return body.text === text || body.caption === text;
@@ -363,3 +490,7 @@ export class GatewayFake {
     return this.simulator.close();
   }
 }
+
+// `GatewayApi.fake()` lives in the root entry, which must not load the simulator: the testing entry hands
+// it the way to build a fake when it is imported.
+registerGatewayFake((options) => GatewayFake.create(options));

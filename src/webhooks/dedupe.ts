@@ -61,7 +61,7 @@ export function dedupeMilliseconds(name: string, value: number | undefined, fall
  *
  * @example
  * ```ts
- * import { MemoryWebhookDedupe } from "@gw/gateway";
+ * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
  * const dedupe = new MemoryWebhookDedupe({ window_seconds: 600 });
  * await dedupe.claim("evt_1", Date.now()); // true
  * await dedupe.claim("evt_1", Date.now()); // false
@@ -83,7 +83,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * new MemoryWebhookDedupe({ window_seconds: 3600, max_entries: 10_000 });
    * ```
    */
@@ -103,7 +103,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * await new MemoryWebhookDedupe().claim("evt_1", Date.now()); // true
    * ```
    */
@@ -120,7 +120,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * const dedupe = new MemoryWebhookDedupe();
    * await dedupe.claim("evt_1", Date.now());
    * console.log(await dedupe.state("evt_1", Date.now())); // "processing"
@@ -135,7 +135,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * const dedupe = new MemoryWebhookDedupe();
    * await dedupe.claim("evt_1", Date.now());
    * await dedupe.complete("evt_1", Date.now());
@@ -154,7 +154,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * await new MemoryWebhookDedupe().release("evt_1");
    * ```
    */
@@ -234,7 +234,7 @@ class ExpiringTable {
  *
  * @example
  * ```ts
- * import { KvWebhookDedupe } from "@gw/gateway";
+ * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * const dedupe = new KvWebhookDedupe(kv, { window_seconds: 3600 });
  * await dedupe.claim("evt_1", Date.now()); // true
@@ -252,7 +252,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * new KvWebhookDedupe(kv, { prefix: ["app", "dedupe"] });
    * kv.close();
@@ -270,7 +270,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).claim("evt_1", Date.now()); // true
    * kv.close();
@@ -304,7 +304,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).complete("evt_1", Date.now());
    * kv.close();
@@ -325,7 +325,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).release("evt_1");
    * kv.close();

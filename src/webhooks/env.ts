@@ -73,7 +73,8 @@ function num(name: string, value: string): number {
  *
  * @example
  * ```ts
- * import { createWebhookHandler, webhookOptionsFromEnv } from "@gw/gateway";
+ * import { createWebhookHandler } from "@gw/gateway";
+ * import { webhookOptionsFromEnv } from "@gw/gateway/webhooks";
  * const env: Record<string, string> = { GATEWAY_WEBHOOK_SECRET: "s3cret", GATEWAY_WEBHOOK_SCHEME: "hmac" };
  * const handler = createWebhookHandler(webhookOptionsFromEnv((name) => env[name]));
  * ```
@@ -141,7 +142,7 @@ export function webhookOptionsFromEnv(get: (name: string) => string | undefined)
  *
  * @example
  * ```ts
- * import { denoEnvLookup } from "@gw/gateway";
+ * import { denoEnvLookup } from "./env.ts";
  * const secret = denoEnvLookup()("GATEWAY_WEBHOOK_SECRET");
  * ```
  */

@@ -204,8 +204,9 @@ function checkOptions(options: WebhookHandlerOptions): { prefix: string; maxBody
  * @example Cloudflare Workers, processing after the response
  * ```ts
  * import { createWebhookHandler } from "@gw/gateway";
- * const handler = createWebhookHandler({ secret: "s3cret", queue: { enabled: true, mode: "wait_until" } });
- * export default { fetch: handler };
+ * export default {
+ *   fetch: createWebhookHandler({ secret: "s3cret", queue: { enabled: true, mode: "wait_until" } }),
+ * };
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions = {}): WebhookHandler {
@@ -698,7 +699,7 @@ export function handleWebhook(
  *
  * @example
  * ```ts
- * import { resetDefaultWebhookHandler } from "@gw/gateway";
+ * import { resetDefaultWebhookHandler } from "./handler.ts";
  * await resetDefaultWebhookHandler();
  * ```
  */

@@ -9,8 +9,10 @@ import { normalizeWebhookEvent } from "./payload.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
 
 /**
- * Extend to handle webhooks: list the event kinds in `events` (any spelling: `messages.upsert`,
- * `MESSAGES_UPSERT`, `messages-upsert`; empty means every event) and implement `handle`. Register with
+ * Extend to handle webhooks: list the event kinds in a `protected events` field (any spelling:
+ * `messages.upsert`, `MESSAGES_UPSERT`, `messages-upsert`; absent or empty means every event) and implement
+ * `handle(payload: WebhookPayloadDto)`. The parameter needs its type written out: TypeScript does not type a
+ * subclass method's parameters from its base class, and strict mode refuses an implicit `any`. Register with
  * `WebhookProcessor.registerHandler`; handlers run in registration order, and a handler that throws makes
  * the webhook fail (500 in sync mode, so the server retries; a retry in queue mode).
  *
@@ -19,7 +21,7 @@ import type { WebhookPayloadDto } from "./payload.ts";
  * import { AbstractWebhookHandler, webhookProcessor, type WebhookPayloadDto } from "@gw/gateway";
  *
  * class GreetOnMessage extends AbstractWebhookHandler {
- *   protected override events = ["messages.upsert"];
+ *   protected events = ["messages.upsert"];
  *   handle(payload: WebhookPayloadDto): void {
  *     if (payload.isInboundMessage) console.log(`${payload.senderJid}: ${payload.text}`);
  *   }
@@ -28,8 +30,9 @@ import type { WebhookPayloadDto } from "./payload.ts";
  * ```
  */
 export abstract class AbstractWebhookHandler {
-  /** Event kinds this handler handles, in any spelling; empty handles every event. */
-  protected events: string[] = [];
+  // `events` is deliberately not declared here: a subclass then writes `protected events = [...]` as the
+  // specification shows, without the `override` keyword that Deno's default `noImplicitOverride` would
+  // otherwise demand. `handledEvents()` checks its shape at run time.
 
   /**
    * Handle one webhook whose kind is in `events`.
@@ -53,14 +56,14 @@ export abstract class AbstractWebhookHandler {
    * ```ts
    * import { AbstractWebhookHandler } from "@gw/gateway";
    * class OnQr extends AbstractWebhookHandler {
-   *   protected override events = ["qrcode.updated"];
+   *   protected events = ["qrcode.updated"];
    *   handle(): void {}
    * }
    * new OnQr().handledEvents(); // ["QRCODE_UPDATED"]
    * ```
    */
   handledEvents(): string[] {
-    return normalizeKinds(this.events);
+    return normalizeKinds((this as { events?: readonly string[] }).events ?? []);
   }
 
   /**
@@ -70,7 +73,7 @@ export abstract class AbstractWebhookHandler {
    * ```ts
    * import { AbstractWebhookHandler } from "@gw/gateway";
    * class OnQr extends AbstractWebhookHandler {
-   *   protected override events = ["qrcode.updated"];
+   *   protected events = ["qrcode.updated"];
    *   handle(): void {}
    * }
    * new OnQr().handles("QRCODE_UPDATED"); // true

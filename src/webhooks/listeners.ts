@@ -153,7 +153,8 @@ const STATUS_EVENTS: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { LearnFromWebhook, LidDirectory, MessageStatusTracker, WebhookProcessor, WebhookReceived } from "@gw/gateway";
+ * import { LidDirectory, MessageStatusTracker, WebhookProcessor, WebhookReceived } from "@gw/gateway";
+ * import { LearnFromWebhook } from "@gw/gateway/webhooks";
  * const processor = new WebhookProcessor();
  * processor.events.addEventListener(
  *   WebhookReceived.type,
@@ -170,7 +171,8 @@ export class LearnFromWebhook implements EventListenerObject {
    *
    * @example
    * ```ts
-   * import { LearnFromWebhook, LidDirectory, MessageStatusTracker } from "@gw/gateway";
+   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway";
+   * import { LearnFromWebhook } from "@gw/gateway/webhooks";
    * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker());
    * ```
    */
@@ -184,7 +186,8 @@ export class LearnFromWebhook implements EventListenerObject {
    *
    * @example
    * ```ts
-   * import { LearnFromWebhook, LidDirectory, MessageStatusTracker, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * import { LidDirectory, MessageStatusTracker, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * import { LearnFromWebhook } from "@gw/gateway/webhooks";
    * const event = new WebhookReceived(WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "A", status: "READ" } })!);
    * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker()).handleEvent(event);
    * await Promise.all(event.pending);

@@ -56,7 +56,7 @@ const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
  *
  * @example
  * ```ts
- * import { normalizeWebhookEvent } from "@gw/gateway";
+ * import { normalizeWebhookEvent } from "./payload.ts";
  * normalizeWebhookEvent("messages.upsert"); // "MESSAGES_UPSERT"
  * normalizeWebhookEvent("group-participants-update"); // "GROUP_PARTICIPANTS_UPDATE"
  * normalizeWebhookEvent("GROUP_UPDATE"); // "GROUPS_UPDATE"
@@ -84,7 +84,7 @@ export function normalizeWebhookEvent(name: string): string | null {
  *
  * @example
  * ```ts
- * import { dottedWebhookEvent } from "@gw/gateway";
+ * import { dottedWebhookEvent } from "./payload.ts";
  * dottedWebhookEvent("group_participants_update"); // "group-participants.update"
  * ```
  */
@@ -138,6 +138,7 @@ export interface WebhookPayloadContext {
  *     messageType: "conversation",
  *   },
  * });
+ * if (payload === null) throw new Error("not a gateway webhook"); // from() answers null to anything else
  * payload.event; // "MESSAGES_UPSERT"
  * payload.text; // "hi"
  * payload.senderJid; // "5511999999999@s.whatsapp.net"

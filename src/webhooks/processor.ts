@@ -205,7 +205,7 @@ export class WebhookProcessor {
    * ```ts
    * import { AbstractWebhookHandler, WebhookProcessor, type WebhookPayloadDto } from "@gw/gateway";
    * class OnConnection extends AbstractWebhookHandler {
-   *   protected override events = ["CONNECTION_UPDATE"];
+   *   protected events = ["CONNECTION_UPDATE"];
    *   handle(payload: WebhookPayloadDto): void {
    *     console.log(payload.connectionState);
    *   }

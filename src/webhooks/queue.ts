@@ -23,7 +23,7 @@ export const WEBHOOK_JOB_TYPE = "gateway.webhook.process";
 /** One verified webhook waiting to be processed. */
 export interface ProcessWebhookJob {
   /** Always {@link WEBHOOK_JOB_TYPE}. */
-  type: typeof WEBHOOK_JOB_TYPE;
+  type: "gateway.webhook.process";
   /** Job id (a UUID; also the dead-letter key). */
   id: string;
   /** Delivery id (`webhook-id` or body digest), the webhook log id, when known. */
@@ -49,7 +49,8 @@ export interface ProcessWebhookJob {
  *
  * @example A queue that keeps jobs in an array
  * ```ts
- * import type { ProcessWebhookJob, WebhookJobQueue } from "@gw/gateway";
+ * import type { ProcessWebhookJob } from "@gw/gateway";
+ * import type { WebhookJobQueue } from "@gw/gateway/webhooks";
  * const jobs: ProcessWebhookJob[] = [];
  * const queue: WebhookJobQueue = { enqueue: (job) => (jobs.push(job), Promise.resolve()) };
  * ```
@@ -109,7 +110,7 @@ export function webhookQueueSettings(
  *
  * @example
  * ```ts
- * import { isProcessWebhookJob } from "@gw/gateway";
+ * import { isProcessWebhookJob } from "@gw/gateway/webhooks";
  * isProcessWebhookJob({ type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: 0 }); // true
  * ```
  */
@@ -124,7 +125,7 @@ export function isProcessWebhookJob(value: unknown): value is ProcessWebhookJob 
  *
  * @example
  * ```ts
- * import { enqueueWebhookJob } from "@gw/gateway";
+ * import { enqueueWebhookJob } from "./queue.ts";
  * const kv = await Deno.openKv(":memory:");
  * await enqueueWebhookJob(kv, {
  *   type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0, receivedAt: Date.now(),
@@ -209,7 +210,8 @@ export type WebhookJobOutcome = "processed" | "retried" | "dead_lettered";
  *
  * @example
  * ```ts
- * import { isProcessWebhookJob, runWebhookJob, webhookProcessor } from "@gw/gateway";
+ * import { webhookProcessor } from "@gw/gateway";
+ * import { isProcessWebhookJob, runWebhookJob } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * const listening = kv.listenQueue(async (message) => {
  *   if (isProcessWebhookJob(message)) await runWebhookJob(kv, message, webhookProcessor());
@@ -252,7 +254,8 @@ export interface WebhookJobSettler {
  *
  * @example Running a job held somewhere else
  * ```ts
- * import { settleWebhookJob, webhookProcessor } from "@gw/gateway";
+ * import { webhookProcessor } from "@gw/gateway";
+ * import { settleWebhookJob } from "@gw/gateway/webhooks";
  * const outcome = await settleWebhookJob(
  *   { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: Date.now() },
  *   new TextEncoder().encode('{"event":"call","data":{}}'),
@@ -398,7 +401,7 @@ export function startWebhookWorker(
  *
  * @example
  * ```ts
- * import { listDeadLetters } from "@gw/gateway";
+ * import { listDeadLetters } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * for (const entry of await listDeadLetters(kv)) console.log(entry.job.id, entry.error);
  * kv.close();
@@ -434,7 +437,7 @@ export async function listDeadLetters(
  *
  * @example
  * ```ts
- * import { listDeadLetters, requeueDeadLetter } from "@gw/gateway";
+ * import { listDeadLetters, requeueDeadLetter } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
  * for (const entry of await listDeadLetters(kv)) await requeueDeadLetter(kv, entry.job.id);
  * kv.close();

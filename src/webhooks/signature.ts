@@ -87,7 +87,8 @@ export interface WebhookVerification {
  *
  * @example
  * ```ts
- * import { verifyWebhook, WebhookVerificationException } from "@gw/gateway";
+ * import { WebhookVerificationException } from "@gw/gateway";
+ * import { verifyWebhook } from "@gw/gateway/webhooks";
  * try {
  *   await verifyWebhook("{}", new Headers(), { secret: "s3cret" });
  * } catch (error) {
@@ -267,7 +268,7 @@ function decodeJsonPart(part: string): Record<string, unknown> | null {
  *
  * @example
  * ```ts
- * import { signWebhook, WebhookVerifier } from "@gw/gateway";
+ * import { signWebhook, WebhookVerifier } from "@gw/gateway/webhooks";
  * const verifier = new WebhookVerifier({ scheme: "hmac", secret: "s3cret" });
  * const body = new TextEncoder().encode('{"event":"messages.upsert"}');
  * const headers = new Headers(await signWebhook({ body, secret: "s3cret" }));
@@ -294,7 +295,7 @@ export class WebhookVerifier {
    *
    * @example
    * ```ts
-   * import { WebhookVerifier } from "@gw/gateway";
+   * import { WebhookVerifier } from "@gw/gateway/webhooks";
    * const verifier = new WebhookVerifier({ scheme: "standard", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
    * ```
    */
@@ -342,7 +343,7 @@ export class WebhookVerifier {
    *
    * @example
    * ```ts
-   * import { WebhookVerifier } from "@gw/gateway";
+   * import { WebhookVerifier } from "@gw/gateway/webhooks";
    * const verifier = new WebhookVerifier({ scheme: "token", header: "x-token", secret: "s3cret" });
    * await verifier.verify(new Uint8Array(), new Headers({ "x-token": "s3cret" }));
    * ```
@@ -590,7 +591,7 @@ const verifiers = new WeakMap<object, WebhookVerifier>();
  *
  * @example
  * ```ts
- * import { verifyWebhook } from "@gw/gateway";
+ * import { verifyWebhook } from "@gw/gateway/webhooks";
  * const options = { scheme: "hmac" as const, secret: "s3cret" };
  * Deno.serve(async (request) => {
  *   const body = new Uint8Array(await request.arrayBuffer());
@@ -693,7 +694,7 @@ export async function signWebhook(options: SignWebhookOptions): Promise<Record<s
  *
  * @example
  * ```ts
- * import { generateWebhookSecret } from "@gw/gateway";
+ * import { generateWebhookSecret } from "@gw/gateway/webhooks";
  * const secret = generateWebhookSecret("standard"); // "whsec_..."
  * ```
  */

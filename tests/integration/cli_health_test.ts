@@ -204,16 +204,22 @@ Deno.test("cli health: configuration from the environment, missing configuration
   await t.step("bad flags: exit 2 with one line, no stack trace", async () => {
     const unknown = await runCli("health", ["--bogus"], { cwd: dir.path });
     strictEqual(unknown.code, 2);
-    strictEqual(unknown.stderr, 'error: Cannot parse arguments: Unknown option "--bogus"\n');
+    strictEqual(
+      unknown.stderr,
+      'error: Cannot parse arguments: Unknown option "--bogus" (see "health --help")\n',
+    );
     const bad = await runCli("health", ["--timeout", "soon"], { cwd: dir.path });
     strictEqual(bad.code, 2);
     strictEqual(
       bad.stderr,
-      'error: Cannot parse arguments: "--timeout" must be a positive integer, got "soon"\n',
+      'error: Cannot parse arguments: "--timeout" must be a positive integer, got "soon" (see "health --help")\n',
     );
     const extra = await runCli("health", ["extra"], { cwd: dir.path });
     strictEqual(extra.code, 2);
-    strictEqual(extra.stderr, 'error: Cannot parse arguments: unexpected argument "extra"\n');
+    strictEqual(
+      extra.stderr,
+      'error: Cannot parse arguments: unexpected argument "extra" (see "health --help")\n',
+    );
   });
 
   await t.step("--verbose adds the stack trace", async () => {

@@ -99,11 +99,14 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
     strictEqual(badUrl.code, 2);
     strictEqual(
       badUrl.stderr,
-      'error: Cannot parse arguments: "--server-url" must use http or https, got "localhost:8080"\n',
+      'error: Cannot parse arguments: "--server-url" must use http or https, got "localhost:8080" (see "install --help")\n',
     );
     const unknown = await runCli("install", ["--overwrite"], { cwd: dir.path });
     strictEqual(unknown.code, 2);
-    strictEqual(unknown.stderr, 'error: Cannot parse arguments: Unknown option "--overwrite"\n');
+    strictEqual(
+      unknown.stderr,
+      'error: Cannot parse arguments: Unknown option "--overwrite" (see "install --help")\n',
+    );
   });
 
   await t.step("a path the task's permissions do not cover: exit 2 with a hint", async () => {

@@ -54,7 +54,7 @@ Deno.test("cli status: instances with state, owner and profile name", async (t) 
   await t.step("two instance arguments: bad usage", async () => {
     const run = await runCli("status", ["a", "b"], { cwd: dir.path });
     strictEqual(run.code, 2);
-    strictEqual(run.stderr, 'error: Cannot parse arguments: unexpected argument "b"\n');
+    strictEqual(run.stderr, 'error: Cannot parse arguments: unexpected argument "b" (see "status --help")\n');
   });
 });
 
@@ -130,7 +130,7 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
   await t.step("missing or unknown instance", async () => {
     const missing = await runCli("connect", [], { cwd: dir.path });
     strictEqual(missing.code, 2);
-    strictEqual(missing.stderr, "error: Missing argument: <instance>\n");
+    strictEqual(missing.stderr, 'error: Missing argument: <instance> (see "connect --help")\n');
     const unknown = await runCli("connect", ["ghost"], { cwd: dir.path });
     strictEqual(unknown.code, 1);
     strictEqual(unknown.stderr, 'error: Instance "ghost" does not exist on connection "default"\n');
@@ -139,13 +139,13 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     strictEqual(
       ambiguous.stderr,
       'error: Cannot parse arguments: Option "--timeout" argument is ambiguous ' +
-        '(write "--timeout=-XYZ" for a value that starts with a dash)\n',
+        '(write "--timeout=-XYZ" for a value that starts with a dash) (see "connect --help")\n',
     );
     const badTimeout = await runCli("connect", ["sales", "--timeout=-1"], { cwd: dir.path });
     strictEqual(badTimeout.code, 2);
     strictEqual(
       badTimeout.stderr,
-      'error: Cannot parse arguments: "--timeout" must be a positive number, got "-1"\n',
+      'error: Cannot parse arguments: "--timeout" must be a positive number, got "-1" (see "connect --help")\n',
     );
   });
 });

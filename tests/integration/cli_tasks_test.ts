@@ -120,12 +120,15 @@ Deno.test("cli prune: counts and removes old records in the KV file", async (t) 
   await t.step("bad values and a missing store: exit 2", async () => {
     const zero = await runCli("prune", ["--days", "0"], { cwd: dir.path });
     strictEqual(zero.code, 2);
-    strictEqual(zero.stderr, 'error: Cannot parse arguments: "--days" must be a positive number, got "0"\n');
+    strictEqual(
+      zero.stderr,
+      'error: Cannot parse arguments: "--days" must be a positive number, got "0" (see "prune --help")\n',
+    );
     const kind = await runCli("prune", ["--kind", "everything"], { cwd: dir.path });
     strictEqual(kind.code, 2);
     strictEqual(
       kind.stderr,
-      'error: Cannot parse arguments: unknown kind "everything" for "--kind" (expected one of outbound, inbound, webhook_logs, instances)\n',
+      'error: Cannot parse arguments: unknown kind "everything" for "--kind" (expected one of outbound, inbound, webhook_logs, instances) (see "prune --help")\n',
     );
     // Another path than the task's permissions cover is refused up front.
     const elsewhere = await runCli("prune", [], { cwd: dir.path, env: { GATEWAY_KV_PATH: "other.kv" } });
@@ -242,13 +245,13 @@ Deno.test("cli retry-failed: resends failed messages through the mock server", a
     strictEqual(run.code, 2);
     strictEqual(
       run.stderr,
-      'error: Cannot parse arguments: "--max-retries" must be an integer >= 0, got "1.5"\n',
+      'error: Cannot parse arguments: "--max-retries" must be an integer >= 0, got "1.5" (see "retry-failed --help")\n',
     );
     const limit = await runCli("retry-failed", ["--limit", "0"], { cwd: dir.path });
     strictEqual(limit.code, 2);
     strictEqual(
       limit.stderr,
-      'error: Cannot parse arguments: "--limit" must be a positive integer, got "0"\n',
+      'error: Cannot parse arguments: "--limit" must be a positive integer, got "0" (see "retry-failed --help")\n',
     );
   });
 });

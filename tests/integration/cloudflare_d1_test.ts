@@ -6,7 +6,7 @@
  */
 
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import { Miniflare } from "miniflare";
+import { Miniflare } from "../npm/miniflare.ts";
 import type { D1Database } from "../../src/cloudflare/bindings.ts";
 import { D1State } from "../../src/cloudflare/d1_state.ts";
 import { D1Store } from "../../src/cloudflare/d1_store.ts";

@@ -6,7 +6,7 @@
  */
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { Miniflare } from "miniflare";
+import { Miniflare } from "../npm/miniflare.ts";
 import type { D1Database, DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
 import { CoordinatorState } from "../../src/cloudflare/coordinator_state.ts";
 import { D1State } from "../../src/cloudflare/d1_state.ts";

@@ -1,6 +1,7 @@
 // Against the real gateway server (GW_REAL_URL, GW_REAL_KEY); skipped when they are not set.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { GatewayService, MemoryStore, reconcileRecord } from "../../mod.ts";
+import { GatewayService, MemoryStore } from "../../mod.ts";
+import { reconcileRecord } from "../../src/tasks/reconcile_sends.ts";
 
 const url = Deno.env.get("GW_REAL_URL");
 const key = Deno.env.get("GW_REAL_KEY");

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { toNodeListener } from "@gw/gateway";
+import { toNodeListener } from "@gw/gateway/webhooks";
 
 /** Serve `handler(Request) => Promise<Response>` from node:http on 127.0.0.1 with the package's
  * `toNodeListener`; resolves to `{ url, close }`. */

@@ -92,7 +92,7 @@ Deno.test("cli qr: UTF-8 text is encoded as bytes", () => {
 
 Deno.test("cli args: strict parsing and number checks", () => {
   throws(() => parseFlags(["--nope"], {}, 0), (error) => error instanceof UsageError && error.exitCode === 2);
-  const parsed = parseFlags(["a", "--json"], { json: { type: "boolean" } }, 1);
+  const parsed = parseFlags(["a", "--json"], { json: { type: "boolean", help: "print JSON" } }, 1);
   deepStrictEqual({ values: { ...parsed.values }, positionals: parsed.positionals }, {
     values: { json: true },
     positionals: ["a"],

@@ -1,11 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
-import {
-  ConfigurationException,
-  type GatewayConfig,
-  GatewayService,
-  loadConfigFile,
-  validateConfig,
-} from "../../mod.ts";
+import { ConfigurationException, type GatewayConfig, GatewayService } from "../../mod.ts";
+import { loadConfigFile, validateConfig } from "../../src/config.ts";
 import { parseJsonc } from "../../src/jsonc.ts";
 import { loadCliConfig } from "../../src/cli/config.ts";
 import { memoryIo } from "../../src/cli/io.ts";

@@ -1,11 +1,6 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import {
-  ConfigurationException,
-  ConnectionManager,
-  GatewayApiException,
-  GatewayService,
-  validateConnection,
-} from "../../mod.ts";
+import { ConfigurationException, ConnectionManager, GatewayApiException, GatewayService } from "../../mod.ts";
+import { validateConnection } from "../../src/client/connection_manager.ts";
 
 const KEY = "k-secret-value";
 

@@ -1,7 +1,6 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import {
-  mediaKind,
-  normaliseNumber,
+  normalizeNumber,
   SendAudioMessageDto,
   SendButtonsMessageDto,
   SendContactMessageDto,
@@ -17,6 +16,7 @@ import {
   SendTextMessageDto,
   ValidationException,
 } from "../../mod.ts";
+import { mediaKind } from "../../src/dto/validate.ts";
 
 const BAD_NUMBER = (value: string, field = "number") =>
   `${field} must be a phone number in international form (e.g. "5511999999999") or a JID ending in ` +
@@ -32,15 +32,15 @@ function invalid(build: () => unknown, messages: string[], title?: string): void
   });
 }
 
-Deno.test("normaliseNumber strips formatting, keeps JIDs, refuses the rest", () => {
-  strictEqual(normaliseNumber("+55 (11) 99999-9999"), "5511999999999");
-  strictEqual(normaliseNumber(" 1.415.555.0100 "), "14155550100");
-  strictEqual(normaliseNumber("5511999999999@s.whatsapp.net"), "5511999999999@s.whatsapp.net");
-  strictEqual(normaliseNumber("120363025246125888@g.us"), "120363025246125888@g.us");
-  strictEqual(normaliseNumber("5511999999999-1623281234@g.us"), "5511999999999-1623281234@g.us");
-  strictEqual(normaliseNumber("123456789012345@lid"), "123456789012345@lid");
+Deno.test("normalizeNumber strips formatting, keeps JIDs, refuses the rest", () => {
+  strictEqual(normalizeNumber("+55 (11) 99999-9999"), "5511999999999");
+  strictEqual(normalizeNumber(" 1.415.555.0100 "), "14155550100");
+  strictEqual(normalizeNumber("5511999999999@s.whatsapp.net"), "5511999999999@s.whatsapp.net");
+  strictEqual(normalizeNumber("120363025246125888@g.us"), "120363025246125888@g.us");
+  strictEqual(normalizeNumber("5511999999999-1623281234@g.us"), "5511999999999-1623281234@g.us");
+  strictEqual(normalizeNumber("123456789012345@lid"), "123456789012345@lid");
   for (const bad of ["abc", "12345", "5511999999999@example.com", "+55 11 9999x-9999", "", "1".repeat(21)]) {
-    strictEqual(normaliseNumber(bad), null, bad);
+    strictEqual(normalizeNumber(bad), null, bad);
   }
 });
 
@@ -54,16 +54,16 @@ Deno.test("mediaKind tells URLs, raw base64 and data URIs apart", () => {
   strictEqual(mediaKind("not base64!"), "invalid");
 });
 
-Deno.test("SendTextMessageDto: normalised body, mentionsEveryOne alias, every problem named", () => {
+Deno.test("SendTextMessageDto: normalized body, everyOne refused (the server ignores it), every problem named", () => {
   deepStrictEqual(
-    SendTextMessageDto.from({ number: "+55 11 99999-9999", text: "Hi", everyOne: true, linkPreview: true })
+    SendTextMessageDto.from({
+      number: "+55 11 99999-9999",
+      text: "Hi",
+      mentionsEveryOne: true,
+      linkPreview: true,
+    })
       .toJSON(),
     { number: "5511999999999", text: "Hi", mentionsEveryOne: true, linkPreview: true },
-  );
-  deepStrictEqual(
-    SendTextMessageDto.from({ number: "5511999999999", text: "Hi", mentionsEveryOne: false, everyOne: true })
-      .toBody(),
-    { number: "5511999999999", text: "Hi", mentionsEveryOne: false },
   );
   invalid(
     () =>
@@ -95,8 +95,8 @@ Deno.test("SendTextMessageDto: normalised body, mentionsEveryOne alias, every pr
     "delay must be an integer",
     "mentioned must have at least 1 item",
   ]);
-  invalid(() => SendTextMessageDto.from({ number: "5511999999999", text: "x", everyOne: "yes" as never }), [
-    "everyOne must be true or false",
+  invalid(() => SendTextMessageDto.from({ number: "5511999999999", text: "x", everyOne: true } as never), [
+    "everyOne is not read by the server; use mentionsEveryOne",
   ]);
 });
 

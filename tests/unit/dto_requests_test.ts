@@ -8,10 +8,10 @@ import {
   ProxyDto,
   SettingsDto,
   ValidationException,
-  WEBHOOK_CONFIG_EVENTS,
   WebhookConfigDto,
-  webhookEventName,
 } from "../../mod.ts";
+import { WEBHOOK_CONFIG_EVENTS } from "../../src/event_names.ts";
+import { webhookEventName } from "../../src/dto/webhook_config.ts";
 
 function invalid(build: () => unknown, messages: string[]): void {
   throws(build, (error) => {

@@ -1,5 +1,6 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { GuardedEventTarget, MessageSent } from "../../mod.ts";
+import { MessageSent } from "../../mod.ts";
+import { GuardedEventTarget } from "../../src/guarded_event_target.ts";
 import { GatewayFake } from "../../src/testing/mod.ts";
 
 Deno.test("a throwing or rejecting listener neither crashes the process nor stops the other listeners", async () => {

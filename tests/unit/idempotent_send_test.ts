@@ -3,7 +3,6 @@ import {
   ConnectionException,
   GatewayService,
   type GatewayStore,
-  IdempotencyClaims,
   KvState,
   MemoryState,
   MemoryStore,
@@ -11,10 +10,10 @@ import {
   OutcomeUnknownException,
   reconcileSends,
   retryFailedMessages,
-  sendFingerprint,
   type StateStore,
   ValidationException,
 } from "../../mod.ts";
+import { IdempotencyClaims, sendFingerprint } from "../../src/store/idempotency.ts";
 import { GatewaySimulator } from "../../src/testing/mod.ts";
 import { deferred } from "../fixtures/tasks_fixtures.ts";
 

@@ -1,6 +1,7 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
-import { ConnectionManager, GatewayApiException, GatewayClient, GatewayService, redact } from "../../mod.ts";
+import { ConnectionManager, GatewayApiException, GatewayClient, GatewayService } from "../../mod.ts";
+import { redact } from "../../src/log.ts";
 import { fakeTime, json, scriptedFetch } from "../helpers/scripted_fetch.ts";
 import { captureLogs } from "../helpers/logs.ts";
 

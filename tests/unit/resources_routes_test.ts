@@ -10,13 +10,12 @@ import {
   MessagesResource,
   ProfileResource,
   ProxyResource,
-  renderRoutesMarkdown,
-  ROUTES,
   S3Resource,
   SettingsResource,
   TemplatesResource,
   WebhooksResource,
 } from "../../mod.ts";
+import { renderRoutesMarkdown, ROUTES } from "../../src/resources/routes.ts";
 import { CASES } from "../fixtures/resources_cases.ts";
 import { defaultAnswer, makeService, normalise, simplify } from "../fixtures/resources_server.ts";
 

@@ -5,8 +5,8 @@ import { MemoryStore } from "../../src/store/memory.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import {
   createScheduledHandler,
-  type CronFunction,
   registerScheduledTasks,
+  type RegisterScheduledTasksOptions,
 } from "../../src/tasks/schedule.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import { DAY, deferred, FakeService, NOW, outbound, serverMessage } from "../fixtures/tasks_fixtures.ts";
@@ -17,7 +17,7 @@ interface Registered {
   handler: () => Promise<void>;
 }
 
-function recordingCron(): { cron: CronFunction; jobs: Registered[] } {
+function recordingCron(): { cron: NonNullable<RegisterScheduledTasksOptions["cron"]>; jobs: Registered[] } {
   const jobs: Registered[] = [];
   return { jobs, cron: (name, schedule, handler) => jobs.push({ name, schedule, handler }) };
 }

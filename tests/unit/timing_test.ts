@@ -1,5 +1,5 @@
 import { notStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import { abortableSleep, SharedTimeouts } from "../../mod.ts";
+import { abortableSleep, SharedTimeouts } from "../../src/timing.ts";
 
 Deno.test("SharedTimeouts: attempts started together share a signal; short timeouts get their own", () => {
   const timeouts = new SharedTimeouts();

@@ -23,6 +23,7 @@ const inbound = () =>
   }, { apikey: "instance-token-xyz" });
 
 class Recorder extends AbstractWebhookHandler {
+  protected events: string[];
   constructor(readonly name: string, kinds: string[], readonly calls: string[]) {
     super();
     this.events = kinds;

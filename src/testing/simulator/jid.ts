@@ -1,5 +1,5 @@
 /**
- * JID normalisation and id generation as the reference server does them (`src/utils/createJid.ts`,
+ * JID normalization and id generation as the reference server does them (`src/utils/createJid.ts`,
  * Baileys message ids).
  *
  * @module

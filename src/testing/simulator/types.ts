@@ -138,7 +138,7 @@ export interface SentMessageRecord {
   operation: string;
   /** The `number` the request gave (for reactions, the key's `remoteJid`). */
   number: string;
-  /** The normalised JID the message went to. */
+  /** The normalized JID the message went to. */
   remoteJid: string;
   /** The text of the message, when it has one (text, caption, poll name, ...). */
   text?: string;

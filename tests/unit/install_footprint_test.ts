@@ -1,0 +1,81 @@
+// The install footprint: `deno task demo`, the CLI tasks and a user's `deno add` resolve the runtime
+// dependencies only. Deno installs every npm package that deno.lock names, so deno.lock must hold the runtime
+// ones alone; test-only packages live in tests/npm/ with their own lock. And every task that runs code
+// answers a missing permission with an error, never with a prompt.
+import { deepStrictEqual, ok } from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+const read = (path: string) => Deno.readTextFileSync(new URL(path, ROOT));
+const config = JSON.parse(read("deno.json")) as {
+  imports: Record<string, string>;
+  tasks: Record<string, string>;
+};
+const lock = JSON.parse(read("deno.lock")) as { specifiers: Record<string, string> };
+const testLock = JSON.parse(read("tests/npm/deno.lock")) as { specifiers: Record<string, string> };
+
+function files(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync(new URL(dir, ROOT))) {
+    const path = `${dir}${entry.name}`;
+    if (entry.isDirectory) found.push(...files(`${path}/`));
+    else if (entry.name.endsWith(".ts")) found.push(path);
+  }
+  return found;
+}
+
+Deno.test("deno.json imports and deno.lock name the runtime dependencies only, each used by src/", () => {
+  const runtime = Object.values(config.imports).sort();
+  deepStrictEqual(Object.keys(lock.specifiers).sort(), runtime);
+  const source = files("src/").map(read).join("\n");
+  for (const name of Object.keys(config.imports)) {
+    ok(
+      source.includes(`from "${name}"`) || source.includes(`import("${name}")`),
+      `${name} is not used by src/`,
+    );
+  }
+});
+
+Deno.test("test-only npm packages are pinned in tests/npm/ alone, and locked in tests/npm/deno.lock", () => {
+  const pinned: string[] = [];
+  for (const path of [...files("tests/"), ...files("bench/"), ...files("examples/"), ...files("src/")]) {
+    for (const match of read(path).matchAll(/["'](npm:[^"']+)["']/g)) {
+      ok(path.startsWith("tests/npm/"), `${path} imports ${match[1]}: pin it in tests/npm/ instead`);
+      pinned.push(match[1]);
+    }
+  }
+  ok(pinned.length > 0);
+  for (const specifier of pinned) {
+    ok(Object.hasOwn(testLock.specifiers, specifier), `${specifier} is not in tests/npm/deno.lock`);
+    ok(!Object.hasOwn(lock.specifiers, specifier), `${specifier} leaked into deno.lock`);
+  }
+});
+
+Deno.test("every task that runs code has --no-prompt, and the test runs use the tests' lock", () => {
+  for (const [name, line] of Object.entries(config.tasks)) {
+    for (const run of line.matchAll(/deno (run|test|bench)\b[^&]*/g)) {
+      ok(run[0].includes("--no-prompt"), `task "${name}" may prompt: ${run[0]}`);
+    }
+  }
+  for (const name of ["test", "bench"]) ok(config.tasks[name].includes("--lock=tests/npm/deno.lock"), name);
+  ok(/deno check --lock=tests\/npm\/deno\.lock [^&]*tests\//.test(config.tasks.check), config.tasks.check);
+});
+
+Deno.test("the check task type-checks every JSDoc example of src/ and every ts block of README and docs", () => {
+  const check = config.tasks.check;
+  ok(check.includes("deno check --doc mod.ts src/ "), check);
+  ok(check.includes("deno check --doc-only README.md docs/*.md"), check);
+  // A block that cannot be checked says so, and why, right above it.
+  for (
+    const path of [
+      "README.md",
+      ...[...Deno.readDirSync(new URL("docs/", ROOT))].map((e) => `docs/${e.name}`),
+    ]
+  ) {
+    const lines = read(path).split("\n");
+    lines.forEach((line, index) => {
+      if (!/^```(ts|typescript)\b/.test(line) || !/\bignore\b/.test(line)) return;
+      const before = lines.slice(Math.max(0, index - 4), index).join(" ");
+      ok(before.includes("not type-checked"), `${path}:${index + 1}: an ignored block without its reason`);
+    });
+  }
+});

@@ -1,0 +1,103 @@
+// The root entry is focused: what an application uses, not the library's internals. Counted the way
+// `deno doc --json mod.ts` lists it (the JSR documentation page shows the same list).
+import { ok, strictEqual } from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+/** The limit of issue 13: at most 200 names at the root. */
+const MAX_ROOT_SYMBOLS = 200;
+
+async function docOf(entry: string): Promise<{ names: string[]; moduleDoc: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", entry],
+    cwd: ROOT.pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  strictEqual(output.code, 0, new TextDecoder().decode(output.stderr));
+  const json = JSON.parse(new TextDecoder().decode(output.stdout));
+  const module = Object.values(json.nodes)[0] as {
+    module_doc?: { doc?: string; tags?: { doc?: string }[] };
+    symbols: { name: string }[];
+  };
+  const moduleDoc = [
+    module.module_doc?.doc ?? "",
+    ...(module.module_doc?.tags ?? []).map((tag) => tag.doc ?? ""),
+  ]
+    .join("\n");
+  return { names: module.symbols.map((symbol) => symbol.name), moduleDoc };
+}
+
+const root = await docOf("mod.ts");
+
+Deno.test(`the root entry exports at most ${MAX_ROOT_SYMBOLS} names`, () => {
+  ok(root.names.length > 100, `${root.names.length}: the count is not reading the root entry`);
+  ok(
+    root.names.length <= MAX_ROOT_SYMBOLS,
+    `mod.ts exports ${root.names.length} names (limit ${MAX_ROOT_SYMBOLS}): export internals from their src/ ` +
+      `file only, and receiver details from src/webhooks/mod.ts`,
+  );
+});
+
+Deno.test("internals are not exported from the root entry", () => {
+  const internals = [
+    "abortableSleep",
+    "backoffDelay",
+    "buildPath",
+    "readPath",
+    "renderRoutesMarkdown",
+    "ROUTES",
+    "failedBeforeSending",
+    "RETRYABLE_STATUSES",
+    "NOT_ACTED_STATUSES",
+    "retryPolicy",
+    "errorFromResponse",
+    "parseRetryAfter",
+    "validateConfig",
+    "mergeConfig",
+    "validateConnection",
+    "mediaKind",
+    "MESSAGE_OPTION_KEYS",
+    "webhookEventName",
+    "resetDefaultWebhookHandler",
+    "denoEnvLookup",
+    "WEBHOOK_JOB_TYPE",
+    "SharedTimeouts",
+    "VERSION",
+  ];
+  for (const name of internals) strictEqual(root.names.includes(name), false, `${name} is exported`);
+  for (const name of ["GatewayService", "GatewayApi", "SendTextMessageDto", "handleWebhook", "KvStore"]) {
+    ok(root.names.includes(name), `${name} is missing`);
+  }
+});
+
+Deno.test("the root entry's module doc opens with the three lines a user starts with", () => {
+  const firstExample = root.moduleDoc.split("```ts\n")[1]?.split("```")[0] ?? "";
+  strictEqual(
+    firstExample,
+    'import { GatewayService } from "@gw/gateway";\n' +
+      'const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "...", instance: "sales" });\n' +
+      'await gw.messages().text("5511999999999", "Hello");\n',
+  );
+});
+
+Deno.test("every receiver name left out of the root is exported by @gw/gateway/webhooks", async () => {
+  const webhooks = await docOf("src/webhooks/mod.ts");
+  for (
+    const name of [
+      "verifyWebhook",
+      "WebhookVerifier",
+      "KvWebhookDedupe",
+      "listDeadLetters",
+      "webhookOptionsFromEnv",
+    ]
+  ) {
+    strictEqual(root.names.includes(name), false, name);
+    ok(webhooks.names.includes(name), `${name} is in no entry point`);
+  }
+  // The receiver an application mounts is in both entries, so a Worker can import it alone.
+  for (
+    const name of ["handleWebhook", "createWebhookHandler", "WebhookProcessor", "AbstractWebhookHandler"]
+  ) {
+    ok(root.names.includes(name) && webhooks.names.includes(name), name);
+  }
+});
