@@ -8,6 +8,8 @@ import { HealthCommand } from "../../src/cli/health.ts";
 import { InstallCommand } from "../../src/cli/install.ts";
 import { COMMAND_NAMES, main, memoryIo } from "../../src/cli/main.ts";
 import { PruneCommand } from "../../src/cli/prune.ts";
+import { ReconcileCommand } from "../../src/cli/reconcile.ts";
+import { ReconcileSendsCommand } from "../../src/cli/reconcile_sends.ts";
 import { RetryFailedCommand } from "../../src/cli/retry_failed.ts";
 import { ServeCommand } from "../../src/cli/serve.ts";
 import { InstanceStatusCommand } from "../../src/cli/status.ts";
@@ -20,6 +22,8 @@ const COMMANDS: CliCommand[] = [
   new ConnectCommand(),
   new PruneCommand(),
   new RetryFailedCommand(),
+  new ReconcileSendsCommand(),
+  new ReconcileCommand(),
   new ServeCommand(),
 ];
 
