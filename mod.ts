@@ -29,6 +29,7 @@ export {
   flattenErrorMessages,
   GatewayApiException,
   type GatewayErrorContext,
+  InstanceDisconnectedException,
   InstanceNotFoundException,
   isOutcomeUnknown,
   isPermanentFailure,
@@ -59,6 +60,24 @@ export {
   type WebhookSignatureConfig,
 } from "./src/config.ts";
 export { redact } from "./src/log.ts";
+// --- instance health (disconnect reasons, the send breaker)
+export {
+  type DisconnectKind,
+  type DisconnectReason,
+  disconnectReason,
+  FINAL_DISCONNECT_CODES,
+} from "./src/health/disconnect_reason.ts";
+export {
+  type Admission,
+  type BreakerState,
+  type HealthSource,
+  InstanceHealth,
+  type InstanceHealthOptions,
+  type InstanceHealthRecord,
+  type InstanceHealthStatus,
+  type InstanceRef,
+} from "./src/health/instance_health.ts";
+export { watchInstanceHealth } from "./src/health/watch.ts";
 export {
   METRIC_DESCRIPTIONS,
   type MetricLabels,

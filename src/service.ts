@@ -35,6 +35,8 @@ import { SettingsResource } from "./resources/settings.ts";
 import { TemplatesResource } from "./resources/templates.ts";
 import { WebhooksResource } from "./resources/webhooks.ts";
 import type { GatewayStore } from "./store/store.ts";
+import { InstanceHealth } from "./health/instance_health.ts";
+import { MemoryState } from "./store/memory_state.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
 export interface ServiceDependencies {
@@ -76,6 +78,7 @@ interface Shared {
   events: EventTarget;
   store?: GatewayStore;
   now: () => number;
+  health: InstanceHealth;
 }
 
 interface Scope {
@@ -145,6 +148,8 @@ export class GatewayService {
       events: new GuardedEventTarget(),
       store: valid.store,
       now,
+      // Shared through the store when there is one, so every process sees the same breaker.
+      health: new InstanceHealth(valid.store?.state ?? new MemoryState({ now }), { now }),
     };
     this.#scope = {};
   }
@@ -168,6 +173,7 @@ export class GatewayService {
       connection: this.#scope.connection,
       instance: this.#scope.instance,
       now: shared.now,
+      health: shared.health,
     };
   }
 
@@ -297,6 +303,22 @@ export class GatewayService {
    */
   getStore(): GatewayStore | undefined {
     return this.#shared.store;
+  }
+
+  /**
+   * Instance health and the send breaker, shared by every view of this service (and, through
+   * `store.state`, by every process that shares the store).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const record = await gw.health().get({ connection: gw.getConnectionName(), instance: "sales" });
+   * console.log(record.status, record.breaker);
+   * ```
+   */
+  health(): InstanceHealth {
+    return this.#shared.health;
   }
 
   /**

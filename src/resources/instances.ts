@@ -168,7 +168,7 @@ export class InstancesResource extends Resource {
    */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
     const res = await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {}, options);
-    if (this.context.store && Array.isArray(res.data)) {
+    if (Array.isArray(res.data)) {
       for (const row of res.data) {
         if (typeof row?.name === "string" && typeof row.connectionStatus === "string") {
           await this.recordInstanceState(row.name, row.connectionStatus, row);

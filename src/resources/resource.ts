@@ -13,6 +13,8 @@ import { MessageSent } from "../events.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import type { InstanceHealth } from "../health/instance_health.ts";
+import { guardSend, settleSend } from "../health/send_guard.ts";
 
 /** What a resource is bound to: shared by every resource of one service view. */
 export interface ResourceContext {
@@ -30,6 +32,8 @@ export interface ResourceContext {
   instance?: string;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Instance health and the send breaker (shared by every view of a service). */
+  health?: InstanceHealth;
 }
 
 /** Per-call options every resource method accepts. */
@@ -143,12 +147,21 @@ export abstract class Resource {
   protected async recordInstanceState(
     instance: string,
     state: string,
-    details: { ownerJid?: string | null; profileName?: string | null } = {},
+    details: {
+      ownerJid?: string | null;
+      profileName?: string | null;
+      disconnectionReasonCode?: number | null;
+    } = {},
   ): Promise<void> {
-    const store = this.context.store;
-    if (!store) return;
     const connection = this.context.connection ??
       this.context.client.getConnectionManager().getActiveConnectionName();
+    try {
+      await this.context.health?.recordState({ connection, instance }, state, details.disconnectionReasonCode);
+    } catch (error) {
+      log.warn("Cannot record health of instance {instance}: {error}", { instance, error: String(error) });
+    }
+    const store = this.context.store;
+    if (!store) return;
     try {
       await store.saveInstanceSnapshot({
         connection,
@@ -161,6 +174,17 @@ export abstract class Resource {
     } catch (error) {
       log.warn("Cannot record state of instance {instance}: {error}", { instance, error: String(error) });
     }
+  }
+
+  /** The breaker's state probe: `GET /instance/connectionState`, recorded in the health. */
+  async #pollState(connection: string, instance: string, signal?: AbortSignal): Promise<void> {
+    const res = await this.context.client.request<{ instance?: { state?: unknown } }>(
+      "GET",
+      "/instance/connectionState/{instance}",
+      { connection, instance, signal, maxRetries: 0 },
+    );
+    const state = res.data?.instance?.state;
+    if (typeof state === "string") await this.context.health?.recordState({ connection, instance }, state);
   }
 
   /**
@@ -200,7 +224,10 @@ export abstract class Resource {
       }
     }
     let response: ApiResponse<T>;
+    const health = this.context.health;
+    const ref = { connection, instance };
     try {
+      await guardSend(health, ref, () => this.#pollState(connection, instance, options.signal));
       response = await this.context.client.request<T>("POST", spec.route, {
         body: spec.body,
         idempotent: false,
@@ -214,6 +241,7 @@ export abstract class Resource {
         serverDelayMs: typeof spec.body.delay === "number" ? spec.body.delay : undefined,
       });
     } catch (error) {
+      await settleSend(health, ref, error);
       if (store && record) {
         await updateRecord(store, record.id, {
           status: "failed",
@@ -225,6 +253,7 @@ export abstract class Resource {
       }
       throw error;
     }
+    await settleSend(health, ref);
     const messageId = response.json<unknown>("key.id");
     const id = typeof messageId === "string" ? messageId : null;
     if (store && record) {
