@@ -78,6 +78,18 @@ export {
   type InstanceRef,
 } from "./src/health/instance_health.ts";
 export { watchInstanceHealth } from "./src/health/watch.ts";
+// --- media (inputs the server accepts, downloads)
+export {
+  MEDIA_KINDS,
+  MEDIA_SIZE_LIMITS,
+  type MediaInput,
+  type MediaInputOptions,
+  type MediaKind,
+  type MediaSource,
+  toMediaInput,
+} from "./src/media/media_input.ts";
+export { isAnimatedWebp, sniffMimeType } from "./src/media/sniff.ts";
+export { type DownloadedMedia, downloadMedia, type MediaMessageRef } from "./src/media/download.ts";
 export {
   METRIC_DESCRIPTIONS,
   type MetricLabels,
@@ -132,6 +144,7 @@ export { InstancesResource, PRESENCES, type WaitForConnectionOptions } from "./s
 export {
   type MediaSendOptions,
   MessagesResource,
+  type SendFileOptions,
   type SendOptions,
   type SendResult,
 } from "./src/resources/messages.ts";

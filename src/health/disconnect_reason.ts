@@ -33,7 +33,8 @@ const REASONS: Record<number, Omit<DisconnectReason, "code">> = {
   402: {
     name: "payment_required",
     kind: "stop",
-    description: "WhatsApp refused the account (the server does not reconnect); stop sending and check the number",
+    description:
+      "WhatsApp refused the account (the server does not reconnect); stop sending and check the number",
   },
   403: {
     name: "forbidden",
@@ -43,7 +44,8 @@ const REASONS: Record<number, Omit<DisconnectReason, "code">> = {
   406: {
     name: "not_acceptable",
     kind: "stop",
-    description: "WhatsApp refused the session (the server does not reconnect); stop sending and check the number",
+    description:
+      "WhatsApp refused the session (the server does not reconnect); stop sending and check the number",
   },
   408: {
     name: "timed_out",

@@ -107,7 +107,9 @@ function refOf(key: string): InstanceRef {
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`Cannot create instance health: "${name}" must be a positive number, got "${value}"`);
+    throw new RangeError(
+      `Cannot create instance health: "${name}" must be a positive number, got "${value}"`,
+    );
   }
   return value;
 }
@@ -187,7 +189,9 @@ export class InstanceHealth {
    * ```
    */
   async list(options: { connection?: string } = {}): Promise<InstanceHealthRecord[]> {
-    const prefix = options.connection === undefined ? undefined : `${encodeURIComponent(options.connection)}/`;
+    const prefix = options.connection === undefined
+      ? undefined
+      : `${encodeURIComponent(options.connection)}/`;
     const entries = await this.#state.list<Stored>(NAMESPACE, { prefix });
     return entries.map((entry) => this.#view(refOf(entry.key), entry.value));
   }
@@ -222,7 +226,11 @@ export class InstanceHealth {
    * await health.recordState({ connection: "default", instance: "sales" }, "open");
    * ```
    */
-  async recordState(ref: InstanceRef, state: string, reasonCode?: number | null): Promise<InstanceHealthRecord> {
+  async recordState(
+    ref: InstanceRef,
+    state: string,
+    reasonCode?: number | null,
+  ): Promise<InstanceHealthRecord> {
     return await this.#observe(ref, state, reasonCode ?? undefined, "poll");
   }
 
@@ -386,7 +394,10 @@ export class InstanceHealth {
     });
   }
 
-  async #update(ref: InstanceRef, change: (current: Stored) => Partial<Stored>): Promise<InstanceHealthRecord> {
+  async #update(
+    ref: InstanceRef,
+    change: (current: Stored) => Partial<Stored>,
+  ): Promise<InstanceHealthRecord> {
     const key = keyOf(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);

@@ -42,6 +42,7 @@ import {
 } from "../dto/structured_messages.ts";
 import { SendTextMessageDto, type SendTextMessageInput } from "../dto/text_message.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import { type MediaInputOptions, type MediaSource, toMediaInput } from "../media/media_input.ts";
 import { splitOptions } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
@@ -56,6 +57,9 @@ export interface MediaSendOptions extends SendOptions {
   /** File name (required for base64 documents). */
   fileName?: string;
 }
+
+/** Options of {@link MessagesResource.sendFile}: the media kind, an optional caption, send and call options. */
+export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: string };
 
 /** The short-form answer type of every send. */
 export type SendResult = Promise<ApiResponse<SendMessageResponse>>;
@@ -174,6 +178,38 @@ export class MessagesResource extends Resource {
       ...options,
       fileName: fileName ?? options?.fileName,
     });
+  }
+
+  /**
+   * Send a file of any form (URL, bytes, `Blob`/`File`, data URI, base64) as an image, video, document,
+   * voice note (`audio`) or sticker: `toMediaInput` turns it into what the server accepts (MIME type
+   * sniffed, file name kept, size checked before any request), then the matching route sends it.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const file = new File([new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d])], "invoice.pdf");
+   * await gw.messages().sendFile("5511999999999", file, { type: "document", caption: "Your invoice" });
+   * ```
+   */
+  async sendFile(to: string, source: MediaSource, options: SendFileOptions): SendResult {
+    const { type, fileName, mimetype, caption, ...rest } = options ?? ({} as SendFileOptions);
+    const input = await toMediaInput(source, { type, fileName, mimetype });
+    const [body, call] = splitOptions(rest);
+    if (type === "audio") return await this.sendAudio({ ...body, number: to, audio: input.media }, call);
+    if (type === "sticker") {
+      return await this.sendSticker({ ...body, number: to, sticker: input.media }, call);
+    }
+    return await this.sendMedia({
+      ...body,
+      number: to,
+      mediatype: type,
+      media: input.media,
+      mimetype: input.mimetype,
+      fileName: input.fileName,
+      caption,
+    }, call);
   }
 
   async #media(

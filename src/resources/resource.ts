@@ -156,7 +156,11 @@ export abstract class Resource {
     const connection = this.context.connection ??
       this.context.client.getConnectionManager().getActiveConnectionName();
     try {
-      await this.context.health?.recordState({ connection, instance }, state, details.disconnectionReasonCode);
+      await this.context.health?.recordState(
+        { connection, instance },
+        state,
+        details.disconnectionReasonCode,
+      );
     } catch (error) {
       log.warn("Cannot record health of instance {instance}: {error}", { instance, error: String(error) });
     }
