@@ -90,6 +90,15 @@ export {
 } from "./src/media/media_input.ts";
 export { isAnimatedWebp, sniffMimeType } from "./src/media/sniff.ts";
 export { type DownloadedMedia, downloadMedia, type MediaMessageRef } from "./src/media/download.ts";
+// --- server versions
+export {
+  connectAnswerState,
+  readServerDetails,
+  type ServerDetails,
+  type ServerFeatures,
+  type ServerLine,
+  UnsupportedServerException,
+} from "./src/server/server_version.ts";
 export {
   METRIC_DESCRIPTIONS,
   type MetricLabels,
@@ -161,7 +170,11 @@ export {
   PARTICIPANT_ACTIONS,
 } from "./src/resources/groups.ts";
 export { ProfileResource } from "./src/resources/profile.ts";
-export { WebhooksResource } from "./src/resources/webhooks.ts";
+export {
+  type SecureWebhookInput,
+  type SecureWebhookSettings,
+  WebhooksResource,
+} from "./src/resources/webhooks.ts";
 export { SettingsResource } from "./src/resources/settings.ts";
 export { CallsResource } from "./src/resources/calls.ts";
 export { BusinessResource, type CatalogQuery } from "./src/resources/business.ts";

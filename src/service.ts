@@ -37,6 +37,7 @@ import { WebhooksResource } from "./resources/webhooks.ts";
 import type { GatewayStore } from "./store/store.ts";
 import { InstanceHealth } from "./health/instance_health.ts";
 import { MemoryState } from "./store/memory_state.ts";
+import { readServerDetails, type ServerDetails } from "./server/server_version.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
 export interface ServiceDependencies {
@@ -79,6 +80,8 @@ interface Shared {
   store?: GatewayStore;
   now: () => number;
   health: InstanceHealth;
+  /** `serverInfo()` per connection: read once, dropped again when the read failed. */
+  serverDetails: Map<string, Promise<ServerDetails>>;
 }
 
 interface Scope {
@@ -150,6 +153,7 @@ export class GatewayService {
       now,
       // Shared through the store when there is one, so every process sees the same breaker.
       health: new InstanceHealth(valid.store?.state ?? new MemoryState({ now }), { now }),
+      serverDetails: new Map(),
     };
     this.#scope = {};
   }
@@ -372,6 +376,34 @@ export class GatewayService {
       maxRetries: options.maxRetries,
     });
     return (response.data ?? {}) as ServerInfo;
+  }
+
+  /**
+   * Which server this view's connection talks to: version, release line (`2.3` or `2.4`), what that line
+   * does differently, client name and WhatsApp Web version. Reads `GET /` once per connection and keeps
+   * the answer (a failed read is not kept). Throws `UnsupportedServerException` for a major version other
+   * than 2.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const server = await gw.serverInfo();
+   * console.log(server.version, server.line, server.features.licenseGate);
+   * ```
+   */
+  serverInfo(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDetails> {
+    const connection = this.getConnectionName();
+    const cache = this.#shared.serverDetails;
+    let pending = cache.get(connection);
+    if (pending === undefined) {
+      pending = this.info(options).then((body) => readServerDetails(body, connection));
+      cache.set(connection, pending);
+      pending.catch(() => {
+        if (cache.get(connection) === pending) cache.delete(connection);
+      });
+    }
+    return pending;
   }
 
   /**
