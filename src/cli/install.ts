@@ -31,6 +31,8 @@ export interface InstallReport {
   instance: string | null;
   /** The URL to configure as the instance's webhook. */
   webhookUrl: string;
+  /** True when the instance's webhook was configured on the server (`--secure-webhook`). */
+  webhookConfigured: boolean;
   /** The next steps, one per line. */
   nextSteps: string[];
 }
@@ -52,7 +54,7 @@ export class InstallCommand implements CliCommand {
   readonly summary: string = "write a starter gateway-api.json and print the next steps";
   /** `--help` text. */
   readonly help: string = helpText(
-    "install [--server-url <url>] [--api-key <key>] [--instance <name>] [--force]",
+    "install [--server-url <url>] [--api-key <key>] [--instance <name>] [--public-url <url>] [--secure-webhook] [--force]",
     `Write a starter ${CONFIG_FILE} (or --config <path>) with the server, key, default instance, a generated
 webhook secret and the KV file path, then print the next steps. Prompts for missing values when standard
 input is a terminal. Never replaces an existing file unless --force is given. The file holds secrets: it is
@@ -61,6 +63,9 @@ written with mode 0600; keep it out of version control.`,
   --api-key <key>      api key; leave out to provide GATEWAY_API_KEY at run time instead
   --instance <name>    default instance
   --public-url <url>   this receiver's public base URL, to print the exact webhook URL
+  --secure-webhook     also configure the instance's webhook on the server, signed with the written
+                       secret (webhooks().secure; needs --api-key, --instance and --public-url). Asked
+                       for when standard input is a terminal and those are known
   --force              replace an existing file
   --json               print a JSON report instead of text`,
   );
@@ -81,6 +86,7 @@ written with mode 0600; keep it out of version control.`,
       "api-key": { type: "string" },
       instance: { type: "string" },
       "public-url": { type: "string" },
+      "secure-webhook": { type: "boolean" },
       force: { type: "boolean" },
       json: { type: "boolean" },
     }, 0);
@@ -111,6 +117,18 @@ written with mode 0600; keep it out of version control.`,
     }
     const publicUrl = stringFlag(values, "public-url");
     if (publicUrl !== undefined) checkUrl("--public-url", publicUrl);
+    let secureWebhook = booleanFlag(values, "secure-webhook");
+    if (secureWebhook && (!apiKey || !instance || publicUrl === undefined)) {
+      throw new UsageError(
+        "Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url",
+      );
+    }
+    if (!secureWebhook && interactive && apiKey && instance && publicUrl !== undefined) {
+      const answer = await io.prompt(
+        `Configure "${instance}"'s webhook on the server now, signed with the new secret? [y/N]:`,
+      );
+      secureWebhook = /^y(es)?$/i.test(answer?.trim() ?? "");
+    }
 
     const starter = {
       server_url: serverUrl,
@@ -144,15 +162,21 @@ written with mode 0600; keep it out of version control.`,
 
     const base = publicUrl ? publicUrl.replace(/\/+$/, "") : "<your public URL>";
     const webhookUrl = `${base}/${DEFAULTS.route_prefix}/${instance ?? "<instance>"}`;
+    if (secureWebhook) {
+      await configureWebhook(serverUrl, apiKey!, instance!, webhookUrl, starter.webhook.secret);
+    }
     const nextSteps = [
       apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
       "Check the server and key: deno task health",
       `Pair the instance with a phone: deno task connect ${instance ?? "<instance>"}`,
       "Run the webhook receiver: deno task serve",
-      `Set the instance's webhook on the gateway server to ${webhookUrl}` +
-      ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
-        JSON.stringify(SUGGESTED_EVENTS)
-      }.`,
+      secureWebhook
+        ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
+          ` webhook.secret (jwt), for events ${JSON.stringify(SUGGESTED_EVENTS)}.`
+        : `Set the instance's webhook on the gateway server to ${webhookUrl}` +
+          ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
+            JSON.stringify(SUGGESTED_EVENTS)
+          } (or run install again with --secure-webhook).`,
       `Keep ${path} out of version control: it holds the api key and the webhook secret.`,
     ].filter((step): step is string => step !== undefined);
 
@@ -164,6 +188,7 @@ written with mode 0600; keep it out of version control.`,
         apiKeyWritten: Boolean(apiKey),
         instance: instance ?? null,
         webhookUrl,
+        webhookConfigured: secureWebhook,
         nextSteps,
       };
       writeJson(io, report);
@@ -175,6 +200,29 @@ written with mode 0600; keep it out of version control.`,
     );
     nextSteps.forEach((step, index) => io.stdout(`  ${index + 1}. ${step}\n`));
     return EXIT_OK;
+  }
+}
+
+/** `webhooks().secure` with the secret just written, so the file and the server agree. */
+async function configureWebhook(
+  serverUrl: string,
+  apiKey: string,
+  instance: string,
+  url: string,
+  secret: string,
+): Promise<void> {
+  const { GatewayService } = await import("../service.ts");
+  const gw = GatewayService.make({ server_url: serverUrl, api_key: apiKey, instance });
+  try {
+    await gw.webhooks().secure({ url, secret, events: SUGGESTED_EVENTS });
+  } catch (error) {
+    throw new CliError(
+      `Wrote the configuration, but cannot configure the webhook of "${instance}": ${
+        error instanceof Error ? error.message : error
+      }`,
+      EXIT_FAILED,
+      { cause: error },
+    );
   }
 }
 
