@@ -151,6 +151,11 @@ export { type CallOptions, Resource, type ResourceContext, type SendSpec } from 
 export { renderRoutesMarkdown, type RouteEntry, ROUTES } from "./src/resources/routes.ts";
 export { InstancesResource, PRESENCES, type WaitForConnectionOptions } from "./src/resources/instances.ts";
 export {
+  type ConnectFlowEvent,
+  type ConnectFlowOptions,
+  type ConnectRefusalReason,
+} from "./src/instances/connect_flow.ts";
+export {
   type MediaSendOptions,
   MessagesResource,
   type SendFileOptions,

@@ -127,6 +127,30 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     match(run.stderr, /\nerror: Cannot connect "lonely": not paired within 0.2 s \(state "connecting"\)\n$/);
   });
 
+  await t.step("--pairing prints the code to type, and a pairing without a number is bad usage", async () => {
+    mock.addInstance("pairme");
+    const child = cliCommand("connect", ["pairme", "--pairing", "5511977776666", "--interval", "20"], {
+      cwd: dir.path,
+    }).spawn();
+    const stdout = lineReader(child.stdout);
+    const line = await stdout.until((text) => text.startsWith("Enter this pairing code") ? text : undefined);
+    match(
+      line,
+      /^Enter this pairing code on the phone \(Linked devices > Link with phone number\): [A-Z0-9]{8}$/,
+    );
+    mock.simulateScan("pairme");
+    const { code } = await child.status;
+    await child.stderr.cancel();
+    strictEqual(code, 0);
+    match(await stdout.rest(), /Instance "pairme" is connected\n$/);
+    strictEqual(
+      mock.requests.find((r) => r.instance === "pairme" && r.route === "GET /instance/connect")?.query.number,
+      "5511977776666",
+    );
+    const empty = await runCli("connect", ["pairme", "--pairing="], { cwd: dir.path });
+    strictEqual(empty.code, 2, empty.stderr);
+  });
+
   await t.step("missing or unknown instance", async () => {
     const missing = await runCli("connect", [], { cwd: dir.path });
     strictEqual(missing.code, 2);
