@@ -90,6 +90,22 @@ export {
 } from "./src/media/media_input.ts";
 export { isAnimatedWebp, sniffMimeType } from "./src/media/sniff.ts";
 export { type DownloadedMedia, downloadMedia, type MediaMessageRef } from "./src/media/download.ts";
+// --- paced, resumable bulk sends
+export {
+  type PacingOptions,
+  type PacingPause,
+  type PacingStatus,
+  type PauseReason,
+  SendPacer,
+} from "./src/pacing/pacer.ts";
+export {
+  type SendManyItem,
+  type SendManyItemResult,
+  type SendManyItemStatus,
+  type SendManyOptions,
+  type SendManyProgress,
+  type SendManyReport,
+} from "./src/pacing/send_many.ts";
 // --- server versions
 export {
   connectAnswerState,

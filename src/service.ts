@@ -37,6 +37,7 @@ import { WebhooksResource } from "./resources/webhooks.ts";
 import type { GatewayStore } from "./store/store.ts";
 import { InstanceHealth } from "./health/instance_health.ts";
 import { MemoryState } from "./store/memory_state.ts";
+import type { StateStore } from "./store/state.ts";
 import { readServerDetails, type ServerDetails } from "./server/server_version.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
@@ -80,6 +81,7 @@ interface Shared {
   store?: GatewayStore;
   now: () => number;
   health: InstanceHealth;
+  state: StateStore;
   /** `serverInfo()` per connection: read once, dropped again when the read failed. */
   serverDetails: Map<string, Promise<ServerDetails>>;
 }
@@ -143,6 +145,8 @@ export class GatewayService {
       sleep: dependencies.sleep,
       random: dependencies.random,
     });
+    // Shared through the store when there is one, so every process sees the same health and pacing.
+    const state = valid.store?.state ?? new MemoryState({ now });
     this.#shared = {
       config: valid,
       connections,
@@ -151,8 +155,8 @@ export class GatewayService {
       events: new GuardedEventTarget(),
       store: valid.store,
       now,
-      // Shared through the store when there is one, so every process sees the same breaker.
-      health: new InstanceHealth(valid.store?.state ?? new MemoryState({ now }), { now }),
+      health: new InstanceHealth(state, { now }),
+      state,
       serverDetails: new Map(),
     };
     this.#scope = {};
@@ -178,6 +182,7 @@ export class GatewayService {
       instance: this.#scope.instance,
       now: shared.now,
       health: shared.health,
+      state: shared.state,
     };
   }
 

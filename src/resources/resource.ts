@@ -14,6 +14,7 @@ import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
+import type { StateStore } from "../store/state.ts";
 import { guardSend, settleSend } from "../health/send_guard.ts";
 
 /** What a resource is bound to: shared by every resource of one service view. */
@@ -34,6 +35,8 @@ export interface ResourceContext {
   now: () => number;
   /** Instance health and the send breaker (shared by every view of a service). */
   health?: InstanceHealth;
+  /** Shared state: the store's, or the service's own memory state (pacing, progress). */
+  state?: StateStore;
 }
 
 /** Per-call options every resource method accepts. */
