@@ -102,7 +102,12 @@ Deno.test("connectFlow: {count: 0} answers, then stuck connecting: restarts once
   sim.setWhatsAppReachable(false);
   const { gw, elapsed } = polling(sim);
   const events = await collect(
-    gw.instances().connectFlow({ method: "qr", stuckAfterMs: 10_000, pollIntervalMs: 2_000, timeoutMs: 600_000 }),
+    gw.instances().connectFlow({
+      method: "qr",
+      stuckAfterMs: 10_000,
+      pollIntervalMs: 2_000,
+      timeoutMs: 600_000,
+    }),
   );
   deepStrictEqual(events, [{
     type: "refused",
@@ -161,7 +166,11 @@ Deno.test("connectFlow: gives up with timeout when nobody scans", async () => {
   deepStrictEqual(events.map((e) => e.type), ["qr", "refused"]);
   const last = events[1];
   ok(last.type === "refused");
-  deepStrictEqual([last.reason, last.message, last.state], ["timeout", "not paired within 7000 ms", "connecting"]);
+  deepStrictEqual([last.reason, last.message, last.state], [
+    "timeout",
+    "not paired within 7000 ms",
+    "connecting",
+  ]);
   strictEqual(elapsed(), 7_000);
 });
 
@@ -179,7 +188,9 @@ function withWebhooks() {
       fetch: sim.fetch,
       // Only a webhook (or the signal) ends a wait.
       sleep: (_ms, signal) =>
-        new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })),
+        new Promise((_, reject) =>
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true })
+        ),
     },
   );
   return { sim, gw, processor };
@@ -228,7 +239,9 @@ Deno.test("connectFlow: the signal stops the flow with its reason", async () => 
   const seen: string[] = [];
   let error: unknown;
   try {
-    for await (const event of gw.instances().connectFlow({ method: "qr", processor, signal: controller.signal })) {
+    for await (
+      const event of gw.instances().connectFlow({ method: "qr", processor, signal: controller.signal })
+    ) {
       seen.push(event.type);
       controller.abort(new Error("user cancelled"));
     }
