@@ -84,6 +84,13 @@ function checkOptions(options: MediaInputOptions): void {
   }
 }
 
+/** Raw base64 without line breaks, or undefined when the text is not base64 (one pass when it is clean). */
+function cleanBase64(text: string): string | undefined {
+  if (text !== "" && BASE64.test(text)) return text;
+  const stripped = text.replace(/\s+/g, "");
+  return stripped !== "" && stripped !== text && BASE64.test(stripped) ? stripped : undefined;
+}
+
 function article(kind: MediaKind): string {
   return /^[aeiou]/.test(kind) ? "an" : "a";
 }
@@ -125,15 +132,13 @@ export async function toMediaInput(source: MediaSource, options: MediaInputOptio
     }
     const data = DATA_URI.exec(trimmed);
     if (data) {
-      const base64 = trimmed.slice(data[0].length).replace(/\s+/g, "");
-      if (!BASE64.test(base64)) refuse(kind, "the data URI does not hold valid base64");
+      const base64 = cleanBase64(trimmed.slice(data[0].length));
+      if (base64 === undefined) refuse(kind, "the data URI does not hold valid base64");
       return fromBase64(base64, kind, options, data[1] || undefined);
     }
     if (/^data:/i.test(trimmed)) refuse(kind, 'a data URI must be base64-encoded (";base64,")');
-    const base64 = trimmed.replace(/\s+/g, "");
-    if (base64 === "" || !BASE64.test(base64)) {
-      refuse(kind, "a string must be an http(s) URL, a data URI or raw base64");
-    }
+    const base64 = cleanBase64(trimmed);
+    if (base64 === undefined) refuse(kind, "a string must be an http(s) URL, a data URI or raw base64");
     return fromBase64(base64, kind, options, undefined);
   }
   if (typeof Blob !== "undefined" && source instanceof Blob) {
