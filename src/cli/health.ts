@@ -260,7 +260,16 @@ when any connection fails.`,
   }
 }
 
-/** `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`. */
+/**
+ * `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`.
+ *
+ * @example
+ * ```ts
+ * import { describeInstance } from "./health.ts";
+ * describeInstance({ name: "sales", state: "open", health: "suspect", breaker: "open", reason: null });
+ * // "sales (open, suspect, breaker open)"
+ * ```
+ */
 export function describeInstance(item: InstanceHealthRow): string {
   const state = item.state ?? "?";
   const same = item.health === null || item.health === state ||

@@ -84,7 +84,15 @@ const REASONS: Record<number, Omit<DisconnectReason, "code">> = {
   },
 };
 
-/** Codes the server never reconnects after (it sends the final `connection.update` close for them). */
+/**
+ * Codes the server never reconnects after (it sends the final `connection.update` close for them).
+ *
+ * @example
+ * ```ts
+ * import { FINAL_DISCONNECT_CODES } from "@gw/gateway";
+ * FINAL_DISCONNECT_CODES.includes(403); // true
+ * ```
+ */
 export const FINAL_DISCONNECT_CODES: readonly number[] = [401, 402, 403, 406];
 
 /**

@@ -13,7 +13,15 @@ import { extension, isAnimatedWebp, MIME_BY_EXTENSION, SNIFF_BYTES, sniffMimeTyp
 /** What kind of WhatsApp message the media becomes. */
 export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";
 
-/** The kinds {@link toMediaInput} knows. */
+/**
+ * The kinds {@link toMediaInput} knows.
+ *
+ * @example
+ * ```ts
+ * import { MEDIA_KINDS } from "@gw/gateway";
+ * MEDIA_KINDS.includes("sticker"); // true
+ * ```
+ */
 export const MEDIA_KINDS: readonly MediaKind[] = ["image", "video", "audio", "document", "sticker"];
 
 /**

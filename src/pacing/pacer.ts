@@ -209,7 +209,16 @@ export class SendPacer {
     return Math.max(0, (await this.readyAt(ref, recipient)) - this.#now());
   }
 
-  /** When `recipient` may get the next send (epoch ms), counting the gap and its interval. */
+  /**
+   * When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState, SendPacer } from "@gw/gateway";
+   * const pacer = new SendPacer(new MemoryState());
+   * await pacer.readyAt({ connection: "default", instance: "sales" }, "5511999999999", pacer.jitter()); // 0
+   * ```
+   */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
     const [instance, last] = await Promise.all([
       this.#state.get<Stored>(NAMESPACE, keyOf(ref)),
@@ -221,7 +230,15 @@ export class SendPacer {
     return Math.max(gapEnd, intervalEnd);
   }
 
-  /** A fresh jitter in [0, jitterMs). */
+  /**
+   * A fresh jitter in [0, jitterMs).
+   *
+   * @example
+   * ```ts
+   * import { MemoryState, SendPacer } from "@gw/gateway";
+   * new SendPacer(new MemoryState(), { jitterMs: 1000 }, { random: () => 0.5 }).jitter(); // 500
+   * ```
+   */
   jitter(): number {
     return this.#jitter();
   }
@@ -230,7 +247,15 @@ export class SendPacer {
     return Math.floor(this.#random() * this.#rules.jitterMs);
   }
 
-  /** The last paced send to `recipient` (epoch ms) while its interval runs, else null. */
+  /**
+   * The last paced send to `recipient` (epoch ms) while its interval runs, else null.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState, SendPacer } from "@gw/gateway";
+   * await new SendPacer(new MemoryState()).recipientLastSent({ connection: "default", instance: "sales" }, "5511999999999"); // null
+   * ```
+   */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
     const entry = await this.#state.get<number>(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`);
     return entry?.value ?? null;
@@ -261,6 +286,12 @@ export class SendPacer {
   /**
    * The pause in force for the next send, or null: a stored pause (until resumed or its `until`), or the
    * daily cap reached.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState, SendPacer } from "@gw/gateway";
+   * await new SendPacer(new MemoryState()).pauseFor({ connection: "default", instance: "sales" }); // null
+   * ```
    */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
@@ -308,6 +339,14 @@ export class SendPacer {
   /**
    * Record a failed send; `pauseAfterFailures` of them in a row pause the instance. Resolves the pause
    * this caused, or null.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState, SendPacer } from "@gw/gateway";
+   * const pacer = new SendPacer(new MemoryState(), { pauseAfterFailures: 1 });
+   * const pause = await pacer.recordFailure({ connection: "default", instance: "sales" }, "not on WhatsApp");
+   * console.log(pause?.reason); // "repeated_failures"
+   * ```
    */
   async recordFailure(ref: InstanceRef, error: string): Promise<PacingPause | null> {
     const now = this.#now();
