@@ -125,7 +125,7 @@ export interface SendManyDeps {
 }
 
 interface Progress {
-  status: "sending" | "sent" | "failed";
+  status: "sending" | "sent" | "failed" | "unknown";
   messageId?: string;
   error?: string;
   permanent?: boolean;
@@ -227,11 +227,13 @@ export async function runSendMany(
       await finish(index, { status: "skipped", messageId: earlier.messageId });
     } else if (earlier?.status === "failed" && earlier.permanent) {
       await finish(index, { status: "failed", error: earlier.error });
+    } else if (earlier?.status === "unknown") {
+      await finish(index, { status: "unknown", error: earlier.error });
     } else if (earlier?.status === "sending") {
       // Stopped mid-send: the record store says what happened, if it knows; otherwise never resend.
       const record = await deps.store?.getOutbound(item.idempotencyKey).catch(() => null);
       if (record?.status === "sent") {
-        await save(item, { status: "sent", messageId: record.messageId });
+        await save(item, { status: "sent", ...(record.messageId ? { messageId: record.messageId } : {}) });
         await finish(index, { status: "skipped", messageId: record.messageId });
       } else if (record?.status === "failed" && !record.outcomeUnknown) {
         pending.push(index);
@@ -294,7 +296,7 @@ export async function runSendMany(
         const message = error instanceof Error ? error.message : String(error);
         if (isOutcomeUnknown(error)) {
           // It may have gone out: never resend it.
-          await save(item, { status: "failed", error: message, permanent: true });
+          await save(item, { status: "unknown", error: message });
           await pacer.recordFailure(ref, message);
           await finish(index, { status: "unknown", error: message });
           continue;

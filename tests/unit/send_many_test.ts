@@ -216,6 +216,45 @@ Deno.test("sendMany: repeated failures pause the instance", async () => {
   await sim.close();
 });
 
+Deno.test("sendMany: an unknown outcome is never resent; an item a killed run was sending is settled by the record store", async () => {
+  const { sim, gw, sent, store, now } = setup();
+  const list = items(4, 4);
+  const options = { batchId: "b1", minGapMs: 0, jitterMs: 0, recipientIntervalMs: 0, typing: false };
+  // A killed run left items 1 and 2 "sending": the record store says item 1 went out, item 2 is unknown.
+  for (const key of ["item-1", "item-2"]) {
+    await store.state.set("send-many", `b1/${key}`, { status: "sending" });
+  }
+  const record = (id: string, status: "sent" | "pending", messageId?: string) => ({
+    id,
+    connection: "default",
+    instance: "sales",
+    recipient: "x",
+    type: "text",
+    route: "/message/sendText/{instance}",
+    body: {},
+    status,
+    outcomeUnknown: false,
+    retryCount: 0,
+    createdAt: now(),
+    updatedAt: now(),
+    ...(messageId ? { messageId } : {}),
+  });
+  await store.saveOutbound(record("item-1", "sent", "3EB0SENT"));
+  await store.saveOutbound(record("item-2", "pending"));
+  // Item 0 (the first one sent) gets a 500 from the server: it may have gone out.
+  sim.failNext({ route: "POST /message/sendText", status: 500, body: "boom", times: 1 });
+  const first = await gw.messages().sendMany(list, options);
+  deepStrictEqual(first.items.map((i) => i.status), ["unknown", "skipped", "unknown", "sent"]);
+  deepStrictEqual(
+    [first.sent, first.skipped, first.unknown, first.items[1].messageId],
+    [1, 1, 2, "3EB0SENT"],
+  );
+  const second = await gw.messages().sendMany(list, options);
+  deepStrictEqual(second.items.map((i) => i.status), ["unknown", "skipped", "unknown", "skipped"]);
+  strictEqual(sent.length, 1);
+  await sim.close();
+});
+
 Deno.test("sendMany: bad items are refused before any request", async () => {
   const { sim, gw } = setup();
   await rejects(
