@@ -207,11 +207,16 @@ async function webhookSetup(sim: GatewaySimulator, gw: GatewayService) {
 Deno.test("connectFlow (webhooks): QR codes and open come from qrcode.updated and connection.update, no polling", async () => {
   const { sim, gw, processor } = withWebhooks();
   await webhookSetup(sim, gw);
+  let codes = 0;
   const events = await collect(gw.instances().connectFlow({ method: "qr", processor }), (event) => {
-    if (event.type === "qr") queueMicrotask(() => sim.simulateScan("sales"));
+    if (event.type !== "qr") return;
+    // The server rotates the code (here: a restart makes a new one); the phone scans the second.
+    if (++codes === 1) void gw.instances().restart("sales");
+    else queueMicrotask(() => sim.simulateScan("sales"));
   });
-  deepStrictEqual(events.map((e) => e.type), ["qr", "open"]);
-  deepStrictEqual(routes(sim), ["POST /webhook/set", "GET /instance/connect"]);
+  deepStrictEqual(events.map((e) => e.type), ["qr", "qr", "open"]);
+  ok(events[0].type === "qr" && events[1].type === "qr" && events[0].code !== events[1].code);
+  deepStrictEqual(routes(sim), ["POST /webhook/set", "GET /instance/connect", "POST /instance/restart"]);
   strictEqual(processor.handlerCount("QRCODE_UPDATED"), 0);
   await sim.close();
 });
