@@ -17,7 +17,8 @@
  *
  * This entry holds what an application uses: the service and the `GatewayApi` facade, the resources and
  * their response types, the request objects, the errors, the webhook receiver an application mounts, the
- * stores, the rate limiters and the scheduled tasks. The whole receiver (custom verification, dedupe
+ * stores, the rate limiters and the scheduled tasks (what runs them and what each returns:
+ * `@gw/gateway/tasks`). The whole receiver (custom verification, dedupe
  * backends, dead letters) is `@gw/gateway/webhooks`; test doubles are `@gw/gateway/testing`; the command
  * line is `@gw/gateway/cli`.
  *
@@ -32,6 +33,7 @@ export {
   type ConnectionFailureReason,
   GatewayApiException,
   InstanceAlreadyExistsException,
+  InstanceDisconnectedException,
   InstanceNotFoundException,
   isOutcomeUnknown,
   isPermanentFailure,
@@ -87,61 +89,12 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 // --- service and resources
 export { GatewayService, type ServerInfo } from "./src/service.ts";
 export { type CallOptions, Resource } from "./src/resources/resource.ts";
-export { InstancesResource, type WaitForConnectionOptions } from "./src/resources/instances.ts";
-export {
-  type MediaSendOptions,
-  MessagesResource,
-  type SendOptions,
-  type SendResponse,
-} from "./src/resources/messages.ts";
-export {
-  ChatsResource,
-  type FindChatsQuery,
-  type LastMessage,
-  type PagedQuery,
-} from "./src/resources/chats.ts";
-export { GroupsResource } from "./src/resources/groups.ts";
-export { ProfileResource } from "./src/resources/profile.ts";
-export { WebhooksResource } from "./src/resources/webhooks.ts";
-export { SettingsResource } from "./src/resources/settings.ts";
-export { CallsResource } from "./src/resources/calls.ts";
-export { BusinessResource, type CatalogQuery } from "./src/resources/business.ts";
-export { TemplatesResource } from "./src/resources/templates.ts";
-export { ProxyResource } from "./src/resources/proxy.ts";
-export { LabelsResource } from "./src/resources/labels.ts";
-export { type S3MediaQuery, S3Resource } from "./src/resources/s3.ts";
-export type {
-  ActionResult,
-  ChatRow,
-  ConnectionState,
-  ConnectionStateResponse,
-  ContactRow,
-  CreateInstanceResponse,
-  FindMessagesQuery,
-  FindMessagesResponse,
-  GroupInfo,
-  GroupSettingAction,
-  InstanceRow,
-  InviteCodeResponse,
-  Label,
-  MessageKey,
-  MessageRecord,
-  MessageRef,
-  OnWhatsAppResult,
-  ParticipantAction,
-  Presence,
-  ProfileInfo,
-  QrCode,
-  SendMessageResponse,
-  SettingsSetResponse,
-  UpdateResult,
-  WebhookRow,
-} from "./src/resources/types.ts";
+export { type SendOptions, type SendResponse } from "./src/resources/messages.ts";
 
 // --- request objects (dto)
 export { type RequestBody, RequestDto, type RequestInput } from "./src/dto/request_dto.ts";
-export { type MessageKeyInput, normalizeNumber } from "./src/dto/validate.ts";
-export { type MessageOptions, type QuotedInput } from "./src/dto/message_options.ts";
+export { normalizeNumber } from "./src/dto/validate.ts";
+export type { MessageOptions } from "./src/dto/message_options.ts";
 export { SendTextMessageDto } from "./src/dto/text_message.ts";
 export {
   SendAudioMessageDto,
@@ -151,10 +104,6 @@ export {
   SendStickerMessageDto,
 } from "./src/dto/media_messages.ts";
 export {
-  type ButtonInput,
-  type ContactCard,
-  type ListRow,
-  type ListSection,
   SendButtonsMessageDto,
   SendContactMessageDto,
   SendListMessageDto,
@@ -164,11 +113,11 @@ export {
   SendTemplateMessageDto,
 } from "./src/dto/structured_messages.ts";
 export { CreateInstanceDto } from "./src/dto/create_instance.ts";
-export { WebhookConfigDto, type WebhookConfigInput } from "./src/dto/webhook_config.ts";
-export { type InstanceSettings, SettingsDto } from "./src/dto/settings.ts";
-export { ProxyDto, type ProxyInput } from "./src/dto/proxy.ts";
+export { WebhookConfigDto } from "./src/dto/webhook_config.ts";
+export { SettingsDto } from "./src/dto/settings.ts";
+export { ProxyDto } from "./src/dto/proxy.ts";
 export { CreateGroupDto } from "./src/dto/create_group.ts";
-export { type PrivacySettings, PrivacySettingsDto } from "./src/dto/privacy_settings.ts";
+export { PrivacySettingsDto } from "./src/dto/privacy_settings.ts";
 export { CallOfferDto } from "./src/dto/call_offer.ts";
 export { CreateTemplateDto } from "./src/dto/create_template.ts";
 
@@ -219,39 +168,8 @@ export {
 } from "./src/store/state.ts";
 export { MemoryState } from "./src/store/memory_state.ts";
 export { KvState } from "./src/store/kv_state.ts";
-export { pruneOldRecords, type PruneOptions, type PruneResult } from "./src/tasks/prune.ts";
-export {
-  retryFailedMessages,
-  type RetryFailedOptions,
-  type RetryFailedResult,
-  type RetryRecordResult,
-  type RetryService,
-  type RetrySkipReason,
-} from "./src/tasks/retry_failed.ts";
-export {
-  createScheduledHandler,
-  type HandleScheduled,
-  type PruneTaskOptions,
-  registerScheduledTasks,
-  type RegisterScheduledTasksOptions,
-  type RetryFailedTaskOptions,
-  type ScheduledHandlerOptions,
-  type ScheduledTaskHandlers,
-  type ScheduledTasksBaseOptions,
-} from "./src/tasks/schedule.ts";
+export { createScheduledHandler, registerScheduledTasks } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
-export type { TaskLease } from "./src/tasks/task_guard.ts";
-export { stateTaskLease, type StateTaskLeaseOptions } from "./src/tasks/state_lease.ts";
-export type { FindMessagesClient, FoundMessage } from "./src/tasks/find_sent_message.ts";
-export {
-  type ReconcileRecordResult,
-  reconcileSends,
-  type ReconcileSendsOptions,
-  type ReconcileSendsResult,
-  type ReconcileService,
-  type ReconcileUndecidedReason,
-} from "./src/tasks/reconcile_sends.ts";
-export type { ReconcileSendsTaskOptions } from "./src/tasks/schedule.ts";
 
 // --- delivery: addresses, numbers, message status, inbound reconciliation
 export { parseRecipient, type Recipient, type RecipientKind } from "./src/address/recipient.ts";
@@ -284,4 +202,40 @@ export {
   type ReconcileInboundResult,
   type ReconcileInboundService,
 } from "./src/delivery/reconcile.ts";
-export { type ReconcileInboundTaskOptions } from "./src/tasks/reconcile_task.ts";
+
+// --- instance health: disconnect reasons, the send breaker
+export {
+  type DisconnectKind,
+  type DisconnectReason,
+  disconnectReason,
+} from "./src/health/disconnect_reason.ts";
+export {
+  type Admission,
+  type BreakerState,
+  type HealthSource,
+  InstanceHealth,
+  type InstanceHealthOptions,
+  type InstanceHealthRecord,
+  type InstanceHealthStatus,
+  type InstanceRef,
+} from "./src/health/instance_health.ts";
+export { watchInstanceHealth } from "./src/health/watch.ts";
+
+// --- media: inputs the server accepts, downloads
+export {
+  MEDIA_SIZE_LIMITS,
+  type MediaInput,
+  type MediaInputOptions,
+  type MediaKind,
+  type MediaSource,
+  toMediaInput,
+} from "./src/media/media_input.ts";
+export { type DownloadedMedia, downloadMedia, type MediaMessageRef } from "./src/media/download.ts";
+
+// --- server versions
+export {
+  type ServerDetails,
+  type ServerFeatures,
+  type ServerLine,
+  UnsupportedServerException,
+} from "./src/server/server_version.ts";

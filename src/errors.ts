@@ -9,6 +9,8 @@
  * @module
  */
 
+import type { DisconnectReason } from "./health/disconnect_reason.ts";
+
 /** Where an error happened: filled in by the client for every error it throws. */
 export interface GatewayErrorContext {
   /** HTTP status code, when the server answered. */
@@ -412,6 +414,68 @@ export class MessageException extends GatewayApiException {
 }
 
 /**
+ * A send was refused because the instance has no live WhatsApp socket: the server answered "Connection
+ * Closed" (or the `onWhatsApp` TypeError of a socket never started), or the library's breaker refused it
+ * locally, without a request, while the instance is known to be down. The message was **not sent**
+ * (`notSent` is always true), so sending it again later cannot deliver it twice. A `MessageException`
+ * with reason `not_connected`.
+ *
+ * @example
+ * ```ts
+ * import { InstanceDisconnectedException } from "@gw/gateway";
+ * const error = new InstanceDisconnectedException("Cannot send: instance \"sales\" is not connected", {
+ *   instance: "sales",
+ *   local: true,
+ * });
+ * console.log(error.notSent, error.local, error.reason); // true true "not_connected"
+ * ```
+ */
+export class InstanceDisconnectedException extends MessageException {
+  /** Always true: the message did not leave. */
+  readonly notSent: true = true;
+  /** True when the breaker refused the send without a request. */
+  readonly local: boolean;
+  /** The server's last disconnect reason, when known. */
+  readonly disconnect?: DisconnectReason;
+  /** When the breaker lets a probe through (epoch ms), when known; undefined when only a new pairing helps. */
+  readonly retryAt?: number;
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { disconnectReason, InstanceDisconnectedException } from "@gw/gateway";
+   * throw new InstanceDisconnectedException("Cannot send: instance \"sales\" is banned", {
+   *   instance: "sales",
+   *   local: true,
+   *   disconnect: disconnectReason(403),
+   * });
+   * ```
+   */
+  constructor(
+    message: string,
+    context: GatewayErrorContext & { local?: boolean; disconnect?: DisconnectReason; retryAt?: number } = {},
+  ) {
+    super(message, { ...context, reason: "not_connected" });
+    this.local = context.local ?? false;
+    if (context.disconnect) this.disconnect = context.disconnect;
+    if (context.retryAt !== undefined) this.retryAt = context.retryAt;
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      notSent: true,
+      local: this.local,
+      ...(this.disconnect ? { disconnect: this.disconnect } : {}),
+      ...(this.retryAt !== undefined ? { retryAt: this.retryAt } : {}),
+    };
+  }
+}
+
+/**
  * A message did not reach the status a caller waited for (`MessageStatusTracker.waitFor`): the wait timed
  * out (`deliveryStatus` is the last one seen, `null` when none was), or the server reported `ERROR`. `causes`
  * lists the likely reasons of a message still `PENDING`, most likely first.
@@ -720,10 +784,7 @@ export function errorFromResponse(
     });
   }
   if ((status === 400 || status >= 500) && CONNECTION_CLOSED.test(text)) {
-    return new MessageException(`Cannot send: instance is not connected${detail}`, {
-      ...full,
-      reason: "not_connected",
-    });
+    return new InstanceDisconnectedException(`Cannot send: instance is not connected${detail}`, full);
   }
   if (status === 422 || (status === 400 && isValidationShape(message))) {
     return new ValidationException(`Gateway rejected the request for ${where}${detail}`, full);

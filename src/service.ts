@@ -39,6 +39,9 @@ import { WebhooksResource } from "./resources/webhooks.ts";
 import { IdempotencyClaims } from "./store/idempotency.ts";
 import { MemoryState } from "./store/memory_state.ts";
 import type { GatewayStore } from "./store/store.ts";
+import { InstanceHealth } from "./health/instance_health.ts";
+import type { StateStore } from "./store/state.ts";
+import { readServerDetails, type ServerDetails } from "./server/server_version.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
 export interface ServiceDependencies {
@@ -82,6 +85,10 @@ interface Shared {
   idempotency: IdempotencyClaims;
   deadlineMs: number;
   now: () => number;
+  health: InstanceHealth;
+  state: StateStore;
+  /** `serverInfo()` per connection: read once, dropped again when the read failed. */
+  serverDetails: Map<string, Promise<ServerDetails>>;
 }
 
 interface Scope {
@@ -147,6 +154,8 @@ export class GatewayService {
       sleep: dependencies.sleep,
       random: dependencies.random,
     });
+    // Shared through the store when there is one, so every process sees the same health and pacing.
+    const state = valid.store?.state ?? new MemoryState({ now });
     this.#shared = {
       config: valid,
       connections,
@@ -161,6 +170,9 @@ export class GatewayService {
       }),
       deadlineMs: valid.http?.deadline_ms ?? DEFAULTS.deadline_ms,
       now,
+      health: new InstanceHealth(state, { now }),
+      state,
+      serverDetails: new Map(),
     };
     this.#scope = {};
   }
@@ -187,6 +199,8 @@ export class GatewayService {
       instance: this.#scope.instance,
       now: shared.now,
       recipients: shared.config.recipients,
+      health: shared.health,
+      state: shared.state,
     };
   }
 
@@ -319,6 +333,22 @@ export class GatewayService {
   }
 
   /**
+   * Instance health and the send breaker, shared by every view of this service (and, through
+   * `store.state`, by every process that shares the store).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const record = await gw.health().get({ connection: gw.getConnectionName(), instance: "sales" });
+   * console.log(record.status, record.breaker);
+   * ```
+   */
+  health(): InstanceHealth {
+    return this.#shared.health;
+  }
+
+  /**
    * The configuration the service was built from.
    *
    * @example
@@ -369,6 +399,34 @@ export class GatewayService {
       maxRetries: options.maxRetries,
     });
     return (response.data ?? {}) as ServerInfo;
+  }
+
+  /**
+   * Which server this view's connection talks to: version, release line (`2.3` or `2.4`), what that line
+   * does differently, client name and WhatsApp Web version. Reads `GET /` once per connection and keeps
+   * the answer (a failed read is not kept). Throws `UnsupportedServerException` for a major version other
+   * than 2.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * const server = await gw.serverInfo();
+   * console.log(server.version, server.line, server.features.licenseGate);
+   * ```
+   */
+  serverInfo(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDetails> {
+    const connection = this.getConnectionName();
+    const cache = this.#shared.serverDetails;
+    let pending = cache.get(connection);
+    if (pending === undefined) {
+      pending = this.info(options).then((body) => readServerDetails(body, connection));
+      cache.set(connection, pending);
+      pending.catch(() => {
+        if (cache.get(connection) === pending) cache.delete(connection);
+      });
+    }
+    return pending;
   }
 
   /**

@@ -19,10 +19,10 @@ import {
   createScheduledHandler,
   createWebhookHandler,
   GatewayService,
-  stateTaskLease,
   type WebhookHandler,
   WebhookProcessor,
 } from "../../mod.ts";
+import { stateTaskLease } from "../../src/tasks/mod.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/mod.ts";
 import {
   applyD1Migrations,

@@ -1,13 +1,12 @@
 /**
- * `connect <instance>`: ask the server to connect an instance, draw its QR code in the terminal and wait
- * until a phone has scanned it (state `open`) or the timeout passes.
+ * `connect <instance>`: pair an instance with a phone through `instances().connectFlow(...)`: draw each
+ * QR code in the terminal (or print the pairing code with `--pairing`), and wait until the phone paired
+ * (state `open`), the flow gives up, or the timeout passes.
  *
  * @module
  */
 
-import { abortableSleep } from "../timing.ts";
 import { InstanceNotFoundException } from "../errors.ts";
-import type { GatewayService } from "../service.ts";
 import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
@@ -20,7 +19,7 @@ import { writeJson } from "./table.ts";
 export interface ConnectQr {
   /** The raw QR content to encode. */
   code: string | null;
-  /** A pairing code for "link with phone number", when asked with `--number`. */
+  /** A pairing code for "link with phone number", when asked with `--pairing`. */
   pairingCode: string | null;
   /** How many QR codes the server has generated for this attempt. */
   count: number | null;
@@ -44,41 +43,14 @@ export interface ConnectReport {
   pairingCode: string | null;
 }
 
-interface Api {
-  state(): Promise<string | null>;
-  connect(): Promise<{ open: boolean; qr: ConnectQr | null }>;
-}
-
-function api(gw: GatewayService, connection: string, instance: string, number: string | undefined): Api {
-  const instances = gw.connection(connection).instances();
-  return {
-    async state() {
-      const response = await instances.connectionState(instance, { maxRetries: 1 });
-      const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
-      return typeof state === "string" ? state : null;
-    },
-    async connect() {
-      const response = await instances.connect(instance, { number, maxRetries: 1 });
-      const data = (response.data ?? {}) as Record<string, unknown>;
-      const nested = data.instance as { state?: unknown } | undefined;
-      if (nested?.state === "open") return { open: true, qr: null };
-      const text = (value: unknown) => typeof value === "string" && value !== "" ? value : null;
-      return {
-        open: false,
-        qr: {
-          code: text(data.code),
-          pairingCode: text(data.pairingCode),
-          count: typeof data.count === "number" ? data.count : null,
-        },
-      };
-    },
-  };
-}
-
 const FLAGS: Record<string, FlagSpec> = {
   timeout: { type: "string", value: "<seconds>", help: "how long to wait for the scan (default 120)" },
   interval: { type: "string", value: "<ms>", help: "how often to poll the state (default 2000)" },
-  number: { type: "string", value: "<phone>", help: "also ask for a pairing code for this phone number" },
+  pairing: {
+    type: "string",
+    value: "<phone>",
+    help: "pair with a code for this phone number instead of a QR code",
+  },
   connection: {
     type: "string",
     value: "<name>",
@@ -108,11 +80,12 @@ export class ConnectCommand implements CliCommand {
   readonly help: string = helpText(
     "connect",
     "<instance>",
-    `Connect an instance (GET /instance/connect/<instance>), draw the QR code in the terminal, and wait until
-the state is "open" (a phone scanned it) or the timeout passes (exit code 1). When the server closes the
-attempt (the QR codes expired) a new code is asked for and drawn. An instance that is already open exits 0
-at once. With --json the QR code is drawn on standard error and the result printed as JSON on standard
-output.`,
+    `Connect an instance (GET /instance/connect/<instance>), draw each QR code in the terminal (or, with
+--pairing, print the code to type on that phone under Linked devices > Link with phone number), and wait
+until the state is "open" (exit 0). Exit code 1 when the timeout passes, the QR code limit is reached, the
+attempt is closed (with the reason), or the instance stays "connecting" with no code even after one
+restart. An instance that is already open exits 0 at once. With --json the QR code is drawn on standard
+error and the result printed as JSON on standard output.`,
     FLAGS,
   );
 
@@ -142,7 +115,8 @@ output.`,
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     const gw = createService(cli);
     const connection = selectConnection(gw, stringFlag(values, "connection"));
-    const server = api(gw, connection, instance, stringFlag(values, "number"));
+    const pairing = stringFlag(values, "pairing");
+    const instances = gw.connection(connection).instances();
     const report: ConnectReport = {
       connection,
       instance,
@@ -161,7 +135,8 @@ output.`,
     const drawOn = json ? io.stderrIsTerminal : io.stdoutIsTerminal;
 
     try {
-      report.state = await server.state();
+      const response = await instances.connectionState(instance, { maxRetries: 1 });
+      report.state = response.json<string | undefined>("instance.state") ?? null;
     } catch (error) {
       if (error instanceof InstanceNotFoundException) {
         throw new CliError(
@@ -181,70 +156,63 @@ output.`,
       return finish(EXIT_OK);
     }
 
-    const show = (qr: ConnectQr) => {
-      if (qr.code === report.qrCode && qr.pairingCode === report.pairingCode) return;
-      report.qrCode = qr.code ?? report.qrCode;
-      report.pairingCode = qr.pairingCode ?? report.pairingCode;
-      if (qr.code !== null) {
-        say(
-          `Scan this QR code with WhatsApp (Settings > Linked devices > Link a device)` +
-            `${qr.count === null ? "" : `, code #${qr.count}`}:\n\n`,
-        );
-        say(renderQr(qr.code, { style: drawOn && io.color ? "ansi" : "plain" }));
-        say("\n");
-      }
-      if (qr.pairingCode !== null) say(`Or enter the pairing code on the phone: ${qr.pairingCode}\n`);
-    };
-
+    const flow = instances.connectFlow({
+      method: pairing === undefined ? "qr" : "pairing",
+      number: pairing,
+      instance,
+      timeoutMs,
+      pollIntervalMs: intervalMs,
+      signal: io.signal,
+    });
     const deadline = Date.now() + timeoutMs;
-    const first = await server.connect();
-    if (first.open) {
-      report.connected = true;
-      report.state = "open";
-      if (!json) say(`Instance "${instance}" is connected\n`);
-      return finish(EXIT_OK);
-    }
-    if (first.qr) show(first.qr);
-    if (first.qr?.code == null && first.qr?.pairingCode == null) {
-      say("The server returned no QR code yet; waiting for the instance to connect\n");
-    }
-
     const label = () =>
-      `Waiting for the scan (${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))} s left)`;
-    const spinner = new Spinner(io, label()).start();
+      `Waiting for the ${pairing === undefined ? "scan" : "pairing"} (${
+        Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
+      } s left)`;
+    const spinner = new Spinner(io, label());
+    const ticker = setInterval(() => spinner.update(label()), 1000);
+    let refusal: string | undefined;
+    let codes = 0;
     try {
-      while (Date.now() < deadline) {
-        await abortableSleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())), io.signal);
-        report.state = await server.state();
-        spinner.update(label());
-        if (report.state === "open") break;
-        if (report.state === "close" && Date.now() < deadline) {
-          // The attempt ended (QR codes expired): start a new one and show its code.
-          const next = await server.connect();
-          if (next.open) {
-            report.state = "open";
-            break;
+      spinner.start();
+      for await (const step of flow) {
+        if (step.type === "qr" || step.type === "pairing") {
+          spinner.stop();
+          report.state = "connecting";
+          if (step.type === "qr") {
+            report.qrCode = step.code;
+            codes++;
+            say(
+              `Scan this QR code with WhatsApp (Settings > Linked devices > Link a device), code #${codes}:\n\n`,
+            );
+            say(renderQr(step.code, { style: drawOn && io.color ? "ansi" : "plain" }));
+            say("\n");
+          } else {
+            report.pairingCode = step.code;
+            say(
+              `Enter this pairing code on the phone (Linked devices > Link with phone number): ${step.code}\n`,
+            );
           }
-          if (next.qr) {
-            spinner.stop();
-            show(next.qr);
-            spinner.start();
-          }
+          spinner.start();
+        } else if (step.type === "open") {
+          report.state = "open";
+          report.connected = true;
+        } else {
+          report.state = step.state ?? report.state;
+          refusal = step.reason === "timeout"
+            ? `not paired within ${timeoutMs / 1000} s (state "${report.state ?? "unknown"}")`
+            : `${step.message} (${step.reason})`;
         }
       }
     } finally {
+      clearInterval(ticker);
       spinner.stop();
     }
-    if (report.state === "open") {
-      report.connected = true;
+    if (report.connected) {
       if (!json) say(`Instance "${instance}" is connected\n`);
       return finish(EXIT_OK);
     }
-    const seconds = timeoutMs / 1000;
     if (json) writeJson(io, report);
-    throw new CliError(
-      `Cannot connect "${instance}": not paired within ${seconds} s (state "${report.state ?? "unknown"}")`,
-      EXIT_FAILED,
-    );
+    throw new CliError(`Cannot connect "${instance}": ${refusal ?? "the flow ended"}`, EXIT_FAILED);
   }
 }

@@ -12,14 +12,24 @@ import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { Spinner } from "./progress.ts";
+import { openStore } from "./store.ts";
 import { colors, renderTable, writeJson } from "./table.ts";
 
 /** One instance as `health` reports it. */
-export interface InstanceHealth {
+export interface InstanceHealthRow {
   /** Instance name. */
   name: string;
   /** `open`, `connecting`, `close`, or what the server reported (null when it reported none). */
   state: string | null;
+  /**
+   * The library's health of the instance (`open`, `connecting`, `suspect`, `closed`, `banned`), from the
+   * state just read and what senders sharing the store saw; null when unknown.
+   */
+  health: string | null;
+  /** The send breaker: `closed`, `open` or `half_open`; null when unknown. */
+  breaker: string | null;
+  /** The last disconnect reason's name (`logged_out`, `forbidden`, ...), or null. */
+  reason: string | null;
 }
 
 /** The result for one connection. */
@@ -41,7 +51,7 @@ export interface ConnectionHealth {
   /** The connection's default instance, or null. */
   instance: string | null;
   /** The instances the key can see. */
-  instances: InstanceHealth[];
+  instances: InstanceHealthRow[];
   /** Why the connection failed, or null. */
   error: string | null;
 }
@@ -56,14 +66,34 @@ export interface HealthReport {
 
 const message = errorText;
 
-function rowsToInstances(data: unknown): InstanceHealth[] {
+function rowsToInstances(data: unknown): InstanceHealthRow[] {
   if (!Array.isArray(data)) return [];
   return data.map((row) => {
     const record = (row ?? {}) as Record<string, unknown>;
     const name = record.name ?? (record.instance as Record<string, unknown> | undefined)?.instanceName;
     const state = record.connectionStatus ?? (record.instance as Record<string, unknown> | undefined)?.status;
-    return { name: String(name ?? ""), state: typeof state === "string" ? state : null };
+    return {
+      name: String(name ?? ""),
+      state: typeof state === "string" ? state : null,
+      health: null,
+      breaker: null,
+      reason: null,
+    };
   });
+}
+
+/** Fill in each instance's health from the service's (store-shared) health records. */
+async function addHealth(gw: GatewayService, connection: string, rows: InstanceHealthRow[]): Promise<void> {
+  const records = new Map(
+    (await gw.health().list({ connection })).map((record) => [record.instance, record]),
+  );
+  for (const row of rows) {
+    const record = records.get(row.name);
+    if (!record || record.status === "unknown") continue;
+    row.health = record.status;
+    row.breaker = record.breaker;
+    row.reason = record.reason?.name ?? null;
+  }
 }
 
 /**
@@ -127,7 +157,13 @@ export async function checkConnection(
       const response = await instances.connectionState(result.instance, { timeoutMs, maxRetries: 0 });
       const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
       result.authorized = true;
-      result.instances = [{ name: result.instance, state: typeof state === "string" ? state : null }];
+      result.instances = [{
+        name: result.instance,
+        state: typeof state === "string" ? state : null,
+        health: null,
+        breaker: null,
+        reason: null,
+      }];
     } catch (inner) {
       result.authorized = inner instanceof AuthenticationException ? false : null;
       result.error = inner instanceof AuthenticationException
@@ -137,6 +173,11 @@ export async function checkConnection(
         : message(inner);
       return result;
     }
+  }
+  try {
+    await addHealth(gw, name, result.instances);
+  } catch {
+    // Health is extra information: a store that cannot be read leaves it out.
   }
   if (result.instance !== null && !result.instances.some((item) => item.name === result.instance)) {
     result.error = `instance "${result.instance}" does not exist on the server`;
@@ -175,8 +216,9 @@ export class HealthCommand implements CliCommand {
     "",
     `For each configured connection (or the one named): is the server reachable (GET /: version and
 latency), is the api key accepted (GET /instance/fetchInstances), and which instances exist in which
-state. When a connection names a default instance, that instance must exist. Exit code 1 when any
-connection fails.`,
+state, with the library's health of each (suspect, banned, the send breaker) when the KV file holds
+what senders recorded. When a connection names a default instance, that instance must exist. Exit code 1
+when any connection fails.`,
     FLAGS,
   );
 
@@ -200,7 +242,9 @@ connection fails.`,
     const only = stringFlag(values, "connection");
     const json = booleanFlag(values, "json");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
-    const gw = createService(cli);
+    // With a KV file, the health that senders recorded there (suspect, banned, breaker) is shown too.
+    const opened = await openStore(cli, { mustExist: true }).catch(() => undefined);
+    const gw = createService(cli, opened ? { store: opened.store } : {});
     const names = only === undefined
       ? gw.getConnectionManager().getConnectionNames()
       : [selectConnection(gw, only)];
@@ -210,12 +254,33 @@ connection fails.`,
       connections = await Promise.all(names.map((name) => checkConnection(gw, name, timeoutMs)));
     } finally {
       spinner.stop();
+      opened?.close();
     }
     const report: HealthReport = { ok: connections.every((item) => item.ok), connections };
     if (json) writeJson(io, report);
     else io.stdout(renderHealth(report, io.color));
     return report.ok ? EXIT_OK : EXIT_FAILED;
   }
+}
+
+/**
+ * `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`.
+ *
+ * @example
+ * ```ts
+ * import { describeInstance } from "./health.ts";
+ * describeInstance({ name: "sales", state: "open", health: "suspect", breaker: "open", reason: null });
+ * // "sales (open, suspect, breaker open)"
+ * ```
+ */
+export function describeInstance(item: InstanceHealthRow): string {
+  const state = item.state ?? "?";
+  const same = item.health === null || item.health === state ||
+    (item.health === "closed" && state === "close");
+  const extra = same && (item.breaker === null || item.breaker === "closed")
+    ? ""
+    : `, ${item.health ?? "?"}${item.reason ? ` (${item.reason})` : ""}, breaker ${item.breaker ?? "?"}`;
+  return `${item.name} (${state}${extra})`;
 }
 
 /**
@@ -236,7 +301,7 @@ export function renderHealth(report: HealthReport, color: boolean): string {
     item.version,
     item.latencyMs === null ? null : `${item.latencyMs} ms`,
     item.authorized === null ? null : item.authorized ? "accepted" : "refused",
-    item.authorized ? item.instances.map((i) => `${i.name} (${i.state ?? "?"})`).join(", ") || "none" : null,
+    item.authorized ? item.instances.map(describeInstance).join(", ") || "none" : null,
     item.ok ? paint.green("ok") : paint.red("FAILED"),
   ]);
   let text = renderTable([

@@ -31,6 +31,8 @@ export interface InstallReport {
   instance: string | null;
   /** The URL to configure as the instance's webhook. */
   webhookUrl: string;
+  /** True when the instance's webhook was configured on the server (`--secure-webhook`). */
+  webhookConfigured: boolean;
   /** The next steps, one per line. */
   nextSteps: string[];
 }
@@ -51,6 +53,11 @@ const FLAGS: Record<string, FlagSpec> = {
     type: "string",
     value: "<url>",
     help: "this receiver's public base URL, to print the exact webhook URL",
+  },
+  "secure-webhook": {
+    type: "boolean",
+    help: "also configure the instance's webhook on the server, signed with the written secret " +
+      "(webhooks().secure; needs --api-key, --instance and --public-url); asked for on a terminal",
   },
   force: { type: "boolean", help: "replace an existing file" },
   json: { type: "boolean", help: "print a JSON report instead of text" },
@@ -123,6 +130,18 @@ written with mode 0600; keep it out of version control.`,
     }
     const publicUrl = stringFlag(values, "public-url");
     if (publicUrl !== undefined) checkUrl("--public-url", publicUrl);
+    let secureWebhook = booleanFlag(values, "secure-webhook");
+    if (secureWebhook && (!apiKey || !instance || publicUrl === undefined)) {
+      throw new UsageError(
+        "Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url",
+      );
+    }
+    if (!secureWebhook && interactive && apiKey && instance && publicUrl !== undefined) {
+      const answer = await io.prompt(
+        `Configure "${instance}"'s webhook on the server now, signed with the new secret? [y/N]:`,
+      );
+      secureWebhook = /^y(es)?$/i.test(answer?.trim() ?? "");
+    }
 
     const starter = {
       server_url: serverUrl,
@@ -156,15 +175,21 @@ written with mode 0600; keep it out of version control.`,
 
     const base = publicUrl ? publicUrl.replace(/\/+$/, "") : "<your public URL>";
     const webhookUrl = `${base}/${DEFAULTS.route_prefix}/${instance ?? "<instance>"}`;
+    if (secureWebhook) {
+      await configureWebhook(serverUrl, apiKey!, instance!, webhookUrl, starter.webhook.secret);
+    }
     const nextSteps = [
       apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
       "Check the server and key: deno task health",
       `Pair the instance with a phone: deno task connect ${instance ?? "<instance>"}`,
       "Run the webhook receiver: deno task serve",
-      `Set the instance's webhook on the gateway server to ${webhookUrl}` +
-      ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
-        JSON.stringify(SUGGESTED_EVENTS)
-      }.`,
+      secureWebhook
+        ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
+          ` webhook.secret (jwt), for events ${JSON.stringify(SUGGESTED_EVENTS)}.`
+        : `Set the instance's webhook on the gateway server to ${webhookUrl}` +
+          ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
+            JSON.stringify(SUGGESTED_EVENTS)
+          } (or run install again with --secure-webhook).`,
       `Keep ${path} out of version control: it holds the api key and the webhook secret.`,
     ].filter((step): step is string => step !== undefined);
 
@@ -176,6 +201,7 @@ written with mode 0600; keep it out of version control.`,
         apiKeyWritten: Boolean(apiKey),
         instance: instance ?? null,
         webhookUrl,
+        webhookConfigured: secureWebhook,
         nextSteps,
       };
       writeJson(io, report);
@@ -187,6 +213,29 @@ written with mode 0600; keep it out of version control.`,
     );
     nextSteps.forEach((step, index) => io.stdout(`  ${index + 1}. ${step}\n`));
     return EXIT_OK;
+  }
+}
+
+/** `webhooks().secure` with the secret just written, so the file and the server agree. */
+async function configureWebhook(
+  serverUrl: string,
+  apiKey: string,
+  instance: string,
+  url: string,
+  secret: string,
+): Promise<void> {
+  const { GatewayService } = await import("../service.ts");
+  const gw = GatewayService.make({ server_url: serverUrl, api_key: apiKey, instance });
+  try {
+    await gw.webhooks().secure({ url, secret, events: SUGGESTED_EVENTS });
+  } catch (error) {
+    throw new CliError(
+      `Wrote the configuration, but cannot configure the webhook of "${instance}": ${
+        error instanceof Error ? error.message : error
+      }`,
+      EXIT_FAILED,
+      { cause: error },
+    );
   }
 }
 

@@ -2,8 +2,8 @@
  * The `@gw/gateway` command line: `deno task <command>` in a project, or
  * `deno run -A jsr:@gw/gateway/cli <command>`.
  *
- * Commands: `install`, `health`, `status`, `connect`, `prune`, `retry-failed`, `reconcile-sends`, `reconcile`,
- * `serve`. Each has
+ * Commands: `install`, `health`, `status`, `connect`, `send`, `prune`, `retry-failed`, `reconcile-sends`,
+ * `reconcile`, `serve`. Each has
  * `--help`; exit codes are 0 (ok), 1 (a check failed) and 2 (bad usage or configuration). Errors are one
  * line on standard error; `--verbose` adds the stack trace.
  *
@@ -57,6 +57,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   connect: {
     summary: "show an instance's QR code and wait until it is paired",
     load: async () => new (await import("./connect.ts")).ConnectCommand(),
+  },
+  send: {
+    summary: "send many messages from a file, paced and resumable",
+    load: async () => new (await import("./send.ts")).SendCommand(),
   },
   prune: {
     summary: "delete stored records older than N days",

@@ -16,6 +16,8 @@ import type { RetryService } from "../tasks/retry_failed.ts";
 import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
+import { InstanceHealth } from "../health/instance_health.ts";
+import { watchInstanceHealth } from "../health/watch.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
 import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
@@ -124,7 +126,8 @@ export class ServeCommand implements CliCommand {
     `Run the webhook receiver: POST /<webhook.route_prefix>/<instance> (default /${DEFAULTS.route_prefix}/<instance>),
 GET /${DEFAULTS.route_prefix}/health. Webhooks are verified with webhook.secret / GATEWAY_WEBHOOK_SECRET
 (every GATEWAY_WEBHOOK_* variable overrides the file), redeliveries are dropped, and inbound messages and
-webhook logs are recorded in the Deno KV store (created when missing). With queue.enabled (or
+webhook logs are recorded in the Deno KV store (created when missing), and connection.update webhooks
+update the instance health that senders sharing that KV file see (their send breaker). With queue.enabled (or
 GATEWAY_WEBHOOK_QUEUE=true) webhooks are answered 202 and processed by a KV queue worker in this process.
 The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is configured, the
 retry-failed task (default every 5 minutes) run with Deno.cron, and tasks.reconcile (off unless given,
@@ -181,6 +184,10 @@ the configuration changes them. SIGINT or SIGTERM stops accepting requests, fini
 
     try {
       const processor = new WebhookProcessor({ store });
+      // connection.update webhooks feed the instance health every sender sharing this KV file sees.
+      watchInstanceHealth(processor, new InstanceHealth(store.state), {
+        connection: service?.getConnectionName() ?? "default",
+      });
       try {
         handler = createWebhookHandler({
           ...webhook.options,

@@ -9,6 +9,7 @@ import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
 /** One instance as `status` reports it. */
@@ -21,6 +22,12 @@ export interface InstanceStatus {
   owner: string | null;
   /** The WhatsApp profile name, or null. */
   profileName: string | null;
+  /** The library's health (`open`, `suspect`, `closed`, `banned`, ...), or null when unknown. */
+  health: string | null;
+  /** The send breaker (`closed`, `open`, `half_open`), or null when unknown. */
+  breaker: string | null;
+  /** The last disconnect reason's name (`logged_out`, `forbidden`, ...), or null. */
+  reason: string | null;
 }
 
 /** What `status --json` prints. */
@@ -53,6 +60,9 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
       state: text(record.connectionStatus),
       owner: text(record.ownerJid),
       profileName: text(record.profileName),
+      health: null,
+      breaker: null,
+      reason: null,
     };
   });
 }
@@ -89,7 +99,8 @@ export class InstanceStatusCommand implements CliCommand {
     "status",
     "[instance]",
     `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
-their connection state, owner (the paired number's JID) and profile name. Exit code 1 when the named
+their connection state, the library's health and send breaker (with what senders recorded in the KV
+file, when there is one), owner (the paired number's JID) and profile name. Exit code 1 when the named
 instance does not exist or the server cannot be asked.`,
     FLAGS,
   );
@@ -113,7 +124,9 @@ instance does not exist or the server cannot be asked.`,
     const timeoutMs = numberFlag(values, "timeout", { fallback: 10_000, integer: true });
     const instance = positionals[0];
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
-    const gw = createService(cli);
+    // With a KV file, the health senders recorded there (suspect, banned, breaker) is shown too.
+    const opened = await openStore(cli, { mustExist: true }).catch(() => undefined);
+    const gw = createService(cli, opened ? { store: opened.store } : {});
     const connection = selectConnection(gw, stringFlag(values, "connection"));
     const view = gw.connection(connection);
     let instances: InstanceStatus[];
@@ -122,7 +135,24 @@ instance does not exist or the server cannot be asked.`,
         ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
         : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
       instances = toInstanceStatus(rows);
+      for (const row of instances) {
+        // A single fetch records nothing by itself: record what it read, like fetchAll does.
+        if (instance !== undefined && row.state) {
+          const code = (rows[0] as { disconnectionReasonCode?: unknown }).disconnectionReasonCode;
+          await gw.health().recordState(
+            { connection, instance: row.name },
+            row.state,
+            typeof code === "number" ? code : null,
+          );
+        }
+        const record = await gw.health().get({ connection, instance: row.name });
+        if (record.status === "unknown") continue;
+        row.health = record.status;
+        row.breaker = record.breaker;
+        row.reason = record.reason?.name ?? null;
+      }
     } catch (error) {
+      opened?.close();
       if (error instanceof InstanceNotFoundException && instance !== undefined) {
         throw new CliError(
           `Instance "${instance}" does not exist on connection "${connection}"`,
@@ -134,6 +164,7 @@ instance does not exist or the server cannot be asked.`,
       }
       throw error;
     }
+    opened?.close();
     if (instance !== undefined) instances = instances.filter((item) => item.name === instance);
     if (instance !== undefined && instances.length === 0) {
       throw new CliError(`Instance "${instance}" does not exist on connection "${connection}"`, EXIT_FAILED);
@@ -148,8 +179,15 @@ instance does not exist or the server cannot be asked.`,
       return EXIT_OK;
     }
     io.stdout(renderTable(
-      ["INSTANCE", "STATE", "OWNER", "PROFILE NAME"],
-      instances.map((item) => [item.name, item.state, item.owner, item.profileName]),
+      ["INSTANCE", "STATE", "HEALTH", "BREAKER", "OWNER", "PROFILE NAME"],
+      instances.map((item) => [
+        item.name,
+        item.state,
+        item.health === null ? null : `${item.health}${item.reason ? ` (${item.reason})` : ""}`,
+        item.breaker,
+        item.owner,
+        item.profileName,
+      ]),
     ));
     return EXIT_OK;
   }

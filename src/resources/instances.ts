@@ -7,7 +7,8 @@
 import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
 import { CreateInstanceDto } from "../dto/create_instance.ts";
-import { ConnectionException, InstanceNotFoundException } from "../errors.ts";
+import { ConnectionException, InstanceNotFoundException, ValidationException } from "../errors.ts";
+import { type ConnectFlowEvent, type ConnectFlowOptions, runConnectFlow } from "../instances/connect_flow.ts";
 import { check, oneOf } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type {
@@ -140,6 +141,79 @@ export class InstancesResource extends Resource {
   }
 
   /**
+   * Pair an instance with a phone, step by step: an async iterator of `{ type: "qr", code, base64 }` (each
+   * new QR code), `{ type: "pairing", code }` (the code to type on the phone), then `{ type: "open" }` or
+   * `{ type: "refused", reason, message }`. Fed by the connect answers and, when `processor` is given, by
+   * its `qrcode.updated` and `connection.update` webhooks; polled otherwise. Handles a server that
+   * answers `{ count: 0 }` (no code yet), the QR code limit (`qr_limit`), a closed attempt (`closed`, with
+   * the disconnect reason), and an instance stuck `connecting` (restarted once, then `stuck_connecting`).
+   * A `pairing` flow without `number` throws `ValidationException` at once, before any request.
+   *
+   * @example Pair by QR code
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * for await (const step of gw.instances().connectFlow({ method: "qr" })) {
+   *   if (step.type === "qr") console.log("scan:", step.code);
+   *   if (step.type === "open") console.log("paired");
+   *   if (step.type === "refused") console.log("gave up:", step.reason, step.message);
+   * }
+   * ```
+   *
+   * @example Pair by code
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * for await (const step of gw.instances().connectFlow({ method: "pairing", number: "5511999999999" })) {
+   *   if (step.type === "pairing") console.log("type this code on the phone:", step.code);
+   * }
+   * ```
+   */
+  connectFlow(options: ConnectFlowOptions): AsyncGenerator<ConnectFlowEvent, void, undefined> {
+    if (options === null || typeof options !== "object" || !["qr", "pairing"].includes(options.method)) {
+      throw new ValidationException(
+        `Invalid connect flow: "method" must be "qr" or "pairing", got "${String(options?.method)}"`,
+        { messages: ["method must be qr or pairing"] },
+      );
+    }
+    if (options.method === "pairing" && (options.number === undefined || options.number.trim() === "")) {
+      throw new ValidationException(
+        'Invalid connect flow: a pairing code needs the phone "number" to pair (or use method "qr")',
+        { messages: ["number is required for pairing"] },
+      );
+    }
+    const number = options.method === "pairing"
+      ? check("connect flow", (problems) => problems.recipient("number", options.number))
+      : undefined;
+    const call: CallOptions = { signal: options.signal, instance: options.instance };
+    const instance = this.instanceName(call);
+    const connection = this.context.connection ??
+      this.context.client.getConnectionManager().getActiveConnectionName();
+    const client = this.context.client;
+    const health = this.context.health;
+    return runConnectFlow({
+      instance,
+      now: this.context.now,
+      sleep: (ms, signal) => client.sleep(ms, signal),
+      connect: async (pairWith) => (await this.connect(instance, { ...call, number: pairWith })).data,
+      restart: async () => (await this.restart(instance, call)).data,
+      state: async () =>
+        (await this.connectionState(instance, call)).json<string | undefined>("instance.state"),
+      disconnectCode: async () => {
+        const code = (await this.fetch(instance, call)).disconnectionReasonCode;
+        return typeof code === "number" ? code : undefined;
+      },
+      settled: async (event) => {
+        const ref = { connection, instance };
+        if (event.type === "open") await health?.recordConnectionUpdate(ref, { state: "open" });
+        if (event.type === "refused" && event.disconnect) {
+          await health?.recordConnectionUpdate(ref, { state: "close", statusReason: event.disconnect.code });
+        }
+      },
+    }, { ...options, number });
+  }
+
+  /**
    * The QR code `{ code, base64, pairingCode, count }` to scan, or null when the instance is already open.
    *
    * @example
@@ -170,7 +244,7 @@ export class InstancesResource extends Resource {
    */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
     const res = await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {}, options);
-    if (this.context.store && Array.isArray(res.data)) {
+    if (Array.isArray(res.data)) {
       for (const row of res.data) {
         if (typeof row?.name === "string" && typeof row.connectionStatus === "string") {
           await this.recordInstanceState(row.name, row.connectionStatus, row);

@@ -36,6 +36,14 @@ import {
   type ResolvedRecipient,
   resolveRecipientWith,
 } from "../address/recipient_resolver.ts";
+import { type MediaInputOptions, type MediaSource, toMediaInput } from "../media/media_input.ts";
+import {
+  runSendMany,
+  type SendManyItem,
+  type SendManyOptions,
+  type SendManyReport,
+} from "../pacing/send_many.ts";
+import { MemoryState } from "../store/memory_state.ts";
 import { splitOptions } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
@@ -68,6 +76,9 @@ export interface SendResponse extends ApiResponse<SendMessageResponse> {
   /** With `resolve`: true when that JID is not the number as given (a variant or a LID). */
   readonly recipientRewritten?: boolean;
 }
+
+/** Options of {@link MessagesResource.sendFile}: the media kind, an optional caption, send and call options. */
+export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: string };
 
 /**
  * Message sends. Short forms (`text(to, text)`) build the request object for you; DTO forms
@@ -233,6 +244,100 @@ export class MessagesResource extends Resource {
       ...options,
       fileName: fileName ?? options?.fileName,
     });
+  }
+
+  /**
+   * Send a file of any form (URL, bytes, `Blob`/`File`, data URI, base64) as an image, video, document,
+   * voice note (`audio`) or sticker: `toMediaInput` turns it into what the server accepts (MIME type
+   * sniffed, file name kept, size checked before any request), then the matching route sends it.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const file = new File([new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d])], "invoice.pdf");
+   * await gw.messages().sendFile("5511999999999", file, { type: "document", caption: "Your invoice" });
+   * ```
+   */
+  async sendFile(to: string, source: MediaSource, options: SendFileOptions): Promise<SendResponse> {
+    const { type, fileName, mimetype, caption, ...rest } = options ?? ({} as SendFileOptions);
+    const input = await toMediaInput(source, { type, fileName, mimetype });
+    const [body, call] = splitOptions(rest);
+    if (type === "audio") return await this.sendAudio({ ...body, number: to, audio: input.media }, call);
+    if (type === "sticker") {
+      return await this.sendSticker({ ...body, number: to, sticker: input.media }, call);
+    }
+    return await this.sendMedia({
+      ...body,
+      number: to,
+      mediatype: type,
+      media: input.media,
+      mimetype: input.mimetype,
+      fileName: input.fileName,
+      caption,
+    }, call);
+  }
+
+  /**
+   * Send many messages at a pace that does not look like spam, resumably. Each item carries an
+   * `idempotencyKey` (passed to its send); progress is kept per batch in the shared state (the store's
+   * when configured), so running the same items again after a crash or a restart skips what was sent.
+   * Sends for one instance go one at a time (also across processes), with a jittered gap, a minimum
+   * interval per recipient, a daily cap (with an optional warm-up), "typing..." before each text, and a
+   * pause on restriction signals: a banned instance (403), a refused key, or `pauseAfterFailures` failed
+   * sends in a row. A paused instance stays paused until `new SendPacer(state).resume(...)`; a daily cap
+   * ends by itself the next UTC day. Resolves a report (sent, failed, skipped, paused, unknown) and calls
+   * `onProgress` after each item.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const report = await gw.messages().sendMany([
+   *   { idempotencyKey: "promo-1-ana", to: "5511999999999", text: "Hi Ana, our sale starts today" },
+   *   { idempotencyKey: "promo-1-bia", to: "5511988887777", text: "Hi Bia, our sale starts today" },
+   * ], { minGapMs: 5000, onProgress: (p) => console.log(`${p.done}/${p.total}`) });
+   * console.log(report.sent, report.failed, report.skipped, report.paused);
+   * ```
+   */
+  async sendMany(items: readonly SendManyItem[], options: SendManyOptions = {}): Promise<SendManyReport> {
+    const call: CallOptions = { instance: options.instance };
+    const instance = this.instanceName(call);
+    const connection = this.context.connection ??
+      this.context.client.getConnectionManager().getActiveConnectionName();
+    const ref = { connection, instance };
+    const client = this.context.client;
+    const health = this.context.health;
+    return await runSendMany(
+      {
+        ref,
+        state: this.context.state ?? new MemoryState({ now: this.context.now }),
+        store: this.context.store,
+        now: this.context.now,
+        sleep: (ms, signal) => client.sleep(ms, signal),
+        restricted: async () => {
+          const record = await health?.get(ref);
+          return record?.status === "banned"
+            ? `instance "${instance}" is banned: ${record.reason?.description ?? "restricted by WhatsApp"}`
+            : undefined;
+        },
+        send: async (item, delay) => {
+          const sendCall = { instance, idempotencyKey: item.idempotencyKey, signal: options.signal };
+          const res = item.file
+            ? await this.sendFile(item.to, item.file.source, {
+              type: item.file.type,
+              fileName: item.file.fileName,
+              caption: item.text,
+              ...sendCall,
+            })
+            : await this.text(item.to, item.text ?? "", { ...sendCall, ...(delay ? { delay } : {}) });
+          const id = res.json<unknown>("key.id");
+          return typeof id === "string" ? id : undefined;
+        },
+      },
+      items,
+      options,
+    );
   }
 
   async #media(

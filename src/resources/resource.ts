@@ -15,6 +15,8 @@ import { IdempotencyClaims } from "../store/idempotency.ts";
 import { MemoryState } from "../store/memory_state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { sendMessage } from "./send_pipeline.ts";
+import type { InstanceHealth } from "../health/instance_health.ts";
+import type { StateStore } from "../store/state.ts";
 
 /** What a resource is bound to: shared by every resource of one service view. */
 export interface ResourceContext {
@@ -41,6 +43,10 @@ export interface ResourceContext {
   now: () => number;
   /** Recipient resolution settings (`recipients` in the configuration). */
   recipients?: { resolve?: boolean; cache_ttl_seconds?: number };
+  /** Instance health and the send breaker (shared by every view of a service). */
+  health?: InstanceHealth;
+  /** Shared state: the store's, or the service's own memory state (pacing, progress). */
+  state?: StateStore;
 }
 
 /** Per-call options every resource method accepts. */
@@ -163,12 +169,25 @@ export abstract class Resource {
   protected async recordInstanceState(
     instance: string,
     state: string,
-    details: { ownerJid?: string | null; profileName?: string | null } = {},
+    details: {
+      ownerJid?: string | null;
+      profileName?: string | null;
+      disconnectionReasonCode?: number | null;
+    } = {},
   ): Promise<void> {
-    const store = this.context.store;
-    if (!store) return;
     const connection = this.context.connection ??
       this.context.client.getConnectionManager().getActiveConnectionName();
+    try {
+      await this.context.health?.recordState(
+        { connection, instance },
+        state,
+        details.disconnectionReasonCode,
+      );
+    } catch (error) {
+      log.warn("Cannot record health of instance {instance}: {error}", { instance, error: String(error) });
+    }
+    const store = this.context.store;
+    if (!store) return;
     try {
       await store.saveInstanceSnapshot({
         connection,
@@ -181,6 +200,17 @@ export abstract class Resource {
     } catch (error) {
       log.warn("Cannot record state of instance {instance}: {error}", { instance, error: String(error) });
     }
+  }
+
+  /** The breaker's state probe: `GET /instance/connectionState`, recorded in the health. */
+  async #pollState(connection: string, instance: string, signal?: AbortSignal): Promise<void> {
+    const res = await this.context.client.request<{ instance?: { state?: unknown } }>(
+      "GET",
+      "/instance/connectionState/{instance}",
+      { connection, instance, signal, maxRetries: 0 },
+    );
+    const state = res.data?.instance?.state;
+    if (typeof state === "string") await this.context.health?.recordState({ connection, instance }, state);
   }
 
   /**
@@ -198,6 +228,8 @@ export abstract class Resource {
       ...this.context,
       idempotency: claimsOf(this.context),
       deadlineMs: this.context.deadlineMs ?? DEFAULTS.deadline_ms,
+      pollState: (ref: { connection: string; instance: string }, signal?: AbortSignal) =>
+        this.#pollState(ref.connection, ref.instance, signal),
     };
     return await sendMessage<T>(context, {
       ...spec,

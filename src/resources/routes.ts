@@ -65,7 +65,11 @@ function route(
 export const ROUTES: readonly RouteEntry[] = Object.freeze([
   route("instance", "POST", "/instance/create", 201, "instances", ["create"]),
   route("instance", "POST", "/instance/restart/{instance}", 200, "instances", ["restart"]),
-  route("instance", "GET", "/instance/connect/{instance}", 200, "instances", ["connect", "getQrCode"]),
+  route("instance", "GET", "/instance/connect/{instance}", 200, "instances", [
+    "connect",
+    "getQrCode",
+    "connectFlow",
+  ]),
   route("instance", "GET", "/instance/connectionState/{instance}", 200, "instances", [
     "connectionState",
     "isConnected",
@@ -76,12 +80,13 @@ export const ROUTES: readonly RouteEntry[] = Object.freeze([
   route("instance", "DELETE", "/instance/logout/{instance}", 200, "instances", ["logout"], false),
   route("instance", "DELETE", "/instance/delete/{instance}", 200, "instances", ["delete"], false),
 
-  route("message", "POST", "/message/sendText/{instance}", 201, "messages", ["sendText", "text"]),
+  route("message", "POST", "/message/sendText/{instance}", 201, "messages", ["sendText", "text", "sendMany"]),
   route("message", "POST", "/message/sendMedia/{instance}", 201, "messages", [
     "sendMedia",
     "image",
     "video",
     "document",
+    "sendFile",
   ]),
   route("message", "POST", "/message/sendPtv/{instance}", 201, "messages", ["sendPtv", "ptv"]),
   route("message", "POST", "/message/sendWhatsAppAudio/{instance}", 201, "messages", ["sendAudio", "audio"]),
@@ -208,6 +213,7 @@ export const ROUTES: readonly RouteEntry[] = Object.freeze([
     "update",
     "enable",
     "disable",
+    "secure",
   ]),
   route("webhook", "GET", "/webhook/find/{instance}", 200, "webhooks", ["find"]),
 

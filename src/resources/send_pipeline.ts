@@ -21,6 +21,8 @@ import {
   sendFingerprint,
 } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import { guardSend, settleSend } from "../health/send_guard.ts";
+import type { InstanceHealth, InstanceRef } from "../health/instance_health.ts";
 
 /** What the pipeline needs from the resource's context. */
 export interface SendContext {
@@ -38,6 +40,10 @@ export interface SendContext {
   deadlineMs: number;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Instance health and the send breaker, when the service keeps them. */
+  health?: InstanceHealth;
+  /** Asks the server for an instance's state (the breaker's half-open probe for a banned or logged-out one). */
+  pollState: (ref: InstanceRef, signal?: AbortSignal) => Promise<void>;
 }
 
 /** One send, resolved: where it goes and what it carries. */
@@ -169,7 +175,10 @@ async function deliver<T>(
   const claimedUntil = claim.claimedUntil ?? context.now() + delay + context.deadlineMs + CLAIM_SLACK_MS;
   const recorded = store ? await recordPending(store, context.now(), send, claim, claimedUntil) : false;
   let response: ApiResponse<T>;
+  const ref = { connection: send.connection, instance: send.instance };
   try {
+    // While the instance is known down the breaker refuses here, before any request (nothing was sent).
+    await guardSend(context.health, ref, () => context.pollState(ref, send.signal));
     response = await context.client.request<T>("POST", send.route, {
       body: send.body,
       idempotent: false,
@@ -184,6 +193,7 @@ async function deliver<T>(
       serverDelayMs: typeof send.body.delay === "number" ? send.body.delay : undefined,
     });
   } catch (error) {
+    await settleSend(context.health, ref, error);
     if (store && recorded) {
       await updateRecord(store, claim.recordId, {
         status: "failed",
@@ -196,6 +206,7 @@ async function deliver<T>(
     }
     throw error;
   }
+  await settleSend(context.health, ref);
   const messageId = response.json<unknown>("key.id");
   const id = typeof messageId === "string" ? messageId : null;
   if (store && recorded) {

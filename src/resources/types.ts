@@ -116,6 +116,8 @@ export interface InstanceRow {
   createdAt?: string;
   /** Last change (ISO). */
   updatedAt?: string;
+  /** The last disconnect's `statusReason` (see `disconnectReason`), or null. */
+  disconnectionReasonCode?: number | null;
   /** Stored settings. */
   Setting?: Record<string, unknown> | null;
   /** Message, contact and chat counts. */

@@ -10,6 +10,37 @@ import { isRecord } from "../dto/validate.ts";
 import { invalid } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { WebhookRow } from "./types.ts";
+import { generateWebhookSecret } from "../webhooks/signature.ts";
+import { ValidationException } from "../errors.ts";
+
+/** What {@link WebhooksResource.secure} takes. */
+export interface SecureWebhookInput {
+  /** Where the server posts webhooks (this receiver's URL, e.g. `https://example.com/gateway/webhook/sales`). */
+  url: string;
+  /** The JWT secret (default: a new random one). At least 32 characters, no surrounding whitespace. */
+  secret?: string;
+  /** Events to subscribe to (`[]`: every event); dotted names are converted. */
+  events: string[];
+  /** Post each event to `<url>/<event-kebab>`. */
+  byEvents?: boolean;
+  /** Include media as base64 in `messages.upsert`. */
+  base64?: boolean;
+  /** Other headers to send with each webhook (never `jwt_key`: that is the secret's place). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The receiver settings that match a webhook configured by {@link WebhooksResource.secure}: pass them to
+ * `createWebhookHandler` (or put them in the configuration's `webhook` section).
+ */
+export interface SecureWebhookSettings {
+  /** The secret the server signs with. */
+  secret: string;
+  /** The signature scheme: the server's own JWT. */
+  signature: { scheme: "jwt" };
+}
+
+const MIN_SECRET_LENGTH = 32;
 
 /**
  * Webhook configuration. `set` sends the server's wrapped body `{ webhook: {...} }` with `events` always an
@@ -46,6 +77,58 @@ export class WebhooksResource extends Resource {
       { body: dto.toJSON(), idempotent: false },
       options,
     );
+  }
+
+  /**
+   * Configure the webhook so the server signs every delivery, and get the receiver settings that verify
+   * it: one call, so sender and receiver cannot disagree. The server turns the `jwt_key` webhook header
+   * into `authorization: Bearer <JWT>` (HS256, signed with the secret, valid 10 minutes); the receiver's
+   * `jwt` scheme checks exactly that. Without `secret` a new random one is made. The secret is never
+   * logged; keep the returned settings in your secret store.
+   *
+   * @example
+   * ```ts
+   * import { createWebhookHandler, GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const receiver = await gw.webhooks().secure({
+   *   url: "https://example.com/gateway/webhook/sales",
+   *   events: ["MESSAGES_UPSERT", "CONNECTION_UPDATE"],
+   * });
+   * const handler = createWebhookHandler({ ...receiver });
+   * ```
+   */
+  async secure(input: SecureWebhookInput, options?: CallOptions): Promise<SecureWebhookSettings> {
+    if (!isRecord(input)) invalid("webhook configuration", "request must be an object");
+    const secret = input.secret ?? generateWebhookSecret("jwt");
+    const problems: string[] = [];
+    if (typeof secret !== "string") problems.push("secret must be a string");
+    else if (secret.trim() !== secret) problems.push("secret must not start or end with whitespace");
+    else if (secret.length < MIN_SECRET_LENGTH) {
+      problems.push(`secret must be at least ${MIN_SECRET_LENGTH} characters`);
+    }
+    if (!Array.isArray(input.events)) problems.push("events must be an array ([] for every event)");
+    if (typeof input.url !== "string" || !/^https?:\/\/[^\s]+$/i.test(input.url)) {
+      problems.push("url must be an http(s) URL");
+    }
+    if (
+      isRecord(input.headers) && Object.keys(input.headers).some((name) => name.toLowerCase() === "jwt_key")
+    ) {
+      problems.push("headers must not hold jwt_key: pass the secret as secret");
+    }
+    if (problems.length > 0) {
+      throw new ValidationException(`Invalid webhook configuration: ${problems.join("; ")}`, {
+        messages: problems,
+      });
+    }
+    await this.set({
+      url: input.url,
+      enabled: true,
+      events: input.events,
+      byEvents: input.byEvents,
+      base64: input.base64,
+      headers: { ...input.headers, jwt_key: secret },
+    }, options);
+    return { secret, signature: { scheme: "jwt" } };
   }
 
   /**

@@ -59,14 +59,16 @@ const log = getGatewayLogger("tasks", "prune");
  *
  * @example Keep two weeks of records
  * ```ts
- * import { MemoryStore, pruneOldRecords } from "@gw/gateway";
+ * import { MemoryStore } from "@gw/gateway";
+ * import { pruneOldRecords } from "@gw/gateway/tasks";
  * const result = await pruneOldRecords({ store: new MemoryStore(), days: 14 });
  * console.log(result.counts); // { outbound: 0, inbound: 0, webhook_logs: 0, instances: 0 }
  * ```
  *
  * @example See what would go, without removing anything
  * ```ts
- * import { MemoryStore, pruneOldRecords } from "@gw/gateway";
+ * import { MemoryStore } from "@gw/gateway";
+ * import { pruneOldRecords } from "@gw/gateway/tasks";
  * const result = await pruneOldRecords({ store: new MemoryStore(), kinds: ["webhook_logs"], dryRun: true });
  * console.log(result.total);
  * ```

@@ -274,7 +274,8 @@ function checkCount(name: string, value: number, min: number): void {
  *
  * @example From a scheduled job
  * ```ts
- * import { GatewayService, KvStore, reconcileSends } from "@gw/gateway";
+ * import { GatewayService, KvStore } from "@gw/gateway";
+ * import { reconcileSends } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvStore(kv);
  * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });

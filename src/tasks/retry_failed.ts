@@ -141,7 +141,8 @@ function checkCount(name: string, value: number): void {
  *
  * @example Retry from a scheduled job
  * ```ts
- * import { GatewayService, KvStore, retryFailedMessages } from "@gw/gateway";
+ * import { GatewayService, KvStore } from "@gw/gateway";
+ * import { retryFailedMessages } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvStore(kv);
  * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
@@ -152,7 +153,8 @@ function checkCount(name: string, value: number): void {
  *
  * @example A dry run for one instance
  * ```ts
- * import { MemoryStore, retryFailedMessages, type RetryService } from "@gw/gateway";
+ * import { MemoryStore } from "@gw/gateway";
+ * import { retryFailedMessages, type RetryService } from "@gw/gateway/tasks";
  * const service: RetryService = { getClient: () => ({ request: () => Promise.resolve({ data: {} }) }) };
  * const result = await retryFailedMessages({ service, store: new MemoryStore(), instance: "sales", dryRun: true });
  * console.log(result.results);

@@ -345,7 +345,8 @@ function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
  *
  * @example Calling the handlers in a test, with an injected cron
  * ```ts
- * import { MemoryStore, registerScheduledTasks, type RetryService } from "@gw/gateway";
+ * import { MemoryStore, registerScheduledTasks } from "@gw/gateway";
+ * import { type RetryService } from "@gw/gateway/tasks";
  * const service: RetryService = { getClient: () => ({ request: () => Promise.resolve({ data: {} }) }) };
  * const jobs: string[] = [];
  * const handlers = registerScheduledTasks({ service, store: new MemoryStore(), cron: (name) => jobs.push(name) });

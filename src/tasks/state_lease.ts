@@ -24,7 +24,8 @@ export interface StateTaskLeaseOptions {
  *
  * @example Scheduled tasks on Workers, one run at a time across isolates
  * ```ts
- * import { createScheduledHandler, GatewayService, stateTaskLease } from "@gw/gateway";
+ * import { createScheduledHandler, GatewayService } from "@gw/gateway";
+ * import { stateTaskLease } from "@gw/gateway/tasks";
  * import { type D1Database, D1State, D1Store } from "@gw/gateway/cloudflare";
  * interface Env {
  *   DB: D1Database;

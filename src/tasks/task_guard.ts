@@ -15,7 +15,7 @@ import { stateTaskLease } from "./state_lease.ts";
  *
  * @example A lease that always grants (no cross-isolate protection)
  * ```ts
- * import type { TaskLease } from "@gw/gateway";
+ * import type { TaskLease } from "@gw/gateway/tasks";
  * const lease: TaskLease = { acquire: () => Promise.resolve(() => Promise.resolve()) };
  * ```
  */

@@ -31,7 +31,7 @@ Deno.test("cli health: healthy, unreachable and refused connections, table and -
     match(
       lines[1],
       new RegExp(
-        `^default\\s+${mock.url}\\s+yes\\s+2\\.3\\.6\\s+\\d+ ms\\s+accepted\\s+sales \\(open\\), support \\(close\\)\\s+ok$`,
+        `^default\\s+${mock.url}\\s+yes\\s+2\\.3\\.6\\s+\\d+ ms\\s+accepted\\s+sales \\(open\\), support \\(close, closed, breaker open\\)\\s+ok$`,
       ),
     );
     strictEqual(lines[2], "1 connection healthy");
@@ -54,7 +54,10 @@ Deno.test("cli health: healthy, unreachable and refused connections, table and -
         latencyMs: 0,
         authorized: true,
         instance: "sales",
-        instances: [{ name: "sales", state: "open" }, { name: "support", state: "close" }],
+        instances: [
+          { name: "sales", state: "open", health: "open", breaker: "closed", reason: null },
+          { name: "support", state: "close", health: "closed", breaker: "open", reason: null },
+        ],
         error: null,
       }],
     });
@@ -146,6 +149,9 @@ Deno.test("cli health: healthy, unreachable and refused connections, table and -
     deepStrictEqual(item.instances.filter((i: { name: string }) => i.name === "sales"), [{
       name: "sales",
       state: "open",
+      health: "open",
+      breaker: "closed",
+      reason: null,
     }]);
   });
 });

@@ -83,6 +83,7 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
       apiKeyWritten: false,
       instance: null,
       webhookUrl: "https://hooks.example.com/gateway/webhook/<instance>",
+      webhookConfigured: false,
       nextSteps: 6,
     });
     strictEqual(
@@ -92,6 +93,45 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
     const written = JSON.parse(await Deno.readTextFile(file));
     strictEqual(written.api_key, undefined);
     strictEqual(written.server_url, "http://localhost:8080");
+  });
+
+  await t.step("--secure-webhook configures the instance's webhook with the written secret", async () => {
+    const run = await runCli("install", [
+      "--force",
+      "--server-url",
+      mock.url,
+      "--api-key",
+      KEY,
+      "--instance",
+      "sales",
+      "--public-url",
+      "https://hooks.example.com",
+      "--secure-webhook",
+      "--json",
+    ], { cwd: dir.path });
+    strictEqual(run.code, 0, run.stderr);
+    const report = JSON.parse(run.stdout);
+    strictEqual(report.webhookConfigured, true);
+    strictEqual(
+      report.nextSteps[3],
+      "The instance's webhook on the gateway server now posts to " +
+        "https://hooks.example.com/gateway/webhook/sales, signed with webhook.secret (jwt), for events " +
+        '["MESSAGES_UPSERT","MESSAGES_UPDATE","CONNECTION_UPDATE","QRCODE_UPDATED"].',
+    );
+    const written = JSON.parse(await Deno.readTextFile(file));
+    const row = await (await fetch(`${mock.url}/webhook/find/sales`, { headers: { apikey: KEY } })).json();
+    deepStrictEqual([row.url, row.headers, row.enabled], [
+      "https://hooks.example.com/gateway/webhook/sales",
+      { jwt_key: written.webhook.secret },
+      true,
+    ]);
+    strictEqual(run.stdout.includes(written.webhook.secret), false);
+    const missing = await runCli("install", ["--force", "--secure-webhook"], { cwd: dir.path });
+    strictEqual(missing.code, 2);
+    strictEqual(
+      missing.stderr,
+      "error: Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url\n",
+    );
   });
 
   await t.step("bad flags: exit 2", async () => {

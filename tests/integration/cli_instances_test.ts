@@ -1,4 +1,5 @@
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { InstanceDisconnectedException, InstanceHealth, KvStore } from "../../mod.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
 import { cliCommand, closedPort, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
 
@@ -17,8 +18,24 @@ Deno.test("cli status: instances with state, owner and profile name", async (t) 
     deepStrictEqual(JSON.parse(run.stdout), {
       connection: "default",
       instances: [
-        { name: "sales", state: "open", owner: "5511988887777@s.whatsapp.net", profileName: "Mock User" },
-        { name: "support", state: "close", owner: null, profileName: null },
+        {
+          name: "sales",
+          state: "open",
+          owner: "5511988887777@s.whatsapp.net",
+          profileName: "Mock User",
+          health: "open",
+          breaker: "closed",
+          reason: null,
+        },
+        {
+          name: "support",
+          state: "close",
+          owner: null,
+          profileName: null,
+          health: "closed",
+          breaker: "open",
+          reason: null,
+        },
       ],
     });
   });
@@ -27,10 +44,28 @@ Deno.test("cli status: instances with state, owner and profile name", async (t) 
     const run = await runCli("status", ["sales"], { cwd: dir.path });
     strictEqual(run.code, 0);
     deepStrictEqual(run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/)), [
-      ["INSTANCE", "STATE", "OWNER", "PROFILE NAME"],
-      ["sales", "open", "5511988887777@s.whatsapp.net", "Mock User"],
+      ["INSTANCE", "STATE", "HEALTH", "BREAKER", "OWNER", "PROFILE NAME"],
+      ["sales", "open", "open", "closed", "5511988887777@s.whatsapp.net", "Mock User"],
     ]);
   });
+
+  await t.step(
+    "shows what senders recorded in the KV file: an instance that says open but cannot send",
+    async () => {
+      const kv = await Deno.openKv(`${dir.path}/gateway.kv`);
+      const health = new InstanceHealth(new KvStore(kv).state);
+      const closed = new InstanceDisconnectedException("Connection Closed");
+      await health.recordSendFailure({ connection: "default", instance: "sales" }, closed);
+      await health.recordSendFailure({ connection: "default", instance: "sales" }, closed);
+      kv.close();
+      const run = await runCli("status", ["sales", "--json"], { cwd: dir.path });
+      strictEqual(run.code, 0, run.stderr);
+      const [sales] = JSON.parse(run.stdout).instances;
+      deepStrictEqual([sales.state, sales.health, sales.breaker], ["open", "suspect", "open"]);
+      const table = await runCli("health", [], { cwd: dir.path });
+      match(table.stdout, /sales \(open, suspect, breaker open\)/);
+    },
+  );
 
   await t.step("an unknown instance: exit 1", async () => {
     const run = await runCli("status", ["ghost"], { cwd: dir.path });
@@ -125,6 +160,30 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     // The QR code went to stderr (stdout carries the JSON), then the one-line error.
     match(run.stderr, /^Scan this QR code/);
     match(run.stderr, /\nerror: Cannot connect "lonely": not paired within 0.2 s \(state "connecting"\)\n$/);
+  });
+
+  await t.step("--pairing prints the code to type, and a pairing without a number is bad usage", async () => {
+    mock.addInstance("pairme");
+    const child = cliCommand("connect", ["pairme", "--pairing", "5511977776666", "--interval", "20"], {
+      cwd: dir.path,
+    }).spawn();
+    const stdout = lineReader(child.stdout);
+    const line = await stdout.until((text) => text.startsWith("Enter this pairing code") ? text : undefined);
+    match(
+      line,
+      /^Enter this pairing code on the phone \(Linked devices > Link with phone number\): [A-Z0-9]{8}$/,
+    );
+    mock.simulateScan("pairme");
+    const { code } = await child.status;
+    await child.stderr.cancel();
+    strictEqual(code, 0);
+    match(await stdout.rest(), /Instance "pairme" is connected\n$/);
+    strictEqual(
+      mock.requests.find((r) => r.instance === "pairme" && r.route === "GET /instance/connect")?.query.number,
+      "5511977776666",
+    );
+    const empty = await runCli("connect", ["pairme", "--pairing="], { cwd: dir.path });
+    strictEqual(empty.code, 2, empty.stderr);
   });
 
   await t.step("missing or unknown instance", async () => {

@@ -1,6 +1,7 @@
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
 import { KvStore } from "../../src/store/kv.ts";
 import { MockGatewayServer, signWebhook } from "../../src/testing/mod.ts";
+import { InstanceHealth } from "../../mod.ts";
 import { cliCommand, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
 
 const KEY = "test-key";
@@ -46,7 +47,7 @@ Deno.test("cli serve: receives the mock server's signed webhooks, records them, 
         enabled: true,
         url: `${serve.url}/gateway/webhook/sales`,
         headers: { jwt_key: SECRET },
-        events: ["MESSAGES_UPSERT"],
+        events: ["MESSAGES_UPSERT", "CONNECTION_UPDATE"],
       },
     }),
   });
@@ -54,11 +55,13 @@ Deno.test("cli serve: receives the mock server's signed webhooks, records them, 
   await set.body?.cancel();
   const message = mock.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi there" });
   await mock.webhooksIdle();
-  deepStrictEqual(mock.deliveries.map((d) => [d.event, d.status, d.state]), [[
-    "messages.upsert",
-    200,
-    "delivered",
-  ]]);
+  // WhatsApp bans the number: the connection.update feeds the health senders share through the KV file.
+  mock.simulateDisconnect("sales", 403);
+  await mock.webhooksIdle();
+  deepStrictEqual(mock.deliveries.map((d) => [d.event, d.status, d.state]), [
+    ["messages.upsert", 200, "delivered"],
+    ["connection.update", 200, "delivered"],
+  ]);
 
   const unsigned = await fetch(`${serve.url}/gateway/webhook/sales`, {
     method: "POST",
@@ -83,7 +86,12 @@ Deno.test("cli serve: receives the mock server's signed webhooks, records them, 
     const inbound = await store.getInbound("sales", id);
     deepStrictEqual([inbound?.instance, inbound?.text], ["sales", "Hi there"]);
     const logs = await store.listWebhookLogs({ status: "processed" });
-    deepStrictEqual(logs.map((log) => [log.event, log.instance]), [["MESSAGES_UPSERT", "sales"]]);
+    deepStrictEqual(logs.map((log) => [log.event, log.instance]).sort(), [
+      ["CONNECTION_UPDATE", "sales"],
+      ["MESSAGES_UPSERT", "sales"],
+    ]);
+    const health = await new InstanceHealth(store.state).get({ connection: "default", instance: "sales" });
+    deepStrictEqual([health.status, health.breaker, health.reason?.name], ["banned", "open", "forbidden"]);
   } finally {
     kv.close();
   }

@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { GatewayService, KvStore, type OutboundMessageRecord, retryFailedMessages } from "../../mod.ts";
+import { GatewayService, KvStore, type OutboundMessageRecord } from "../../mod.ts";
+import { retryFailedMessages } from "../../src/tasks/mod.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
 
 const KEY = "test-key";

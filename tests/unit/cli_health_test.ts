@@ -39,7 +39,13 @@ Deno.test("cli health: an instance token refused by fetchInstances is checked on
     latencyMs: 0,
     authorized: true,
     instance: "sales",
-    instances: [{ name: "sales", state: "connecting" }],
+    instances: [{
+      name: "sales",
+      state: "connecting",
+      health: "connecting",
+      breaker: "closed",
+      reason: null,
+    }],
     error: null,
   });
 });

@@ -8,11 +8,10 @@ import {
   MemoryStore,
   MessageSent,
   OutcomeUnknownException,
-  reconcileSends,
-  retryFailedMessages,
   type StateStore,
   ValidationException,
 } from "../../mod.ts";
+import { reconcileSends, retryFailedMessages } from "../../src/tasks/mod.ts";
 import { IdempotencyClaims, sendFingerprint } from "../../src/store/idempotency.ts";
 import { GatewaySimulator } from "../../src/testing/mod.ts";
 import { deferred } from "../fixtures/tasks_fixtures.ts";

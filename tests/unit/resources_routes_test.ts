@@ -3,7 +3,6 @@ import {
   BusinessResource,
   CallsResource,
   ChatsResource,
-  ConnectionException,
   GroupsResource,
   InstancesResource,
   LabelsResource,
@@ -14,7 +13,8 @@ import {
   SettingsResource,
   TemplatesResource,
   WebhooksResource,
-} from "../../mod.ts";
+} from "../../src/resources/mod.ts";
+import { ConnectionException } from "../../mod.ts";
 import { renderRoutesMarkdown, ROUTES } from "../../src/resources/routes.ts";
 import { CASES } from "../fixtures/resources_cases.ts";
 import { defaultAnswer, makeService, normalise, simplify } from "../fixtures/resources_server.ts";

@@ -1,5 +1,6 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import { type GatewayStore, MemoryStore, MessageException, retryFailedMessages } from "../../mod.ts";
+import { type GatewayStore, MemoryStore, MessageException } from "../../mod.ts";
+import { retryFailedMessages } from "../../src/tasks/mod.ts";
 import { GatewayFake } from "../../src/testing/mod.ts";
 
 Deno.test("a store that cannot save does not stop the send", async () => {

@@ -41,6 +41,8 @@ export class SimulatorCore {
   readonly faults: FaultInjector = new FaultInjector();
   readonly dispatcher: WebhookDispatcher;
   proxyTestPasses = true;
+  /** False: sockets start but never reach WhatsApp (no QR code; `connect` answers `{count: 0}`). */
+  whatsAppReachable = true;
   /** Id of this server, reported by the license gate. */
   readonly serverId: string = crypto.randomUUID();
   #abort = new AbortController();
@@ -91,6 +93,7 @@ export class SimulatorCore {
     this.dispatcher.cancel();
     this.dispatcher.clearLog();
     this.proxyTestPasses = true;
+    this.whatsAppReachable = true;
     this.#abort.abort(new DOMException("Simulator was reset", "AbortError"));
     this.#abort = new AbortController();
   }
@@ -128,6 +131,16 @@ export class SimulatorCore {
     instance.state = "connecting";
     instance.everConnected = true;
     instance.updatedAt = this.isoNow();
+    if (!this.whatsAppReachable) {
+      // The socket waits for WhatsApp forever: no QR code, `connect` answers `{count: 0}`.
+      instance.qr = null;
+      this.emit(instance, "connection.update", {
+        instance: instance.name,
+        state: "connecting",
+        statusReason: 200,
+      });
+      return;
+    }
     instance.qr = {
       pairingCode: number ? newPairingCode() : null,
       code: newQrCode(),
@@ -229,6 +242,64 @@ export class SimulatorCore {
     });
     instance.updatedAt = instance.disconnectionAt;
     this.emit(instance, "connection.update", { instance: instance.name, state: "close", statusReason: 401 });
+  }
+
+  /**
+   * WhatsApp closed the connection with `code`. For the codes the server does not reconnect after (401,
+   * 402, 403, 406) the state becomes `close` with the disconnection fields and `status.instance` and
+   * `connection.update` close are sent; for the others the server reconnects (`connecting`, no webhook).
+   */
+  disconnect(instance: InstanceState, code: number): void {
+    instance.cancelAutoConnect?.();
+    if (![401, 402, 403, 406].includes(code)) {
+      instance.state = "connecting";
+      instance.updatedAt = this.isoNow();
+      return;
+    }
+    instance.state = "close";
+    instance.qr = null;
+    instance.disconnectionReasonCode = code;
+    instance.disconnectionAt = this.isoNow();
+    instance.disconnectionObject = JSON.stringify({
+      error: {
+        isBoom: true,
+        isServer: false,
+        output: { statusCode: code, payload: { message: "Connection Failure" } },
+      },
+      date: instance.disconnectionAt,
+    });
+    instance.updatedAt = instance.disconnectionAt;
+    this.emit(instance, "status.instance", {
+      instance: instance.name,
+      status: "closed",
+      disconnectionAt: instance.disconnectionAt,
+      disconnectionReasonCode: code,
+      disconnectionObject: instance.disconnectionObject,
+    });
+    this.emit(instance, "connection.update", { instance: instance.name, state: "close", statusReason: code });
+  }
+
+  /**
+   * `QRCODE_LIMIT` reached while connecting: `qrcode.updated` with the limit message, `connection.update`
+   * `refused` 428, and the attempt ends (state `close`).
+   */
+  qrLimit(instance: InstanceState): void {
+    instance.cancelAutoConnect?.();
+    this.emit(instance, "qrcode.updated", {
+      message: "QR code limit reached, please login again",
+      statusCode: 500,
+    });
+    this.emit(instance, "connection.update", {
+      instance: instance.name,
+      state: "refused",
+      statusReason: 428,
+      wuid: instance.ownerJid,
+      profileName: instance.profileName,
+      profilePictureUrl: instance.profilePicUrl,
+    });
+    instance.state = "close";
+    instance.qr = null;
+    instance.updatedAt = this.isoNow();
   }
 
   /** Delete: logs out first when needed, sends `instance.delete` and `remove.instance`, then forgets it. */

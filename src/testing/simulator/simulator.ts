@@ -438,6 +438,59 @@ export class GatewaySimulator {
     for (const n of numbers) this.#core.notOnWhatsApp.delete(createJid(n));
   }
 
+  /**
+   * Whether instances can reach WhatsApp (default true). Unreachable, as on a machine without network:
+   * `connect` and `restart` leave the instance `connecting` with no QR code and answer `{count: 0}`.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.setWhatsAppReachable(false);
+   * await sim.close();
+   * ```
+   */
+  setWhatsAppReachable(reachable: boolean): void {
+    this.#core.whatsAppReachable = reachable;
+  }
+
+  /**
+   * WhatsApp closed an instance's connection with a `statusReason` code (401 logged out, 403 banned, 428
+   * closed, ...). For 401, 402, 403 and 406 the instance ends `close` with `disconnectionReasonCode` set and
+   * `status.instance` plus `connection.update` close are emitted; for other codes the server reconnects
+   * silently (state `connecting`).
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales", { open: true });
+   * sim.simulateDisconnect("sales", 403);
+   * console.log(sim.instance("sales")?.state); // "close"
+   * await sim.close();
+   * ```
+   */
+  simulateDisconnect(name: string, statusReason: number): void {
+    this.#core.disconnect(this.#core.mustGet(name, "simulate disconnect"), statusReason);
+  }
+
+  /**
+   * The QR code limit was reached while connecting: `qrcode.updated` with the limit message,
+   * `connection.update` `refused` (428), and the instance back to `close`.
+   *
+   * @example
+   * ```ts
+   * import { GatewaySimulator } from "@gw/gateway/testing";
+   * const sim = new GatewaySimulator();
+   * sim.addInstance("sales");
+   * sim.simulateQrLimit("sales");
+   * await sim.close();
+   * ```
+   */
+  simulateQrLimit(name: string): void {
+    this.#core.qrLimit(this.#core.mustGet(name, "simulate QR limit"));
+  }
+
   /** Make the live proxy test of `/proxy/set` and `create` pass (default) or fail with 400 "Invalid proxy". */
   setProxyTestResult(passes: boolean): void {
     this.#core.proxyTestPasses = passes;

@@ -1,0 +1,450 @@
+/**
+ * `InstanceHealth`: what the library knows about each instance's WhatsApp connection, fed by
+ * `connection.update` webhooks, send outcomes and `connectionState` polls, with a per-instance circuit
+ * breaker that refuses sends locally while an instance is known to be down. Kept in a `StateStore`, so
+ * every process that shares the store shares the health and the breaker.
+ *
+ * @module
+ */
+
+import { InstanceDisconnectedException } from "../errors.ts";
+import type { StateStore } from "../store/state.ts";
+import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
+
+/**
+ * An instance's health: `open` (working), `connecting`, `suspect` (says open but sends fail with
+ * "Connection Closed"), `closed` (disconnected; see `reason`), `banned` (restricted by WhatsApp), or
+ * `unknown` (nothing seen yet).
+ */
+export type InstanceHealthStatus = "open" | "connecting" | "suspect" | "closed" | "banned" | "unknown";
+
+/** The breaker: `closed` lets sends through, `open` refuses them locally, `half_open` lets one probe through. */
+export type BreakerState = "closed" | "open" | "half_open";
+
+/** Where a health observation came from. */
+export type HealthSource = "webhook" | "send" | "poll";
+
+/** One instance's health, as {@link InstanceHealth.get} and {@link InstanceHealth.list} answer. */
+export interface InstanceHealthRecord {
+  /** Connection name. */
+  connection: string;
+  /** Instance name. */
+  instance: string;
+  /** The health. */
+  status: InstanceHealthStatus;
+  /** The breaker's state at read time. */
+  breaker: BreakerState;
+  /** The last disconnect reason, while the instance is not open. */
+  reason?: DisconnectReason;
+  /** Sends that failed with a disconnect in a row. */
+  consecutiveFailures: number;
+  /** The last send failure's message. */
+  lastError?: string;
+  /** When a probe may go (epoch ms) while the breaker is open; absent when only an `open` state heals it. */
+  retryAt?: number;
+  /** How a half-open probe is made: the send itself, or a `connectionState` poll first. */
+  probe?: "send" | "state";
+  /** Last change (epoch ms). */
+  updatedAt: number;
+  /** What the last change came from. */
+  source: HealthSource;
+}
+
+interface Stored {
+  status: InstanceHealthStatus;
+  reason?: DisconnectReason;
+  consecutiveFailures: number;
+  lastError?: string;
+  /** Breaker open: when a probe may go; null: no probe by time (only an open state heals it). */
+  retryAt?: number | null;
+  /** Breaker open: how the probe is made. */
+  probe?: "send" | "state";
+  /** Cooldown used for the last opening, doubled on each failed probe. */
+  cooldownMs?: number;
+  /** A probe claimed by a caller until then. */
+  probeUntil?: number;
+  updatedAt: number;
+  source: HealthSource;
+}
+
+/** Options of {@link InstanceHealth}. */
+export interface InstanceHealthOptions {
+  /** Clock in epoch ms (default `Date.now`). */
+  now?: () => number;
+  /** Disconnected sends in a row that make an `open` instance `suspect` and open the breaker (default 2). */
+  failureThreshold?: number;
+  /** Wait before the first half-open probe, in ms (default 30000); doubled after each failed probe. */
+  cooldownMs?: number;
+  /** Longest wait between probes, in ms (default 600000). */
+  maxCooldownMs?: number;
+  /** How long a claimed probe keeps others out, in ms (default 60000). */
+  probeTimeoutMs?: number;
+}
+
+/** What {@link InstanceHealth.admit} lets a send do. */
+export type Admission = "pass" | "probe_send" | "probe_state";
+
+/** Which instance: the connection name and the instance name. */
+export interface InstanceRef {
+  /** Connection name. */
+  connection: string;
+  /** Instance name. */
+  instance: string;
+}
+
+const NAMESPACE = "health";
+const CAS_ATTEMPTS = 8;
+
+function keyOf(ref: InstanceRef): string {
+  return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
+}
+
+function refOf(key: string): InstanceRef {
+  const [connection, instance] = key.split("/");
+  return { connection: decodeURIComponent(connection), instance: decodeURIComponent(instance ?? "") };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(
+      `Cannot create instance health: "${name}" must be a positive number, got "${value}"`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Instance health and the per-instance breaker, over a `StateStore` (`store.state` to share them between
+ * processes, or a `MemoryState` for one process). `GatewayService` builds one (`gw.health()`) and its
+ * send path asks it before every send.
+ *
+ * The breaker opens when an instance is `suspect` (two "Connection Closed" sends in a row), `closed` or
+ * `banned`. While open, sends fail at once with `InstanceDisconnectedException` (`local: true`), no
+ * request made. After the cooldown one caller gets a probe: the send itself for a suspect or transiently
+ * closed instance, a `connectionState` poll for one that needs pairing or is banned (a probe message to a
+ * banned number would not help it). A success closes the breaker; a failure reopens it with twice the
+ * cooldown.
+ *
+ * @example
+ * ```ts
+ * import { InstanceHealth, MemoryState } from "@gw/gateway";
+ * const health = new InstanceHealth(new MemoryState());
+ * const sales = { connection: "default", instance: "sales" };
+ * await health.recordConnectionUpdate(sales, { state: "close", statusReason: 403 });
+ * const record = await health.get(sales);
+ * console.log(record.status, record.breaker, record.reason?.kind); // "banned" "open" "stop"
+ * ```
+ */
+export class InstanceHealth {
+  readonly #state: StateStore;
+  readonly #now: () => number;
+  readonly #threshold: number;
+  readonly #cooldownMs: number;
+  readonly #maxCooldownMs: number;
+  readonly #probeTimeoutMs: number;
+
+  /**
+   * Build over a state store.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryStore } from "@gw/gateway";
+   * const store = new MemoryStore();
+   * const health = new InstanceHealth(store.state, { failureThreshold: 3, cooldownMs: 10_000 });
+   * ```
+   */
+  constructor(state: StateStore, options: InstanceHealthOptions = {}) {
+    this.#state = state;
+    this.#now = options.now ?? Date.now;
+    this.#threshold = positive("failureThreshold", options.failureThreshold, 2);
+    this.#cooldownMs = positive("cooldownMs", options.cooldownMs, 30_000);
+    this.#maxCooldownMs = positive("maxCooldownMs", options.maxCooldownMs, 600_000);
+    this.#probeTimeoutMs = positive("probeTimeoutMs", options.probeTimeoutMs, 60_000);
+  }
+
+  /**
+   * The instance's health (`unknown` when nothing was recorded).
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * console.log((await health.get({ connection: "default", instance: "sales" })).status); // "unknown"
+   * ```
+   */
+  async get(ref: InstanceRef): Promise<InstanceHealthRecord> {
+    const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+    return this.#view(ref, entry?.value);
+  }
+
+  /**
+   * Every recorded instance, optionally of one connection.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * for (const record of await health.list()) console.log(record.instance, record.status);
+   * ```
+   */
+  async list(options: { connection?: string } = {}): Promise<InstanceHealthRecord[]> {
+    const prefix = options.connection === undefined
+      ? undefined
+      : `${encodeURIComponent(options.connection)}/`;
+    const entries = await this.#state.list<Stored>(NAMESPACE, { prefix });
+    return entries.map((entry) => this.#view(refOf(entry.key), entry.value));
+  }
+
+  /**
+   * Record a `connection.update` (webhook): `open` heals, `connecting` is noted, `close` and `refused`
+   * open the breaker with the reason (`banned` for a `stop` reason such as 403).
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * await health.recordConnectionUpdate({ connection: "default", instance: "sales" }, { state: "close", statusReason: 401 });
+   * ```
+   */
+  async recordConnectionUpdate(
+    ref: InstanceRef,
+    update: { state?: string; statusReason?: number },
+  ): Promise<InstanceHealthRecord> {
+    return await this.#observe(ref, update.state, update.statusReason, "webhook");
+  }
+
+  /**
+   * Record a polled state (`connectionState`, or a `fetchInstances` row with its
+   * `disconnectionReasonCode`). A poll saying `open` does not clear `suspect`: that instance says open
+   * while its sends fail, so only a successful send or a fresh `connection.update` heals it.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * await health.recordState({ connection: "default", instance: "sales" }, "open");
+   * ```
+   */
+  async recordState(
+    ref: InstanceRef,
+    state: string,
+    reasonCode?: number | null,
+  ): Promise<InstanceHealthRecord> {
+    return await this.#observe(ref, state, reasonCode ?? undefined, "poll");
+  }
+
+  /**
+   * Record a send the server accepted: the instance is open and the breaker closes.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * await health.recordSendSuccess({ connection: "default", instance: "sales" });
+   * ```
+   */
+  async recordSendSuccess(ref: InstanceRef): Promise<void> {
+    const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+    // The common case writes nothing: an instance already known open with no failures stays as it is.
+    if (entry?.value.status === "open" && entry.value.consecutiveFailures === 0) return;
+    await this.#update(ref, () => ({ status: "open", consecutiveFailures: 0, source: "send" }));
+  }
+
+  /**
+   * Record a send that failed. Only a disconnect (`InstanceDisconnectedException` from the server)
+   * counts: `failureThreshold` of them in a row make the instance `suspect` and open the breaker; a failed
+   * probe reopens it with twice the cooldown. Other errors leave the health alone.
+   *
+   * @example
+   * ```ts
+   * import { InstanceDisconnectedException, InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * await health.recordSendFailure({ connection: "default", instance: "sales" }, new InstanceDisconnectedException("Connection Closed"));
+   * ```
+   */
+  async recordSendFailure(ref: InstanceRef, error: unknown): Promise<void> {
+    if (!(error instanceof InstanceDisconnectedException) || error.local) return;
+    const now = this.#now();
+    await this.#update(ref, (current) => {
+      const failures = current.consecutiveFailures + 1;
+      const probing = current.retryAt !== undefined;
+      if (!probing && failures < this.#threshold) {
+        return { consecutiveFailures: failures, lastError: error.message, source: "send" };
+      }
+      const cooldown = probing
+        ? Math.min(this.#maxCooldownMs, (current.cooldownMs ?? this.#cooldownMs) * 2)
+        : this.#cooldownMs;
+      const down = current.status === "closed" || current.status === "banned";
+      return {
+        status: down ? current.status : "suspect",
+        consecutiveFailures: failures,
+        lastError: error.message,
+        retryAt: down && current.probe === "state" ? current.retryAt : now + cooldown,
+        probe: down ? current.probe ?? "send" : "send",
+        cooldownMs: cooldown,
+        probeUntil: undefined,
+        source: "send",
+      };
+    });
+  }
+
+  /**
+   * Ask before a send. Resolves `pass` (breaker closed), `probe_send` (the caller's send is the probe) or
+   * `probe_state` (poll `connectionState` first and send only when it says `open`); throws
+   * `InstanceDisconnectedException` (`local: true`) while the breaker is open, or while another caller's
+   * probe is in flight.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * console.log(await health.admit({ connection: "default", instance: "sales" })); // "pass"
+   * ```
+   */
+  async admit(ref: InstanceRef): Promise<Admission> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+      const value = entry?.value;
+      if (!value || value.retryAt === undefined) return "pass";
+      const now = this.#now();
+      if (value.retryAt === null || now < value.retryAt || (value.probeUntil ?? 0) > now) {
+        throw this.#refusal(ref, value);
+      }
+      const claimed: Stored = { ...value, probeUntil: now + this.#probeTimeoutMs };
+      const version = await this.#state.set(NAMESPACE, keyOf(ref), claimed, {
+        expectedVersion: entry!.version,
+      });
+      if (version !== null) return value.probe === "state" ? "probe_state" : "probe_send";
+    }
+    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value);
+  }
+
+  /**
+   * Forget an instance's health (its breaker closes).
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * await health.reset({ connection: "default", instance: "sales" });
+   * ```
+   */
+  async reset(ref: InstanceRef): Promise<void> {
+    await this.#state.delete(NAMESPACE, keyOf(ref));
+  }
+
+  #refusal(ref: InstanceRef, value: Stored | undefined): InstanceDisconnectedException {
+    const status = value?.status ?? "unknown";
+    const why = value?.reason
+      ? `: ${value.reason.description} (statusReason ${value.reason.code})`
+      : value?.lastError
+      ? `: ${value.consecutiveFailures} sends failed in a row ("${value.lastError}")`
+      : "";
+    const when = typeof value?.retryAt === "number"
+      ? `; next try after ${new Date(value.retryAt).toISOString()}`
+      : "";
+    return new InstanceDisconnectedException(
+      `Cannot send: instance "${ref.instance}" is ${status}${why}; message not sent${when}`,
+      {
+        connection: ref.connection,
+        instance: ref.instance,
+        local: true,
+        disconnect: value?.reason,
+        retryAt: typeof value?.retryAt === "number" ? value.retryAt : undefined,
+      },
+    );
+  }
+
+  async #observe(
+    ref: InstanceRef,
+    state: string | undefined,
+    code: number | undefined,
+    source: HealthSource,
+  ): Promise<InstanceHealthRecord> {
+    const now = this.#now();
+    const reason = code !== undefined && code !== 200 ? disconnectReason(code) : undefined;
+    return await this.#update(ref, (current) => {
+      if (state === "open") {
+        // A poll cannot clear `suspect`: that instance says open while its sends fail.
+        if (source === "poll" && current.status === "suspect") return {};
+        return { status: "open", consecutiveFailures: 0, reason: undefined, source };
+      }
+      if (state === "connecting") return { status: "connecting", source, ...closedBreaker() };
+      if (state === "close" || state === "refused") {
+        const known = reason ?? current.reason;
+        const banned = known?.kind === "stop" && known.code !== 440;
+        // Pairing or a ban is not healed by time: the probe is a state poll, the first one after a cooldown.
+        const byState = known !== undefined && known.kind !== "transient";
+        // Still down after a probe: wait twice as long before the next one.
+        const cooldown = current.retryAt !== undefined && current.cooldownMs !== undefined
+          ? Math.min(this.#maxCooldownMs, current.cooldownMs * 2)
+          : this.#cooldownMs;
+        return {
+          status: banned ? "banned" : "closed",
+          reason: known,
+          retryAt: now + cooldown,
+          probe: byState ? "state" : "send",
+          cooldownMs: cooldown,
+          probeUntil: undefined,
+          source,
+        };
+      }
+      return {};
+    });
+  }
+
+  async #update(
+    ref: InstanceRef,
+    change: (current: Stored) => Partial<Stored>,
+  ): Promise<InstanceHealthRecord> {
+    const key = keyOf(ref);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const entry = await this.#state.get<Stored>(NAMESPACE, key);
+      const current: Stored = entry?.value ??
+        { status: "unknown", consecutiveFailures: 0, updatedAt: this.#now(), source: "poll" };
+      const patch = change(current);
+      if (Object.keys(patch).length === 0) return this.#view(ref, entry?.value);
+      let next: Stored = { ...current, ...patch, updatedAt: this.#now() };
+      if (next.status === "open") next = { ...next, ...closedBreaker() };
+      next = dropUndefined(next);
+      const version = await this.#state.set(NAMESPACE, key, next, {
+        expectedVersion: entry ? entry.version : null,
+      });
+      if (version !== null) return this.#view(ref, next);
+    }
+    throw new Error(`Cannot record health of instance "${ref.instance}": too many concurrent writes`);
+  }
+
+  #view(ref: InstanceRef, value: Stored | undefined): InstanceHealthRecord {
+    const now = this.#now();
+    const record: InstanceHealthRecord = {
+      connection: ref.connection,
+      instance: ref.instance,
+      status: value?.status ?? "unknown",
+      breaker: "closed",
+      consecutiveFailures: value?.consecutiveFailures ?? 0,
+      updatedAt: value?.updatedAt ?? 0,
+      source: value?.source ?? "poll",
+    };
+    if (value?.reason) record.reason = value.reason;
+    if (value?.lastError) record.lastError = value.lastError;
+    if (value?.retryAt !== undefined) {
+      const probing = (value.probeUntil ?? 0) > now;
+      record.breaker = value.retryAt !== null && now >= value.retryAt && !probing ? "half_open" : "open";
+      if (value.retryAt !== null) record.retryAt = value.retryAt;
+      record.probe = value.probe ?? "send";
+    }
+    return record;
+  }
+}
+
+function closedBreaker(): Partial<Stored> {
+  return { retryAt: undefined, probe: undefined, cooldownMs: undefined, probeUntil: undefined };
+}
+
+function dropUndefined(value: Stored): Stored {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = item;
+  return out as unknown as Stored;
+}

@@ -1,0 +1,49 @@
+/**
+ * The breaker's two hooks in the send path: ask before a send, report after it.
+ *
+ * @module
+ */
+
+import { getGatewayLogger } from "../log.ts";
+import type { InstanceHealth, InstanceRef } from "./instance_health.ts";
+
+const log = getGatewayLogger("health");
+
+/**
+ * Before a send: throws `InstanceDisconnectedException` while the breaker is open. For a `state` probe,
+ * `pollState` asks the server for the state (recorded by it); the send goes only when that says `open`.
+ */
+export async function guardSend(
+  health: InstanceHealth | undefined,
+  ref: InstanceRef,
+  pollState: () => Promise<unknown>,
+): Promise<void> {
+  if (!health) return;
+  const admission = await health.admit(ref);
+  if (admission !== "probe_state") return;
+  await pollState();
+  // The poll recorded what it saw; asking again either passes (open) or throws the refusal.
+  const record = await health.get(ref);
+  if (record.status !== "open") await health.admit(ref);
+}
+
+/**
+ * After a send: record its outcome. A health write that fails is logged, never thrown: the send's own
+ * outcome is what the caller needs.
+ */
+export async function settleSend(
+  health: InstanceHealth | undefined,
+  ref: InstanceRef,
+  error?: unknown,
+): Promise<void> {
+  if (!health) return;
+  try {
+    if (error === undefined) await health.recordSendSuccess(ref);
+    else await health.recordSendFailure(ref, error);
+  } catch (failure) {
+    log.warn("Cannot record health of instance {instance}: {error}", {
+      instance: ref.instance,
+      error: String(failure),
+    });
+  }
+}

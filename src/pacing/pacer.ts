@@ -1,0 +1,448 @@
+/**
+ * `SendPacer`: the pacing rules that keep bulk sends from looking like spam, kept in a `StateStore` so
+ * every process sending for an instance follows the same schedule: a jittered gap between two sends of
+ * one instance, a minimum interval per recipient, a daily cap with a warm-up schedule for new numbers, a
+ * typing delay from the text's length, and a pause on restriction signals that stays until resumed.
+ *
+ * @module
+ */
+
+import { ValidationException } from "../errors.ts";
+import type { InstanceRef } from "../health/instance_health.ts";
+import type { StateStore } from "../store/state.ts";
+
+/** Pacing rules (every field optional; defaults in brackets). */
+export interface PacingOptions {
+  /** Least time between two sends of one instance, in ms [4000]. */
+  minGapMs?: number;
+  /** A random extra wait in [0, jitterMs) added to each gap [3000]. */
+  jitterMs?: number;
+  /** Least time between two sends to one recipient, in ms [60000]. */
+  recipientIntervalMs?: number;
+  /** Sends per instance per UTC day [1000]. */
+  dailyCap?: number;
+  /**
+   * Warm-up for a new number: daily caps for its first days (day 1, day 2, ...), counted from its first
+   * paced send, before `dailyCap` applies. `true`: [20, 40, 80, 160, 320]. Default: none.
+   */
+  warmup?: boolean | readonly number[];
+  /** Show "typing..." before each text for a time from its length (the send's `delay`) [true]. */
+  typing?: boolean;
+  /** Typing time per character, in ms [40], between `minTypingMs` [800] and `maxTypingMs` [6000]. */
+  typingMsPerChar?: number;
+  /** Shortest typing time, in ms [800]. */
+  minTypingMs?: number;
+  /** Longest typing time, in ms [6000]. */
+  maxTypingMs?: number;
+  /** Failed sends in a row that pause the instance [5]. */
+  pauseAfterFailures?: number;
+}
+
+/** Why an instance's paced sending is paused. */
+export type PauseReason =
+  | "restricted"
+  | "refused"
+  | "disconnected"
+  | "repeated_failures"
+  | "daily_cap"
+  | "stopped"
+  | "manual";
+
+/** A pause, as {@link SendPacer.status} reports it. */
+export interface PacingPause {
+  /** Why. */
+  reason: PauseReason;
+  /** One sentence for people. */
+  message: string;
+  /** When it started (epoch ms). */
+  at: number;
+  /** When it ends by itself (epoch ms; the daily cap), or absent: until `resume`. */
+  until?: number;
+}
+
+/** An instance's pacing state. */
+export interface PacingStatus {
+  /** Last paced send (epoch ms), or null. */
+  lastSentAt: number | null;
+  /** Sends today (UTC). */
+  sentToday: number;
+  /** Today's cap (warm-up or `dailyCap`). */
+  capToday: number;
+  /** The pause in force, or null. */
+  pause: PacingPause | null;
+  /** Failed sends in a row. */
+  consecutiveFailures: number;
+}
+
+interface Stored {
+  lastSentAt: number | null;
+  day: number;
+  sentToday: number;
+  firstDay: number | null;
+  consecutiveFailures: number;
+  pause?: PacingPause;
+}
+
+const DAY_MS = 86_400_000;
+const NAMESPACE = "pacing";
+const RECIPIENTS = "pacing-recipient";
+const DEFAULT_WARMUP: readonly number[] = [20, 40, 80, 160, 320];
+const CAS_ATTEMPTS = 8;
+
+interface Rules {
+  minGapMs: number;
+  jitterMs: number;
+  recipientIntervalMs: number;
+  dailyCap: number;
+  warmup: readonly number[];
+  typing: boolean;
+  typingMsPerChar: number;
+  minTypingMs: number;
+  maxTypingMs: number;
+  pauseAfterFailures: number;
+}
+
+function count(name: string, value: number | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < min) {
+    throw new ValidationException(
+      `Invalid pacing: "${name}" must be a number of at least ${min}, got "${value}"`,
+      {
+        messages: [`${name} is invalid`],
+      },
+    );
+  }
+  return value;
+}
+
+function readRules(options: PacingOptions): Rules {
+  const warmup = options.warmup === true
+    ? DEFAULT_WARMUP
+    : Array.isArray(options.warmup)
+    ? options.warmup
+    : [];
+  warmup.forEach((cap, day) => count(`warmup[${day}]`, cap, 0, 1));
+  return {
+    minGapMs: count("minGapMs", options.minGapMs, 4_000),
+    jitterMs: count("jitterMs", options.jitterMs, 3_000),
+    recipientIntervalMs: count("recipientIntervalMs", options.recipientIntervalMs, 60_000),
+    dailyCap: count("dailyCap", options.dailyCap, 1_000, 1),
+    warmup,
+    typing: options.typing ?? true,
+    typingMsPerChar: count("typingMsPerChar", options.typingMsPerChar, 40),
+    minTypingMs: count("minTypingMs", options.minTypingMs, 800),
+    maxTypingMs: count("maxTypingMs", options.maxTypingMs, 6_000),
+    pauseAfterFailures: count("pauseAfterFailures", options.pauseAfterFailures, 5, 1),
+  };
+}
+
+function keyOf(ref: InstanceRef): string {
+  return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
+}
+
+/**
+ * Pacing of one service's sends, over a state store (`store.state` to share it between processes).
+ * `messages().sendMany` uses it; use it directly to pace your own loop.
+ *
+ * @example Pace your own loop
+ * ```ts
+ * import { MemoryState } from "@gw/gateway";
+ * import { SendPacer } from "@gw/gateway/resources";
+ * const pacer = new SendPacer(new MemoryState(), { minGapMs: 5000, recipientIntervalMs: 120_000 });
+ * const sales = { connection: "default", instance: "sales" };
+ * const waitMs = await pacer.waitFor(sales, "5511999999999");
+ * console.log(waitMs, pacer.typingDelay("Hello!")); // 0 800
+ * ```
+ */
+export class SendPacer {
+  readonly #state: StateStore;
+  readonly #rules: Rules;
+  readonly #now: () => number;
+  readonly #random: () => number;
+
+  /**
+   * Build with pacing rules; `now` and `random` are test seams.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * const pacer = new SendPacer(new MemoryStore().state, { dailyCap: 200, warmup: true });
+   * ```
+   */
+  constructor(
+    state: StateStore,
+    options: PacingOptions = {},
+    seams: { now?: () => number; random?: () => number } = {},
+  ) {
+    this.#state = state;
+    this.#rules = readRules(options);
+    this.#now = seams.now ?? Date.now;
+    this.#random = seams.random ?? Math.random;
+  }
+
+  /**
+   * The typing time for a text (the send's `delay`), or undefined when typing is off.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * new SendPacer(new MemoryState()).typingDelay("x".repeat(100)); // 4000
+   * ```
+   */
+  typingDelay(text: string): number | undefined {
+    const rules = this.#rules;
+    if (!rules.typing) return undefined;
+    const ms = Math.round(text.length * rules.typingMsPerChar);
+    return Math.min(rules.maxTypingMs, Math.max(rules.minTypingMs, ms));
+  }
+
+  /**
+   * How long to wait before sending to `recipient` (0: now): the instance's gap (with a fresh jitter) and
+   * the recipient's interval, whichever ends later.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * await new SendPacer(new MemoryState()).waitFor({ connection: "default", instance: "sales" }, "5511999999999"); // 0
+   * ```
+   */
+  async waitFor(ref: InstanceRef, recipient: string): Promise<number> {
+    return Math.max(0, (await this.readyAt(ref, recipient)) - this.#now());
+  }
+
+  /**
+   * When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * const pacer = new SendPacer(new MemoryState());
+   * await pacer.readyAt({ connection: "default", instance: "sales" }, "5511999999999", pacer.jitter()); // 0
+   * ```
+   */
+  async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
+    const [instance, last] = await Promise.all([
+      this.#state.get<Stored>(NAMESPACE, keyOf(ref)),
+      this.recipientLastSent(ref, recipient),
+    ]);
+    const lastSentAt = instance?.value.lastSentAt ?? null;
+    const gapEnd = lastSentAt === null ? 0 : lastSentAt + this.#rules.minGapMs + jitter;
+    const intervalEnd = last === null ? 0 : last + this.#rules.recipientIntervalMs;
+    return Math.max(gapEnd, intervalEnd);
+  }
+
+  /**
+   * A fresh jitter in [0, jitterMs).
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * new SendPacer(new MemoryState(), { jitterMs: 1000 }, { random: () => 0.5 }).jitter(); // 500
+   * ```
+   */
+  jitter(): number {
+    return this.#jitter();
+  }
+
+  #jitter(): number {
+    return Math.floor(this.#random() * this.#rules.jitterMs);
+  }
+
+  /**
+   * The last paced send to `recipient` (epoch ms) while its interval runs, else null.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * await new SendPacer(new MemoryState()).recipientLastSent({ connection: "default", instance: "sales" }, "5511999999999"); // null
+   * ```
+   */
+  async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
+    const entry = await this.#state.get<number>(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`);
+    return entry?.value ?? null;
+  }
+
+  /**
+   * The instance's pacing state: last send, today's count and cap, the pause in force.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * const status = await new SendPacer(new MemoryState()).status({ connection: "default", instance: "sales" });
+   * console.log(status.sentToday, status.capToday, status.pause); // 0 1000 null
+   * ```
+   */
+  async status(ref: InstanceRef): Promise<PacingStatus> {
+    const now = this.#now();
+    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value, now);
+    return {
+      lastSentAt: stored.lastSentAt,
+      sentToday: stored.sentToday,
+      capToday: this.#capFor(stored, now),
+      pause: this.#activePause(stored, now),
+      consecutiveFailures: stored.consecutiveFailures,
+    };
+  }
+
+  /**
+   * The pause in force for the next send, or null: a stored pause (until resumed or its `until`), or the
+   * daily cap reached.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * await new SendPacer(new MemoryState()).pauseFor({ connection: "default", instance: "sales" }); // null
+   * ```
+   */
+  async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
+    const now = this.#now();
+    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value, now);
+    const pause = this.#activePause(stored, now);
+    if (pause) return pause;
+    const cap = this.#capFor(stored, now);
+    if (stored.sentToday >= cap) {
+      return {
+        reason: "daily_cap",
+        message: `the daily cap of ${cap} sends is reached${
+          stored.firstDay !== null && this.#rules.warmup.length > 0 ? " (warm-up)" : ""
+        }; sending resumes tomorrow (UTC)`,
+        at: now,
+        until: (Math.floor(now / DAY_MS) + 1) * DAY_MS,
+      };
+    }
+    return null;
+  }
+
+  /**
+   * Record a send the server accepted: the gap, the recipient's interval and today's count start from it.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * await new SendPacer(new MemoryState()).recordSent({ connection: "default", instance: "sales" }, "5511999999999");
+   * ```
+   */
+  async recordSent(ref: InstanceRef, recipient: string): Promise<void> {
+    const now = this.#now();
+    await this.#update(ref, (current) => ({
+      lastSentAt: now,
+      sentToday: current.sentToday + 1,
+      firstDay: current.firstDay ?? Math.floor(now / DAY_MS),
+      consecutiveFailures: 0,
+    }));
+    if (this.#rules.recipientIntervalMs > 0) {
+      await this.#state.set(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`, now, {
+        expiresAt: now + this.#rules.recipientIntervalMs,
+      });
+    }
+  }
+
+  /**
+   * Record a failed send; `pauseAfterFailures` of them in a row pause the instance. Resolves the pause
+   * this caused, or null.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * const pacer = new SendPacer(new MemoryState(), { pauseAfterFailures: 1 });
+   * const pause = await pacer.recordFailure({ connection: "default", instance: "sales" }, "not on WhatsApp");
+   * console.log(pause?.reason); // "repeated_failures"
+   * ```
+   */
+  async recordFailure(ref: InstanceRef, error: string): Promise<PacingPause | null> {
+    const now = this.#now();
+    let paused: PacingPause | null = null;
+    await this.#update(ref, (current) => {
+      const failures = current.consecutiveFailures + 1;
+      // A failed attempt still counts for the gap: hammering a failing instance is a signal too.
+      if (failures < this.#rules.pauseAfterFailures) {
+        return { consecutiveFailures: failures, lastSentAt: now };
+      }
+      paused = {
+        reason: "repeated_failures",
+        message: `${failures} sends failed in a row (last: "${error}")`,
+        at: now,
+      };
+      return { consecutiveFailures: failures, lastSentAt: now, pause: paused };
+    });
+    return paused;
+  }
+
+  /**
+   * Pause an instance's paced sending until {@link SendPacer.resume} (or `until`).
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * await new SendPacer(new MemoryState()).pause({ connection: "default", instance: "sales" }, "manual", "campaign on hold");
+   * ```
+   */
+  async pause(ref: InstanceRef, reason: PauseReason, message: string, until?: number): Promise<PacingPause> {
+    const pause: PacingPause = {
+      reason,
+      message,
+      at: this.#now(),
+      ...(until !== undefined ? { until } : {}),
+    };
+    await this.#update(ref, () => ({ pause }));
+    return pause;
+  }
+
+  /**
+   * End a pause (and the failure count); the next paced send goes at the usual pace.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * await new SendPacer(new MemoryState()).resume({ connection: "default", instance: "sales" });
+   * ```
+   */
+  async resume(ref: InstanceRef): Promise<void> {
+    await this.#update(ref, () => ({ pause: undefined, consecutiveFailures: 0 }));
+  }
+
+  #activePause(stored: Stored, now: number): PacingPause | null {
+    const pause = stored.pause;
+    if (!pause || (pause.until !== undefined && pause.until <= now)) return null;
+    return pause;
+  }
+
+  #capFor(stored: Stored, now: number): number {
+    const warmup = this.#rules.warmup;
+    const day = stored.firstDay === null ? 0 : Math.floor(now / DAY_MS) - stored.firstDay;
+    return day < warmup.length ? Math.min(warmup[day], this.#rules.dailyCap) : this.#rules.dailyCap;
+  }
+
+  #today(stored: Stored | undefined, now: number): Stored {
+    const day = Math.floor(now / DAY_MS);
+    const value = stored ?? { lastSentAt: null, day, sentToday: 0, firstDay: null, consecutiveFailures: 0 };
+    return value.day === day ? value : { ...value, day, sentToday: 0 };
+  }
+
+  async #update(ref: InstanceRef, change: (current: Stored) => Partial<Stored>): Promise<void> {
+    const key = keyOf(ref);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const entry = await this.#state.get<Stored>(NAMESPACE, key);
+      const current = this.#today(entry?.value, this.#now());
+      const next: Stored = { ...current, ...change(current) };
+      if (next.pause === undefined) delete next.pause;
+      const version = await this.#state.set(NAMESPACE, key, next, {
+        expectedVersion: entry ? entry.version : null,
+      });
+      if (version !== null) return;
+    }
+    throw new Error(`Cannot record pacing of instance "${ref.instance}": too many concurrent writes`);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * `@gw/gateway/tasks`: the scheduled work, one function each (prune old records, resend failed sends, settle
+ * sends whose outcome is unknown), what they take and return, the schedulers' options and the cross-isolate
+ * task lease. `registerScheduledTasks`, `createScheduledHandler` and `handleScheduled` are also in the root
+ * entry, which is where an application starts.
+ *
+ * @example Resend failed sends once, from a script
+ * ```ts
+ * import { GatewayService, MemoryStore } from "@gw/gateway";
+ * import { retryFailedMessages } from "@gw/gateway/tasks";
+ * const store = new MemoryStore();
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "...", store });
+ * const result = await retryFailedMessages({ service: gw, store, limit: 10 });
+ * console.log(result.sent, result.failed);
+ * ```
+ *
+ * @module
+ */
+
+export { pruneOldRecords, type PruneOptions, type PruneResult } from "./prune.ts";
+export {
+  retryFailedMessages,
+  type RetryFailedOptions,
+  type RetryFailedResult,
+  type RetryRecordResult,
+  type RetryService,
+  type RetrySkipReason,
+} from "./retry_failed.ts";
+export {
+  createScheduledHandler,
+  type HandleScheduled,
+  type PruneTaskOptions,
+  registerScheduledTasks,
+  type RegisterScheduledTasksOptions,
+  type RetryFailedTaskOptions,
+  type ScheduledHandlerOptions,
+  type ScheduledTaskHandlers,
+  type ScheduledTasksBaseOptions,
+} from "./schedule.ts";
+export { handleScheduled } from "./handle_scheduled.ts";
+export type { TaskLease } from "./task_guard.ts";
+export { stateTaskLease, type StateTaskLeaseOptions } from "./state_lease.ts";
+export type { FindMessagesClient, FoundMessage } from "./find_sent_message.ts";
+export {
+  type ReconcileRecordResult,
+  reconcileSends,
+  type ReconcileSendsOptions,
+  type ReconcileSendsResult,
+  type ReconcileService,
+  type ReconcileUndecidedReason,
+} from "./reconcile_sends.ts";
+export type { ReconcileSendsTaskOptions } from "./schedule.ts";
+export { type ReconcileInboundTaskOptions } from "./reconcile_task.ts";
