@@ -130,7 +130,7 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
     strictEqual(missing.code, 2);
     strictEqual(
       missing.stderr,
-      "error: Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url\n",
+      'error: Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url (see "install --help")\n',
     );
   });
 

@@ -11,6 +11,7 @@ import { PruneCommand } from "../../src/cli/prune.ts";
 import { ReconcileCommand } from "../../src/cli/reconcile.ts";
 import { ReconcileSendsCommand } from "../../src/cli/reconcile_sends.ts";
 import { RetryFailedCommand } from "../../src/cli/retry_failed.ts";
+import { SendCommand } from "../../src/cli/send.ts";
 import { ServeCommand } from "../../src/cli/serve.ts";
 import { InstanceStatusCommand } from "../../src/cli/status.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
@@ -20,6 +21,7 @@ const COMMANDS: CliCommand[] = [
   new HealthCommand(),
   new InstanceStatusCommand(),
   new ConnectCommand(),
+  new SendCommand(),
   new PruneCommand(),
   new RetryFailedCommand(),
   new ReconcileSendsCommand(),
