@@ -267,15 +267,14 @@ export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts"
 // --- webhooks
 export {
   createWebhookHandler,
-  handleWebhook,
-  resetDefaultWebhookHandler,
+  DEFAULT_BODY_TIMEOUT_MS,
   type WebhookExecutionContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
-  webhookProcessor,
 } from "./src/webhooks/handler.ts";
+export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./src/webhooks/default_handler.ts";
 export {
   generateWebhookSecret,
   type RawWebhookBody,
@@ -285,6 +284,7 @@ export {
   WEBHOOK_SIGNATURE_SCHEMES,
   type WebhookHeaders,
   type WebhookRejectReason,
+  type WebhookSignatureOptions,
   type WebhookSignatureScheme,
   type WebhookVerification,
   WebhookVerificationException,
@@ -310,6 +310,7 @@ export {
   type DeadLetter,
   enqueueWebhookJob,
   isProcessWebhookJob,
+  KvWebhookQueue,
   listDeadLetters,
   type ProcessWebhookJob,
   requeueDeadLetter,
@@ -317,6 +318,7 @@ export {
   startWebhookWorker,
   WEBHOOK_JOB_TYPE,
   type WebhookJobOutcome,
+  type WebhookJobQueue,
   type WebhookQueueOptions,
   type WebhookWorker,
   type WebhookWorkerOptions,

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { WebhookException } from "../errors.ts";
+import { ConfigurationException, WebhookException } from "../errors.ts";
+import { withBusyRetry } from "../store/kv_busy.ts";
 
 /** Atomic claims on delivery keys. Implement it to keep claims elsewhere (Redis, a database). */
 export interface WebhookDedupe {
@@ -33,9 +34,9 @@ export interface WebhookDedupe {
 /** Timing of dedupe records. */
 export interface WebhookDedupeOptions {
   /** How long a processed delivery is remembered, in seconds (default 3600: longer than the server's retries). */
-  window_seconds?: number;
+  windowSeconds?: number;
   /** How long a claim in progress holds before another delivery may take it over, in seconds (default 120). */
-  lease_seconds?: number;
+  leaseSeconds?: number;
 }
 
 interface DedupeRecord {
@@ -46,8 +47,9 @@ interface DedupeRecord {
 function seconds(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback * 1000;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new WebhookException(
-      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got ${String(value)}`,
+    throw new ConfigurationException(
+      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got "${String(value)}"`,
+      { setting: `dedupe.${name}` },
     );
   }
   return value * 1000;
@@ -59,8 +61,8 @@ function seconds(name: string, value: number | undefined, fallback: number): num
  *
  * @example
  * ```ts
- * import { MemoryWebhookDedupe } from "@gw/gateway";
- * const dedupe = new MemoryWebhookDedupe({ window_seconds: 600 });
+ * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
+ * const dedupe = new MemoryWebhookDedupe({ windowSeconds: 600 });
  * await dedupe.claim("evt_1", Date.now()); // true
  * await dedupe.claim("evt_1", Date.now()); // false
  * ```
@@ -72,18 +74,18 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
   readonly #maxEntries: number;
 
   /**
-   * Create an empty set of claims; at most `max_entries` (default 100 000) are kept, oldest dropped first.
+   * Create an empty set of claims; at most `maxEntries` (default 100 000) are kept, oldest dropped first.
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
-   * new MemoryWebhookDedupe({ window_seconds: 3600, max_entries: 10_000 });
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
+   * new MemoryWebhookDedupe({ windowSeconds: 3600, maxEntries: 10_000 });
    * ```
    */
-  constructor(options: WebhookDedupeOptions & { max_entries?: number } = {}) {
-    this.#window = seconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = seconds("lease_seconds", options.lease_seconds, 120);
-    this.#maxEntries = options.max_entries ?? 100_000;
+  constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
+    this.#window = seconds("windowSeconds", options.windowSeconds, 3600);
+    this.#lease = seconds("leaseSeconds", options.leaseSeconds, 120);
+    this.#maxEntries = options.maxEntries ?? 100_000;
   }
 
   /** Number of records held (expired ones included until swept). */
@@ -96,7 +98,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * await new MemoryWebhookDedupe().claim("evt_1", Date.now()); // true
    * ```
    */
@@ -114,7 +116,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * const dedupe = new MemoryWebhookDedupe();
    * await dedupe.claim("evt_1", Date.now());
    * await dedupe.complete("evt_1", Date.now());
@@ -136,7 +138,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway";
+   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
    * await new MemoryWebhookDedupe().release("evt_1");
    * ```
    */
@@ -164,14 +166,16 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
  *
  * @example
  * ```ts
- * import { KvWebhookDedupe } from "@gw/gateway";
+ * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
- * const dedupe = new KvWebhookDedupe(kv, { window_seconds: 3600 });
+ * const dedupe = new KvWebhookDedupe(kv, { windowSeconds: 3600 });
  * await dedupe.claim("evt_1", Date.now()); // true
  * kv.close();
  * ```
  */
 export class KvWebhookDedupe implements WebhookDedupe {
+  /** The KV the claims live in. */
+  readonly kv: Deno.Kv;
   readonly #kv: Deno.Kv;
   readonly #prefix: Deno.KvKey;
   readonly #window: number;
@@ -182,17 +186,18 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * new KvWebhookDedupe(kv, { prefix: ["app", "dedupe"] });
    * kv.close();
    * ```
    */
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
+    this.kv = kv;
     this.#kv = kv;
     this.#prefix = options.prefix ?? ["gateway", "webhook_dedupe"];
-    this.#window = seconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = seconds("lease_seconds", options.lease_seconds, 120);
+    this.#window = seconds("windowSeconds", options.windowSeconds, 3600);
+    this.#lease = seconds("leaseSeconds", options.leaseSeconds, 120);
   }
 
   /**
@@ -200,7 +205,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).claim("evt_1", Date.now()); // true
    * kv.close();
@@ -210,20 +215,18 @@ export class KvWebhookDedupe implements WebhookDedupe {
     const kvKey = [...this.#prefix, key];
     // A lost race means someone else's record is now there: read again and decide on it.
     for (let round = 0; round < 12; round++) {
-      const entry = await this.#kv.get<DedupeRecord>(kvKey);
-      if (entry.value !== null && entry.value.expiresAt > now) return false;
-      try {
+      const outcome = await withBusyRetry(async () => {
+        const entry = await this.#kv.get<DedupeRecord>(kvKey);
+        if (entry.value !== null && entry.value.expiresAt > now) return false;
         const result = await this.#kv.atomic()
           .check({ key: kvKey, versionstamp: entry.versionstamp })
           .set(kvKey, { state: "processing", expiresAt: now + this.#lease } satisfies DedupeRecord, {
             expireIn: this.#lease + 60_000,
           })
           .commit();
-        if (result.ok) return true;
-      } catch (error) {
-        if (!isBusy(error)) throw error;
-        await backoff(round);
-      }
+        return result.ok ? true : undefined;
+      });
+      if (outcome !== undefined) return outcome;
     }
     // Never answer "duplicate" without having seen the other record: let the server retry instead.
     throw new WebhookException("Cannot claim webhook delivery: the KV stayed busy");
@@ -234,7 +237,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).complete("evt_1", Date.now());
    * kv.close();
@@ -247,7 +250,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   async complete(key: string, now: number): Promise<void> {
     const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
-    await retryBusy(() => this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 }));
+    await withBusyRetry(() => this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 }));
   }
 
   /**
@@ -255,35 +258,39 @@ export class KvWebhookDedupe implements WebhookDedupe {
    *
    * @example
    * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway";
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
    * const kv = await Deno.openKv(":memory:");
    * await new KvWebhookDedupe(kv).release("evt_1");
    * kv.close();
    * ```
    */
   async release(key: string): Promise<void> {
-    await retryBusy(() => this.#kv.delete([...this.#prefix, key]));
+    await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));
   }
-}
 
-// A local KV file shared by several processes (or handles) is one SQLite database: a writer that finds
-// another one's transaction open gets "database is locked" and nothing was written, like a lost race.
-function isBusy(error: unknown): boolean {
-  return error instanceof Error && /database is locked|database is busy|SQLITE_BUSY/i.test(error.message);
-}
-
-// Random backoff of up to 1, 2, 4 … 32 ms, so that the retrying writers spread out.
-function backoff(round: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(32, 2 ** round)));
-}
-
-async function retryBusy<T>(write: () => Promise<T>): Promise<T> {
-  for (let round = 0;; round++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (round >= 8 || !isBusy(error)) throw error;
-      await backoff(round);
-    }
+  /**
+   * Add the claim of `key` to `op`, recorded as done for the window: it commits only with `op`, and only
+   * if no live record holds the key by then (the operation checks the versionstamp read here). False, with
+   * nothing added, when a live record already holds it. Queue mode commits the claim with the job this way.
+   *
+   * @example
+   * ```ts
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
+   * const kv = await Deno.openKv(":memory:");
+   * const dedupe = new KvWebhookDedupe(kv);
+   * const op = kv.atomic();
+   * if (await dedupe.claimWithin(op, "evt_1", Date.now())) await op.set(["app", "seen", "evt_1"], true).commit();
+   * kv.close();
+   * ```
+   */
+  async claimWithin(op: Deno.AtomicOperation, key: string, now: number): Promise<boolean> {
+    const kvKey = [...this.#prefix, key];
+    const entry = await this.#kv.get<DedupeRecord>(kvKey);
+    if (entry.value !== null && entry.value.expiresAt > now) return false;
+    op.check({ key: kvKey, versionstamp: entry.versionstamp })
+      .set(kvKey, { state: "done", expiresAt: now + this.#window } satisfies DedupeRecord, {
+        expireIn: this.#window + 60_000,
+      });
+    return true;
   }
 }

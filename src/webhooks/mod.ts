@@ -1,0 +1,111 @@
+/**
+ * `@gw/gateway/webhooks`: the webhook receiver alone, for Workers and small deployments that only
+ * receive. It holds the fetch handler, signature verification, the typed payload, the processor and its
+ * handlers, queue mode and dedupe, and their types; none of the outbound client (`GatewayService`, the
+ * resources) is in its module graph, so a Worker that imports it bundles none of it.
+ *
+ * @example A Worker (or `deno serve --allow-env=GATEWAY_WEBHOOK_SECRET worker.ts`)
+ * ```ts
+ * import { handleWebhook, webhookProcessor } from "@gw/gateway/webhooks";
+ *
+ * webhookProcessor().on("messages.upsert", (payload) => {
+ *   if (payload.isInboundMessage) console.log(payload.senderJid, payload.text);
+ * });
+ *
+ * export default { fetch: handleWebhook };
+ * ```
+ *
+ * @example Explicit options with Deno.serve
+ * ```ts
+ * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway/webhooks";
+ *
+ * const processor = new WebhookProcessor().on("connection.update", (payload) => console.log(payload.connectionState));
+ * Deno.serve(createWebhookHandler({ signature: { scheme: "jwt", secret: "the-webhook-jwt_key" }, processor }));
+ * ```
+ *
+ * @example Verify a request you route yourself
+ * ```ts
+ * import { verifyWebhook, WebhookVerificationException } from "@gw/gateway/webhooks";
+ *
+ * export async function onWebhook(request: Request): Promise<Response> {
+ *   const body = new Uint8Array(await request.arrayBuffer());
+ *   try {
+ *     await verifyWebhook(body, request.headers, { signature: { scheme: "hmac", secret: "s3cret" } });
+ *   } catch (error) {
+ *     if (error instanceof WebhookVerificationException) return new Response(null, { status: 401 });
+ *     throw error;
+ *   }
+ *   return new Response(null, { status: 204 });
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export { WebhookException } from "../errors.ts";
+export {
+  createWebhookHandler,
+  DEFAULT_BODY_TIMEOUT_MS,
+  type WebhookExecutionContext,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookHandlerQueueOptions,
+  type WebhookMiddleware,
+} from "./handler.ts";
+export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./default_handler.ts";
+export {
+  generateWebhookSecret,
+  type RawWebhookBody,
+  signWebhook,
+  type SignWebhookOptions,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_SCHEMES,
+  type WebhookHeaders,
+  type WebhookRejectReason,
+  type WebhookSignatureOptions,
+  type WebhookSignatureScheme,
+  type WebhookVerification,
+  WebhookVerificationException,
+  WebhookVerifier,
+  type WebhookVerifyOptions,
+} from "./signature.ts";
+export {
+  dottedWebhookEvent,
+  normalizeWebhookEvent,
+  WEBHOOK_EVENTS,
+  type WebhookPayloadContext,
+  WebhookPayloadDto,
+} from "./payload.ts";
+export {
+  type WebhookHandlerFunction,
+  WebhookProcessingException,
+  WebhookProcessor,
+  type WebhookProcessorOptions,
+} from "./processor.ts";
+export { AbstractWebhookHandler } from "./handler_base.ts";
+export { LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+export { MessageReceived, WebhookEvent, WebhookReceived } from "../events.ts";
+export {
+  type DeadLetter,
+  enqueueWebhookJob,
+  isProcessWebhookJob,
+  KvWebhookQueue,
+  listDeadLetters,
+  type ProcessWebhookJob,
+  requeueDeadLetter,
+  runWebhookJob,
+  startWebhookWorker,
+  WEBHOOK_JOB_TYPE,
+  type WebhookJobOutcome,
+  type WebhookJobQueue,
+  type WebhookQueueOptions,
+  type WebhookWorker,
+  type WebhookWorkerOptions,
+} from "./queue.ts";
+export {
+  KvWebhookDedupe,
+  MemoryWebhookDedupe,
+  type WebhookDedupe,
+  type WebhookDedupeOptions,
+} from "./dedupe.ts";
+export { denoEnvLookup, WEBHOOK_ENV_VARIABLES, type WebhookEnvOptions, webhookOptionsFromEnv } from "./env.ts";

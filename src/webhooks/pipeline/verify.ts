@@ -1,0 +1,31 @@
+/**
+ * Stage "verify": the signature over the raw bytes (401 when it does not hold). The body's digest, needed
+ * as the delivery id when the scheme signs none, is started alongside: both are Web Crypto calls that run
+ * off the main thread. Internal.
+ *
+ * @module
+ */
+
+import { toHex } from "../encoding.ts";
+import { WebhookVerificationException } from "../signature.ts";
+import { BODIES, refuse } from "./respond.ts";
+import type { Receiver, RequestState } from "./state.ts";
+
+async function digest(body: Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>)));
+}
+
+/** Verify `state.body`; sets `receivedAt`, the signed delivery id and the digest. The refusal, or undefined. */
+export async function verifyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+  const now = state.receivedAt = receiver.now();
+  const verifier = receiver.verifier;
+  if (receiver.wantsDigest && verifier.scheme !== "standard") state.digest = digest(state.body);
+  try {
+    state.deliveryId = (await verifier.verify(state.body, state.request.headers, now)).id;
+    return undefined;
+  } catch (error) {
+    state.digest?.catch(() => {});
+    const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
+    return refuse(receiver, 401, BODIES.unauthorized, reason, error instanceof Error ? error.message : String(error));
+  }
+}
