@@ -295,9 +295,9 @@ function setup() {
   let reached = 0;
   const processor = new WebhookProcessor({ log: false }).onAny(() => void reached++);
   const handler = createWebhookHandler({
-    secret: SECRET,
+    signature: { secret: SECRET },
     processor,
-    max_body_bytes: MAX_BODY,
+    maxBodyBytes: MAX_BODY,
     dedupe: true,
     metrics: false,
     now: () => NOW_S * 1000,

@@ -34,11 +34,11 @@ async function lifecycle(dedupe: WebhookDedupe): Promise<void> {
 }
 
 Deno.test("MemoryWebhookDedupe: claim, lease, complete, window and release", async () => {
-  await lifecycle(new MemoryWebhookDedupe({ window_seconds: 60, lease_seconds: 10 }));
+  await lifecycle(new MemoryWebhookDedupe({ windowSeconds: 60, leaseSeconds: 10 }));
 });
 
 Deno.test("KvWebhookDedupe: claim, lease, complete, window and release", async () => {
-  await withKv((kv) => lifecycle(new KvWebhookDedupe(kv, { window_seconds: 60, lease_seconds: 10 })));
+  await withKv((kv) => lifecycle(new KvWebhookDedupe(kv, { windowSeconds: 60, leaseSeconds: 10 })));
 });
 
 Deno.test("KvWebhookDedupe: a record past its own expiry time does not count, even if KV has not deleted it", async () => {
@@ -81,7 +81,7 @@ async function concurrentDeliveries(dedupe: WebhookDedupe): Promise<void> {
     runs++;
     await gate;
   });
-  const handler = createWebhookHandler({ secret: "dedupe-secret", processor, dedupe, metrics: false });
+  const handler = createWebhookHandler({ signature: { secret: "dedupe-secret" }, processor, dedupe, metrics: false });
   const body = JSON.stringify({ event: "messages.upsert", instance: "sales", data: { key: { id: "X" } } });
   const headers = await signWebhook({ body, secret: "dedupe-secret" });
   const responses = Array.from(
@@ -132,7 +132,7 @@ Deno.test("50 identical deliveries at the same moment run the handlers once (Den
 });
 
 Deno.test("MemoryWebhookDedupe stays bounded: expired records are swept, then the oldest dropped", async () => {
-  const dedupe = new MemoryWebhookDedupe({ window_seconds: 1, max_entries: 10 });
+  const dedupe = new MemoryWebhookDedupe({ windowSeconds: 1, maxEntries: 10 });
   for (let i = 0; i < 10; i++) await dedupe.complete(`k${i}`, T0);
   strictEqual(dedupe.size, 10);
   strictEqual(await dedupe.claim("fresh", T0 + 5_000), true);
@@ -142,6 +142,6 @@ Deno.test("MemoryWebhookDedupe stays bounded: expired records are swept, then th
 });
 
 Deno.test("dedupe settings are validated", () => {
-  throws(() => new MemoryWebhookDedupe({ window_seconds: 0 }), /window_seconds/);
-  throws(() => new MemoryWebhookDedupe({ lease_seconds: NaN }), /lease_seconds/);
+  throws(() => new MemoryWebhookDedupe({ windowSeconds: 0 }), /windowSeconds/);
+  throws(() => new MemoryWebhookDedupe({ leaseSeconds: NaN }), /leaseSeconds/);
 });
