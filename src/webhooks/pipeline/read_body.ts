@@ -17,8 +17,15 @@ function discard(request: Request): void {
   if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});
 }
 
-/** The body bytes, or the status to answer: 413 over `max`, 400 for a malformed length or a failed read. */
-export async function readBody(request: Request, max: number): Promise<Uint8Array | 400 | 413> {
+/**
+ * The body bytes, or the status to answer: 413 over `max`, 400 for a malformed length or a failed read.
+ * A streamed body (no length) is read through a reader, handed to `onReader` so that it can be cancelled.
+ */
+export async function readBody(
+  request: Request,
+  max: number,
+  onReader?: (reader: ReadableStreamDefaultReader<Uint8Array>) => void,
+): Promise<Uint8Array | 400 | 413> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     if (!DIGITS.test(declared)) {
@@ -41,6 +48,7 @@ export async function readBody(request: Request, max: number): Promise<Uint8Arra
   }
   if (request.body === null) return EMPTY;
   const reader = request.body.getReader();
+  onReader?.(reader);
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
@@ -71,6 +79,7 @@ export async function readBody(request: Request, max: number): Promise<Uint8Arra
 
 interface PendingRead {
   readonly deadline: number;
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly expire: () => void;
 }
 
@@ -93,10 +102,18 @@ export class ReadDeadlines {
   /** Read `request`'s body; resolves 408 when it has not arrived within the time limit. */
   read(request: Request, max: number): Promise<Uint8Array | 400 | 408 | 413> {
     return new Promise((resolve) => {
-      const pending: PendingRead = { deadline: this.#now() + this.timeoutMs, expire: () => resolve(408) };
+      const pending: PendingRead = {
+        deadline: this.#now() + this.timeoutMs,
+        reader: undefined,
+        expire: () => {
+          // Cancelling the read is what lets the server close the connection after the 408.
+          pending.reader?.cancel().catch(() => {});
+          resolve(408);
+        },
+      };
       this.#reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
-      readBody(request, max).then((result) => {
+      readBody(request, max, (reader) => pending.reader = reader).then((result) => {
         this.#reads.delete(pending);
         if (this.#reads.size === 0 && this.#timer !== undefined) {
           clearTimeout(this.#timer);
