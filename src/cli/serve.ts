@@ -16,7 +16,6 @@ import type { RetryService } from "../tasks/retry_failed.ts";
 import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
-import { BodyTimeoutClose } from "../webhooks/pipeline/respond.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
 import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
@@ -116,7 +115,7 @@ GATEWAY_WEBHOOK_QUEUE=true) webhooks are answered 202 and processed by a KV queu
 The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is configured, the
 retry-failed task (default every 5 minutes) run with Deno.cron; the "tasks" section of the configuration
 changes them. A webhook body that has not arrived within webhook.body_timeout_ms
-(GATEWAY_WEBHOOK_BODY_TIMEOUT_MS, default 10000) is answered 408 and its connection closed. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
+(GATEWAY_WEBHOOK_BODY_TIMEOUT_MS, default 10000) is answered 408. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
     `  --port <n>          port to listen on (default 8000; 0 picks a free one)
   --hostname <host>   address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
   --no-tasks          do not register the scheduled tasks`,
@@ -239,11 +238,7 @@ changes them. A webhook body that has not arrived within webhook.body_timeout_ms
         port,
         hostname,
         onListen: (address) => listening.resolve(address as Deno.NetAddr),
-        // A 408's body ends with BodyTimeoutClose on purpose (to close the connection): nothing to report.
-        onError: (error) => {
-          if (!(error instanceof BodyTimeoutClose)) io.stderr(`Request failed: ${errorText(error)}\n`);
-          return new Response('{"ok":false,"error":"Internal Server Error"}', { status: 500 });
-        },
+        onError: () => new Response('{"ok":false,"error":"Internal Server Error"}', { status: 500 }),
       }, handler);
       const address = await listening.promise;
       const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;

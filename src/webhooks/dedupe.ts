@@ -250,7 +250,9 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   async complete(key: string, now: number): Promise<void> {
     const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
-    await withBusyRetry(() => this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 }));
+    await withBusyRetry(() =>
+      this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 })
+    );
   }
 
   /**

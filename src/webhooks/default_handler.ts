@@ -49,7 +49,9 @@ function build(get: (name: string) => string | undefined | null): Built {
       denied ? missingSecret(scheme, "permission") : undefined,
     );
   } catch (error) {
-    const setting = error instanceof ConfigurationException && error.setting ? error.setting : SECRET_VARIABLE;
+    const setting = error instanceof ConfigurationException && error.setting
+      ? error.setting
+      : SECRET_VARIABLE;
     const reason = error instanceof Error ? error.message : String(error);
     return {
       problem: { cause: "invalid", setting, message: `Webhook receiver misconfigured: ${reason}` },

@@ -86,7 +86,12 @@ function resolveDedupe(option: WebhookHandlerOptions["dedupe"]): WebhookDedupe |
     : new MemoryWebhookDedupe(settings);
 }
 
-function positiveInteger(name: string, value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+function positiveInteger(
+  name: string,
+  value: unknown,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
     throw new ConfigurationException(
@@ -131,7 +136,9 @@ function buildVerifier(
 ): { verifier: WebhookVerifier; secretProblem: SecretProblem | undefined } {
   const empty = signature.secret === "";
   const verifier = new WebhookVerifier(empty ? { ...signature, secret: undefined } : signature);
-  if (!enabled || verifier.scheme === "none" || verifier.hasSecret) return { verifier, secretProblem: undefined };
+  if (!enabled || verifier.scheme === "none" || verifier.hasSecret) {
+    return { verifier, secretProblem: undefined };
+  }
   return { verifier, secretProblem: problem ?? missingSecret(verifier.scheme, empty ? "empty" : "unset") };
 }
 
@@ -147,7 +154,12 @@ export function buildWebhookHandler(
   const prefix = checkPrefix(options.routePrefix);
   const middleware = checkMiddleware(options.routeMiddleware);
   const maxBodyBytes = positiveInteger("maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes);
-  const bodyTimeoutMs = positiveInteger("bodyTimeoutMs", options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, MAX_TIMER_MS);
+  const bodyTimeoutMs = positiveInteger(
+    "bodyTimeoutMs",
+    options.bodyTimeoutMs,
+    DEFAULT_BODY_TIMEOUT_MS,
+    MAX_TIMER_MS,
+  );
   const verified = buildVerifier(options.signature ?? {}, enabled, secretProblem);
   const metrics = options.metrics === false ? undefined : options.metrics ?? new MetricsCollector();
   const store = options.store;

@@ -108,4 +108,9 @@ export {
   type WebhookDedupe,
   type WebhookDedupeOptions,
 } from "./dedupe.ts";
-export { denoEnvLookup, WEBHOOK_ENV_VARIABLES, type WebhookEnvOptions, webhookOptionsFromEnv } from "./env.ts";
+export {
+  denoEnvLookup,
+  WEBHOOK_ENV_VARIABLES,
+  type WebhookEnvOptions,
+  webhookOptionsFromEnv,
+} from "./env.ts";

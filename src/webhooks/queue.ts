@@ -107,7 +107,9 @@ function settings(options: WebhookQueueOptions) {
   const maxAttempts = options.maxAttempts ?? 5;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new ConfigurationException(
-      `Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "${String(maxAttempts)}"`,
+      `Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "${
+        String(maxAttempts)
+      }"`,
       { setting: "queue.maxAttempts" },
     );
   }
@@ -140,7 +142,11 @@ export function isProcessWebhookJob(value: unknown): value is ProcessWebhookJob 
 }
 
 // The body goes in chunks beside the job when it is too large for one value; returns the value to enqueue.
-async function writeBody(kv: Deno.Kv, job: ProcessWebhookJob, prefix: Deno.KvKey): Promise<ProcessWebhookJob> {
+async function writeBody(
+  kv: Deno.Kv,
+  job: ProcessWebhookJob,
+  prefix: Deno.KvKey,
+): Promise<ProcessWebhookJob> {
   if (job.body === undefined || job.body.byteLength <= INLINE_LIMIT) return job;
   const body = job.body;
   const count = Math.ceil(body.byteLength / CHUNK_SIZE);
@@ -269,7 +275,9 @@ export class KvWebhookQueue implements WebhookJobQueue {
     beforeCommit?: () => Promise<void>,
   ): Promise<boolean> {
     const key = job.deliveryId;
-    if (key === undefined) throw new WebhookException("Cannot queue webhook: the job has no delivery id to claim");
+    if (key === undefined) {
+      throw new WebhookException("Cannot queue webhook: the job has no delivery id to claim");
+    }
     if (dedupe.kv !== this.kv) {
       throw new WebhookException("Cannot queue webhook: the dedupe and the queue use different KV handles");
     }
@@ -395,7 +403,9 @@ export async function runWebhookJob(
   const deadLetter = async (error: string): Promise<WebhookJobOutcome> => {
     const entry: DeadLetter = { job, error, attempts, failedAt: now() };
     await withBusyRetry(() =>
-      kv.atomic().set([...prefix, "dead_letter", job.id], entry).set(doneKey, { deadLetteredAt: entry.failedAt }, {
+      kv.atomic().set([...prefix, "dead_letter", job.id], entry).set(doneKey, {
+        deadLetteredAt: entry.failedAt,
+      }, {
         expireIn: COMPLETION_TTL_MS,
       }).commit()
     );

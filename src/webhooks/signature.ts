@@ -337,9 +337,12 @@ export class WebhookVerifier {
       options.header !== undefined &&
       (typeof options.header !== "string" || !HEADER_NAME.test(options.header))
     ) {
-      throw new ConfigurationException('Invalid webhook configuration: "signature.header" is not a header name', {
-        setting: "signature.header",
-      });
+      throw new ConfigurationException(
+        'Invalid webhook configuration: "signature.header" is not a header name',
+        {
+          setting: "signature.header",
+        },
+      );
     }
     this.#header = options.header?.toLowerCase();
     this.#tolerance = checkSeconds(

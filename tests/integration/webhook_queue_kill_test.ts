@@ -67,7 +67,11 @@ function webhook(i: number): string {
     event: "messages.upsert",
     instance: "sales",
     data: {
-      key: { id: `KILL${String(i).padStart(4, "0")}`, remoteJid: "5511999999999@s.whatsapp.net", fromMe: false },
+      key: {
+        id: `KILL${String(i).padStart(4, "0")}`,
+        remoteJid: "5511999999999@s.whatsapp.net",
+        fromMe: false,
+      },
       message: { conversation: `message ${i}` },
     },
   });
@@ -123,6 +127,7 @@ Deno.test("queue + KV dedupe: 500 webhooks, receiver SIGKILLed 14–21 times →
         else {
           ok(response.status >= 500 || response.status === 409, `status ${response.status} is final`);
           pending.push(i);
+          await new Promise((resolve) => setTimeout(resolve, 5));
         }
       } catch {
         sendErrors++;
@@ -169,7 +174,9 @@ Deno.test("queue + KV dedupe: 500 webhooks, receiver SIGKILLed 14–21 times →
     const lost = expected.filter((id) => !handled.has(id));
     const twice = [...handled].filter(([, n]) => n !== 1);
     console.log(
-      `kills ${killed}, statuses ${JSON.stringify(Object.fromEntries(statuses))}, connection errors ${sendErrors}, ` +
+      `kills ${killed}, statuses ${
+        JSON.stringify(Object.fromEntries(statuses))
+      }, connection errors ${sendErrors}, ` +
         `handler runs ${[...runs.values()].reduce((a, b) => a + b, 0)} for ${runs.size} webhooks`,
     );
     strictEqual(killed, kills);

@@ -172,7 +172,12 @@ Deno.test("queue: a job that fails once is retried and then processed; nothing i
     });
     const store = new MemoryStore();
     const worker = startWebhookWorker(kv, processor, { store, backoffMs: [1] });
-    const handler = createWebhookHandler({ signature: { secret: SECRET }, processor, queue: { enabled: true, kv }, store });
+    const handler = createWebhookHandler({
+      signature: { secret: SECRET },
+      processor,
+      queue: { enabled: true, kv },
+      store,
+    });
     strictEqual((await post(handler, message("R1"))).status, 202);
     await done.promise;
     strictEqual(calls, 2);
@@ -190,7 +195,11 @@ Deno.test("queue: a body larger than one KV value travels in chunks and arrives 
     const worker = startWebhookWorker(kv, processor);
     const chunkKeys = async () =>
       (await Array.fromAsync(kv.list({ prefix: ["gateway", "webhook_queue", "body"] }))).length;
-    const handler = createWebhookHandler({ signature: { secret: SECRET }, processor, queue: { enabled: true, kv } });
+    const handler = createWebhookHandler({
+      signature: { secret: SECRET },
+      processor,
+      queue: { enabled: true, kv },
+    });
     const media = "A".repeat(150_000) + "é☕";
     const body = JSON.stringify({
       event: "messages.upsert",

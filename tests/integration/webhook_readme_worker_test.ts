@@ -14,7 +14,8 @@ async function readme(): Promise<{ worker: string; flags: string[] }> {
   const text = await Deno.readTextFile(new URL("README.md", ROOT));
   const blocks = [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
   const worker = blocks.find((b) =>
-    b.lang === "ts" && b.code.includes('from "@gw/gateway/webhooks"') && b.code.includes("fetch: handleWebhook")
+    b.lang === "ts" && b.code.includes('from "@gw/gateway/webhooks"') &&
+    b.code.includes("fetch: handleWebhook")
   );
   const line = blocks.find((b) => b.lang === "sh" && /deno serve .*worker\.ts/.test(b.code));
   ok(worker !== undefined && line !== undefined, "README has the worker block and its deno serve line");
@@ -95,7 +96,8 @@ Deno.test("README worker: without --allow-env 503 naming the variable and the fl
 
     const denied = await serve(dir, []);
     try {
-      const message = "Webhook receiver misconfigured: GATEWAY_WEBHOOK_SECRET cannot be read without permission; " +
+      const message =
+        "Webhook receiver misconfigured: GATEWAY_WEBHOOK_SECRET cannot be read without permission; " +
         "run Deno with --allow-env=GATEWAY_WEBHOOK_SECRET (every webhook is answered 503 until then)";
       for (let i = 0; i < 3; i++) {
         deepStrictEqual(await post(denied.url, SECRET), {

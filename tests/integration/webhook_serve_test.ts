@@ -5,7 +5,11 @@
  */
 
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "../../src/webhooks/default_handler.ts";
+import {
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  webhookProcessor,
+} from "../../src/webhooks/default_handler.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 

@@ -81,7 +81,12 @@ async function concurrentDeliveries(dedupe: WebhookDedupe): Promise<void> {
     runs++;
     await gate;
   });
-  const handler = createWebhookHandler({ signature: { secret: "dedupe-secret" }, processor, dedupe, metrics: false });
+  const handler = createWebhookHandler({
+    signature: { secret: "dedupe-secret" },
+    processor,
+    dedupe,
+    metrics: false,
+  });
   const body = JSON.stringify({ event: "messages.upsert", instance: "sales", data: { key: { id: "X" } } });
   const headers = await signWebhook({ body, secret: "dedupe-secret" });
   const responses = Array.from(

@@ -6,7 +6,11 @@ import { MemoryStore } from "../../src/store/memory.ts";
 import { MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";
-import { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "../../src/webhooks/default_handler.ts";
+import {
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  webhookProcessor,
+} from "../../src/webhooks/default_handler.ts";
 import { resetMisconfigurationReports } from "../../src/webhooks/pipeline/guard.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
@@ -528,16 +532,25 @@ Deno.test("dedupe option forms: a claim set, settings, or true", async () => {
 Deno.test("configuration errors are thrown at creation", () => {
   const cases: [WebhookHandlerOptions, RegExp][] = [
     [{ signature: { secret: " s" } }, /leading or trailing whitespace/],
-    [{ signature: { secret: "s", toleranceSeconds: NaN } }, /"signature.toleranceSeconds" must be a number >= 0, got "NaN"/],
+    [
+      { signature: { secret: "s", toleranceSeconds: NaN } },
+      /"signature.toleranceSeconds" must be a number >= 0, got "NaN"/,
+    ],
     [{ signature: { secret: "s" }, maxBodyBytes: 0 }, /"maxBodyBytes" must be an integer from 1 to/],
     [{ signature: { secret: "s" }, maxBodyBytes: 1.5 }, /maxBodyBytes/],
-    [{ signature: { secret: "s" }, bodyTimeoutMs: 0 }, /"bodyTimeoutMs" must be an integer from 1 to 2147483647/],
+    [
+      { signature: { secret: "s" }, bodyTimeoutMs: 0 },
+      /"bodyTimeoutMs" must be an integer from 1 to 2147483647/,
+    ],
     [{ signature: { secret: "s" }, bodyTimeoutMs: 2 ** 31 }, /bodyTimeoutMs/],
     [{ signature: { secret: "s" }, routePrefix: "a b" }, /routePrefix/],
     [{ signature: { secret: "s" }, routeMiddleware: ["x" as unknown as never] }, /routeMiddleware/],
     [{ signature: { secret: "s" }, dedupe: { windowSeconds: -1 } }, /dedupe.windowSeconds/],
     [{ signature: { secret: "s", scheme: "rsa" as "hmac" } }, /unknown signature scheme "rsa"/],
-    [{ signature: { secret: "s" }, queue: { maxAttempts: 0 } }, /"queue.maxAttempts" must be an integer >= 1/],
+    [
+      { signature: { secret: "s" }, queue: { maxAttempts: 0 } },
+      /"queue.maxAttempts" must be an integer >= 1/,
+    ],
   ];
   for (const [options, pattern] of cases) {
     throws(
@@ -581,7 +594,8 @@ Deno.test("handleWebhook: Workers bindings as the second argument configure the 
       503,
       {
         ok: false,
-        error: 'Webhook receiver misconfigured: Invalid environment variable GATEWAY_WEBHOOK_TOLERANCE_SECONDS: expected a number, got "soon"',
+        error:
+          'Webhook receiver misconfigured: Invalid environment variable GATEWAY_WEBHOOK_TOLERANCE_SECONDS: expected a number, got "soon"',
         setting: "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
       },
     );

@@ -14,9 +14,9 @@ import {
   signWebhook,
   verifyWebhook,
   type WebhookRejectReason,
+  type WebhookSignatureOptions,
   WebhookVerificationException,
   WebhookVerifier,
-  type WebhookSignatureOptions,
 } from "../../src/webhooks/signature.ts";
 
 const NOW = 1_760_000_000_000;
@@ -58,7 +58,12 @@ async function refused(
   return caught;
 }
 
-function verify(body: Uint8Array, headers: Record<string, string>, options: WebhookSignatureOptions, now = NOW) {
+function verify(
+  body: Uint8Array,
+  headers: Record<string, string>,
+  options: WebhookSignatureOptions,
+  now = NOW,
+) {
   return new WebhookVerifier(options).verify(body, new Headers(headers), now);
 }
 
@@ -280,7 +285,10 @@ Deno.test("standard: stale, future, tampered id, malformed and missing headers",
   await refused(verify(BODY, { ...good, "webhook-timestamp": "soon" }, options), "malformed_timestamp", [
     WHSEC,
   ]);
-  throws(() => new WebhookVerifier({ scheme: "standard", secret: "whsec_not base64!" }), ConfigurationException);
+  throws(
+    () => new WebhookVerifier({ scheme: "standard", secret: "whsec_not base64!" }),
+    ConfigurationException,
+  );
 });
 
 // --- jwt
@@ -464,12 +472,18 @@ Deno.test("visibly wrong configuration throws at creation, never showing the sec
 Deno.test("verifyWebhook: a parsed body is refused with a hint; headers may be a plain record", async () => {
   const headers = await signWebhook({ body: BODY, secret: SECRET, timestamp: NOW_S });
   const parsed = JSON.parse(new TextDecoder().decode(BODY));
-  const error = await refused(verifyWebhook(parsed, headers, { signature: { secret: SECRET } }, NOW), "invalid_body");
+  const error = await refused(
+    verifyWebhook(parsed, headers, { signature: { secret: SECRET } }, NOW),
+    "invalid_body",
+  );
   ok(error.message.includes("not a parsed JSON value"), error.message);
   const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
   strictEqual((await verifyWebhook(BODY, upper, { signature: { secret: SECRET } }, NOW)).scheme, "hmac");
   await rejects(verifyWebhook(BODY, headers, { signature: { secret: "" } }, NOW), /it is empty/);
-  await rejects(verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW), /expects { signature: { scheme, secret, ... } }/);
+  await rejects(
+    verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW),
+    /expects { signature: { scheme, secret, ... } }/,
+  );
 });
 
 Deno.test("keys are imported once per secret, whatever the number of verifications", async () => {

@@ -65,7 +65,12 @@ export class QueueDispatch {
   constructor(
     options: WebhookHandlerQueueOptions,
     dedupe: WebhookDedupe | undefined,
-    worker: { processor: WebhookProcessor; store?: GatewayStore; metrics?: MetricsCollector; now: () => number },
+    worker: {
+      processor: WebhookProcessor;
+      store?: GatewayStore;
+      metrics?: MetricsCollector;
+      now: () => number;
+    },
   ) {
     checkQueueOptions(options);
     this.options = options;

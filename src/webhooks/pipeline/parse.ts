@@ -44,7 +44,13 @@ function toPayload(receiver: Receiver, state: RequestState, parsed: unknown): Re
     receivedAt: state.receivedAt,
   });
   if (payload === null) {
-    return refuse(receiver, 400, BODIES.noEvent, "invalid_envelope", "body has no valid event name or instance");
+    return refuse(
+      receiver,
+      400,
+      BODIES.noEvent,
+      "invalid_envelope",
+      "body has no valid event name or instance",
+    );
   }
   state.payload = payload;
   return undefined;

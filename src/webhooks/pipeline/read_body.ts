@@ -2,7 +2,7 @@
  * Stage "read body": the raw bytes, with a size limit and a time limit. Over the size (413) is refused from
  * `content-length` before reading when possible, else counted while streaming; a malformed length or a
  * failed read is 400; a body that has not fully arrived within the time limit is 408 and its connection is
- * closed (a stalled sender must not hold a connection and a request for ever). Internal.
+ * asked to close (a stalled sender must not hold a request for ever). Internal.
  *
  * @module
  */
@@ -106,7 +106,6 @@ export class ReadDeadlines {
         deadline: this.#now() + this.timeoutMs,
         reader: undefined,
         expire: () => {
-          // Cancelling the read is what lets the server close the connection after the 408.
           pending.reader?.cancel().catch(() => {});
           resolve(408);
         },
@@ -157,7 +156,13 @@ export async function readBodyStage(receiver: Receiver, state: RequestState): Pr
     return undefined;
   }
   if (body === 413) {
-    return refuse(receiver, 413, BODIES.tooLarge, "body_too_large", `body over ${receiver.maxBodyBytes} bytes`);
+    return refuse(
+      receiver,
+      413,
+      BODIES.tooLarge,
+      "body_too_large",
+      `body over ${receiver.maxBodyBytes} bytes`,
+    );
   }
   if (body === 408) {
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);

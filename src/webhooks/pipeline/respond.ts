@@ -90,38 +90,15 @@ export function fail(counter: Counter, error: unknown): Response {
 }
 
 /**
- * 408 for a body that stalled, on a connection that must then close. Deno's HTTP/1.1 server keeps a
- * connection open while a request body is unfinished, whatever the response says; a response body that
- * errors after its bytes were sent is what makes it drop the connection. The JSON is sent whole first.
+ * 408 for a body that stalled, asking for the connection to be closed. (Deno's HTTP/1.1 server keeps the
+ * connection open while the request body is unfinished, whatever the response says: it closes it when the
+ * sender sends more or goes away. Deno has no read timeout of its own, denoland/deno#3515.)
  */
 export function timedOut(counter: Counter, detail: string): Response {
   count(counter, "UNKNOWN", "408");
   counter.metrics?.increment("gateway_webhook_rejections_total", { status: "408", reason: "body_timeout" });
   logger.warn("Webhook refused (408 body_timeout): {detail}", { detail });
-  const bytes = new TextEncoder().encode(BODIES.timeout);
-  let sent = false;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent) controller.error(new BodyTimeoutClose());
-      else {
-        sent = true;
-        controller.enqueue(bytes);
-      }
-    },
-  });
-  return new Response(body, {
-    status: 408,
-    headers: { "content-type": JSON_TYPE, connection: "close" },
-  });
+  return respond(408, BODIES.timeout, CLOSE);
 }
 
-/**
- * The error a 408's body ends with, to close the connection. A server's `onError` can recognise it and
- * stay quiet (`serve` does).
- */
-export class BodyTimeoutClose extends Error {
-  constructor() {
-    super("Closing the connection of a webhook whose body stalled");
-    this.name = "BodyTimeoutClose";
-  }
-}
+const CLOSE: [string, string][] = [["connection", "close"]];

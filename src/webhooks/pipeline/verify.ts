@@ -26,6 +26,12 @@ export async function verifyStage(receiver: Receiver, state: RequestState): Prom
   } catch (error) {
     state.digest?.catch(() => {});
     const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
-    return refuse(receiver, 401, BODIES.unauthorized, reason, error instanceof Error ? error.message : String(error));
+    return refuse(
+      receiver,
+      401,
+      BODIES.unauthorized,
+      reason,
+      error instanceof Error ? error.message : String(error),
+    );
   }
 }
