@@ -94,7 +94,9 @@ export function webhookOptionsFromEnv(get: (name: string) => string | undefined)
   if (secret !== undefined) {
     const parts = secret.split(",");
     const secrets = parts.map((part) => part.trim()).filter((part) => part.length > 0);
-    if (secrets.length !== parts.length || secrets.some((part, i) => part !== parts[i])) {
+    // Set but empty: the receiver says "empty" rather than "not set".
+    if (secret.trim() === "") signature.secret = "";
+    else if (secrets.length !== parts.length || secrets.some((part, i) => part !== parts[i])) {
       getGatewayLogger("webhook").warn(
         "GATEWAY_WEBHOOK_SECRET had surrounding whitespace or empty entries; they were removed",
       );

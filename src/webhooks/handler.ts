@@ -177,7 +177,8 @@ export function buildWebhookHandler(
     routes: new Map(),
     middleware,
     maxBodyBytes,
-    deadlines: new ReadDeadlines(bodyTimeoutMs, now),
+    // Timers run on real time, so the deadlines do too (an injected clock may stand still).
+    deadlines: new ReadDeadlines(bodyTimeoutMs),
     verifier: verified.verifier,
     secretProblem: verified.secretProblem,
     wantsDigest: dedupe !== undefined || store !== undefined,

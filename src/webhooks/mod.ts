@@ -42,7 +42,27 @@
  * @module
  */
 
-export { WebhookException } from "../errors.ts";
+export { ConfigurationException, GatewayApiException, WebhookException } from "../errors.ts";
+// The store and metrics types the receiver's options and results refer to (types only, no code).
+export { type MetricLabels, MetricsCollector, type MetricSeries, type MetricsSnapshot } from "../metrics.ts";
+export type {
+  GatewayStore,
+  InboundMessageRecord,
+  InstanceSnapshot,
+  OutboundMessageRecord,
+  OutboundQuery,
+  OutboundStatus,
+  RecordKind,
+  WebhookLogRecord,
+  WebhookLogStatus,
+} from "../store/store.ts";
+export type {
+  StateEntry,
+  StateListEntry,
+  StateListOptions,
+  StateSetOptions,
+  StateStore,
+} from "../store/state.ts";
 export {
   createWebhookHandler,
   DEFAULT_BODY_TIMEOUT_MS,
@@ -84,7 +104,7 @@ export {
 } from "./processor.ts";
 export { AbstractWebhookHandler } from "./handler_base.ts";
 export { LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
-export { MessageReceived, WebhookEvent, WebhookReceived } from "../events.ts";
+export { MessageReceived, type MessageReceivedDetail, WebhookEvent, WebhookReceived } from "../events.ts";
 export {
   type DeadLetter,
   enqueueWebhookJob,

@@ -80,6 +80,14 @@ export interface WebhookQueueOptions {
  * resolve only when the job is stored durably, and reject otherwise (the handler then answers 503 and the
  * server retries). {@link KvWebhookQueue} is the Deno KV one; give your own as `queue.jobQueue`
  * (Cloudflare Queues, SQS, …) and run the jobs with `runWebhookJob`'s counterpart for that queue.
+ *
+ * @example A queue of your own
+ * ```ts
+ * import { createWebhookHandler, type ProcessWebhookJob, type WebhookJobQueue } from "@gw/gateway/webhooks";
+ * const jobs: ProcessWebhookJob[] = [];
+ * const jobQueue: WebhookJobQueue = { enqueue: (job) => Promise.resolve(void jobs.push(job)) };
+ * const handler = createWebhookHandler({ signature: { secret: "s3cret" }, queue: { jobQueue } });
+ * ```
  */
 export interface WebhookJobQueue {
   /** Store `job` durably for a worker. */

@@ -63,6 +63,14 @@ export type WebhookRejectReason =
 /**
  * The signature settings: the `signature` option of `createWebhookHandler` and of {@link verifyWebhook},
  * and what a {@link WebhookVerifier} is built from.
+ *
+ * @example The same object in both places
+ * ```ts
+ * import { createWebhookHandler, verifyWebhook, type WebhookSignatureOptions } from "@gw/gateway/webhooks";
+ * const signature: WebhookSignatureOptions = { scheme: "hmac", secret: "s3cret", requireTimestamp: true };
+ * const handler = createWebhookHandler({ signature });
+ * const check = (body: Uint8Array, headers: Headers) => verifyWebhook(body, headers, { signature });
+ * ```
  */
 export interface WebhookSignatureOptions {
   /** `hmac` (default), `standard`, `jwt`, `token` or `none`. */

@@ -689,3 +689,30 @@ Deno.test("event names the server does not know are counted under OTHER, boundin
   strictEqual(metrics.total("gateway_webhooks_received_total", { event: "OTHER", result: "200" }), 2);
   strictEqual(metrics.snapshot().gateway_webhooks_received_total.length, 1);
 });
+
+Deno.test("handleWebhook: an empty GATEWAY_WEBHOOK_SECRET binding is 503 'empty'; a wrong signature stays 401", async () => {
+  resetMisconfigurationReports();
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  try {
+    const body = JSON.stringify(envelope());
+    const headers = await signWebhook({ body, secret: "s3cret" });
+    const request = () => new Request(`${URL_BASE}/sales`, { method: "POST", headers, body });
+    const empty = { GATEWAY_WEBHOOK_SECRET: "" };
+    for (let i = 0; i < 2; i++) {
+      const response = await handleWebhook(request(), empty);
+      strictEqual(response.status, 503);
+      const answer = await response.json();
+      strictEqual(answer.setting, "GATEWAY_WEBHOOK_SECRET");
+      ok(
+        answer.error.startsWith('Webhook receiver misconfigured: the secret is empty for the "hmac" scheme'),
+      );
+    }
+    strictEqual(lines.length, 1);
+    const wrong = { GATEWAY_WEBHOOK_SECRET: "another" };
+    strictEqual((await handleWebhook(request(), wrong)).status, 401);
+  } finally {
+    console.error = original;
+  }
+});
