@@ -26,11 +26,11 @@ import { dispatchSync } from "./dispatch_sync.ts";
 import { dispatchWaitUntil } from "./dispatch_wait_until.ts";
 import { guardRequest } from "./guard.ts";
 import { parseStage } from "./parse.ts";
-import { readBodyStage } from "./read_body.ts";
+import { bodyRefused } from "./read_body.ts";
 import { fail } from "./respond.ts";
 import { routeRequest, type WebhookRoute } from "./route.ts";
 import { type Receiver, RequestState, type WebhookExecutionContext } from "./state.ts";
-import { verifyStage } from "./verify.ts";
+import { verificationRefused, verifyBody } from "./verify.ts";
 
 /** Answer one request. Never rejects. */
 export function runPipeline(
@@ -63,11 +63,16 @@ async function accept(
   ctx: WebhookExecutionContext | undefined,
 ): Promise<Response> {
   try {
-    const state = new RequestState(request, route, ctx);
-    const refused = guardRequest(receiver, request) ??
-      await readBodyStage(receiver, state) ??
-      await verifyStage(receiver, state);
-    if (refused !== undefined) return refused;
+    const guarded = guardRequest(receiver, request);
+    if (guarded !== undefined) return guarded;
+    const body = await receiver.deadlines.read(request, receiver.maxBodyBytes);
+    if (typeof body === "number") return bodyRefused(receiver, body);
+    const state = new RequestState(request, route, ctx, body);
+    try {
+      state.deliveryId = (await verifyBody(receiver, state)).id;
+    } catch (error) {
+      return verificationRefused(receiver, state, error);
+    }
     let parsed = parseStage(receiver, state);
     if (parsed instanceof Promise) parsed = await parsed;
     if (parsed !== undefined) return parsed;

@@ -8,7 +8,7 @@
  */
 
 import { BODIES, refuse, timedOut } from "./respond.ts";
-import type { Receiver, RequestState } from "./state.ts";
+import type { Receiver } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
 const DIGITS = /^\d{1,15}$/;
@@ -18,37 +18,17 @@ function discard(request: Request): void {
 }
 
 /**
- * The body bytes, or the status to answer: 413 over `max`, 400 for a malformed length or a failed read.
- * A streamed body (no length) is read through a reader, handed to `onReader` so that it can be cancelled.
+ * A body without a declared length, counted while streaming and cancelled as soon as it passes `max`: the
+ * bytes, 413, or 400 for a failed read. `onReader` receives the reader, to cancel it at the deadline.
  */
-export async function readBody(
+async function readStreamed(
   request: Request,
   max: number,
-  onReader?: (reader: ReadableStreamDefaultReader<Uint8Array>) => void,
+  onReader: (reader: ReadableStreamDefaultReader<Uint8Array>) => void,
 ): Promise<Uint8Array | 400 | 413> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    if (!DIGITS.test(declared)) {
-      discard(request);
-      return 400;
-    }
-    if (Number(declared) > max) {
-      discard(request);
-      return 413;
-    }
-    // The length is known and small enough: read in one go, and still check what came. `request.body` is
-    // not touched on this path: in Deno, creating the stream object moves the read off its fast path.
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await request.arrayBuffer());
-    } catch {
-      return 400;
-    }
-    return bytes.byteLength > max ? 413 : bytes;
-  }
   if (request.body === null) return EMPTY;
   const reader = request.body.getReader();
-  onReader?.(reader);
+  onReader(reader);
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
@@ -99,8 +79,35 @@ export class ReadDeadlines {
     this.#now = now;
   }
 
-  /** Read `request`'s body; resolves 408 when it has not arrived within the time limit. */
+  /**
+   * Read `request`'s body: the bytes, or the status to answer (408 when it has not fully arrived within the
+   * time limit, 413 over `max`, 400 for a malformed length or a failed read).
+   */
   read(request: Request, max: number): Promise<Uint8Array | 400 | 408 | 413> {
+    const declared = request.headers.get("content-length");
+    if (declared === null) return this.#track((pending) => readStreamed(request, max, (r) => pending.reader = r));
+    if (!DIGITS.test(declared)) {
+      discard(request);
+      return Promise.resolve(400);
+    }
+    if (Number(declared) > max) {
+      discard(request);
+      return Promise.resolve(413);
+    }
+    // The usual case, inlined: the length is known and small enough, so read in one go (and still check what
+    // came). `request.body` is not touched here: in Deno, creating the stream object moves the read off its
+    // fast path.
+    return this.#track(() =>
+      request.arrayBuffer().then(
+        (buffer) => buffer.byteLength > max ? 413 : new Uint8Array(buffer),
+        () => 400 as const,
+      )
+    );
+  }
+
+  #track(
+    start: (pending: PendingRead) => Promise<Uint8Array | 400 | 413>,
+  ): Promise<Uint8Array | 400 | 408 | 413> {
     return new Promise((resolve) => {
       const pending: PendingRead = {
         deadline: this.#now() + this.timeoutMs,
@@ -110,11 +117,12 @@ export class ReadDeadlines {
           resolve(408);
         },
       };
-      this.#reads.add(pending);
+      const reads = this.#reads;
+      reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
-      readBody(request, max, (reader) => pending.reader = reader).then((result) => {
-        this.#reads.delete(pending);
-        if (this.#reads.size === 0 && this.#timer !== undefined) {
+      start(pending).then((result) => {
+        reads.delete(pending);
+        if (reads.size === 0 && this.#timer !== undefined) {
           clearTimeout(this.#timer);
           this.#timer = undefined;
         }
@@ -148,23 +156,12 @@ export class ReadDeadlines {
   }
 }
 
-/** Read the body into `state.body`; the refusal, or undefined to go on. */
-export async function readBodyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
-  const body = await receiver.deadlines.read(state.request, receiver.maxBodyBytes);
-  if (body instanceof Uint8Array) {
-    state.body = body;
-    return undefined;
+/** The answer for a body that could not be read: 413, 408 or 400. */
+export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Response {
+  if (status === 413) {
+    return refuse(receiver, 413, BODIES.tooLarge, "body_too_large", `body over ${receiver.maxBodyBytes} bytes`);
   }
-  if (body === 413) {
-    return refuse(
-      receiver,
-      413,
-      BODIES.tooLarge,
-      "body_too_large",
-      `body over ${receiver.maxBodyBytes} bytes`,
-    );
-  }
-  if (body === 408) {
+  if (status === 408) {
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);
   }
   return refuse(receiver, 400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");

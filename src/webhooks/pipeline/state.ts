@@ -67,7 +67,8 @@ export class RequestState {
   readonly ctx: WebhookExecutionContext | undefined;
   /** When verification started (epoch ms): the signature's clock and the payload's `receivedAt`. */
   receivedAt = 0;
-  body: Uint8Array = EMPTY;
+  /** The raw body. */
+  readonly body: Uint8Array;
   /** SHA-256 of the body, computed alongside verification when needed. */
   digest: Promise<string> | undefined = undefined;
   /** The signed delivery id (`webhook-id`) or the body digest. */
@@ -75,11 +76,15 @@ export class RequestState {
   /** The verified, parsed envelope. */
   payload: WebhookPayloadDto = undefined as unknown as WebhookPayloadDto;
 
-  constructor(request: Request, route: WebhookRoute, ctx: WebhookExecutionContext | undefined) {
+  constructor(
+    request: Request,
+    route: WebhookRoute,
+    ctx: WebhookExecutionContext | undefined,
+    body: Uint8Array,
+  ) {
     this.request = request;
     this.route = route;
     this.ctx = ctx;
+    this.body = body;
   }
 }
-
-const EMPTY = new Uint8Array(0);

@@ -7,7 +7,7 @@
  */
 
 import { toHex } from "../encoding.ts";
-import { WebhookVerificationException } from "../signature.ts";
+import { type WebhookVerification, WebhookVerificationException } from "../signature.ts";
 import { BODIES, refuse } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
@@ -15,23 +15,20 @@ async function digest(body: Uint8Array): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>)));
 }
 
-/** Verify `state.body`; sets `receivedAt`, the signed delivery id and the digest. The refusal, or undefined. */
-export async function verifyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+/**
+ * Start verifying `state.body`: sets `receivedAt` and starts the digest; the verification's promise (the
+ * pipeline awaits it directly, so that this stage adds no promise of its own).
+ */
+export function verifyBody(receiver: Receiver, state: RequestState): Promise<WebhookVerification> {
   const now = state.receivedAt = receiver.now();
   const verifier = receiver.verifier;
   if (receiver.wantsDigest && verifier.scheme !== "standard") state.digest = digest(state.body);
-  try {
-    state.deliveryId = (await verifier.verify(state.body, state.request.headers, now)).id;
-    return undefined;
-  } catch (error) {
-    state.digest?.catch(() => {});
-    const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
-    return refuse(
-      receiver,
-      401,
-      BODIES.unauthorized,
-      reason,
-      error instanceof Error ? error.message : String(error),
-    );
-  }
+  return verifier.verify(state.body, state.request.headers, now);
+}
+
+/** The 401 for a request whose verification failed (the reason goes to the log and the metrics). */
+export function verificationRefused(receiver: Receiver, state: RequestState, error: unknown): Response {
+  state.digest?.catch(() => {});
+  const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
+  return refuse(receiver, 401, BODIES.unauthorized, reason, error instanceof Error ? error.message : String(error));
 }
