@@ -64,9 +64,9 @@ interface PendingRead {
 }
 
 /**
- * The time limits of the body reads in flight, with one timer for all of them: under load reads overlap and
- * one timer serves them all (a set entry costs a few ns, a timer about 1 µs). The timer is armed while
- * reads are pending, cleared when none is, and fires at the earliest deadline.
+ * The time limits of the body reads in flight, with one timer for all of them (a set entry costs a few ns,
+ * a timer about 1 µs). The timer is armed while reads are pending, cleared once none is, and fires at the
+ * earliest deadline.
  */
 export class ReadDeadlines {
   readonly timeoutMs: number;
@@ -122,14 +122,25 @@ export class ReadDeadlines {
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
       start(pending).then((result) => {
         reads.delete(pending);
-        if (reads.size === 0 && this.#timer !== undefined) {
-          clearTimeout(this.#timer);
-          this.#timer = undefined;
+        if (reads.size === 0 && !this.#clearing) {
+          this.#clearing = true;
+          queueMicrotask(this.#clearIfIdle);
         }
         resolve(result);
       });
     });
   }
+
+  // No read left: stop the timer, unless a read started meanwhile. Under load reads overlap across the
+  // microtasks of one turn, so the timer is not stopped and re-armed for every request (about 1 µs each).
+  #clearing = false;
+  readonly #clearIfIdle = (): void => {
+    this.#clearing = false;
+    if (this.#reads.size === 0 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  };
 
   #arm(ms: number): void {
     this.#timer = setTimeout(() => this.#fire(), ms) as unknown as number;
