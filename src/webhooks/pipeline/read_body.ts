@@ -57,83 +57,76 @@ async function readStreamed(
   return out;
 }
 
+type ReadResult = Uint8Array | 400 | 408 | 413;
+
 interface PendingRead {
   readonly deadline: number;
+  readonly resolve: (result: ReadResult) => void;
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  readonly expire: () => void;
 }
 
 /**
- * The time limits of the body reads in flight, with one timer for all of them (a set entry costs a few ns,
- * a timer about 1 µs). The timer is armed while reads are pending, cleared once none is, and fires at the
- * earliest deadline.
+ * The time limits of the body reads in flight, with one timer for all of them. The timer is armed while
+ * reads are pending, stopped a microtask after the last one ended (under load reads overlap, so it is not
+ * stopped and re-armed for every request), and fires at the earliest deadline. Per read the cost is one
+ * promise and a set entry: this sits on every request's path.
  */
 export class ReadDeadlines {
   readonly timeoutMs: number;
   readonly #reads = new Set<PendingRead>();
-  readonly #now: () => number;
   #timer: number | undefined;
+  #clearing = false;
 
-  constructor(timeoutMs: number, now: () => number = Date.now) {
+  constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
-    this.#now = now;
   }
 
   /**
    * Read `request`'s body: the bytes, or the status to answer (408 when it has not fully arrived within the
    * time limit, 413 over `max`, 400 for a malformed length or a failed read).
    */
-  read(request: Request, max: number): Promise<Uint8Array | 400 | 408 | 413> {
+  read(request: Request, max: number): Promise<ReadResult> {
     const declared = request.headers.get("content-length");
-    if (declared === null) return this.#track((pending) => readStreamed(request, max, (r) => pending.reader = r));
-    if (!DIGITS.test(declared)) {
-      discard(request);
-      return Promise.resolve(400);
+    if (declared !== null) {
+      if (!DIGITS.test(declared)) {
+        discard(request);
+        return Promise.resolve(400);
+      }
+      if (Number(declared) > max) {
+        discard(request);
+        return Promise.resolve(413);
+      }
     }
-    if (Number(declared) > max) {
-      discard(request);
-      return Promise.resolve(413);
-    }
-    // The usual case, inlined: the length is known and small enough, so read in one go (and still check what
-    // came). `request.body` is not touched here: in Deno, creating the stream object moves the read off its
-    // fast path.
-    return this.#track(() =>
-      request.arrayBuffer().then(
-        (buffer) => buffer.byteLength > max ? 413 : new Uint8Array(buffer),
-        () => 400 as const,
-      )
-    );
-  }
-
-  #track(
-    start: (pending: PendingRead) => Promise<Uint8Array | 400 | 413>,
-  ): Promise<Uint8Array | 400 | 408 | 413> {
     return new Promise((resolve) => {
-      const pending: PendingRead = {
-        deadline: this.#now() + this.timeoutMs,
-        reader: undefined,
-        expire: () => {
-          pending.reader?.cancel().catch(() => {});
-          resolve(408);
-        },
-      };
-      const reads = this.#reads;
-      reads.add(pending);
+      const pending: PendingRead = { deadline: Date.now() + this.timeoutMs, resolve, reader: undefined };
+      this.#reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
-      start(pending).then((result) => {
-        reads.delete(pending);
-        if (reads.size === 0 && !this.#clearing) {
-          this.#clearing = true;
-          queueMicrotask(this.#clearIfIdle);
-        }
-        resolve(result);
-      });
+      if (declared === null) {
+        readStreamed(request, max, (reader) => pending.reader = reader).then((result) =>
+          this.#settle(pending, result)
+        );
+        return;
+      }
+      // The usual case: the length is known and small enough, so read in one go (and still check what came).
+      // `request.body` is not touched here: in Deno, creating the stream object moves the read off its fast
+      // path.
+      request.arrayBuffer().then(
+        (buffer) => this.#settle(pending, buffer.byteLength > max ? 413 : new Uint8Array(buffer)),
+        () => this.#settle(pending, 400),
+      );
     });
   }
 
-  // No read left: stop the timer, unless a read started meanwhile. Under load reads overlap across the
-  // microtasks of one turn, so the timer is not stopped and re-armed for every request (about 1 µs each).
-  #clearing = false;
+  #settle(pending: PendingRead, result: ReadResult): void {
+    const reads = this.#reads;
+    if (!reads.delete(pending)) return; // already answered 408
+    if (reads.size === 0 && !this.#clearing) {
+      this.#clearing = true;
+      queueMicrotask(this.#clearIfIdle);
+    }
+    pending.resolve(result);
+  }
+
   readonly #clearIfIdle = (): void => {
     this.#clearing = false;
     if (this.#reads.size === 0 && this.#timer !== undefined) {
@@ -148,12 +141,13 @@ export class ReadDeadlines {
 
   #fire(): void {
     this.#timer = undefined;
-    const now = this.#now();
+    const now = Date.now();
     let next = Infinity;
     for (const read of this.#reads) {
       if (read.deadline <= now) {
         this.#reads.delete(read);
-        read.expire();
+        read.reader?.cancel().catch(() => {});
+        read.resolve(408);
       } else if (read.deadline < next) next = read.deadline;
     }
     if (next !== Infinity) this.#arm(next - now);
@@ -170,7 +164,13 @@ export class ReadDeadlines {
 /** The answer for a body that could not be read: 413, 408 or 400. */
 export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Response {
   if (status === 413) {
-    return refuse(receiver, 413, BODIES.tooLarge, "body_too_large", `body over ${receiver.maxBodyBytes} bytes`);
+    return refuse(
+      receiver,
+      413,
+      BODIES.tooLarge,
+      "body_too_large",
+      `body over ${receiver.maxBodyBytes} bytes`,
+    );
   }
   if (status === 408) {
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);

@@ -30,5 +30,11 @@ export function verifyBody(receiver: Receiver, state: RequestState): Promise<Web
 export function verificationRefused(receiver: Receiver, state: RequestState, error: unknown): Response {
   state.digest?.catch(() => {});
   const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
-  return refuse(receiver, 401, BODIES.unauthorized, reason, error instanceof Error ? error.message : String(error));
+  return refuse(
+    receiver,
+    401,
+    BODIES.unauthorized,
+    reason,
+    error instanceof Error ? error.message : String(error),
+  );
 }
