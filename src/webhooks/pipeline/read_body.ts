@@ -11,6 +11,8 @@ import { BODIES, refuse, timedOut } from "./respond.ts";
 import type { Receiver } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
+// Reads since the timer was armed after which it is no longer stopped when idle (see ReadDeadlines).
+const HOT_READS = 256;
 const DIGITS = /^\d{1,15}$/;
 
 function discard(request: Request): void {
@@ -66,16 +68,19 @@ interface PendingRead {
 }
 
 /**
- * The time limits of the body reads in flight, with one timer for all of them. The timer is armed while
- * reads are pending, stopped a microtask after the last one ended (under load reads overlap, so it is not
- * stopped and re-armed for every request), and fires at the earliest deadline. Per read the cost is one
- * promise and a set entry: this sits on every request's path.
+ * The time limits of the body reads in flight, with one timer for all of them; per read the cost is one
+ * promise and a set entry (this sits on every request's path). The timer fires at the earliest deadline. A
+ * handler that serves a request now and then stops it as soon as no read is pending. Under load, stopping
+ * and re-arming it for every request would cost about 1 µs each (a tenth of the throughput under
+ * `bench/webhook_load.sh`), so once `HOT_READS` reads started since it was armed it is left to run out:
+ * when it fires with nothing pending it stops by itself. `close()` stops it at once (tests do).
  */
 export class ReadDeadlines {
   readonly timeoutMs: number;
   readonly #reads = new Set<PendingRead>();
   #timer: number | undefined;
   #clearing = false;
+  #readsSinceArmed = 0;
 
   constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
@@ -101,6 +106,7 @@ export class ReadDeadlines {
       const pending: PendingRead = { deadline: Date.now() + this.timeoutMs, resolve, reader: undefined };
       this.#reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
+      this.#readsSinceArmed++;
       if (declared === null) {
         readStreamed(request, max, (reader) => pending.reader = reader).then((result) =>
           this.#settle(pending, result)
@@ -120,7 +126,7 @@ export class ReadDeadlines {
   #settle(pending: PendingRead, result: ReadResult): void {
     const reads = this.#reads;
     if (!reads.delete(pending)) return; // already answered 408
-    if (reads.size === 0 && !this.#clearing) {
+    if (reads.size === 0 && !this.#clearing && this.#readsSinceArmed < HOT_READS) {
       this.#clearing = true;
       queueMicrotask(this.#clearIfIdle);
     }
@@ -136,6 +142,7 @@ export class ReadDeadlines {
   };
 
   #arm(ms: number): void {
+    this.#readsSinceArmed = 0;
     this.#timer = setTimeout(() => this.#fire(), ms) as unknown as number;
   }
 
