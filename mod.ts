@@ -274,7 +274,11 @@ export {
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
 } from "./src/webhooks/handler.ts";
-export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./src/webhooks/default_handler.ts";
+export {
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  webhookProcessor,
+} from "./src/webhooks/default_handler.ts";
 export {
   generateWebhookSecret,
   type RawWebhookBody,
