@@ -11,7 +11,7 @@ import { BODIES, refuse, timedOut } from "./respond.ts";
 import type { Receiver } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
-// Reads since the timer was armed after which it is no longer stopped when idle (see ReadDeadlines).
+// Reads since the timer last fired after which it is no longer stopped when idle (see ReadDeadlines).
 const HOT_READS = 256;
 const DIGITS = /^\d{1,15}$/;
 
@@ -72,7 +72,7 @@ interface PendingRead {
  * promise and a set entry (this sits on every request's path). The timer fires at the earliest deadline. A
  * handler that serves a request now and then stops it as soon as no read is pending. Under load, stopping
  * and re-arming it for every request would cost about 1 µs each (a tenth of the throughput under
- * `bench/webhook_load.sh`), so once `HOT_READS` reads started since it was armed it is left to run out:
+ * `bench/webhook_load.sh`), so once `HOT_READS` reads started since it last fired it is left to run out:
  * when it fires with nothing pending it stops by itself. `close()` stops it at once (tests do).
  */
 export class ReadDeadlines {
@@ -80,7 +80,7 @@ export class ReadDeadlines {
   readonly #reads = new Set<PendingRead>();
   #timer: number | undefined;
   #clearing = false;
-  #readsSinceArmed = 0;
+  #readsSinceFired = 0;
 
   constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
@@ -106,7 +106,7 @@ export class ReadDeadlines {
       const pending: PendingRead = { deadline: Date.now() + this.timeoutMs, resolve, reader: undefined };
       this.#reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
-      this.#readsSinceArmed++;
+      this.#readsSinceFired++;
       if (declared === null) {
         readStreamed(request, max, (reader) => pending.reader = reader).then((result) =>
           this.#settle(pending, result)
@@ -126,7 +126,7 @@ export class ReadDeadlines {
   #settle(pending: PendingRead, result: ReadResult): void {
     const reads = this.#reads;
     if (!reads.delete(pending)) return; // already answered 408
-    if (reads.size === 0 && !this.#clearing && this.#readsSinceArmed < HOT_READS) {
+    if (reads.size === 0 && !this.#clearing && this.#readsSinceFired < HOT_READS) {
       this.#clearing = true;
       queueMicrotask(this.#clearIfIdle);
     }
@@ -142,12 +142,12 @@ export class ReadDeadlines {
   };
 
   #arm(ms: number): void {
-    this.#readsSinceArmed = 0;
     this.#timer = setTimeout(() => this.#fire(), ms) as unknown as number;
   }
 
   #fire(): void {
     this.#timer = undefined;
+    this.#readsSinceFired = 0;
     const now = Date.now();
     let next = Infinity;
     for (const read of this.#reads) {
