@@ -14,7 +14,7 @@ headers["content-length"] = String(bytes.length);
 const url = `http://127.0.0.1:8000${PATH}`;
 const minimal = minimalHandler;
 const noop = new WebhookProcessor({ log: false }).onAny(() => {});
-const ours = createWebhookHandler({ secret: SECRET, processor: noop });
+const ours = createWebhookHandler({ signature: { secret: SECRET }, processor: noop });
 const variants: Record<string, (r: Request) => Promise<Response>> = { minimal, ours };
 const mode = Deno.args[0] ?? "both";
 async function run(fn: (r: Request) => Promise<Response>, n: number) {

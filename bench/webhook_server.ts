@@ -57,18 +57,18 @@ switch (variant) {
     break;
   }
   case "ours":
-    handler = createWebhookHandler({ secret: SECRET, processor: noop });
+    handler = createWebhookHandler({ signature: { secret: SECRET }, processor: noop });
     break;
   case "ours_no_metrics":
-    handler = createWebhookHandler({ secret: SECRET, processor: noop, metrics: false });
+    handler = createWebhookHandler({ signature: { secret: SECRET }, processor: noop, metrics: false });
     break;
   case "ours_dedupe":
-    handler = createWebhookHandler({ secret: SECRET, processor: noop, dedupe: true });
+    handler = createWebhookHandler({ signature: { secret: SECRET }, processor: noop, dedupe: true });
     break;
   case "ours_queue": {
     // The handler opens the KV itself and runs the worker in this process, as on Deno Deploy.
     handler = createWebhookHandler({
-      secret: SECRET,
+      signature: { secret: SECRET },
       processor: noop,
       queue: { enabled: true, path: `${kvDir}/ours.sqlite3` },
     });

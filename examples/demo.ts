@@ -71,8 +71,7 @@ const processor = new WebhookProcessor({ store })
     console.log(`  webhook connection.update state=${payload.connectionState}`);
   });
 const handler = createWebhookHandler({
-  secret: WEBHOOK_SECRET,
-  signature: { scheme: "jwt" },
+  signature: { scheme: "jwt", secret: WEBHOOK_SECRET },
   processor,
   store,
 });

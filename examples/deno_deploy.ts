@@ -21,13 +21,13 @@ const processor = new WebhookProcessor().on("messages.upsert", async (payload) =
 });
 
 // One listener per KV handle: the worker takes the webhook jobs.
-startWebhookWorker(kv, processor, { max_attempts: 5, backoff_ms: [1_000, 10_000, 60_000, 300_000] });
+startWebhookWorker(kv, processor, { maxAttempts: 5, backoffMs: [1_000, 10_000, 60_000, 300_000] });
 
 const handler = createWebhookHandler({
   ...webhookOptionsFromEnv((name) => Deno.env.get(name)),
   processor,
   queue: { enabled: true, kv },
-  dedupe: new KvWebhookDedupe(kv, { window_seconds: 3600 }),
+  dedupe: new KvWebhookDedupe(kv, { windowSeconds: 3600 }),
 });
 
 export default { fetch: handler } satisfies Deno.ServeDefaultExport;

@@ -126,6 +126,8 @@ export interface WebhookConfig {
   signature?: WebhookSignatureConfig;
   /** Largest accepted body in bytes (default 1 MiB). */
   max_body_bytes?: number;
+  /** Time for a body to arrive once its headers did, in ms (default 10 000); a stalled body gets 408. */
+  body_timeout_ms?: number;
 }
 
 /** Queueing of inbound webhooks. */

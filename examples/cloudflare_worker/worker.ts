@@ -58,7 +58,7 @@ const processor = new WebhookProcessor().on("messages.upsert", (payload) => {
   }
 });
 
-/** Queue settings shared by the consumer: max_attempts = wrangler's max_retries + 1. */
+/** Queue settings shared by the consumer: maxAttempts = wrangler's max_retries + 1. */
 const MAX_ATTEMPTS = 5;
 
 interface Gateway {
@@ -118,7 +118,7 @@ export default {
   async queue(batch: MessageBatch, env: Env): Promise<void> {
     const { ready, store } = gatewayFor(env);
     await ready;
-    await processWebhookBatch(batch, processor, { store, bodies: env.DB, max_attempts: MAX_ATTEMPTS });
+    await processWebhookBatch(batch, processor, { store, bodies: env.DB, maxAttempts: MAX_ATTEMPTS });
   },
 
   scheduled,

@@ -9,7 +9,7 @@
 
 import type { GatewayConfig } from "../config.ts";
 import { DEFAULTS } from "../config.ts";
-import { WebhookException } from "../errors.ts";
+import { ConfigurationException, WebhookException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
 import { registerScheduledTasks, type ScheduledTaskHandlers } from "../tasks/schedule.ts";
 import type { RetryService } from "../tasks/retry_failed.ts";
@@ -32,7 +32,7 @@ function hasConnection(config: GatewayConfig): boolean {
   return Boolean(config.server_url || config.api_key || Object.keys(config.connections ?? {}).length > 0);
 }
 
-/** The file's `webhook` and `queue` sections with the `GATEWAY_WEBHOOK_*` variables on top. */
+/** The file's `webhook` and `queue` sections (snake_case) as handler options, with the variables on top. */
 function webhookSettings(
   cli: CliConfig,
   io: CliIo,
@@ -44,14 +44,31 @@ function webhookSettings(
     throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
   }
   const file = cli.config.webhook ?? {};
+  const fileSignature = file.signature ?? {};
+  const defined = <T extends object>(value: T): T =>
+    Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
   const { queue: envQueue, dedupe: _dedupe, signature: envSignature, ...envRest } = env;
   const options: WebhookHandlerOptions = {
-    ...file,
+    ...defined({
+      enabled: file.enabled,
+      routePrefix: file.route_prefix,
+      maxBodyBytes: file.max_body_bytes,
+      bodyTimeoutMs: file.body_timeout_ms,
+    }),
     ...envRest,
-    signature: { ...file.signature, ...envSignature },
+    signature: {
+      ...defined({
+        scheme: fileSignature.scheme,
+        secret: file.secret,
+        header: fileSignature.header,
+        toleranceSeconds: fileSignature.tolerance_seconds,
+        requireTimestamp: fileSignature.require_timestamp,
+      }),
+      ...envSignature,
+    },
   };
   const queue = envQueue?.enabled ?? cli.config.queue?.enabled ?? false;
-  const maxAttempts = envQueue?.max_attempts ?? cli.config.queue?.max_attempts;
+  const maxAttempts = envQueue?.maxAttempts ?? cli.config.queue?.max_attempts;
   return { options, queue, maxAttempts };
 }
 
@@ -132,7 +149,9 @@ GATEWAY_WEBHOOK_QUEUE=true) webhooks are answered 202 and processed by a KV queu
 The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is configured, the
 retry-failed task (default every 5 minutes) run with Deno.cron, and tasks.reconcile (off unless given,
 default every 15 minutes) recovers inbound messages whose webhooks were dropped; the "tasks" section of
-the configuration changes them. SIGINT or SIGTERM stops accepting requests, finishes the work in flight and closes the store.`,
+the configuration changes them. A webhook body that has not arrived within webhook.body_timeout_ms
+(GATEWAY_WEBHOOK_BODY_TIMEOUT_MS, default 10000) is answered 408. SIGINT or SIGTERM stops accepting
+requests, finishes the work in flight and closes the store.`,
     FLAGS,
   );
 
@@ -195,16 +214,16 @@ the configuration changes them. SIGINT or SIGTERM stops accepting requests, fini
           store,
           metrics: metrics ?? undefined,
           dedupe: { kv },
-          queue: webhook.queue ? { enabled: true, mode: "kv", kv, max_attempts: webhook.maxAttempts } : false,
+          queue: webhook.queue ? { enabled: true, mode: "kv", kv, maxAttempts: webhook.maxAttempts } : false,
         });
       } catch (error) {
-        if (error instanceof WebhookException) {
+        if (error instanceof WebhookException || error instanceof ConfigurationException) {
           throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
         }
         throw error;
       }
       if (webhook.queue) {
-        const options = { store, metrics, max_attempts: webhook.maxAttempts };
+        const options = { store, metrics, maxAttempts: webhook.maxAttempts };
         worker = kv.listenQueue(async (message: unknown) => {
           // While draining, refuse new deliveries: KV keeps the job and delivers it after the restart.
           if (draining) throw new Error("Shutting down: job left on the queue");
@@ -259,7 +278,7 @@ the configuration changes them. SIGINT or SIGTERM stops accepting requests, fini
       }, handler);
       const address = await listening.promise;
       const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-      const prefix = (webhook.options.route_prefix ?? DEFAULTS.route_prefix).replace(/^\/+|\/+$/g, "");
+      const prefix = (webhook.options.routePrefix ?? DEFAULTS.route_prefix).replace(/^\/+|\/+$/g, "");
       io.stdout(`Listening on http://${host}:${address.port}/ (webhooks: POST /${prefix}/<instance>)\n`);
       io.stdout(
         `Store: ${opened.path}; queue: ${webhook.queue ? "on" : "off"}; tasks: ${

@@ -29,8 +29,8 @@ function milliseconds(name: string, value: number | undefined, fallback: number)
  * A {@link WebhookDedupe} whose claims live in a `GatewayCoordinator` Durable Object: a claim is one
  * check-and-set inside the object, so of concurrent deliveries of one webhook, to any isolate, exactly one
  * is processed (50 concurrent deliveries run the handlers once). Pass it as the webhook handler's `dedupe`.
- * A claim holds for `lease_seconds` (120) while processing, and a processed delivery is remembered for
- * `window_seconds` (3600); the object's alarm deletes expired claims.
+ * A claim holds for `leaseSeconds` (120) while processing, and a processed delivery is remembered for
+ * `windowSeconds` (3600); the object's alarm deletes expired claims.
  *
  * @example
  * ```ts
@@ -40,8 +40,8 @@ function milliseconds(name: string, value: number | undefined, fallback: number)
  * export default {
  *   fetch(request: Request, env: { COORDINATOR: DurableObjectNamespace; GATEWAY_WEBHOOK_SECRET: string }) {
  *     const handler = createWebhookHandler({
- *       secret: env.GATEWAY_WEBHOOK_SECRET,
- *       dedupe: new CoordinatorWebhookDedupe(env.COORDINATOR, { window_seconds: 3600 }),
+ *       signature: { secret: env.GATEWAY_WEBHOOK_SECRET },
+ *       dedupe: new CoordinatorWebhookDedupe(env.COORDINATOR, { windowSeconds: 3600 }),
  *     });
  *     return handler(request);
  *   },
@@ -61,14 +61,14 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
    * ```ts
    * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
    * const dedupeFor = (ns: DurableObjectNamespace) =>
-   *   new CoordinatorWebhookDedupe(ns, { window_seconds: 600, lease_seconds: 60 });
+   *   new CoordinatorWebhookDedupe(ns, { windowSeconds: 600, leaseSeconds: 60 });
    * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorWebhookDedupeOptions = {}) {
     this.#namespace = namespace;
     this.#objectName = options.objectName ?? "webhook_dedupe";
-    this.#windowMs = milliseconds("window_seconds", options.window_seconds, 3600);
-    this.#leaseMs = milliseconds("lease_seconds", options.lease_seconds, 120);
+    this.#windowMs = milliseconds("windowSeconds", options.windowSeconds, 3600);
+    this.#leaseMs = milliseconds("leaseSeconds", options.leaseSeconds, 120);
   }
 
   #call<T>(key: string, request: Parameters<typeof callCoordinator>[2], what: string): Promise<T> {

@@ -57,7 +57,7 @@ export interface CloudflareWebhookQueueOptions {
  * export default {
  *   fetch(request: Request, env: Env) {
  *     const handler = createWebhookHandler({
- *       secret: env.GATEWAY_WEBHOOK_SECRET,
+ *       signature: { secret: env.GATEWAY_WEBHOOK_SECRET },
  *       queue: { enabled: true, backend: new CloudflareWebhookQueue(env.WEBHOOK_QUEUE, { bodies: env.DB }) },
  *     });
  *     return handler(request);
@@ -121,9 +121,9 @@ export interface WebhookBatchOptions {
    * Deliveries of a job before it is dead-lettered (default 4). Set it to wrangler's `max_retries` + 1, so
    * that the last attempt here is the one after which the queue moves the message to its dead-letter queue.
    */
-  max_attempts?: number;
+  maxAttempts?: number;
   /** Delay before each retry, in ms, rounded up to whole seconds; the last value repeats (default 1 s, 5 s, 30 s, 2 min, 10 min). */
-  backoff_ms?: readonly number[];
+  backoffMs?: readonly number[];
   /** Webhook logs are marked processed or failed here. */
   store?: GatewayStore;
   /** Where `CloudflareWebhookQueue` wrote bodies too large for a message. */
@@ -141,13 +141,13 @@ export interface WebhookBatchOptions {
 }
 
 function settings(options: WebhookBatchOptions) {
-  const maxAttempts = options.max_attempts ?? DEFAULT_MAX_ATTEMPTS;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new WebhookException(`Invalid webhook configuration: "queue.max_attempts" must be an integer >= 1`);
+    throw new WebhookException(`Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1`);
   }
-  const backoff = options.backoff_ms ?? DEFAULT_BACKOFF;
+  const backoff = options.backoffMs ?? DEFAULT_BACKOFF;
   if (backoff.length === 0 || backoff.some((ms) => !Number.isFinite(ms) || ms < 0)) {
-    throw new WebhookException(`Invalid webhook configuration: "queue.backoff_ms" must be numbers >= 0`);
+    throw new WebhookException(`Invalid webhook configuration: "queue.backoffMs" must be numbers >= 0`);
   }
   return { maxAttempts, backoff };
 }
@@ -176,7 +176,7 @@ async function deleteBody(job: ProcessWebhookJob, bodies: D1Database | undefined
 
 /**
  * Run a batch from a Worker's `queue()` handler: each webhook job is processed and acknowledged, or retried
- * with `message.retry({ delaySeconds })` from the backoff schedule. On its last attempt (`max_attempts`) a
+ * with `message.retry({ delaySeconds })` from the backoff schedule. On its last attempt (`maxAttempts`) a
  * failing job is recorded as a dead letter (logged as an error, counted, its webhook log marked failed,
  * `onDeadLetter` called) and retried once more, which makes the queue move it to the `dead_letter_queue` of
  * wrangler.toml. A job whose body is missing or not a webhook is dead-lettered at once. One failing job
@@ -189,7 +189,7 @@ async function deleteBody(job: ProcessWebhookJob, bodies: D1Database | undefined
  * const processor = new WebhookProcessor().on("messages.upsert", (payload) => console.log(payload.text));
  * export default {
  *   queue(batch: MessageBatch) {
- *     return processWebhookBatch(batch, processor, { max_attempts: 5 }); // wrangler: max_retries = 4
+ *     return processWebhookBatch(batch, processor, { maxAttempts: 5 }); // wrangler: max_retries = 4
  *   },
  * };
  * ```
@@ -228,7 +228,7 @@ async function runMessage(
   const run = { ...job, attempt: attempts - 1 };
   const logId = job.deliveryId ?? job.id;
   if (attempts > maxAttempts) {
-    // Only when max_attempts is below wrangler's max_retries + 1: the job was dead-lettered already.
+    // Only when maxAttempts is below wrangler's max_retries + 1: the job was dead-lettered already.
     logger.warn("Webhook job {id} is past its {maxAttempts} attempts: handing it to the dead-letter queue", {
       id: job.id,
       maxAttempts,

@@ -18,14 +18,14 @@ const SLACK_MS = 60_000;
 /**
  * Delivery claims in Redis: of concurrent deliveries with one key, on any number of receivers, exactly one
  * claims it (one Lua script: `SET … PX` unless a live record is there). A claim is a lease of
- * `lease_seconds` while the delivery is processed, then a record for `window_seconds`; a failed delivery
+ * `leaseSeconds` while the delivery is processed, then a record for `windowSeconds`; a failed delivery
  * releases it so that the server's retry runs. Records expire in Redis by themselves.
  *
  * @example Two app servers that never process one webhook twice
  * ```ts ignore
  * import { createWebhookHandler } from "@gw/gateway";
  * import { RedisWebhookDedupe } from "@gw/gateway/redis";
- * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", window_seconds: 3600 });
+ * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", windowSeconds: 3600 });
  * const handler = createWebhookHandler({ secret: "s3cret", dedupe });
  * ```
  */
@@ -40,13 +40,13 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * @example
    * ```ts
    * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", lease_seconds: 120 });
+   * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", leaseSeconds: 120 });
    * await dedupe.close();
    * ```
    */
   constructor(options: RedisWebhookDedupeOptions) {
-    this.#window = dedupeMilliseconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = dedupeMilliseconds("lease_seconds", options.lease_seconds, 120);
+    this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
+    this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
     this.#redis = new RedisConnection("RedisWebhookDedupe", options);
   }
 
@@ -90,7 +90,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
   }
 
   /**
-   * The delivery was processed (or queued): refuse duplicates until `now` + `window_seconds`.
+   * The delivery was processed (or queued): refuse duplicates until `now` + `windowSeconds`.
    *
    * @example
    * ```ts ignore

@@ -83,7 +83,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * A webhook job queue on Redis, shared by every app server using the same server and prefix.
  *
  * Guarantees (each checked by the tests): a job is delivered at least once; a job that throws is retried
- * after the `backoff_ms` delay of its attempt and dead-lettered after `max_attempts` attempts (its webhook
+ * after the `backoffMs` delay of its attempt and dead-lettered after `maxAttempts` attempts (its webhook
  * log marked failed); a job whose worker dies is taken over by another worker once `visibilityTimeoutMs`
  * passes without the worker renewing its claim, so a handler can run more than once for one job then
  * (make handlers idempotent, or keep dedupe on). A worker that lost its claim cannot settle the job.
@@ -92,7 +92,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * ```ts ignore
  * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway";
  * import { RedisWebhookQueue } from "@gw/gateway/redis";
- * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379", max_attempts: 5 });
+ * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379", maxAttempts: 5 });
  * const processor = new WebhookProcessor().on("messages.upsert", (payload) => console.log(payload.text));
  * const handler = createWebhookHandler({ secret: "s3cret", processor, queue: { enabled: true, backend: queue } });
  * queue.startWorker(processor);
@@ -121,8 +121,8 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    */
   constructor(options: RedisWebhookQueueOptions) {
     const { maxAttempts, backoff } = webhookQueueSettings({
-      max_attempts: options.max_attempts,
-      backoff_ms: options.backoff_ms,
+      maxAttempts: options.maxAttempts,
+      backoffMs: options.backoffMs,
     });
     this.#maxAttempts = maxAttempts;
     this.#backoff = backoff;
@@ -224,8 +224,8 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     try {
       outcome = await settleWebhookJob(job, job.body ?? null, processor, {
         ...options,
-        max_attempts: this.#maxAttempts,
-        backoff_ms: this.#backoff,
+        maxAttempts: this.#maxAttempts,
+        backoffMs: this.#backoff,
         now: this.#now,
       }, {
         retry: async (next, delay) => {

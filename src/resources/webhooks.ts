@@ -34,10 +34,8 @@ export interface SecureWebhookInput {
  * `createWebhookHandler` (or put them in the configuration's `webhook` section).
  */
 export interface SecureWebhookSettings {
-  /** The secret the server signs with. */
-  secret: string;
-  /** The signature scheme: the server's own JWT. */
-  signature: { scheme: "jwt" };
+  /** The receiver's signature settings: the server's own JWT, signed with the returned secret. */
+  signature: { scheme: "jwt"; secret: string };
 }
 
 const MIN_SECRET_LENGTH = 32;
@@ -128,7 +126,7 @@ export class WebhooksResource extends Resource {
       base64: input.base64,
       headers: { ...input.headers, jwt_key: secret },
     }, options);
-    return { secret, signature: { scheme: "jwt" } };
+    return { signature: { scheme: "jwt", secret } };
   }
 
   /**

@@ -9,7 +9,7 @@ import { configFromEnv } from "../config.ts";
 import { ConfigurationException } from "../errors.ts";
 import { configuredGateway } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
-import { webhookProcessor } from "../webhooks/handler.ts";
+import { webhookProcessor } from "../webhooks/default_handler.ts";
 import { createScheduledHandler, type HandleScheduled } from "./schedule.ts";
 
 let handler: HandleScheduled<unknown> | undefined;

@@ -13,14 +13,14 @@ export interface SignedWebhookRequestOptions extends Omit<SignWebhookOptions, "b
 }
 
 /**
- * A `POST` request carrying `body` (an envelope object, serialised once, or the exact text or bytes) with
+ * A `POST` request carrying `body` (an envelope object, serialized once, or the exact text or bytes) with
  * the headers that make it pass the chosen scheme's verification.
  *
  * @example
  * ```ts
  * import { signedWebhookRequest } from "@gw/gateway/testing";
  * import { createWebhookHandler } from "@gw/gateway";
- * const handler = createWebhookHandler({ secret: "s3cret" });
+ * const handler = createWebhookHandler({ signature: { secret: "s3cret" } });
  * const request = await signedWebhookRequest("http://localhost/gateway/webhook/sales", {
  *   event: "messages.upsert",
  *   instance: "sales",

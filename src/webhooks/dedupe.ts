@@ -10,8 +10,9 @@
  * @module
  */
 
-import { WebhookException } from "../errors.ts";
+import { ConfigurationException, WebhookException } from "../errors.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
+import { withBusyRetry } from "../store/kv_busy.ts";
 
 /** Atomic claims on delivery keys. Implement it to keep claims elsewhere (Redis, a database). */
 export interface WebhookDedupe {
@@ -34,9 +35,9 @@ export interface WebhookDedupe {
 /** Timing of dedupe records. */
 export interface WebhookDedupeOptions {
   /** How long a processed delivery is remembered, in seconds (default 3600: longer than the server's retries). */
-  window_seconds?: number;
+  windowSeconds?: number;
   /** How long a claim in progress holds before another delivery may take it over, in seconds (default 120). */
-  lease_seconds?: number;
+  leaseSeconds?: number;
 }
 
 interface DedupeRecord {
@@ -48,8 +49,9 @@ interface DedupeRecord {
 export function dedupeMilliseconds(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback * 1000;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new WebhookException(
-      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got ${String(value)}`,
+    throw new ConfigurationException(
+      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got "${String(value)}"`,
+      { setting: `dedupe.${name}` },
     );
   }
   return value * 1000;
@@ -62,7 +64,7 @@ export function dedupeMilliseconds(name: string, value: number | undefined, fall
  * @example
  * ```ts
  * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
- * const dedupe = new MemoryWebhookDedupe({ window_seconds: 600 });
+ * const dedupe = new MemoryWebhookDedupe({ windowSeconds: 600 });
  * await dedupe.claim("evt_1", Date.now()); // true
  * await dedupe.claim("evt_1", Date.now()); // false
  * ```
@@ -78,19 +80,19 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
   readonly #maxEntries: number;
 
   /**
-   * Create an empty set of claims; at most `max_entries` (default 100 000) are kept: expired ones are
+   * Create an empty set of claims; at most `maxEntries` (default 100 000) are kept: expired ones are
    * dropped first, then the oldest processed ones.
    *
    * @example
    * ```ts
    * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * new MemoryWebhookDedupe({ window_seconds: 3600, max_entries: 10_000 });
+   * new MemoryWebhookDedupe({ windowSeconds: 3600, maxEntries: 10_000 });
    * ```
    */
-  constructor(options: WebhookDedupeOptions & { max_entries?: number } = {}) {
-    this.#window = dedupeMilliseconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = dedupeMilliseconds("lease_seconds", options.lease_seconds, 120);
-    this.#maxEntries = options.max_entries ?? 100_000;
+  constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
+    this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
+    this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
+    this.#maxEntries = options.maxEntries ?? 100_000;
   }
 
   /** Number of records held (expired ones included until dropped). */
@@ -236,12 +238,14 @@ class ExpiringTable {
  * ```ts
  * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
  * const kv = await Deno.openKv(":memory:");
- * const dedupe = new KvWebhookDedupe(kv, { window_seconds: 3600 });
+ * const dedupe = new KvWebhookDedupe(kv, { windowSeconds: 3600 });
  * await dedupe.claim("evt_1", Date.now()); // true
  * kv.close();
  * ```
  */
 export class KvWebhookDedupe implements WebhookDedupe {
+  /** The KV the claims live in. */
+  readonly kv: Deno.Kv;
   readonly #kv: Deno.Kv;
   readonly #prefix: Deno.KvKey;
   readonly #window: number;
@@ -259,10 +263,11 @@ export class KvWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
+    this.kv = kv;
     this.#kv = kv;
     this.#prefix = options.prefix ?? ["gateway", "webhook_dedupe"];
-    this.#window = dedupeMilliseconds("window_seconds", options.window_seconds, 3600);
-    this.#lease = dedupeMilliseconds("lease_seconds", options.lease_seconds, 120);
+    this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
+    this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
   }
 
   /**
@@ -280,20 +285,18 @@ export class KvWebhookDedupe implements WebhookDedupe {
     const kvKey = [...this.#prefix, key];
     // A lost race means someone else's record is now there: read again and decide on it.
     for (let round = 0; round < 12; round++) {
-      const entry = await this.#kv.get<DedupeRecord>(kvKey);
-      if (entry.value !== null && entry.value.expiresAt > now) return false;
-      try {
+      const outcome = await withBusyRetry(async () => {
+        const entry = await this.#kv.get<DedupeRecord>(kvKey);
+        if (entry.value !== null && entry.value.expiresAt > now) return false;
         const result = await this.#kv.atomic()
           .check({ key: kvKey, versionstamp: entry.versionstamp })
           .set(kvKey, { state: "processing", expiresAt: now + this.#lease } satisfies DedupeRecord, {
             expireIn: this.#lease + 60_000,
           })
           .commit();
-        if (result.ok) return true;
-      } catch (error) {
-        if (!isBusy(error)) throw error;
-        await backoff(round);
-      }
+        return result.ok ? true : undefined;
+      });
+      if (outcome !== undefined) return outcome;
     }
     // Never answer "duplicate" without having seen the other record: let the server retry instead.
     throw new WebhookException("Cannot claim webhook delivery: the KV stayed busy");
@@ -317,7 +320,9 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   async complete(key: string, now: number): Promise<void> {
     const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
-    await retryBusy(() => this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 }));
+    await withBusyRetry(() =>
+      this.#kv.set([...this.#prefix, key], record, { expireIn: this.#window + 60_000 })
+    );
   }
 
   /**
@@ -332,28 +337,32 @@ export class KvWebhookDedupe implements WebhookDedupe {
    * ```
    */
   async release(key: string): Promise<void> {
-    await retryBusy(() => this.#kv.delete([...this.#prefix, key]));
+    await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));
   }
-}
 
-// A local KV file shared by several processes (or handles) is one SQLite database: a writer that finds
-// another one's transaction open gets "database is locked" and nothing was written, like a lost race.
-function isBusy(error: unknown): boolean {
-  return error instanceof Error && /database is locked|database is busy|SQLITE_BUSY/i.test(error.message);
-}
-
-// Random backoff of up to 1, 2, 4 … 32 ms, so that the retrying writers spread out.
-function backoff(round: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(32, 2 ** round)));
-}
-
-async function retryBusy<T>(write: () => Promise<T>): Promise<T> {
-  for (let round = 0;; round++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (round >= 8 || !isBusy(error)) throw error;
-      await backoff(round);
-    }
+  /**
+   * Add the claim of `key` to `op`, recorded as done for the window: it commits only with `op`, and only
+   * if no live record holds the key by then (the operation checks the versionstamp read here). False, with
+   * nothing added, when a live record already holds it. Queue mode commits the claim with the job this way.
+   *
+   * @example
+   * ```ts
+   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
+   * const kv = await Deno.openKv(":memory:");
+   * const dedupe = new KvWebhookDedupe(kv);
+   * const op = kv.atomic();
+   * if (await dedupe.claimWithin(op, "evt_1", Date.now())) await op.set(["app", "seen", "evt_1"], true).commit();
+   * kv.close();
+   * ```
+   */
+  async claimWithin(op: Deno.AtomicOperation, key: string, now: number): Promise<boolean> {
+    const kvKey = [...this.#prefix, key];
+    const entry = await this.#kv.get<DedupeRecord>(kvKey);
+    if (entry.value !== null && entry.value.expiresAt > now) return false;
+    op.check({ key: kvKey, versionstamp: entry.versionstamp })
+      .set(kvKey, { state: "done", expiresAt: now + this.#window } satisfies DedupeRecord, {
+        expireIn: this.#window + 60_000,
+      });
+    return true;
   }
 }

@@ -1,9 +1,27 @@
 /**
- * `@gw/gateway/webhooks`: the webhook receiver alone: the fetch handler, signature verification, the typed
- * payload, the processor and its handlers, queue mode and dedupe, with their types. The root entry
- * re-exports the part an application mounts (`handleWebhook`, `createWebhookHandler`, `WebhookProcessor`,
- * `AbstractWebhookHandler`, ...); verification for a server you route yourself, dead letters, dedupe
- * backends and the environment reader are here.
+ * `@gw/gateway/webhooks`: the webhook receiver alone, for Workers and small deployments that only
+ * receive. It holds the fetch handler, signature verification, the typed payload, the processor and its
+ * handlers, queue mode and dedupe, and their types; none of the outbound client (`GatewayService`, the
+ * resources) is in its module graph, so a Worker that imports it bundles none of it.
+ *
+ * @example A Worker (or `deno serve --allow-env=GATEWAY_WEBHOOK_SECRET worker.ts`)
+ * ```ts
+ * import { handleWebhook, webhookProcessor } from "@gw/gateway/webhooks";
+ *
+ * webhookProcessor().on("messages.upsert", (payload) => {
+ *   if (payload.isInboundMessage) console.log(payload.senderJid, payload.text);
+ * });
+ *
+ * export default { fetch: handleWebhook };
+ * ```
+ *
+ * @example Explicit options with Deno.serve
+ * ```ts
+ * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway/webhooks";
+ *
+ * const processor = new WebhookProcessor().on("connection.update", (payload) => console.log(payload.connectionState));
+ * Deno.serve(createWebhookHandler({ signature: { scheme: "jwt", secret: "the-webhook-jwt_key" }, processor }));
+ * ```
  *
  * @example Verify a request you route yourself
  * ```ts
@@ -12,7 +30,7 @@
  * export async function onWebhook(request: Request): Promise<Response> {
  *   const body = new Uint8Array(await request.arrayBuffer());
  *   try {
- *     await verifyWebhook(body, request.headers, { scheme: "hmac", secret: "s3cret" });
+ *     await verifyWebhook(body, request.headers, { signature: { scheme: "hmac", secret: "s3cret" } });
  *   } catch (error) {
  *     if (error instanceof WebhookVerificationException) return new Response(null, { status: 401 });
  *     throw error;
@@ -24,31 +42,60 @@
  * @module
  */
 
+export { ConfigurationException, GatewayApiException, WebhookException } from "../errors.ts";
+// The store and metrics types the receiver's options and results refer to (types only, no code).
+export { type MetricLabels, MetricsCollector, type MetricSeries, type MetricsSnapshot } from "../metrics.ts";
+export type {
+  GatewayStore,
+  InboundMessageRecord,
+  InstanceSnapshot,
+  OutboundMessageRecord,
+  OutboundQuery,
+  OutboundStatus,
+  RecordKind,
+  WebhookLogRecord,
+  WebhookLogStatus,
+} from "../store/store.ts";
+export type {
+  StateEntry,
+  StateListEntry,
+  StateListOptions,
+  StateSetOptions,
+  StateStore,
+} from "../store/state.ts";
 export {
   createWebhookHandler,
-  handleWebhook,
+  DEFAULT_BODY_TIMEOUT_MS,
   type WebhookExecutionContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
-  webhookProcessor,
 } from "./handler.ts";
+export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./default_handler.ts";
 export {
   generateWebhookSecret,
   type RawWebhookBody,
   signWebhook,
   type SignWebhookOptions,
   verifyWebhook,
+  WEBHOOK_SIGNATURE_SCHEMES,
   type WebhookHeaders,
   type WebhookRejectReason,
+  type WebhookSignatureOptions,
   type WebhookSignatureScheme,
   type WebhookVerification,
   WebhookVerificationException,
   WebhookVerifier,
   type WebhookVerifyOptions,
 } from "./signature.ts";
-export { type WebhookPayloadContext, WebhookPayloadDto } from "./payload.ts";
+export {
+  dottedWebhookEvent,
+  normalizeWebhookEvent,
+  WEBHOOK_EVENTS,
+  type WebhookPayloadContext,
+  WebhookPayloadDto,
+} from "./payload.ts";
 export {
   type MessageOutcome,
   type WebhookHandlerFunction,
@@ -64,15 +111,19 @@ export {
   type NodeResponseLike,
   toNodeListener,
 } from "./node_listener.ts";
+export { MessageReceived, type MessageReceivedDetail, WebhookEvent, WebhookReceived } from "../events.ts";
 export {
   type DeadLetter,
+  enqueueWebhookJob,
   isProcessWebhookJob,
+  KvWebhookQueue,
   listDeadLetters,
   type ProcessWebhookJob,
   requeueDeadLetter,
   runWebhookJob,
   settleWebhookJob,
   startWebhookWorker,
+  WEBHOOK_JOB_TYPE,
   type WebhookJobOutcome,
   type WebhookJobQueue,
   type WebhookJobSettler,
@@ -86,4 +137,9 @@ export {
   type WebhookDedupe,
   type WebhookDedupeOptions,
 } from "./dedupe.ts";
-export { type WebhookEnvOptions, webhookOptionsFromEnv } from "./env.ts";
+export {
+  denoEnvLookup,
+  WEBHOOK_ENV_VARIABLES,
+  type WebhookEnvOptions,
+  webhookOptionsFromEnv,
+} from "./env.ts";

@@ -4,8 +4,8 @@
  * Schemes:
  * - `hmac` (default): `x-gateway-signature` (or `x-webhook-signature`, `x-signature`) holds the hex
  *   HMAC-SHA256 of the raw body, optionally prefixed `sha256=`. When `x-gateway-timestamp` is sent (or
- *   `require_timestamp` is on) the signed content is `<timestamp>.<body>` and the timestamp must be within
- *   `tolerance_seconds`.
+ *   `requireTimestamp` is on) the signed content is `<timestamp>.<body>` and the timestamp must be within
+ *   `toleranceSeconds`.
  * - `standard`: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`,
  *   secret `whsec_<base64>`), HMAC over `<id>.<timestamp>.<body>`.
  * - `jwt`: the reference server's own mechanism (`headers: { jwt_key }` in its webhook config):
@@ -20,8 +20,7 @@
  * @module
  */
 
-import type { WebhookSignatureConfig } from "../config.ts";
-import { WebhookException } from "../errors.ts";
+import { ConfigurationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import {
   concatBytes,
@@ -61,12 +60,37 @@ export type WebhookRejectReason =
   | "timestamp_in_future"
   | "unsupported_algorithm";
 
-/** Options of {@link verifyWebhook} and {@link WebhookVerifier}: the `signature` settings plus the secrets. */
-export interface WebhookVerifyOptions extends WebhookSignatureConfig {
+/**
+ * The signature settings: the `signature` option of `createWebhookHandler` and of {@link verifyWebhook},
+ * and what a {@link WebhookVerifier} is built from.
+ *
+ * @example The same object in both places
+ * ```ts
+ * import { createWebhookHandler, verifyWebhook, type WebhookSignatureOptions } from "@gw/gateway/webhooks";
+ * const signature: WebhookSignatureOptions = { scheme: "hmac", secret: "s3cret", requireTimestamp: true };
+ * const handler = createWebhookHandler({ signature });
+ * const check = (body: Uint8Array, headers: Headers) => verifyWebhook(body, headers, { signature });
+ * ```
+ */
+export interface WebhookSignatureOptions {
+  /** `hmac` (default), `standard`, `jwt`, `token` or `none`. */
+  scheme?: WebhookSignatureScheme;
   /** The shared secret, or several during a rotation (any one may match). */
   secret?: string | readonly string[];
+  /** Header that carries the signature or token, instead of the scheme's default. */
+  header?: string;
+  /** Allowed clock difference for timestamps, in seconds (default 300). */
+  toleranceSeconds?: number;
+  /** Require a timestamp with the `hmac` scheme (default false). */
+  requireTimestamp?: boolean;
   /** Leeway for the JWT `exp` and `iat` claims, in seconds (default 30). */
-  jwt_leeway_seconds?: number;
+  jwtLeewaySeconds?: number;
+}
+
+/** Options of {@link verifyWebhook}: the signature settings, nested as in `createWebhookHandler`. */
+export interface WebhookVerifyOptions {
+  /** Scheme, secret and settings. */
+  signature: WebhookSignatureOptions;
 }
 
 /** What a successful verification established. */
@@ -87,10 +111,9 @@ export interface WebhookVerification {
  *
  * @example
  * ```ts
- * import { WebhookVerificationException } from "@gw/gateway";
- * import { verifyWebhook } from "@gw/gateway/webhooks";
+ * import { verifyWebhook, WebhookVerificationException } from "@gw/gateway/webhooks";
  * try {
- *   await verifyWebhook("{}", new Headers(), { secret: "s3cret" });
+ *   await verifyWebhook("{}", new Headers(), { signature: { secret: "s3cret" } });
  * } catch (error) {
  *   if (error instanceof WebhookVerificationException) console.log(error.reason); // "missing_signature"
  * }
@@ -105,7 +128,7 @@ export class WebhookVerificationException extends WebhookException {
    *
    * @example
    * ```ts
-   * import { WebhookVerificationException } from "@gw/gateway";
+   * import { WebhookVerificationException } from "@gw/gateway/webhooks";
    * new WebhookVerificationException("signature_mismatch", "Cannot verify webhook: signature does not match");
    * ```
    */
@@ -179,8 +202,9 @@ function keyMaterial(scheme: WebhookSignatureScheme, secret: string): Uint8Array
   if (scheme === "standard") {
     const bytes = standardSecretBytes(secret);
     if (bytes === null) {
-      throw new WebhookException(
+      throw new ConfigurationException(
         'Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed by base64 (the secret itself is not shown)',
+        { setting: "signature.secret" },
       );
     }
     return bytes;
@@ -188,21 +212,25 @@ function keyMaterial(scheme: WebhookSignatureScheme, secret: string): Uint8Array
   return utf8(secret);
 }
 
+function secretError(message: string): ConfigurationException {
+  return new ConfigurationException(message, { setting: "signature.secret" });
+}
+
 function checkSecrets(secret: string | readonly string[] | undefined): string[] {
   if (secret === undefined || secret === null) return [];
   const list = typeof secret === "string" ? [secret] : Array.isArray(secret) ? [...secret] : null;
   if (list === null) {
-    throw new WebhookException("Invalid webhook secret: expected a string or an array of strings");
+    throw secretError("Invalid webhook secret: expected a string or an array of strings");
   }
-  if (list.length === 0) throw new WebhookException("Invalid webhook secret: the array of secrets is empty");
+  if (list.length === 0) throw secretError("Invalid webhook secret: the array of secrets is empty");
   list.forEach((item, i) => {
     const which = list.length > 1 ? ` #${i + 1}` : "";
     if (typeof item !== "string") {
-      throw new WebhookException(`Invalid webhook secret${which}: expected a string`);
+      throw secretError(`Invalid webhook secret${which}: expected a string`);
     }
-    if (item.length === 0) throw new WebhookException(`Invalid webhook secret${which}: it is empty`);
+    if (item.length === 0) throw secretError(`Invalid webhook secret${which}: it is empty`);
     if (item.trim() !== item) {
-      throw new WebhookException(
+      throw secretError(
         `Invalid webhook secret${which}: it has leading or trailing whitespace (a newline copied with it?); ` +
           "the signer uses the exact bytes, so trim it where it is stored",
       );
@@ -214,8 +242,9 @@ function checkSecrets(secret: string | readonly string[] | undefined): string[] 
 function checkSeconds(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new WebhookException(
-      `Invalid webhook configuration: "${name}" must be a number >= 0, got ${String(value)}`,
+    throw new ConfigurationException(
+      `Invalid webhook configuration: "${name}" must be a number >= 0, got "${String(value)}"`,
+      { setting: name },
     );
   }
   return value;
@@ -228,7 +257,7 @@ function reject(reason: WebhookRejectReason, message: string): never {
 }
 
 const MISMATCH = "signature does not match the body (sign and verify the exact raw bytes received, not a " +
-  "JSON.parse result serialised again, and check that both sides use the same secret without stray whitespace)";
+  "JSON.parse result serialized again, and check that both sides use the same secret without stray whitespace)";
 
 function checkWindow(timestamp: number, nowSeconds: number, tolerance: number, label: string): void {
   if (timestamp < nowSeconds - tolerance) {
@@ -290,7 +319,7 @@ export class WebhookVerifier {
   #tokens: Uint8Array[] | undefined;
 
   /**
-   * Validate the configuration; throws `WebhookException` when it is visibly wrong (empty secret, secret
+   * Validate the configuration; throws `ConfigurationException` when it is visibly wrong (empty secret, secret
    * with surrounding whitespace, NaN tolerance, unknown scheme, bad header name).
    *
    * @example
@@ -299,12 +328,13 @@ export class WebhookVerifier {
    * const verifier = new WebhookVerifier({ scheme: "standard", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
    * ```
    */
-  constructor(options: WebhookVerifyOptions = {}) {
+  constructor(options: WebhookSignatureOptions = {}) {
     const scheme = options.scheme ?? "hmac";
     if (!WEBHOOK_SIGNATURE_SCHEMES.includes(scheme)) {
-      throw new WebhookException(
+      throw new ConfigurationException(
         `Invalid webhook configuration: unknown signature scheme "${String(scheme)}" ` +
           `(expected one of ${WEBHOOK_SIGNATURE_SCHEMES.join(", ")})`,
+        { setting: "signature.scheme" },
       );
     }
     this.scheme = scheme;
@@ -315,20 +345,25 @@ export class WebhookVerifier {
       options.header !== undefined &&
       (typeof options.header !== "string" || !HEADER_NAME.test(options.header))
     ) {
-      throw new WebhookException(`Invalid webhook configuration: "signature.header" is not a header name`);
+      throw new ConfigurationException(
+        'Invalid webhook configuration: "signature.header" is not a header name',
+        {
+          setting: "signature.header",
+        },
+      );
     }
     this.#header = options.header?.toLowerCase();
     this.#tolerance = checkSeconds(
-      "signature.tolerance_seconds",
-      options.tolerance_seconds,
+      "signature.toleranceSeconds",
+      options.toleranceSeconds,
       DEFAULT_TOLERANCE,
     );
     this.#leeway = checkSeconds(
-      "signature.jwt_leeway_seconds",
-      options.jwt_leeway_seconds,
+      "signature.jwtLeewaySeconds",
+      options.jwtLeewaySeconds,
       DEFAULT_JWT_LEEWAY,
     );
-    this.#requireTimestamp = options.require_timestamp === true;
+    this.#requireTimestamp = options.requireTimestamp === true;
     if (scheme === "none" && !warnedNone) {
       warnedNone = true;
       getGatewayLogger("webhook").warn(
@@ -377,7 +412,7 @@ export class WebhookVerifier {
       new WebhookVerificationException(
         "no_secret",
         `Cannot verify webhook: no secret is configured for the "${this.scheme}" scheme ` +
-          "(set the `secret` option or GATEWAY_WEBHOOK_SECRET); every request is refused",
+          "(set GATEWAY_WEBHOOK_SECRET or the signature.secret option); every request is refused",
       ),
     );
   }
@@ -543,7 +578,7 @@ export class WebhookVerifier {
       throw new WebhookVerificationException(
         "no_secret",
         'Cannot verify webhook: no secret is configured for the "token" scheme ' +
-          "(set the `secret` option or GATEWAY_WEBHOOK_SECRET); every request is refused",
+          "(set GATEWAY_WEBHOOK_SECRET or the signature.secret option); every request is refused",
       );
     }
     const name = this.#header ?? TOKEN_HEADER;
@@ -584,15 +619,16 @@ const verifiers = new WeakMap<object, WebhookVerifier>();
 /**
  * Verify one webhook request for users who route requests themselves. Resolves with what was verified;
  * rejects with a {@link WebhookVerificationException} (bad or missing signature, stale timestamp) or a
- * `WebhookException` (configuration visibly wrong).
+ * `ConfigurationException` (configuration visibly wrong). The options are nested as in
+ * `createWebhookHandler`: `{ signature: { scheme, secret, ... } }`.
  *
- * Pass the raw body exactly as received: re-serialising a parsed JSON body changes the bytes and the
+ * Pass the raw body exactly as received: re-serializing a parsed JSON body changes the bytes and the
  * signature no longer matches.
  *
  * @example
  * ```ts
  * import { verifyWebhook } from "@gw/gateway/webhooks";
- * const options = { scheme: "hmac" as const, secret: "s3cret" };
+ * const options = { signature: { scheme: "hmac" as const, secret: "s3cret" } };
  * Deno.serve(async (request) => {
  *   const body = new Uint8Array(await request.arrayBuffer());
  *   try {
@@ -612,7 +648,13 @@ export async function verifyWebhook(
 ): Promise<WebhookVerification> {
   let verifier = verifiers.get(options);
   if (verifier === undefined) {
-    verifier = new WebhookVerifier(options);
+    if (options === null || typeof options !== "object" || typeof options.signature !== "object") {
+      throw new ConfigurationException(
+        "Invalid webhook configuration: verifyWebhook expects { signature: { scheme, secret, ... } }",
+        { setting: "signature" },
+      );
+    }
+    verifier = new WebhookVerifier(options.signature);
     verifiers.set(options, verifier);
   }
   return await verifier.verify(rawBytes(rawBody), headers, now);

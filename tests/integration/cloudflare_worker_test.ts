@@ -102,8 +102,8 @@ workerTest(
   async () => {
     const T0 = 1_760_000_000_000;
     const dedupe = new CoordinatorWebhookDedupe(coordinator, {
-      lease_seconds: 10,
-      window_seconds: 60,
+      leaseSeconds: 10,
+      windowSeconds: 60,
       objectName: `dedupe:${crypto.randomUUID()}`,
     });
     strictEqual(await dedupe.claim("a", T0), true);

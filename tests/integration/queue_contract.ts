@@ -83,7 +83,7 @@ export function queueContract(harness: QueueHarness): void {
       const metrics = new MetricsCollector();
       const done = signal<WebhookJobOutcome>();
       const handler = createWebhookHandler({
-        secret: SECRET,
+        signature: { secret: SECRET },
         processor,
         store,
         metrics,
@@ -116,7 +116,7 @@ export function queueContract(harness: QueueHarness): void {
       let processed!: () => void;
       const processedOnce = new Promise<void>((resolve) => processed = resolve);
       const handler = createWebhookHandler({
-        secret: SECRET,
+        signature: { secret: SECRET },
         processor,
         store,
         metrics: false,

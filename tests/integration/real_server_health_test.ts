@@ -38,7 +38,7 @@ Deno.test({
         url: "http://127.0.0.1:9/gateway/webhook/" + name,
         events: ["CONNECTION_UPDATE"],
       });
-      deepStrictEqual((await gw.webhooks().find()).data?.headers, { jwt_key: settings.secret });
+      deepStrictEqual((await gw.webhooks().find()).data?.headers, { jwt_key: settings.signature.secret });
 
       const events: ConnectFlowEvent[] = [];
       for await (

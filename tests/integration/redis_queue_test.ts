@@ -39,7 +39,7 @@ function job(id: string, body = message(id)): ProcessWebhookJob {
 }
 
 async function withQueue(
-  options: { max_attempts?: number; backoff_ms?: number[]; visibilityTimeoutMs?: number },
+  options: { maxAttempts?: number; backoffMs?: number[]; visibilityTimeoutMs?: number },
   body: (queue: RedisWebhookQueue, clock: { t: number }, url: string) => Promise<void>,
 ): Promise<void> {
   await withRedisServer(async (server) => {
@@ -61,7 +61,7 @@ Deno.test("RedisWebhookQueue: the handler answers 202 once the job is in Redis; 
     });
     const store = new MemoryStore();
     const handler = createWebhookHandler({
-      secret: SECRET,
+      signature: { secret: SECRET },
       processor,
       store,
       metrics: false,
@@ -86,7 +86,7 @@ Deno.test("RedisWebhookQueue: the handler answers 202 once the job is in Redis; 
 });
 
 Deno.test("RedisWebhookQueue: a failing job is retried after each backoff delay, then dead-lettered and requeued once", async () => {
-  await withQueue({ max_attempts: 3, backoff_ms: [1_000, 5_000] }, async (queue, clock) => {
+  await withQueue({ maxAttempts: 3, backoffMs: [1_000, 5_000] }, async (queue, clock) => {
     let runs = 0;
     let fail = true;
     const processor = new WebhookProcessor({ log: false }).on("messages.upsert", () => {
@@ -203,7 +203,7 @@ Deno.test("RedisWebhookQueue: a started worker runs due jobs until stopped; clos
 });
 
 Deno.test("RedisWebhookQueue: settings are validated; an unreachable Redis makes the handler answer 503", async () => {
-  throws(() => new RedisWebhookQueue({ url: "redis://127.0.0.1:1", max_attempts: 0 }), /max_attempts/);
+  throws(() => new RedisWebhookQueue({ url: "redis://127.0.0.1:1", maxAttempts: 0 }), /maxAttempts/);
   throws(
     () => new RedisWebhookQueue({ url: "redis://127.0.0.1:1", visibilityTimeoutMs: 0 }),
     /visibilityTimeoutMs/,
@@ -212,7 +212,7 @@ Deno.test("RedisWebhookQueue: settings are validated; an unreachable Redis makes
   try {
     await rejects(queue.enqueue(job("x")), { name: "ConnectionException" });
     const handler = createWebhookHandler({
-      secret: SECRET,
+      signature: { secret: SECRET },
       metrics: false,
       queue: { enabled: true, backend: queue },
     });

@@ -295,9 +295,9 @@ function setup() {
   let reached = 0;
   const processor = new WebhookProcessor({ log: false }).onAny(() => void reached++);
   const handler = createWebhookHandler({
-    secret: SECRET,
+    signature: { secret: SECRET },
     processor,
-    max_body_bytes: MAX_BODY,
+    maxBodyBytes: MAX_BODY,
     dedupe: true,
     metrics: false,
     now: () => NOW_S * 1000,
@@ -317,8 +317,8 @@ function trackRejections(): { list: unknown[]; stop: () => void } {
 
 Deno.test("generated bad input in-process: 4000 malformed requests, each the expected 4xx, none handled", async () => {
   const rejections = trackRejections();
+  const { handler, reached } = setup();
   try {
-    const { handler, reached } = setup();
     const next = generator(SEED);
     const counts: Record<string, number> = {};
     for (let i = 0; i < 4000; i++) {
@@ -356,6 +356,7 @@ Deno.test("generated bad input in-process: 4000 malformed requests, each the exp
     deepStrictEqual(rejections.list, []);
   } finally {
     rejections.stop();
+    await handler.close();
   }
 });
 
@@ -387,6 +388,7 @@ Deno.test("generated bad input over HTTP: fetch to Deno.serve on 127.0.0.1, each
     deepStrictEqual(rejections.list, []);
   } finally {
     await server.shutdown();
+    await handler.close();
     rejections.stop();
   }
 });
@@ -462,5 +464,6 @@ Deno.test("bad input over raw TCP: paths byte for byte, huge and forged headers"
     strictEqual(reached(), 1);
   } finally {
     await server.shutdown();
+    await handler.close();
   }
 });

@@ -84,7 +84,7 @@ Deno.test("queue: 202 after the job is written; the worker runs the handlers and
       onJobDone: (_job, outcome) => finished.resolve(outcome),
     });
     const handler = createWebhookHandler({
-      secret: SECRET,
+      signature: { secret: SECRET },
       processor,
       queue: { enabled: true, kv },
       store,
@@ -127,13 +127,13 @@ Deno.test("queue: failures are retried on the backoff schedule, then dead-letter
     const options: WebhookWorkerOptions = {
       store,
       metrics,
-      max_attempts: 3,
-      backoff_ms: [5, 10],
+      maxAttempts: 3,
+      backoffMs: [5, 10],
       onDeadLetter: (entry) => dead.resolve(entry),
     };
     const worker = startWebhookWorker(kv, processor, options);
     const handler = createWebhookHandler({
-      secret: SECRET,
+      signature: { secret: SECRET },
       processor,
       queue: { enabled: true, kv, ...options },
       store,
@@ -171,8 +171,13 @@ Deno.test("queue: a job that fails once is retried and then processed; nothing i
       done.resolve();
     });
     const store = new MemoryStore();
-    const worker = startWebhookWorker(kv, processor, { store, backoff_ms: [1] });
-    const handler = createWebhookHandler({ secret: SECRET, processor, queue: { enabled: true, kv }, store });
+    const worker = startWebhookWorker(kv, processor, { store, backoffMs: [1] });
+    const handler = createWebhookHandler({
+      signature: { secret: SECRET },
+      processor,
+      queue: { enabled: true, kv },
+      store,
+    });
     strictEqual((await post(handler, message("R1"))).status, 202);
     await done.promise;
     strictEqual(calls, 2);
@@ -190,7 +195,11 @@ Deno.test("queue: a body larger than one KV value travels in chunks and arrives 
     const worker = startWebhookWorker(kv, processor);
     const chunkKeys = async () =>
       (await Array.fromAsync(kv.list({ prefix: ["gateway", "webhook_queue", "body"] }))).length;
-    const handler = createWebhookHandler({ secret: SECRET, processor, queue: { enabled: true, kv } });
+    const handler = createWebhookHandler({
+      signature: { secret: SECRET },
+      processor,
+      queue: { enabled: true, kv },
+    });
     const media = "A".repeat(150_000) + "é☕";
     const body = JSON.stringify({
       event: "messages.upsert",
@@ -218,7 +227,7 @@ Deno.test("queue: a dead letter can be requeued and then succeeds; other queue m
     const dead = signal<DeadLetter>();
     const other = signal<unknown>();
     const worker = startWebhookWorker(kv, processor, {
-      max_attempts: 1,
+      maxAttempts: 1,
       onDeadLetter: (entry) => dead.resolve(entry),
       onOtherMessage: (value) => other.resolve(value),
     });
@@ -252,7 +261,7 @@ Deno.test("queue: a handler with no KV given opens its own on Deno, runs its own
       done.resolve(payload.messageId!)
     );
     const handler = createWebhookHandler({
-      secret: SECRET,
+      signature: { secret: SECRET },
       processor,
       queue: { enabled: true, path: `${dir}/own.sqlite3` },
     });

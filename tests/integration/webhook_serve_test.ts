@@ -1,11 +1,15 @@
 /**
  * handleWebhook under real servers on 127.0.0.1: `Deno.serve(handleWebhook)` (the second argument is
  * Deno's connection info, not bindings), `deno serve` with `export default { fetch: handleWebhook }`, and a
- * process without env permission (the configuration is then unreadable: it fails closed, it does not crash).
+ * process without env permission (the secret is then unreadable: 503 naming the variable, no crash, no prompt).
  */
 
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "../../src/webhooks/handler.ts";
+import {
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  webhookProcessor,
+} from "../../src/webhooks/default_handler.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 
@@ -78,8 +82,8 @@ async function runFixture(args: string[], env: Record<string, string> = {}): Pro
   return new TextDecoder().decode(stdout).trim();
 }
 
-Deno.test("handleWebhook without env permission fails closed (401) instead of throwing or prompting", async () => {
-  strictEqual(await runFixture(["--allow-read"], { GATEWAY_WEBHOOK_SECRET: "fixture-secret" }), "401");
+Deno.test("handleWebhook without env permission answers 503 instead of throwing or prompting", async () => {
+  strictEqual(await runFixture(["--allow-read"], { GATEWAY_WEBHOOK_SECRET: "fixture-secret" }), "503");
   strictEqual(
     await runFixture(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_SECRET"], {
       GATEWAY_WEBHOOK_SECRET: "fixture-secret",

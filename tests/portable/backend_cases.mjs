@@ -112,7 +112,7 @@ test("RedisWebhookQueue behind the webhook handler: 202, then a worker runs the 
         seen.push(p.text);
       });
       const handler = createWebhookHandler({
-        secret: "s",
+        signature: { secret: "s" },
         processor,
         metrics: false,
         queue: { enabled: true, backend: queue },

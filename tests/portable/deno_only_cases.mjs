@@ -13,7 +13,7 @@ test("Deno-only: Deno.cron, the KV queue and MockGatewayServer fail with an erro
       `^Cannot use Deno\\.cron on ${name.replaceAll(".", "\\.")}: it needs Deno; pass \`cron\``,
     ),
   });
-  throws(() => createWebhookHandler({ secret: "s", queue: { enabled: true, mode: "kv" } }), {
+  throws(() => createWebhookHandler({ signature: { secret: "s" }, queue: { enabled: true, mode: "kv" } }), {
     name: "WebhookException",
     message: new RegExp(
       `^Cannot use the Deno KV queue \\(queue\\.mode "kv"\\) on ${name.replaceAll(".", "\\.")}`,
@@ -25,6 +25,6 @@ test("Deno-only: Deno.cron, the KV queue and MockGatewayServer fail with an erro
 });
 
 test("without Deno the webhook handler's default queue mode processes in the request (no KV to open)", async () => {
-  const handler = createWebhookHandler({ secret: "s", queue: true, metrics: false });
+  const handler = createWebhookHandler({ signature: { secret: "s" }, queue: true, metrics: false });
   await handler.close();
 });

@@ -25,7 +25,7 @@ function receiver(scheme, secret = SECRETS[scheme]) {
   const processor = new WebhookProcessor({ log: false }).on("messages.upsert", (payload) => {
     texts.push(payload.text);
   });
-  const handler = createWebhookHandler({ secret, signature: { scheme }, processor, metrics: false });
+  const handler = createWebhookHandler({ signature: { scheme, secret }, processor, metrics: false });
   return { handler, texts };
 }
 

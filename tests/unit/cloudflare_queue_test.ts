@@ -64,8 +64,8 @@ Deno.test("processWebhookBatch: acks what succeeds, retries failures on the back
   await processWebhookBatch(batchOf(ok, first, second, later), processor, {
     store,
     metrics,
-    max_attempts: 5,
-    backoff_ms: [1000, 4500],
+    maxAttempts: 5,
+    backoffMs: [1000, 4500],
     now: () => 5000,
   });
   deepStrictEqual(runs, ["fine", "boom", "boom", "boom"]);
@@ -95,7 +95,7 @@ Deno.test("processWebhookBatch: the last attempt records the dead letter and han
     },
     now: () => 9000,
   });
-  // Default max_attempts 4 = Cloudflare's default max_retries 3 + 1: the retry moves it to the DLQ.
+  // Default maxAttempts 4 = Cloudflare's default max_retries 3 + 1: the retry moves it to the DLQ.
   deepStrictEqual(last.outcome, { retry: undefined });
   deepStrictEqual(dead.map((entry) => [entry.job.id, entry.attempts, entry.failedAt, entry.error]), [[
     "1",
@@ -104,7 +104,7 @@ Deno.test("processWebhookBatch: the last attempt records the dead letter and han
     'WebhookProcessingException: Cannot process webhook "MESSAGES_UPSERT": still broken',
   ]]);
   strictEqual((await store.getWebhookLog("d-1"))?.status, "failed");
-  // Past max_attempts (wrangler allows more): not run again, passed on towards the DLQ.
+  // Past maxAttempts (wrangler allows more): not run again, passed on towards the DLQ.
   deepStrictEqual(beyond.outcome, { retry: undefined });
   strictEqual(await store.getWebhookLog("d-2"), null);
 });
@@ -131,14 +131,14 @@ Deno.test("processWebhookBatch: broken jobs are dead-lettered at once; other mes
 Deno.test("processWebhookBatch: bad settings are refused before any message is touched", async () => {
   const untouched = message(job("1", "x"));
   await rejects(
-    () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { max_attempts: 0 }),
+    () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { maxAttempts: 0 }),
     {
       name: "WebhookException",
-      message: 'Invalid webhook configuration: "queue.max_attempts" must be an integer >= 1',
+      message: 'Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1',
     },
   );
   await rejects(
-    () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { backoff_ms: [] }),
+    () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { backoffMs: [] }),
     WebhookException,
   );
   strictEqual(untouched.outcome, undefined);
@@ -171,7 +171,7 @@ Deno.test("webhook handler with queue.backend: 202 once queued, 503 with Retry-A
   const secret = "queue-secret-1";
   const queue = new RecordingQueue();
   const handler = createWebhookHandler({
-    secret,
+    signature: { secret },
     queue: { enabled: true, backend: new CloudflareWebhookQueue(queue) },
     metrics: false,
   });
@@ -214,8 +214,8 @@ Deno.test("GatewayCoordinator needs SQLite storage; coordinator dedupe checks it
     idFromName: () => ({ toString: () => "id" }),
     get: () => ({ fetch: () => Promise.reject(new Error("not called")) }),
   };
-  throws(() => new CoordinatorWebhookDedupe(namespace, { window_seconds: 0 }), {
+  throws(() => new CoordinatorWebhookDedupe(namespace, { windowSeconds: 0 }), {
     name: "WebhookException",
-    message: 'Invalid webhook configuration: "dedupe.window_seconds" must be a number > 0, got 0',
+    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a number > 0, got 0',
   });
 });

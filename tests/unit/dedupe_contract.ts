@@ -8,7 +8,7 @@ import { signWebhook } from "../../src/webhooks/signature.ts";
 /** The time the lifecycle starts at. */
 export const T0 = 1_760_000_000_000;
 
-/** Claim, lease, complete, window and release, for a dedupe built with `window_seconds: 60, lease_seconds: 10`. */
+/** Claim, lease, complete, window and release, for a dedupe built with `windowSeconds: 60, leaseSeconds: 10`. */
 export async function lifecycle(dedupe: WebhookDedupe): Promise<void> {
   strictEqual(await dedupe.claim("a", T0), true);
   // In progress: a concurrent redelivery is a duplicate.
@@ -34,7 +34,12 @@ export async function concurrentDeliveries(dedupe: WebhookDedupe): Promise<void>
     runs++;
     await gate;
   });
-  const handler = createWebhookHandler({ secret: "dedupe-secret", processor, dedupe, metrics: false });
+  const handler = createWebhookHandler({
+    signature: { secret: "dedupe-secret" },
+    processor,
+    dedupe,
+    metrics: false,
+  });
   const body = JSON.stringify({ event: "messages.upsert", instance: "sales", data: { key: { id: "X" } } });
   const headers = await signWebhook({ body, secret: "dedupe-secret" });
   const responses = Array.from(

@@ -5,7 +5,7 @@ import { concurrentDeliveries, lifecycle, T0 } from "./dedupe_contract.ts";
 
 Deno.test("RedisWebhookDedupe: claim, lease, complete, window and release", async () => {
   await withRedisServer(async (server) => {
-    const dedupe = new RedisWebhookDedupe({ url: server.url, window_seconds: 60, lease_seconds: 10 });
+    const dedupe = new RedisWebhookDedupe({ url: server.url, windowSeconds: 60, leaseSeconds: 10 });
     try {
       await lifecycle(dedupe);
     } finally {
@@ -46,8 +46,8 @@ Deno.test("RedisWebhookDedupe: records carry their own expiry and a Redis TTL; s
     const dedupe = new RedisWebhookDedupe({
       url: server.url,
       prefix: "app:",
-      window_seconds: 60,
-      lease_seconds: 10,
+      windowSeconds: 60,
+      leaseSeconds: 10,
     });
     try {
       strictEqual(await dedupe.claim("evt", T0), true);
@@ -71,5 +71,5 @@ Deno.test("RedisWebhookDedupe: records carry their own expiry and a Redis TTL; s
 });
 
 Deno.test("RedisWebhookDedupe: timing settings are validated", () => {
-  throws(() => new RedisWebhookDedupe({ url: "redis://127.0.0.1:1", window_seconds: 0 }), /window_seconds/);
+  throws(() => new RedisWebhookDedupe({ url: "redis://127.0.0.1:1", windowSeconds: 0 }), /windowSeconds/);
 });

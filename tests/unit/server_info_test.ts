@@ -110,10 +110,10 @@ Deno.test("webhooks().secure configures jwt_key and returns receiver settings th
     url: "http://receiver.test/gateway/webhook/sales",
     events: ["CONNECTION_UPDATE"],
   });
-  deepStrictEqual(settings.signature, { scheme: "jwt" });
-  strictEqual(settings.secret.length, 64);
+  strictEqual(settings.signature.scheme, "jwt");
+  strictEqual(settings.signature.secret.length, 64);
   const row = (await gw.webhooks().find()).data!;
-  deepStrictEqual(row.headers, { jwt_key: settings.secret });
+  deepStrictEqual(row.headers, { jwt_key: settings.signature.secret });
 
   handler = createWebhookHandler({ ...settings, processor });
   sim.simulateScan("sales");
@@ -126,7 +126,7 @@ Deno.test("webhooks().secure configures jwt_key and returns receiver settings th
   strictEqual(received.length, 2);
 
   // A receiver with another secret refuses them.
-  handler = createWebhookHandler({ secret: "x".repeat(64), signature: { scheme: "jwt" }, processor });
+  handler = createWebhookHandler({ signature: { scheme: "jwt", secret: "x".repeat(64) }, processor });
   await gw.instances().logout("sales");
   await sim.flushWebhooks();
   strictEqual(sim.deliveries.at(-1)!.status, 401);

@@ -14,11 +14,11 @@ async function withKv(fn: (kv: Deno.Kv, path: string) => Promise<void>): Promise
 }
 
 Deno.test("MemoryWebhookDedupe: claim, lease, complete, window and release", async () => {
-  await lifecycle(new MemoryWebhookDedupe({ window_seconds: 60, lease_seconds: 10 }));
+  await lifecycle(new MemoryWebhookDedupe({ windowSeconds: 60, leaseSeconds: 10 }));
 });
 
 Deno.test("KvWebhookDedupe: claim, lease, complete, window and release", async () => {
-  await withKv((kv) => lifecycle(new KvWebhookDedupe(kv, { window_seconds: 60, lease_seconds: 10 })));
+  await withKv((kv) => lifecycle(new KvWebhookDedupe(kv, { windowSeconds: 60, leaseSeconds: 10 })));
 });
 
 Deno.test("KvWebhookDedupe: a record past its own expiry time does not count, even if KV has not deleted it", async () => {
@@ -62,7 +62,7 @@ Deno.test("50 identical deliveries at the same moment run the handlers once (Den
 });
 
 Deno.test("MemoryWebhookDedupe stays bounded: expired records are swept, then the oldest dropped", async () => {
-  const dedupe = new MemoryWebhookDedupe({ window_seconds: 1, max_entries: 10 });
+  const dedupe = new MemoryWebhookDedupe({ windowSeconds: 1, maxEntries: 10 });
   for (let i = 0; i < 10; i++) await dedupe.complete(`k${i}`, T0);
   strictEqual(dedupe.size, 10);
   strictEqual(await dedupe.claim("fresh", T0 + 5_000), true);
@@ -72,7 +72,7 @@ Deno.test("MemoryWebhookDedupe stays bounded: expired records are swept, then th
 });
 
 Deno.test("MemoryWebhookDedupe when full: expired claims go first, then the oldest processed record, never a live claim", async () => {
-  const dedupe = new MemoryWebhookDedupe({ window_seconds: 100, lease_seconds: 1, max_entries: 4 });
+  const dedupe = new MemoryWebhookDedupe({ windowSeconds: 100, leaseSeconds: 1, maxEntries: 4 });
   await dedupe.claim("stale-claim", T0); // lease ends at T0 + 1 s
   await dedupe.complete("done-1", T0);
   await dedupe.complete("done-2", T0 + 1);
@@ -91,6 +91,6 @@ Deno.test("MemoryWebhookDedupe when full: expired claims go first, then the olde
 });
 
 Deno.test("dedupe settings are validated", () => {
-  throws(() => new MemoryWebhookDedupe({ window_seconds: 0 }), /window_seconds/);
-  throws(() => new MemoryWebhookDedupe({ lease_seconds: NaN }), /lease_seconds/);
+  throws(() => new MemoryWebhookDedupe({ windowSeconds: 0 }), /windowSeconds/);
+  throws(() => new MemoryWebhookDedupe({ leaseSeconds: NaN }), /leaseSeconds/);
 });

@@ -1,17 +1,17 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
-import { WebhookException } from "../../src/errors.ts";
+import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import { MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
+import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";
 import {
-  createWebhookHandler,
   handleWebhook,
   resetDefaultWebhookHandler,
-  type WebhookHandlerOptions,
   webhookProcessor,
-} from "../../src/webhooks/handler.ts";
+} from "../../src/webhooks/default_handler.ts";
+import { resetMisconfigurationReports } from "../../src/webhooks/pipeline/guard.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
@@ -49,7 +49,13 @@ function setup(options: WebhookHandlerOptions = {}) {
   const seen: WebhookPayloadDto[] = [];
   const processor = options.processor ?? new WebhookProcessor({ log: false }).onAny((p) => void seen.push(p));
   const metrics = new MetricsCollector();
-  const handler = createWebhookHandler({ secret: SECRET, now: () => NOW, metrics, ...options, processor });
+  const handler = createWebhookHandler({
+    now: () => NOW,
+    metrics,
+    ...options,
+    signature: { secret: SECRET, ...options.signature },
+    processor,
+  });
   return { handler, seen, metrics, processor };
 }
 
@@ -110,7 +116,7 @@ Deno.test("200 duplicate: a redelivery is answered without running the handlers 
 
 Deno.test("200 duplicate: Standard Webhooks redeliveries share the webhook-id even with a new signature", async () => {
   const whsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-  const { handler, seen } = setup({ secret: whsec, signature: { scheme: "standard" }, dedupe: true });
+  const { handler, seen } = setup({ signature: { secret: whsec, scheme: "standard" }, dedupe: true });
   const body = JSON.stringify(envelope());
   for (const timestamp of [NOW / 1000, NOW / 1000 + 5]) {
     const headers = await signWebhook({ body, secret: whsec, scheme: "standard", id: "msg_1", timestamp });
@@ -219,19 +225,40 @@ Deno.test("401: missing, wrong or stale signatures get a generic body; the reaso
   }
 });
 
-Deno.test("401: no secret configured fails closed, with one error logged at creation", async () => {
-  const records: LogRecord[] = [];
-  await captureLogs(records);
+Deno.test("503: no usable secret (unset or empty) names GATEWAY_WEBHOOK_SECRET; one stderr line per cause", async () => {
+  resetMisconfigurationReports();
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
   try {
-    const { handler, seen } = setup({ secret: undefined });
-    const errors = records.filter((record) => record.level === "error");
-    strictEqual(errors.length, 1);
-    ok(String(errors[0].message.join("")).includes("every webhook will be refused"));
-    for (let i = 0; i < 3; i++) await expectStatus(await handler(await signed()), 401);
-    strictEqual(seen.length, 0);
-    strictEqual(records.filter((record) => record.level === "error").length, 1);
+    for (const [secret, cause] of [[undefined, "no secret is set"], ["", "the secret is empty"]] as const) {
+      const { handler, seen, metrics } = setup({ signature: { secret } });
+      for (let i = 0; i < 3; i++) {
+        const response = await handler(await signed());
+        strictEqual(response.status, 503);
+        strictEqual(response.headers.get("retry-after"), "5");
+        const body = await response.json();
+        strictEqual(body.ok, false);
+        strictEqual(body.setting, "GATEWAY_WEBHOOK_SECRET");
+        strictEqual(
+          body.error,
+          `Webhook receiver misconfigured: ${cause} for the "hmac" scheme; set GATEWAY_WEBHOOK_SECRET (or the ` +
+            'signature.secret option), or choose the scheme "none" for local development (every webhook is ' +
+            "answered 503 until then)",
+        );
+        ok(!body.error.includes('""'), body.error);
+      }
+      strictEqual(seen.length, 0);
+      strictEqual(metrics.total("gateway_webhooks_received_total", { result: "503" }), 3);
+    }
+    deepStrictEqual(lines.length, 2);
+    ok(lines[0].startsWith("[gateway] Webhook receiver misconfigured: no secret is set"), lines[0]);
+    ok(lines[1].startsWith("[gateway] Webhook receiver misconfigured: the secret is empty"), lines[1]);
+    // A wrong signature stays 401.
+    const { handler } = setup();
+    await expectStatus(await handler(await signed("/sales", envelope(), { secret: "wrong" })), 401);
   } finally {
-    await reset();
+    console.error = original;
   }
 });
 
@@ -285,7 +312,7 @@ Deno.test("GET <prefix>/health answers 200; POST to /health is a webhook for an 
   strictEqual((await handler(new Request(`${URL_BASE}/health`, { method: "HEAD" }))).status, 200);
   await expectStatus(await handler(await signed("/health", envelope({ instance: undefined }))), 200);
   strictEqual(seen[0].instance, "health");
-  const custom = setup({ route_prefix: "/hooks/wa/" });
+  const custom = setup({ routePrefix: "/hooks/wa/" });
   await expectStatus(await custom.handler(new Request("http://h/hooks/wa/health")), 200);
   const body = JSON.stringify(envelope());
   const headers = await signWebhook({ body, secret: SECRET, timestamp: NOW / 1000 });
@@ -293,15 +320,15 @@ Deno.test("GET <prefix>/health answers 200; POST to /health is a webhook for an 
     await custom.handler(new Request("http://h/hooks/wa/sales", { method: "POST", headers, body })),
     200,
   );
-  const root = setup({ route_prefix: "" });
+  const root = setup({ routePrefix: "" });
   await expectStatus(
     await root.handler(new Request("http://h/sales?x=1", { method: "POST", headers, body })),
     200,
   );
 });
 
-Deno.test("413: over max_body_bytes, by content-length or counted while streaming", async () => {
-  const { handler, seen } = setup({ max_body_bytes: 64 });
+Deno.test("413: over maxBodyBytes, by content-length or counted while streaming", async () => {
+  const { handler, seen } = setup({ maxBodyBytes: 64 });
   const big = JSON.stringify(envelope({ data: { text: "x".repeat(100) } }));
   await expectStatus(await handler(await signed("/sales", big)), 413, {
     ok: false,
@@ -413,10 +440,10 @@ Deno.test("503: the queue or the dedupe store cannot take the event", async () =
   strictEqual(seen.length + second.seen.length, 0);
 });
 
-Deno.test("route_middleware runs in order before verification and can answer or replace the request", async () => {
+Deno.test("routeMiddleware runs in order before verification and can answer or replace the request", async () => {
   const order: string[] = [];
   const { handler, seen } = setup({
-    route_middleware: [
+    routeMiddleware: [
       async (request, next) => {
         order.push("first");
         if (request.headers.get("x-forwarded-for") === "10.0.0.66") {
@@ -447,7 +474,7 @@ Deno.test("route_middleware runs in order before verification and can answer or 
   await blocked.body?.cancel();
   strictEqual(seen.length, 1);
   const throwing = setup({
-    route_middleware: [() => {
+    routeMiddleware: [() => {
       throw new Error("middleware bug");
     }],
   });
@@ -497,26 +524,38 @@ Deno.test("dedupe option forms: a claim set, settings, or true", async () => {
   const { handler } = setup({ dedupe });
   await expectStatus(await handler(await signed()), 200);
   strictEqual(dedupe.size, 1);
-  const settings = setup({ dedupe: { window_seconds: 60 } });
+  const settings = setup({ dedupe: { windowSeconds: 60 } });
   await expectStatus(await settings.handler(await signed()), 200);
   await expectStatus(await settings.handler(await signed()), 200, { ok: true, duplicate: true });
 });
 
 Deno.test("configuration errors are thrown at creation", () => {
   const cases: [WebhookHandlerOptions, RegExp][] = [
-    [{ secret: "" }, /it is empty/],
-    [{ secret: "s", signature: { tolerance_seconds: NaN } }, /tolerance_seconds/],
-    [{ secret: "s", max_body_bytes: 0 }, /max_body_bytes/],
-    [{ secret: "s", max_body_bytes: 1.5 }, /max_body_bytes/],
-    [{ secret: "s", route_prefix: "a b" }, /route_prefix/],
-    [{ secret: "s", route_middleware: ["x" as unknown as never] }, /route_middleware/],
-    [{ secret: "s", dedupe: { window_seconds: -1 } }, /window_seconds/],
-    [{ secret: "s", signature: { scheme: "rsa" as "hmac" } }, /unknown signature scheme/],
+    [{ signature: { secret: " s" } }, /leading or trailing whitespace/],
+    [
+      { signature: { secret: "s", toleranceSeconds: NaN } },
+      /"signature.toleranceSeconds" must be a number >= 0, got "NaN"/,
+    ],
+    [{ signature: { secret: "s" }, maxBodyBytes: 0 }, /"maxBodyBytes" must be an integer from 1 to/],
+    [{ signature: { secret: "s" }, maxBodyBytes: 1.5 }, /maxBodyBytes/],
+    [
+      { signature: { secret: "s" }, bodyTimeoutMs: 0 },
+      /"bodyTimeoutMs" must be an integer from 1 to 2147483647/,
+    ],
+    [{ signature: { secret: "s" }, bodyTimeoutMs: 2 ** 31 }, /bodyTimeoutMs/],
+    [{ signature: { secret: "s" }, routePrefix: "a b" }, /routePrefix/],
+    [{ signature: { secret: "s" }, routeMiddleware: ["x" as unknown as never] }, /routeMiddleware/],
+    [{ signature: { secret: "s" }, dedupe: { windowSeconds: -1 } }, /dedupe.windowSeconds/],
+    [{ signature: { secret: "s", scheme: "rsa" as "hmac" } }, /unknown signature scheme "rsa"/],
+    [
+      { signature: { secret: "s" }, queue: { maxAttempts: 0 } },
+      /"queue.maxAttempts" must be an integer >= 1/,
+    ],
   ];
   for (const [options, pattern] of cases) {
     throws(
       () => createWebhookHandler(options),
-      (e: unknown) => e instanceof WebhookException && pattern.test(e.message),
+      (e: unknown) => e instanceof ConfigurationException && pattern.test(e.message),
     );
   }
 });
@@ -552,10 +591,12 @@ Deno.test("handleWebhook: Workers bindings as the second argument configure the 
         new Request("http://w/gateway/webhook/sales", { method: "POST", headers, body }),
         badEnv,
       ),
-      500,
+      503,
       {
         ok: false,
-        error: "Webhook endpoint misconfigured",
+        error:
+          'Webhook receiver misconfigured: Invalid environment variable GATEWAY_WEBHOOK_TOLERANCE_SECONDS: expected a number, got "soon"',
+        setting: "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
       },
     );
     deepStrictEqual(seen, ["sales"]);
@@ -605,14 +646,21 @@ Deno.test("webhookOptionsFromEnv: every variable, rotation lists, trimming, and 
     GATEWAY_WEBHOOK_QUEUE: "on",
     GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS: "3",
   };
+  env.GATEWAY_WEBHOOK_BODY_TIMEOUT_MS = "2500";
   deepStrictEqual(webhookOptionsFromEnv((name) => env[name]), {
     enabled: true,
-    route_prefix: "/hooks/",
-    secret: ["new-one", "old-one"],
-    signature: { scheme: "standard", header: "x-sig", tolerance_seconds: 60, require_timestamp: true },
-    max_body_bytes: 2048,
-    dedupe: { window_seconds: 120 },
-    queue: { enabled: true, max_attempts: 3 },
+    routePrefix: "/hooks/",
+    signature: {
+      secret: ["new-one", "old-one"],
+      scheme: "standard",
+      header: "x-sig",
+      toleranceSeconds: 60,
+      requireTimestamp: true,
+    },
+    maxBodyBytes: 2048,
+    bodyTimeoutMs: 2500,
+    dedupe: { windowSeconds: 120 },
+    queue: { enabled: true, maxAttempts: 3 },
   });
   deepStrictEqual(webhookOptionsFromEnv(() => undefined), {});
   deepStrictEqual(webhookOptionsFromEnv((name) => ({ GATEWAY_WEBHOOK_DEDUPE: "false" })[name]), {});
@@ -628,7 +676,7 @@ Deno.test("webhookOptionsFromEnv: every variable, rotation lists, trimming, and 
 
 Deno.test("event names the server does not know are counted under OTHER, bounding the metric series", async () => {
   const metrics = new MetricsCollector();
-  const handler = createWebhookHandler({ secret: "s3cret", metrics });
+  const handler = createWebhookHandler({ signature: { secret: "s3cret" }, metrics });
   for (const name of ["made.up.one", "made.up.two"]) {
     const body = JSON.stringify({ event: name, instance: "sales", data: {} });
     const request = new Request(`${URL_BASE}/sales`, {
@@ -640,4 +688,31 @@ Deno.test("event names the server does not know are counted under OTHER, boundin
   }
   strictEqual(metrics.total("gateway_webhooks_received_total", { event: "OTHER", result: "200" }), 2);
   strictEqual(metrics.snapshot().gateway_webhooks_received_total.length, 1);
+});
+
+Deno.test("handleWebhook: an empty GATEWAY_WEBHOOK_SECRET binding is 503 'empty'; a wrong signature stays 401", async () => {
+  resetMisconfigurationReports();
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  try {
+    const body = JSON.stringify(envelope());
+    const headers = await signWebhook({ body, secret: "s3cret" });
+    const request = () => new Request(`${URL_BASE}/sales`, { method: "POST", headers, body });
+    const empty = { GATEWAY_WEBHOOK_SECRET: "" };
+    for (let i = 0; i < 2; i++) {
+      const response = await handleWebhook(request(), empty);
+      strictEqual(response.status, 503);
+      const answer = await response.json();
+      strictEqual(answer.setting, "GATEWAY_WEBHOOK_SECRET");
+      ok(
+        answer.error.startsWith('Webhook receiver misconfigured: the secret is empty for the "hmac" scheme'),
+      );
+    }
+    strictEqual(lines.length, 1);
+    const wrong = { GATEWAY_WEBHOOK_SECRET: "another" };
+    strictEqual((await handleWebhook(request(), wrong)).status, 401);
+  } finally {
+    console.error = original;
+  }
 });

@@ -26,10 +26,10 @@ Deno.test("toNodeListener: the webhook receiver in node:http verifies, processes
     texts.push(payload.text ?? "");
   });
   const handler = createWebhookHandler({
-    secret: "node-secret",
+    signature: { secret: "node-secret" },
     processor,
     metrics: false,
-    max_body_bytes: 1000,
+    maxBodyBytes: 1000,
   });
   await withNodeServer(toNodeListener(handler), async (url) => {
     const body = JSON.stringify({

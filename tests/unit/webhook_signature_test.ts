@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
-import { WebhookException } from "../../src/errors.ts";
+import { ConfigurationException } from "../../src/errors.ts";
 import {
   fromBase64,
   hexEquals,
@@ -14,9 +14,9 @@ import {
   signWebhook,
   verifyWebhook,
   type WebhookRejectReason,
+  type WebhookSignatureOptions,
   WebhookVerificationException,
   WebhookVerifier,
-  type WebhookVerifyOptions,
 } from "../../src/webhooks/signature.ts";
 
 const NOW = 1_760_000_000_000;
@@ -58,7 +58,12 @@ async function refused(
   return caught;
 }
 
-function verify(body: Uint8Array, headers: Record<string, string>, options: WebhookVerifyOptions, now = NOW) {
+function verify(
+  body: Uint8Array,
+  headers: Record<string, string>,
+  options: WebhookSignatureOptions,
+  now = NOW,
+) {
   return new WebhookVerifier(options).verify(body, new Headers(headers), now);
 }
 
@@ -138,7 +143,7 @@ Deno.test("hmac: stale and future timestamps are refused, the edges of the windo
     await verify(BODY, headers, { secret: SECRET });
   }
   const headers = await signWebhook({ body: BODY, secret: SECRET, timestamp: NOW_S - 50 });
-  await refused(verify(BODY, headers, { secret: SECRET, tolerance_seconds: 10 }), "timestamp_too_old");
+  await refused(verify(BODY, headers, { secret: SECRET, toleranceSeconds: 10 }), "timestamp_too_old");
   const ms = await signWebhook({ body: BODY, secret: SECRET, timestamp: NOW });
   const error = await refused(verify(BODY, ms, { secret: SECRET }), "timestamp_in_future");
   ok(error.message.includes("in ms instead of s"));
@@ -169,7 +174,7 @@ Deno.test("hmac: malformed signatures and timestamps", async () => {
   }
   await refused(verify(BODY, {}, { secret: SECRET }), "missing_signature");
   await refused(
-    verify(BODY, { "x-gateway-signature": hex }, { secret: SECRET, require_timestamp: true }),
+    verify(BODY, { "x-gateway-signature": hex }, { secret: SECRET, requireTimestamp: true }),
     "missing_timestamp",
   );
 });
@@ -178,7 +183,7 @@ Deno.test("hmac: emoji and invalid UTF-8 bodies verify over the raw bytes", asyn
   const emoji = new TextEncoder().encode('{"event":"messages.upsert","data":{"text":"👍🏽 família ☕"}}');
   const emojiHeaders = await signWebhook({ body: emoji, secret: SECRET, timestamp: NOW_S });
   await verify(emoji, emojiHeaders, { secret: SECRET });
-  await verifyWebhook(new TextDecoder().decode(emoji), emojiHeaders, { secret: SECRET }, NOW);
+  await verifyWebhook(new TextDecoder().decode(emoji), emojiHeaders, { signature: { secret: SECRET } }, NOW);
 
   const invalid = new Uint8Array([
     ...new TextEncoder().encode('{"event":"call","data":"'),
@@ -190,11 +195,11 @@ Deno.test("hmac: emoji and invalid UTF-8 bodies verify over the raw bytes", asyn
   ]);
   const headers = await signWebhook({ body: invalid, secret: SECRET, timestamp: NOW_S });
   await verify(invalid, headers, { secret: SECRET });
-  await verifyWebhook(invalid.buffer, headers, { secret: SECRET }, NOW);
-  await verifyWebhook(new DataView(invalid.buffer), headers, { secret: SECRET }, NOW);
+  await verifyWebhook(invalid.buffer, headers, { signature: { secret: SECRET } }, NOW);
+  await verifyWebhook(new DataView(invalid.buffer), headers, { signature: { secret: SECRET } }, NOW);
   // Decoding first replaces the invalid bytes, so the text no longer matches the signature.
   await refused(
-    verifyWebhook(new TextDecoder().decode(invalid), headers, { secret: SECRET }, NOW),
+    verifyWebhook(new TextDecoder().decode(invalid), headers, { signature: { secret: SECRET } }, NOW),
     "signature_mismatch",
   );
 });
@@ -280,7 +285,10 @@ Deno.test("standard: stale, future, tampered id, malformed and missing headers",
   await refused(verify(BODY, { ...good, "webhook-timestamp": "soon" }, options), "malformed_timestamp", [
     WHSEC,
   ]);
-  throws(() => new WebhookVerifier({ scheme: "standard", secret: "whsec_not base64!" }), WebhookException);
+  throws(
+    () => new WebhookVerifier({ scheme: "standard", secret: "whsec_not base64!" }),
+    ConfigurationException,
+  );
 });
 
 // --- jwt
@@ -358,7 +366,7 @@ Deno.test("jwt: expired, issued in the future, not yet valid, wrong key", async 
   ]);
   ok(error.message.includes("jwt_key"));
   await refused(
-    verify(BODY, { authorization: expired }, { ...options, jwt_leeway_seconds: 0 }),
+    verify(BODY, { authorization: expired }, { ...options, jwtLeewaySeconds: 0 }),
     "timestamp_too_old",
     ["jwt-key"],
   );
@@ -439,20 +447,20 @@ Deno.test("no secret: every scheme but none fails closed with a clear reason", a
 });
 
 Deno.test("visibly wrong configuration throws at creation, never showing the secret", () => {
-  const cases: [WebhookVerifyOptions, RegExp][] = [
+  const cases: [WebhookSignatureOptions, RegExp][] = [
     [{ secret: "" }, /it is empty/],
     [{ secret: [] }, /array of secrets is empty/],
     [{ secret: " padded-secret" }, /leading or trailing whitespace/],
     [{ secret: ["ok-secret", "padded-secret\n"] }, /secret #2: it has leading or trailing whitespace/],
     [{ secret: 5 as unknown as string }, /expected a string/],
-    [{ secret: "s", tolerance_seconds: NaN }, /tolerance_seconds" must be a number >= 0, got NaN/],
-    [{ secret: "s", tolerance_seconds: -1 }, /tolerance_seconds/],
+    [{ secret: "s", toleranceSeconds: NaN }, /toleranceSeconds" must be a number >= 0, got "NaN"/],
+    [{ secret: "s", toleranceSeconds: -1 }, /toleranceSeconds/],
     [{ secret: "s", scheme: "hmac256" as "hmac" }, /unknown signature scheme "hmac256"/],
     [{ secret: "s", header: "bad header" }, /not a header name/],
   ];
   for (const [options, pattern] of cases) {
     const error = throws(() => new WebhookVerifier(options), (e: unknown) => {
-      ok(e instanceof WebhookException);
+      ok(e instanceof ConfigurationException);
       ok(pattern.test(e.message), e.message);
       ok(!e.message.includes("padded-secret"), e.message);
       return true;
@@ -464,11 +472,18 @@ Deno.test("visibly wrong configuration throws at creation, never showing the sec
 Deno.test("verifyWebhook: a parsed body is refused with a hint; headers may be a plain record", async () => {
   const headers = await signWebhook({ body: BODY, secret: SECRET, timestamp: NOW_S });
   const parsed = JSON.parse(new TextDecoder().decode(BODY));
-  const error = await refused(verifyWebhook(parsed, headers, { secret: SECRET }, NOW), "invalid_body");
+  const error = await refused(
+    verifyWebhook(parsed, headers, { signature: { secret: SECRET } }, NOW),
+    "invalid_body",
+  );
   ok(error.message.includes("not a parsed JSON value"), error.message);
   const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
-  strictEqual((await verifyWebhook(BODY, upper, { secret: SECRET }, NOW)).scheme, "hmac");
-  await rejects(verifyWebhook(BODY, headers, { secret: "" }, NOW), /it is empty/);
+  strictEqual((await verifyWebhook(BODY, upper, { signature: { secret: SECRET } }, NOW)).scheme, "hmac");
+  await rejects(verifyWebhook(BODY, headers, { signature: { secret: "" } }, NOW), /it is empty/);
+  await rejects(
+    verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW),
+    /expects { signature: { scheme, secret, ... } }/,
+  );
 });
 
 Deno.test("keys are imported once per secret, whatever the number of verifications", async () => {
@@ -487,8 +502,8 @@ Deno.test("keys are imported once per secret, whatever the number of verificatio
     const verifier = new WebhookVerifier(options);
     for (let i = 0; i < 20; i++) {
       await verifier.verify(BODY, new Headers(headers), NOW);
-      await verifyWebhook(BODY, headers, options, NOW);
-      await verifyWebhook(BODY, headers, { secret }, NOW);
+      await verifyWebhook(BODY, headers, { signature: options }, NOW);
+      await verifyWebhook(BODY, headers, { signature: { secret } }, NOW);
     }
     strictEqual(imports, 1);
   } finally {

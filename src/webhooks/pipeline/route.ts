@@ -1,5 +1,7 @@
 /**
- * Matching of the webhook routes on the raw request URL (no `URL` object on the hot path). Internal.
+ * Stage "route": is this request for the receiver at all? Matching on the raw request URL (no `URL` object
+ * on the hot path), then the method: 404 off the route or when disabled, 405 for a method other than POST,
+ * 200 for the health check. Internal.
  *
  * Accepted: `/<prefix>/<instance>`, `/<prefix>/<instance>/<event-kebab>` (the server's byEvents suffix, also
  * with the `//` it produces when the configured URL ends in `/`), `/<prefix>` (instance from the body), and
@@ -9,7 +11,9 @@
  * @module
  */
 
-import { normalizeWebhookEvent } from "./payload.ts";
+import { normalizeWebhookEvent } from "../payload.ts";
+import { BODIES, refuse, respond } from "./respond.ts";
+import type { Receiver } from "./state.ts";
 
 /** A matched route. */
 export interface WebhookRoute {
@@ -25,7 +29,7 @@ const MAX_SEGMENT = 200;
 // deno-lint-ignore no-control-regex -- control characters are exactly what must not pass
 const BAD_SEGMENT = /[\/\\\u0000-\u001f\u007f]/;
 
-/** Normalise a configured prefix: no leading or trailing slashes. */
+/** Normalize a configured prefix: no leading or trailing slashes. */
 export function normalizePrefix(prefix: string): string {
   return prefix.replace(/^\/+|\/+$/g, "");
 }
@@ -56,7 +60,7 @@ function decodeSegment(raw: string): string | null {
   return value;
 }
 
-/** Match `url` against the routes under `prefix` (normalised); null when it is not a webhook route. */
+/** Match `url` against the routes under `prefix` (normalized); null when it is not a webhook route. */
 export function matchRoute(url: string, prefix: string): WebhookRoute | null {
   const path = pathOf(url);
   if (path === null) return null;
@@ -85,4 +89,38 @@ export function matchRoute(url: string, prefix: string): WebhookRoute | null {
     event = decoded;
   }
   return { instance, event, health: parts.length === 1 && instance === "health" };
+}
+
+/** Cancel a body the receiver will not read, so that the connection can be reused or closed. */
+export function discardBody(request: Request): void {
+  if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});
+}
+
+/** The route of a POST to the receiver, or the answer for anything else. */
+export function routeRequest(receiver: Receiver, request: Request): WebhookRoute | Response {
+  if (!receiver.enabled) {
+    discardBody(request);
+    return refuse(receiver, 404, BODIES.notFound, "disabled", "webhooks disabled");
+  }
+  const url = request.url;
+  let matched = receiver.routes.get(url);
+  if (matched === undefined) {
+    matched = matchRoute(url, receiver.prefix);
+    if (receiver.routes.size >= 512) receiver.routes.clear();
+    receiver.routes.set(url, matched);
+  }
+  if (matched === null) {
+    discardBody(request);
+    return refuse(receiver, 404, BODIES.notFound, "not_found", "not the webhook route");
+  }
+  const method = request.method;
+  if (method !== "POST") {
+    discardBody(request);
+    if (matched.health && (method === "GET" || method === "HEAD")) return respond(200, BODIES.health);
+    return refuse(receiver, 405, BODIES.method, "method_not_allowed", method.slice(0, 16), "UNKNOWN", [[
+      "allow",
+      matched.health ? "GET, HEAD, POST" : "POST",
+    ]]);
+  }
+  return matched;
 }

@@ -1,0 +1,40 @@
+/**
+ * Stage "dispatch", sync mode: the handlers run before the answer; 200 when they all succeeded, 500 when
+ * one failed (the server retries it; the dedupe claim is given back). Answers without a promise when the
+ * handlers finished synchronously (the usual no-op or quick handler). Internal.
+ *
+ * @module
+ */
+
+import { type RunContext, runWebhook } from "../run.ts";
+import { completeClaim, releaseClaim } from "./dedupe.ts";
+import { BODIES, count, respond } from "./respond.ts";
+import type { Receiver, RequestState } from "./state.ts";
+
+function processed(receiver: Receiver, state: RequestState): Response | Promise<Response> {
+  count(receiver, state.payload.event, "200");
+  if (receiver.dedupe === undefined) return respond(200, BODIES.ok);
+  return completeClaim(receiver, state.deliveryId).then(() => respond(200, BODIES.ok));
+}
+
+function failed(receiver: Receiver, state: RequestState): Response {
+  releaseClaim(receiver, state.deliveryId);
+  count(receiver, state.payload.event, "500");
+  return respond(500, BODIES.failed);
+}
+
+/** Run the handlers now and answer with their outcome. */
+export function dispatchSync(
+  receiver: Receiver,
+  state: RequestState,
+  context: RunContext,
+): Response | Promise<Response> {
+  let pending: Promise<void> | undefined;
+  try {
+    pending = runWebhook(receiver.processor, state.payload, context);
+  } catch {
+    return failed(receiver, state);
+  }
+  if (pending === undefined) return processed(receiver, state);
+  return pending.then(() => processed(receiver, state), () => failed(receiver, state));
+}

@@ -1,0 +1,24 @@
+/**
+ * Stage "dispatch", `waitUntil` mode (Workers without a queue): 202 at once, the handlers run after the
+ * response inside `ctx.waitUntil`. A failure there cannot be retried by the server: it is logged, counted
+ * and, with a store, the webhook log is marked failed; the dedupe claim is given back. Internal.
+ *
+ * @module
+ */
+
+import { type RunContext, runWebhook } from "../run.ts";
+import { completeClaim, releaseClaim } from "./dedupe.ts";
+import { BODIES, count, respond } from "./respond.ts";
+import type { Receiver, RequestState } from "./state.ts";
+
+/** Hand the handlers to `state.ctx.waitUntil` and answer 202. */
+export function dispatchWaitUntil(receiver: Receiver, state: RequestState, context: RunContext): Response {
+  const id = state.deliveryId;
+  // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
+  const work = new Promise<void>((resolve) => resolve(runWebhook(receiver.processor, state.payload, context)))
+    .then(() => completeClaim(receiver, id), () => releaseClaim(receiver, id))
+    .catch(() => {});
+  state.ctx!.waitUntil(work);
+  count(receiver, state.payload.event, "202");
+  return respond(202, BODIES.queued);
+}
