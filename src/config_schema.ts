@@ -117,6 +117,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
       require_timestamp: flag,
     }),
     max_body_bytes: integer(1),
+    body_timeout_ms: ms(),
   }),
   queue: section({ enabled: flag, max_attempts: integer(1) }),
   store: {

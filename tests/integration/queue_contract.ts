@@ -11,8 +11,8 @@ import { signWebhook } from "../../src/webhooks/signature.ts";
 
 /** The retry settings a test asks for. */
 export interface QueueSettings {
-  max_attempts: number;
-  backoff_ms: number[];
+  maxAttempts: number;
+  backoffMs: number[];
 }
 
 /** One queue engine, opened for one test. */
@@ -73,7 +73,7 @@ export function queueContract(harness: QueueHarness): void {
 
   test(
     "202 once the job is written; a worker runs the handlers once and logs it processed",
-    { max_attempts: 5, backoff_ms: [5] },
+    { maxAttempts: 5, backoffMs: [5] },
     async (engine) => {
       const texts: string[] = [];
       const processor = new WebhookProcessor({ log: false }).on("messages.upsert", (payload) => {
@@ -101,8 +101,8 @@ export function queueContract(harness: QueueHarness): void {
   );
 
   test(
-    "a failing job is retried on the backoff schedule, dead-lettered after max_attempts, and requeued once",
-    { max_attempts: 3, backoff_ms: [5, 10] },
+    "a failing job is retried on the backoff schedule, dead-lettered after maxAttempts, and requeued once",
+    { maxAttempts: 3, backoffMs: [5, 10] },
     async (engine) => {
       let failing = true;
       let runs = 0;
