@@ -396,10 +396,8 @@ export async function runWebhookJob(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): Promise<WebhookJobOutcome> {
-  const { prefix, maxAttempts, backoff } = settings(options);
+  const { prefix } = settings(options);
   const now = options.now ?? Date.now;
-  const attempts = job.attempt + 1;
-  const logId = job.deliveryId ?? job.id;
   const doneKey = [...prefix, "done", job.id];
   const attemptKey = [...prefix, "attempt", job.id];
   // The job's record: completed, or the attempt its latest retry was enqueued as.
@@ -408,96 +406,40 @@ export async function runWebhookJob(
     options.metrics?.queueJob("skipped");
     return "skipped";
   }
-  const deadLetter = async (error: string): Promise<WebhookJobOutcome> => {
-    const entry: DeadLetter = { job, error, attempts, failedAt: now() };
-    await withBusyRetry(() =>
-      kv.atomic().set([...prefix, "dead_letter", job.id], entry).set(doneKey, {
-        deadLetteredAt: entry.failedAt,
-      }, {
-        expireIn: COMPLETION_TTL_MS,
-      }).commit()
-    );
-    options.metrics?.queueJob("dead_lettered");
-    logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
-      id: job.id,
-      attempts,
-      error,
-    });
-    options.onDeadLetter?.(entry);
-    return "dead_lettered";
-  };
   const body = await loadBody(kv, job, prefix);
-  let payload: WebhookPayloadDto | null = null;
-  if (body !== null) {
-    try {
-      payload = WebhookPayloadDto.from(JSON.parse(new TextDecoder().decode(body)), {
-        instance: job.instance,
-        event: job.event,
-        deliveryId: job.deliveryId,
-        receivedAt: job.receivedAt,
-      });
-    } catch {
-      payload = null;
-    }
-  }
-  if (payload === null) {
-    const error = body === null ? "the job's body is missing" : "the job's body is not a webhook envelope";
-    if (options.store !== undefined) {
-      await saveWebhookLog(
-        options.store,
-        { id: logId, event: "UNKNOWN", instance: job.instance, receivedAt: job.receivedAt, error },
-        "failed",
-        now(),
+  return await settleWebhookJob(job, body, processor, options, {
+    async retry(next, delay) {
+      // The retry and the attempt record commit together: a redelivery of this message is then skipped.
+      await withBusyRetry(() =>
+        kv.atomic()
+          .set(attemptKey, next.attempt, { expireIn: COMPLETION_TTL_MS })
+          .enqueue(next, { delay, keysIfUndelivered: [[...prefix, "dead_letter", job.id]] })
+          .commit()
       );
-    }
-    return await deadLetter(error);
-  }
-  const final = attempts >= maxAttempts;
-  try {
-    await runWebhook(processor, payload, {
-      store: options.store,
-      metrics: options.metrics,
-      logId,
-      final,
-      now,
-    });
-  } catch (error) {
-    if (final) return await deadLetter(describeError(error));
-    const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
-    // The retry and the attempt record commit together: a redelivery of this message is then skipped.
-    const value: ProcessWebhookJob = { ...job, attempt: attempts };
-    await withBusyRetry(() =>
-      kv.atomic()
-        .set(attemptKey, attempts, { expireIn: COMPLETION_TTL_MS })
-        .enqueue(value, { delay, keysIfUndelivered: [[...prefix, "dead_letter", job.id]] })
-        .commit()
-    );
-    options.metrics?.queueJob("retried");
-    logger.warn("Webhook job {id} failed (attempt {attempts} of {maxAttempts}), retrying in {delay} ms", {
-      id: job.id,
-      attempts,
-      maxAttempts,
-      delay,
-    });
-    return "retried";
-  }
-  const finishedAt = now();
-  const completed = await withBusyRetry(() => {
-    const op = kv.atomic()
-      .check({ key: doneKey, versionstamp: null })
-      .set(doneKey, { completedAt: finishedAt }, { expireIn: COMPLETION_TTL_MS })
-      .delete(attemptKey);
-    deleteBodyKeys(op, job, prefix);
-    options.completionWrites?.(job, op);
-    return op.commit();
+    },
+    async deadLetter(entry) {
+      await withBusyRetry(() =>
+        kv.atomic()
+          .set([...prefix, "dead_letter", job.id], entry)
+          .set(doneKey, { deadLetteredAt: entry.failedAt }, { expireIn: COMPLETION_TTL_MS })
+          .commit()
+      );
+    },
+    async complete() {
+      const finishedAt = now();
+      const completed = await withBusyRetry(() => {
+        const op = kv.atomic()
+          .check({ key: doneKey, versionstamp: null })
+          .set(doneKey, { completedAt: finishedAt }, { expireIn: COMPLETION_TTL_MS })
+          .delete(attemptKey);
+        deleteBodyKeys(op, job, prefix);
+        options.completionWrites?.(job, op);
+        return op.commit();
+      });
+      // Not ok: another delivery of this message ran at the same time and completed first.
+      return completed.ok;
+    },
   });
-  if (!completed.ok) {
-    // Another delivery of this message ran at the same time and completed first.
-    options.metrics?.queueJob("skipped");
-    return "skipped";
-  }
-  options.metrics?.queueJob("processed");
-  return "processed";
 }
 
 /** A running worker. */
@@ -644,12 +586,17 @@ export interface WebhookJobSettler {
   retry(job: ProcessWebhookJob, delay: number): Promise<void>;
   /** Keep the job for good in the dead-letter list. */
   deadLetter(entry: DeadLetter): Promise<void>;
+  /**
+   * Record that the job was processed; false when another delivery of it completed first (the outcome is
+   * then `skipped`). Optional: without it a processed job is simply done.
+   */
+  complete?(): Promise<boolean>;
 }
 
 /**
  * Run one job whose body was loaded: process it, or have `settler` retry it with the backoff schedule or
- * dead-letter it. The Redis queue runs its jobs through this (the Deno KV queue runs them through `runWebhookJob`, which also
- * records each job's completion in the same atomic operation). Never throws for a
+ * dead-letter it. Every queue engine runs its jobs through this: the Deno KV queue (`runWebhookJob`, whose
+ * settler also records each job's completion atomically) and the Redis queue. Never throws for a
  * failing handler; throws when the settler or the store fails.
  *
  * @example Running a job held somewhere else
@@ -735,6 +682,10 @@ export async function settleWebhookJob(
       delay,
     });
     return "retried";
+  }
+  if (settler.complete !== undefined && !await settler.complete()) {
+    options.metrics?.queueJob("skipped");
+    return "skipped";
   }
   options.metrics?.queueJob("processed");
   return "processed";
