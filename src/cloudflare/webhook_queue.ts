@@ -12,16 +12,16 @@ import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore } from "../store/store.ts";
-import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { WebhookProcessor } from "../webhooks/processor.ts";
 import {
   type DeadLetter,
   isProcessWebhookJob,
   type ProcessWebhookJob,
+  settleWebhookJob,
   type WebhookJobOutcome,
   type WebhookJobQueue,
 } from "../webhooks/queue.ts";
-import { describeError, runWebhook, saveWebhookLog } from "../webhooks/run.ts";
+import { describeError } from "../webhooks/run.ts";
 import type { D1Database, Message, MessageBatch, Queue } from "./bindings.ts";
 
 const logger = getGatewayLogger("webhook", "queue");
@@ -226,7 +226,6 @@ async function runMessage(
   const now = options.now ?? Date.now;
   const attempts = message.attempts;
   const run = { ...job, attempt: attempts - 1 };
-  const logId = job.deliveryId ?? job.id;
   if (attempts > maxAttempts) {
     // Only when maxAttempts is below wrangler's max_retries + 1: the job was dead-lettered already.
     logger.warn("Webhook job {id} is past its {maxAttempts} attempts: handing it to the dead-letter queue", {
@@ -236,14 +235,9 @@ async function runMessage(
     message.retry();
     return;
   }
-  const deadLetter = async (error: string): Promise<void> => {
-    const entry: DeadLetter = { job: run, error, attempts, failedAt: now() };
-    options.metrics?.queueJob("dead_lettered");
-    logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
-      id: job.id,
-      attempts,
-      error,
-    });
+  let cause = "failed" as "unreadable" | "failed";
+  let notified: Promise<void> = Promise.resolve();
+  const notify = async (entry: DeadLetter): Promise<void> => {
     try {
       await options.onDeadLetter?.(entry);
     } catch (failure) {
@@ -252,68 +246,41 @@ async function runMessage(
         error: describeError(failure),
       });
     }
-    options.onJobDone?.(run, "dead_lettered");
   };
   try {
     const body = await loadBody(job, options.bodies);
-    let payload: WebhookPayloadDto | null = null;
-    if (body !== null) {
-      try {
-        payload = WebhookPayloadDto.from(JSON.parse(new TextDecoder().decode(body)), {
-          instance: job.instance,
-          event: job.event,
-          deliveryId: job.deliveryId,
-          receivedAt: job.receivedAt,
-        });
-      } catch {
-        payload = null;
-      }
-    }
-    if (payload === null) {
-      const error = body === null ? "the job's body is missing" : "the job's body is not a webhook envelope";
-      if (options.store !== undefined) {
-        await saveWebhookLog(
-          options.store,
-          { id: logId, event: "UNKNOWN", instance: job.instance, receivedAt: job.receivedAt, error },
-          "failed",
-          now(),
-        );
-      }
-      await deadLetter(error);
-      message.ack();
-      return;
-    }
-    const final = attempts >= maxAttempts;
-    try {
-      await runWebhook(processor, payload, {
-        store: options.store,
-        metrics: options.metrics,
-        logId,
-        final,
-        now,
-      });
-    } catch (error) {
-      if (final) {
-        await deadLetter(describeError(error));
-        message.retry();
-        return;
-      }
-      const delay = backoff[Math.min(attempts - 1, backoff.length - 1)];
-      message.retry({ delaySeconds: Math.ceil(delay / 1000) });
-      options.metrics?.queueJob("retried");
-      logger.warn("Webhook job {id} failed (attempt {attempts} of {maxAttempts}), retrying in {delay} ms", {
-        id: job.id,
-        attempts,
-        maxAttempts,
-        delay,
-      });
-      options.onJobDone?.(run, "retried");
-      return;
-    }
-    await deleteBody(job, options.bodies);
-    options.metrics?.queueJob("processed");
-    message.ack();
-    options.onJobDone?.(run, "processed");
+    const outcome = await settleWebhookJob(run, body, processor, {
+      maxAttempts,
+      backoffMs: backoff,
+      store: options.store,
+      metrics: options.metrics,
+      now,
+      onDeadLetter: (entry) => {
+        notified = notify(entry);
+      },
+    }, {
+      retry(_next, delay) {
+        message.retry({ delaySeconds: Math.ceil(delay / 1000) });
+        return Promise.resolve();
+      },
+      deadLetter(_entry, why) {
+        // Recorded by settleWebhookJob; the queue itself keeps the message (see below).
+        cause = why;
+        return Promise.resolve();
+      },
+      async complete() {
+        await deleteBody(job, options.bodies);
+        return true;
+      },
+    });
+    if (outcome === "processed") message.ack();
+    if (outcome === "dead_lettered") await notified;
+    options.onJobDone?.(run, outcome);
+    if (outcome !== "dead_lettered") return;
+    // A job that never ran is done with; one whose last attempt failed is retried once more, which makes the
+    // queue move it to wrangler's dead_letter_queue.
+    if (cause === "unreadable") message.ack();
+    else message.retry();
   } catch (error) {
     // The store or D1 failed around the handlers: deliver the job again rather than lose it.
     logger.warn("Webhook job {id} could not be run: {error}", { id: job.id, error: describeError(error) });

@@ -584,8 +584,11 @@ export function webhookQueueSettings(
 export interface WebhookJobSettler {
   /** Put `job` (its attempt count already raised) back on the queue, due in `delay` ms. */
   retry(job: ProcessWebhookJob, delay: number): Promise<void>;
-  /** Keep the job for good in the dead-letter list. */
-  deadLetter(entry: DeadLetter): Promise<void>;
+  /**
+   * Keep the job for good in the dead-letter list. `cause` says why: `unreadable` when its body is missing or
+   * not a webhook (it never ran), `failed` when its last attempt failed.
+   */
+  deadLetter(entry: DeadLetter, cause: "unreadable" | "failed"): Promise<void>;
   /**
    * Record that the job was processed; false when another delivery of it completed first (the outcome is
    * then `skipped`). Optional: without it a processed job is simply done.
@@ -596,7 +599,8 @@ export interface WebhookJobSettler {
 /**
  * Run one job whose body was loaded: process it, or have `settler` retry it with the backoff schedule or
  * dead-letter it. Every queue engine runs its jobs through this: the Deno KV queue (`runWebhookJob`, whose
- * settler also records each job's completion atomically) and the Redis queue. Never throws for a
+ * settler also records each job's completion atomically), the Redis queue and the Cloudflare Queue
+ * (`processWebhookBatch`). Never throws for a
  * failing handler; throws when the settler or the store fails.
  *
  * @example Running a job held somewhere else
@@ -624,9 +628,9 @@ export async function settleWebhookJob(
   const now = options.now ?? Date.now;
   const attempts = job.attempt + 1;
   const logId = job.deliveryId ?? job.id;
-  const deadLetter = async (error: string): Promise<WebhookJobOutcome> => {
+  const deadLetter = async (error: string, cause: "unreadable" | "failed"): Promise<WebhookJobOutcome> => {
     const entry: DeadLetter = { job, error, attempts, failedAt: now() };
-    await settler.deadLetter(entry);
+    await settler.deadLetter(entry, cause);
     options.metrics?.queueJob("dead_lettered");
     logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
       id: job.id,
@@ -659,7 +663,7 @@ export async function settleWebhookJob(
         now(),
       );
     }
-    return await deadLetter(error);
+    return await deadLetter(error, "unreadable");
   }
   const final = attempts >= maxAttempts;
   try {
@@ -671,7 +675,7 @@ export async function settleWebhookJob(
       now,
     });
   } catch (error) {
-    if (final) return await deadLetter(describeError(error));
+    if (final) return await deadLetter(describeError(error), "failed");
     const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
     await settler.retry({ ...job, attempt: attempts }, delay);
     options.metrics?.queueJob("retried");

@@ -128,6 +128,46 @@ Deno.test("processWebhookBatch: broken jobs are dead-lettered at once; other mes
   deepStrictEqual(others, [{ kind: "email" }]);
 });
 
+Deno.test("processWebhookBatch: onDeadLetter is awaited and may fail; onJobDone follows; then the message is settled", async () => {
+  const events = new Map<string, string[]>();
+  const note = (id: string, event: string) => events.set(id, [...events.get(id) ?? [], event]);
+  const tracked = (body: ProcessWebhookJob, attempts: number) => {
+    const recorded = message(body, attempts);
+    recorded.ack = () => note(body.id, "ack");
+    recorded.retry = (options) => note(body.id, `retry ${options?.delaySeconds}`);
+    return recorded;
+  };
+  const processor = new WebhookProcessor().onAny((payload) => {
+    if (payload.text === "boom") throw new Error("nope");
+  });
+  await processWebhookBatch(
+    batchOf(
+      tracked(job("ok", "fine"), 1),
+      tracked(job("again", "boom"), 1),
+      tracked(job("last", "boom"), 2),
+      tracked(job("unreadable", "x", { body: encoder.encode("[]") }), 1),
+    ),
+    processor,
+    {
+      maxAttempts: 2,
+      backoffMs: [1500],
+      onDeadLetter: async (entry) => {
+        note(entry.job.id, "dead letter");
+        await Promise.resolve();
+        if (entry.job.id === "unreadable") throw new Error("alerting is down");
+        note(entry.job.id, "alerted");
+      },
+      onJobDone: (done, outcome) => note(done.id, `${outcome} (attempt ${done.attempt})`),
+    },
+  );
+  deepStrictEqual(Object.fromEntries(events), {
+    ok: ["ack", "processed (attempt 0)"],
+    again: ["retry 2", "retried (attempt 0)"],
+    last: ["dead letter", "alerted", "dead_lettered (attempt 1)", "retry undefined"],
+    unreadable: ["dead letter", "dead_lettered (attempt 0)", "ack"],
+  });
+});
+
 Deno.test("processWebhookBatch: bad settings are refused before any message is touched", async () => {
   const untouched = message(job("1", "x"));
   await rejects(
