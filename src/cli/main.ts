@@ -20,7 +20,7 @@
  */
 
 import { VERSION } from "../client/client.ts";
-import { ValidationException } from "../errors.ts";
+import { ConfigurationException, ValidationException } from "../errors.ts";
 import type { CliCommand } from "./command.ts";
 import {
   CliError,
@@ -119,6 +119,8 @@ function exitCodeOf(error: unknown): number {
   if (isPermissionError(error)) return EXIT_USAGE;
   // Refused by the library before any request: the user's input (a flag or argument) is invalid.
   if (error instanceof ValidationException && error.status === undefined) return EXIT_USAGE;
+  // A wrong configuration is bad usage too (docs/cli.md: exit 2), whichever command found it.
+  if (error instanceof ConfigurationException) return EXIT_USAGE;
   return EXIT_FAILED;
 }
 

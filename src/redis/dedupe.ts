@@ -26,7 +26,7 @@ const SLACK_MS = 60_000;
  * import { createWebhookHandler } from "@gw/gateway";
  * import { RedisWebhookDedupe } from "@gw/gateway/redis";
  * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", windowSeconds: 3600 });
- * const handler = createWebhookHandler({ secret: "s3cret", dedupe });
+ * const handler = createWebhookHandler({ signature: { secret: "s3cret" }, dedupe });
  * ```
  */
 export class RedisWebhookDedupe implements WebhookDedupe {

@@ -20,7 +20,7 @@
  * const queue = new RedisWebhookQueue({ url });
  * const processor = new WebhookProcessor();
  * const handler = createWebhookHandler({
- *   secret: "s3cret",
+ *   signature: { secret: "s3cret" },
  *   processor,
  *   store,
  *   dedupe: new RedisWebhookDedupe({ url }),

@@ -94,7 +94,11 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * import { RedisWebhookQueue } from "@gw/gateway/redis";
  * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379", maxAttempts: 5 });
  * const processor = new WebhookProcessor().on("messages.upsert", (payload) => console.log(payload.text));
- * const handler = createWebhookHandler({ secret: "s3cret", processor, queue: { enabled: true, backend: queue } });
+ * const handler = createWebhookHandler({
+ *   signature: { secret: "s3cret" },
+ *   processor,
+ *   queue: { enabled: true, backend: queue },
+ * });
  * queue.startWorker(processor);
  * // ... on shutdown
  * await queue.close();

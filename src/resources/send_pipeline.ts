@@ -171,14 +171,16 @@ async function deliver<T>(
   claim: { recordId: string; reuse: boolean; claimedUntil?: number },
 ): Promise<ApiResponse<T>> {
   const store = context.store;
+  const ref = { connection: send.connection, instance: send.instance };
+  // While the instance is known down the breaker refuses here, before any record or request: the caller gets
+  // InstanceDisconnectedException (nothing was sent), and no failed record is left for the retry task to
+  // send into the same down instance.
+  await guardSend(context.health, ref, () => context.pollState(ref, send.signal));
   const delay = serverDelayOf(send.body);
   const claimedUntil = claim.claimedUntil ?? context.now() + delay + context.deadlineMs + CLAIM_SLACK_MS;
   const recorded = store ? await recordPending(store, context.now(), send, claim, claimedUntil) : false;
   let response: ApiResponse<T>;
-  const ref = { connection: send.connection, instance: send.instance };
   try {
-    // While the instance is known down the breaker refuses here, before any request (nothing was sent).
-    await guardSend(context.health, ref, () => context.pollState(ref, send.signal));
     response = await context.client.request<T>("POST", send.route, {
       body: send.body,
       idempotent: false,

@@ -168,21 +168,25 @@ function normalizeSchedule(schedule: string): string {
   return schedule.trim().split(/\s+/).join(" ");
 }
 
-/** The retry task's settings are checked when the task is registered, not at its first run. */
-function checkRetryTask(task: RetryFailedTaskOptions): void {
-  for (const name of ["limit", "maxRetries"] as const) {
-    const value = task[name];
+/** A task's counts and instance are checked when the task is registered, not at its first run. */
+function checkTask<T extends { instance?: string }>(
+  taskName: string,
+  task: T,
+  counts: readonly (keyof T & string)[],
+): void {
+  for (const name of counts) {
+    const value: unknown = task[name];
     if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) {
       throw new ConfigurationException(
-        `Cannot schedule tasks: "retryFailed.${name}" must be a non-negative integer, got "${String(value)}"`,
-        { setting: `retryFailed.${name}` },
+        `Cannot schedule tasks: "${taskName}.${name}" must be a non-negative integer, got "${String(value)}"`,
+        { setting: `${taskName}.${name}` },
       );
     }
   }
   if (task.instance !== undefined && (typeof task.instance !== "string" || task.instance.trim() === "")) {
     throw new ConfigurationException(
-      'Cannot schedule tasks: "retryFailed.instance" must be a non-empty string when given',
-      { setting: "retryFailed.instance" },
+      `Cannot schedule tasks: "${taskName}.instance" must be a non-empty string when given`,
+      { setting: `${taskName}.instance` },
     );
   }
 }
@@ -224,7 +228,7 @@ function buildRunners<Env>(
   }
   if (options.retryFailed !== false) {
     const task = options.retryFailed ?? {};
-    checkRetryTask(task);
+    checkTask("retryFailed", task, ["limit", "maxRetries"]);
     const name = task.name ?? RETRY_NAME;
     runners.retryFailed = {
       name,
@@ -249,6 +253,7 @@ function buildRunners<Env>(
   }
   if (options.reconcileSends !== false) {
     const task = options.reconcileSends ?? {};
+    checkTask("reconcileSends", task, ["limit", "minAgeMs"]);
     const name = task.name ?? RECONCILE_SENDS_NAME;
     runners.reconcileSends = {
       name,
@@ -276,8 +281,9 @@ function buildRunners<Env>(
     const name = task.name ?? RECONCILE_NAME;
     const processor = task.processor;
     if (processor === undefined || typeof processor.process !== "function") {
-      throw new TypeError(
+      throw new ConfigurationException(
         "Cannot schedule the reconcile task: give it the processor that runs your handlers (reconcile.processor)",
+        { setting: "reconcile.processor" },
       );
     }
     runners.reconcile = {

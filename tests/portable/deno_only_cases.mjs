@@ -14,7 +14,7 @@ test("Deno-only: Deno.cron, the KV queue and MockGatewayServer fail with an erro
     ),
   });
   throws(() => createWebhookHandler({ signature: { secret: "s" }, queue: { enabled: true, mode: "kv" } }), {
-    name: "WebhookException",
+    name: "ConfigurationException",
     message: new RegExp(
       `^Cannot use the Deno KV queue \\(queue\\.mode "kv"\\) on ${name.replaceAll(".", "\\.")}`,
     ),

@@ -192,6 +192,26 @@ Deno.test("a 403 connection.update bans the instance: sends stop locally with th
   strictEqual(sim.requests.filter((r) => r.route === "GET /instance/connectionState").length, 1);
 });
 
+Deno.test("a send the breaker refuses leaves no record for the retry task to send into the down instance", async () => {
+  await using sim = newSim();
+  sim.addInstance("sales", { open: true });
+  const time = clock();
+  const store = new MemoryStore({ now: time.now });
+  const gw = service(sim, time.now, store);
+  const processor = new WebhookProcessor();
+  watchInstanceHealth(processor, gw.health(), { connection: "default" });
+  await processor.process(
+    WebhookPayloadDto.from({
+      event: "connection.update",
+      instance: "sales",
+      data: { instance: "sales", state: "close", statusReason: 403 },
+    })!,
+  );
+  await rejects(gw.messages().text("5511999999999", "Hi"), InstanceDisconnectedException);
+  deepStrictEqual(await store.listOutbound(), []);
+  strictEqual(sends(sim), 0);
+});
+
 Deno.test("a 401 logout needs a new QR: refused until the instance is open again, then sends resume", async () => {
   await using sim = newSim();
   sim.addInstance("sales", { open: true });

@@ -85,7 +85,7 @@ Deno.test("reconcile task: refused at registration without a processor", () => {
         cron: () => {},
       }),
     {
-      name: "TypeError",
+      name: "ConfigurationException",
       message:
         "Cannot schedule the reconcile task: give it the processor that runs your handlers (reconcile.processor)",
     },

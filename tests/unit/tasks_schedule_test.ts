@@ -127,6 +127,10 @@ Deno.test("registerScheduledTasks: tasks can be left out or renamed; bad options
     name: "ConfigurationException",
     message: 'Cannot schedule tasks: "retryFailed.limit" must be a non-negative integer, got "-1"',
   });
+  throws(() => registerScheduledTasks({ service, store, cron, reconcileSends: { minAgeMs: -1 } }), {
+    name: "ConfigurationException",
+    message: 'Cannot schedule tasks: "reconcileSends.minAgeMs" must be a non-negative integer, got "-1"',
+  });
   throws(() => registerScheduledTasks({ service, store, cron, retryFailed: { instance: "" } }), {
     name: "ConfigurationException",
     message: 'Cannot schedule tasks: "retryFailed.instance" must be a non-empty string when given',

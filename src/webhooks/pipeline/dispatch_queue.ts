@@ -8,7 +8,7 @@
  * @module
  */
 
-import { WebhookException } from "../../errors.ts";
+import { ConfigurationException } from "../../errors.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import { denoOnlyError } from "../../runtime.ts";
 import type { GatewayStore } from "../../store/store.ts";
@@ -81,13 +81,16 @@ export class QueueDispatch {
       kv !== undefined && typeof kv !== "function" && dedupe.kv === kv;
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     this.#canOpenKv = kv !== undefined || typeof deno?.openKv === "function";
-    if (options.mode === "kv" && options.backend === undefined && !this.#canOpenKv && deno === undefined) {
-      throw new WebhookException(
-        denoOnlyError(
+    if (options.mode === "kv" && options.backend === undefined && !this.#canOpenKv) {
+      // Refused when the handler is built, not at every webhook: without Deno, or on Deno without KV.
+      const message = deno === undefined
+        ? denoOnlyError(
           'the Deno KV queue (queue.mode "kv")',
           "pass queue.kv, or queue.backend (RedisWebhookQueue from @gw/gateway/redis)",
-        ).message,
-      );
+        ).message
+        : 'Cannot use the Deno KV queue (queue.mode "kv"): Deno.openKv is not available; run with ' +
+          '--unstable-kv (or "kv" in deno.json\'s "unstable" list), or pass queue.kv or queue.backend';
+      throw new ConfigurationException(message, { setting: "queue.mode" });
     }
     this.#worker = worker;
   }
