@@ -5,7 +5,7 @@
  */
 
 import { WebhookException } from "../errors.ts";
-import type { WebhookDedupe, WebhookDedupeOptions } from "../webhooks/dedupe.ts";
+import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../webhooks/dedupe.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
 import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 
@@ -13,16 +13,6 @@ import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordi
 export interface CoordinatorWebhookDedupeOptions extends WebhookDedupeOptions {
   /** The object that holds a delivery's claim (default `webhook_dedupe`: one object for every delivery). */
   objectName?: CoordinatorObjectName;
-}
-
-function milliseconds(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback * 1000;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new WebhookException(
-      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got ${String(value)}`,
-    );
-  }
-  return value * 1000;
 }
 
 /**
@@ -55,7 +45,7 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
   readonly #leaseMs: number;
 
   /**
-   * Use the coordinator objects of `namespace`; bad timings throw a `WebhookException` here.
+   * Use the coordinator objects of `namespace`; bad timings throw a `ConfigurationException` here.
    *
    * @example
    * ```ts
@@ -67,8 +57,8 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
   constructor(namespace: DurableObjectNamespace, options: CoordinatorWebhookDedupeOptions = {}) {
     this.#namespace = namespace;
     this.#objectName = options.objectName ?? "webhook_dedupe";
-    this.#windowMs = milliseconds("windowSeconds", options.windowSeconds, 3600);
-    this.#leaseMs = milliseconds("leaseSeconds", options.leaseSeconds, 120);
+    this.#windowMs = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
+    this.#leaseMs = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
   }
 
   #call<T>(key: string, request: Parameters<typeof callCoordinator>[2], what: string): Promise<T> {

@@ -20,6 +20,7 @@ import {
   settleWebhookJob,
   type WebhookJobOutcome,
   type WebhookJobQueue,
+  webhookQueueSettings,
 } from "../webhooks/queue.ts";
 import { describeError } from "../webhooks/run.ts";
 import type { D1Database, Message, MessageBatch, Queue } from "./bindings.ts";
@@ -141,14 +142,12 @@ export interface WebhookBatchOptions {
 }
 
 function settings(options: WebhookBatchOptions) {
-  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new WebhookException(`Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1`);
-  }
-  const backoff = options.backoffMs ?? DEFAULT_BACKOFF;
-  if (backoff.length === 0 || backoff.some((ms) => !Number.isFinite(ms) || ms < 0)) {
-    throw new WebhookException(`Invalid webhook configuration: "queue.backoffMs" must be numbers >= 0`);
-  }
+  // The same checks (and ConfigurationException) as every queue engine; only the default differs: 4
+  // attempts, wrangler's default max_retries (3) + 1.
+  const { maxAttempts, backoff } = webhookQueueSettings({
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    backoffMs: options.backoffMs ?? DEFAULT_BACKOFF,
+  });
   return { maxAttempts, backoff };
 }
 

@@ -173,13 +173,13 @@ Deno.test("processWebhookBatch: bad settings are refused before any message is t
   await rejects(
     () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { maxAttempts: 0 }),
     {
-      name: "WebhookException",
-      message: 'Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1',
+      name: "ConfigurationException",
+      message: 'Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "0"',
     },
   );
   await rejects(
     () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { backoffMs: [] }),
-    WebhookException,
+    ConfigurationException,
   );
   strictEqual(untouched.outcome, undefined);
 });
@@ -255,7 +255,7 @@ Deno.test("GatewayCoordinator needs SQLite storage; coordinator dedupe checks it
     get: () => ({ fetch: () => Promise.reject(new Error("not called")) }),
   };
   throws(() => new CoordinatorWebhookDedupe(namespace, { windowSeconds: 0 }), {
-    name: "WebhookException",
-    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a number > 0, got 0',
+    name: "ConfigurationException",
+    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a number > 0, got "0"',
   });
 });
