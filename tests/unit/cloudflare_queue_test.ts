@@ -6,7 +6,7 @@ import { GatewayCoordinator } from "../../src/cloudflare/coordinator.ts";
 import { CoordinatorWebhookDedupe } from "../../src/cloudflare/coordinator_dedupe.ts";
 import type { DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
 import { CloudflareWebhookQueue, processWebhookBatch } from "../../src/cloudflare/webhook_queue.ts";
-import { ConfigurationException, WebhookException } from "../../src/errors.ts";
+import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
