@@ -4,6 +4,7 @@
  * @module
  */
 
+import { openKvWhenFree } from "../store/kv_busy.ts";
 import { KvStore } from "../store/kv.ts";
 import type { CliConfig } from "./config.ts";
 import { CliError, EXIT_USAGE } from "./io.ts";
@@ -53,7 +54,7 @@ export async function openStore(cli: CliConfig, options: { mustExist: boolean })
   }
   let kv: Deno.Kv;
   try {
-    kv = await Deno.openKv(path);
+    kv = await openKvWhenFree(path);
   } catch (error) {
     throw new CliError(
       `Cannot open store "${path}": ${error instanceof Error ? error.message : error}`,

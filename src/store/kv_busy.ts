@@ -54,3 +54,11 @@ export async function withBusyRetry<T>(write: () => Promise<T>, options: BusyRet
     }
   }
 }
+
+/**
+ * `Deno.openKv(path)` through the same policy: a process that opens a file while another one is creating or
+ * writing it can get "database is locked" from the open itself. Deno only (called, never at import time).
+ */
+export function openKvWhenFree(path?: string, options: BusyRetryOptions = {}): Promise<Deno.Kv> {
+  return withBusyRetry(() => Deno.openKv(path), options);
+}

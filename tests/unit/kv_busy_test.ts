@@ -1,5 +1,5 @@
 import { rejects, strictEqual } from "node:assert/strict";
-import { isBusy, withBusyRetry } from "../../src/store/kv_busy.ts";
+import { isBusy, openKvWhenFree, withBusyRetry } from "../../src/store/kv_busy.ts";
 
 function busy(): Error {
   return new TypeError("database is locked");
@@ -51,4 +51,20 @@ Deno.test("isBusy recognizes SQLite's busy errors only", () => {
   strictEqual(isBusy(new Error("SQLITE_BUSY: database is busy")), true);
   strictEqual(isBusy(new Error("value too large")), false);
   strictEqual(isBusy("database is locked"), false);
+});
+
+Deno.test("openKvWhenFree: an open that meets a locked database is tried again", async () => {
+  const original = Deno.openKv;
+  let calls = 0;
+  Object.defineProperty(Deno, "openKv", {
+    value: (path?: string) => ++calls < 3 ? Promise.reject(busy()) : original(path),
+    configurable: true,
+  });
+  try {
+    const kv = await openKvWhenFree(":memory:", { sleep: () => Promise.resolve() });
+    strictEqual(calls, 3);
+    kv.close();
+  } finally {
+    Object.defineProperty(Deno, "openKv", { value: original, configurable: true });
+  }
 });

@@ -11,6 +11,7 @@
 import { ConfigurationException } from "../../errors.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import { denoOnlyError } from "../../runtime.ts";
+import { openKvWhenFree } from "../../store/kv_busy.ts";
 import type { GatewayStore } from "../../store/store.ts";
 import { KvWebhookDedupe, type WebhookDedupe } from "../dedupe.ts";
 import type { WebhookProcessor } from "../processor.ts";
@@ -117,7 +118,7 @@ export class QueueDispatch {
         if (given !== undefined) {
           return new KvWebhookQueue(typeof given === "function" ? await given() : given, options);
         }
-        const kv = await (globalThis as { Deno: typeof Deno }).Deno.openKv(options.path);
+        const kv = await openKvWhenFree(options.path);
         this.#ownKv = kv;
         if (options.worker !== false) {
           const { processor, ...rest } = this.#worker;
