@@ -15,6 +15,7 @@ import {
   checkSnapshot,
   checkWebhookLog,
   compareParts,
+  settle,
   withoutUndefined,
 } from "./records.ts";
 import type {
@@ -41,14 +42,6 @@ function pairKey(a: string, b: string): string {
 
 // Runs `work` at once (so each operation stays atomic) and turns a throw into a rejection, like an async
 // store would.
-function settle<T>(work: () => T): Promise<T> {
-  try {
-    return Promise.resolve(work());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
 /**
  * A {@link GatewayStore} kept in memory. Every method works on copies, so callers never change stored
  * records by mutating what they passed or got back. It behaves like `KvStore` (same order, same

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { settle } from "./records.ts";
 import {
   checkExpiresAt,
   checkStateKey,
@@ -205,12 +206,4 @@ function entryOf<T>(held: Held): StateEntry<T> {
   const entry: StateEntry<T> = { value: JSON.parse(held.json) as T, version: held.version };
   if (held.expiresAt !== undefined) entry.expiresAt = held.expiresAt;
   return entry;
-}
-
-function settle<T>(run: () => T): Promise<T> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }

@@ -1,6 +1,6 @@
 /**
- * Rules both stores share, so that `MemoryStore` and `KvStore` behave the same: record checks, how an
- * outbound update is applied, and the oldest-first order.
+ * Rules the stores share, so that `MemoryStore` and `KvStore` behave the same: record checks, how an
+ * outbound update is applied, the oldest-first order, and how the memory engines answer (`settle`).
  *
  * @module
  */
@@ -160,4 +160,13 @@ export function checkLimit(limit: number | undefined): number {
     );
   }
   return limit;
+}
+
+/** A synchronous step as a promise: its value, or its error as a rejection (never a throw). */
+export function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -106,12 +106,13 @@ const logger = getGatewayLogger("webhook", "queue");
 const COMPLETION_TTL_MS = 7 * 24 * 3600_000;
 const MAX_DELAY_MS = 30 * 24 * 3600_000;
 
-/** Check queue options when they are configured (throws `ConfigurationException`). Internal. */
-export function checkQueueOptions(options: WebhookQueueOptions): void {
-  settings(options);
-}
-
-function settings(options: WebhookQueueOptions) {
+/**
+ * The queue settings, checked when they are configured (throws `ConfigurationException`): attempts and
+ * backoff for every queue engine, the KV prefix. Internal.
+ */
+export function webhookQueueSettings(
+  options: WebhookQueueOptions,
+): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
   const maxAttempts = options.maxAttempts ?? 5;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new ConfigurationException(
@@ -192,7 +193,7 @@ export async function enqueueWebhookJob(
   job: ProcessWebhookJob,
   options: WebhookQueueOptions & { delay?: number } = {},
 ): Promise<void> {
-  const { prefix } = settings(options);
+  const { prefix } = webhookQueueSettings(options);
   const value = await writeBody(kv, job, prefix);
   await withBusyRetry(() =>
     kv.enqueue(value, { delay: options.delay, keysIfUndelivered: [[...prefix, "dead_letter", job.id]] })
@@ -234,7 +235,7 @@ export class KvWebhookQueue implements WebhookJobQueue {
    */
   constructor(kv: Deno.Kv, options: WebhookQueueOptions = {}) {
     this.kv = kv;
-    this.#prefix = settings(options).prefix;
+    this.#prefix = webhookQueueSettings(options).prefix;
     this.#options = options;
   }
 
@@ -396,7 +397,7 @@ export async function runWebhookJob(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): Promise<WebhookJobOutcome> {
-  const { prefix } = settings(options);
+  const { prefix } = webhookQueueSettings(options);
   const now = options.now ?? Date.now;
   const doneKey = [...prefix, "done", job.id];
   const attemptKey = [...prefix, "attempt", job.id];
@@ -472,7 +473,7 @@ export function startWebhookWorker(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): WebhookWorker {
-  settings(options);
+  webhookQueueSettings(options);
   let running = 0;
   let waiters: (() => void)[] = [];
   const finished = kv.listenQueue(async (message: unknown) => {
@@ -573,13 +574,6 @@ export async function requeueDeadLetter(
   return result.ok;
 }
 
-/** The queue settings, checked (throws `ConfigurationException`): attempts and backoff, the KV prefix. Internal. */
-export function webhookQueueSettings(
-  options: WebhookQueueOptions,
-): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
-  return settings(options);
-}
-
 /** Where a job that did not succeed goes next: the queue engine's retry and dead-letter writes. */
 export interface WebhookJobSettler {
   /** Put `job` (its attempt count already raised) back on the queue, due in `delay` ms. */
@@ -624,7 +618,7 @@ export async function settleWebhookJob(
   options: Omit<WebhookWorkerOptions, "prefix">,
   settler: WebhookJobSettler,
 ): Promise<WebhookJobOutcome> {
-  const { maxAttempts, backoff } = settings(options);
+  const { maxAttempts, backoff } = webhookQueueSettings(options);
   const now = options.now ?? Date.now;
   const attempts = job.attempt + 1;
   const logId = job.deliveryId ?? job.id;

@@ -16,13 +16,13 @@ import type { GatewayStore } from "../../store/store.ts";
 import { KvWebhookDedupe, type WebhookDedupe } from "../dedupe.ts";
 import type { WebhookProcessor } from "../processor.ts";
 import {
-  checkQueueOptions,
   KvWebhookQueue,
   type ProcessWebhookJob,
   startWebhookWorker,
   WEBHOOK_JOB_TYPE,
   type WebhookJobQueue,
   type WebhookQueueOptions,
+  webhookQueueSettings,
   type WebhookWorker,
 } from "../queue.ts";
 import { describeError, saveWebhookLog } from "../run.ts";
@@ -75,7 +75,7 @@ export class QueueDispatch {
       now: () => number;
     },
   ) {
-    checkQueueOptions(options);
+    webhookQueueSettings(options); // refused when configured, not at the first webhook
     this.options = options;
     const kv = options.kv;
     this.claimsAtomically = options.backend === undefined && dedupe instanceof KvWebhookDedupe &&
