@@ -95,9 +95,23 @@ export {
   WEBHOOK_EVENTS,
   type WebhookPayloadContext,
   WebhookPayloadDto,
+  type WebhookPayloadOf,
 } from "./payload.ts";
 export {
+  WEBHOOK_CONFIG_EVENTS,
+  WEBHOOK_EVENT_NAMES,
+  WEBHOOK_EVENT_TABLE,
+  type WebhookEventKind,
+  type WebhookEventKindOf,
+  type WebhookEventName,
+  type WebhookEventNameOf,
+  type WebhookEventSpelling,
+  type WebhookEventSpellingsOf,
+} from "./events/names.ts";
+export type * from "./events/data.ts";
+export {
   type MessageOutcome,
+  type WebhookEventHandler,
   type WebhookHandlerFunction,
   WebhookProcessingException,
   WebhookProcessor,

@@ -14,10 +14,21 @@ import type { GatewayStore } from "../store/store.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
 import { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
-import type { WebhookPayloadDto } from "./payload.ts";
+import type { WebhookEventSpelling } from "./events/names.ts";
+import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
 
-/** A function handling webhooks. */
+/** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
+
+/**
+ * A function handling the events `S` (one spelling or a union): its payload's `data` is typed by the event
+ * (`WebhookEventData`). A returned promise is awaited before the next handler runs; other return values
+ * are ignored.
+ */
+export type WebhookEventHandler<S extends WebhookEventSpelling> = (payload: WebhookPayloadOf<S>) => unknown;
+
+// What the registry stores: any handler, seen from the dispatch loop.
+type AnyHandler = (payload: WebhookPayloadDto) => unknown;
 
 /**
  * Handlers or listeners failed for one webhook. `errors` holds every failure, in the order they happened.
@@ -82,7 +93,7 @@ export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMes
 export type MessageOutcome = "processed" | "duplicate" | "busy";
 
 interface Entry {
-  fn: WebhookHandlerFunction;
+  fn: AnyHandler;
   owner: unknown;
 }
 
@@ -225,15 +236,20 @@ export class WebhookProcessor {
   }
 
   /**
-   * Run `fn` for webhooks of `kind` (one name or several, any spelling).
+   * Run `fn` for webhooks of `kind`: one event name or several, in any spelling the event table lists
+   * (`messages.upsert`, `MESSAGES_UPSERT`, `messages_upsert`, `messages-upsert`). `fn`'s payload is typed
+   * by the name (`payload.data` is `WebhookEventData["messages.upsert"]`). A name that is not an event is a
+   * type error, and a `WebhookException` listing the valid names at run time.
    *
    * @example
    * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor().on("qrcode.updated", (payload) => console.log(payload.qrCode));
+   * new WebhookProcessor()
+   *   .on("messages.upsert", (payload) => console.log(payload.data.key.id, payload.text))
+   *   .on("qrcode.updated", (payload) => console.log(payload.data.qrcode?.code));
    * ```
    */
-  on(kind: string | readonly string[], fn: WebhookHandlerFunction): this {
+  on<S extends WebhookEventSpelling>(kind: S | readonly S[], fn: WebhookEventHandler<S>): this {
     if (typeof fn !== "function") {
       throw new WebhookException("Cannot register webhook handler: not a function");
     }
@@ -241,7 +257,7 @@ export class WebhookProcessor {
     if (kinds.length === 0) {
       throw new WebhookException("Cannot register webhook handler: no event kind given");
     }
-    return this.#add(kinds, { fn, owner: fn });
+    return this.#add(kinds, { fn: fn as AnyHandler, owner: fn });
   }
 
   /**
@@ -253,7 +269,7 @@ export class WebhookProcessor {
    * new WebhookProcessor().onAny((payload) => console.log(payload.event, payload.instance));
    * ```
    */
-  onAny(fn: WebhookHandlerFunction): this {
+  onAny(fn: (payload: WebhookPayloadDto) => unknown): this {
     if (typeof fn !== "function") {
       throw new WebhookException("Cannot register webhook handler: not a function");
     }
@@ -271,7 +287,7 @@ export class WebhookProcessor {
    * processor.removeHandler(log); // true
    * ```
    */
-  removeHandler(handler: AbstractWebhookHandler | WebhookHandlerFunction): boolean {
+  removeHandler(handler: AbstractWebhookHandler | ((payload: never) => unknown)): boolean {
     const keep = (entry: Entry) => entry.owner !== handler;
     const before = this.#all.length;
     this.#all = this.#all.filter(keep);
@@ -291,7 +307,7 @@ export class WebhookProcessor {
    */
   handlerCount(kind?: string): number {
     if (kind === undefined) return this.#all.length;
-    return this.#handlersFor(normalizeKinds([kind])[0]).length;
+    return this.#handlersFor(normalizeWebhookEvent(kind) ?? "").length;
   }
 
   #add(kinds: string[], entry: Entry): this {
