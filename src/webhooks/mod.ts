@@ -119,6 +119,10 @@ export {
 } from "./processor.ts";
 export { AbstractWebhookHandler } from "./handler_base.ts";
 export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+export type { WebhookPlugin } from "./events/plugin.ts";
+export { LearnLidPairs } from "./plugins/lid_pairs.ts";
+export { TrackMessageStatus } from "./plugins/message_status.ts";
+export { RecordInstanceHealth } from "./plugins/instance_health.ts";
 export {
   type NodeListenerOptions,
   type NodeRequestLike,
