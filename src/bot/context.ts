@@ -183,7 +183,7 @@ export class Context {
   async reply(text: string, options: ReplyOptions = {}): Promise<SendResponse> {
     const chat = this.#chatFor("reply");
     const { quote, ...rest } = options;
-    return this.#actions.send(
+    return await this.#actions.send(
       this.#target(chat),
       (api, call) =>
         api.messages().text(chat, text, { ...rest, quoted: quote ? this.#quoted() : undefined, ...call }),

@@ -132,7 +132,7 @@ Deno.test("actions on an update without a chat or message throw a clear TypeErro
 Deno.test("without a service, the first action builds one from GATEWAY_API_URL / GATEWAY_API_KEY", async () => {
   const bot = new Bot({ signature: { scheme: "none" }, store: new MemoryStore(), pacing: false });
   const seen: unknown[] = [];
-  bot.on("message", async (ctx) => {
+  bot.on("message", (ctx) => {
     try {
       void ctx.api;
     } catch (error) {
