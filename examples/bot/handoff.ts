@@ -10,7 +10,7 @@
  * and processes.
  */
 
-import { Bot } from "jsr:@gw/gateway/bot";
+import { Bot } from "@gw/gateway/bot";
 
 const ADMIN = Deno.env.get("HANDOFF_ADMIN") ?? "5511988887777";
 const HANDOFF_MS = 30 * 60_000;

@@ -9,7 +9,7 @@
  * bot's replies are read back from the mock server. Exits 1 when a reply that should come does not.
  */
 
-import { MockGatewayServer } from "jsr:@gw/gateway/testing";
+import { MockGatewayServer } from "@gw/gateway/testing";
 
 const API_KEY = "demo-api-key";
 const SECRET = crypto.randomUUID();
