@@ -18,12 +18,17 @@ import type { WebhookExecutionContext, WebhookHandlerOptions } from "../webhooks
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import { misconfigured } from "../webhooks/pipeline/guard.ts";
 import { discardBody } from "../webhooks/pipeline/route.ts";
-import { WebhookProcessingException, WebhookProcessor } from "../webhooks/processor.ts";
+import {
+  PROCESS,
+  WebhookProcessingException,
+  WebhookProcessor,
+  type WebhookProcessorOptions,
+} from "../webhooks/processor.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import { ChatOrder } from "./chat_order.ts";
+import { type ArrivalSlot, ChatOrder } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import type { FilterQuery } from "./filter_table.ts";
@@ -36,6 +41,34 @@ export type { BotGroups, BotOptions } from "./bot_options.ts";
 const DEFAULT_ORDER_LEASE_MS = 60_000;
 const ORDER_POLL_MS = 50;
 let warnedMemoryStore = false;
+
+/**
+ * The bot's processor: each payload takes its place in its chat's line when it arrives, before the claim
+ * and the other asynchronous steps, so that one chat's updates get their turns in arrival order.
+ */
+class ArrivalProcessor extends WebhookProcessor {
+  readonly #arrive: (payload: WebhookPayloadDto) => ArrivalSlot | undefined;
+
+  constructor(
+    options: WebhookProcessorOptions,
+    arrive: (payload: WebhookPayloadDto) => ArrivalSlot | undefined,
+  ) {
+    super(options);
+    this.#arrive = arrive;
+  }
+
+  override [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
+    const slot = this.#arrive(payload);
+    if (slot === undefined) return super[PROCESS](payload);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = super[PROCESS](payload);
+    } finally {
+      if (pending === undefined) slot.release(); // done at once, or threw
+    }
+    return pending?.finally(slot.release);
+  }
+}
 
 /**
  * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
@@ -71,6 +104,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #now: () => number;
   readonly #actions: BotActions;
   readonly #order: ChatOrder;
+  readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
@@ -107,7 +141,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = new WebhookProcessor({ store: this.store, now: this.#now });
+    this.processor = new ArrivalProcessor({ store: this.store, now: this.#now }, (payload) => {
+      const chat = payload.chatJid;
+      if (chat === undefined) return undefined;
+      const slot = this.#order.arrive(payload.instance, chat);
+      this.#slots.set(payload, slot);
+      return slot;
+    });
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#serviceNow(),
@@ -336,7 +376,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       ? await this.#bursts.collect(update.instance, chat, update.msg!)
       : undefined;
     if (burst === null) return; // merged into a later message's update
-    const turn = chat === undefined ? undefined : await this.#order.enter(update.instance, chat);
+    const turn = chat === undefined
+      ? undefined
+      : await this.#order.enter(update.instance, chat, this.#slots.get(payload));
     try {
       if (chat !== undefined && await this.#pauses.isPaused(chat)) return void await burst?.done();
       // An echo of a reply sent while this update waited for its turn.

@@ -93,7 +93,11 @@ Deno.test("replies wait for the chat's gap (the pacer), with the bot's clock and
   const { bot, stub } = stubBot({
     store: new MemoryStore({ now }),
     now,
-    sleep: (ms) => {
+    sleep: (ms, signal) => {
+      // The chat's turn renews itself on sleeps with a signal: they last until the turn ends.
+      if (signal !== undefined) {
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+      }
       waits.push(ms);
       clock += ms;
       return Promise.resolve();

@@ -151,7 +151,7 @@ Deno.test("per-chat order: a turn held by a crashed process is skipped after ord
   bot.on("message:text", (ctx) => void seen.push(ctx.text));
   await bot.handleUpdate(inbound("after the crash", { id: "Z1" }));
   deepStrictEqual(seen, ["after the crash"]);
-  strictEqual(sleeps.reduce((a, b) => a + b, 0), 5000);
+  strictEqual(sleeps.filter((ms) => ms === 50).length, 100); // looked every 50 ms until the lease ran out
   strictEqual(await store.state.get("bot_chat_order", `${INSTANCE}/${ANA}`), null); // nothing left behind
 });
 
@@ -160,11 +160,13 @@ Deno.test("debounceMs merges a burst from one chat into one update (ctx.messages
   const joined = gate();
   const { bot, store } = stubBot({
     debounceMs: 1500,
-    sleep: () =>
-      new Promise<void>((resolve) => {
-        waits.push(resolve);
-        if (waits.length === 3) joined.open();
-      }),
+    sleep: (ms, signal) =>
+      ms === 1500
+        ? new Promise<void>((resolve) => {
+          waits.push(resolve);
+          if (waits.length === 3) joined.open();
+        })
+        : new Promise<void>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason))),
   });
   const runs: string[][] = [];
   bot.on("message", (ctx) => void runs.push(ctx.messages.map((m) => m.text ?? "")));
@@ -231,4 +233,32 @@ Deno.test("restart keeps the store and the middleware, not the caches", async ()
   await fresh.handleUpdate(inbound("one", { id: "T1" })); // already handled before the restart
   await fresh.handleUpdate(inbound("two", { id: "T2" }));
   deepStrictEqual(stub.texts(), ["echo one", "echo two"]);
+});
+
+Deno.test("per-chat order: a live holder renews its turn, so a slow handler is never skipped", async () => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const release = gate();
+  const { bot } = stubBot({
+    store: new MemoryStore({ now }),
+    now,
+    orderLeaseMs: 3000,
+    sleep: async (ms, signal) => {
+      if (signal?.aborted) throw signal.reason;
+      clock += ms;
+      if (clock > 1_000_000 + 20 * 3000) release.open(); // the first handler took 20 leases
+      await Promise.resolve();
+    },
+  });
+  const log: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    log.push(`start:${ctx.text}`);
+    if (ctx.text === "slow") await release.promise;
+    log.push(`end:${ctx.text}`);
+  });
+  await Promise.all([
+    bot.handleUpdate(inbound("slow", { id: "W1" })),
+    bot.handleUpdate(inbound("next", { id: "W2" })),
+  ]);
+  deepStrictEqual(log, ["start:slow", "end:slow", "start:next", "end:next"]);
 });
