@@ -111,7 +111,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
     route_prefix: text(),
     secret: either(secret, list(secret, true)),
     signature: section({
-      scheme: oneOf("hmac", "standard", "jwt", "token", "none"),
+      scheme: oneOf("auto", "hmac", "standard", "jwt", "token", "none"),
       header: nonEmpty,
       tolerance_seconds: seconds(),
       require_timestamp: flag,

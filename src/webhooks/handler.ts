@@ -23,6 +23,7 @@ import { QueueDispatch, type WebhookHandlerQueueOptions } from "./pipeline/dispa
 import { missingSecret, type SecretProblem } from "./pipeline/guard.ts";
 import { runPipeline } from "./pipeline/pipeline.ts";
 import { ReadDeadlines } from "./pipeline/read_body.ts";
+import { RateLimitedReports } from "./pipeline/reports.ts";
 import { normalizePrefix } from "./pipeline/route.ts";
 import type { Receiver, WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
@@ -44,7 +45,7 @@ export interface WebhookHandlerOptions {
   routePrefix?: string;
   /** Middleware run in order before verification. */
   routeMiddleware?: readonly WebhookMiddleware[];
-  /** Signature scheme, secret and settings (default scheme `hmac`). */
+  /** Signature scheme, secret and settings (default scheme `auto`). */
   signature?: WebhookSignatureOptions;
   /** Largest accepted body in bytes (default 1 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
@@ -187,6 +188,7 @@ export function buildWebhookHandler(
     metrics,
     dedupe,
     now,
+    reports: new RateLimitedReports(now),
     queue,
     direct: dedupe === undefined && store === undefined && queue === undefined,
     storelessContext: { metrics, final: true, now },

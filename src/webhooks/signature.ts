@@ -2,7 +2,9 @@
  * Verification (and, for tests, creation) of webhook signatures, with Web Crypto only, over the raw bytes.
  *
  * Schemes:
- * - `hmac` (default): `x-gateway-signature` (or `x-webhook-signature`, `x-signature`) holds the hex
+ * - `auto` (default): whichever of `jwt`, `hmac` and `standard` the request carries, each checked with the
+ *   configured secret by that scheme's rules (never `token`, never `none`; no signature is a 401).
+ * - `hmac`: `x-gateway-signature` (or `x-webhook-signature`, `x-signature`) holds the hex
  *   HMAC-SHA256 of the raw body, optionally prefixed `sha256=`. When `x-gateway-timestamp` is sent (or
  *   `requireTimestamp` is on) the signed content is `<timestamp>.<body>` and the timestamp must be within
  *   `toleranceSeconds`.
@@ -36,10 +38,14 @@ import {
 } from "./encoding.ts";
 
 /** A signature scheme. */
-export type WebhookSignatureScheme = "hmac" | "standard" | "jwt" | "token" | "none";
+export type WebhookSignatureScheme = "auto" | "hmac" | "standard" | "jwt" | "token" | "none";
+
+/** A scheme a request was verified with (`auto` resolves to one of them per request). */
+export type VerifiedWebhookScheme = Exclude<WebhookSignatureScheme, "auto">;
 
 /** Every scheme, in documentation order. */
 export const WEBHOOK_SIGNATURE_SCHEMES: readonly WebhookSignatureScheme[] = [
+  "auto",
   "hmac",
   "standard",
   "jwt",
@@ -73,11 +79,14 @@ export type WebhookRejectReason =
  * ```
  */
 export interface WebhookSignatureOptions {
-  /** `hmac` (default), `standard`, `jwt`, `token` or `none`. */
+  /**
+   * `auto` (default: the JWT, hmac or Standard Webhooks signature the request carries), or one scheme only:
+   * `hmac`, `standard`, `jwt`, `token` or `none`.
+   */
   scheme?: WebhookSignatureScheme;
   /** The shared secret, or several during a rotation (any one may match). */
   secret?: string | readonly string[];
-  /** Header that carries the signature or token, instead of the scheme's default. */
+  /** Header that carries the signature or token, instead of the scheme's default (not with `auto`). */
   header?: string;
   /** Allowed clock difference for timestamps, in seconds (default 300). */
   toleranceSeconds?: number;
@@ -95,8 +104,8 @@ export interface WebhookVerifyOptions {
 
 /** What a successful verification established. */
 export interface WebhookVerification {
-  /** The scheme used. */
-  scheme: WebhookSignatureScheme;
+  /** The scheme the request was verified with (with `auto`, the one the request carried). */
+  scheme: VerifiedWebhookScheme;
   /** Which configured secret matched (0 for the first; -1 for `none`). */
   secretIndex: number;
   /** The delivery id (`webhook-id`), with the `standard` scheme. */
@@ -185,6 +194,22 @@ function hmacKey(material: Uint8Array, cacheId: string): Promise<CryptoKey> {
     keyCache.set(cacheId, key);
   }
   return key;
+}
+
+type KeyKind = "utf8" | "standard";
+
+/** Whether `bytes` is `<base64url>.<base64url>`: the part of a JWT its signature covers. */
+function isJwtSigningInput(bytes: Uint8Array): boolean {
+  let dots = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 46) {
+      if (++dots > 1) return false;
+    } else if (
+      !((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95)
+    ) return false;
+  }
+  return dots === 1;
 }
 
 /** The HMAC-SHA256 of `content` (Web Crypto). */
@@ -309,13 +334,23 @@ export class WebhookVerifier {
   readonly scheme: WebhookSignatureScheme;
   /** Whether a secret is configured (false with a scheme that needs one: every request is refused). */
   readonly hasSecret: boolean;
+  /** The header configured to carry the signature or token (lower case), if not the scheme's default. */
+  readonly header: string | undefined;
   readonly #secrets: string[];
   readonly #header: string | undefined;
   readonly #tolerance: number;
   readonly #leeway: number;
   readonly #requireTimestamp: boolean;
-  #keys: Promise<CryptoKey[]> | undefined;
-  #ready: CryptoKey[] | undefined;
+  // Per key kind: the secrets' bytes (`utf8`: hmac and jwt) or their decoded `whsec_` body (`standard`); an
+  // entry is null for a secret that cannot serve that kind (a plain secret, with `auto`, for `standard`).
+  readonly #keys: Record<KeyKind, Promise<(CryptoKey | null)[]> | undefined> = {
+    utf8: undefined,
+    standard: undefined,
+  };
+  readonly #ready: Record<KeyKind, (CryptoKey | null)[] | undefined> = {
+    utf8: undefined,
+    standard: undefined,
+  };
   #tokens: Uint8Array[] | undefined;
 
   /**
@@ -329,7 +364,7 @@ export class WebhookVerifier {
    * ```
    */
   constructor(options: WebhookSignatureOptions = {}) {
-    const scheme = options.scheme ?? "hmac";
+    const scheme = options.scheme ?? "auto";
     if (!WEBHOOK_SIGNATURE_SCHEMES.includes(scheme)) {
       throw new ConfigurationException(
         `Invalid webhook configuration: unknown signature scheme "${String(scheme)}" ` +
@@ -339,7 +374,12 @@ export class WebhookVerifier {
     }
     this.scheme = scheme;
     this.#secrets = scheme === "none" ? [] : checkSecrets(options.secret);
-    if (scheme === "standard") this.#secrets.forEach((secret) => keyMaterial("standard", secret));
+    // A `standard` secret (and, with `auto`, any secret written `whsec_...`) must decode: refused now.
+    for (const secret of this.#secrets) {
+      if (scheme === "standard" || (scheme === "auto" && secret.startsWith("whsec_"))) {
+        keyMaterial("standard", secret);
+      }
+    }
     this.hasSecret = this.#secrets.length > 0;
     if (
       options.header !== undefined &&
@@ -352,7 +392,14 @@ export class WebhookVerifier {
         },
       );
     }
-    this.#header = options.header?.toLowerCase();
+    if (scheme === "auto" && options.header !== undefined) {
+      throw new ConfigurationException(
+        'Invalid webhook configuration: "signature.header" applies to one scheme; set "signature.scheme" ' +
+          '(hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers',
+        { setting: "signature.header" },
+      );
+    }
+    this.#header = this.header = options.header?.toLowerCase();
     this.#tolerance = checkSeconds(
       "signature.toleranceSeconds",
       options.toleranceSeconds,
@@ -395,8 +442,10 @@ export class WebhookVerifier {
       }
       if (!this.hasSecret) return this.#noSecret();
       switch (this.scheme) {
+        case "auto":
+          return this.#verifyAuto(body, source, now);
         case "hmac":
-          return this.#verifyHmac(body, source, now);
+          return this.#verifyHmac(body, source, now, this.#signatureHeader(source));
         case "standard":
           return this.#verifyStandard(body, source, now);
         default:
@@ -417,43 +466,73 @@ export class WebhookVerifier {
     );
   }
 
-  #loadKeys(): Promise<CryptoKey[]> {
-    if (this.#keys === undefined) {
-      const kind = this.scheme === "standard" ? "standard" : "utf8";
-      this.#keys = Promise.all(
-        this.#secrets.map((secret) => hmacKey(keyMaterial(this.scheme, secret), `${kind}\u0000${secret}`)),
-      );
-      this.#keys.catch(() => this.#keys = undefined);
+  #loadKeys(kind: KeyKind): Promise<(CryptoKey | null)[]> {
+    let keys = this.#keys[kind];
+    if (keys === undefined) {
+      keys = Promise.all(this.#secrets.map((secret) => {
+        if (kind === "utf8") return hmacKey(utf8(secret), `utf8\u0000${secret}`);
+        // With `auto`, only a secret written `whsec_...` is a Standard Webhooks secret.
+        if (this.scheme === "auto" && !secret.startsWith("whsec_")) return null;
+        return hmacKey(keyMaterial("standard", secret), `standard\u0000${secret}`);
+      }));
+      keys.catch(() => this.#keys[kind] = undefined);
+      this.#keys[kind] = keys;
     }
-    return this.#keys;
+    return keys;
   }
 
   // Each configured key signs the content once (Web Crypto); `accepts` compares that MAC with what the
   // request carries, in constant time. One signature per key instead of one verify per (key, signature)
   // pair, and a hex signature is compared as received, without decoding it into a buffer first.
-  // Resolves with the index of the matching key, or -1.
-  async #match(content: Uint8Array, accepts: (mac: Uint8Array) => boolean): Promise<number> {
-    const keys = this.#ready ??= await this.#loadKeys();
+  // Resolves with the index of the matching key, -1 when none matched, -2 when no key can serve `kind`.
+  async #match(
+    kind: KeyKind,
+    content: Uint8Array,
+    accepts: (mac: Uint8Array) => boolean,
+  ): Promise<number> {
+    const keys = this.#ready[kind] ??= await this.#loadKeys(kind);
+    let usable = false;
     for (let i = 0; i < keys.length; i++) {
-      if (accepts(new Uint8Array(await hmac(keys[i], content)))) return i;
+      const key = keys[i];
+      if (key === null) continue;
+      usable = true;
+      if (accepts(new Uint8Array(await hmac(key, content)))) return i;
     }
-    return -1;
+    return usable ? -1 : -2;
   }
 
-  #verifyHmac(body: Uint8Array, source: HeaderSource, now: number): Promise<WebhookVerification> {
-    let name = this.#header;
-    let value: string | null = null;
-    if (name !== undefined) value = source.get(name);
-    else {
-      for (const candidate of SIGNATURE_HEADERS) {
-        value = source.get(candidate);
-        if (value !== null) {
-          name = candidate;
-          break;
-        }
-      }
-      name ??= SIGNATURE_HEADERS[0];
+  // `auto`: the scheme whose headers the request carries. When several are present the one that proves the
+  // most is checked (standard, then hmac, then jwt) and its failure is final: no fallback to another one.
+  #verifyAuto(body: Uint8Array, source: HeaderSource, now: number): Promise<WebhookVerification> {
+    if (source.get("webhook-signature") !== null) return this.#verifyStandard(body, source, now);
+    for (const name of SIGNATURE_HEADERS) {
+      const value = source.get(name);
+      if (value !== null) return this.#verifyHmac(body, source, now, { name, value });
     }
+    if (source.get(JWT_HEADER) !== null) return this.#verifyJwt(source, now);
+    reject(
+      "missing_signature",
+      'no signature: expected "authorization: Bearer <JWT>" (the server\'s jwt_key), "x-gateway-signature" ' +
+        'or the Standard Webhooks headers ("webhook-id", "webhook-timestamp", "webhook-signature")',
+    );
+  }
+
+  // The hmac signature header: the configured one, or the first of the usual names present.
+  #signatureHeader(source: HeaderSource): { name: string; value: string | null } {
+    if (this.#header !== undefined) return { name: this.#header, value: source.get(this.#header) };
+    for (const name of SIGNATURE_HEADERS) {
+      const value = source.get(name);
+      if (value !== null) return { name, value };
+    }
+    return { name: SIGNATURE_HEADERS[0], value: null };
+  }
+
+  #verifyHmac(
+    body: Uint8Array,
+    source: HeaderSource,
+    now: number,
+    { name, value }: { name: string; value: string | null },
+  ): Promise<WebhookVerification> {
     if (value === null) reject("missing_signature", `header "${name}" is missing`);
     let hex = value.trim();
     if (hex.length === 71 && hex.slice(0, 7).toLowerCase() === "sha256=") hex = hex.slice(7);
@@ -468,6 +547,11 @@ export class WebhookVerifier {
     let content = body;
     if (stamp === null) {
       if (this.#requireTimestamp) reject("missing_timestamp", `header "${TIMESTAMP_HEADER}" is missing`);
+      // The same secret may serve `jwt` (always with `auto`): a captured JWT's signature is the HMAC of its
+      // `<header>.<claims>` part, so that part is never accepted as an hmac-signed body.
+      if (isJwtSigningInput(body)) {
+        reject("invalid_body", "the body is the signed part of a JWT, not a webhook body");
+      }
     } else {
       timestamp = parseTimestamp(stamp, `header "${TIMESTAMP_HEADER}"`);
       checkWindow(timestamp, Math.floor(now / 1000), this.#tolerance, "timestamp");
@@ -476,15 +560,15 @@ export class WebhookVerifier {
     const result: WebhookVerification = timestamp === undefined
       ? { scheme: "hmac", secretIndex: 0 }
       : { scheme: "hmac", secretIndex: 0, timestamp };
-    const keys = this.#ready;
+    const keys = this.#ready.utf8;
     if (keys !== undefined && keys.length === 1) {
       // The usual case, one secret: a single Web Crypto call and one continuation.
-      return hmac(keys[0], content).then((mac) => {
+      return hmac(keys[0]!, content).then((mac) => {
         if (!hexEquals(hex, new Uint8Array(mac))) reject("signature_mismatch", MISMATCH);
         return result;
       });
     }
-    return this.#match(content, (mac) => hexEquals(hex, mac)).then((index) => {
+    return this.#match("utf8", content, (mac) => hexEquals(hex, mac)).then((index) => {
       if (index < 0) reject("signature_mismatch", MISMATCH);
       result.secretIndex = index;
       return result;
@@ -513,12 +597,19 @@ export class WebhookVerifier {
       reject("malformed_signature", 'header "webhook-signature" has no "v1,<base64 HMAC-SHA256>" entry');
     }
     const content = concatBytes(utf8(`${id}.${stamp.trim()}.`), body);
-    const index = await this.#match(content, (mac) => {
+    const index = await this.#match("standard", content, (mac) => {
       // Every listed signature is compared, so the time does not tell which one matched.
       let found = false;
       for (const signature of signatures) found = timingSafeEqual(signature, mac) || found;
       return found;
     });
+    if (index === -2) {
+      reject(
+        "signature_mismatch",
+        "the request carries Standard Webhooks headers, but no configured secret is a Standard Webhooks " +
+          'secret ("whsec_" followed by base64)',
+      );
+    }
     if (index < 0) reject("signature_mismatch", MISMATCH);
     return { scheme: "standard", secretIndex: index, id, timestamp };
   }
@@ -564,6 +655,7 @@ export class WebhookVerifier {
       reject("malformed_signature", "the JWT signature is malformed");
     }
     const index = await this.#match(
+      "utf8",
       utf8(`${parts[0]}.${parts[1]}`),
       (mac) => timingSafeEqual(signature, mac),
     );
@@ -595,6 +687,24 @@ export class WebhookVerifier {
     if (index < 0) reject("signature_mismatch", `header "${name}" does not hold the configured token`);
     return { scheme: "token", secretIndex: index };
   }
+}
+
+// Every header a scheme reads, for the operator's log line (names only, never values).
+const KNOWN_SIGNATURE_HEADERS = [
+  JWT_HEADER,
+  ...SIGNATURE_HEADERS,
+  TIMESTAMP_HEADER,
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+  TOKEN_HEADER,
+];
+
+/** The names of the signature headers `headers` carries (never their values), `header` too when given. Internal. */
+export function signatureHeaderNames(headers: Headers, header?: string): string[] {
+  const names = KNOWN_SIGNATURE_HEADERS.filter((name) => headers.has(name));
+  if (header !== undefined && !names.includes(header) && headers.has(header)) names.push(header);
+  return names;
 }
 
 /** Bodies {@link verifyWebhook} accepts: the raw bytes, or the raw text exactly as received. */
@@ -693,6 +803,12 @@ export interface SignWebhookOptions {
  */
 export async function signWebhook(options: SignWebhookOptions): Promise<Record<string, string>> {
   const scheme = options.scheme ?? "hmac";
+  if (scheme === "auto") {
+    throw new ConfigurationException(
+      'Invalid signing options: "auto" only verifies; choose the scheme to sign for (hmac, standard, jwt, token)',
+      { setting: "scheme" },
+    );
+  }
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (scheme === "none") return headers;
   const [secret] = checkSecrets(options.secret);

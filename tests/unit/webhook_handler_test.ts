@@ -180,27 +180,26 @@ Deno.test("400: body not JSON, not an envelope, or without an event name", async
   strictEqual(metrics.total("gateway_webhook_rejections_total", { reason: "invalid_envelope" }), 7);
 });
 
-Deno.test("401: missing, wrong or stale signatures get a generic body; the reason goes to logs and metrics", async () => {
+Deno.test("401: missing, wrong or stale signatures get a generic body; one stderr line per cause per minute", async () => {
   const records: LogRecord[] = [];
   await captureLogs(records);
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
   try {
-    const { handler, seen, metrics } = setup();
+    let clock = NOW;
+    const { handler, seen, metrics } = setup({ now: () => clock });
     const body = JSON.stringify(envelope());
-    await expectStatus(
-      await handler(
-        new Request(`${URL_BASE}/sales`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-        }),
-      ),
-      401,
-      { ok: false, error: "Unauthorized" },
-    );
-    await expectStatus(await handler(await signed("/sales", envelope(), { secret: "wrong-secret" })), 401, {
-      ok: false,
-      error: "Unauthorized",
-    });
+    const unsigned = () =>
+      new Request(`${URL_BASE}/sales`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+    await expectStatus(await handler(unsigned()), 401, { ok: false, error: "Unauthorized" });
+    const wrong = await signed("/sales", envelope(), { secret: "wrong-secret" });
+    const wrongSignature = wrong.headers.get("x-gateway-signature")!;
+    await expectStatus(await handler(wrong), 401, { ok: false, error: "Unauthorized" });
     const stale = await signWebhook({ body, secret: SECRET, timestamp: NOW / 1000 - 3600 });
     await expectStatus(
       await handler(new Request(`${URL_BASE}/sales`, { method: "POST", headers: stale, body })),
@@ -213,14 +212,45 @@ Deno.test("401: missing, wrong or stale signatures get a generic body; the reaso
       ),
       [1, 1, 1],
     );
-    const warnings = records.filter((record) => record.level === "warning");
-    deepStrictEqual(warnings.map((record) => record.properties.reason), [
-      "missing_signature",
-      "signature_mismatch",
-      "timestamp_too_old",
+    deepStrictEqual(lines, [
+      '[gateway] Webhook refused (401 missing_signature): expected scheme "auto" (authorization: Bearer <JWT>, ' +
+      "x-gateway-signature, or webhook-id/-timestamp/-signature); signature headers received: none; Cannot " +
+      'verify webhook: no signature: expected "authorization: Bearer <JWT>" (the server\'s jwt_key), ' +
+      '"x-gateway-signature" or the Standard Webhooks headers ("webhook-id", "webhook-timestamp", "webhook-signature")',
+      '[gateway] Webhook refused (401 signature_mismatch): expected scheme "auto" (authorization: Bearer <JWT>, ' +
+      "x-gateway-signature, or webhook-id/-timestamp/-signature); signature headers received: " +
+      "x-gateway-signature, x-gateway-timestamp; Cannot verify webhook: signature does not match the body " +
+      "(sign and verify the exact raw bytes received, not a JSON.parse result serialized again, and check " +
+      "that both sides use the same secret without stray whitespace)",
+      '[gateway] Webhook refused (401 timestamp_too_old): expected scheme "auto" (authorization: Bearer <JWT>, ' +
+      "x-gateway-signature, or webhook-id/-timestamp/-signature); signature headers received: " +
+      `x-gateway-signature, x-gateway-timestamp; Cannot verify webhook: timestamp is too old ("${
+        NOW / 1000 - 3600
+      }", tolerance 300 s)`,
     ]);
-    strictEqual(JSON.stringify(records).includes(SECRET), false);
+    // The same cause again within the minute (on the handler's clock): counted, not written.
+    clock = NOW + 1_000;
+    await handler(await signed("/sales", envelope(), { secret: "wrong-secret" }));
+    clock = NOW + 59_999;
+    await handler(await signed("/sales", envelope(), { secret: "wrong-secret" }));
+    strictEqual(lines.length, 3);
+    clock = NOW + 60_000;
+    await handler(await signed("/sales", envelope(), { secret: "wrong-secret" }));
+    strictEqual(lines.length, 4);
+    ok(lines[3].endsWith("(2 more since the last line of this cause)"), lines[3]);
+    ok(lines[3].startsWith("[gateway] Webhook refused (401 signature_mismatch)"), lines[3]);
+    strictEqual(metrics.total("gateway_webhook_rejections_total", { status: "401" }), 6);
+    for (const text of [...lines, JSON.stringify(records)]) {
+      strictEqual(text.includes(SECRET), false);
+      strictEqual(text.includes(wrongSignature.slice(7)), false);
+    }
+    // Each refusal is still a LogTape record (debug), for applications that want every one.
+    deepStrictEqual(
+      records.filter((record) => record.properties.status === 401).map((record) => record.level),
+      Array(6).fill("debug"),
+    );
   } finally {
+    console.error = original;
     await reset();
   }
 });
@@ -242,7 +272,7 @@ Deno.test("503: no usable secret (unset or empty) names GATEWAY_WEBHOOK_SECRET; 
         strictEqual(body.setting, "GATEWAY_WEBHOOK_SECRET");
         strictEqual(
           body.error,
-          `Webhook receiver misconfigured: ${cause} for the "hmac" scheme; set GATEWAY_WEBHOOK_SECRET (or the ` +
+          `Webhook receiver misconfigured: ${cause} for the "auto" scheme; set GATEWAY_WEBHOOK_SECRET (or the ` +
             'signature.secret option), or choose the scheme "none" for local development (every webhook is ' +
             "answered 503 until then)",
         );
@@ -250,6 +280,18 @@ Deno.test("503: no usable secret (unset or empty) names GATEWAY_WEBHOOK_SECRET; 
       }
       strictEqual(seen.length, 0);
       strictEqual(metrics.total("gateway_webhooks_received_total", { result: "503" }), 3);
+      // The health check says so too, rather than "ok".
+      const health = await handler(new Request(`${URL_BASE}/health`));
+      strictEqual(health.status, 503);
+      deepStrictEqual(await health.json(), {
+        ok: false,
+        status: "misconfigured",
+        error:
+          `Webhook receiver misconfigured: ${cause} for the "auto" scheme; set GATEWAY_WEBHOOK_SECRET (or ` +
+          'the signature.secret option), or choose the scheme "none" for local development (every webhook is ' +
+          "answered 503 until then)",
+        setting: "GATEWAY_WEBHOOK_SECRET",
+      });
     }
     deepStrictEqual(lines.length, 2);
     ok(lines[0].startsWith("[gateway] Webhook receiver misconfigured: no secret is set"), lines[0]);
@@ -706,7 +748,7 @@ Deno.test("handleWebhook: an empty GATEWAY_WEBHOOK_SECRET binding is 503 'empty'
       const answer = await response.json();
       strictEqual(answer.setting, "GATEWAY_WEBHOOK_SECRET");
       ok(
-        answer.error.startsWith('Webhook receiver misconfigured: the secret is empty for the "hmac" scheme'),
+        answer.error.startsWith('Webhook receiver misconfigured: the secret is empty for the "auto" scheme'),
       );
     }
     strictEqual(lines.length, 1);

@@ -12,7 +12,7 @@
  */
 
 import { normalizeWebhookEvent } from "../payload.ts";
-import { BODIES, refuse, respond } from "./respond.ts";
+import { BODIES, refuse, respond, RETRY_AFTER } from "./respond.ts";
 import type { Receiver } from "./state.ts";
 
 /** A matched route. */
@@ -96,6 +96,19 @@ export function discardBody(request: Request): void {
   if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});
 }
 
+/** The health check: 200, or 503 with the reason while the receiver cannot verify anything. */
+function health(receiver: Receiver): Response {
+  const problem = receiver.secretProblem;
+  if (problem === undefined) return respond(200, BODIES.health);
+  const body = JSON.stringify({
+    ok: false,
+    status: "misconfigured",
+    error: problem.message,
+    setting: problem.setting,
+  });
+  return respond(503, body, RETRY_AFTER);
+}
+
 /** The route of a POST to the receiver, or the answer for anything else. */
 export function routeRequest(receiver: Receiver, request: Request): WebhookRoute | Response {
   if (!receiver.enabled) {
@@ -116,7 +129,7 @@ export function routeRequest(receiver: Receiver, request: Request): WebhookRoute
   const method = request.method;
   if (method !== "POST") {
     discardBody(request);
-    if (matched.health && (method === "GET" || method === "HEAD")) return respond(200, BODIES.health);
+    if (matched.health && (method === "GET" || method === "HEAD")) return health(receiver);
     return refuse(receiver, 405, BODIES.method, "method_not_allowed", method.slice(0, 16), "UNKNOWN", [[
       "allow",
       matched.health ? "GET, HEAD, POST" : "POST",

@@ -15,6 +15,7 @@ import type { RunContext } from "../run.ts";
 import type { WebhookVerifier } from "../signature.ts";
 import type { QueueDispatch } from "./dispatch_queue.ts";
 import type { ReadDeadlines } from "./read_body.ts";
+import type { RateLimitedReports } from "./reports.ts";
 import type { SecretProblem } from "./guard.ts";
 import type { WebhookRoute } from "./route.ts";
 
@@ -52,6 +53,8 @@ export interface Receiver {
   readonly metrics: MetricsCollector | undefined;
   readonly dedupe: WebhookDedupe | undefined;
   readonly now: () => number;
+  /** The operator's stderr lines (401s), at most one per cause per minute on `now`. */
+  readonly reports: RateLimitedReports;
   /** Queue mode settings, when queue mode is on. */
   readonly queue: QueueDispatch | undefined;
   /** Nothing to claim, log or queue: the handlers run right after parsing. */
