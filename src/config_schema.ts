@@ -214,32 +214,93 @@ function distance(a: string, b: string): number {
   return row[b.length];
 }
 
-/** The key the user most likely meant: same key in snake_case, a close spelling, or a key one level down. */
-function suggest(key: string, fields: Readonly<Record<string, SchemaNode>>): string | undefined {
+/**
+ * The option keys an API accepts, for {@link checkOptionKeys}: for each key, the keys of its nested options
+ * object, or `true` for a value whose keys are not checked here.
+ */
+export type OptionKeys = { readonly [key: string]: true | OptionKeys };
+
+function keysOf(fields: Readonly<Record<string, SchemaNode>>): OptionKeys {
+  return Object.fromEntries(
+    Object.entries(fields).map((
+      [name, node],
+    ) => [name, node.kind === "object" && !node.fileOnly ? keysOf(node.fields) : true]),
+  );
+}
+
+/**
+ * The key the user most likely meant: the same key in another case, the same key one level down (`secret` →
+ * `signature.secret`), a close spelling, or a key it begins. Keys are compared in snake_case, so it serves the
+ * configuration file and the camelCase options alike.
+ */
+function suggest(key: string, keys: OptionKeys): string | undefined {
   const wanted = snake(key);
-  const names = Object.keys(fields);
-  if (names.includes(wanted)) return wanted;
+  const names = Object.keys(keys);
+  const same = names.find((name) => snake(name) === wanted);
+  if (same !== undefined) return same;
+  const inner = (match: (field: string) => boolean): string | undefined => {
+    for (const [name, nested] of Object.entries(keys)) {
+      if (nested === true) continue;
+      const field = Object.keys(nested).find((field) => match(snake(field)));
+      if (field !== undefined) return `${name}.${field}`;
+    }
+    return undefined;
+  };
+  const below = inner((field) => field === wanted);
+  if (below !== undefined) return below;
+  // A word more or less: `attempts` → `maxAttempts`, `keyPrefix` → `prefix`, `name` → `objectName`.
+  const word = names.find((name) => {
+    const candidate = snake(name);
+    return candidate.endsWith(`_${wanted}`) || wanted.endsWith(`_${candidate}`);
+  });
+  if (word !== undefined) return word;
   // Edit distance, with a shared beginning counting for more than a shared ending (`retries` → `retry`).
   let best: string | undefined;
   let bestScore = Math.max(2, Math.floor(wanted.length / 3)) + 1;
   for (const name of names) {
+    const candidate = snake(name);
     let shared = 0;
-    while (shared < 4 && shared < name.length && name[shared] === wanted[shared]) shared++;
-    const score = distance(wanted, name) - shared / 2;
+    while (shared < 4 && shared < candidate.length && candidate[shared] === wanted[shared]) shared++;
+    const score = distance(wanted, candidate) - shared / 2;
     if (score < bestScore) [best, bestScore] = [name, score];
   }
   if (best !== undefined) return best;
-  const prefixed = names.find((name) => name.startsWith(`${wanted}_`));
+  const prefixed = names.find((name) => snake(name).startsWith(`${wanted}_`));
   if (prefixed !== undefined) return prefixed;
   // `timeout` inside `retry` most likely means `http.timeout_ms`: look one level down.
-  for (const [name, node] of Object.entries(fields)) {
-    if (node.kind !== "object" || node.fileOnly) continue;
-    const inner = Object.keys(node.fields).find((field) =>
-      field === wanted || field.startsWith(`${wanted}_`)
-    );
-    if (inner !== undefined) return `${name}.${inner}`;
+  return inner((field) => field.startsWith(`${wanted}_`));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Refuse a key `value` (an options object) does not accept, with a suggestion, the way the configuration
+ * file does: `createWebhookHandler: "secret" is not an option; did you mean "signature.secret"?`. Nested
+ * plain objects are checked against their own keys; anything else (class instances, functions, `true`) is
+ * left to the caller's type checks. `where` names the API in the message.
+ *
+ * @example
+ * ```ts ignore
+ * checkOptionKeys({ windowSecond: 60 }, { windowSeconds: true }, "new MemoryWebhookDedupe");
+ * // ConfigurationException: new MemoryWebhookDedupe: "windowSecond" is not an option; did you mean "windowSeconds"?
+ * ```
+ */
+export function checkOptionKeys(value: unknown, keys: OptionKeys, where: string, path = ""): void {
+  if (!isPlainObject(value)) return;
+  for (const key of Object.keys(value)) {
+    const nested = Object.hasOwn(keys, key) ? keys[key] : undefined;
+    const setting = join(path, key);
+    if (nested === undefined) {
+      const guess = suggest(key, keys);
+      const hint = guess === undefined ? "" : `; did you mean "${join(path, guess)}"?`;
+      throw new ConfigurationException(`${where}: "${setting}" is not an option${hint}`, { setting });
+    }
+    if (nested !== true) checkOptionKeys(value[key], nested, where, setting);
   }
-  return undefined;
 }
 
 function join(path: string, key: string): string {
@@ -256,7 +317,7 @@ function checkFields(
     const node = Object.hasOwn(fields, key) ? fields[key] : undefined;
     const setting = join(path, key);
     if (node === undefined) {
-      const guess = suggest(key, fields);
+      const guess = suggest(key, keysOf(fields));
       const hint = guess === undefined ? "" : `; did you mean "${join(path, guess)}"?`;
       throw new ConfigurationException(`"${setting}" is not a configuration key${hint}`, { setting });
     }

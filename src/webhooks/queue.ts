@@ -18,6 +18,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../config_schema.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
@@ -74,6 +75,16 @@ export interface WebhookQueueOptions {
   /** Delay before each retry, in ms; the last value repeats (default 1 s, 5 s, 30 s, 2 min, 10 min). */
   backoffMs?: readonly number[];
 }
+
+/** The keys of {@link WebhookQueueOptions}, for the unknown-key check. Internal. */
+export const QUEUE_OPTION_KEYS = {
+  prefix: true,
+  maxAttempts: true,
+  backoffMs: true,
+} as const satisfies Record<
+  keyof WebhookQueueOptions,
+  true
+>;
 
 /**
  * Where queue mode puts verified webhooks. The handler answers 202 once `enqueue` resolved, so it must
@@ -234,6 +245,7 @@ export class KvWebhookQueue implements WebhookJobQueue {
    * ```
    */
   constructor(kv: Deno.Kv, options: WebhookQueueOptions = {}) {
+    checkOptionKeys(options, QUEUE_OPTION_KEYS, "new KvWebhookQueue");
     this.kv = kv;
     this.#prefix = webhookQueueSettings(options).prefix;
     this.#options = options;
@@ -368,6 +380,17 @@ export interface WebhookWorkerOptions extends WebhookQueueOptions {
   now?: () => number;
 }
 
+const WORKER_OPTION_KEYS = {
+  ...QUEUE_OPTION_KEYS,
+  store: true,
+  metrics: true,
+  onOtherMessage: true,
+  onDeadLetter: true,
+  onJobDone: true,
+  completionWrites: true,
+  now: true,
+} as const satisfies Record<keyof WebhookWorkerOptions, true>;
+
 /**
  * What happened to a job: processed now, retried later, dead-lettered, or `skipped` (it was already
  * completed, or superseded by its own retry: a message the KV queue delivered again).
@@ -473,6 +496,7 @@ export function startWebhookWorker(
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
 ): WebhookWorker {
+  checkOptionKeys(options, WORKER_OPTION_KEYS, "startWebhookWorker");
   webhookQueueSettings(options);
   let running = 0;
   let waiters: (() => void)[] = [];

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../config_schema.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import {
@@ -95,6 +96,16 @@ export interface WebhookSignatureOptions {
   /** Leeway for the JWT `exp` and `iat` claims, in seconds (default 30). */
   jwtLeewaySeconds?: number;
 }
+
+/** The keys of {@link WebhookSignatureOptions}, for the unknown-key check. Internal. */
+export const SIGNATURE_OPTION_KEYS = {
+  scheme: true,
+  secret: true,
+  header: true,
+  toleranceSeconds: true,
+  requireTimestamp: true,
+  jwtLeewaySeconds: true,
+} as const satisfies Record<keyof WebhookSignatureOptions, true>;
 
 /** Options of {@link verifyWebhook}: the signature settings, nested as in `createWebhookHandler`. */
 export interface WebhookVerifyOptions {
@@ -364,6 +375,7 @@ export class WebhookVerifier {
    * ```
    */
   constructor(options: WebhookSignatureOptions = {}) {
+    checkOptionKeys(options, SIGNATURE_OPTION_KEYS, "WebhookVerifier");
     const scheme = options.scheme ?? "auto";
     if (!WEBHOOK_SIGNATURE_SCHEMES.includes(scheme)) {
       throw new ConfigurationException(
@@ -758,6 +770,7 @@ export async function verifyWebhook(
 ): Promise<WebhookVerification> {
   let verifier = verifiers.get(options);
   if (verifier === undefined) {
+    checkOptionKeys(options, { signature: SIGNATURE_OPTION_KEYS }, "verifyWebhook");
     if (options === null || typeof options !== "object" || typeof options.signature !== "object") {
       throw new ConfigurationException(
         "Invalid webhook configuration: verifyWebhook expects { signature: { scheme, secret, ... } }",

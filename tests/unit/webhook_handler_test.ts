@@ -1,9 +1,10 @@
-import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
-import { MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { KvWebhookDedupe, MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { KvWebhookQueue, startWebhookWorker } from "../../src/webhooks/queue.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";
 import {
@@ -14,7 +15,12 @@ import {
 import { resetMisconfigurationReports } from "../../src/webhooks/pipeline/guard.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
+import {
+  signWebhook,
+  verifyWebhook,
+  type WebhookSignatureOptions,
+  WebhookVerifier,
+} from "../../src/webhooks/signature.ts";
 import { captureLogs } from "../helpers/logs.ts";
 
 const NOW = 1_760_000_000_000;
@@ -756,5 +762,111 @@ Deno.test("handleWebhook: an empty GATEWAY_WEBHOOK_SECRET binding is 503 'empty'
     strictEqual((await handleWebhook(request(), wrong)).status, 401);
   } finally {
     console.error = original;
+  }
+});
+
+Deno.test("unknown option keys are refused with a suggestion, like the configuration file", async () => {
+  const refused = (fn: () => unknown, message: string, setting: string) =>
+    throws(fn, (e: unknown) => {
+      ok(e instanceof ConfigurationException, String(e));
+      strictEqual(e.message, message);
+      strictEqual(e.setting, setting);
+      return true;
+    });
+  const cases: [Record<string, unknown>, string, string][] = [
+    [{ secret: "s3cret" }, '"secret" is not an option; did you mean "signature.secret"?', "secret"],
+    [{ routePrefx: "hooks" }, '"routePrefx" is not an option; did you mean "routePrefix"?', "routePrefx"],
+    [
+      { signature: { secret: "s", tolerance: 5 } },
+      '"signature.tolerance" is not an option; did you mean "signature.toleranceSeconds"?',
+      "signature.tolerance",
+    ],
+    [
+      { signature: { secret: "s" }, queue: { maxAttempt: 3 } },
+      '"queue.maxAttempt" is not an option; did you mean "queue.maxAttempts"?',
+      "queue.maxAttempt",
+    ],
+    [
+      { signature: { secret: "s" }, dedupe: { window: 60 } },
+      '"dedupe.window" is not an option; did you mean "dedupe.windowSeconds"?',
+      "dedupe.window",
+    ],
+    [
+      { signature: { secret: "s" }, scheme: "jwt" },
+      '"scheme" is not an option; did you mean "signature.scheme"?',
+      "scheme",
+    ],
+    [{ signature: { secret: "s" }, zzz: 1 }, '"zzz" is not an option', "zzz"],
+  ];
+  for (const [options, message, setting] of cases) {
+    refused(
+      () => createWebhookHandler(options as WebhookHandlerOptions),
+      `createWebhookHandler: ${message}`,
+      setting,
+    );
+  }
+  // Class instances and `true` are not options objects: their keys are not checked.
+  createWebhookHandler({ signature: { secret: "s" }, dedupe: new MemoryWebhookDedupe(), queue: false });
+  await rejects(
+    verifyWebhook("{}", new Headers(), { signature: { secret: "s", secrets: ["a"] } } as never),
+    /^ConfigurationException: verifyWebhook: "signature.secrets" is not an option; did you mean "signature.secret"\?$/,
+  );
+  refused(
+    () => new WebhookVerifier({ secret: "s", jwtLeeway: 3 } as never),
+    'WebhookVerifier: "jwtLeeway" is not an option; did you mean "jwtLeewaySeconds"?',
+    "jwtLeeway",
+  );
+  refused(
+    () => new MemoryWebhookDedupe({ windowSecond: 5 } as never),
+    'new MemoryWebhookDedupe: "windowSecond" is not an option; did you mean "windowSeconds"?',
+    "windowSecond",
+  );
+  const kv = await Deno.openKv(":memory:");
+  try {
+    refused(
+      () => new KvWebhookDedupe(kv, { lease: 5 } as never),
+      'new KvWebhookDedupe: "lease" is not an option; did you mean "leaseSeconds"?',
+      "lease",
+    );
+    refused(
+      () => new KvWebhookQueue(kv, { attempts: 3 } as never),
+      'new KvWebhookQueue: "attempts" is not an option; did you mean "maxAttempts"?',
+      "attempts",
+    );
+    refused(
+      () => startWebhookWorker(kv, new WebhookProcessor(), { backoff: [1] } as never),
+      'startWebhookWorker: "backoff" is not an option; did you mean "backoffMs"?',
+      "backoff",
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("secrets are checked when the receiver is built, naming the setting, never the value", () => {
+  const cases: [WebhookSignatureOptions, string][] = [
+    [{ secret: 42 as unknown as string }, "Invalid webhook secret: expected a string or an array of strings"],
+    [{ secret: ["ok-secret", 7 as unknown as string] }, "Invalid webhook secret #2: expected a string"],
+    [
+      { secret: "hidden-value\n" },
+      "Invalid webhook secret: it has leading or trailing whitespace (a newline copied with it?); the signer " +
+      "uses the exact bytes, so trim it where it is stored",
+    ],
+    [
+      { scheme: "standard", secret: "hidden-value!" },
+      'Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed by base64 (the secret itself is not shown)',
+    ],
+    [
+      { secret: "whsec_hidden-value!" },
+      'Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed by base64 (the secret itself is not shown)',
+    ],
+  ];
+  for (const [signature, message] of cases) {
+    throws(() => createWebhookHandler({ signature }), (e: unknown) => {
+      ok(e instanceof ConfigurationException);
+      strictEqual(e.message, message);
+      strictEqual(e.setting, "signature.secret");
+      return true;
+    });
   }
 });

@@ -487,8 +487,12 @@ Deno.test("verifyWebhook: a parsed body is refused with a hint; headers may be a
   strictEqual((await verifyWebhook(BODY, upper, { signature: { secret: SECRET } }, NOW)).scheme, "hmac");
   await rejects(verifyWebhook(BODY, headers, { signature: { secret: "" } }, NOW), /it is empty/);
   await rejects(
-    verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW),
+    verifyWebhook(BODY, headers, {} as never, NOW),
     /expects { signature: { scheme, secret, ... } }/,
+  );
+  await rejects(
+    verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW),
+    /verifyWebhook: "secret" is not an option; did you mean "signature.secret"\?/,
   );
 });
 
