@@ -41,7 +41,17 @@ import {
 /** A signature scheme. */
 export type WebhookSignatureScheme = "auto" | "hmac" | "standard" | "jwt" | "token" | "none";
 
-/** A scheme a request was verified with (`auto` resolves to one of them per request). */
+/**
+ * A scheme a request was verified with (`auto` resolves to one of them per request).
+ *
+ * @example
+ * ```ts
+ * import { verifyWebhook, type VerifiedWebhookScheme } from "@gw/gateway/webhooks";
+ * export async function schemeOf(body: Uint8Array, headers: Headers): Promise<VerifiedWebhookScheme> {
+ *   return (await verifyWebhook(body, headers, { signature: { secret: "s3cret" } })).scheme;
+ * }
+ * ```
+ */
 export type VerifiedWebhookScheme = Exclude<WebhookSignatureScheme, "auto">;
 
 /** Every scheme, in documentation order. */
