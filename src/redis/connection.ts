@@ -153,7 +153,7 @@ export class RedisConnection {
 
   async #open(): Promise<RedisCommandClient> {
     const url = this.#url!;
-    const { createClient } = await import("@redis/client");
+    const { createClient } = await import("npm:@redis/client@6.3.1");
     const client = createClient({
       url: this.#rawUrl,
       socket: {
