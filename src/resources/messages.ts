@@ -332,7 +332,7 @@ export class MessagesResource extends Resource {
             })
             : await this.text(item.to, item.text ?? "", { ...sendCall, ...(delay ? { delay } : {}) });
           const id = res.json<unknown>("key.id");
-          return typeof id === "string" ? id : undefined;
+          return { messageId: typeof id === "string" ? id : undefined, replayed: res.replayed };
         },
       },
       items,
