@@ -284,8 +284,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * left to the caller's type checks. `where` names the API in the message.
  *
  * @example
- * ```ts ignore
- * checkOptionKeys({ windowSecond: 60 }, { windowSeconds: true }, "new MemoryWebhookDedupe");
+ * ```ts
+ * import { checkOptionKeys } from "./config_schema.ts";
+ * checkOptionKeys({ windowSeconds: 60 }, { windowSeconds: true }, "new MemoryWebhookDedupe"); // passes
+ * // with { windowSecond: 60 }:
  * // ConfigurationException: new MemoryWebhookDedupe: "windowSecond" is not an option; did you mean "windowSeconds"?
  * ```
  */
@@ -403,7 +405,7 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
  * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * checkSetting("rate_limiting", { max_wait_ms: 1000 });
  * ```
  */

@@ -1,8 +1,8 @@
 /**
  * The receiver's worker as the documentation writes it: the `worker.ts` block and its `deno serve` line,
  * taken from a Markdown file and run unchanged, except that the port becomes a free one on 127.0.0.1 (tests
- * talk only to loopback). The worker's imports (`@gw/gateway/webhooks`, `@gw/gateway`) resolve to this
- * checkout through a `deno.json` written beside it, as `deno add jsr:@gw/gateway` would map them.
+ * talk only to loopback). The worker's imports (`jsr:@gw/gateway/webhooks`, `@gw/gateway`, ...) resolve to
+ * this checkout through a `deno.json` written beside it.
  */
 
 const ROOT = new URL("../../", import.meta.url);
@@ -39,9 +39,15 @@ export async function documentedWorker(file: string, heading?: string): Promise<
     if (at < 0) return null;
     text = text.slice(at);
   }
-  const blocks = [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
+  // Fenced blocks, also indented ones inside a numbered list (the indent is removed).
+  const blocks = [...text.matchAll(/^( *)```(\w+)\n([\s\S]*?)^ *```/gm)].map(([, indent, lang, code]) => ({
+    lang,
+    code: code.split("\n").map((line) => line.startsWith(indent) ? line.slice(indent.length) : line).join(
+      "\n",
+    ),
+  }));
   const worker = blocks.find((b) =>
-    b.lang === "ts" && b.code.includes('from "@gw/gateway') && b.code.includes("fetch: handleWebhook")
+    b.lang === "ts" && /from "(jsr:)?@gw\/gateway/.test(b.code) && b.code.includes("fetch: handleWebhook")
   );
   const line = blocks.flatMap((b) => b.lang === "sh" ? b.code.split("\n") : [])
     .find((l) => /\bdeno serve .*worker\.ts\s*$/.test(l));
@@ -82,10 +88,14 @@ export function shellWords(line: string): string[] {
 
 async function writeProject(dir: string, worker: string): Promise<void> {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const root = new URL("mod.ts", ROOT).href;
+  const webhooks = new URL("src/webhooks/mod.ts", ROOT).href;
   const imports: Record<string, string> = {
     ...config.imports,
-    "@gw/gateway": new URL("mod.ts", ROOT).href,
-    "@gw/gateway/webhooks": new URL("src/webhooks/mod.ts", ROOT).href,
+    "@gw/gateway": root,
+    "@gw/gateway/webhooks": webhooks,
+    "jsr:@gw/gateway": root,
+    "jsr:@gw/gateway/webhooks": webhooks,
   };
   await Deno.writeTextFile(
     `${dir}/deno.json`,

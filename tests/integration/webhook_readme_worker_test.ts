@@ -85,8 +85,11 @@ Deno.test("docs/webhooks.md worker: 503 without --allow-env; as documented the J
   await check(documented);
 });
 
-Deno.test("README.md worker, when the README has one, behaves the same", async () => {
-  const documented = await documentedWorker("README.md");
-  if (documented === null) return;
-  await check(documented);
+Deno.test("README.md worker: the same text as docs/webhooks.md, and it behaves the same", async () => {
+  const readme = await documentedWorker("README.md", "## Receiving the server's webhooks");
+  ok(readme !== null, "README.md has the worker and its deno serve line");
+  const docs = await documentedWorker("docs/webhooks.md", "## Receiving from the real server");
+  strictEqual(readme.worker, docs?.worker);
+  strictEqual(readme.line, docs?.line);
+  await check(readme);
 });

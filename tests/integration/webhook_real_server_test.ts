@@ -28,16 +28,17 @@ Deno.test({
     const gw = GatewayService.make({ server_url: url!, api_key: key!, instance: name });
     try {
       await gw.instances().create(name);
+      // As the docs' set_webhook.ts does, with this worker's URL.
       await gw.webhooks().secure({
         url: `${worker.url}/gateway/webhook/${name}`,
+        events: ["MESSAGES_UPSERT", "CONNECTION_UPDATE"],
         secret,
-        events: ["CONNECTION_UPDATE", "MESSAGES_UPSERT", "QRCODE_UPDATED"],
       });
       await gw.instances().connect(name);
       // Without WhatsApp the instance stays "connecting" and the server sends one CONNECTION_UPDATE per
       // attempt; the bound is the server's, not a measurement.
-      const seen = await worker.waitForStdout(new RegExp(`connection\\.update ${name} connecting`), 60_000);
-      ok(seen.includes(`connection.update ${name} connecting`), seen);
+      const seen = await worker.waitForStdout(new RegExp(`^${name} connecting$`, "m"), 60_000);
+      ok(seen.split("\n").includes(`${name} connecting`), seen);
       const stderr = worker.stderr();
       strictEqual(stderr.includes("Webhook refused"), false, stderr);
       strictEqual(stderr.includes("misconfigured"), false, stderr);
