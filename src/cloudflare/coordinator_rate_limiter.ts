@@ -4,7 +4,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
 import { checkArguments, checkDecay } from "../ratelimit/window.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   checkExpiresAt,
   checkStateKey,

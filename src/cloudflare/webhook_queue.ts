@@ -8,7 +8,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";

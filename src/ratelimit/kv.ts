@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException, GatewayApiException } from "../errors.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
 import type { RateLimiterInterface } from "./limiter.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
 import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";

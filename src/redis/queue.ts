@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import { fromBase64, toBase64 } from "../webhooks/encoding.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
 import { checkArguments, checkDecay, secondsUntilFree } from "../ratelimit/window.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";

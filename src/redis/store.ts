@@ -16,7 +16,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   applyOutboundChanges,
   checkInbound,

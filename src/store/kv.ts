@@ -13,7 +13,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { KvState } from "./kv_state.ts";
 import { KvTable, type TableSpec } from "./kv_table.ts";
 import {

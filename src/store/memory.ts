@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { MemoryState } from "./memory_state.ts";
 import {
   applyOutboundChanges,

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";

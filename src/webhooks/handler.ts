@@ -10,7 +10,7 @@
  */
 
 import { DEFAULTS } from "../config.ts";
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore } from "../store/store.ts";

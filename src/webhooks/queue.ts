@@ -18,7 +18,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";

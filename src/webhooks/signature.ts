@@ -22,7 +22,7 @@
  * @module
  */
 
-import { checkOptionKeys } from "../config_schema.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import {
