@@ -33,7 +33,8 @@ import { RateLimitedReports } from "./pipeline/reports.ts";
 import { normalizePrefix } from "./pipeline/route.ts";
 import type { Receiver, WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
-import { SIGNATURE_OPTION_KEYS, type WebhookSignatureOptions, WebhookVerifier } from "./signature.ts";
+import { SIGNATURE_OPTION_KEYS, type WebhookSignatureOptions } from "./verify/types.ts";
+import { WebhookVerifier } from "./verify/verifier.ts";
 
 export type { WebhookHandlerQueueOptions } from "./pipeline/dispatch_queue.ts";
 export type { WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";

@@ -496,7 +496,7 @@ Deno.test("verifyWebhook: a parsed body is refused with a hint; headers may be a
   );
 });
 
-Deno.test("keys are imported once per secret, whatever the number of verifications", async () => {
+Deno.test("keys are imported once per verifier; verifyWebhook reuses one verifier for options written inline", async () => {
   const subtle = crypto.subtle as SubtleCrypto & { importKey: SubtleCrypto["importKey"] };
   const original = subtle.importKey;
   let imports = 0;
@@ -507,7 +507,7 @@ Deno.test("keys are imported once per secret, whatever the number of verificatio
   try {
     const secret = `cache-${crypto.randomUUID()}`;
     const headers = await signWebhook({ body: BODY, secret, timestamp: NOW_S });
-    strictEqual(imports, 1);
+    strictEqual(imports, 1); // signing imports its own key
     const options = { secret };
     const verifier = new WebhookVerifier(options);
     for (let i = 0; i < 20; i++) {
@@ -515,7 +515,17 @@ Deno.test("keys are imported once per secret, whatever the number of verificatio
       await verifyWebhook(BODY, headers, { signature: options }, NOW);
       await verifyWebhook(BODY, headers, { signature: { secret } }, NOW);
     }
-    strictEqual(imports, 1);
+    // One for the verifier, one for the verifier verifyWebhook keeps for these settings.
+    strictEqual(imports, 3);
+    // Other settings are another verifier; a wrong one is refused every time, never cached.
+    await verifyWebhook(BODY, headers, { signature: { secret, toleranceSeconds: 600 } }, NOW);
+    strictEqual(imports, 4);
+    for (let i = 0; i < 2; i++) {
+      await rejects(
+        verifyWebhook(BODY, headers, { signature: { secret, tolerance: 5 } } as never, NOW),
+        /tolerance/,
+      );
+    }
   } finally {
     subtle.importKey = original;
   }
@@ -727,4 +737,25 @@ Deno.test("auto: signWebhook refuses to sign for auto, which only verifies", asy
     signWebhook({ body: BODY, secret: SECRET, scheme: "auto" }),
     (error: unknown) => error instanceof ConfigurationException && /"auto" only verifies/.test(error.message),
   );
+});
+
+Deno.test("verifyWebhook's reuse by content never mixes settings: each secret and shape is its own", async () => {
+  const headers = await signWebhook({ body: BODY, secret: "a:b", timestamp: NOW_S });
+  strictEqual((await verifyWebhook(BODY, headers, { signature: { secret: "a:b" } }, NOW)).secretIndex, 0);
+  for (const secret of [["a", "b"], ["a:b:"], "a:b ".trim() + "x", ["x", "a:b"]]) {
+    const verifying = verifyWebhook(BODY, headers, { signature: { secret } }, NOW);
+    if (Array.isArray(secret) && secret.includes("a:b")) strictEqual((await verifying).secretIndex, 1);
+    else await refused(verifying, "signature_mismatch", []);
+  }
+  // More configurations than are kept: every one still verifies by its own secret.
+  for (let i = 0; i < 80; i++) {
+    const secret = `rotating-${i}`;
+    const signed = await signWebhook({ body: BODY, secret, timestamp: NOW_S });
+    await verifyWebhook(BODY, signed, { signature: { secret } }, NOW);
+    await refused(
+      verifyWebhook(BODY, signed, { signature: { secret: `rotating-${i + 1}` } }, NOW),
+      "signature_mismatch",
+      [],
+    );
+  }
 });

@@ -10,11 +10,8 @@
 
 import { getGatewayLogger } from "../../log.ts";
 import { toHex } from "../encoding.ts";
-import {
-  signatureHeaderNames,
-  type WebhookVerification,
-  WebhookVerificationException,
-} from "../signature.ts";
+import { signatureHeaderNames } from "../verify/common.ts";
+import { type WebhookVerification, WebhookVerificationException } from "../verify/types.ts";
 import { BODIES, count, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
