@@ -8,9 +8,9 @@
 import { ConfigurationException } from "../errors.ts";
 import { denoEnvAccess, webhookOptionsFromEnv } from "./env.ts";
 import { buildWebhookHandler, type WebhookHandler } from "./handler.ts";
-import { misconfigured, missingSecret, SECRET_VARIABLE, type SecretProblem } from "./pipeline/guard.ts";
+import { misconfigured, missingSecret, SECRET_VARIABLE } from "./pipeline/guard.ts";
 import { discardBody } from "./pipeline/route.ts";
-import type { WebhookExecutionContext } from "./pipeline/state.ts";
+import type { SecretProblem, WebhookExecutionContext } from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
 
 let defaultProcessor: WebhookProcessor | undefined;

@@ -26,12 +26,17 @@ import {
   QueueDispatch,
   type WebhookHandlerQueueOptions,
 } from "./pipeline/dispatch_queue.ts";
-import { missingSecret, type SecretProblem } from "./pipeline/guard.ts";
+import { missingSecret } from "./pipeline/guard.ts";
 import { runPipeline } from "./pipeline/pipeline.ts";
 import { ReadDeadlines } from "./pipeline/read_body.ts";
 import { RateLimitedReports } from "./pipeline/reports.ts";
 import { normalizePrefix } from "./pipeline/route.ts";
-import type { Receiver, WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
+import type {
+  Receiver,
+  SecretProblem,
+  WebhookExecutionContext,
+  WebhookMiddleware,
+} from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
 import { SIGNATURE_OPTION_KEYS, type WebhookSignatureOptions } from "./verify/types.ts";
 import { WebhookVerifier } from "./verify/verifier.ts";

@@ -759,3 +759,28 @@ Deno.test("verifyWebhook's reuse by content never mixes settings: each secret an
     );
   }
 });
+
+Deno.test("base64 signatures are read in their one canonical spelling only", async () => {
+  // 32 bytes: 43 characters, the last one carries 4 bits and 2 unused ones.
+  const standard = await signWebhook({
+    body: BODY,
+    secret: WHSEC,
+    scheme: "standard",
+    id: "msg_c",
+    timestamp: NOW_S,
+  });
+  const value = standard["webhook-signature"].slice(3, -1); // without "v1," and "="
+  const last = value.at(-1)!;
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const sibling = alphabet[alphabet.indexOf(last) ^ 1]; // same 4 bits, another unused bit
+  strictEqual(fromBase64(`${value.slice(0, -1)}${sibling}=`), null);
+  await refused(
+    verify(BODY, { ...standard, "webhook-signature": `v1,${value.slice(0, -1)}${sibling}=` }, {
+      scheme: "standard",
+      secret: WHSEC,
+    }),
+    "malformed_signature",
+    [WHSEC],
+  );
+  await verify(BODY, standard, { scheme: "standard", secret: WHSEC });
+});

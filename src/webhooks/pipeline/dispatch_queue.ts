@@ -29,7 +29,7 @@ import {
 import { describeError, saveWebhookLog } from "../run.ts";
 import { alreadyClaimed, completeClaim, releaseClaim } from "./dedupe.ts";
 import { BODIES, count, refuse, respond, RETRY_AFTER } from "./respond.ts";
-import type { Receiver, RequestState, WebhookExecutionContext } from "./state.ts";
+import type { DispatchMode, QueueMode, Receiver, RequestState, WebhookExecutionContext } from "./state.ts";
 
 /** Queue settings of the handler. */
 export interface WebhookHandlerQueueOptions extends WebhookQueueOptions {
@@ -61,11 +61,8 @@ export const HANDLER_QUEUE_OPTION_KEYS = {
   backend: true,
 } as const satisfies Record<keyof WebhookHandlerQueueOptions, true>;
 
-/** How a webhook accepted by this handler is processed. */
-export type DispatchMode = "sync" | "queue" | "wait_until";
-
 /** The queue mode of one handler: where its jobs go, and the KV and worker it opened itself. */
-export class QueueDispatch {
+export class QueueDispatch implements QueueMode {
   readonly options: WebhookHandlerQueueOptions;
   /** The queue's own settings (prefix, attempts, backoff), without the handler's. */
   readonly #settings: WebhookQueueOptions;

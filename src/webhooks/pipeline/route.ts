@@ -13,17 +13,7 @@
 
 import { normalizeWebhookEvent } from "../payload.ts";
 import { BODIES, refuse, respond, RETRY_AFTER } from "./respond.ts";
-import type { Receiver } from "./state.ts";
-
-/** A matched route. */
-export interface WebhookRoute {
-  /** Instance from the URL, when there is one. */
-  instance: string | undefined;
-  /** Event name from the byEvents suffix, when there is one. */
-  event: string | undefined;
-  /** Whether the path is also the health check (`/<prefix>/health`). */
-  health: boolean;
-}
+import type { Receiver, RequestState, WebhookRoute } from "./state.ts";
 
 const MAX_SEGMENT = 200;
 // deno-lint-ignore no-control-regex -- control characters are exactly what must not pass
@@ -109,8 +99,9 @@ function health(receiver: Receiver): Response {
   return respond(503, body, RETRY_AFTER);
 }
 
-/** The route of a POST to the receiver, or the answer for anything else. */
-export function routeRequest(receiver: Receiver, request: Request): WebhookRoute | Response {
+/** Stage "route": sets `state.route` for a POST to the receiver, or answers anything else. */
+export function routeStage(receiver: Receiver, state: RequestState): Response | undefined {
+  const request = state.request;
   if (!receiver.enabled) {
     discardBody(request);
     return refuse(receiver, 404, BODIES.notFound, "disabled", "webhooks disabled");
@@ -135,5 +126,6 @@ export function routeRequest(receiver: Receiver, request: Request): WebhookRoute
       matched.health ? "GET, HEAD, POST" : "POST",
     ]]);
   }
-  return matched;
+  state.route = matched;
+  return undefined;
 }

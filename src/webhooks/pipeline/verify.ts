@@ -11,7 +11,7 @@
 import { getGatewayLogger } from "../../log.ts";
 import { toHex } from "../encoding.ts";
 import { signatureHeaderNames } from "../verify/common.ts";
-import { type WebhookVerification, WebhookVerificationException } from "../verify/types.ts";
+import { WebhookVerificationException } from "../verify/types.ts";
 import { BODIES, count, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
@@ -22,14 +22,20 @@ async function digest(body: Uint8Array): Promise<string> {
 }
 
 /**
- * Start verifying `state.body`: sets `receivedAt` and starts the digest; the verification's promise (the
- * pipeline awaits it directly, so that this stage adds no promise of its own).
+ * Stage "verify": sets `receivedAt` and, when the signature holds, the signed delivery id; starts the body's
+ * digest alongside when it is needed; answers 401 otherwise.
  */
-export function verifyBody(receiver: Receiver, state: RequestState): Promise<WebhookVerification> {
+export function verifyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
   const now = state.receivedAt = receiver.now();
   const verifier = receiver.verifier;
   if (receiver.wantsDigest && verifier.scheme !== "standard") state.digest = digest(state.body);
-  return verifier.verify(state.body, state.request.headers, now);
+  return verifier.verify(state.body, state.request.headers, now).then(
+    (verification) => {
+      state.deliveryId = verification.id;
+      return undefined;
+    },
+    (error) => verificationRefused(receiver, state, error),
+  );
 }
 
 const EXPECTED: Readonly<Record<string, string>> = {
@@ -41,7 +47,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
 };
 
 /** The 401 for a request whose verification failed (the reason goes to stderr, the log and the metrics). */
-export function verificationRefused(receiver: Receiver, state: RequestState, error: unknown): Response {
+function verificationRefused(receiver: Receiver, state: RequestState, error: unknown): Response {
   state.digest?.catch(() => {});
   const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
   const detail = error instanceof Error ? error.message : String(error);
