@@ -13,7 +13,7 @@ import type { GatewayStore } from "../../store/store.ts";
 import type { WebhookDedupe } from "../dedupe.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
-import type { WebhookJobQueue } from "../queue.ts";
+import type { WebhookJobQueue } from "../queue/interface.ts";
 import type { RunContext } from "../run.ts";
 import type { WebhookVerifier } from "../verify/verifier.ts";
 
