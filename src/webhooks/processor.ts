@@ -110,12 +110,8 @@ export class WebhookProcessor {
     if (options.log !== false) this.use(new LogWebhookEvent());
     const events = new WebhookEventTarget();
     this.events = events;
-    this.#registry.add({
-      kinds: null,
-      run: (payload) => events.observe(payload),
-      owner: events,
-      plugin: true,
-    });
+    // The events are a plug-in from their first listener on: a processor nobody listens to pays nothing.
+    events.whenListened(() => this.#add([], (payload) => events.observe(payload), events, true));
     if (options.store !== undefined) this.useStore(options.store);
   }
 
