@@ -26,7 +26,7 @@ export { WEBHOOK_EVENTS };
  * names chosen by whoever sends webhooks cannot grow the number of series without bound.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
  * eventLabel("MADE_UP"); // "OTHER"
  * ```
