@@ -29,9 +29,9 @@ export interface WebhookConnectionData {
   /** 200 when open; the disconnect code when closed (401 logged out, 428 QR limit, ...). */
   statusReason?: number;
   /** The instance's own JID (when open or refused). */
-  wuid?: Jid;
+  wuid?: Jid | null;
   /** The account's name (when open or refused). */
-  profileName?: string;
+  profileName?: string | null;
   /** The account's picture (when open or refused). */
   profilePictureUrl?: string | null;
   /** Fields a newer server adds. */
@@ -65,7 +65,7 @@ export interface WebhookGroupParticipantsData {
   /** What happened to them. */
   action: "add" | "remove" | "promote" | "demote" | "modify" | (string & Record<never, never>);
   /** Who did it, when WhatsApp says. */
-  author?: Jid;
+  author?: Jid | null;
   /** The participants resolved by the server (phone numbers for `@lid` JIDs), when it could. */
   participantsData?: { jid: Jid; phoneNumber: string; name?: string; imgUrl?: string }[];
   /** Fields a newer server adds. */
@@ -99,7 +99,7 @@ export interface WebhookContact {
   /** The contact's JID. */
   remoteJid: Jid;
   /** Name (the agenda name, the verified business name or the number). */
-  pushName?: string;
+  pushName?: string | null;
   /** Picture URL, or null when unknown. */
   profilePicUrl?: string | null;
   /** The server's instance id. */

@@ -9,7 +9,11 @@
 /** A JID (`5511999999999@s.whatsapp.net`, `123456789012345@lid`, `1203…@g.us`). */
 export type Jid = string;
 
-/** A Baileys message key, as `messages.upsert`, `messages.delete` and protocol messages carry it. */
+/**
+ * A Baileys message key, as `messages.upsert`, `messages.delete` and protocol messages carry it. Besides
+ * the chat, the direction and the id, its fields may come as `null` (WhatsApp's protobuf JSON) or be left
+ * out: compare with `== null`.
+ */
 export interface WebhookMessageKey {
   /** The chat (may be an `@lid` JID). */
   remoteJid?: Jid;
@@ -18,17 +22,17 @@ export interface WebhookMessageKey {
   /** The message id. */
   id?: string;
   /** The sender inside a group. */
-  participant?: Jid;
+  participant?: Jid | null;
   /** The other form of `remoteJid` (phone-number JID when `remoteJid` is an `@lid`, and back). */
-  remoteJidAlt?: Jid;
+  remoteJidAlt?: Jid | null;
   /** The other form of `participant`. */
-  participantAlt?: Jid;
+  participantAlt?: Jid | null;
   /** `lid` or `pn` (Baileys 7). */
-  addressingMode?: string;
+  addressingMode?: string | null;
   /** Phone-number JID of the sender (older servers). */
-  senderPn?: Jid;
+  senderPn?: Jid | null;
   /** `@lid` JID of the sender (older servers). */
-  senderLid?: Jid;
+  senderLid?: Jid | null;
   /** Fields a newer server adds. */
   [field: string]: unknown;
 }
@@ -38,7 +42,7 @@ export interface WebhookContextInfo {
   /** Id of the quoted message. */
   stanzaId?: string;
   /** Sender of the quoted message. */
-  participant?: Jid;
+  participant?: Jid | null;
   /** The quoted message's content. */
   quotedMessage?: WebhookMessageContent;
   /** JIDs mentioned in the text. */
@@ -159,7 +163,7 @@ export interface WebhookMessageData {
   /** The message key. */
   key: WebhookMessageKey;
   /** Sender's display name (`"Você"` on `send.message`). */
-  pushName?: string;
+  pushName?: string | null;
   /** `DELIVERY_ACK` on inbound messages, `PENDING` on `send.message`. */
   status?: string;
   /** The content, keyed by type; absent for some system messages. */
@@ -185,11 +189,11 @@ export interface WebhookMessageUpdateData {
   /** The message id. */
   keyId: string;
   /** The chat. */
-  remoteJid?: Jid;
+  remoteJid?: Jid | null;
   /** Whether the instance sent the message. */
-  fromMe?: boolean;
+  fromMe?: boolean | null;
   /** The group member it concerns. */
-  participant?: Jid;
+  participant?: Jid | null;
   /** `SERVER_ACK`, `DELIVERY_ACK`, `READ`, `PLAYED`, `ERROR`, or `DELETED` when unknown. */
   status: string;
   /** Aggregated poll votes, for a poll. */
@@ -205,4 +209,4 @@ export interface WebhookMessageUpdateData {
 /** `messages.delete`: the deleted message's key, or the stored message when deleted through the API. */
 export type WebhookMessageDeleteData =
   | WebhookMessageKey
-  | (WebhookMessageData & { id?: string; status: "DELETED"; participant?: Jid });
+  | (WebhookMessageData & { id?: string; status: "DELETED"; participant?: Jid | null });
