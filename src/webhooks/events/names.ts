@@ -174,8 +174,11 @@ export function eventLabel(kind: string): string {
   return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
 }
 
-/** Spellings that do not reduce mechanically to the canonical kind. */
-const ALIASES: Record<string, string> = { GROUP_UPDATE: "GROUPS_UPDATE" };
+// Spellings that do not reduce mechanically to the kind: configuration names unlike their kind (GROUP_UPDATE).
+const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  WEBHOOK_EVENT_NAMES.map((name) => WEBHOOK_EVENT_TABLE[name]).filter((row) => row.config !== row.kind)
+    .map((row) => [row.config, row.kind]),
+);
 
 // Memo of normalised names: the set of names seen in practice is small, and the hot path hits it every time.
 const memo = new Map<string, string | null>();
