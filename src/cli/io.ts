@@ -5,6 +5,8 @@
  * @module
  */
 
+import { envReader } from "../env_access.ts";
+
 /** Exit code: the command did what it was asked and every check passed. */
 export const EXIT_OK = 0;
 /** Exit code: a check failed (unreachable server, refused key, timeout, failed retries). */
@@ -88,15 +90,6 @@ export class UsageError extends CliError {
   }
 }
 
-function safeEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    // Not in --allow-env: treated as unset, so the narrow task permissions never crash a command.
-    return undefined;
-  }
-}
-
 function isTerminal(stream: { isTerminal(): boolean }): boolean {
   try {
     return stream.isTerminal();
@@ -124,7 +117,8 @@ export function denoIo(signal?: AbortSignal): CliIo {
     stderrIsTerminal: isTerminal(Deno.stderr),
     stdinIsTerminal: isTerminal(Deno.stdin),
     prompt: (question) => Promise.resolve(prompt(question)),
-    env: safeEnv,
+    // Not in --allow-env: treated as unset (named once on stderr), so narrow permissions never crash a command.
+    env: envReader().get,
     color: stdoutIsTerminal && !Deno.noColor,
     signal,
   };
