@@ -140,7 +140,7 @@ error and the result printed as JSON on standard output.`,
     } catch (error) {
       if (error instanceof InstanceNotFoundException) {
         throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}"`,
+          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
           EXIT_FAILED,
           {
             cause: error,

@@ -2,7 +2,7 @@
  * The `@gw/gateway` command line: `deno task <command>` in a project, or
  * `deno run -A jsr:@gw/gateway/cli <command>`.
  *
- * Commands: `install`, `health`, `status`, `connect`, `send`, `prune`, `retry-failed`, `reconcile-sends`,
+ * Commands: `install`, `create`, `health`, `status`, `connect`, `send`, `prune`, `retry-failed`, `reconcile-sends`,
  * `reconcile`, `serve`. Each has
  * `--help`; exit codes are 0 (ok), 1 (a check failed) and 2 (bad usage or configuration). Errors are one
  * line on standard error; `--verbose` adds the stack trace.
@@ -45,6 +45,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   install: {
     summary: "write a starter gateway-api.json and print the next steps",
     load: async () => new (await import("./install.ts")).InstallCommand(),
+  },
+  create: {
+    summary: "create an instance on the gateway server (then pair it with connect)",
+    load: async () => new (await import("./create.ts")).CreateCommand(),
   },
   health: {
     summary: "check that every connection is reachable and its key accepted",

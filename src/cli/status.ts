@@ -155,7 +155,7 @@ instance does not exist or the server cannot be asked.`,
       opened?.close();
       if (error instanceof InstanceNotFoundException && instance !== undefined) {
         throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}"`,
+          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
           EXIT_FAILED,
           {
             cause: error,
@@ -167,7 +167,10 @@ instance does not exist or the server cannot be asked.`,
     opened?.close();
     if (instance !== undefined) instances = instances.filter((item) => item.name === instance);
     if (instance !== undefined && instances.length === 0) {
-      throw new CliError(`Instance "${instance}" does not exist on connection "${connection}"`, EXIT_FAILED);
+      throw new CliError(
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        EXIT_FAILED,
+      );
     }
     const report: StatusReport = { connection, instances };
     if (booleanFlag(values, "json")) {
