@@ -90,6 +90,22 @@ export class UsageError extends CliError {
   }
 }
 
+/**
+ * Whether `error` is Deno's permission error (`NotCapable` on Deno 2, `PermissionDenied` before).
+ *
+ * @example
+ * ```ts
+ * import { isPermissionError } from "./io.ts";
+ * isPermissionError(new Error("x")); // false
+ * ```
+ */
+export function isPermissionError(error: unknown): boolean {
+  const errors = Deno.errors as unknown as Record<string, (new () => Error) | undefined>;
+  return [errors.NotCapable, errors.PermissionDenied].some((type) =>
+    type !== undefined && error instanceof type
+  );
+}
+
 function isTerminal(stream: { isTerminal(): boolean }): boolean {
   try {
     return stream.isTerminal();

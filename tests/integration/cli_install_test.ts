@@ -154,7 +154,7 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
   });
 
   await t.step("a path the task's permissions do not cover: exit 2 with a hint", async () => {
-    const run = await runCli("install", ["--config", "other.json"], { cwd: dir.path });
+    const run = await runCli("install", ["--config", "../other.json"], { cwd: dir.path });
     strictEqual(run.code, 2);
     match(
       run.stderr,
