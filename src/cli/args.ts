@@ -36,6 +36,13 @@ export const COMMON_FLAGS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h", help: "show this help" },
 };
 
+/** `--connection <name>`, for the commands that work on one connection. */
+export const CONNECTION_FLAG: FlagSpec = {
+  type: "string",
+  value: "<name>",
+  help: "connection to use (default: the configured default)",
+};
+
 /** The result of {@link parseFlags}. */
 export interface ParsedFlags {
   /** Flag values by name. */

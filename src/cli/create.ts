@@ -6,7 +6,7 @@
  */
 
 import { InstanceAlreadyExistsException } from "../errors.ts";
-import { booleanFlag, type FlagSpec, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, CONNECTION_FLAG, type FlagSpec, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
@@ -27,11 +27,7 @@ export interface CreateReport {
 }
 
 const FLAGS: Record<string, FlagSpec> = {
-  connection: {
-    type: "string",
-    value: "<name>",
-    help: "connection to use (default: the configured default)",
-  },
+  connection: CONNECTION_FLAG,
   json: { type: "boolean", help: 'print the result as JSON (also on failure: {"error": ...})' },
 };
 
