@@ -7,6 +7,7 @@
  * @module
  */
 
+import { joinBytes } from "../encoding.ts";
 import { BODIES, refuse, timedOut } from "./respond.ts";
 import type { BodyDeadlines, BodyReadResult, Receiver, RequestState } from "./state.ts";
 
@@ -49,14 +50,7 @@ async function readStreamed(
   } finally {
     reader.releaseLock();
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 0 ? EMPTY : joinBytes(chunks);
 }
 
 interface PendingRead {
