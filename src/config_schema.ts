@@ -342,7 +342,7 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
  * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * checkSetting("rate_limiting", { max_wait_ms: 1000 });
  * ```
  */

@@ -18,7 +18,13 @@
  * ```
  */
 export type RequestBody<T> = {
-  -readonly [K in keyof T as K extends "body" | "toJSON" | "toBody" ? never : K]: T[K];
+  -readonly [
+    K in keyof T as K extends "body" | "toJSON" | "toBody" | "~readFromBody" ? never
+      // A type-only `"~readFromBody"` member lists the properties a request object reads from its body for
+      // convenience (`WebhookConfigDto.url` is `webhook.url`): they are not fields of the body itself.
+      : K extends (T extends { readonly "~readFromBody"?: infer R } ? NonNullable<R> : never) ? never
+      : K
+  ]: T[K];
 };
 
 /**

@@ -34,7 +34,7 @@ const DEFAULT_PREFIX: Deno.KvKey = ["gateway", "ratelimit"];
  * itself, and also store their own end, because KV's expiry is lazy.
  *
  * @example One limit shared by every process using `limits.kv`
- * ```ts ignore
+ * ```ts
  * import { GatewayService, KvRateLimiter } from "@gw/gateway";
  * const kv = await Deno.openKv("limits.kv");
  * const gw = new GatewayService({
@@ -56,7 +56,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * Use `kv` (the caller opens and closes it).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * const limiter = new KvRateLimiter(await Deno.openKv(), { prefix: ["myapp", "limits"] });
    * ```
@@ -82,7 +82,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * Rejects when KV fails, or when other writers won the race `maxConflictRetries` times in a row.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * const limiter = new KvRateLimiter(await Deno.openKv());
    * await limiter.attempt("report:alice", 5, 60);
@@ -125,7 +125,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * window (fractional, exact to the millisecond).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * const limiter = new KvRateLimiter(await Deno.openKv());
    * await limiter.availableIn("report:alice", 60);
@@ -141,7 +141,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * Forget every slot taken for `key`.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * await new KvRateLimiter(await Deno.openKv()).clear("report:alice");
    * ```

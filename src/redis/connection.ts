@@ -153,7 +153,8 @@ export class RedisConnection {
 
   async #open(): Promise<RedisCommandClient> {
     const url = this.#url!;
-    const { createClient } = await import("@redis/client");
+    // deno-lint-ignore no-import-prefix -- only ./redis users install the client (not in the import map)
+    const { createClient } = await import("npm:@redis/client@6.3.1");
     const client = createClient({
       url: this.#rawUrl,
       socket: {

@@ -32,7 +32,7 @@ const SLACK_MS = 1000;
  * after `ttlMs`.
  *
  * @example Prune and retry on one app server at a time
- * ```ts ignore
+ * ```ts
  * import { GatewayService, registerScheduledTasks } from "@gw/gateway";
  * import { RedisStore, RedisTaskLease } from "@gw/gateway/redis";
  * const service = GatewayService.make({ server_url: "http://localhost:8080", api_key: "..." });
@@ -64,7 +64,7 @@ export class RedisTaskLease implements TaskLease {
    * Take the lease `name` for `ttlMs`: a function that frees it, or null when someone else holds it.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisTaskLease } from "@gw/gateway/redis";
    * const release = await new RedisTaskLease({ url: "redis://127.0.0.1:6379" }).acquire("prune", 60_000);
    * if (release) await release();

@@ -89,7 +89,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * (make handlers idempotent, or keep dedupe on). A worker that lost its claim cannot settle the job.
  *
  * @example Receiver and worker on Redis
- * ```ts ignore
+ * ```ts
  * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway";
  * import { RedisWebhookQueue } from "@gw/gateway/redis";
  * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379", maxAttempts: 5 });
@@ -160,7 +160,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * when `queue.backend` is this queue.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
    * await queue.enqueue({
@@ -181,7 +181,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * Workers call this in a loop; tests call it directly with a fake clock.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
@@ -252,7 +252,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * worker (start several for more).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
@@ -309,7 +309,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * The dead-letter list, oldest first.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
    * for (const entry of await queue.listDeadLetters()) console.log(entry.job.id, entry.error);
@@ -334,7 +334,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * entry (or another caller requeued it first).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
    * for (const entry of await queue.listDeadLetters()) await queue.requeueDeadLetter(entry.job.id);
@@ -362,7 +362,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * How many jobs wait (due or delayed) and how many are claimed by a worker right now.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * console.log(await new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" }).counts());
    * ```

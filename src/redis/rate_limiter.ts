@@ -43,7 +43,7 @@ return 1
  * stores its own end (compared with this limiter's clock) and also expires in Redis by itself.
  *
  * @example One limit shared by every app server
- * ```ts ignore
+ * ```ts
  * import { GatewayService } from "@gw/gateway";
  * import { RedisRateLimiter } from "@gw/gateway/redis";
  * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
@@ -84,7 +84,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * Rejects when Redis cannot be reached.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisRateLimiter } from "@gw/gateway/redis";
    * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
    * await limiter.attempt("report:alice", 5, 60);
@@ -108,7 +108,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * window (fractional, exact to the millisecond).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisRateLimiter } from "@gw/gateway/redis";
    * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).availableIn("report:alice", 60);
    * ```
@@ -134,7 +134,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * Forget every slot taken for `key`.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisRateLimiter } from "@gw/gateway/redis";
    * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).clear("report:alice");
    * ```

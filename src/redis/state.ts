@@ -91,7 +91,7 @@ function escapeNamespace(namespace: string): string {
  * sorted set of its keys (for `list`, in UTF-8 byte order) and one of expiry times.
  *
  * @example A claim every app server sees
- * ```ts ignore
+ * ```ts
  * import { RedisState } from "@gw/gateway/redis";
  * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
  * const won = await state.set("claims", "order-42", { by: "app-1" }, { expectedVersion: null });
@@ -128,7 +128,7 @@ export class RedisState implements StateStore {
    * Read a live entry, or null.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
    * console.log(await state.get("lid", "123@lid"));
@@ -156,7 +156,7 @@ export class RedisState implements StateStore {
    * Write an entry; its new version, or null when `expectedVersion` did not match.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
    * await state.set("health", "sales", { ok: true }, { expiresAt: Date.now() + 60_000 });
@@ -193,7 +193,7 @@ export class RedisState implements StateStore {
    * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * await new RedisState({ url: "redis://127.0.0.1:6379" }).delete("claims", "order-42");
    * ```
@@ -213,7 +213,7 @@ export class RedisState implements StateStore {
    * List live entries of a namespace in key order (UTF-8 byte order), optionally by key prefix.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
    * for (const entry of await state.list("lid", { prefix: "123", limit: 10 })) console.log(entry.key);

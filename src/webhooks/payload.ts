@@ -32,7 +32,7 @@ export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Ob
  * names chosen by whoever sends webhooks cannot grow the number of series without bound.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
  * eventLabel("MADE_UP"); // "OTHER"
  * ```

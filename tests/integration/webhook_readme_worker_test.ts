@@ -12,21 +12,31 @@ const SECRET = "readme-worker-secret";
 
 async function readme(): Promise<{ worker: string; flags: string[] }> {
   const text = await Deno.readTextFile(new URL("README.md", ROOT));
-  const blocks = [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
+  // Fenced blocks, also indented ones inside a numbered list.
+  const blocks = [...text.matchAll(/^( *)```(\w+)\n([\s\S]*?)^ *```/gm)].map(([, indent, lang, code]) => ({
+    lang,
+    code: code.split("\n").map((line) => line.startsWith(indent) ? line.slice(indent.length) : line).join(
+      "\n",
+    ),
+  }));
   const worker = blocks.find((b) =>
-    b.lang === "ts" && b.code.includes('from "@gw/gateway/webhooks"') &&
+    b.lang === "ts" && b.code.includes('from "jsr:@gw/gateway/webhooks"') &&
     b.code.includes("fetch: handleWebhook")
   );
-  const line = blocks.find((b) => b.lang === "sh" && /deno serve .*worker\.ts/.test(b.code));
+  const line = blocks.find((b) => b.lang === "sh" && /deno serve .*worker\.ts/.test(b.code))?.code
+    .split("\n").find((text) => /deno serve .*worker\.ts/.test(text));
   ok(worker !== undefined && line !== undefined, "README has the worker block and its deno serve line");
-  const words = line.code.trim().split(/\s+/);
-  // `GATEWAY_WEBHOOK_SECRET=s3cret deno serve <flags> worker.ts`: keep the permission flags.
-  const flags = words.slice(words.indexOf("serve") + 1, -1).filter((word) => word.startsWith("--allow"));
+  const words = line.replace(/\s#.*$/, "").trim().split(/\s+/);
+  // `deno serve <flags> worker.ts` (the secret is exported the step before): keep the permission flags,
+  // without the shell's quotes.
+  strictEqual(words[0], "deno");
+  const flags = words.slice(words.indexOf("serve") + 1, -1).filter((word) => word.startsWith("--allow"))
+    .map((word) => word.replaceAll("'", ""));
   strictEqual(words.at(-1), "worker.ts");
-  ok(words[0].startsWith("GATEWAY_WEBHOOK_SECRET="), words[0]);
+  ok(/export GATEWAY_WEBHOOK_SECRET=/.test(text), "the README sets GATEWAY_WEBHOOK_SECRET before deno serve");
   // The worker imports the package by name; here it is this checkout.
   const entry = new URL("src/webhooks/mod.ts", ROOT).href;
-  return { worker: worker.code.replace('"@gw/gateway/webhooks"', `"${entry}"`), flags };
+  return { worker: worker.code.replace('"jsr:@gw/gateway/webhooks"', `"${entry}"`), flags };
 }
 
 interface Served {
@@ -91,7 +101,7 @@ Deno.test("README worker: without --allow-env 503 naming the variable and the fl
   const dir = await Deno.makeTempDir({ prefix: "gw_readme_worker_" });
   try {
     const { worker, flags } = await readme();
-    deepStrictEqual(flags, ["--allow-env=GATEWAY_WEBHOOK_SECRET"]);
+    deepStrictEqual(flags, ["--allow-env=GATEWAY_WEBHOOK_*"]);
     await Deno.writeTextFile(`${dir}/worker.ts`, worker);
 
     const denied = await serve(dir, []);
