@@ -31,7 +31,7 @@ async function readme(): Promise<{ worker: string; flags: string[] }> {
   // without the shell's quotes.
   strictEqual(words[0], "deno");
   const flags = words.slice(words.indexOf("serve") + 1, -1).filter((word) => word.startsWith("--allow"))
-    .map((word) => word.replaceAll("'", ""));
+    .map((word) => word.replaceAll(/["']/g, ""));
   strictEqual(words.at(-1), "worker.ts");
   ok(/export GATEWAY_WEBHOOK_SECRET=/.test(text), "the README sets GATEWAY_WEBHOOK_SECRET before deno serve");
   // The worker imports the package by name; here it is this checkout.
