@@ -219,7 +219,26 @@ function urlOf(connection: ResolvedConnection, path: string, query: QueryValues 
   return text === "" ? connection.server_url + path : `${connection.server_url}${path}?${text}`;
 }
 
+/** The headers of calls with no header of their own, per connection: with a JSON body and without. */
+const plainHeaders = new WeakMap<ResolvedConnection, [Record<string, string>, Record<string, string>]>();
+
 function headersOf(connection: ResolvedConnection, options: RequestOptions): Record<string, string> {
+  if (options.headers === undefined && !options.idempotencyKey) {
+    // Most calls: one frozen record per connection, read by fetch (which copies it) and the debug log.
+    let shared = plainHeaders.get(connection);
+    if (shared === undefined) {
+      shared = [
+        Object.freeze(buildHeaders(connection, {})),
+        Object.freeze(buildHeaders(connection, { body: {} })),
+      ];
+      plainHeaders.set(connection, shared);
+    }
+    return shared[options.body === undefined ? 0 : 1];
+  }
+  return buildHeaders(connection, options);
+}
+
+function buildHeaders(connection: ResolvedConnection, options: RequestOptions): Record<string, string> {
   // A plain record is cheaper than a Headers object on the hot path; fetch builds its own anyway.
   const headers: Record<string, string> = {};
   if (options.headers !== undefined) {
