@@ -59,6 +59,42 @@ function disconnectedMessage(where: string, path: string | undefined, detail: st
   return `Cannot ${action}: instance is not connected${detail}`;
 }
 
+/** The server's messages as the end of an error message: `: a; b`, cut at 1000 characters. */
+function detailOf(messages: string[]): string {
+  if (messages.length === 0) return "";
+  const joined = messages.join("; ");
+  return `: ${joined.length > 1000 ? `${joined.slice(0, 1000)}… (${messages.length} messages)` : joined}`;
+}
+
+/** A 404: the instance does not exist (named), or the route does not. */
+function notFound(
+  full: GatewayErrorContext,
+  where: string,
+  detail: string,
+  text: string,
+): GatewayApiException {
+  if (!INSTANCE_MISSING.test(text)) {
+    return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
+  }
+  const named = full.instance ?? /"([^"]*)"/.exec(text)?.[1];
+  return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, {
+    ...full,
+    instance: named,
+  });
+}
+
+/** The license gate's 503 (`code: "LICENSE_REQUIRED"`, servers 2.4 until activated), else null. */
+function licenseRequired(body: unknown, full: GatewayErrorContext): ConnectionException | null {
+  if (body === null || typeof body !== "object" || (body as { code?: unknown }).code !== "LICENSE_REQUIRED") {
+    return null;
+  }
+  const url = (body as { register_url?: unknown }).register_url;
+  return new ConnectionException(
+    `Gateway server is not activated (LICENSE_REQUIRED); register it at "${String(url ?? "")}"`,
+    { ...full, reason: "license_required" },
+  );
+}
+
 /**
  * Turn a server answer into the matching exception (see docs/errors.md's error table). Returns null for a
  * successful answer that carries no error.
@@ -88,10 +124,7 @@ export function errorFromResponse(
   const messages = flattenErrorMessages(body);
   const full: GatewayErrorContext = { ...context, status, body, messages };
   const where = `${context.method ?? "GET"} ${context.path ?? "/"}`;
-  const joined = messages.join("; ");
-  const detail = messages.length === 0
-    ? ""
-    : `: ${joined.length > 1000 ? `${joined.slice(0, 1000)}… (${messages.length} messages)` : joined}`;
+  const detail = detailOf(messages);
   const message = envelopeMessage(body);
   const text = messages.join(" ");
 
@@ -106,16 +139,7 @@ export function errorFromResponse(
   if (status === 401 || status === 403) {
     return new AuthenticationException(`Gateway refused ${where} (${status})${detail}`, full);
   }
-  if (status === 404) {
-    if (INSTANCE_MISSING.test(text)) {
-      const named = full.instance ?? /"([^"]*)"/.exec(text)?.[1];
-      return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, {
-        ...full,
-        instance: named,
-      });
-    }
-    return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
-  }
+  if (status === 404) return notFound(full, where, detail, text);
   if (status === 429) {
     const ms = parseRetryAfter(headers, now);
     return new RateLimitException(
@@ -124,16 +148,8 @@ export function errorFromResponse(
       ms === null ? null : Math.ceil(ms / 1000),
     );
   }
-  if (
-    status === 503 && body !== null && typeof body === "object" &&
-    (body as { code?: unknown }).code === "LICENSE_REQUIRED"
-  ) {
-    const url = (body as { register_url?: unknown }).register_url;
-    return new ConnectionException(
-      `Gateway server is not activated (LICENSE_REQUIRED); register it at "${String(url ?? "")}"`,
-      { ...full, reason: "license_required" },
-    );
-  }
+  const license = status === 503 ? licenseRequired(body, full) : null;
+  if (license !== null) return license;
   if (hasNotOnWhatsApp(message)) {
     return new MessageException(`Cannot send: recipient is not on WhatsApp${detail}`, {
       ...full,
