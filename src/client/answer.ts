@@ -60,9 +60,13 @@ export function answerError(
   response: Response,
   answer: Answer,
   attempt: number,
-  now: number,
+  now: () => number,
 ): GatewayApiException | null {
   const status = response.status;
+  const success = isSuccess(status);
+  const reportsError = (answer.json as { error?: unknown } | null)?.error === true;
+  // The common case returns before anything is built.
+  if (success && !answer.truncated && !reportsError) return null;
   const context: GatewayErrorContext = {
     method: call.method,
     path: call.path,
@@ -70,7 +74,6 @@ export function answerError(
     instance: call.instance,
     attempts: attempt,
   };
-  const success = isSuccess(status);
   if (answer.truncated && success) {
     return new ResponseTooLargeException(
       `Cannot read answer of ${call.method} ${call.path}: the body is larger than ${call.responseLimit} bytes (${call.responseLimitSetting})`,
@@ -78,14 +81,11 @@ export function answerError(
       call.responseLimit,
     );
   }
-  const data = answer.json;
-  const reportsError = (data as { error?: unknown } | null)?.error === true;
-  if (success && !reportsError) return null;
   // Only an error's copy of the body is scrubbed: a server echoing the key must not leak it into logs,
   // while a successful body is the caller's data and stays as it came.
   const key = call.connection.api_key;
   const raw = answer.truncated && typeof answer.raw === "string" ? scrubCutKey(answer.raw, key) : answer.raw;
-  const error = errorFromResponse(status, scrubKey(raw, key), response.headers, context, now);
+  const error = errorFromResponse(status, scrubKey(raw, key), response.headers, context, now());
   if (
     error instanceof ConnectionException && error.reason === "server_error" && !call.idempotent &&
     status !== 503

@@ -81,7 +81,7 @@ export async function runRequest<T>(rt: RequestRuntime, call: PreparedRequest): 
       if (call.idempotent && await waitToRetry(rt, call, attempt, failure.reason, null)) continue;
       throw failure;
     }
-    const error = answerError(call, response, answer, attempt, rt.now());
+    const error = answerError(call, response, answer, attempt, rt.now);
     if (error === null) {
       return new ApiResponse<T>(
         status,

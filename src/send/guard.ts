@@ -31,7 +31,11 @@ async function pollState(
 /** The guard stage over `health`. */
 export function guardStage(health: InstanceHealth, client: GatewayClient): SendStage {
   return async (send, next) => {
-    await guardSend(health, send.ref, () => pollState(client, health, send.ref, send.call.signal));
+    send.healthClean = await guardSend(
+      health,
+      send.ref,
+      () => pollState(client, health, send.ref, send.call.signal),
+    );
     return await next(send);
   };
 }

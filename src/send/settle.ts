@@ -14,7 +14,7 @@ export function settleStage(health: InstanceHealth): SendStage {
   return async (send, next) => {
     try {
       const response = await next(send);
-      await settleSend(health, send.ref);
+      await settleSend(health, send.ref, undefined, send.healthClean);
       return response;
     } catch (error) {
       await settleSend(health, send.ref, error);

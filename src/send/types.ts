@@ -33,6 +33,8 @@ export interface Send {
   recordId?: string;
   /** True when the claim took over a released one: its record is moved back to `pending`, not created. */
   reuseRecord?: boolean;
+  /** Set by the guard: the instance was known open with no failure, so a success has nothing to heal. */
+  healthClean?: boolean;
 }
 
 /** The rest of the pipeline, from a stage's point of view. */
