@@ -53,10 +53,16 @@ function isDisconnected(status: number, text: string, body: unknown, path: strin
   return status === 400 && isEmptyObject(body) && path?.startsWith("/chat/whatsappNumbers/") === true;
 }
 
-/** "Cannot send" for a message route, else the request itself. */
-function disconnectedMessage(where: string, path: string | undefined, detail: string): string {
-  const action = path?.startsWith("/message/") ? "send" : where;
-  return `Cannot ${action}: instance is not connected${detail}`;
+/**
+ * "Cannot send" for a message route, else the request itself; names the instance and the command that pairs
+ * it.
+ */
+function disconnectedMessage(where: string, full: GatewayErrorContext, detail: string): string {
+  const action = full.path?.startsWith("/message/") ? "send" : where;
+  const named = full.instance ? `"${full.instance}" ` : "";
+  return `Cannot ${action}: instance ${named}is not connected${detail} (pair it: deno task connect ${
+    full.instance ?? "<instance>"
+  })`;
 }
 
 /** The server's messages as the end of an error message: `: a; b`, cut at 1000 characters. */
@@ -77,10 +83,11 @@ function notFound(
     return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
   }
   const named = full.instance ?? /"([^"]*)"/.exec(text)?.[1];
-  return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, {
-    ...full,
-    instance: named,
-  });
+  const create = `(create it: deno task create ${named ?? "<instance>"})`;
+  return new InstanceNotFoundException(
+    `Instance ${named ? `"${named}" ` : ""}not found for ${where}${detail} ${create}`,
+    { ...full, instance: named },
+  );
 }
 
 /** The license gate's 503 (`code: "LICENSE_REQUIRED"`, servers 2.4 until activated), else null. */
@@ -157,7 +164,7 @@ export function errorFromResponse(
     });
   }
   if (isDisconnected(status, text, body, context.path)) {
-    return new InstanceDisconnectedException(disconnectedMessage(where, context.path, detail), full);
+    return new InstanceDisconnectedException(disconnectedMessage(where, full, detail), full);
   }
   if (status === 422 || (status === 400 && isValidationShape(message))) {
     return new ValidationException(`Gateway rejected the request for ${where}${detail}`, full);

@@ -135,7 +135,9 @@ Deno.test("POST /chat/whatsappNumbers on an instance that is not connected is In
       strictEqual(error.notSent, true);
       match(
         error.message,
-        new RegExp(`^Cannot POST /chat/whatsappNumbers/${instance}: instance is not connected`),
+        new RegExp(
+          `^Cannot POST /chat/whatsappNumbers/${instance}: instance "${instance}" is not connected.* \\(pair it: deno task connect ${instance}\\)$`,
+        ),
       );
       match(JSON.stringify(error.body), body);
       return true;
