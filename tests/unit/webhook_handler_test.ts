@@ -910,3 +910,16 @@ Deno.test("handleWebhook: a refused variable value is reported under the variabl
     console.error = original;
   }
 });
+
+Deno.test("signedWebhookRequest: extra headers ride along, and the request passes the default scheme", async () => {
+  const { signedWebhookRequest } = await import("../../src/testing/webhook_request.ts");
+  const { handler, seen } = setup();
+  const request = await signedWebhookRequest(`${URL_BASE}/sales`, envelope(), {
+    secret: SECRET,
+    timestamp: NOW / 1000,
+    headers: { "x-request-id": "r-1" },
+  });
+  strictEqual(request.headers.get("x-request-id"), "r-1");
+  await expectStatus(await handler(request), 200, { ok: true });
+  strictEqual(seen.length, 1);
+});
