@@ -4,8 +4,8 @@
  *   deno run -A examples/bot/try.ts echo       # or: handoff
  *
  * It starts the mock server (`MockGatewayServer`, an instance `demo` already connected), runs the example
- * with `deno serve` as a real webhook receiver, points the instance's webhook at it (with a `jwt_key`, as the
- * real server signs), then plays a short conversation: each message arrives as a real webhook, and the
+ * with `deno serve` as a real webhook receiver, points the instance's webhook at it (with a `jwt_key`: the
+ * server signs with it and the receiver's default scheme, `auto`, verifies it), then plays a short conversation: each message arrives as a real webhook, and the
  * bot's replies are read back from the mock server. Exits 1 when a reply that should come does not.
  */
 
@@ -82,7 +82,6 @@ const child = new Deno.Command(Deno.execPath(), {
     GATEWAY_API_KEY: API_KEY,
     GATEWAY_INSTANCE: "demo",
     GATEWAY_WEBHOOK_SECRET: SECRET,
-    GATEWAY_WEBHOOK_SCHEME: "jwt", // the real server signs with the webhook's jwt_key
     HANDOFF_ADMIN: ADMIN,
     NO_COLOR: "1",
   },

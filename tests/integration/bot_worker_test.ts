@@ -1,6 +1,6 @@
 // The ten-line echo bot (examples/bot/echo.ts) unchanged in the real Workers runtime (workerd through npm
-// `miniflare`): configuration from the env bindings, a webhook signed as the real server signs (Bearer JWT
-// from the webhook's jwt_key), the reply sent through the service built from the bindings. The Worker's
+// `miniflare`): configuration from the env bindings (only the secret: the default scheme verifies the Bearer
+// JWT the real server signs with the webhook's jwt_key), the reply sent through the service built from the bindings. The Worker's
 // outbound fetches go to the simulated gateway server.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
@@ -26,7 +26,6 @@ Deno.test({
       compatibilityDate: "2025-09-01",
       bindings: {
         GATEWAY_WEBHOOK_SECRET: SECRET,
-        GATEWAY_WEBHOOK_SCHEME: "jwt",
         GATEWAY_API_URL: "http://gateway.test",
         GATEWAY_API_KEY: API_KEY,
         GATEWAY_INSTANCE: "demo",
