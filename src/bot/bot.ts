@@ -7,7 +7,7 @@
  */
 
 import { configFromEnv, mergeConfig } from "../config.ts";
-import { ConfigurationException, ValidationException } from "../errors.ts";
+import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import { GatewayService } from "../service.ts";
 import { MemoryStore } from "../store/memory.ts";
@@ -16,6 +16,7 @@ import { abortableSleep } from "../timing.ts";
 import { buildFromEnv, type Built, denoLookup, isBindings } from "../webhooks/default_handler.ts";
 import type { WebhookExecutionContext, WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
+import { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import { misconfigured } from "../webhooks/pipeline/guard.ts";
 import { discardBody } from "../webhooks/pipeline/route.ts";
 import {
@@ -106,6 +107,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #order: ChatOrder;
   readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
+  readonly #claims: InboundMessageClaims;
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #service: GatewayService | undefined;
@@ -163,6 +165,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       pollMs: ORDER_POLL_MS,
     });
     this.#pauses = new ChatPauses(state, this.#now);
+    this.#claims = new InboundMessageClaims(state, this.#now);
     const debounceMs = checked.debounceMs ?? 0;
     this.#bursts = debounceMs > 0
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
@@ -371,6 +374,30 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     const update = toBotUpdate(payload);
     await this.#canonicalize(update);
     if (!(await this.#admits(update, payload))) return;
+    // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
+    const claimed = payload.isInboundMessage ? false : await this.#claim(update);
+    if (claimed === null) return;
+    try {
+      await this.#run(update, payload);
+    } catch (error) {
+      if (claimed) await this.#claims.release(update.instance, `update:${update.id}`).catch(() => {});
+      throw error;
+    }
+    if (claimed) await this.#claims.complete(update.instance, `update:${update.id}`);
+  }
+
+  /** Claim an update that is not an inbound message: true when claimed, null when done or running elsewhere. */
+  async #claim(update: BotUpdate): Promise<boolean | null> {
+    const id = `update:${update.id}`;
+    if (await this.#claims.claim(update.instance, id)) return true;
+    if ((await this.#claims.state(update.instance, id)) !== "processing") return null;
+    throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
+      status: 503,
+    });
+  }
+
+  /** The burst, the chat's turn, the pause and the middleware. */
+  async #run(update: BotUpdate, payload: WebhookPayloadDto): Promise<void> {
     const chat = update.chat?.id;
     const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
       ? await this.#bursts.collect(update.instance, chat, update.msg!)

@@ -131,6 +131,11 @@ export type BotUpdateKind =
 
 /** One webhook payload as a bot update. */
 export interface BotUpdate {
+  /**
+   * A stable id of the update, the same for every delivery of it: the message id of a message; for other
+   * events the event, the message id if any, and the delivery id (a digest of the body), else `date_time`.
+   */
+  id: string;
   /** What kind of update this is. */
   kind: BotUpdateKind;
   /** The filter queries it matches. */
@@ -312,7 +317,17 @@ function base(
   queries: FilterQuery[],
   own: boolean,
 ): BotUpdate {
-  return { kind, queries, own, instance: payload.instance };
+  return { id: "", kind, queries, own, instance: payload.instance };
+}
+
+/** Events whose message id names the update itself (a message, not something about one). */
+const MESSAGE_EVENTS = new Set(["MESSAGES_UPSERT", "SEND_MESSAGE"]);
+
+function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
+  const msg = update.msg?.id;
+  if (MESSAGE_EVENTS.has(payload.event) && msg) return msg;
+  const delivery = payload.deliveryId ?? payload.dateTime ?? String(payload.receivedAt);
+  return `${payload.event.toLowerCase()}:${msg ?? ""}:${delivery}`;
 }
 
 /** messages.upsert and send.message. */
@@ -491,11 +506,11 @@ const BY_EVENT: Readonly<Record<string, (payload: WebhookPayloadDto) => BotUpdat
  */
 export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
   const read = BY_EVENT[payload.event];
-  if (read === undefined) {
-    return { ...base(payload, "other", [], false), chat: chatOf(payload.chatJid) };
-  }
-  const update = read(payload);
+  const update = read === undefined
+    ? { ...base(payload, "other", [], false), chat: chatOf(payload.chatJid) }
+    : read(payload);
   if (update.chat !== undefined && update.chat.id === "") delete update.chat;
+  update.id = updateId(payload, update);
   return update;
 }
 

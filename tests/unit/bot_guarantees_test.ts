@@ -3,6 +3,7 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { MemoryStore } from "../../src/store/memory.ts";
 import { WebhookException } from "../../src/errors.ts";
+import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";
 import { ANA, GatewayStub, GROUP, inbound, INSTANCE, OWN, stubBot, stubService } from "../helpers/bot.ts";
 
@@ -261,4 +262,27 @@ Deno.test("per-chat order: a live holder renews its turn, so a slow handler is n
     bot.handleUpdate(inbound("next", { id: "W2" })),
   ]);
   deepStrictEqual(log, ["start:slow", "end:slow", "start:next", "end:next"]);
+});
+
+Deno.test("other updates run once per delivery too, and their replies have keys of their own", async () => {
+  const { bot, stub } = stubBot();
+  bot.on("message:text", (ctx) => ctx.reply(`got ${ctx.text}`));
+  bot.on("edit", (ctx) => ctx.reply(`you changed it to ${ctx.msg.text}`));
+  await bot.handleUpdate(inbound("helo", { id: "ED1" }));
+  const edit = WebhookPayloadDto.from({
+    event: "messages.edited",
+    instance: INSTANCE,
+    data: {
+      key: { remoteJid: ANA, fromMe: false, id: "ED1" },
+      type: "MESSAGE_EDIT",
+      editedMessage: { conversation: "hello" },
+    },
+  }, { deliveryId: "delivery-1" })!;
+  await bot.handleUpdate(edit);
+  await bot.handleUpdate(edit); // redelivered: same delivery id
+  deepStrictEqual(stub.texts(), ["got helo", "you changed it to hello"]);
+  deepStrictEqual(stub.requests.map((r) => r.idempotencyKey), [
+    "bot:sales:ED1:0",
+    "bot:sales:messages_edited:ED1:delivery-1:0",
+  ]);
 });
