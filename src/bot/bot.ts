@@ -6,27 +6,19 @@
  * @module
  */
 
-import { configFromEnv, mergeConfig } from "../config.ts";
 import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
-import { GatewayService } from "../service.ts";
 import { MemoryStore } from "../store/memory.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
-import { buildFromEnv, type Built, denoLookup, isBindings } from "../webhooks/default_handler.ts";
-import type { WebhookExecutionContext, WebhookHandlerOptions } from "../webhooks/handler.ts";
+import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import { InboundMessageClaims } from "../webhooks/message_claims.ts";
-import { misconfigured } from "../webhooks/pipeline/guard.ts";
-import { discardBody } from "../webhooks/pipeline/route.ts";
-import {
-  PROCESS,
-  WebhookProcessingException,
-  WebhookProcessor,
-  type WebhookProcessorOptions,
-} from "../webhooks/processor.ts";
+import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
+import { ArrivalProcessor } from "./arrival_processor.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
+import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
 import { type ArrivalSlot, ChatOrder } from "./chat_order.ts";
@@ -35,41 +27,14 @@ import { Context } from "./context.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import { addressesInstance, type BotUpdate, toBotUpdate } from "./update.ts";
+import { addressesInstance, toBotUpdate } from "./update.ts";
+import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
 
 const DEFAULT_ORDER_LEASE_MS = 60_000;
 const ORDER_POLL_MS = 50;
 let warnedMemoryStore = false;
-
-/**
- * The bot's processor: each payload takes its place in its chat's line when it arrives, before the claim
- * and the other asynchronous steps, so that one chat's updates get their turns in arrival order.
- */
-class ArrivalProcessor extends WebhookProcessor {
-  readonly #arrive: (payload: WebhookPayloadDto) => ArrivalSlot | undefined;
-
-  constructor(
-    options: WebhookProcessorOptions,
-    arrive: (payload: WebhookPayloadDto) => ArrivalSlot | undefined,
-  ) {
-    super(options);
-    this.#arrive = arrive;
-  }
-
-  override [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
-    const slot = this.#arrive(payload);
-    if (slot === undefined) return super[PROCESS](payload);
-    let pending: Promise<void> | undefined;
-    try {
-      pending = super[PROCESS](payload);
-    } finally {
-      if (pending === undefined) slot.release(); // done at once, or threw
-    }
-    return pending?.finally(slot.release);
-  }
-}
 
 /**
  * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
@@ -103,6 +68,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
   readonly #now: () => number;
+  readonly #env: BotEnvironment;
   readonly #actions: BotActions;
   readonly #order: ChatOrder;
   readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
@@ -110,12 +76,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #claims: InboundMessageClaims;
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
-  #service: GatewayService | undefined;
-  #lookup: ((name: string) => string | undefined) | undefined;
   #registered: Set<FilterQuery> | undefined;
-  #denoReceiver: Built | undefined;
-  readonly #bindingReceivers = new WeakMap<object, Built>();
-  readonly #opened: Built[] = [];
 
   /**
    * Build a bot. The options are checked here (an unknown key throws with a suggestion); nothing is read
@@ -152,7 +113,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     });
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
-      service: () => this.#serviceNow(),
+      service: () => this.#env.service(),
       state,
       now: this.#now,
       sleep: (ms) => sleep(ms),
@@ -170,7 +131,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.#bursts = debounceMs > 0
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
       : undefined;
-    if (checked.service !== undefined) this.#service = checked.service;
+    this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
   }
 
   /**
@@ -191,53 +152,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     request: Request,
     envOrInfo?: unknown,
     ctx?: WebhookExecutionContext,
-  ): Promise<Response> => {
-    const built = this.#receiverFor(envOrInfo);
-    if (typeof built !== "function") {
-      discardBody(request);
-      return Promise.resolve(misconfigured({ metrics: undefined }, built.problem));
-    }
-    return built(request, envOrInfo, ctx);
-  };
-
-  #receiverFor(envOrInfo: unknown): Built {
-    if (!isBindings(envOrInfo)) return this.#denoReceiver ??= this.#build(denoLookup);
-    let built = this.#bindingReceivers.get(envOrInfo);
-    if (built === undefined) {
-      const env = envOrInfo;
-      const get = (name: string) => typeof env[name] === "string" ? env[name] as string : denoLookup(name);
-      this.#lookup ??= (name) => get(name) ?? undefined;
-      built = this.#build(get);
-      this.#bindingReceivers.set(envOrInfo, built);
-    }
-    return built;
-  }
-
-  #build(get: (name: string) => string | undefined | null): Built {
-    const o = this.options;
-    const overrides: WebhookHandlerOptions = { ...o.receiver, processor: this.processor, store: this.store };
-    if (o.signature !== undefined) overrides.signature = o.signature;
-    if (o.queue !== undefined) overrides.queue = o.queue;
-    if (o.dedupe !== undefined) overrides.dedupe = o.dedupe;
-    if (o.now !== undefined) overrides.now = o.now;
-    const built = buildFromEnv(get, overrides);
-    this.#opened.push(built);
-    return built;
-  }
-
-  /** The service, built at first use from the environment when none was given. */
-  #serviceNow(): GatewayService {
-    if (this.#service !== undefined) return this.#service;
-    const lookup = this.#lookup ?? ((name: string) => denoLookup(name) ?? undefined);
-    const config = mergeConfig(configFromEnv(lookup), { store: this.store });
-    if (config.server_url === undefined || config.api_key === undefined) {
-      throw new ConfigurationException(
-        "Cannot build the bot's service: GATEWAY_API_URL and GATEWAY_API_KEY must be set (or pass `service`)",
-        { setting: config.server_url === undefined ? "GATEWAY_API_URL" : "GATEWAY_API_KEY" },
-      );
-    }
-    return this.#service = new GatewayService(config, { now: this.#now });
-  }
+  ): Promise<Response> => this.#env.fetch(request, envOrInfo, ctx);
 
   /**
    * Run one webhook payload (parsed JSON or a `WebhookPayloadDto`) through the bot, with the same claims,
@@ -363,10 +278,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * await bot.close();
    * ```
    */
-  async close(): Promise<void> {
-    const opened = this.#opened.splice(0);
-    this.#denoReceiver = undefined;
-    for (const built of opened) if (typeof built === "function") await built.close();
+  close(): Promise<void> {
+    return this.#env.close();
   }
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */

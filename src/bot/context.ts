@@ -21,7 +21,7 @@ import type {
   BotMessage,
   BotSender,
   BotUpdate,
-} from "./update.ts";
+} from "./update_types.ts";
 
 /** What a context is built from (the bot builds contexts; plugins and tests rarely need to). */
 export interface ContextInit {

@@ -17,7 +17,7 @@ import type {
   BotMedia,
   BotMessage,
   BotSender,
-} from "./update.ts";
+} from "./update_types.ts";
 
 export type { FilterQuery } from "./filter_table.ts";
 

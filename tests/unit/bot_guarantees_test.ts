@@ -5,16 +5,19 @@ import { MemoryStore } from "../../src/store/memory.ts";
 import { WebhookException } from "../../src/errors.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";
-import { ANA, GatewayStub, GROUP, inbound, INSTANCE, OWN, stubBot, stubService } from "../helpers/bot.ts";
+import {
+  ANA,
+  gate,
+  GatewayStub,
+  GROUP,
+  inbound,
+  INSTANCE,
+  OWN,
+  stubBot,
+  stubService,
+} from "../helpers/bot.ts";
 
 const BIA = "5511988887777@s.whatsapp.net";
-
-/** A promise and its resolver. */
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => open = resolve);
-  return { promise, open };
-}
 
 Deno.test("exactly once: two receivers on one store run a message once, also while the first still runs", async () => {
   const store = new MemoryStore();
