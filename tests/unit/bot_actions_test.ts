@@ -173,3 +173,21 @@ Deno.test("the bot's own replies are remembered in the store; a given service ke
   await bot.handleUpdate(inbound("x", { id: "M1" }));
   ok((await store.state.get("bot_sent", `${INSTANCE}/BOT1`)) !== null);
 });
+
+Deno.test("replies go through the breaker: after the server reports a logout, a reply is refused unsent", async () => {
+  const { bot, stub } = stubBot();
+  const errors: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    await ctx.reply("hello").catch((e: Error) => errors.push(e.constructor.name));
+  });
+  await bot.handleUpdate(inbound("before", { id: "BR1" }));
+  // The server says the instance was logged out (the processor records it in the shared health).
+  await bot.handleUpdate({
+    event: "connection.update",
+    instance: INSTANCE,
+    data: { instance: INSTANCE, state: "close", statusReason: 401 },
+  });
+  await bot.handleUpdate(inbound("after", { id: "BR2" }));
+  deepStrictEqual(stub.texts(), ["hello"]);
+  deepStrictEqual(errors, ["InstanceDisconnectedException"]);
+});
