@@ -7,7 +7,6 @@
  */
 
 import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
-import { getGatewayLogger } from "../log.ts";
 import { MemoryStore } from "../store/memory.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
@@ -96,10 +95,12 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.#now = checked.now ?? Date.now;
     const sleep = checked.sleep ?? abortableSleep;
     if (checked.store === undefined && !warnedMemoryStore) {
+      // Said once per process on stderr, like a missing webhook secret: the library logs nothing else
+      // unless LogTape is configured, and this is a choice the operator should know about.
       warnedMemoryStore = true;
-      getGatewayLogger("bot").warn(
-        "The bot keeps its state in memory (no `store` given): claims, chat order, pauses, sessions and " +
-          "dialogues are lost on restart and not shared between processes",
+      console.warn(
+        "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
+          "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",
       );
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
