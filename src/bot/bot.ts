@@ -119,6 +119,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       sleep: (ms) => sleep(ms),
       pacing: checked.pacing ?? {},
+      remembers: () => this.#registeredQueries().has("outgoing"),
     });
     this.#order = new ChatOrder(state, {
       now: this.#now,
@@ -365,10 +366,15 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
   }
 
+  /** The queries registered anywhere in the bot (read once, at the first update that asks). */
+  #registeredQueries(): Set<FilterQuery> {
+    return this.#registered ??= this[REGISTERED_QUERIES]();
+  }
+
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
   async #admits(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
     if (update.own) {
-      const registered = this.#registered ??= this[REGISTERED_QUERIES]();
+      const registered = this.#registeredQueries();
       if (!update.queries.some((q) => registered.has(q))) return false;
       if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
         return false;

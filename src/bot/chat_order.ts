@@ -50,6 +50,13 @@ export interface ArrivalSlot {
   release(): void;
 }
 
+/** A ticket taken, with the line and its version as written. */
+interface Taken {
+  ticket: number;
+  line: Line;
+  version: string;
+}
+
 /** A turn taken: leave it when done (always, also after a failure). */
 export interface ChatTurn {
   /** End the turn: the next ticket runs. */
@@ -62,6 +69,8 @@ export class ChatOrder {
   readonly #options: ChatOrderOptions;
   // The last arrival of each chat in this process: the next one takes its ticket after it.
   readonly #tails = new Map<string, Promise<void>>();
+  // The line as this process last wrote it, per chat whose turn it holds (to leave in one step).
+  readonly #known = new Map<string, Taken>();
   // Waiters in this process, woken when a turn of their chat ends here.
   readonly #waiters = new Map<string, Set<() => void>>();
 
@@ -92,14 +101,17 @@ export class ChatOrder {
   async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const key = `${instance}/${chat}`;
     const place = slot ?? this.arrive(instance, chat);
-    let ticket: number;
+    let taken: Taken;
     try {
       await place.before;
-      ticket = await this.#takeTicket(key);
+      taken = await this.#takeTicket(key);
     } finally {
       place.release();
     }
-    await this.#waitFor(key, ticket);
+    const ticket = taken.ticket;
+    // Its turn already when the ticket was taken (the usual case): no need to look again.
+    if (taken.line.serving !== ticket) await this.#waitFor(key, ticket);
+    else this.#known.set(key, taken);
     // A live holder keeps its turn however long its middleware takes: it renews the turn every third of
     // the lease, so only a holder that is gone is ever skipped.
     const held = new AbortController();
@@ -128,22 +140,24 @@ export class ChatOrder {
     const entry = await this.#state.get<Line>(NAMESPACE, key);
     if (entry === null || entry.value.serving !== ticket) return;
     const now = this.#options.now();
+    this.#known.delete(key); // the version changes: leave looks the line up again
     await this.#state.set<Line>(NAMESPACE, key, { ...entry.value, since: now }, {
       expectedVersion: entry.version,
       expiresAt: now + RECORD_TTL_MS,
     });
   }
 
-  async #takeTicket(key: string): Promise<number> {
+  async #takeTicket(key: string): Promise<Taken> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Line>(NAMESPACE, key);
       const now = this.#options.now();
       const line = entry?.value ?? { next: 0, serving: 0, since: now };
-      const written = await this.#state.set<Line>(NAMESPACE, key, { ...line, next: line.next + 1 }, {
+      const next = { ...line, next: line.next + 1 };
+      const written = await this.#state.set<Line>(NAMESPACE, key, next, {
         expectedVersion: entry?.version ?? null,
         expiresAt: now + RECORD_TTL_MS,
       });
-      if (written !== null) return line.next;
+      if (written !== null) return { ticket: line.next, line: next, version: written };
     }
     throw new Error(`Cannot order updates of chat "${key}": the store kept changing`);
   }
@@ -188,6 +202,13 @@ export class ChatOrder {
 
   async #leave(key: string, ticket: number): Promise<void> {
     try {
+      // Nobody took a ticket or renewed since this one wrote the line: drop the line in one step.
+      const known = this.#known.get(key);
+      this.#known.delete(key);
+      if (
+        known?.ticket === ticket && known.line.next === ticket + 1 &&
+        await this.#state.delete(NAMESPACE, key, { expectedVersion: known.version })
+      ) return;
       for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
         const entry = await this.#state.get<Line>(NAMESPACE, key);
         if (entry === null || entry.value.serving !== ticket) return; // skipped meanwhile: nothing to hand on
