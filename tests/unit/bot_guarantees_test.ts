@@ -289,3 +289,19 @@ Deno.test("other updates run once per delivery too, and their replies have keys 
     "bot:sales:messages_edited:ED1:delivery-1:0",
   ]);
 });
+
+Deno.test("one chat id for an @lid chat, its phone form and the instance's own messages to it", async () => {
+  const { bot } = stubBot();
+  const chats: string[] = [];
+  bot.on(["message", "outgoing"], (ctx) => void chats.push(`${ctx.update.kind}:${ctx.chat.id}`));
+  const lid = "123456789012345@lid";
+  // The first message carries both forms: the store's LID directory learns the pair.
+  await bot.handleUpdate(inbound("hi", {
+    id: "LID1",
+    from: lid,
+    extra: { key: { remoteJid: lid, remoteJidAlt: ANA, addressingMode: "lid", fromMe: false, id: "LID1" } },
+  }));
+  await bot.handleUpdate(inbound("only the lid now", { id: "LID2", from: lid }));
+  await bot.handleUpdate(inbound("typed on the phone", { id: "LID3", from: lid, fromMe: true }));
+  deepStrictEqual(chats, [`message:${ANA}`, `message:${ANA}`, `outgoing:${ANA}`]);
+});
