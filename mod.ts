@@ -79,6 +79,7 @@ export {
 export {
   GatewayClient,
   type HttpMethod,
+  type PreparedRequest,
   type QueryValues,
   type RequestOptions,
 } from "./src/client/client.ts";
