@@ -79,7 +79,6 @@ export {
 export {
   GatewayClient,
   type HttpMethod,
-  type PreparedRequest,
   type QueryValues,
   type RequestOptions,
 } from "./src/client/client.ts";
