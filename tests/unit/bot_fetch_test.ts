@@ -1,6 +1,9 @@
 // bot.fetch: the receiver's verification, route and answers, configured like handleWebhook.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { signedWebhookRequest } from "../../src/testing/mod.ts";
+import { toNodeListener } from "../../src/webhooks/node_listener.ts";
 import { ANA, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 const URL_ = `http://bot.test/gateway/webhook/${INSTANCE}`;
@@ -94,4 +97,22 @@ Deno.test("a handler that throws answers 500 (the server retries) and its retry 
   strictEqual(runs, 2);
   deepStrictEqual(stub.texts(), ["step one"]); // the retry's reply was a replay
   await bot.close();
+});
+
+Deno.test("bot.fetch serves node:http through toNodeListener (Node, Bun)", async () => {
+  const { bot, stub } = stubBot({ signature: { scheme: "hmac", secret: SECRET } });
+  bot.on("message:text", (ctx) => ctx.reply(`node ${ctx.text}`));
+  const server = createServer((req, res) => void toNodeListener(bot.fetch)(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/gateway/webhook/${INSTANCE}`;
+    const res = await fetch(await signedWebhookRequest(url, inbound("hi", { id: "N1" }), { secret: SECRET }));
+    strictEqual(res.status, 200);
+    await res.body?.cancel();
+    deepStrictEqual(stub.texts(), ["node hi"]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await bot.close();
+  }
 });
