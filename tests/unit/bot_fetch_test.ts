@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { signedWebhookRequest } from "../../src/testing/mod.ts";
 import { toNodeListener } from "../../src/webhooks/node_listener.ts";
-import { ANA, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
+import { ANA, gate, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 const URL_ = `http://bot.test/gateway/webhook/${INSTANCE}`;
 const SECRET = "bot-secret-0123456789";
@@ -115,4 +115,30 @@ Deno.test("bot.fetch serves node:http through toNodeListener (Node, Bun)", async
     await new Promise((resolve) => server.close(resolve));
     await bot.close();
   }
+});
+
+Deno.test("a redelivery while the first delivery runs is answered 500 (retried later), then 200", async () => {
+  const { bot, stub } = stubBot({ signature: { scheme: "hmac", secret: SECRET } });
+  const started = gate();
+  const hold = gate();
+  bot.on("message:text", async (ctx) => {
+    started.open();
+    await hold.promise;
+    await ctx.reply("once");
+  });
+  const body = inbound("hi", { id: "F7" });
+  const first = bot.fetch(await signedWebhookRequest(URL_, body, { secret: SECRET }));
+  await started.promise;
+  const during = await bot.fetch(await signedWebhookRequest(URL_, body, { secret: SECRET }));
+  strictEqual(during.status, 500);
+  await during.body?.cancel();
+  hold.open();
+  const answered = await first;
+  strictEqual(answered.status, 200);
+  await answered.body?.cancel();
+  const after = await bot.fetch(await signedWebhookRequest(URL_, body, { secret: SECRET }));
+  strictEqual(after.status, 200);
+  await after.body?.cancel();
+  deepStrictEqual(stub.texts(), ["once"]);
+  await bot.close();
 });
