@@ -58,4 +58,4 @@ export type {
   BotSender,
   BotUpdate,
   BotUpdateKind,
-} from "./update_types.ts";
+} from "./update.ts";
