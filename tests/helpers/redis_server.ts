@@ -18,13 +18,47 @@ export function freePort(): number {
   return port;
 }
 
-/** Start a server and wait until it accepts connections (at most 10 s). */
+/**
+ * The environment for a child that must keep the real clock: this process's, without libfaketime's
+ * variables. libfaketime breaks redis-server (its allocator recurses into clock_gettime at start) and
+ * deadlocks workerd, so under `faketime` (docs/testing.md) only these two keep the real date.
+ */
+export function realClockEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (const name of Object.keys(env)) {
+    if (name === "LD_PRELOAD" || name.startsWith("FAKETIME") || name === "DONT_FAKE_MONOTONIC") {
+      delete env[name];
+    }
+  }
+  return env;
+}
+
+/**
+ * Start a server and wait until it accepts connections (at most 10 s per try). The free port is found by
+ * binding and releasing it, so a test file running beside this one may take it first: up to 3 tries.
+ */
 export async function startRedisServer(): Promise<RedisServer> {
-  const port = freePort();
+  let failure: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(freePort());
+    } catch (error) {
+      if (!(error instanceof RedisStartError)) throw error;
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+class RedisStartError extends Error {}
+
+async function startOnce(port: number): Promise<RedisServer> {
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("redis-server", {
       args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      env: realClockEnv(),
+      clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -59,7 +93,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
   if (!seen.includes("Ready to accept connections")) {
     await close();
-    throw new Error(`redis-server did not start on port ${port}: ${seen.slice(-500)}`);
+    throw new RedisStartError(`redis-server did not start on port ${port}: ${seen.slice(-500)}`);
   }
   return { url: `redis://127.0.0.1:${port}`, port, close };
 }
