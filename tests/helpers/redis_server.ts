@@ -3,6 +3,8 @@
  * (and awaited) by `close()`. `.ci/run` installs Debian's `redis-server` when it is missing.
  */
 
+import { realClockEnv } from "./real_clock.ts";
+
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>` */
   url: string;
@@ -16,21 +18,6 @@ export function freePort(): number {
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
-}
-
-/**
- * The environment for a child that must keep the real clock: this process's, without libfaketime's
- * variables. libfaketime breaks redis-server (its allocator recurses into clock_gettime at start) and
- * deadlocks workerd, so under `faketime` (docs/testing.md) only these two keep the real date.
- */
-export function realClockEnv(): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (const name of Object.keys(env)) {
-    if (name === "LD_PRELOAD" || name.startsWith("FAKETIME") || name === "DONT_FAKE_MONOTONIC") {
-      delete env[name];
-    }
-  }
-  return env;
 }
 
 /**
