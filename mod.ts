@@ -83,6 +83,7 @@ export {
   type RequestOptions,
 } from "./src/client/client.ts";
 export { ConnectionManager, type ResolvedConnection } from "./src/client/connection_manager.ts";
+export type { PreparedRequest } from "./src/client/prepared_request.ts";
 export { ApiResponse } from "./src/client/response.ts";
 export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 
@@ -135,10 +136,15 @@ export {
   ProcessIncomingMessage,
   type ProcessWebhookJob,
   startWebhookWorker,
+  type WebhookEventData,
+  type WebhookEventHandler,
+  type WebhookEventName,
+  type WebhookEventSpelling,
   type WebhookExecutionContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
   WebhookPayloadDto,
+  type WebhookPayloadOf,
   WebhookProcessingException,
   WebhookProcessor,
   webhookProcessor,
