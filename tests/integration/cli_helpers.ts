@@ -9,6 +9,7 @@
  */
 
 import { main, memoryIo } from "../../src/cli/main.ts";
+import { NO_NODE_MODULES } from "../helpers/processes.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 export const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
@@ -77,7 +78,7 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
 export function cliCommand(task: string, args: string[], options: CliOptions, piped = true): Deno.Command {
   const flags = options.flags ?? taskFlags(task);
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--config", CONFIG, ...flags, MAIN, task, ...args],
+    args: ["run", "--config", CONFIG, NO_NODE_MODULES, ...flags, MAIN, task, ...args],
     cwd: options.cwd,
     env: baseEnv(options.env),
     clearEnv: true,

@@ -10,6 +10,7 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { listDeadLetters } from "../../src/webhooks/queue.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import { NO_NODE_MODULES } from "../helpers/processes.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SECRET = "kill-test-secret";
@@ -28,6 +29,7 @@ async function startReceiver(path: string): Promise<Receiver> {
       "run",
       "--config",
       new URL("deno.json", ROOT).pathname,
+      NO_NODE_MODULES,
       "--allow-net=127.0.0.1",
       "--allow-read",
       "--allow-write",
