@@ -38,7 +38,7 @@ export {
   type ScheduledTasksBaseOptions,
 } from "./schedule.ts";
 export { handleScheduled } from "./handle_scheduled.ts";
-export type { TaskLease } from "./task_guard.ts";
+export type { TaskLease } from "./task_lease.ts";
 export { stateTaskLease, type StateTaskLeaseOptions } from "./state_lease.ts";
 export type { FindMessagesClient, FoundMessage } from "./find_sent_message.ts";
 export {

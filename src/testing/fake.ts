@@ -6,7 +6,6 @@
  */
 
 import type { GatewayConfig } from "../config.ts";
-import { registerGatewayFake } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
 import { parseSelector } from "./simulator/faults.ts";
 import { type AddInstanceOptions, GatewaySimulator } from "./simulator/simulator.ts";
@@ -490,7 +489,3 @@ export class GatewayFake {
     return this.simulator.close();
   }
 }
-
-// `GatewayApi.fake()` lives in the root entry, which must not load the simulator: the testing entry hands
-// it the way to build a fake when it is imported.
-registerGatewayFake((options) => GatewayFake.create(options));
