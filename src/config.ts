@@ -10,6 +10,7 @@ import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
 import type { GatewayStore } from "./store/store.ts";
+import { isRecord } from "./util/json_shape.ts";
 
 /** One gateway server and the key to use on it. */
 export interface ConnectionConfig {
@@ -202,10 +203,6 @@ export const FILE_ONLY_SECTIONS: readonly string[] = ["kv", "tasks"];
 
 /** The configuration file name looked for in the working directory. */
 export const CONFIG_FILE = "gateway-api.json";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /**
  * Check a configuration object against the configuration's schema: an unknown key (with a suggestion), a

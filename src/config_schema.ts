@@ -8,6 +8,7 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
+import { isRecord } from "./util/json_shape.ts";
 
 /** The longest delay a timer can hold (2^31−1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -144,10 +145,6 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
 
 /** Where a configuration object comes from: the file accepts the command line's own sections. */
 export type ConfigSource = "object" | "file";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 function fail(setting: string, problem: string): never {
   throw new ConfigurationException(`"${setting}" ${problem}`, { setting });

@@ -23,6 +23,7 @@ import {
   MessageStuck,
   type StuckCause,
 } from "./status_events.ts";
+import { isRecord, nonEmptyString } from "../util/json_shape.ts";
 
 const NAMESPACE = "message_status";
 const CONNECTION_NAMESPACE = "instance_connection";
@@ -138,14 +139,6 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 
 type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
 /** The status updates a webhook carries. */
 function updatesOf(payload: WebhookPayloadDto): MessageStatusUpdate[] {
   const out: MessageStatusUpdate[] = [];
@@ -157,17 +150,17 @@ function updatesOf(payload: WebhookPayloadDto): MessageStatusUpdate[] {
     let status: unknown = item.status;
     if (payload.event === "MESSAGES_UPDATE") {
       // `messageId` is the server's row id here; `keyId` is the message's own id.
-      messageId = str(item.keyId) ?? str(key?.id);
+      messageId = nonEmptyString(item.keyId) ?? nonEmptyString(key?.id);
     } else if (payload.event === "SEND_MESSAGE") {
-      messageId = str(key?.id);
+      messageId = nonEmptyString(key?.id);
       status ??= "PENDING";
     } else if (payload.event === "MESSAGES_UPSERT" && key?.fromMe === true) {
-      messageId = str(key.id);
+      messageId = nonEmptyString(key.id);
     }
     if (messageId === undefined || status === undefined) continue;
     const update: MessageStatusUpdate = { messageId, status: status as string };
     if (payload.instance !== "") update.instance = payload.instance;
-    const remoteJid = str(item.remoteJid) ?? str(key?.remoteJid);
+    const remoteJid = nonEmptyString(item.remoteJid) ?? nonEmptyString(key?.remoteJid);
     if (remoteJid !== undefined) update.remoteJid = remoteJid;
     out.push(update);
   }
@@ -249,10 +242,10 @@ export class MessageStatusTracker {
       const key = isRecord(response.key) ? response.key : {};
       const update: MessageStatusUpdate = {
         messageId: input.messageId,
-        status: str(response.status) ?? "PENDING",
+        status: nonEmptyString(response.status) ?? "PENDING",
         instance: input.instance,
       };
-      const remoteJid = str(key.remoteJid);
+      const remoteJid = nonEmptyString(key.remoteJid);
       if (remoteJid !== undefined) update.remoteJid = remoteJid;
       updates = [update];
     } else if ("messageId" in input && !("event" in input)) {

@@ -6,6 +6,7 @@
  */
 
 import { ValidationException } from "../errors.ts";
+import { isRecord } from "../util/json_shape.ts";
 
 /** A JID the server accepts as a recipient: a person, a group or a LID. */
 const JID = /^[0-9A-Za-z._:-]+@(s\.whatsapp\.net|g\.us|lid)$/;
@@ -352,20 +353,6 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
   const compacted = trimmed.replace(/\s+/g, "");
   if (compacted.length >= 4 && compacted.length % 4 === 0 && BASE64.test(compacted)) return "base64";
   return "invalid";
-}
-
-/**
- * Whether a value is a plain object (not null, not an array).
- *
- * @example
- * ```ts
- * import { isRecord } from "./validate.ts";
- * isRecord({}); // true
- * isRecord([]); // false
- * ```
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 import { type ResolvedSender, resolveSender } from "../address/sender.ts";
 import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
+import { isRecord, nonEmptyString as str } from "../util/json_shape.ts";
 
 /**
  * Every event the reference server knows, canonical UPPER_SNAKE kind → dotted name sent in the body.
@@ -94,14 +95,6 @@ export function dottedWebhookEvent(name: string): string | null {
 }
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
 
 const PN_SUFFIX = "@s.whatsapp.net";
 

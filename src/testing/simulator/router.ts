@@ -27,6 +27,7 @@ import { MISC_ROUTES } from "./routes/misc.ts";
 import { SETTINGS_ROUTES } from "./routes/settings.ts";
 import { WEBHOOK_CONFIG_ROUTES } from "./routes/webhook_config.ts";
 import type { RequestLogEntry } from "./types.ts";
+import { isRecord } from "../../util/json_shape.ts";
 
 /** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 75 core routes. */
 export const ALL_ROUTES: readonly RouteDef[] = [
@@ -53,10 +54,6 @@ interface ParsedBody {
   file?: UploadedFile;
   /** body-parser's error message for a malformed JSON body. */
   error?: string;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 async function fileOf(file: File): Promise<UploadedFile> {
@@ -91,7 +88,7 @@ async function parseBody(request: Request): Promise<ParsedBody> {
     }
     try {
       const value = JSON.parse(text);
-      return { logged: value, body: isObject(value) ? value : {} };
+      return { logged: value, body: isRecord(value) ? value : {} };
     } catch (error) {
       return { logged: text, body: {}, error: (error as Error).message };
     }

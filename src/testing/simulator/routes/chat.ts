@@ -10,11 +10,12 @@ import { route, type RouteContext, type RouteDef } from "../route.ts";
 import { CHAT_SCHEMAS } from "../schemas.ts";
 import type { ChatRow, InstanceState, StoredMessage } from "../state.ts";
 import { checkBody, validateSchema } from "../validate.ts";
+import { isRecord } from "../../../util/json_shape.ts";
 
 type Body = Record<string, unknown>;
 
 function obj(value: unknown): Body {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Body : {};
+  return isRecord(value) ? value : {};
 }
 
 /** `InternalServerErrorException(text, error.toString())` when the socket is not open. */

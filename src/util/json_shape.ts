@@ -1,0 +1,37 @@
+/**
+ * Shape checks for parsed JSON of unknown shape (webhook payloads, server answers, configuration files):
+ * the one definition of `isRecord` and `nonEmptyString` that every module imports.
+ *
+ * @module
+ */
+
+/**
+ * Whether a value is a plain object (not null, not an array).
+ *
+ * @example
+ * ```ts
+ * import { isRecord } from "./json_shape.ts";
+ * isRecord({}); // true
+ * isRecord([]); // false
+ * isRecord(null); // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The value when it is a non-empty string, else undefined (a field a payload may omit, send empty or send
+ * with another type).
+ *
+ * @example
+ * ```ts
+ * import { nonEmptyString } from "./json_shape.ts";
+ * nonEmptyString("abc"); // "abc"
+ * nonEmptyString(""); // undefined
+ * nonEmptyString(42); // undefined
+ * ```
+ */
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
