@@ -5,7 +5,8 @@
  * @module
  */
 
-import { checkSetting, MAX_TIMER_MS } from "./config_schema.ts";
+import { checkSetting } from "./config_schema.ts";
+import { MAX_TIMER_MS } from "./timing.ts";
 import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";

@@ -8,10 +8,8 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
+import { MAX_TIMER_MS } from "./timing.ts";
 import { isRecord } from "./util/json_shape.ts";
-
-/** The longest delay a timer can hold (2^31−1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 /** One node of the schema. */
 export type SchemaNode =

@@ -24,6 +24,7 @@ import {
   type StuckCause,
 } from "./status_events.ts";
 import { isRecord, nonEmptyString } from "../util/json_shape.ts";
+import { positiveNumber, timerMs } from "../util/checks.ts";
 
 const NAMESPACE = "message_status";
 const CONNECTION_NAMESPACE = "instance_connection";
@@ -129,14 +130,6 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`Cannot track message status: "${name}" must be a positive number, got "${value}"`);
-  }
-  return value;
-}
-
 type Json = Record<string, unknown>;
 
 /** The status updates a webhook carries. */
@@ -214,9 +207,19 @@ export class MessageStatusTracker {
       : store as StateStore;
     this.events = options.events ?? new EventTarget();
     this.#sleep = options.sleep ?? defaultSleep;
-    this.#stuckAfter = positive("stuckAfterMs", options.stuckAfterMs, 300_000);
-    this.#retention = positive("retentionMs", options.retentionMs, 7 * DAY_MS);
-    this.#poll = positive("pollIntervalMs", options.pollIntervalMs, 500);
+    this.#stuckAfter = positiveNumber(
+      "Cannot track message status",
+      "stuckAfterMs",
+      options.stuckAfterMs,
+      300_000,
+    );
+    this.#retention = positiveNumber(
+      "Cannot track message status",
+      "retentionMs",
+      options.retentionMs,
+      7 * DAY_MS,
+    );
+    this.#poll = timerMs("Cannot track message status", "pollIntervalMs", options.pollIntervalMs, 500);
   }
 
   /**
@@ -341,7 +344,7 @@ export class MessageStatusTracker {
   ): Promise<MessageStatusRecord> {
     const target = parseMessageStatus(status);
     if (target === undefined) throw new RangeError(`Cannot wait for message status "${String(status)}"`);
-    const timeoutMs = positive("timeoutMs", options.timeoutMs, 60_000);
+    const timeoutMs = timerMs("Cannot track message status", "timeoutMs", options.timeoutMs, 60_000);
     const deadline = this.#now() + timeoutMs;
     const outer = options.signal;
     for (;;) {

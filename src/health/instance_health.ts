@@ -10,6 +10,7 @@
 import { InstanceDisconnectedException } from "../errors.ts";
 import type { StateStore } from "../store/state.ts";
 import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
+import { positiveNumber } from "../util/checks.ts";
 
 /**
  * An instance's health: `open` (working), `connecting`, `suspect` (says open but sends fail with
@@ -104,16 +105,6 @@ function refOf(key: string): InstanceRef {
   return { connection: decodeURIComponent(connection), instance: decodeURIComponent(instance ?? "") };
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(
-      `Cannot create instance health: "${name}" must be a positive number, got "${value}"`,
-    );
-  }
-  return value;
-}
-
 /**
  * Instance health and the per-instance breaker, over a `StateStore` (`store.state` to share them between
  * processes, or a `MemoryState` for one process). `GatewayService` builds one (`gw.health()`) and its
@@ -157,10 +148,30 @@ export class InstanceHealth {
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
     this.#now = options.now ?? Date.now;
-    this.#threshold = positive("failureThreshold", options.failureThreshold, 2);
-    this.#cooldownMs = positive("cooldownMs", options.cooldownMs, 30_000);
-    this.#maxCooldownMs = positive("maxCooldownMs", options.maxCooldownMs, 600_000);
-    this.#probeTimeoutMs = positive("probeTimeoutMs", options.probeTimeoutMs, 60_000);
+    this.#threshold = positiveNumber(
+      "Cannot create instance health",
+      "failureThreshold",
+      options.failureThreshold,
+      2,
+    );
+    this.#cooldownMs = positiveNumber(
+      "Cannot create instance health",
+      "cooldownMs",
+      options.cooldownMs,
+      30_000,
+    );
+    this.#maxCooldownMs = positiveNumber(
+      "Cannot create instance health",
+      "maxCooldownMs",
+      options.maxCooldownMs,
+      600_000,
+    );
+    this.#probeTimeoutMs = positiveNumber(
+      "Cannot create instance health",
+      "probeTimeoutMs",
+      options.probeTimeoutMs,
+      60_000,
+    );
   }
 
   /**

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { ValidationException } from "../errors.ts";
 import type { InstanceRef } from "../health/instance_health.ts";
 import type { StateStore } from "../store/state.ts";
+import { numberSetting, timerMs } from "../util/checks.ts";
 
 /** Pacing rules (every field optional; defaults in brackets). */
 export interface PacingOptions {
@@ -102,18 +102,7 @@ interface Rules {
   pauseAfterFailures: number;
 }
 
-function count(name: string, value: number | undefined, fallback: number, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < min) {
-    throw new ValidationException(
-      `Invalid pacing: "${name}" must be a number of at least ${min}, got "${value}"`,
-      {
-        messages: [`${name} is invalid`],
-      },
-    );
-  }
-  return value;
-}
+const WHERE = "Invalid pacing";
 
 function readRules(options: PacingOptions): Rules {
   const warmup = options.warmup === true
@@ -121,18 +110,18 @@ function readRules(options: PacingOptions): Rules {
     : Array.isArray(options.warmup)
     ? options.warmup
     : [];
-  warmup.forEach((cap, day) => count(`warmup[${day}]`, cap, 0, 1));
+  warmup.forEach((cap, day) => numberSetting(WHERE, `warmup[${day}]`, cap, 0, { min: 1 }));
   return {
-    minGapMs: count("minGapMs", options.minGapMs, 4_000),
-    jitterMs: count("jitterMs", options.jitterMs, 3_000),
-    recipientIntervalMs: count("recipientIntervalMs", options.recipientIntervalMs, 60_000),
-    dailyCap: count("dailyCap", options.dailyCap, 1_000, 1),
+    minGapMs: timerMs(WHERE, "minGapMs", options.minGapMs, 4_000, 0),
+    jitterMs: timerMs(WHERE, "jitterMs", options.jitterMs, 3_000, 0),
+    recipientIntervalMs: timerMs(WHERE, "recipientIntervalMs", options.recipientIntervalMs, 60_000, 0),
+    dailyCap: numberSetting(WHERE, "dailyCap", options.dailyCap, 1_000, { min: 1 }),
     warmup,
     typing: options.typing ?? true,
-    typingMsPerChar: count("typingMsPerChar", options.typingMsPerChar, 40),
-    minTypingMs: count("minTypingMs", options.minTypingMs, 800),
-    maxTypingMs: count("maxTypingMs", options.maxTypingMs, 6_000),
-    pauseAfterFailures: count("pauseAfterFailures", options.pauseAfterFailures, 5, 1),
+    typingMsPerChar: numberSetting(WHERE, "typingMsPerChar", options.typingMsPerChar, 40, { min: 0 }),
+    minTypingMs: timerMs(WHERE, "minTypingMs", options.minTypingMs, 800, 0),
+    maxTypingMs: timerMs(WHERE, "maxTypingMs", options.maxTypingMs, 6_000, 0),
+    pauseAfterFailures: numberSetting(WHERE, "pauseAfterFailures", options.pauseAfterFailures, 5, { min: 1 }),
   };
 }
 

@@ -6,10 +6,11 @@
  * @module
  */
 
-import { MAX_TIMER_MS } from "../config_schema.ts";
 import { ConfigurationException } from "../errors.ts";
 import { denoOnlyError } from "../runtime.ts";
 import { getGatewayLogger } from "../log.ts";
+import { MAX_TIMER_MS } from "../timing.ts";
+import { nonNegativeInteger, numberSetting } from "../util/checks.ts";
 import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
 import { reconcileSends, type ReconcileSendsResult } from "./reconcile_sends.ts";
@@ -176,13 +177,7 @@ function checkTask<T extends { instance?: string }>(
   counts: readonly (keyof T & string)[],
 ): void {
   for (const name of counts) {
-    const value: unknown = task[name];
-    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) {
-      throw new ConfigurationException(
-        `Cannot schedule tasks: "${taskName}.${name}" must be a non-negative integer, got "${String(value)}"`,
-        { setting: `${taskName}.${name}` },
-      );
-    }
+    nonNegativeInteger("Cannot schedule tasks", `${taskName}.${name}`, task[name], 0);
   }
   if (task.instance !== undefined && (typeof task.instance !== "string" || task.instance.trim() === "")) {
     throw new ConfigurationException(
@@ -198,15 +193,11 @@ function buildRunners<Env>(
 ): Runners<Env> {
   const lease = options.lease ??
     (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now));
-  const leaseMs = options.leaseMs ?? LEASE_MS;
-  if (typeof leaseMs !== "number" || !Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_TIMER_MS) {
-    throw new ConfigurationException(
-      `Cannot schedule tasks: "leaseMs" must be an integer from 1 to ${MAX_TIMER_MS} (ms), got "${
-        String(leaseMs)
-      }"`,
-      { setting: "leaseMs" },
-    );
-  }
+  const leaseMs = numberSetting("Cannot schedule tasks", "leaseMs", options.leaseMs, LEASE_MS, {
+    integer: true,
+    max: MAX_TIMER_MS,
+    unit: "ms",
+  });
   const runners: Runners<Env> = {};
   if (options.prune !== false) {
     const task = options.prune ?? {};
