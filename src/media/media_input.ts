@@ -7,7 +7,7 @@
  */
 
 import { ValidationException } from "../errors.ts";
-import { base64Head, base64Size, base64ToBytes, bytesToBase64 } from "./base64.ts";
+import { base64Head, base64Size, toBase64 } from "../util/base64.ts";
 import { extension, isAnimatedWebp, MIME_BY_EXTENSION, SNIFF_BYTES, sniffMimeType } from "./sniff.ts";
 
 /** What kind of WhatsApp message the media becomes. */
@@ -175,7 +175,7 @@ function fromBytes(
   const mimetype = decideMime(kind, head, options, declared);
   checkSize(kind, bytes.byteLength, head);
   return compact({
-    media: bytesToBase64(bytes),
+    media: toBase64(bytes),
     mimetype,
     fileName: fileNameFor(kind, options, undefined, mimetype),
     size: bytes.byteLength,
@@ -190,12 +190,8 @@ function fromBase64(
 ): MediaInput {
   const size = base64Size(base64);
   if (size <= 0) refuse(kind, "the file is empty");
-  let head: Uint8Array;
-  try {
-    head = base64Head(base64, SNIFF_BYTES);
-  } catch {
-    refuse(kind, "the base64 text cannot be decoded");
-  }
+  const head = base64Head(base64, SNIFF_BYTES);
+  if (head === null) refuse(kind, "the base64 text cannot be decoded");
   const mimetype = decideMime(kind, head, options, declared);
   checkSize(kind, size, head);
   return compact({
@@ -259,6 +255,3 @@ function compact(input: MediaInput): MediaInput {
   if (input.size !== undefined) out.size = input.size;
   return out;
 }
-
-/** Decode raw base64 (for {@link downloadMedia}); re-exported for tests of round trips. */
-export { base64ToBytes };

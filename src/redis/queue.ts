@@ -7,7 +7,6 @@
 
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
-import { fromBase64, toBase64 } from "../webhooks/encoding.ts";
 import {
   type DeadLetter,
   isProcessWebhookJob,
@@ -23,6 +22,7 @@ import {
 import type { WebhookProcessor } from "../webhooks/processor.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
+import { fromBase64, toBase64 } from "../util/base64.ts";
 import { positiveNumber, timerMs } from "../util/checks.ts";
 
 /** Options of {@link RedisWebhookQueue}. */

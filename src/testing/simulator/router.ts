@@ -27,6 +27,7 @@ import { MISC_ROUTES } from "./routes/misc.ts";
 import { SETTINGS_ROUTES } from "./routes/settings.ts";
 import { WEBHOOK_CONFIG_ROUTES } from "./routes/webhook_config.ts";
 import type { RequestLogEntry } from "./types.ts";
+import { toBase64 } from "../../util/base64.ts";
 import { isRecord } from "../../util/json_shape.ts";
 
 /** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 75 core routes. */
@@ -58,11 +59,7 @@ interface ParsedBody {
 
 async function fileOf(file: File): Promise<UploadedFile> {
   const bytes = new Uint8Array(await file.arrayBuffer());
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return { name: file.name, type: file.type, base64: btoa(binary) };
+  return { name: file.name, type: file.type, base64: toBase64(bytes) };
 }
 
 async function parseBody(request: Request): Promise<ParsedBody> {
