@@ -752,10 +752,14 @@ export function errorFromResponse(
   if (status === 404) {
     if (INSTANCE_MISSING.test(text)) {
       const named = full.instance ?? /"([^"]*)"/.exec(text)?.[1];
-      return new InstanceNotFoundException(`Instance not found for ${where}${detail}`, {
-        ...full,
-        instance: named,
-      });
+      const create = `(create it: deno task create ${named ?? "<instance>"})`;
+      return new InstanceNotFoundException(
+        `Instance ${named ? `"${named}" ` : ""}not found for ${where}${detail} ${create}`,
+        {
+          ...full,
+          instance: named,
+        },
+      );
     }
     return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
   }
@@ -784,7 +788,13 @@ export function errorFromResponse(
     });
   }
   if ((status === 400 || status >= 500) && CONNECTION_CLOSED.test(text)) {
-    return new InstanceDisconnectedException(`Cannot send: instance is not connected${detail}`, full);
+    const named = full.instance ? `"${full.instance}" ` : "";
+    return new InstanceDisconnectedException(
+      `Cannot send: instance ${named}is not connected${detail} (pair it: deno task connect ${
+        full.instance ?? "<instance>"
+      })`,
+      full,
+    );
   }
   if (status === 422 || (status === 400 && isValidationShape(message))) {
     return new ValidationException(`Gateway rejected the request for ${where}${detail}`, full);

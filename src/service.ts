@@ -18,6 +18,7 @@ import {
   serviceConfig,
   validateConfig,
 } from "./config.ts";
+import { envReader } from "./env_access.ts";
 import { ConfigurationException } from "./errors.ts";
 import { GuardedEventTarget } from "./guarded_event_target.ts";
 import { MetricsCollector } from "./metrics.ts";
@@ -635,8 +636,9 @@ export class GatewayService {
 
   /**
    * A service configured from `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE` and
-   * `GATEWAY_TIMEOUT_MS`, with `overrides` on top. Needs `--allow-env` (only when called). The variables and
-   * the overrides are checked like any configuration (`ConfigurationException`).
+   * `GATEWAY_TIMEOUT_MS`, with `overrides` on top. Needs `--allow-env` for the variables you set (only when
+   * called): one the permissions do not allow is treated as unset, and named once per process on standard
+   * error. The variables and the overrides are checked like any configuration (`ConfigurationException`).
    *
    * @example
    * ```ts
@@ -651,18 +653,21 @@ export class GatewayService {
         "Cannot read the environment: not running on Deno; pass a configuration to new GatewayService()",
       );
     }
-    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), validateConfig(overrides));
+    const env = envReader();
+    const config = mergeConfig(configFromEnv(env.get), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      throw new ConfigurationException("Cannot configure gateway: GATEWAY_API_URL is not set", {
-        setting: "GATEWAY_API_URL",
-      });
+      const why = env.denied.includes("GATEWAY_API_URL")
+        ? "GATEWAY_API_URL cannot be read (add it to --allow-env)"
+        : "GATEWAY_API_URL is not set";
+      throw new ConfigurationException(`Cannot configure gateway: ${why}`, { setting: "GATEWAY_API_URL" });
     }
     return new GatewayService(config);
   }
 
   /**
    * A service configured from `gateway-api.json` (or `path`) merged with the `GATEWAY_*` environment
-   * variables, which win. Needs `--allow-read` for the file and `--allow-env` for the variables.
+   * variables, which win. Needs `--allow-read` for the file and `--allow-env` for the variables you set (one
+   * the permissions do not allow is treated as unset, and named once per process on standard error).
    *
    * @example
    * ```ts
@@ -671,16 +676,9 @@ export class GatewayService {
    * ```
    */
   static async fromFile(path: string = CONFIG_FILE, overrides: GatewayConfig = {}): Promise<GatewayService> {
-    const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     const file = await loadConfigFile(path);
-    let env: GatewayConfig = {};
-    try {
-      env = deno ? configFromEnv((name) => deno.env.get(name)) : {};
-    } catch (error) {
-      // Without --allow-env the file alone configures the service; a bad variable is still an error.
-      if (error instanceof ConfigurationException) throw error;
-      env = {};
-    }
+    // A variable the permissions do not allow is treated as unset (and named once); a bad one is an error.
+    const env = configFromEnv(envReader().get);
     const config = mergeConfig(serviceConfig(file ?? {}), env, validateConfig(overrides));
     if (!config.server_url && !config.connections) {
       throw new ConfigurationException(

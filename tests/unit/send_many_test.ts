@@ -180,7 +180,10 @@ Deno.test("sendMany: an instance that lost its socket stops the run at that item
   const options = { minGapMs: 1_000, jitterMs: 0, recipientIntervalMs: 0 };
   const first = await gw.messages().sendMany(list, options);
   deepStrictEqual([first.sent, first.paused, first.pause?.reason], [0, 4, "disconnected"]);
-  strictEqual(first.pause?.message, "Cannot send: instance is not connected: Connection Closed");
+  strictEqual(
+    first.pause?.message,
+    'Cannot send: instance "sales" is not connected: Connection Closed (pair it: deno task connect sales)',
+  );
   strictEqual(first.items[0].status, "paused");
   const second = await gw.messages().sendMany(list, options);
   deepStrictEqual([second.sent, second.pause], [4, null]);
