@@ -6,7 +6,7 @@
  */
 
 import { checkSetting } from "./config_schema.ts";
-import { MAX_TIMER_MS } from "./timing.ts";
+import { MAX_TIMER_MS } from "./util/timers.ts";
 import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";

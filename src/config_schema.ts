@@ -8,7 +8,10 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
-import { MAX_TIMER_MS } from "./timing.ts";
+import { MAX_TIMER_MS } from "./util/timers.ts";
+
+// Re-exported for the modules that import it from here; it is defined in util/timers.ts.
+export { MAX_TIMER_MS };
 import { isRecord } from "./util/json_shape.ts";
 
 /** One node of the schema. */

@@ -6,6 +6,7 @@
  */
 
 import { DEFAULTS, type GatewayConfig, validateConfig } from "../config.ts";
+import { MAX_TIMER_MS } from "../config_schema.ts";
 import {
   ConnectionException,
   errorFromResponse,
@@ -20,7 +21,7 @@ import {
 import { getGatewayLogger, redact } from "../log.ts";
 import type { Logger } from "@logtape/logtape";
 import { readBoundedText } from "./body.ts";
-import { abortableSleep, MAX_TIMER_MS, SharedTimeouts } from "../timing.ts";
+import { abortableSleep, SharedTimeouts } from "../timing.ts";
 
 export { abortableSleep };
 import { MetricsCollector } from "../metrics.ts";

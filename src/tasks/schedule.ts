@@ -9,7 +9,7 @@
 import { ConfigurationException } from "../errors.ts";
 import { denoOnlyError } from "../runtime.ts";
 import { getGatewayLogger } from "../log.ts";
-import { MAX_TIMER_MS } from "../timing.ts";
+import { MAX_TIMER_MS } from "../util/timers.ts";
 import { nonNegativeInteger, numberSetting } from "../util/checks.ts";
 import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";

@@ -7,7 +7,7 @@
  */
 
 import { ConfigurationException } from "../errors.ts";
-import { MAX_TIMER_MS } from "../timing.ts";
+import { MAX_TIMER_MS } from "./timers.ts";
 
 /** What a number setting must be. */
 export interface NumberRule {

@@ -12,7 +12,7 @@
 import { DEFAULTS } from "../config.ts";
 import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
-import { MAX_TIMER_MS } from "../timing.ts";
+import { MAX_TIMER_MS } from "../util/timers.ts";
 import { positiveInteger } from "../util/checks.ts";
 import type { GatewayStore } from "../store/store.ts";
 import {
