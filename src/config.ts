@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkSetting } from "./config_schema.ts";
+import { checkedConfig } from "./config_schema.ts";
 import { MAX_TIMER_MS } from "./util/timers.ts";
 import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
@@ -209,7 +209,8 @@ export const CONFIG_FILE = "gateway-api.json";
  * Check a configuration object against the configuration's schema: an unknown key (with a suggestion), a
  * wrong type or a value out of range throws a {@link ConfigurationException} that names the key's path.
  * Timeouts and delays must fit a timer (at most 2^31−1 ms). `source: "file"` also accepts the command line's
- * own sections (`kv`, `tasks`).
+ * own sections (`kv`, `tasks`). Returns a copy marked as checked (its sections and connections too), so
+ * the constructors it is handed to do not check it again.
  *
  * @example
  * ```ts
@@ -225,8 +226,7 @@ export const CONFIG_FILE = "gateway-api.json";
  * ```
  */
 export function validateConfig(config: unknown, source: "object" | "file" = "object"): GatewayConfig {
-  checkSetting("", config, source);
-  return config as GatewayConfig;
+  return checkedConfig(config, source) as GatewayConfig;
 }
 
 /**
