@@ -5,8 +5,8 @@
  * @module
  */
 
+import { CONNECTION_KEYS, optionsFromEnv } from "./config_keys.ts";
 import { checkedConfig } from "./config_schema.ts";
-import { MAX_TIMER_MS } from "./util/timers.ts";
 import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
@@ -243,27 +243,7 @@ export function validateConfig(config: unknown, source: "object" | "file" = "obj
  * ```
  */
 export function configFromEnv(get: (name: string) => string | undefined): GatewayConfig {
-  const config: GatewayConfig = {};
-  const url = get("GATEWAY_API_URL");
-  const key = get("GATEWAY_API_KEY");
-  const instance = get("GATEWAY_INSTANCE");
-  const timeout = get("GATEWAY_TIMEOUT_MS");
-  if (url) config.server_url = url;
-  if (key) config.api_key = key;
-  if (instance) config.instance = instance;
-  if (timeout) {
-    const value = /^\s*\d+\s*$/.test(timeout) ? Number(timeout) : NaN;
-    if (!(value >= 1 && value <= MAX_TIMER_MS)) {
-      throw new ConfigurationException(
-        `GATEWAY_TIMEOUT_MS must be an integer from 1 to ${MAX_TIMER_MS} (ms), got ${
-          JSON.stringify(timeout.slice(0, 40))
-        }`,
-        { setting: "GATEWAY_TIMEOUT_MS" },
-      );
-    }
-    config.http = { timeout_ms: value };
-  }
-  return config;
+  return optionsFromEnv(CONNECTION_KEYS, get) as GatewayConfig;
 }
 
 /**
