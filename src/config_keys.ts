@@ -159,20 +159,30 @@ export const WEBHOOK_KEYS: readonly SettingKey[] = [
   },
 ];
 
+/** The rows of one section: `{ file key: option key }` under the section's file and option paths. */
+function section(file: string, option: string, keys: Readonly<Record<string, string>>): SettingKey[] {
+  return Object.entries(keys).map(([fileKey, optionKey]) => ({
+    file: `${file}.${fileKey}`,
+    option: `${option}.${optionKey}`,
+  }));
+}
+
 /** The file's `tasks` section and the options of `registerScheduledTasks` (the CLI's `serve`). */
 export const TASK_KEYS: readonly SettingKey[] = [
-  { file: "prune.schedule", option: "prune.schedule" },
-  { file: "prune.days", option: "prune.days" },
-  { file: "retry_failed.schedule", option: "retryFailed.schedule" },
-  { file: "retry_failed.max_retries", option: "retryFailed.maxRetries" },
-  { file: "retry_failed.limit", option: "retryFailed.limit" },
-  { file: "retry_failed.instance", option: "retryFailed.instance" },
-  { file: "reconcile_sends.schedule", option: "reconcileSends.schedule" },
-  { file: "reconcile_sends.limit", option: "reconcileSends.limit" },
-  { file: "reconcile_sends.instance", option: "reconcileSends.instance" },
-  { file: "reconcile_sends.min_age_ms", option: "reconcileSends.minAgeMs" },
-  { file: "reconcile.schedule", option: "reconcile.schedule" },
-  { file: "reconcile.max_messages", option: "reconcile.maxMessages" },
+  ...section("prune", "prune", { schedule: "schedule", days: "days" }),
+  ...section("retry_failed", "retryFailed", {
+    schedule: "schedule",
+    max_retries: "maxRetries",
+    limit: "limit",
+    instance: "instance",
+  }),
+  ...section("reconcile_sends", "reconcileSends", {
+    schedule: "schedule",
+    limit: "limit",
+    instance: "instance",
+    min_age_ms: "minAgeMs",
+  }),
+  ...section("reconcile", "reconcile", { schedule: "schedule", max_messages: "maxMessages" }),
 ];
 
 /** The value at a dotted `path` of `source`, undefined when any part is missing. */
