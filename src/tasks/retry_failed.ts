@@ -12,6 +12,7 @@ import type { RequestOptions } from "../client/client.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { IdempotencyClaims, type IdempotencyScope, sendFingerprint } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import { scanOutbound } from "./outbound_scan.ts";
 import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
 
 /** The part of `GatewayService` the task uses: a `GatewayService` fits, and so does a test fake. */
@@ -103,7 +104,6 @@ export interface RetryFailedResult {
   results: RetryRecordResult[];
 }
 
-const PAGE_SIZE = 100;
 const MEDIA_TYPES = new Set(["media", "image", "video", "document", "audio", "ptv", "sticker"]);
 const MEDIA_ROUTE = /\/message\/send(Media|WhatsAppAudio|Ptv|Sticker)\//;
 const log = getGatewayLogger("tasks", "retry-failed");
@@ -198,66 +198,54 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
     claims: new IdempotencyClaims(store.state, { now }),
   };
   if (!dryRun) await expireStaleClaims(store, { now, instance: options.instance, signal });
-  let cursor: { createdAt: number; id: string } | undefined;
-  // Paging past skipped records keeps a backlog of exhausted ones from hiding newer failures.
-  scan: while (result.attempted < limit && !signal?.aborted) {
-    const page = await store.listOutbound({
-      status: "failed",
-      instance: options.instance,
-      limit: PAGE_SIZE,
-      startAfter: cursor,
-    });
-    for (let record of page) {
-      if (result.attempted >= limit || signal?.aborted) break scan;
-      cursor = { createdAt: record.createdAt, id: record.id };
-      if (record.outcomeUnknown && record.permanent !== true && !dryRun) {
-        // Never resend what may have been delivered before looking for it on the server.
-        const settled = await reconcileRecord(record, {
-          client: service.getClient(),
-          store,
-          now,
-          minAgeMs: options.reconcileMinAgeMs,
-          signal,
+  for await (let record of scanOutbound(store, { status: "failed", instance: options.instance, signal })) {
+    if (result.attempted >= limit || signal?.aborted) break;
+    if (record.outcomeUnknown && record.permanent !== true && !dryRun) {
+      // Never resend what may have been delivered before looking for it on the server.
+      const settled = await reconcileRecord(record, {
+        client: service.getClient(),
+        store,
+        now,
+        minAgeMs: options.reconcileMinAgeMs,
+        signal,
+      });
+      if (settled.status === "sent") {
+        report({
+          id: record.id,
+          status: "reconciled",
+          messageId: settled.messageId,
+          retryCount: record.retryCount,
         });
-        if (settled.status === "sent") {
-          report({
-            id: record.id,
-            status: "reconciled",
-            messageId: settled.messageId,
-            retryCount: record.retryCount,
-          });
-          continue;
-        }
-        const fresh = settled.status === "not_sent" ? await store.getOutbound(record.id) : null;
-        if (fresh === null || fresh.status !== "failed" || fresh.outcomeUnknown) {
-          report({
-            id: record.id,
-            status: "skipped",
-            reason: "outcome_unknown",
-            retryCount: record.retryCount,
-          });
-          continue;
-        }
-        record = fresh;
+        continue;
       }
-      if (record.outcomeUnknown) {
+      const fresh = settled.status === "not_sent" ? await store.getOutbound(record.id) : null;
+      if (fresh === null || fresh.status !== "failed" || fresh.outcomeUnknown) {
         report({
           id: record.id,
           status: "skipped",
           reason: "outcome_unknown",
           retryCount: record.retryCount,
         });
-      } else if (record.permanent === true) {
-        report({ id: record.id, status: "skipped", reason: "permanent", retryCount: record.retryCount });
-      } else if (record.retryCount >= maxRetries) {
-        report({ id: record.id, status: "skipped", reason: "max_retries", retryCount: record.retryCount });
-      } else if (dryRun) {
-        report({ id: record.id, status: "would_retry", retryCount: record.retryCount });
-      } else {
-        report(await resend(record, task));
+        continue;
       }
+      record = fresh;
     }
-    if (page.length < PAGE_SIZE) break;
+    if (record.outcomeUnknown) {
+      report({
+        id: record.id,
+        status: "skipped",
+        reason: "outcome_unknown",
+        retryCount: record.retryCount,
+      });
+    } else if (record.permanent === true) {
+      report({ id: record.id, status: "skipped", reason: "permanent", retryCount: record.retryCount });
+    } else if (record.retryCount >= maxRetries) {
+      report({ id: record.id, status: "skipped", reason: "max_retries", retryCount: record.retryCount });
+    } else if (dryRun) {
+      report({ id: record.id, status: "would_retry", retryCount: record.retryCount });
+    } else {
+      report(await resend(record, task));
+    }
   }
   log.info(
     "Retried failed messages{dry}: {attempted} attempted, {sent} sent, {failed} failed, {reconciled} reconciled, {skipped} skipped",
