@@ -123,16 +123,15 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
             type: "array",
             minItems: 1,
             uniqueItems: true,
-            items: {
-              type: "object",
-              properties: {
+            items: object(
+              {
                 title: { type: "string" },
                 description: { type: "string" },
                 rowId: { type: "string" },
               },
-              required: ["title", "rowId"],
-              notEmpty: ["title", "description", "rowId"],
-            },
+              ["title", "rowId"],
+              ["title", "description", "rowId"],
+            ),
           },
         },
         ["title", "rows"],
