@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -111,6 +112,7 @@ export class D1Store implements GatewayStore {
    * ```
    */
   constructor(db: D1Database, options: D1StoreOptions = {}) {
+    checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");
     const max = positiveInteger(
       "Cannot create D1Store",
       "maxRecordBytes",

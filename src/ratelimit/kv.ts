@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { GatewayApiException } from "../errors.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
 import { abortableSleep } from "../timing.ts";
@@ -64,6 +65,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * ```
    */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
+    checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
     const retries = positiveInteger(
       "Invalid KvRateLimiter option",
       "maxConflictRetries",

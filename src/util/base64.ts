@@ -35,13 +35,16 @@ export function toBase64(bytes: Uint8Array): string {
 
 /**
  * The bytes of standard base64 (padding optional), or null when `text` is not base64 (any character
- * outside the alphabet, whitespace included, or an impossible length).
+ * outside the alphabet, whitespace included, or an impossible length) or not canonical: the unused low bits
+ * of the last character must be zero, so that one value has one spelling (a signature cannot be altered
+ * into another text that still verifies).
  *
  * @example
  * ```ts
  * import { fromBase64 } from "./base64.ts";
  * fromBase64("aGk"); // Uint8Array [104, 105]
  * fromBase64("a b"); // null
+ * fromBase64("aGl="); // null (not canonical: "aGk=" is)
  * ```
  */
 export function fromBase64(text: string): Uint8Array | null {
@@ -49,16 +52,22 @@ export function fromBase64(text: string): Uint8Array | null {
   const unpadded = text.replace(/=+$/, "");
   if (unpadded.length % 4 === 1) return null;
   const padded = unpadded + "===".slice((unpadded.length + 3) % 4);
+  let bytes: Uint8Array;
   try {
-    const native = (Uint8Array as unknown as FromBase64).fromBase64;
-    if (typeof native === "function") return native(padded);
-    const binary = atob(padded);
-    const out = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-    return out;
+    bytes = decode(padded);
   } catch {
     return null;
   }
+  return toBase64(bytes).replace(/=+$/, "") === unpadded ? bytes : null;
+}
+
+function decode(padded: string): Uint8Array {
+  const native = (Uint8Array as unknown as FromBase64).fromBase64;
+  if (typeof native === "function") return native(padded);
+  const binary = atob(padded);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 /**
