@@ -11,6 +11,7 @@ import { IdempotencyClaims } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { type FindMessagesClient, findSentMessage, type FoundMessage } from "./find_sent_message.ts";
 import { scanOutbound } from "./outbound_scan.ts";
+import { nonNegativeInteger } from "../util/checks.ts";
 
 /** The part of `GatewayService` reconcile uses: a `GatewayService` fits, and so does a test fake. */
 export interface ReconcileService {
@@ -250,14 +251,6 @@ export async function reconcileRecord(
     : { id: record.id, status: "not_sent" };
 }
 
-function checkCount(name: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(
-      `Cannot reconcile sends: "${name}" must be an integer >= ${min}, got "${String(value)}"`,
-    );
-  }
-}
-
 /**
  * Settle sends whose outcome is unknown. First, every `pending` record whose sender's claim ended
  * (`claimedUntil` passed: the process died mid-send) becomes outcome-unknown. Then each failed record
@@ -279,10 +272,13 @@ function checkCount(name: string, value: number, min: number): void {
  * ```
  */
 export async function reconcileSends(options: ReconcileSendsOptions): Promise<ReconcileSendsResult> {
-  const limit = options.limit ?? 100;
-  const minAgeMs = options.minAgeMs ?? DEFAULT_MIN_AGE_MS;
-  checkCount("limit", limit, 0);
-  checkCount("minAgeMs", minAgeMs, 0);
+  const limit = nonNegativeInteger("Cannot reconcile sends", "limit", options.limit, 100);
+  const minAgeMs = nonNegativeInteger(
+    "Cannot reconcile sends",
+    "minAgeMs",
+    options.minAgeMs,
+    DEFAULT_MIN_AGE_MS,
+  );
   const { store, signal } = options;
   const now = options.now ?? Date.now;
   const dryRun = options.dryRun === true;

@@ -12,8 +12,11 @@ import type { RequestOptions } from "../client/client.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { IdempotencyClaims, type IdempotencyScope, sendFingerprint } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import { nonNegativeInteger } from "../util/checks.ts";
 import { scanOutbound } from "./outbound_scan.ts";
 import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
+
+const WHERE = "Cannot retry failed messages";
 
 /** The part of `GatewayService` the task uses: a `GatewayService` fits, and so does a test fake. */
 export interface RetryService {
@@ -116,14 +119,6 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function checkCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new RangeError(
-      `Cannot retry failed messages: "${name}" must be a non-negative integer, got "${value}"`,
-    );
-  }
-}
-
 /**
  * Resend failed messages with their original body through the normal client path, oldest first.
  *
@@ -161,15 +156,12 @@ function checkCount(name: string, value: number): void {
  * ```
  */
 export async function retryFailedMessages(options: RetryFailedOptions): Promise<RetryFailedResult> {
-  const maxRetries = options.maxRetries ?? 3;
-  const limit = options.limit ?? 100;
-  checkCount("maxRetries", maxRetries);
-  checkCount("limit", limit);
+  const maxRetries = nonNegativeInteger(WHERE, "maxRetries", options.maxRetries, 3);
+  const limit = nonNegativeInteger(WHERE, "limit", options.limit, 100);
   const { store, service, signal } = options;
   const now = options.now ?? Date.now;
   const dryRun = options.dryRun === true;
-  const claimMs = options.claimMs ?? DEFAULT_RETRY_CLAIM_MS;
-  checkCount("claimMs", claimMs);
+  const claimMs = nonNegativeInteger(WHERE, "claimMs", options.claimMs, DEFAULT_RETRY_CLAIM_MS);
   const result: RetryFailedResult = {
     attempted: 0,
     sent: 0,
