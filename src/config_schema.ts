@@ -10,9 +10,6 @@
 import { ConfigurationException } from "./errors.ts";
 import { joinKey, type OptionKeys, suggestKey } from "./option_keys.ts";
 import { MAX_TIMER_MS } from "./util/timers.ts";
-
-// Re-exported for the modules that import it from here; it is defined in util/timers.ts.
-export { MAX_TIMER_MS };
 import { isRecord } from "./util/json_shape.ts";
 
 /** One node of the schema. */
