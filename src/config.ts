@@ -12,6 +12,7 @@ import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
 import type { GatewayStore } from "./store/store.ts";
 import { isRecord } from "./util/json_shape.ts";
+import { errorMessage } from "./util/error_message.ts";
 
 /** One gateway server and the key to use on it. */
 export interface ConnectionConfig {
@@ -303,7 +304,7 @@ export async function loadConfigFile(path: string = CONFIG_FILE): Promise<Gatewa
     parsed = parseJsonc(text);
   } catch (error) {
     throw new ConfigurationException(
-      `Cannot parse configuration file "${path}": ${error instanceof Error ? error.message : String(error)}`,
+      `Cannot parse configuration file "${path}": ${errorMessage(error)}`,
       { cause: error },
     );
   }

@@ -21,6 +21,7 @@ import type { GatewayStore } from "../store/store.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import { type MessageOutcome, PROCESS_MESSAGE, type WebhookProcessor } from "../webhooks/processor.ts";
 import { positiveInteger } from "../util/checks.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** What the reconciler needs from a `GatewayService`. */
 export interface ReconcileInboundService {
@@ -260,7 +261,7 @@ async function reconcileInstance(
       out.complete = false;
       out.errors.push({
         remoteJid: chat.remoteJid,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     }
   }

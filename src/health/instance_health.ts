@@ -96,7 +96,17 @@ export interface InstanceRef {
 const NAMESPACE = "health";
 const CAS_ATTEMPTS = 8;
 
-function keyOf(ref: InstanceRef): string {
+/**
+ * The state key of one instance, `<connection>/<instance>` with both parts escaped (so a `/` in a name
+ * cannot reach another instance's entry); health, pacing and `sendMany`'s lease key their entries by it.
+ *
+ * @example
+ * ```ts
+ * import { instanceKey } from "./instance_health.ts";
+ * instanceKey({ connection: "default", instance: "sales/eu" }); // "default/sales%2Feu"
+ * ```
+ */
+export function instanceKey(ref: InstanceRef): string {
   return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
 }
 
@@ -185,7 +195,7 @@ export class InstanceHealth {
    * ```
    */
   async get(ref: InstanceRef): Promise<InstanceHealthRecord> {
-    const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+    const entry = await this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
     return this.#view(ref, entry?.value);
   }
 
@@ -256,7 +266,7 @@ export class InstanceHealth {
    * ```
    */
   async recordSendSuccess(ref: InstanceRef): Promise<void> {
-    const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+    const entry = await this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
     // The common case writes nothing: an instance already known open with no failures stays as it is.
     if (entry?.value.status === "open" && entry.value.consecutiveFailures === 0) return;
     await this.#update(ref, () => ({ status: "open", consecutiveFailures: 0, source: "send" }));
@@ -315,7 +325,7 @@ export class InstanceHealth {
    */
   async admit(ref: InstanceRef): Promise<Admission> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+      const entry = await this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
       const value = entry?.value;
       if (!value || value.retryAt === undefined) return "pass";
       const now = this.#now();
@@ -323,12 +333,12 @@ export class InstanceHealth {
         throw this.#refusal(ref, value);
       }
       const claimed: Stored = { ...value, probeUntil: now + this.#probeTimeoutMs };
-      const version = await this.#state.set(NAMESPACE, keyOf(ref), claimed, {
+      const version = await this.#state.set(NAMESPACE, instanceKey(ref), claimed, {
         expectedVersion: entry!.version,
       });
       if (version !== null) return value.probe === "state" ? "probe_state" : "probe_send";
     }
-    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value);
+    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value);
   }
 
   /**
@@ -342,7 +352,7 @@ export class InstanceHealth {
    * ```
    */
   async reset(ref: InstanceRef): Promise<void> {
-    await this.#state.delete(NAMESPACE, keyOf(ref));
+    await this.#state.delete(NAMESPACE, instanceKey(ref));
   }
 
   #refusal(ref: InstanceRef, value: Stored | undefined): InstanceDisconnectedException {
@@ -413,7 +423,7 @@ export class InstanceHealth {
     ref: InstanceRef,
     change: (current: Stored) => Partial<Stored>,
   ): Promise<InstanceHealthRecord> {
-    const key = keyOf(ref);
+    const key = instanceKey(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
       const current: Stored = entry?.value ??

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { InstanceRef } from "../health/instance_health.ts";
+import { instanceKey, type InstanceRef } from "../health/instance_health.ts";
 import type { StateStore } from "../store/state.ts";
 import { numberSetting, timerMs } from "../util/checks.ts";
 
@@ -125,10 +125,6 @@ function readRules(options: PacingOptions): Rules {
   };
 }
 
-function keyOf(ref: InstanceRef): string {
-  return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
-}
-
 /**
  * Pacing of one service's sends, over a state store (`store.state` to share it between processes).
  * `messages().sendMany` uses it; use it directly to pace your own loop.
@@ -215,7 +211,7 @@ export class SendPacer {
    */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
     const [instance, last] = await Promise.all([
-      this.#state.get<Stored>(NAMESPACE, keyOf(ref)),
+      this.#state.get<Stored>(NAMESPACE, instanceKey(ref)),
       this.recipientLastSent(ref, recipient),
     ]);
     const lastSentAt = instance?.value.lastSentAt ?? null;
@@ -253,7 +249,10 @@ export class SendPacer {
    * ```
    */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
-    const entry = await this.#state.get<number>(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`);
+    const entry = await this.#state.get<number>(
+      RECIPIENTS,
+      `${instanceKey(ref)}/${encodeURIComponent(recipient)}`,
+    );
     return entry?.value ?? null;
   }
 
@@ -270,7 +269,7 @@ export class SendPacer {
    */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
-    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value, now);
+    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value, now);
     return {
       lastSentAt: stored.lastSentAt,
       sentToday: stored.sentToday,
@@ -293,7 +292,7 @@ export class SendPacer {
    */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
-    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value, now);
+    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value, now);
     const pause = this.#activePause(stored, now);
     if (pause) return pause;
     const cap = this.#capFor(stored, now);
@@ -329,7 +328,7 @@ export class SendPacer {
       consecutiveFailures: 0,
     }));
     if (this.#rules.recipientIntervalMs > 0) {
-      await this.#state.set(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`, now, {
+      await this.#state.set(RECIPIENTS, `${instanceKey(ref)}/${encodeURIComponent(recipient)}`, now, {
         expiresAt: now + this.#rules.recipientIntervalMs,
       });
     }
@@ -421,7 +420,7 @@ export class SendPacer {
   }
 
   async #update(ref: InstanceRef, change: (current: Stored) => Partial<Stored>): Promise<void> {
-    const key = keyOf(ref);
+    const key = instanceKey(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
       const current = this.#today(entry?.value, this.#now());

@@ -12,6 +12,7 @@ import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { type FindMessagesClient, findSentMessage, type FoundMessage } from "./find_sent_message.ts";
 import { scanOutbound } from "./outbound_scan.ts";
 import { nonNegativeInteger } from "../util/checks.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** The part of `GatewayService` reconcile uses: a `GatewayService` fits, and so does a test fake. */
 export interface ReconcileService {
@@ -89,10 +90,6 @@ export const LEGACY_PENDING_STALE_MS = 15 * 60_000;
 const WINDOW_MARGIN_MS = 5 * 60_000;
 const DEFAULT_MIN_AGE_MS = 60_000;
 const log = getGatewayLogger("tasks", "reconcile-sends");
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Mark every `pending` record whose claim has ended (`claimedUntil` passed: its sender died mid-send) as
@@ -212,8 +209,8 @@ export async function reconcileRecord(
     });
   } catch (error) {
     if (context.signal?.aborted) throw error;
-    log.warn("Cannot look up send {id}: {error}", { id: record.id, error: messageOf(error) });
-    return { id: record.id, status: "undecided", reason: "lookup_failed", error: messageOf(error) };
+    log.warn("Cannot look up send {id}: {error}", { id: record.id, error: errorMessage(error) });
+    return { id: record.id, status: "undecided", reason: "lookup_failed", error: errorMessage(error) };
   }
   if (!found.found && !found.complete) {
     return { id: record.id, status: "undecided", reason: "too_many_messages" };

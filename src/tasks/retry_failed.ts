@@ -15,6 +15,7 @@ import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { nonNegativeInteger } from "../util/checks.ts";
 import { scanOutbound } from "./outbound_scan.ts";
 import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 const WHERE = "Cannot retry failed messages";
 
@@ -113,10 +114,6 @@ const log = getGatewayLogger("tasks", "retry-failed");
 
 function bucketFor(record: OutboundMessageRecord): RateLimitBucket {
   return MEDIA_TYPES.has(record.type) || MEDIA_ROUTE.test(record.route) ? "media" : "messages";
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -302,7 +299,7 @@ async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<
       // Left in flight, it reads as unknown after `claimedUntil`: never a second send.
       log.warn("Cannot settle the idempotency key of {id}: {error}", {
         id: record.id,
-        error: messageOf(error),
+        error: errorMessage(error),
       });
     }
   };
@@ -329,7 +326,7 @@ async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<
     data = response.data;
   } catch (error) {
     const unknown = isOutcomeUnknown(error);
-    const lastError = messageOf(error);
+    const lastError = errorMessage(error);
     await finish(store, claimed, {
       status: "failed",
       lastError,
@@ -376,7 +373,7 @@ async function finish(
       log.warn("Cannot record the resend of {id}: the record changed meanwhile", { id: claimed.id });
     }
   } catch (error) {
-    log.warn("Cannot record the resend of {id}: {error}", { id: claimed.id, error: messageOf(error) });
+    log.warn("Cannot record the resend of {id}: {error}", { id: claimed.id, error: errorMessage(error) });
   }
 }
 

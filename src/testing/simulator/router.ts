@@ -29,6 +29,7 @@ import { WEBHOOK_CONFIG_ROUTES } from "./routes/webhook_config.ts";
 import type { RequestLogEntry } from "./types.ts";
 import { toBase64 } from "../../util/base64.ts";
 import { isRecord } from "../../util/json_shape.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 75 core routes. */
 export const ALL_ROUTES: readonly RouteDef[] = [
@@ -223,6 +224,6 @@ export async function handleRequest(
   } catch (error) {
     if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
     // What Express' handler does with an uncaught error.
-    return jsonResponse(500, internalString(error instanceof Error ? error.message : String(error)).body);
+    return jsonResponse(500, internalString(errorMessage(error)).body);
   }
 }
