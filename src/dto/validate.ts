@@ -364,8 +364,8 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
  * compact({ a: 1, b: undefined }); // { a: 1 }
  * ```
  */
-export function compact<T extends Record<string, unknown>>(value: T): T {
-  const out: Record<string, unknown> = {};
+export function compact<T extends object>(value: T): T {
+  const out: Partial<T> = {};
   for (const key in value) {
     if (Object.hasOwn(value, key) && value[key] !== undefined) out[key] = value[key];
   }

@@ -9,6 +9,7 @@
 import { ValidationException } from "../errors.ts";
 import { base64Head, base64Size, toBase64 } from "../util/base64.ts";
 import { extension, isAnimatedWebp, MIME_BY_EXTENSION, SNIFF_BYTES, sniffMimeType } from "./sniff.ts";
+import { compact } from "../dto/validate.ts";
 
 /** What kind of WhatsApp message the media becomes. */
 export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";
@@ -246,12 +247,4 @@ function fileNameFor(
   }
   const ext = Object.entries(MIME_BY_EXTENSION).find(([, mime]) => mime === mimetype)?.[0] ?? "bin";
   return `document.${ext}`;
-}
-
-function compact(input: MediaInput): MediaInput {
-  const out: MediaInput = { media: input.media };
-  if (input.mimetype !== undefined) out.mimetype = input.mimetype;
-  if (input.fileName !== undefined) out.fileName = input.fileName;
-  if (input.size !== undefined) out.size = input.size;
-  return out;
 }
