@@ -17,7 +17,8 @@ import { instanceKey, type InstanceRef } from "../health/instance_health.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
-import { type PacingOptions, type PacingPause, SendPacer } from "./pacer.ts";
+import { type PacingPause, SendPacer } from "./pacer.ts";
+import type { PacingOptions } from "./rules.ts";
 import { errorMessage } from "../util/error_message.ts";
 
 /** One message of a bulk send: a text, or a file (with an optional caption). */
