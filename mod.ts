@@ -198,9 +198,9 @@ export {
 export {
   MessageStatusTracker,
   type MessageStatusTrackerOptions,
-  type MessageStatusUpdate,
   type WaitForStatusOptions,
 } from "./src/delivery/status_tracker.ts";
+export type { MessageStatusUpdate } from "./src/delivery/status_updates.ts";
 export {
   type ReconcileInboundInstanceResult,
   reconcileInboundMessages,
