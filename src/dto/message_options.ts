@@ -5,8 +5,8 @@
  */
 
 import { ValidationException } from "../errors.ts";
-import { compact, type Problems } from "./validate.ts";
-import { isRecord } from "../util/json_shape.ts";
+import type { Problems } from "./validate.ts";
+import { compact, isRecord } from "../util/json_shape.ts";
 
 /** The quoted message of a reply: the key's `id` is enough when the server stores messages. */
 export interface QuotedInput {

@@ -11,45 +11,17 @@ import { InstanceDisconnectedException } from "../errors.ts";
 import type { StateStore } from "../store/state.ts";
 import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
 import { positiveNumber } from "../util/checks.ts";
-
-/**
- * An instance's health: `open` (working), `connecting`, `suspect` (says open but sends fail with
- * "Connection Closed"), `closed` (disconnected; see `reason`), `banned` (restricted by WhatsApp), or
- * `unknown` (nothing seen yet).
- */
-export type InstanceHealthStatus = "open" | "connecting" | "suspect" | "closed" | "banned" | "unknown";
-
-/** The breaker: `closed` lets sends through, `open` refuses them locally, `half_open` lets one probe through. */
-export type BreakerState = "closed" | "open" | "half_open";
-
-/** Where a health observation came from. */
-export type HealthSource = "webhook" | "send" | "poll";
-
-/** One instance's health, as {@link InstanceHealth.get} and {@link InstanceHealth.list} answer. */
-export interface InstanceHealthRecord {
-  /** Connection name. */
-  connection: string;
-  /** Instance name. */
-  instance: string;
-  /** The health. */
-  status: InstanceHealthStatus;
-  /** The breaker's state at read time. */
-  breaker: BreakerState;
-  /** The last disconnect reason, while the instance is not open. */
-  reason?: DisconnectReason;
-  /** Sends that failed with a disconnect in a row. */
-  consecutiveFailures: number;
-  /** The last send failure's message. */
-  lastError?: string;
-  /** When a probe may go (epoch ms) while the breaker is open; absent when only an `open` state heals it. */
-  retryAt?: number;
-  /** How a half-open probe is made: the send itself, or a `connectionState` poll first. */
-  probe?: "send" | "state";
-  /** Last change (epoch ms). */
-  updatedAt: number;
-  /** What the last change came from. */
-  source: HealthSource;
-}
+import { compact } from "../util/json_shape.ts";
+import {
+  type Admission,
+  type HealthSource,
+  type InstanceHealthOptions,
+  type InstanceHealthRecord,
+  type InstanceHealthStatus,
+  instanceKey,
+  type InstanceRef,
+  refOf,
+} from "./health_types.ts";
 
 interface Stored {
   status: InstanceHealthStatus;
@@ -68,52 +40,8 @@ interface Stored {
   source: HealthSource;
 }
 
-/** Options of {@link InstanceHealth}. */
-export interface InstanceHealthOptions {
-  /** Clock in epoch ms (default `Date.now`). */
-  now?: () => number;
-  /** Disconnected sends in a row that make an `open` instance `suspect` and open the breaker (default 2). */
-  failureThreshold?: number;
-  /** Wait before the first half-open probe, in ms (default 30000); doubled after each failed probe. */
-  cooldownMs?: number;
-  /** Longest wait between probes, in ms (default 600000). */
-  maxCooldownMs?: number;
-  /** How long a claimed probe keeps others out, in ms (default 60000). */
-  probeTimeoutMs?: number;
-}
-
-/** What {@link InstanceHealth.admit} lets a send do. */
-export type Admission = "pass" | "probe_send" | "probe_state";
-
-/** Which instance: the connection name and the instance name. */
-export interface InstanceRef {
-  /** Connection name. */
-  connection: string;
-  /** Instance name. */
-  instance: string;
-}
-
 const NAMESPACE = "health";
 const CAS_ATTEMPTS = 8;
-
-/**
- * The state key of one instance, `<connection>/<instance>` with both parts escaped (so a `/` in a name
- * cannot reach another instance's entry); health, pacing and `sendMany`'s lease key their entries by it.
- *
- * @example
- * ```ts
- * import { instanceKey } from "./instance_health.ts";
- * instanceKey({ connection: "default", instance: "sales/eu" }); // "default/sales%2Feu"
- * ```
- */
-export function instanceKey(ref: InstanceRef): string {
-  return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
-}
-
-function refOf(key: string): InstanceRef {
-  const [connection, instance] = key.split("/");
-  return { connection: decodeURIComponent(connection), instance: decodeURIComponent(instance ?? "") };
-}
 
 /**
  * Instance health and the per-instance breaker, over a `StateStore` (`store.state` to share them between
@@ -432,7 +360,7 @@ export class InstanceHealth {
       if (Object.keys(patch).length === 0) return this.#view(ref, entry?.value);
       let next: Stored = { ...current, ...patch, updatedAt: this.#now() };
       if (next.status === "open") next = { ...next, ...closedBreaker() };
-      next = dropUndefined(next);
+      next = compact(next);
       const version = await this.#state.set(NAMESPACE, key, next, {
         expectedVersion: entry ? entry.version : null,
       });
@@ -466,10 +394,4 @@ export class InstanceHealth {
 
 function closedBreaker(): Partial<Stored> {
   return { retryAt: undefined, probe: undefined, cooldownMs: undefined, probeUntil: undefined };
-}
-
-function dropUndefined(value: Stored): Stored {
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = item;
-  return out as unknown as Stored;
 }

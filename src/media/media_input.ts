@@ -9,7 +9,7 @@
 import { ValidationException } from "../errors.ts";
 import { base64Head, base64Size, toBase64 } from "../util/base64.ts";
 import { extension, isAnimatedWebp, MIME_BY_EXTENSION, SNIFF_BYTES, sniffMimeType } from "./sniff.ts";
-import { compact } from "../dto/validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** What kind of WhatsApp message the media becomes. */
 export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { instanceKey, type InstanceRef } from "../health/instance_health.ts";
+import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import { type PacingOptions, readRules, type Rules } from "./rules.ts";
 

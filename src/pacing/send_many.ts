@@ -13,7 +13,7 @@ import {
   isPermanentFailure,
   ValidationException,
 } from "../errors.ts";
-import { instanceKey, type InstanceRef } from "../health/instance_health.ts";
+import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";

@@ -1,6 +1,6 @@
 /**
- * Shape checks for parsed JSON of unknown shape (webhook payloads, server answers, configuration files):
- * the one definition of `isRecord` and `nonEmptyString` that every module imports.
+ * Plain-object helpers for JSON (webhook payloads, server answers, configuration files, request bodies):
+ * the one definition of `isRecord`, `nonEmptyString` and `compact` that every module imports.
  *
  * @module
  */
@@ -34,4 +34,21 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/**
+ * A copy of an object without its `undefined` entries (the server treats a present key as given).
+ *
+ * @example
+ * ```ts
+ * import { compact } from "./json_shape.ts";
+ * compact({ a: 1, b: undefined }); // { a: 1 }
+ * ```
+ */
+export function compact<T extends object>(value: T): T {
+  const out: Partial<T> = {};
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && value[key] !== undefined) out[key] = value[key];
+  }
+  return out as T;
 }
