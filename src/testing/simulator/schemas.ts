@@ -1,7 +1,6 @@
 /**
  * Request schemas of the reference server (`src/validate/*.schema.ts`) other than `/message/*` (see
- * `message_schemas.ts`), keyword order kept so that
- * errors come out in the same order.
+ * `message_schemas.ts`), keyword order kept so that errors come out in the same order.
  *
  * @module
  */
