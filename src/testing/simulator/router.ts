@@ -20,6 +20,7 @@ import {
 } from "./errors.ts";
 import type { RouteContext, RouteDef, UploadedFile } from "./route.ts";
 import { CHAT_ROUTES } from "./routes/chat.ts";
+import { PROFILE_ROUTES } from "./routes/profile.ts";
 import { GROUP_ROUTES } from "./routes/group.ts";
 import { INSTANCE_ROUTES } from "./routes/instance.ts";
 import { MESSAGE_ROUTES } from "./routes/message.ts";
@@ -36,6 +37,7 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...INSTANCE_ROUTES,
   ...MESSAGE_ROUTES,
   ...CHAT_ROUTES,
+  ...PROFILE_ROUTES,
   ...GROUP_ROUTES,
   ...WEBHOOK_CONFIG_ROUTES,
   ...SETTINGS_ROUTES,
