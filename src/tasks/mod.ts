@@ -30,6 +30,7 @@ export { createScheduledHandler, registerScheduledTasks } from "./schedule.ts";
 export type {
   HandleScheduled,
   PruneTaskOptions,
+  ReconcileSendsTaskOptions,
   RegisterScheduledTasksOptions,
   RetryFailedTaskOptions,
   ScheduledHandlerOptions,
@@ -48,5 +49,4 @@ export {
   type ReconcileService,
   type ReconcileUndecidedReason,
 } from "./reconcile_sends.ts";
-export type { ReconcileSendsTaskOptions } from "./schedule_options.ts";
 export { type ReconcileInboundTaskOptions } from "./reconcile_task.ts";
