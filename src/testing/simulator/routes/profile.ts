@@ -61,17 +61,19 @@ function fetchProfile(ctx: RouteContext): unknown {
   };
 }
 
+/** `/chat/<operation>`: the body checked against the operation's schema (when it has one), then the socket. */
 function profileUpdate(
-  schema: string | undefined,
+  method: RouteDef["method"],
+  operation: string,
   text: string,
   apply: (ctx: RouteContext) => void,
-): (ctx: RouteContext) => unknown {
-  return (ctx) => {
-    if (schema) checkBody(ctx.body, CHAT_SCHEMAS[schema]);
+): RouteDef {
+  return route(method, `/chat/${operation}`, 200, (ctx) => {
+    if (Object.hasOwn(CHAT_SCHEMAS, operation)) checkBody(ctx.body, CHAT_SCHEMAS[operation]);
     socketOr500(ctx, text);
     apply(ctx);
     return { update: "success" };
-  };
+  });
 }
 
 function updatePrivacySettings(ctx: RouteContext): unknown {
@@ -95,44 +97,24 @@ export const PROFILE_ROUTES: readonly RouteDef[] = [
   route("POST", "/chat/fetchProfilePictureUrl", 200, fetchProfilePictureUrl),
   route("POST", "/chat/fetchBusinessProfile", 200, fetchBusinessProfile),
   route("POST", "/chat/fetchProfile", 200, fetchProfile),
-  route(
-    "POST",
-    "/chat/updateProfileName",
-    200,
-    profileUpdate("updateProfileName", "Error updating profile name", (ctx) => {
-      if (typeof ctx.body.name === "string") ctx.instance.profileName = ctx.body.name;
-    }),
-  ),
-  route(
-    "POST",
-    "/chat/updateProfileStatus",
-    200,
-    profileUpdate("updateProfileStatus", "Error updating profile status", (ctx) => {
-      if (typeof ctx.body.status === "string") ctx.instance.profileStatus = ctx.body.status;
-    }),
-  ),
-  route(
-    "POST",
-    "/chat/updateProfilePicture",
-    200,
-    profileUpdate("updateProfilePicture", "Error updating profile picture", (ctx) => {
-      const picture = ctx.body.picture;
-      if (typeof picture !== "string" || picture === "") {
-        throw internalArray("Error updating profile picture", 'TypeError: The "picture" cannot be empty');
-      }
-      ctx.instance.profilePicUrl = /^https?:\/\//.test(picture)
-        ? picture
-        : `https://pps.whatsapp.net/v/t61.24694-24/${crypto.randomUUID()}.jpg`;
-    }),
-  ),
-  route(
-    "DELETE",
-    "/chat/removeProfilePicture",
-    200,
-    profileUpdate(undefined, "Error removing profile picture", (ctx) => {
-      ctx.instance.profilePicUrl = null;
-    }),
-  ),
+  profileUpdate("POST", "updateProfileName", "Error updating profile name", (ctx) => {
+    if (typeof ctx.body.name === "string") ctx.instance.profileName = ctx.body.name;
+  }),
+  profileUpdate("POST", "updateProfileStatus", "Error updating profile status", (ctx) => {
+    if (typeof ctx.body.status === "string") ctx.instance.profileStatus = ctx.body.status;
+  }),
+  profileUpdate("POST", "updateProfilePicture", "Error updating profile picture", (ctx) => {
+    const picture = ctx.body.picture;
+    if (typeof picture !== "string" || picture === "") {
+      throw internalArray("Error updating profile picture", 'TypeError: The "picture" cannot be empty');
+    }
+    ctx.instance.profilePicUrl = /^https?:\/\//.test(picture)
+      ? picture
+      : `https://pps.whatsapp.net/v/t61.24694-24/${crypto.randomUUID()}.jpg`;
+  }),
+  profileUpdate("DELETE", "removeProfilePicture", "Error removing profile picture", (ctx) => {
+    ctx.instance.profilePicUrl = null;
+  }),
   route("GET", "/chat/fetchPrivacySettings", 200, fetchPrivacySettings),
   route("POST", "/chat/updatePrivacySettings", 201, updatePrivacySettings),
 ];
