@@ -40,8 +40,10 @@ export interface SettingKey {
   readonly env?: string;
   /** How the variable is read (default `text`). */
   readonly kind?: EnvKind;
-  /** Read only when this option was switched on by its own variable (`dedupe` for the dedupe window). */
+  /** Applied only when this option was switched on by its own variable (`dedupe` for the dedupe window). */
   readonly requires?: string;
+  /** Read even while `requires` is off (so that an unreadable variable is still named), applied only when on. */
+  readonly alwaysRead?: boolean;
   /** What it sets, one line (for `--help` and the docs). */
   readonly help?: string;
 }
@@ -67,6 +69,20 @@ export const CLI_KEYS: readonly SettingKey[] = [
 
 /** The webhook receiver: the file's `webhook` and `queue` sections, `WebhookHandlerOptions`, `GATEWAY_WEBHOOK_*`. */
 export const WEBHOOK_KEYS: readonly SettingKey[] = [
+  {
+    file: "webhook.enabled",
+    option: "enabled",
+    env: "GATEWAY_WEBHOOK_ENABLED",
+    kind: "boolean",
+    help: "enabled: false answers 404 to everything (default true)",
+  },
+  {
+    file: "webhook.route_prefix",
+    option: "routePrefix",
+    env: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
+    kind: "path",
+    help: "routePrefix (default gateway/webhook)",
+  },
   {
     file: "webhook.secret",
     option: "signature.secret",
@@ -102,20 +118,6 @@ export const WEBHOOK_KEYS: readonly SettingKey[] = [
     help: "signature.requireTimestamp: true or false",
   },
   {
-    file: "webhook.enabled",
-    option: "enabled",
-    env: "GATEWAY_WEBHOOK_ENABLED",
-    kind: "boolean",
-    help: "enabled: false answers 404 to everything (default true)",
-  },
-  {
-    file: "webhook.route_prefix",
-    option: "routePrefix",
-    env: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
-    kind: "path",
-    help: "routePrefix (default gateway/webhook)",
-  },
-  {
     file: "webhook.max_body_bytes",
     option: "maxBodyBytes",
     env: "GATEWAY_WEBHOOK_MAX_BODY_BYTES",
@@ -140,6 +142,7 @@ export const WEBHOOK_KEYS: readonly SettingKey[] = [
     env: "GATEWAY_WEBHOOK_DEDUPE_WINDOW_SECONDS",
     kind: "number",
     requires: "dedupe",
+    alwaysRead: true,
     help: "dedupe.windowSeconds (default 3600)",
   },
   {
@@ -317,9 +320,10 @@ export function optionsFromEnv(
   const options: Record<string, unknown> = {};
   for (const key of keys) {
     if (key.env === undefined || key.option === undefined) continue;
-    if (key.requires !== undefined && valueAt(options, key.requires) === undefined) continue;
+    const off = key.requires !== undefined && valueAt(options, key.requires) === undefined;
+    if (off && !key.alwaysRead) continue;
     const text = get(key.env);
-    if (typeof text !== "string") continue;
+    if (off || typeof text !== "string") continue;
     const value = envValue(key as SettingKey & { env: string }, text);
     if (value !== undefined) setAt(options, key.option, value);
   }
