@@ -12,7 +12,7 @@ import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { DEFAULTS } from "../config.ts";
 import { IdempotencyClaims } from "../store/idempotency.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { sendMessage } from "./send_pipeline.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";

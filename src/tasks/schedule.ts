@@ -14,7 +14,8 @@ import type { GatewayStore, RecordKind } from "../store/store.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
 import { reconcileSends, type ReconcileSendsResult } from "./reconcile_sends.ts";
 import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
-import { guardTask, kvTaskLease, type TaskLease } from "./task_guard.ts";
+import { kvTaskLease } from "../backends/kv/lease.ts";
+import { guardTask, type TaskLease } from "./task_guard.ts";
 import type { ReconcileInboundResult } from "../delivery/reconcile.ts";
 import {
   RECONCILE_NAME,

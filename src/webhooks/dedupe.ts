@@ -12,7 +12,7 @@
 
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
-import { withBusyRetry } from "../store/kv_busy.ts";
+import { withBusyRetry } from "../backends/kv/busy.ts";
 
 /** Atomic claims on delivery keys. Implement it to keep claims elsewhere (Redis, a database). */
 export interface WebhookDedupe {

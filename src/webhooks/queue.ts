@@ -21,7 +21,7 @@
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
-import { withBusyRetry } from "../store/kv_busy.ts";
+import { withBusyRetry } from "../backends/kv/busy.ts";
 import type { GatewayStore } from "../store/store.ts";
 import type { KvWebhookDedupe } from "./dedupe.ts";
 import { WebhookPayloadDto } from "./payload.ts";

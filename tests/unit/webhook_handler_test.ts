@@ -2,7 +2,7 @@ import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";

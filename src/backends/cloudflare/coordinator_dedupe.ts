@@ -4,8 +4,8 @@
  * @module
  */
 
-import { WebhookException } from "../errors.ts";
-import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../webhooks/dedupe.ts";
+import { WebhookException } from "../../errors.ts";
+import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../../webhooks/dedupe.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
 import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 

@@ -15,7 +15,7 @@ import {
   type StateListEntry,
   type StateListOptions,
   type StateSetOptions,
-} from "../store/state.ts";
+} from "../../store/state.ts";
 import { sql, type SqlRunner, type SqlStatement } from "./sql.ts";
 
 /** The table, as created by the D1 migration and by the coordinator. */

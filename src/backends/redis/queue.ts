@@ -5,9 +5,9 @@
  * @module
  */
 
-import { WebhookException } from "../errors.ts";
-import { getGatewayLogger } from "../log.ts";
-import { fromBase64, toBase64 } from "../webhooks/encoding.ts";
+import { WebhookException } from "../../errors.ts";
+import { getGatewayLogger } from "../../log.ts";
+import { fromBase64, toBase64 } from "../../webhooks/encoding.ts";
 import {
   type DeadLetter,
   isProcessWebhookJob,
@@ -19,8 +19,8 @@ import {
   webhookQueueSettings,
   type WebhookWorker,
   type WebhookWorkerOptions,
-} from "../webhooks/queue.ts";
-import type { WebhookProcessor } from "../webhooks/processor.ts";
+} from "../../webhooks/queue.ts";
+import type { WebhookProcessor } from "../../webhooks/processor.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
 

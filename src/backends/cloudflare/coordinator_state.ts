@@ -14,7 +14,7 @@ import {
   type StateListOptions,
   type StateSetOptions,
   type StateStore,
-} from "../store/state.ts";
+} from "../../store/state.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
 import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../webhooks/dedupe.ts";
+import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../../webhooks/dedupe.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { SET_UNLESS_LIVE } from "./script.ts";
 

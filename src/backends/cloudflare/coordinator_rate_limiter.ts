@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
-import { checkArguments, checkDecay } from "../ratelimit/window.ts";
+import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
+import { checkArguments, checkDecay } from "../../ratelimit/window.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
 import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 

@@ -14,7 +14,7 @@ import {
   type StateListOptions,
   type StateSetOptions,
   type StateStore,
-} from "../store/state.ts";
+} from "../../store/state.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 

@@ -12,8 +12,8 @@
  * @module
  */
 
-import { AtomicBudget, keyBytes, MAX_VALUE_BYTES } from "./kv_budget.ts";
-import { withBusyRetry } from "./kv_busy.ts";
+import { AtomicBudget, keyBytes, MAX_VALUE_BYTES } from "./budget.ts";
+import { withBusyRetry } from "./busy.ts";
 
 /** A key part the tables use. */
 export type KeyPart = string | number;

@@ -18,7 +18,7 @@ export interface D1Migration {
 }
 
 /**
- * Every migration, oldest first, as in `src/cloudflare/migrations/`.
+ * Every migration, oldest first, as in `src/backends/cloudflare/migrations/`.
  *
  * @example
  * ```ts

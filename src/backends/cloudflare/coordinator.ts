@@ -5,14 +5,14 @@
  * @module
  */
 
-import { ConfigurationException } from "../errors.ts";
+import { ConfigurationException } from "../../errors.ts";
 import {
   checkArguments,
   checkDecay,
   nextWindow,
   secondsUntilFree,
   type WindowEntry,
-} from "../ratelimit/window.ts";
+} from "../../ratelimit/window.ts";
 import type { DurableObjectState, DurableObjectStorage, SqlStorage } from "./bindings.ts";
 import { storageRunner } from "./sql.ts";
 import { SqlStateEngine, STATE_INDEX_SQL, STATE_TABLE_SQL } from "./sql_state.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ConfigurationException, ConnectionException } from "../errors.ts";
+import { ConfigurationException, ConnectionException } from "../../errors.ts";
 
 /**
  * The part of a Redis client the backends use: node-redis (`redis` / `@redis/client` 4 and later) fits it

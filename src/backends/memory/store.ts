@@ -5,7 +5,7 @@
  * @module
  */
 
-import { MemoryState } from "./memory_state.ts";
+import { MemoryState } from "./state.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -17,7 +17,7 @@ import {
   compareParts,
   settle,
   withoutUndefined,
-} from "./records.ts";
+} from "../../store/records.ts";
 import type {
   GatewayStore,
   InboundMessageRecord,
@@ -27,7 +27,7 @@ import type {
   RecordKind,
   WebhookLogRecord,
   WebhookLogStatus,
-} from "./store.ts";
+} from "../../store/store.ts";
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { GatewayApiException } from "../errors.ts";
-import type { StateListOptions, StateSetOptions } from "../store/state.ts";
+import { GatewayApiException } from "../../errors.ts";
+import type { StateListOptions, StateSetOptions } from "../../store/state.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
 
 /** One operation, as JSON. Times are epoch ms from the caller's clock (rate limits use the object's). */

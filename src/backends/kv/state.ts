@@ -6,7 +6,7 @@
  * @module
  */
 
-import { withBusyRetry } from "./kv_busy.ts";
+import { withBusyRetry } from "./busy.ts";
 import {
   checkExpiresAt,
   checkStateKey,
@@ -17,7 +17,7 @@ import {
   type StateListOptions,
   type StateSetOptions,
   type StateStore,
-} from "./state.ts";
+} from "../../store/state.ts";
 
 interface Stored {
   json: string;

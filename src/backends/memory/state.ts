@@ -4,7 +4,7 @@
  * @module
  */
 
-import { settle } from "./records.ts";
+import { settle } from "../../store/records.ts";
 import {
   checkExpiresAt,
   checkStateKey,
@@ -15,7 +15,7 @@ import {
   type StateListOptions,
   type StateSetOptions,
   type StateStore,
-} from "./state.ts";
+} from "../../store/state.ts";
 
 interface Held {
   json: string;

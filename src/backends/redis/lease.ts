@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { TaskLease } from "../tasks/task_guard.ts";
+import type { TaskLease } from "../../tasks/task_guard.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript, SET_UNLESS_LIVE } from "./script.ts";
 

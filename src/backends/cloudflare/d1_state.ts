@@ -10,7 +10,7 @@ import type {
   StateListOptions,
   StateSetOptions,
   StateStore,
-} from "../store/state.ts";
+} from "../../store/state.ts";
 import type { D1Database } from "./bindings.ts";
 import { d1Runner } from "./sql.ts";
 import { SqlStateEngine } from "./sql_state.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
-import { checkArguments, checkDecay, secondsUntilFree } from "../ratelimit/window.ts";
+import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
+import { checkArguments, checkDecay, secondsUntilFree } from "../../ratelimit/window.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 

@@ -13,7 +13,7 @@ import {
   checkSnapshot,
   checkWebhookLog,
   withoutUndefined,
-} from "../store/records.ts";
+} from "../../store/records.ts";
 import type {
   GatewayStore,
   InboundMessageRecord,
@@ -23,8 +23,8 @@ import type {
   RecordKind,
   WebhookLogRecord,
   WebhookLogStatus,
-} from "../store/store.ts";
-import type { StateStore } from "../store/state.ts";
+} from "../../store/store.ts";
+import type { StateStore } from "../../store/state.ts";
 import type { D1Database } from "./bindings.ts";
 import { D1State } from "./d1_state.ts";
 import { d1Runner, sql, type SqlRunner, type SqlStatement } from "./sql.ts";

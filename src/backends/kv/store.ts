@@ -1,7 +1,7 @@
 /**
  * `KvStore`: a `GatewayStore` on Deno KV (an SQLite file locally, a distributed store on Deno Deploy).
  *
- * Layout under the prefix (default `["gateway"]`), one table per kind (see `kv_table.ts`):
+ * Layout under the prefix (default `["gateway"]`), one table per kind (see `table.ts`):
  *
  * | kind           | record key                          | index keys                                                                 |
  * | -------------- | ----------------------------------- | -------------------------------------------------------------------------- |
@@ -13,8 +13,8 @@
  * @module
  */
 
-import { KvState } from "./kv_state.ts";
-import { KvTable, type TableSpec } from "./kv_table.ts";
+import { KvState } from "./state.ts";
+import { KvTable, type TableSpec } from "./table.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -25,7 +25,7 @@ import {
   checkWebhookLog,
   compareParts,
   withoutUndefined,
-} from "./records.ts";
+} from "../../store/records.ts";
 import type {
   GatewayStore,
   InboundMessageRecord,
@@ -36,7 +36,7 @@ import type {
   RecordKind,
   WebhookLogRecord,
   WebhookLogStatus,
-} from "./store.ts";
+} from "../../store/store.ts";
 
 /** Options of {@link KvStore}. */
 export interface KvStoreOptions {

@@ -5,10 +5,16 @@
  * @module
  */
 
-import { ConfigurationException, GatewayApiException } from "../errors.ts";
-import { withBusyRetry } from "../store/kv_busy.ts";
-import type { RateLimiterInterface } from "./limiter.ts";
-import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
+import { ConfigurationException, GatewayApiException } from "../../errors.ts";
+import { withBusyRetry } from "./busy.ts";
+import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
+import {
+  checkArguments,
+  checkDecay,
+  nextWindow,
+  secondsUntilFree,
+  type WindowEntry,
+} from "../../ratelimit/window.ts";
 
 /** Options of {@link KvRateLimiter}. */
 export interface KvRateLimiterOptions {

@@ -26,7 +26,7 @@ import {
   checkWebhookLog,
   compareParts,
   withoutUndefined,
-} from "../store/records.ts";
+} from "../../store/records.ts";
 import type {
   GatewayStore,
   InboundMessageRecord,
@@ -36,7 +36,7 @@ import type {
   RecordKind,
   WebhookLogRecord,
   WebhookLogStatus,
-} from "../store/store.ts";
+} from "../../store/store.ts";
 import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisState } from "./state.ts";
 import { ADD_ONCE, PRUNE, PUT, PUT_OUTBOUND } from "./store_scripts.ts";

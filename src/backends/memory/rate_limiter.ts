@@ -4,9 +4,15 @@
  * @module
  */
 
-import { ExpiryQueue } from "../expiry_queue.ts";
-import type { RateLimiterInterface } from "./limiter.ts";
-import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
+import { ExpiryQueue } from "../../expiry_queue.ts";
+import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
+import {
+  checkArguments,
+  checkDecay,
+  nextWindow,
+  secondsUntilFree,
+  type WindowEntry,
+} from "../../ratelimit/window.ts";
 
 /** Options of {@link MemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions {

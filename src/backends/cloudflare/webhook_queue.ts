@@ -8,11 +8,11 @@
  * @module
  */
 
-import { WebhookException } from "../errors.ts";
-import { getGatewayLogger } from "../log.ts";
-import type { MetricsCollector } from "../metrics.ts";
-import type { GatewayStore } from "../store/store.ts";
-import type { WebhookProcessor } from "../webhooks/processor.ts";
+import { WebhookException } from "../../errors.ts";
+import { getGatewayLogger } from "../../log.ts";
+import type { MetricsCollector } from "../../metrics.ts";
+import type { GatewayStore } from "../../store/store.ts";
+import type { WebhookProcessor } from "../../webhooks/processor.ts";
 import {
   type DeadLetter,
   isProcessWebhookJob,
@@ -21,8 +21,8 @@ import {
   type WebhookJobOutcome,
   type WebhookJobQueue,
   webhookQueueSettings,
-} from "../webhooks/queue.ts";
-import { describeError } from "../webhooks/run.ts";
+} from "../../webhooks/queue.ts";
+import { describeError } from "../../webhooks/run.ts";
 import type { D1Database, Message, MessageBatch, Queue } from "./bindings.ts";
 
 const logger = getGatewayLogger("webhook", "queue");
