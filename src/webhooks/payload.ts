@@ -1,97 +1,29 @@
 /**
- * The webhook envelope as a typed object, and event-name normalisation.
- *
- * The server names one event several ways: dotted in the body (`messages.upsert`), kebab in the byEvents URL
- * suffix (`messages-upsert`), UPPER_SNAKE in its configuration (`MESSAGES_UPSERT`), and users write
- * snake_case too. Everything is reduced to one canonical UPPER_SNAKE kind so that handlers match whichever
- * spelling arrived.
+ * The webhook envelope as a typed object. Its `event` is the canonical UPPER_SNAKE kind of whichever
+ * spelling arrived (see `events/names.ts`).
  *
  * @module
  */
 
 import { type ResolvedSender, resolveSender } from "../address/sender.ts";
-import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
+import type { WebhookEventData } from "./events/data.ts";
+import {
+  normalizeWebhookEvent,
+  type WebhookEventKindOf,
+  type WebhookEventNameOf,
+  type WebhookEventSpelling,
+} from "./events/names.ts";
+
+// The name functions live with the event table; exported here too, where they were first.
+export { dottedWebhookEvent, eventLabel, normalizeWebhookEvent, WEBHOOK_EVENTS } from "./events/names.ts";
 
 /**
- * Every event the reference server knows, canonical UPPER_SNAKE kind → dotted name sent in the body.
- *
- * `GROUPS_UPDATE` is canonical for `groups.update`; the server's configuration enum calls it `GROUP_UPDATE`
- * (a mismatch in the server itself), which {@link normalizeWebhookEvent} maps to `GROUPS_UPDATE` too.
+ * The payload a handler of `S` receives: `data` typed as that event's data (`WebhookEventData`) and `event`
+ * as its kind. For several names, the union of their payloads (narrow it with `payload.event`).
  */
-export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries([
-  ...Object.entries(WEBHOOK_CONFIG_EVENTS).map(([name, dotted]) => [
-    name === "GROUP_UPDATE" ? "GROUPS_UPDATE" : name,
-    dotted,
-  ]),
-  // Known to the server's Events enum but not configurable (2.4 sends it).
-  ["MESSAGING_HISTORY_SET", "messaging-history.set"],
-]));
-
-/**
- * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
- * names chosen by whoever sends webhooks cannot grow the number of series without bound.
- *
- * @example
- * ```ts
- * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
- * eventLabel("MADE_UP"); // "OTHER"
- * ```
- */
-export function eventLabel(kind: string): string {
-  return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
-}
-
-/** Spellings that do not reduce mechanically to the canonical kind. */
-const ALIASES: Record<string, string> = { GROUP_UPDATE: "GROUPS_UPDATE" };
-
-// Memo of normalised names: the set of names seen in practice is small, and the hot path hits it every time.
-const memo = new Map<string, string | null>();
-const MEMO_LIMIT = 512;
-const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
-
-/**
- * The canonical UPPER_SNAKE kind of an event name in any spelling, or null when `name` is not an event name.
- * Dots, dashes and spaces become `_`, letters upper case; `GROUP_UPDATE` maps to `GROUPS_UPDATE`.
- * Unknown but well-formed names are accepted (the server adds events over time).
- *
- * @example
- * ```ts
- * import { normalizeWebhookEvent } from "./payload.ts";
- * normalizeWebhookEvent("messages.upsert"); // "MESSAGES_UPSERT"
- * normalizeWebhookEvent("group-participants-update"); // "GROUP_PARTICIPANTS_UPDATE"
- * normalizeWebhookEvent("GROUP_UPDATE"); // "GROUPS_UPDATE"
- * normalizeWebhookEvent("../x"); // null
- * ```
- */
-export function normalizeWebhookEvent(name: string): string | null {
-  const hit = memo.get(name);
-  if (hit !== undefined) return hit;
-  let out: string | null = null;
-  if (typeof name === "string" && name.length > 0 && name.length <= 64) {
-    const trimmed = name.trim();
-    if (VALID.test(trimmed)) {
-      const upper = trimmed.replace(/[._ -]+/g, "_").toUpperCase();
-      out = ALIASES[upper] ?? upper;
-    }
-  }
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(name, out);
-  return out;
-}
-
-/**
- * The dotted name the server sends for a kind (`MESSAGES_UPSERT` → `messages.upsert`), or null when unknown.
- *
- * @example
- * ```ts
- * import { dottedWebhookEvent } from "./payload.ts";
- * dottedWebhookEvent("group_participants_update"); // "group-participants.update"
- * ```
- */
-export function dottedWebhookEvent(name: string): string | null {
-  const kind = normalizeWebhookEvent(name);
-  return kind === null ? null : WEBHOOK_EVENTS[kind] ?? null;
-}
+export type WebhookPayloadOf<S extends WebhookEventSpelling> = S extends WebhookEventSpelling
+  ? WebhookPayloadDto<WebhookEventData[WebhookEventNameOf<S>]> & { readonly event: WebhookEventKindOf<S> }
+  : never;
 
 type Json = Record<string, unknown>;
 
@@ -144,15 +76,18 @@ export interface WebhookPayloadContext {
  * payload.senderJid; // "5511999999999@s.whatsapp.net"
  * ```
  */
-export class WebhookPayloadDto {
+export class WebhookPayloadDto<Data = unknown> {
   /** Canonical UPPER_SNAKE kind (`MESSAGES_UPSERT`). */
   readonly event: string;
   /** The event name exactly as received (`messages.upsert`). */
   readonly rawEvent: string;
   /** Instance name, from the body or else the URL (empty string when neither has one). */
   readonly instance: string;
-  /** The event data (`null` for `logout.instance` and `remove.instance`). */
-  readonly data: unknown;
+  /**
+   * The event data (`null` for `logout.instance` and `remove.instance`); typed by the event in a handler
+   * registered with `processor.on(name, ...)` (see `WebhookEventData`).
+   */
+  readonly data: Data;
   /** Delivery id (`webhook-id` header or a digest of the raw body), when known. */
   readonly deliveryId?: string;
   /** When the webhook arrived (epoch ms). */
@@ -175,7 +110,7 @@ export class WebhookPayloadDto {
     this.event = event;
     this.rawEvent = typeof raw.event === "string" ? raw.event : context.event ?? event;
     this.instance = str(raw.instance) ?? context.instance ?? "";
-    this.data = raw.data ?? null;
+    this.data = (raw.data ?? null) as Data;
     this.deliveryId = context.deliveryId;
     this.receivedAt = context.receivedAt ?? Date.now();
   }
@@ -205,14 +140,29 @@ export class WebhookPayloadDto {
   }
 
   /**
-   * Whether this payload is of `kind`, in any spelling.
+   * Whether this payload is of `kind`, in any spelling. With a known name, a type guard: `data` is then
+   * typed as that event's data.
    *
    * @example
    * ```ts
    * import { WebhookPayloadDto } from "@gw/gateway";
-   * WebhookPayloadDto.from({ event: "messages.upsert", data: {} })?.is("messages-upsert"); // true
+   * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data: { key: { id: "3EB0" } } })!;
+   * payload.is("messages-upsert"); // true
+   * if (payload.is("messages.upsert")) console.log(payload.data.key.id); // "3EB0"
    * ```
    */
+  is<S extends WebhookEventSpelling>(kind: S): this is WebhookPayloadOf<S>;
+  /**
+   * Whether this payload is of `kind`, a name known or not (false for a name the server does not send).
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * const name: string = "call";
+   * WebhookPayloadDto.from({ event: "call", data: {} })?.is(name); // true
+   * ```
+   */
+  is(kind: string): boolean;
   is(kind: string): boolean {
     return normalizeWebhookEvent(kind) === this.event;
   }
