@@ -83,6 +83,7 @@ export {
   type RequestOptions,
 } from "./src/client/client.ts";
 export { ConnectionManager, type ResolvedConnection } from "./src/client/connection_manager.ts";
+export type { PreparedRequest } from "./src/client/prepared_request.ts";
 export { ApiResponse } from "./src/client/response.ts";
 export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 

@@ -11,7 +11,6 @@ import {
   CONFIG_FILE,
   configFromEnv,
   type ConnectionConfig,
-  DEFAULTS,
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
@@ -43,6 +42,7 @@ import type { GatewayStore } from "./store/store.ts";
 import { InstanceHealth } from "./health/instance_health.ts";
 import type { StateStore } from "./store/state.ts";
 import { readServerDetails, type ServerDetails } from "./server/server_version.ts";
+import { SendPipeline } from "./send/pipeline.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
 export interface ServiceDependencies {
@@ -84,7 +84,7 @@ interface Shared {
   events: EventTarget;
   store?: GatewayStore;
   idempotency: IdempotencyClaims;
-  deadlineMs: number;
+  sender: SendPipeline;
   now: () => number;
   health: InstanceHealth;
   state: StateStore;
@@ -97,8 +97,64 @@ interface Scope {
   instance?: string;
 }
 
-/** Set only while a view is being constructed; private fields can only be assigned in the constructor. */
-let viewSeed: { shared: Shared; scope: Scope } | undefined;
+/**
+ * What a view is made of: the parts every view of a service shares, and the view's own scope. Passed to the
+ * constructor to make a view (applications cannot build one: the class is not exported).
+ */
+class ServiceView {
+  constructor(readonly shared: Shared, readonly scope: Scope) {}
+}
+
+/** Build the parts every view of a service shares, from a checked configuration. */
+function buildShared(config: GatewayConfig, dependencies: ServiceDependencies): Shared {
+  const valid = validateConfig(config);
+  const connections = new ConnectionManager(valid);
+  const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
+  const now = dependencies.now ?? Date.now;
+  const gate = valid.rate_limiting?.enabled === false ? undefined : new RateLimitGate(valid.rate_limiting, {
+    metrics,
+    sleep: dependencies.sleep,
+    now,
+    logCategory: valid.logging?.category,
+  });
+  const client = new GatewayClient(valid, {
+    connections,
+    metrics,
+    gate,
+    fetch: dependencies.fetch ?? valid.fetch,
+    now,
+    sleep: dependencies.sleep,
+    random: dependencies.random,
+  });
+  // Shared through the store when there is one, so every process sees the same health and pacing.
+  const state = valid.store?.state ?? new MemoryState({ now });
+  const events = new GuardedEventTarget();
+  // Without a store, keys still hold within this process (every view shares these claims).
+  const idempotency = new IdempotencyClaims(state, { windowMs: valid.retry?.idempotency_window_ms, now });
+  const health = new InstanceHealth(state, { now });
+  return {
+    config: valid,
+    connections,
+    client,
+    metrics,
+    events,
+    store: valid.store,
+    idempotency,
+    sender: new SendPipeline({
+      client,
+      events,
+      metrics,
+      claims: idempotency,
+      store: valid.store,
+      health,
+      now,
+    }),
+    now,
+    health,
+    state,
+    serverDetails: new Map(),
+  };
+}
 
 /**
  * The gateway client service. Views made with `connection(name)` and `instance(name)` share the
@@ -131,60 +187,15 @@ export class GatewayService {
    * ```
    */
   constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
-    if (viewSeed) {
-      this.#shared = viewSeed.shared;
-      this.#scope = viewSeed.scope;
-      return;
-    }
-    const valid = validateConfig(config);
-    const connections = new ConnectionManager(valid);
-    const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
-    const now = dependencies.now ?? Date.now;
-    const gate = valid.rate_limiting?.enabled === false ? undefined : new RateLimitGate(valid.rate_limiting, {
-      metrics,
-      sleep: dependencies.sleep,
-      now,
-      logCategory: valid.logging?.category,
-    });
-    const client = new GatewayClient(valid, {
-      connections,
-      metrics,
-      gate,
-      fetch: dependencies.fetch ?? valid.fetch,
-      now,
-      sleep: dependencies.sleep,
-      random: dependencies.random,
-    });
-    // Shared through the store when there is one, so every process sees the same health and pacing.
-    const state = valid.store?.state ?? new MemoryState({ now });
-    this.#shared = {
-      config: valid,
-      connections,
-      client,
-      metrics,
-      events: new GuardedEventTarget(),
-      store: valid.store,
-      // Without a store, keys still hold within this process (every view shares these claims).
-      idempotency: new IdempotencyClaims(valid.store?.state ?? new MemoryState({ now }), {
-        windowMs: valid.retry?.idempotency_window_ms,
-        now,
-      }),
-      deadlineMs: valid.http?.deadline_ms ?? DEFAULTS.deadline_ms,
-      now,
-      health: new InstanceHealth(state, { now }),
-      state,
-      serverDetails: new Map(),
-    };
-    this.#scope = {};
+    const view = dependencies instanceof ServiceView ? dependencies : undefined;
+    this.#shared = view?.shared ?? buildShared(config, dependencies);
+    this.#scope = view?.scope ?? {};
   }
 
   #view(scope: Scope): GatewayService {
-    viewSeed = { shared: this.#shared, scope: { ...this.#scope, ...scope } };
-    try {
-      return new GatewayService();
-    } finally {
-      viewSeed = undefined;
-    }
+    // The view rides in the dependencies' place: only this module can build one.
+    const view = new ServiceView(this.#shared, { ...this.#scope, ...scope });
+    return new GatewayService({}, view as ServiceDependencies);
   }
 
   #context(): ResourceContext {
@@ -195,7 +206,7 @@ export class GatewayService {
       metrics: shared.metrics,
       store: shared.store,
       idempotency: shared.idempotency,
-      deadlineMs: shared.deadlineMs,
+      sender: shared.sender,
       connection: this.#scope.connection,
       instance: this.#scope.instance,
       now: shared.now,

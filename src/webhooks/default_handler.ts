@@ -8,9 +8,9 @@
 import { ConfigurationException } from "../errors.ts";
 import { denoEnvAccess, webhookOptionsFromEnv } from "./env.ts";
 import { buildWebhookHandler, type WebhookHandler } from "./handler.ts";
-import { misconfigured, missingSecret, SECRET_VARIABLE, type SecretProblem } from "./pipeline/guard.ts";
+import { misconfigured, missingSecret, SECRET_VARIABLE } from "./pipeline/guard.ts";
 import { discardBody } from "./pipeline/route.ts";
-import type { WebhookExecutionContext } from "./pipeline/state.ts";
+import type { SecretProblem, WebhookExecutionContext } from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
 
 let defaultProcessor: WebhookProcessor | undefined;
@@ -35,18 +35,20 @@ const bindingDefaults = new WeakMap<object, Built>();
 
 // `get` returns the value, or null when the variable exists but may not be read (no --allow-env).
 function build(get: (name: string) => string | undefined | null): Built {
-  let denied = false;
+  const denied: string[] = [];
   const read = (name: string) => {
     const value = get(name);
-    if (value === null && name === SECRET_VARIABLE) denied = true;
+    if (value === null) denied.push(name);
     return value ?? undefined;
   };
   try {
     const options = webhookOptionsFromEnv(read);
-    const scheme = options.signature?.scheme ?? "hmac";
+    // Every variable is asked for above; those that may not be read are named, not silently defaulted.
+    reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE));
+    const scheme = options.signature?.scheme ?? "auto";
     return buildWebhookHandler(
       { ...options, processor: webhookProcessor() },
-      denied ? missingSecret(scheme, "permission") : undefined,
+      denied.includes(SECRET_VARIABLE) ? missingSecret(scheme, "permission") : undefined,
     );
   } catch (error) {
     const setting = error instanceof ConfigurationException && error.setting
@@ -57,6 +59,25 @@ function build(get: (name: string) => string | undefined | null): Built {
       problem: { cause: "invalid", setting, message: `Webhook receiver misconfigured: ${reason}` },
     };
   }
+}
+
+let reportedUnreadable = "";
+
+/**
+ * One stderr line naming the `GATEWAY_WEBHOOK_*` variables the process may not read (their defaults apply):
+ * whether one is set cannot be known without the permission, so each unreadable one is named.
+ */
+function reportUnreadable(names: string[]): void {
+  const list = names.join(", ");
+  if (names.length === 0 || list === reportedUnreadable) return;
+  reportedUnreadable = list;
+  console.error(
+    `[gateway] Webhook receiver: ${list} cannot be read without permission, so ${
+      names.length === 1 ? "its default applies" : "their defaults apply"
+    }; if you set ${names.length === 1 ? "it" : "any of them"}, allow ${
+      names.length === 1 ? "it" : "them"
+    } with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*")`,
+  );
 }
 
 function denoLookup(name: string): string | undefined | null {

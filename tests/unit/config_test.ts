@@ -143,7 +143,7 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
     [
       { webhook: { signature: { scheme: "sha256" } } },
       "webhook.signature.scheme",
-      '"webhook.signature.scheme" must be one of "hmac", "standard", "jwt", "token", "none", got "sha256"',
+      '"webhook.signature.scheme" must be one of "auto", "hmac", "standard", "jwt", "token", "none", got "sha256"',
     ],
     [
       { logging: { level: "trace" } },

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import { ConfigurationException, GatewayApiException } from "../../errors.ts";
 import { withBusyRetry } from "./busy.ts";
 import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
@@ -68,6 +69,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * ```
    */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
+    checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
     const retries = options.maxConflictRetries ?? 64;
     if (!Number.isInteger(retries) || retries < 1) {
       throw new ConfigurationException(

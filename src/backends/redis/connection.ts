@@ -42,6 +42,14 @@ export type RedisConnectionOptions =
     connectTimeoutMs?: undefined;
   };
 
+/** The keys of {@link RedisBackendOptions}, for the unknown-key check of each backend. Internal. */
+export const REDIS_BACKEND_OPTION_KEYS = {
+  url: true,
+  connectTimeoutMs: true,
+  client: true,
+  prefix: true,
+} as const;
+
 /** Options every Redis backend takes: the connection and the key prefix. */
 export type RedisBackendOptions = RedisConnectionOptions & {
   /** Prefix of every key the backend writes (default `gateway:`); give each application its own. */

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../../webhooks/dedupe.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { SET_UNLESS_LIVE } from "./script.ts";
 
 /** Options of {@link RedisWebhookDedupe}: the connection, the key prefix, and the claim timing. */
@@ -45,6 +46,11 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(options: RedisWebhookDedupeOptions) {
+    checkOptionKeys(
+      options,
+      { ...REDIS_BACKEND_OPTION_KEYS, windowSeconds: true, leaseSeconds: true },
+      "new RedisWebhookDedupe",
+    );
     this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
     this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
     this.#redis = new RedisConnection("RedisWebhookDedupe", options);

@@ -4,8 +4,9 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import type { TaskLease } from "../../tasks/task_guard.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript, SET_UNLESS_LIVE } from "./script.ts";
 
 /** Options of {@link RedisTaskLease}: the connection, the key prefix, and the clock. */
@@ -56,6 +57,7 @@ export class RedisTaskLease implements TaskLease {
    * ```
    */
   constructor(options: RedisTaskLeaseOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisTaskLease");
     this.#redis = new RedisConnection("RedisTaskLease", options);
     this.#now = options.now ?? Date.now;
   }

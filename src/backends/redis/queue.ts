@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import { WebhookException } from "../../errors.ts";
 import { getGatewayLogger } from "../../log.ts";
 import { fromBase64, toBase64 } from "../../webhooks/encoding.ts";
@@ -21,7 +22,7 @@ import {
   type WebhookWorkerOptions,
 } from "../../webhooks/queue.ts";
 import type { WebhookProcessor } from "../../webhooks/processor.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
 
 /** Options of {@link RedisWebhookQueue}. */
@@ -124,6 +125,14 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * ```
    */
   constructor(options: RedisWebhookQueueOptions) {
+    checkOptionKeys(options, {
+      ...REDIS_BACKEND_OPTION_KEYS,
+      maxAttempts: true,
+      backoffMs: true,
+      visibilityTimeoutMs: true,
+      pollIntervalMs: true,
+      now: true,
+    }, "new RedisWebhookQueue");
     const { maxAttempts, backoff } = webhookQueueSettings({
       maxAttempts: options.maxAttempts,
       backoffMs: options.backoffMs,

@@ -5,9 +5,10 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
 import { checkArguments, checkDecay, secondsUntilFree } from "../../ratelimit/window.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 
 /** Options of {@link RedisRateLimiter}: the connection, the key prefix, and the clock. */
@@ -71,6 +72,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * ```
    */
   constructor(options: RedisRateLimiterOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisRateLimiter");
     this.#redis = new RedisConnection("RedisRateLimiter", options);
     this.#now = options.now ?? Date.now;
   }

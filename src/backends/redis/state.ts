@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import {
   checkExpiresAt,
   checkStateKey,
@@ -15,7 +16,7 @@ import {
   type StateSetOptions,
   type StateStore,
 } from "../../store/state.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 
 /** Options of {@link RedisState}: the connection, the key prefix, and the clock. */
@@ -114,6 +115,7 @@ export class RedisState implements StateStore {
    * ```
    */
   constructor(options: RedisStateOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisState");
     this.#redis = new RedisConnection("RedisState", options);
     this.#now = options.now ?? Date.now;
   }

@@ -16,6 +16,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../../option_keys.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -37,7 +38,7 @@ import type {
   WebhookLogRecord,
   WebhookLogStatus,
 } from "../../store/store.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisState } from "./state.ts";
 import { ADD_ONCE, PRUNE, PUT, PUT_OUTBOUND } from "./store_scripts.ts";
 
@@ -88,6 +89,7 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   constructor(options: RedisStoreOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisStore");
     this.#redis = new RedisConnection("RedisStore", options);
     this.#now = options.now ?? Date.now;
     const redis = this.#redis;

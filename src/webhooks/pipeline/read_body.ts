@@ -8,7 +8,7 @@
  */
 
 import { BODIES, refuse, timedOut } from "./respond.ts";
-import type { Receiver } from "./state.ts";
+import type { BodyDeadlines, BodyReadResult, Receiver, RequestState } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
 // Reads since the timer last fired after which it is no longer stopped when idle (see ReadDeadlines).
@@ -59,11 +59,9 @@ async function readStreamed(
   return out;
 }
 
-type ReadResult = Uint8Array | 400 | 408 | 413;
-
 interface PendingRead {
   readonly deadline: number;
-  readonly resolve: (result: ReadResult) => void;
+  readonly resolve: (result: BodyReadResult) => void;
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 }
 
@@ -75,7 +73,7 @@ interface PendingRead {
  * `bench/webhook_load.sh`), so once `HOT_READS` reads started since it last fired it is left to run out:
  * when it fires with nothing pending it stops by itself. `close()` stops it at once (tests do).
  */
-export class ReadDeadlines {
+export class ReadDeadlines implements BodyDeadlines {
   readonly timeoutMs: number;
   readonly #reads = new Set<PendingRead>();
   #timer: number | undefined;
@@ -90,7 +88,7 @@ export class ReadDeadlines {
    * Read `request`'s body: the bytes, or the status to answer (408 when it has not fully arrived within the
    * time limit, 413 over `max`, 400 for a malformed length or a failed read).
    */
-  read(request: Request, max: number): Promise<ReadResult> {
+  read(request: Request, max: number): Promise<BodyReadResult> {
     const declared = request.headers.get("content-length");
     if (declared !== null) {
       if (!DIGITS.test(declared)) {
@@ -123,7 +121,7 @@ export class ReadDeadlines {
     });
   }
 
-  #settle(pending: PendingRead, result: ReadResult): void {
+  #settle(pending: PendingRead, result: BodyReadResult): void {
     const reads = this.#reads;
     if (!reads.delete(pending)) return; // already answered 408
     if (reads.size === 0 && !this.#clearing && this.#readsSinceFired < HOT_READS) {
@@ -183,4 +181,13 @@ export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Respon
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);
   }
   return refuse(receiver, 400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
+}
+
+/** Stage "read body": sets `state.body`, or answers 413, 408 or 400. */
+export function readBodyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+  return receiver.deadlines.read(state.request, receiver.maxBodyBytes).then((result) => {
+    if (typeof result === "number") return bodyRefused(receiver, result);
+    state.body = result;
+    return undefined;
+  });
 }
