@@ -22,7 +22,9 @@ import { MemoryStore } from "../src/backends/memory/store.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../src/store/store.ts";
 import { kvTaskLease } from "../src/backends/kv/lease.ts";
 import type { TaskLease } from "../src/tasks/task_guard.ts";
-import { KvWebhookDedupe, MemoryWebhookDedupe, type WebhookDedupe } from "../src/webhooks/dedupe.ts";
+import type { WebhookDedupe } from "../src/webhooks/dedupe.ts";
+import { KvWebhookDedupe } from "../src/backends/kv/dedupe.ts";
+import { MemoryWebhookDedupe } from "../src/backends/memory/dedupe.ts";
 import { WebhookProcessor } from "../src/webhooks/processor.ts";
 import {
   enqueueWebhookJob,

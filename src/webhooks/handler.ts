@@ -14,13 +14,9 @@ import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore } from "../store/store.ts";
-import {
-  DEDUPE_OPTION_KEYS,
-  KvWebhookDedupe,
-  MemoryWebhookDedupe,
-  type WebhookDedupe,
-  type WebhookDedupeOptions,
-} from "./dedupe.ts";
+import { DEDUPE_OPTION_KEYS, type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
+import { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
+import { KvWebhookDedupe } from "../backends/kv/dedupe.ts";
 import {
   HANDLER_QUEUE_OPTION_KEYS,
   QueueDispatch,

@@ -9,7 +9,7 @@ import { MemoryRateLimiter } from "../../src/backends/memory/rate_limiter.ts";
 import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { KvStore } from "../../src/backends/kv/store.ts";
-import { MemoryWebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { MemoryWebhookDedupe } from "../../src/backends/memory/dedupe.ts";
 import {
   RedisRateLimiter,
   RedisState,

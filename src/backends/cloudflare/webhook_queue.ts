@@ -18,11 +18,11 @@ import {
   type DeadLetter,
   isProcessWebhookJob,
   type ProcessWebhookJob,
-  settleWebhookJob,
   type WebhookJobOutcome,
   type WebhookJobQueue,
   webhookQueueSettings,
-} from "../../webhooks/queue.ts";
+} from "../../webhooks/queue/interface.ts";
+import { settleWebhookJob } from "../../webhooks/queue/settler.ts";
 import { describeError } from "../../webhooks/run.ts";
 import type { D1Database, Message, MessageBatch, Queue } from "./bindings.ts";
 

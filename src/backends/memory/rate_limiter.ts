@@ -5,7 +5,7 @@
  */
 
 import { checkOptionKeys } from "../../option_keys.ts";
-import { ExpiryQueue } from "../../expiry_queue.ts";
+import { ExpiryQueue } from "./expiry_queue.ts";
 import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
 import {
   checkArguments,

@@ -13,14 +13,14 @@ import {
   type DeadLetter,
   isProcessWebhookJob,
   type ProcessWebhookJob,
-  settleWebhookJob,
   type WebhookJobOutcome,
   type WebhookJobQueue,
   type WebhookQueueOptions,
   webhookQueueSettings,
   type WebhookWorker,
   type WebhookWorkerOptions,
-} from "../../webhooks/queue.ts";
+} from "../../webhooks/queue/interface.ts";
+import { settleWebhookJob } from "../../webhooks/queue/settler.ts";
 import type { WebhookProcessor } from "../../webhooks/processor.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";

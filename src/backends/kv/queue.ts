@@ -7,15 +7,15 @@
 
 import { checkOptionKeys } from "../../option_keys.ts";
 import { WebhookException } from "../../errors.ts";
-import { withBusyRetry } from "../../backends/kv/busy.ts";
-import type { KvWebhookDedupe } from "../dedupe.ts";
+import { withBusyRetry } from "./busy.ts";
+import type { KvWebhookDedupe } from "./dedupe.ts";
 import {
   type ProcessWebhookJob,
   QUEUE_OPTION_KEYS,
   type WebhookJobQueue,
   type WebhookQueueOptions,
   webhookQueueSettings,
-} from "./interface.ts";
+} from "../../webhooks/queue/interface.ts";
 
 const INLINE_LIMIT = 60_000;
 const CHUNK_SIZE = 60_000;

@@ -8,18 +8,19 @@
 
 import { checkOptionKeys } from "../../option_keys.ts";
 import { getGatewayLogger } from "../../log.ts";
-import { withBusyRetry } from "../../backends/kv/busy.ts";
-import type { WebhookProcessor } from "../processor.ts";
+import { withBusyRetry } from "./busy.ts";
+import type { WebhookProcessor } from "../../webhooks/processor.ts";
 import {
   isProcessWebhookJob,
   type ProcessWebhookJob,
   type WebhookJobOutcome,
   webhookQueueSettings,
+  type WebhookWorker,
   type WebhookWorkerOptions,
   WORKER_OPTION_KEYS,
-} from "./interface.ts";
-import { deleteBodyKeys, loadBody } from "./kv_queue.ts";
-import { settleWebhookJob } from "./settler.ts";
+} from "../../webhooks/queue/interface.ts";
+import { deleteBodyKeys, loadBody } from "./queue.ts";
+import { settleWebhookJob } from "../../webhooks/queue/settler.ts";
 
 const logger = getGatewayLogger("webhook", "queue");
 
@@ -93,14 +94,6 @@ export async function runWebhookJob(
       return completed.ok;
     },
   });
-}
-
-/** A running worker. */
-export interface WebhookWorker {
-  /** Settles when the KV is closed and the listener has stopped. */
-  readonly finished: Promise<void>;
-  /** Resolves once no job is being run (close the KV after it to stop without cutting a job short). */
-  idle(): Promise<void>;
 }
 
 /**

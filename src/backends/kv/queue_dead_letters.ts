@@ -4,14 +4,14 @@
  * @module
  */
 
-import { withBusyRetry } from "../../backends/kv/busy.ts";
+import { withBusyRetry } from "./busy.ts";
 import {
   type DeadLetter,
   DEFAULT_PREFIX,
   isProcessWebhookJob,
   type ProcessWebhookJob,
   type WebhookQueueOptions,
-} from "./interface.ts";
+} from "../../webhooks/queue/interface.ts";
 
 /**
  * The dead-letter list, oldest job id order.
