@@ -12,8 +12,21 @@
  * @module
  */
 
-import { AtomicBudget, keyBytes, MAX_VALUE_BYTES } from "./budget.ts";
+import { AtomicBudget, keyBytes } from "./budget.ts";
 import { withBusyRetry } from "./busy.ts";
+import {
+  blobOf,
+  type BlobRef,
+  EARLY_CHUNKS_PER_OP,
+  type Encoded,
+  encodeRecord,
+  GET_MANY_MAX,
+  getMany,
+  type IndexRange,
+  joinChunks,
+  rangeSelector,
+  type Stored,
+} from "./table_layout.ts";
 
 /** A key part the tables use. */
 export type KeyPart = string | number;
@@ -37,43 +50,8 @@ export interface TableSpec<T> {
   stubFields: readonly string[];
 }
 
-/** Where the chunks of a large record are. */
-interface BlobRef {
-  gen: string;
-  chunks: number;
-  bytes: number;
-}
-
-type Stored = Record<string, unknown>;
-
-interface Encoded {
-  value: Stored;
-  valueBytes: number;
-  chunks: Uint8Array[];
-  ref?: BlobRef;
-  /** Chunks written before the final operation (they did not fit in it). */
-  early: number;
-}
-
-/** Chunk size: under the 64 KiB value limit with room for the encoding's header. */
-const CHUNK_BYTES = 60_000;
-/** A record whose JSON is this small is stored as is (its V8 serialisation is at most ~3× its JSON). */
-const INLINE_MAX_BYTES = 16_384;
-/** Chunks written in the final, guarded operation; the rest go in earlier operations. */
-const FINAL_CHUNKS = 8;
-const EARLY_CHUNKS_PER_OP = 12;
-/** `kv.getMany` takes at most 10 keys. */
-const GET_MANY_MAX = 10;
 const PRUNE_BATCH = 100;
 const MAX_ATTEMPTS = 25;
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-function blobOf(stored: Stored): BlobRef | undefined {
-  const ref = stored.$blob as BlobRef | undefined;
-  return ref !== undefined && typeof ref === "object" ? ref : undefined;
-}
 
 // Every write of the tables goes through the busy-retry policy: a busy file slows writers, never fails them.
 function commitRetryingBusy(op: Deno.AtomicOperation): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
@@ -86,22 +64,6 @@ function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
 
 function idText(id: KeyPart[]): string {
   return id.join("/");
-}
-
-async function getMany<V>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<V>[]> {
-  const groups: Promise<Deno.KvEntryMaybe<V>[]>[] = [];
-  for (let i = 0; i < keys.length; i += GET_MANY_MAX) {
-    groups.push(kv.getMany<V[]>(keys.slice(i, i + GET_MANY_MAX)) as Promise<Deno.KvEntryMaybe<V>[]>);
-  }
-  return (await Promise.all(groups)).flat();
-}
-
-/** A range of an index: keys after `after` (exclusive) and with a sort time before `before`. */
-export interface IndexRange {
-  /** Only entries whose first sort part (a time) is below this. */
-  before?: number;
-  /** Only entries after this one: `[time, ...id]`. */
-  after?: KeyPart[];
 }
 
 /** One record kind stored in Deno KV (see the module documentation for the layout). */
@@ -155,15 +117,7 @@ export class KvTable<T extends object> {
   async #resolve(id: KeyPart[], stored: Stored): Promise<T | null> {
     const ref = blobOf(stored);
     if (ref === undefined) return stored as T;
-    const parts = await getMany<Uint8Array>(this.#kv, this.#blobKeys(id, ref));
-    const bytes = new Uint8Array(ref.bytes);
-    let offset = 0;
-    for (const part of parts) {
-      if (part.value === null) return null;
-      bytes.set(part.value, offset);
-      offset += part.value.length;
-    }
-    return JSON.parse(decoder.decode(bytes)) as T;
+    return joinChunks<T>(await getMany<Uint8Array>(this.#kv, this.#blobKeys(id, ref)), ref);
   }
 
   /**
@@ -213,55 +167,18 @@ export class KvTable<T extends object> {
 
   /** Encode a record; chunks that will not fit in the final operation are written now. */
   async #prepare(record: T, id: KeyPart[]): Promise<Encoded> {
-    let json: string;
-    try {
-      json = JSON.stringify(record);
-    } catch (error) {
-      throw new TypeError(
-        `Cannot save ${this.#spec.label} record "${idText(id)}": it is not JSON-serialisable (${
-          error instanceof Error ? error.message : String(error)
-        })`,
-      );
-    }
-    if (json.length * 3 <= INLINE_MAX_BYTES) {
-      return { value: record as Stored, valueBytes: json.length * 3, chunks: [], early: 0 };
-    }
-    const bytes = encoder.encode(json);
-    if (bytes.length <= INLINE_MAX_BYTES) {
-      return {
-        value: record as Stored,
-        valueBytes: Math.min(MAX_VALUE_BYTES, bytes.length * 3),
-        chunks: [],
-        early: 0,
-      };
-    }
-    if (bytes.length > this.#maxRecordBytes) {
-      throw new RangeError(
-        `Cannot save ${this.#spec.label} record "${idText(id)}": it takes ${bytes.length} bytes as JSON, ` +
-          `more than the ${this.#maxRecordBytes} allowed (maxRecordBytes); send large media by URL`,
-      );
-    }
-    const chunks: Uint8Array[] = [];
-    for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
-      chunks.push(bytes.subarray(offset, offset + CHUNK_BYTES));
-    }
-    const ref: BlobRef = {
-      gen: crypto.randomUUID().replaceAll("-", "").slice(0, 16),
-      chunks: chunks.length,
-      bytes: bytes.length,
-    };
-    const stub: Stored = { $blob: ref };
-    for (const field of this.#spec.stubFields) stub[field] = (record as Stored)[field];
-    const early = Math.max(0, chunks.length - FINAL_CHUNKS);
+    const what = `${this.#spec.label} record "${idText(id)}"`;
+    const encoded = encodeRecord(record, what, this.#spec.stubFields, this.#maxRecordBytes);
+    const { ref, chunks, early } = encoded;
+    if (ref === undefined || early === 0) return encoded;
     const keys = this.#blobKeys(id, ref);
-    const encoded: Encoded = { value: stub, valueBytes: 512, chunks, ref, early };
     try {
       for (let i = 0; i < early; i += EARLY_CHUNKS_PER_OP) {
         const op = this.#kv.atomic();
         for (let j = i; j < Math.min(early, i + EARLY_CHUNKS_PER_OP); j++) op.set(keys[j], chunks[j]);
         const result = await commitRetryingBusy(op);
         if (!result.ok) {
-          throw new Error(`Cannot save ${this.#spec.label} record "${idText(id)}": chunk write failed`);
+          throw new Error(`Cannot save ${what}: chunk write failed`);
         }
       }
     } catch (error) {
@@ -349,19 +266,9 @@ export class KvTable<T extends object> {
   async list(index: KeyPart[], range: IndexRange, limit: number): Promise<T[]> {
     const out: T[] = [];
     if (limit <= 0) return out;
-    if (range.after !== undefined && range.before !== undefined && Number(range.after[0]) >= range.before) {
-      return out;
-    }
-    const prefix = this.#indexKey(index);
-    const start = range.after === undefined ? undefined : [...prefix, ...range.after];
-    const end = range.before === undefined ? undefined : [...prefix, range.before];
-    const selector: Deno.KvListSelector = start && end
-      ? { start, end }
-      : start
-      ? { prefix, start }
-      : end
-      ? { prefix, end }
-      : { prefix };
+    const listed = rangeSelector(this.#indexKey(index), range);
+    if (listed === null) return out;
+    const { selector, start } = listed;
     let pending: Deno.KvKey[] = [];
     const flush = async () => {
       const relatives = pending.map((key) => key.slice(this.#base.length) as KeyPart[]);
