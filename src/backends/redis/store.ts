@@ -40,6 +40,7 @@ import type {
 } from "../../store/store.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisState } from "./state.ts";
+import { readRecord, scanIndex, score } from "./store_reads.ts";
 import { ADD_ONCE, PRUNE, PUT, PUT_OUTBOUND } from "./store_scripts.ts";
 
 /** Options of {@link RedisStore}: the connection, the key prefix, and the clock. */
@@ -48,14 +49,11 @@ export type RedisStoreOptions = RedisBackendOptions & {
   now?: () => number;
 };
 
+// Records deleted per round of `prune`.
 const BATCH = 200;
 const KINDS: readonly RecordKind[] = ["outbound", "inbound", "webhook_logs", "instances"];
 // Lost compare-and-sets retried by an update without an expected version before it gives up.
 const UPDATE_ROUNDS = 32;
-
-function score(time: number): string {
-  return time === Infinity ? "+inf" : time === -Infinity ? "-inf" : String(time);
-}
 
 /**
  * A {@link GatewayStore} on Redis. Every write of a record and its index entries is one Lua script
@@ -104,11 +102,6 @@ export class RedisStore implements GatewayStore {
     return `${this.#redis.prefix}${kind}:`;
   }
 
-  async #read<T>(kind: RecordKind, id: string): Promise<T | null> {
-    const json = await this.#redis.command<string | null>(["HGET", `${this.#base(kind)}rec:${id}`, "json"]);
-    return json === null ? null : JSON.parse(json) as T;
-  }
-
   /**
    * Create or replace an outbound record.
    *
@@ -151,7 +144,7 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   getOutbound(id: string): Promise<OutboundMessageRecord | null> {
-    return this.#read("outbound", id);
+    return readRecord(this.#redis, "outbound", id);
   }
 
   /**
@@ -204,7 +197,7 @@ export class RedisStore implements GatewayStore {
       ? `by_instance:${query.instance}`
       : "by_time";
     const after = query.startAfter;
-    return await this.#scan<OutboundMessageRecord>("outbound", base + index, {
+    return await scanIndex<OutboundMessageRecord>(this.#redis, "outbound", base + index, {
       min: after === undefined ? "-inf" : score(after.createdAt),
       max: query.createdBefore === undefined ? "+inf" : `(${score(query.createdBefore)}`,
       limit,
@@ -215,35 +208,6 @@ export class RedisStore implements GatewayStore {
         (query.createdBefore === undefined || record.createdAt < query.createdBefore) &&
         (after === undefined || compareParts([record.createdAt, record.id], [after.createdAt, after.id]) > 0),
     });
-  }
-
-  async #scan<T>(
-    kind: RecordKind,
-    index: string,
-    range: { min: string; max: string; limit: number; keep: (record: T) => boolean },
-  ): Promise<T[]> {
-    const out: T[] = [];
-    let offset = 0;
-    while (out.length < range.limit) {
-      // Ask for what is still missing: index and records agree except for a record changed in between.
-      const batch = Math.min(BATCH, range.limit - out.length);
-      const ids = await this.#redis.command<string[]>([
-        "ZRANGEBYSCORE",
-        index,
-        range.min,
-        range.max,
-        "LIMIT",
-        String(offset),
-        String(batch),
-      ]);
-      offset += ids.length;
-      const records = await Promise.all(ids.map((id) => this.#read<T>(kind, id)));
-      for (const record of records) {
-        if (record !== null && range.keep(record) && out.length < range.limit) out.push(record);
-      }
-      if (ids.length < batch) break;
-    }
-    return out;
   }
 
   /**
@@ -277,7 +241,7 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
-    return this.#read("inbound", JSON.stringify([instance, id]));
+    return readRecord(this.#redis, "inbound", JSON.stringify([instance, id]));
   }
 
   /**
@@ -312,7 +276,7 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
-    return this.#read("webhook_logs", id);
+    return readRecord(this.#redis, "webhook_logs", id);
   }
 
   /**
@@ -329,7 +293,8 @@ export class RedisStore implements GatewayStore {
   ): Promise<WebhookLogRecord[]> {
     const limit = checkLimit(query.limit);
     const base = this.#base("webhook_logs");
-    return await this.#scan<WebhookLogRecord>(
+    return await scanIndex<WebhookLogRecord>(
+      this.#redis,
       "webhook_logs",
       base + (query.status === undefined ? "by_time" : `by_status:${query.status}`),
       {
@@ -372,7 +337,7 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
-    return this.#read("instances", JSON.stringify([connection, instance]));
+    return readRecord(this.#redis, "instances", JSON.stringify([connection, instance]));
   }
 
   /**
