@@ -27,6 +27,7 @@ import type {
 } from "../../store/store.ts";
 import type { StateStore } from "../../store/state.ts";
 import type { D1Database } from "./bindings.ts";
+import { outboundListQuery, pruneQueries, webhookLogListQuery } from "./d1_queries.ts";
 import { D1State } from "./d1_state.ts";
 import { d1Runner, sql, type SqlRunner, type SqlStatement } from "./sql.ts";
 
@@ -47,23 +48,9 @@ export interface D1StoreOptions {
 }
 
 const MAX_RECORD_BYTES = 1_900_000;
-/** Rows deleted per statement by `prune`, so that each statement stays short. */
-const PRUNE_BATCH = 500;
 /** Rounds of an update that lost to a concurrent writer before giving up (each re-reads). */
 const MAX_ROUNDS = 50;
 const encoder = new TextEncoder();
-
-// Times are finite numbers; an infinite prune bound becomes the largest finite one, which compares the same.
-function bound(time: number): number {
-  return Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, time));
-}
-
-const PRUNE: Readonly<Record<RecordKind, { table: string; column: string }>> = {
-  outbound: { table: "gateway_outbound", column: "created_at" },
-  inbound: { table: "gateway_inbound", column: "received_at" },
-  webhook_logs: { table: "gateway_webhook_logs", column: "received_at" },
-  instances: { table: "gateway_instances", column: "updated_at" },
-};
 
 /**
  * A {@link GatewayStore} on D1: one table per kind, each record whole as JSON beside its indexed columns,
@@ -247,26 +234,7 @@ export class D1Store implements GatewayStore {
   async listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
     const limit = checkLimit(query.limit);
     if (limit === 0) return [];
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (clause: string, ...values: unknown[]) => {
-      where.push(clause);
-      params.push(...values);
-    };
-    if (query.instance !== undefined) add("instance = ?", query.instance);
-    if (query.status !== undefined) add("status = ?", query.status);
-    if (query.createdBefore !== undefined) add("created_at < ?", bound(query.createdBefore));
-    if (query.startAfter !== undefined) {
-      add("(created_at, id) > (?, ?)", bound(query.startAfter.createdAt), query.startAfter.id);
-    }
-    return await this.#records(
-      sql(
-        `SELECT record FROM gateway_outbound ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} ` +
-          "ORDER BY created_at, id LIMIT ?",
-        ...params,
-        Number.isFinite(limit) ? limit : -1,
-      ),
-    );
+    return await this.#records(outboundListQuery(query, limit));
   }
 
   /**
@@ -364,16 +332,7 @@ export class D1Store implements GatewayStore {
   ): Promise<WebhookLogRecord[]> {
     const limit = checkLimit(query.limit);
     if (limit === 0) return [];
-    const max = Number.isFinite(limit) ? limit : -1;
-    return await this.#records(
-      query.status === undefined
-        ? sql("SELECT record FROM gateway_webhook_logs ORDER BY received_at, id LIMIT ?", max)
-        : sql(
-          "SELECT record FROM gateway_webhook_logs WHERE status = ? ORDER BY received_at, id LIMIT ?",
-          query.status,
-          max,
-        ),
-    );
+    return await this.#records(webhookLogListQuery(query.status, limit));
   }
 
   /**
@@ -427,25 +386,13 @@ export class D1Store implements GatewayStore {
    */
   async prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     checkPruneTime(before);
-    const target = Object.hasOwn(PRUNE, kind) ? PRUNE[kind] : undefined;
-    if (target === undefined) throw new TypeError(`Cannot prune records: unknown kind "${String(kind)}"`);
-    const { table, column } = target;
-    const cutoff = bound(before);
-    if (options.dryRun === true) {
-      const [row] = await this.#rows(sql(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} < ?`, cutoff));
-      return Number(row.n);
-    }
+    const queries = pruneQueries(kind, before);
+    if (options.dryRun === true) return Number((await this.#rows(queries.count))[0].n);
     let total = 0;
     while (true) {
-      const deleted = await this.#rows(
-        sql(
-          `DELETE FROM ${table} WHERE rowid IN ` +
-            `(SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ${PRUNE_BATCH}) RETURNING 1`,
-          cutoff,
-        ),
-      );
+      const deleted = await this.#rows(queries.deleteBatch);
       total += deleted.length;
-      if (deleted.length < PRUNE_BATCH) return total;
+      if (deleted.length < queries.batch) return total;
     }
   }
 }
