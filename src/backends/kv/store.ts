@@ -1,21 +1,16 @@
 /**
  * `KvStore`: a `GatewayStore` on Deno KV (an SQLite file locally, a distributed store on Deno Deploy).
  *
- * Layout under the prefix (default `["gateway"]`), one table per kind (see `table.ts`):
- *
- * | kind           | record key                          | index keys                                                                 |
- * | -------------- | ----------------------------------- | -------------------------------------------------------------------------- |
- * | `outbound`     | `rec, id`                           | `by_time, createdAt, id` · `by_status, status, createdAt, id` · `by_instance_status, instance, status, createdAt, id` |
- * | `inbound`      | `rec, instance, id`                 | `by_time, receivedAt, instance, id`                                        |
- * | `webhook_logs` | `rec, id`                           | `by_time, receivedAt, id` · `by_status, status, receivedAt, id`             |
- * | `instances`    | `rec, connection, instance`         | `by_time, updatedAt, connection, instance`                                 |
+ * Layout under the prefix (default `["gateway"]`): one `KvTable` per kind (`table.ts`), keyed as
+ * `store_tables.ts` says.
  *
  * @module
  */
 
 import { checkOptionKeys } from "../../option_keys.ts";
 import { KvState } from "./state.ts";
-import { KvTable, type TableSpec } from "./table.ts";
+import { KvTable } from "./table.ts";
+import { INBOUND, INSTANCES, OUTBOUND, WEBHOOK_LOGS } from "./store_tables.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -57,49 +52,6 @@ const DEFAULT_PREFIX: Deno.KvKey = ["gateway"];
 const DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024;
 const HARD_MAX_RECORD_BYTES = 32 * 1024 * 1024;
 const OUTBOUND_STATUSES: readonly OutboundStatus[] = ["pending", "sent", "failed"];
-
-const OUTBOUND: TableSpec<OutboundMessageRecord> = {
-  name: "outbound",
-  label: "outbound",
-  idLength: 1,
-  id: (r) => [r.id],
-  indexes: (r) => [
-    ["by_time", r.createdAt, r.id],
-    ["by_status", r.status, r.createdAt, r.id],
-    ["by_instance_status", r.instance, r.status, r.createdAt, r.id],
-  ],
-  stubFields: ["id", "instance", "status", "createdAt"],
-};
-
-const INBOUND: TableSpec<InboundMessageRecord> = {
-  name: "inbound",
-  label: "inbound",
-  idLength: 2,
-  id: (r) => [r.instance, r.id],
-  indexes: (r) => [["by_time", r.receivedAt, r.instance, r.id]],
-  stubFields: ["id", "instance", "receivedAt"],
-};
-
-const WEBHOOK_LOGS: TableSpec<WebhookLogRecord> = {
-  name: "webhook_logs",
-  label: "webhook log",
-  idLength: 1,
-  id: (r) => [r.id],
-  indexes: (r) => [
-    ["by_time", r.receivedAt, r.id],
-    ["by_status", r.status, r.receivedAt, r.id],
-  ],
-  stubFields: ["id", "status", "receivedAt"],
-};
-
-const INSTANCES: TableSpec<InstanceSnapshot> = {
-  name: "instances",
-  label: "instance snapshot",
-  idLength: 2,
-  id: (r) => [r.connection, r.instance],
-  indexes: (r) => [["by_time", r.updatedAt, r.connection, r.instance]],
-  stubFields: ["connection", "instance", "updatedAt"],
-};
 
 /**
  * A {@link GatewayStore} on Deno KV. Every write of a record and its index keys is one atomic
