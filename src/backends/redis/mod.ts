@@ -37,10 +37,6 @@ export { RedisRateLimiter, type RedisRateLimiterOptions } from "./rate_limiter.t
 export { RedisWebhookDedupe, type RedisWebhookDedupeOptions } from "./dedupe.ts";
 export { RedisState, type RedisStateOptions } from "./state.ts";
 export { RedisStore, type RedisStoreOptions } from "./store.ts";
-export {
-  RedisWebhookQueue,
-  type RedisWebhookQueueOptions,
-  type RedisWebhookWorker,
-  type RedisWebhookWorkerOptions,
-} from "./queue.ts";
+export { RedisWebhookQueue, type RedisWebhookQueueOptions, type RedisWebhookWorkerOptions } from "./queue.ts";
+export type { RedisWebhookWorker } from "./queue_worker.ts";
 export { RedisTaskLease, type RedisTaskLeaseOptions } from "./lease.ts";

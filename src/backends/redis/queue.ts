@@ -17,13 +17,13 @@ import {
   type WebhookJobQueue,
   type WebhookQueueOptions,
   webhookQueueSettings,
-  type WebhookWorker,
   type WebhookWorkerOptions,
 } from "../../webhooks/queue/interface.ts";
 import { settleWebhookJob } from "../../webhooks/queue/settler.ts";
 import type { WebhookProcessor } from "../../webhooks/processor.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
+import { pollingWorker, type RedisWebhookWorker } from "./queue_worker.ts";
 
 /** Options of {@link RedisWebhookQueue}. */
 export type RedisWebhookQueueOptions = RedisBackendOptions & Omit<WebhookQueueOptions, "prefix"> & {
@@ -43,12 +43,6 @@ export type RedisWebhookWorkerOptions = Pick<
   WebhookWorkerOptions,
   "store" | "metrics" | "onDeadLetter" | "onJobDone"
 >;
-
-/** A running Redis worker: {@link WebhookWorker} plus `stop()`. */
-export interface RedisWebhookWorker extends WebhookWorker {
-  /** Stop taking jobs; resolves when the job in hand (if any) is settled. */
-  stop(): Promise<void>;
-}
 
 const logger = getGatewayLogger("webhook", "queue");
 
@@ -270,46 +264,9 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * ```
    */
   startWorker(processor: WebhookProcessor, options: RedisWebhookWorkerOptions = {}): RedisWebhookWorker {
-    let stopping = false;
-    let running = false;
-    let wake: (() => void) | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let waiters: (() => void)[] = [];
-    const loop = async () => {
-      while (!stopping) {
-        let outcome: WebhookJobOutcome | null = null;
-        running = true;
-        try {
-          outcome = await this.runNext(processor, options);
-        } catch (error) {
-          logger.error("Webhook worker cannot take a job from Redis: {error}", { error: String(error) });
-        } finally {
-          running = false;
-          const done = waiters;
-          waiters = [];
-          done.forEach((resolve) => resolve());
-        }
-        if (outcome === null && !stopping) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            timer = setTimeout(resolve, this.#pollMs);
-          });
-          wake = undefined;
-        }
-      }
-    };
-    const finished = loop();
-    const worker: RedisWebhookWorker = {
-      finished,
-      idle: () => running ? new Promise<void>((resolve) => waiters.push(resolve)) : Promise.resolve(),
-      stop: async () => {
-        stopping = true;
-        clearTimeout(timer);
-        wake?.();
-        await finished;
-        this.#workers.delete(worker);
-      },
-    };
+    const worker = pollingWorker(() => this.runNext(processor, options), this.#pollMs, () => {
+      this.#workers.delete(worker);
+    });
     this.#workers.add(worker);
     return worker;
   }
