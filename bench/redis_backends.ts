@@ -21,7 +21,7 @@ import { KvStore } from "../src/backends/kv/store.ts";
 import { MemoryStore } from "../src/backends/memory/store.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../src/store/store.ts";
 import { kvTaskLease } from "../src/backends/kv/lease.ts";
-import type { TaskLease } from "../src/tasks/task_guard.ts";
+import type { TaskLease } from "../src/tasks/task_lease.ts";
 import type { WebhookDedupe } from "../src/webhooks/dedupe.ts";
 import { KvWebhookDedupe } from "../src/backends/kv/dedupe.ts";
 import { MemoryWebhookDedupe } from "../src/backends/memory/dedupe.ts";

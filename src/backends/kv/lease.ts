@@ -6,7 +6,7 @@
  */
 
 import { stateTaskLease } from "../../tasks/state_lease.ts";
-import type { TaskLease } from "../../tasks/task_guard.ts";
+import type { TaskLease } from "../../tasks/task_lease.ts";
 import { KvState } from "./state.ts";
 
 /**
