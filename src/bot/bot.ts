@@ -7,7 +7,7 @@
  */
 
 import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
-import { MemoryStore } from "../store/memory.ts";
+import { MemoryStore } from "../backends/memory/store.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
