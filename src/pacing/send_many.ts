@@ -9,129 +9,27 @@
 import { AuthenticationException, InstanceDisconnectedException, ValidationException } from "../errors.ts";
 import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import { instanceKey, type InstanceRef } from "../health/health_types.ts";
-import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
-import type { GatewayStore } from "../store/store.ts";
-import { type PacingPause, SendPacer } from "./pacer.ts";
-import type { PacingOptions } from "./rules.ts";
+import { SendPacer } from "./pacer.ts";
 import { errorMessage } from "../util/error_message.ts";
+import type {
+  SendManyDeps,
+  SendManyItem,
+  SendManyItemResult,
+  SendManyOptions,
+  SendManyReport,
+} from "./send_many_types.ts";
 
-/** One message of a bulk send: a text, or a file (with an optional caption). */
-export interface SendManyItem {
-  /** Unique per message and stable across runs: passed to the send, and how a rerun knows it was sent. */
-  idempotencyKey: string;
-  /** Recipient (number or JID). */
-  to: string;
-  /** The text (or a file's caption). */
-  text?: string;
-  /** A file to send instead of a text. */
-  file?: { source: MediaSource; type: MediaKind; fileName?: string };
-}
-
-/** What happened to one item. */
-export type SendManyItemStatus = "sent" | "failed" | "skipped" | "paused" | "unknown";
-
-/** One item's result. */
-export interface SendManyItemResult {
-  /** The item's idempotency key. */
-  idempotencyKey: string;
-  /** Recipient. */
-  to: string;
-  /**
-   * `sent` (by this run), `skipped` (sent before: by an earlier run, or by another send with the same
-   * idempotency key, whose answer the idempotency claim replayed), `failed`, `paused` (not tried), `unknown`
-   * (an earlier run was stopped mid-send; not resent).
-   */
-  status: SendManyItemStatus;
-  /** The message id, when sent. */
-  messageId?: string;
-  /** Why it failed. */
-  error?: string;
-}
-
-/** A progress event: after each item. */
-export interface SendManyProgress {
-  /** Items finished so far (this run and earlier ones). */
-  done: number;
-  /** Items in the batch. */
-  total: number;
-  /** Counts so far. */
-  sent: number;
-  /** Failed so far. */
-  failed: number;
-  /** Skipped (sent before this run). */
-  skipped: number;
-  /** The item just finished. */
-  item: SendManyItemResult;
-}
-
-/** The final report. */
-export interface SendManyReport {
-  /** The batch id (progress is kept under it). */
-  batchId: string;
-  /** Items in the batch. */
-  total: number;
-  /** Sent by this run. */
-  sent: number;
-  /** Failed in this run (or permanently in an earlier one). */
-  failed: number;
-  /** Sent before this run: by an earlier run, or by a send with the same idempotency key (a replay). */
-  skipped: number;
-  /** Not tried because sending is paused. */
-  paused: number;
-  /** Stopped mid-send by an earlier run: maybe sent, so not resent. */
-  unknown: number;
-  /** The pause that stopped the run, if one did. */
-  pause: PacingPause | null;
-  /** Every item, in input order. */
-  items: SendManyItemResult[];
-}
-
-/** Options of `messages().sendMany(items, options)`. */
-export interface SendManyOptions extends PacingOptions {
-  /** The batch's id (default: derived from the items' keys, so the same items resume the same batch). */
-  batchId?: string;
-  /** Instance to send from (default: the bound one). */
-  instance?: string;
-  /** Called after each item (awaited). */
-  onProgress?: (progress: SendManyProgress) => void | Promise<void>;
-  /** Stops the run between items (the report counts what is left as paused). */
-  signal?: AbortSignal;
-  /** Sleep used for the pacing waits (default: the client's; tests inject one). */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Random number in [0, 1) for the jitter (default `Math.random`). */
-  random?: () => number;
-  /** Stable id of this runner: a restarted runner with the same id takes over its own lease at once. */
-  workerId?: string;
-  /** How long a runner's lease on an instance lasts without renewal, in ms (default 60000). */
-  leaseMs?: number;
-}
-
-/** What the runner needs from the service, bound to one instance. */
-export interface SendManyDeps {
-  /** The instance. */
-  ref: InstanceRef;
-  /** Shared state (store.state, or the service's memory state). */
-  state: StateStore;
-  /** The record store, when configured (tells what an interrupted send did). */
-  store?: GatewayStore;
-  /** Clock. */
-  now: () => number;
-  /** Default sleep. */
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Send one item; resolves the message id, and whether the idempotency claim replayed an earlier send. */
-  send: (item: SendManyItem, delay: number | undefined) => Promise<SentItem>;
-  /** Whether the instance is known banned or restricted, with the reason. */
-  restricted: () => Promise<string | undefined>;
-}
-
-/** What one send did: `replayed` when the idempotency claim answered with an earlier send's result. */
-export interface SentItem {
-  /** The message id, when the server gave one. */
-  messageId?: string;
-  /** True when nothing was sent now: an earlier send with the same key had sent it. */
-  replayed: boolean;
-}
+export type {
+  SendManyDeps,
+  SendManyItem,
+  SendManyItemResult,
+  SendManyItemStatus,
+  SendManyOptions,
+  SendManyProgress,
+  SendManyReport,
+  SentItem,
+} from "./send_many_types.ts";
 
 interface Progress {
   status: "sending" | "sent" | "failed" | "unknown";
@@ -186,17 +84,45 @@ export async function runSendMany(
   options: SendManyOptions = {},
 ): Promise<SendManyReport> {
   checkItems(items);
-  const { state, ref, now } = deps;
   const sleep = options.sleep ?? deps.sleep;
-  const pacer = new SendPacer(state, options, { now, random: options.random });
   const batchId = options.batchId ?? await defaultBatchId(items);
-  const progressKey = (item: SendManyItem) => `${batchId}/${encodeURIComponent(item.idempotencyKey)}`;
-  const results: SendManyItemResult[] = items.map((item) => ({
-    idempotencyKey: item.idempotencyKey,
-    to: item.to,
-    status: "paused",
-  }));
-  const report: SendManyReport = {
+  const run: BatchRun = {
+    deps,
+    items,
+    options,
+    sleep,
+    pacer: new SendPacer(deps.state, options, { now: deps.now, random: options.random }),
+    batchId,
+    report: emptyReport(batchId, items),
+    done: 0,
+  };
+  const pending = await resumeEarlierRuns(run);
+  const release = await acquireLease(deps.state, deps.ref, options, deps.now, sleep);
+  try {
+    await sendPending(run, pending, release);
+  } finally {
+    await release.end();
+  }
+  run.report.paused = run.report.items.filter((result) => result.status === "paused").length;
+  return run.report;
+}
+
+/** One run of a batch: what it needs, and the report it fills in. */
+interface BatchRun {
+  deps: SendManyDeps;
+  items: readonly SendManyItem[];
+  options: SendManyOptions;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  pacer: SendPacer;
+  batchId: string;
+  report: SendManyReport;
+  /** Items finished so far (this run and earlier ones). */
+  done: number;
+}
+
+/** Every item starts `paused` (not tried) until the run finishes it. */
+function emptyReport(batchId: string, items: readonly SendManyItem[]): SendManyReport {
+  return {
     batchId,
     total: items.length,
     sent: 0,
@@ -205,139 +131,200 @@ export async function runSendMany(
     paused: 0,
     unknown: 0,
     pause: null,
-    items: results,
+    items: items.map((item) => ({ idempotencyKey: item.idempotencyKey, to: item.to, status: "paused" })),
   };
-  let done = 0;
-  const finish = async (index: number, result: Omit<SendManyItemResult, "idempotencyKey" | "to">) => {
-    Object.assign(results[index], result);
-    done++;
-    if (result.status === "sent") report.sent++;
-    else if (result.status === "failed") report.failed++;
-    else if (result.status === "skipped") report.skipped++;
-    else if (result.status === "unknown") report.unknown++;
-    await options.onProgress?.({
-      done,
-      total: items.length,
-      sent: report.sent,
-      failed: report.failed,
-      skipped: report.skipped,
-      item: results[index],
-    });
-  };
-  const save = (item: SendManyItem, progress: Progress) =>
-    state.set(PROGRESS, progressKey(item), progress, { expiresAt: now() + KEEP_PROGRESS_MS });
+}
 
-  // What earlier runs did.
+function progressKey(run: BatchRun, item: SendManyItem): string {
+  return `${run.batchId}/${encodeURIComponent(item.idempotencyKey)}`;
+}
+
+/** Keep an item's progress in the shared state, so a later run knows what this one did. */
+async function saveProgress(run: BatchRun, item: SendManyItem, progress: Progress): Promise<void> {
+  await run.deps.state.set(PROGRESS, progressKey(run, item), progress, {
+    expiresAt: run.deps.now() + KEEP_PROGRESS_MS,
+  });
+}
+
+/** Record an item's result in the report and tell `onProgress`. */
+async function finishItem(
+  run: BatchRun,
+  index: number,
+  result: Omit<SendManyItemResult, "idempotencyKey" | "to">,
+): Promise<void> {
+  const { report } = run;
+  Object.assign(report.items[index], result);
+  run.done++;
+  if (result.status === "sent") report.sent++;
+  else if (result.status === "failed") report.failed++;
+  else if (result.status === "skipped") report.skipped++;
+  else if (result.status === "unknown") report.unknown++;
+  await run.options.onProgress?.({
+    done: run.done,
+    total: run.items.length,
+    sent: report.sent,
+    failed: report.failed,
+    skipped: report.skipped,
+    item: report.items[index],
+  });
+}
+
+/** Finish what earlier runs settled; returns the indexes still to send, in input order. */
+async function resumeEarlierRuns(run: BatchRun): Promise<number[]> {
   const pending: number[] = [];
-  for (let index = 0; index < items.length; index++) {
-    const item = items[index];
-    const earlier = (await state.get<Progress>(PROGRESS, progressKey(item)))?.value;
+  for (let index = 0; index < run.items.length; index++) {
+    const item = run.items[index];
+    const earlier = (await run.deps.state.get<Progress>(PROGRESS, progressKey(run, item)))?.value;
     if (earlier?.status === "sent") {
-      await finish(index, { status: "skipped", messageId: earlier.messageId });
+      await finishItem(run, index, { status: "skipped", messageId: earlier.messageId });
     } else if (earlier?.status === "failed" && earlier.permanent) {
-      await finish(index, { status: "failed", error: earlier.error });
+      await finishItem(run, index, { status: "failed", error: earlier.error });
     } else if (earlier?.status === "unknown") {
-      await finish(index, { status: "unknown", error: earlier.error });
+      await finishItem(run, index, { status: "unknown", error: earlier.error });
     } else if (earlier?.status === "sending") {
-      // Stopped mid-send: the record store says what happened, if it knows; otherwise never resend.
-      const record = await deps.store?.getOutbound(item.idempotencyKey).catch(() => null);
-      if (record?.status === "sent") {
-        await save(item, { status: "sent", ...(record.messageId ? { messageId: record.messageId } : {}) });
-        await finish(index, { status: "skipped", messageId: record.messageId });
-      } else if (record?.status === "failed" && !record.outcomeUnknown) {
-        pending.push(index);
-      } else {
-        await finish(index, { status: "unknown", error: "an earlier run stopped during this send" });
-      }
+      if (await resumeInterruptedSend(run, index)) pending.push(index);
     } else {
       pending.push(index);
     }
   }
+  return pending;
+}
 
-  const release = await acquireLease(state, ref, options, now, sleep);
-  try {
-    while (pending.length > 0) {
-      if (options.signal?.aborted) {
-        report.pause = { reason: "stopped", message: "the run was stopped", at: now() };
-        break;
-      }
-      const restricted = await deps.restricted();
-      const pause = restricted ? await pacer.pause(ref, "restricted", restricted) : await pacer.pauseFor(ref);
-      if (pause) {
-        report.pause = pause;
-        break;
-      }
-      // The next item: the one whose recipient is ready first (input order among equals), so one busy
-      // recipient does not hold the others back; a recipient's own items keep their order.
-      const jitter = pacer.jitter();
-      let best = -1;
-      let bestAt = Infinity;
-      const seenRecipients = new Set<string>();
-      for (let slot = 0; slot < pending.length; slot++) {
-        const item = items[pending[slot]];
-        if (seenRecipients.has(item.to)) continue;
-        seenRecipients.add(item.to);
-        const at = await pacer.readyAt(ref, item.to, jitter);
-        if (at < bestAt) {
-          best = slot;
-          bestAt = at;
-        }
-      }
-      const wait = bestAt - now();
-      if (wait > 0) {
-        try {
-          await sleep(wait, options.signal);
-        } catch (error) {
-          if (!options.signal?.aborted) throw error;
-          continue;
-        }
-      }
-      await release.renew();
-      const index = pending.splice(best, 1)[0];
-      const item = items[index];
-      await save(item, { status: "sending" });
+/**
+ * An item an earlier run stopped in the middle of: the record store says what happened, if it knows;
+ * otherwise it is never resent. Returns true when the item is to be sent again.
+ */
+async function resumeInterruptedSend(run: BatchRun, index: number): Promise<boolean> {
+  const item = run.items[index];
+  const record = await run.deps.store?.getOutbound(item.idempotencyKey).catch(() => null);
+  if (record?.status === "sent") {
+    await saveProgress(run, item, {
+      status: "sent",
+      ...(record.messageId ? { messageId: record.messageId } : {}),
+    });
+    await finishItem(run, index, { status: "skipped", messageId: record.messageId });
+    return false;
+  }
+  if (record?.status === "failed" && !record.outcomeUnknown) return true;
+  await finishItem(run, index, { status: "unknown", error: "an earlier run stopped during this send" });
+  return false;
+}
+
+/** Send the pending items one at a time, at the pacer's pace, until done or a pause stops the run. */
+async function sendPending(run: BatchRun, pending: number[], lease: Lease): Promise<void> {
+  const { deps, options, pacer, report } = run;
+  while (pending.length > 0) {
+    if (options.signal?.aborted) {
+      report.pause = { reason: "stopped", message: "the run was stopped", at: deps.now() };
+      return;
+    }
+    const restricted = await deps.restricted();
+    const pause = restricted
+      ? await pacer.pause(deps.ref, "restricted", restricted)
+      : await pacer.pauseFor(deps.ref);
+    if (pause) {
+      report.pause = pause;
+      return;
+    }
+    const next = await nextReady(run, pending);
+    const wait = next.at - deps.now();
+    if (wait > 0) {
       try {
-        const { messageId, replayed } = await deps.send(
-          item,
-          item.file ? undefined : pacer.typingDelay(item.text ?? ""),
-        );
-        await save(item, { status: "sent", ...(messageId ? { messageId } : {}) });
-        // A replay sent nothing now: it does not count towards the pace or the daily cap, nor as sent.
-        if (!replayed) await pacer.recordSent(ref, item.to);
-        await finish(index, { status: replayed ? "skipped" : "sent", ...(messageId ? { messageId } : {}) });
+        await run.sleep(wait, options.signal);
       } catch (error) {
-        const message = errorMessage(error);
-        if (isOutcomeUnknown(error)) {
-          // It may have gone out: never resend it.
-          await save(item, { status: "unknown", error: message });
-          await pacer.recordFailure(ref, message);
-          await finish(index, { status: "unknown", error: message });
-          continue;
-        }
-        if (error instanceof InstanceDisconnectedException || error instanceof AuthenticationException) {
-          // Not sent, and nothing else will go either: stop here; the item is tried again next run.
-          await save(item, { status: "failed", error: message });
-          pending.unshift(index);
-          const stop = error instanceof InstanceDisconnectedException && error.disconnect?.kind === "stop";
-          report.pause = stop || error instanceof AuthenticationException
-            ? await pacer.pause(ref, stop ? "restricted" : "refused", message)
-            : { reason: "disconnected", message, at: now() };
-          break;
-        }
-        await save(item, { status: "failed", error: message, permanent: isPermanentFailure(error) });
-        await finish(index, { status: "failed", error: message });
-        const paused = await pacer.recordFailure(ref, message);
-        if (paused) {
-          report.pause = paused;
-          break;
-        }
+        if (!options.signal?.aborted) throw error;
+        continue;
       }
     }
-  } finally {
-    await release.end();
+    await lease.renew();
+    const index = pending.splice(next.slot, 1)[0];
+    const stop = await sendItem(run, index);
+    if (stop === "retry-next-run") pending.unshift(index);
+    if (stop !== "go-on") return;
   }
-  report.paused = results.filter((result) => result.status === "paused").length;
-  return report;
+}
+
+/**
+ * The next item: the one whose recipient is ready first (input order among equals), so one busy recipient
+ * does not hold the others back; a recipient's own items keep their order.
+ */
+async function nextReady(run: BatchRun, pending: readonly number[]): Promise<{ slot: number; at: number }> {
+  const jitter = run.pacer.jitter();
+  let best = -1;
+  let bestAt = Infinity;
+  const seenRecipients = new Set<string>();
+  for (let slot = 0; slot < pending.length; slot++) {
+    const item = run.items[pending[slot]];
+    if (seenRecipients.has(item.to)) continue;
+    seenRecipients.add(item.to);
+    const at = await run.pacer.readyAt(run.deps.ref, item.to, jitter);
+    if (at < bestAt) {
+      best = slot;
+      bestAt = at;
+    }
+  }
+  return { slot: best, at: bestAt };
+}
+
+/**
+ * Send one item and settle it. `go-on` lets the run continue; `stop` ends it (the report says why);
+ * `retry-next-run` ends it and puts the item back (it was not sent).
+ */
+async function sendItem(run: BatchRun, index: number): Promise<"go-on" | "stop" | "retry-next-run"> {
+  const { deps, pacer } = run;
+  const item = run.items[index];
+  await saveProgress(run, item, { status: "sending" });
+  try {
+    const { messageId, replayed } = await deps.send(
+      item,
+      item.file ? undefined : pacer.typingDelay(item.text ?? ""),
+    );
+    await saveProgress(run, item, { status: "sent", ...(messageId ? { messageId } : {}) });
+    // A replay sent nothing now: it does not count towards the pace or the daily cap, nor as sent.
+    if (!replayed) await pacer.recordSent(deps.ref, item.to);
+    await finishItem(run, index, {
+      status: replayed ? "skipped" : "sent",
+      ...(messageId ? { messageId } : {}),
+    });
+    return "go-on";
+  } catch (error) {
+    return await settleFailedSend(run, index, error);
+  }
+}
+
+/** A send threw: record what it means for the item, and whether the run goes on. */
+async function settleFailedSend(
+  run: BatchRun,
+  index: number,
+  error: unknown,
+): Promise<"go-on" | "stop" | "retry-next-run"> {
+  const { deps, pacer, report } = run;
+  const item = run.items[index];
+  const message = errorMessage(error);
+  if (isOutcomeUnknown(error)) {
+    // It may have gone out: never resend it.
+    await saveProgress(run, item, { status: "unknown", error: message });
+    await pacer.recordFailure(deps.ref, message);
+    await finishItem(run, index, { status: "unknown", error: message });
+    return "go-on";
+  }
+  if (error instanceof InstanceDisconnectedException || error instanceof AuthenticationException) {
+    // Not sent, and nothing else will go either: stop here; the item is tried again next run.
+    await saveProgress(run, item, { status: "failed", error: message });
+    const stop = error instanceof InstanceDisconnectedException && error.disconnect?.kind === "stop";
+    report.pause = stop || error instanceof AuthenticationException
+      ? await pacer.pause(deps.ref, stop ? "restricted" : "refused", message)
+      : { reason: "disconnected", message, at: deps.now() };
+    return "retry-next-run";
+  }
+  await saveProgress(run, item, { status: "failed", error: message, permanent: isPermanentFailure(error) });
+  await finishItem(run, index, { status: "failed", error: message });
+  const paused = await pacer.recordFailure(deps.ref, message);
+  if (paused) {
+    report.pause = paused;
+    return "stop";
+  }
+  return "go-on";
 }
 
 interface Lease {
