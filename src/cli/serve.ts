@@ -12,7 +12,6 @@ import { DEFAULTS } from "../config.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
 import { registerScheduledTasks } from "../tasks/schedule.ts";
-import type { ScheduledTaskHandlers } from "../tasks/schedule_options.ts";
 import type { RetryService } from "../tasks/retry_failed.ts";
 import { optionsFromFile, TASK_KEYS, WEBHOOK_KEYS } from "../config_keys.ts";
 import { WEBHOOK_ENV_VARIABLES, type WebhookEnvOptions, webhookOptionsFromEnv } from "../webhooks/env.ts";
@@ -156,126 +155,175 @@ requests, finishes the work in flight and closes the store.`,
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     const webhook = webhookSettings(cli, io);
     const service: GatewayService | undefined = hasConnection(cli.config) ? createService(cli) : undefined;
-    const opened = await openStore(cli, { mustExist: false });
-    const { kv, store } = opened;
-    const metrics = service?.getMetrics();
-
-    // Everything below owns resources: undo it all on any failure before the server is up.
-    const cronController = new AbortController();
-    const running = new Set<Promise<unknown>>();
-    let inFlightJobs = 0;
-    let draining = false;
-    let drained: (() => void) | undefined;
-    let worker: Promise<void> | undefined;
-    let server: Deno.HttpServer | undefined;
-    let handler: ReturnType<typeof createWebhookHandler> | undefined;
-    const cleanup = async () => {
-      cronController.abort();
-      await Promise.allSettled(running);
-      if (inFlightJobs > 0) await new Promise<void>((resolve) => drained = resolve);
-      opened.close();
-      await worker?.catch(() => {});
-      await handler?.close();
-    };
-
+    const runtime = new ServeRuntime(await openStore(cli, { mustExist: false }));
+    let server: Deno.HttpServer;
     try {
       // With the store, the processor records connection.update webhooks in the instance health every
       // sender sharing this KV file sees (besides inbound records, @lid pairs and statuses).
       const processor = new WebhookProcessor({
-        store,
+        store: runtime.opened.store,
         connection: service?.getConnectionName() ?? "default",
       });
-      try {
-        handler = createWebhookHandler({
-          ...webhook.options,
-          processor,
-          store,
-          metrics: metrics ?? undefined,
-          dedupe: { kv },
-          queue: webhook.queue ? { enabled: true, mode: "kv", kv, maxAttempts: webhook.maxAttempts } : false,
-        });
-      } catch (error) {
-        if (error instanceof WebhookException || error instanceof ConfigurationException) {
-          throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
-        }
-        throw error;
-      }
-      if (webhook.queue) {
-        const options = { store, metrics, maxAttempts: webhook.maxAttempts };
-        worker = kv.listenQueue(async (message: unknown) => {
-          // While draining, refuse new deliveries: KV keeps the job and delivers it after the restart.
-          if (draining) throw new Error("Shutting down: job left on the queue");
-          if (!isProcessWebhookJob(message)) return;
-          inFlightJobs++;
-          try {
-            await runWebhookJob(kv, message, processor, options);
-          } finally {
-            if (--inFlightJobs === 0 && draining) drained?.();
-          }
-        });
-      }
-
-      let tasks: ScheduledTaskHandlers | undefined;
-      const schedules: string[] = [];
-      if (!booleanFlag(values, "no-tasks")) {
-        const { prune, retryFailed, reconcileSends } = taskOptions(cli.tasks, service !== undefined);
-        const cron = (name: string, schedule: string, run: () => Promise<void>) => {
-          try {
-            Deno.cron(name, schedule, { signal: cronController.signal }, () => {
-              const task = run();
-              running.add(task);
-              return task.finally(() => running.delete(task));
-            });
-          } catch (error) {
-            throw new Error(`${errorText(error)}: "${schedule}" for "${name}"`, { cause: error });
-          }
-          schedules.push(`${name} (${schedule})`);
-        };
-        try {
-          tasks = registerScheduledTasks({
-            service: service ?? (NO_SERVICE as RetryService),
-            store,
-            kv,
-            prune,
-            retryFailed,
-            reconcileSends,
-            reconcile: reconcileOptions(cli.tasks, processor, service !== undefined),
-            cron,
-          });
-        } catch (error) {
-          throw new CliError(`Cannot schedule tasks: ${errorText(error)}`, EXIT_USAGE, { cause: error });
-        }
-      }
-
-      const listening = Promise.withResolvers<Deno.NetAddr>();
-      server = Deno.serve({
-        port,
-        hostname,
-        onListen: (address) => listening.resolve(address as Deno.NetAddr),
-        onError: () => new Response('{"ok":false,"error":"Internal Server Error"}', { status: 500 }),
-      }, handler);
-      const address = await listening.promise;
-      const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-      const prefix = (webhook.options.routePrefix ?? DEFAULTS.route_prefix).replace(/^\/+|\/+$/g, "");
-      io.stdout(`Listening on http://${host}:${address.port}/ (webhooks: POST /${prefix}/<instance>)\n`);
+      const metrics = service?.getMetrics();
+      const handler = runtime.startHandler(webhook, processor, metrics);
+      if (webhook.queue) runtime.startQueueWorker(processor, { metrics, maxAttempts: webhook.maxAttempts });
+      const schedules = booleanFlag(values, "no-tasks")
+        ? undefined
+        : runtime.scheduleTasks(cli.tasks, service, processor);
+      server = await runtime.listen({ port, hostname }, handler, webhook, io);
       io.stdout(
-        `Store: ${opened.path}; queue: ${webhook.queue ? "on" : "off"}; tasks: ${
-          tasks === undefined ? "off" : schedules.join(", ") || "none"
+        `Store: ${runtime.opened.path}; queue: ${webhook.queue ? "on" : "off"}; tasks: ${
+          schedules === undefined ? "off" : schedules.join(", ") || "none"
         }\n`,
       );
     } catch (error) {
-      await server?.shutdown();
-      await cleanup();
+      await runtime.server?.shutdown();
+      await runtime.cleanup();
       throw error;
     }
 
     await waitForAbort(io.signal);
     io.stdout("Shutting down: finishing requests in flight\n");
     await server.shutdown();
-    draining = true;
-    await cleanup();
+    runtime.draining = true;
+    await runtime.cleanup();
     io.stdout("Stopped\n");
     return EXIT_OK;
+  }
+}
+
+type WebhookSettings = ReturnType<typeof webhookSettings>;
+type OpenedStore = Awaited<ReturnType<typeof openStore>>;
+
+/**
+ * What a running `serve` owns: the store, the handler, the queue worker, the cron tasks and the server.
+ * `cleanup` undoes all of it, after a failed start as after a shutdown.
+ */
+class ServeRuntime {
+  readonly cronController = new AbortController();
+  /** Task runs in flight. */
+  readonly running = new Set<Promise<unknown>>();
+  inFlightJobs = 0;
+  /** Set on shutdown: the queue worker refuses new deliveries. */
+  draining = false;
+  drained: (() => void) | undefined;
+  worker: Promise<void> | undefined;
+  server: Deno.HttpServer | undefined;
+  handler: ReturnType<typeof createWebhookHandler> | undefined;
+
+  constructor(readonly opened: OpenedStore) {}
+
+  /** The webhook handler; a configuration it refuses is a usage error. */
+  startHandler(
+    webhook: WebhookSettings,
+    processor: WebhookProcessor,
+    metrics: ReturnType<GatewayService["getMetrics"]> | undefined,
+  ): ReturnType<typeof createWebhookHandler> {
+    const { kv, store } = this.opened;
+    try {
+      this.handler = createWebhookHandler({
+        ...webhook.options,
+        processor,
+        store,
+        metrics: metrics ?? undefined,
+        dedupe: { kv },
+        queue: webhook.queue ? { enabled: true, mode: "kv", kv, maxAttempts: webhook.maxAttempts } : false,
+      });
+    } catch (error) {
+      if (error instanceof WebhookException || error instanceof ConfigurationException) {
+        throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
+      }
+      throw error;
+    }
+    return this.handler;
+  }
+
+  /** The KV queue worker of this process; counts the jobs in flight so shutdown can wait for them. */
+  startQueueWorker(
+    processor: WebhookProcessor,
+    options: { metrics: ReturnType<GatewayService["getMetrics"]> | undefined; maxAttempts?: number },
+  ): void {
+    const { kv, store } = this.opened;
+    const jobOptions = { store, metrics: options.metrics, maxAttempts: options.maxAttempts };
+    this.worker = kv.listenQueue(async (message: unknown) => {
+      // While draining, refuse new deliveries: KV keeps the job and delivers it after the restart.
+      if (this.draining) throw new Error("Shutting down: job left on the queue");
+      if (!isProcessWebhookJob(message)) return;
+      this.inFlightJobs++;
+      try {
+        await runWebhookJob(kv, message, processor, jobOptions);
+      } finally {
+        if (--this.inFlightJobs === 0 && this.draining) this.drained?.();
+      }
+    });
+  }
+
+  /** Register the scheduled tasks with `Deno.cron`; returns them as `name (schedule)`. */
+  scheduleTasks(
+    tasks: TasksFileConfig,
+    service: GatewayService | undefined,
+    processor: WebhookProcessor,
+  ): string[] {
+    const { kv, store } = this.opened;
+    const schedules: string[] = [];
+    const { prune, retryFailed, reconcileSends } = taskOptions(tasks, service !== undefined);
+    const cron = (name: string, schedule: string, run: () => Promise<void>) => {
+      try {
+        Deno.cron(name, schedule, { signal: this.cronController.signal }, () => {
+          const task = run();
+          this.running.add(task);
+          return task.finally(() => this.running.delete(task));
+        });
+      } catch (error) {
+        throw new Error(`${errorText(error)}: "${schedule}" for "${name}"`, { cause: error });
+      }
+      schedules.push(`${name} (${schedule})`);
+    };
+    try {
+      registerScheduledTasks({
+        service: service ?? (NO_SERVICE as RetryService),
+        store,
+        kv,
+        prune,
+        retryFailed,
+        reconcileSends,
+        reconcile: reconcileOptions(tasks, processor, service !== undefined),
+        cron,
+      });
+    } catch (error) {
+      throw new CliError(`Cannot schedule tasks: ${errorText(error)}`, EXIT_USAGE, { cause: error });
+    }
+    return schedules;
+  }
+
+  /** Start the server and say where it listens. */
+  async listen(
+    at: { port: number; hostname: string },
+    handler: ReturnType<typeof createWebhookHandler>,
+    webhook: WebhookSettings,
+    io: CliIo,
+  ): Promise<Deno.HttpServer> {
+    const listening = Promise.withResolvers<Deno.NetAddr>();
+    this.server = Deno.serve({
+      ...at,
+      onListen: (address) => listening.resolve(address as Deno.NetAddr),
+      onError: () => new Response('{"ok":false,"error":"Internal Server Error"}', { status: 500 }),
+    }, handler);
+    const address = await listening.promise;
+    const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+    const prefix = (webhook.options.routePrefix ?? DEFAULTS.route_prefix).replace(/^\/+|\/+$/g, "");
+    io.stdout(`Listening on http://${host}:${address.port}/ (webhooks: POST /${prefix}/<instance>)\n`);
+    return this.server;
+  }
+
+  /** Stop the tasks, wait for the work in flight, close the store, the worker and the handler. */
+  async cleanup(): Promise<void> {
+    this.cronController.abort();
+    await Promise.allSettled(this.running);
+    if (this.inFlightJobs > 0) await new Promise<void>((resolve) => this.drained = resolve);
+    this.opened.close();
+    await this.worker?.catch(() => {});
+    await this.handler?.close();
   }
 }
 
