@@ -167,12 +167,7 @@ export async function* runConnectFlow(
   api: ConnectFlowApi,
   options: ConnectFlowOptions,
 ): AsyncGenerator<ConnectFlowEvent, void, undefined> {
-  const { method, signal } = options;
-  const number = method === "pairing" ? options.number : undefined;
-  const pollMs = options.pollIntervalMs ?? 2_000;
-  const stuckMs = options.stuckAfterMs ?? 75_000;
-  const deadline = api.now() + (options.timeoutMs ?? 120_000);
-  const sleep = options.sleep ?? api.sleep;
+  const attempt = new ConnectAttempt(api, options);
   const mailbox = options.processor ? new Mailbox() : undefined;
   const handler: WebhookHandlerFunction = (payload) => {
     if (payload.instance !== api.instance) return;
@@ -180,105 +175,147 @@ export async function* runConnectFlow(
     if (item) mailbox!.push(item);
   };
   options.processor?.on(["qrcode.updated", "connection.update"], handler);
-  let lastCode: string | null = null;
-  let progressAt = api.now();
-  let restarted = false;
-  let state: string | undefined;
-
-  const finish = async (event: ConnectFlowEvent) => {
-    await api.settled?.(event);
-    return event;
-  };
-  /** The events of one connect answer (QR body or `{instance: {state}}`). */
-  const read = (body: unknown): ConnectFlowEvent[] => {
-    const answered = connectAnswerState(body);
-    if (answered !== undefined) state = answered;
-    if (answered === "open") return [{ type: "open" }];
-    if (body === null || typeof body !== "object") return [];
-    const record = body as Record<string, unknown>;
-    const code = method === "qr"
-      ? nonEmptyString(record.code) ?? null
-      : nonEmptyString(record.pairingCode) ?? null;
-    if (code === null || code === lastCode) return [];
-    lastCode = code;
-    progressAt = api.now();
-    return [
-      method === "qr"
-        ? { type: "qr", code, base64: nonEmptyString(record.base64) ?? null }
-        : { type: "pairing", code },
-    ];
-  };
-
   try {
-    signal?.throwIfAborted();
-    let pending = read(await api.connect(number));
+    options.signal?.throwIfAborted();
+    let pending = attempt.read(await api.connect(attempt.number));
     for (;;) {
       for (const event of pending) {
         if (event.type === "open" || event.type === "refused") {
-          yield await finish(event);
+          yield await attempt.finish(event);
           return;
         }
         yield event;
       }
-      pending = [];
-      signal?.throwIfAborted();
+      options.signal?.throwIfAborted();
       const now = api.now();
-      if (now >= deadline) {
-        yield await finish({
-          type: "refused",
-          reason: "timeout",
-          message: `not paired within ${options.timeoutMs ?? 120_000} ms`,
-          ...(state ? { state } : {}),
-        });
+      const end = attempt.givesUp(now);
+      if (end) {
+        yield await attempt.finish(end);
         return;
       }
-      if (now - progressAt >= stuckMs) {
-        if (restarted) {
-          yield await finish({
-            type: "refused",
-            reason: "stuck_connecting",
-            message:
-              `connecting for ${stuckMs} ms with no new code, also after a restart (can the server reach WhatsApp?)`,
-            ...(state ? { state } : {}),
-          });
-          return;
-        }
-        restarted = true;
-        progressAt = now;
-        pending = read(await api.restart());
-        // A restart starts the socket without a number: ask again for the pairing code.
-        if (number !== undefined && pending.length === 0) pending = read(await api.connect(number));
-        continue;
-      }
-      const wait = Math.min(deadline - now, progressAt + stuckMs - now, mailbox ? Infinity : pollMs);
-      if (mailbox) {
-        const item = await mailbox.next(wait, sleep, signal);
-        if (item?.kind === "event") pending = [item.event];
-        else if (item?.kind === "answer") pending = read(item.body);
-        continue;
-      }
-      await sleep(wait, signal);
-      state = await api.state();
-      if (state === "open") {
-        pending = [{ type: "open" }];
-      } else if (state === "close") {
-        const code = await api.disconnectCode().catch(() => undefined);
-        const reason = code === undefined ? undefined : disconnectReason(code);
-        pending = [{
-          type: "refused",
-          reason: "closed",
-          message: reason
-            ? `the connection closed: ${reason.description}`
-            : "the server closed the attempt (the QR codes expired or their limit was reached); connect again",
-          ...(reason ? { disconnect: reason } : {}),
-          state,
-        }];
-      } else {
-        // Still connecting: `connect` answers the current code without starting over.
-        pending = read(await api.connect(number));
-      }
+      pending = await attempt.next(now, mailbox);
     }
   } finally {
     if (options.processor) options.processor.removeHandler(handler);
+  }
+}
+
+/** One connect flow's progress: the last code, when it last moved, whether it restarted, the last state. */
+class ConnectAttempt {
+  readonly number: string | undefined;
+  readonly #pollMs: number;
+  readonly #stuckMs: number;
+  readonly #deadline: number;
+  readonly #sleep: ConnectFlowApi["sleep"];
+  #lastCode: string | null = null;
+  #progressAt: number;
+  #restarted = false;
+  #state: string | undefined;
+
+  constructor(readonly api: ConnectFlowApi, readonly options: ConnectFlowOptions) {
+    this.number = options.method === "pairing" ? options.number : undefined;
+    this.#pollMs = options.pollIntervalMs ?? 2_000;
+    this.#stuckMs = options.stuckAfterMs ?? 75_000;
+    this.#deadline = api.now() + (options.timeoutMs ?? 120_000);
+    this.#sleep = options.sleep ?? api.sleep;
+    this.#progressAt = api.now();
+  }
+
+  /** The flow's end: recorded (`settled`) before it is yielded. */
+  async finish(event: ConnectFlowEvent): Promise<ConnectFlowEvent> {
+    await this.api.settled?.(event);
+    return event;
+  }
+
+  /** The events of one connect answer (QR body or `{instance: {state}}`). */
+  read(body: unknown): ConnectFlowEvent[] {
+    const answered = connectAnswerState(body);
+    if (answered !== undefined) this.#state = answered;
+    if (answered === "open") return [{ type: "open" }];
+    if (body === null || typeof body !== "object") return [];
+    const record = body as Record<string, unknown>;
+    const qr = this.options.method === "qr";
+    const code = qr ? nonEmptyString(record.code) ?? null : nonEmptyString(record.pairingCode) ?? null;
+    if (code === null || code === this.#lastCode) return [];
+    this.#lastCode = code;
+    this.#progressAt = this.api.now();
+    return [
+      qr ? { type: "qr", code, base64: nonEmptyString(record.base64) ?? null } : { type: "pairing", code },
+    ];
+  }
+
+  /** The refusal that ends the flow now: past the deadline, or stuck again after the one restart. */
+  givesUp(now: number): ConnectFlowEvent | undefined {
+    const state = this.#state ? { state: this.#state } : {};
+    if (now >= this.#deadline) {
+      return {
+        type: "refused",
+        reason: "timeout",
+        message: `not paired within ${this.options.timeoutMs ?? 120_000} ms`,
+        ...state,
+      };
+    }
+    if (this.#restarted && now - this.#progressAt >= this.#stuckMs) {
+      return {
+        type: "refused",
+        reason: "stuck_connecting",
+        message:
+          `connecting for ${this.#stuckMs} ms with no new code, also after a restart (can the server reach WhatsApp?)`,
+        ...state,
+      };
+    }
+    return undefined;
+  }
+
+  /** Wait for what happens next: restart when stuck, else a webhook (with a processor) or a poll. */
+  async next(now: number, mailbox: Mailbox | undefined): Promise<ConnectFlowEvent[]> {
+    if (now - this.#progressAt >= this.#stuckMs) return await this.#restart(now);
+    const wait = Math.min(
+      this.#deadline - now,
+      this.#progressAt + this.#stuckMs - now,
+      mailbox ? Infinity : this.#pollMs,
+    );
+    if (mailbox) {
+      const item = await mailbox.next(wait, this.#sleep, this.options.signal);
+      if (item?.kind === "event") return [item.event];
+      if (item?.kind === "answer") return this.read(item.body);
+      return [];
+    }
+    await this.#sleep(wait, this.options.signal);
+    return await this.#poll();
+  }
+
+  /** Stuck connecting the first time: restart the instance once. */
+  async #restart(now: number): Promise<ConnectFlowEvent[]> {
+    this.#restarted = true;
+    this.#progressAt = now;
+    const events = this.read(await this.api.restart());
+    // A restart starts the socket without a number: ask again for the pairing code.
+    if (this.number !== undefined && events.length === 0) {
+      return this.read(await this.api.connect(this.number));
+    }
+    return events;
+  }
+
+  /** Without webhooks: ask the state, and the current code while still connecting. */
+  async #poll(): Promise<ConnectFlowEvent[]> {
+    const state = await this.api.state();
+    this.#state = state;
+    if (state === "open") return [{ type: "open" }];
+    if (state === "close") {
+      const code = await this.api.disconnectCode().catch(() => undefined);
+      const reason = code === undefined ? undefined : disconnectReason(code);
+      return [{
+        type: "refused",
+        reason: "closed",
+        message: reason
+          ? `the connection closed: ${reason.description}`
+          : "the server closed the attempt (the QR codes expired or their limit was reached); connect again",
+        ...(reason ? { disconnect: reason } : {}),
+        state,
+      }];
+    }
+    // Still connecting: `connect` answers the current code without starting over.
+    return this.read(await this.api.connect(this.number));
   }
 }
