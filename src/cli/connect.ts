@@ -14,6 +14,8 @@ import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts"
 import { Spinner } from "./progress.ts";
 import { renderQr } from "./qr_terminal.ts";
 import { writeJson } from "./table.ts";
+import type { ConnectFlowEvent } from "../instances/connect_flow.ts";
+import type { InstancesResource } from "../resources/instances.ts";
 
 /** The QR answer of `GET /instance/connect/<instance>`. */
 export interface ConnectQr {
@@ -128,23 +130,8 @@ error and the result printed as JSON on standard output.`,
     };
     // Human output goes to stdout, or to stderr when stdout carries JSON.
     const say = json ? io.stderr : io.stdout;
-    const drawOn = json ? io.stderrIsTerminal : io.stdoutIsTerminal;
 
-    try {
-      const response = await instances.connectionState(instance, { maxRetries: 1 });
-      report.state = response.json<string | undefined>("instance.state") ?? null;
-    } catch (error) {
-      if (error instanceof InstanceNotFoundException) {
-        throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
-          EXIT_FAILED,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    }
+    report.state = await currentState(instances, instance, connection);
     if (report.state === "open") {
       report.connected = true;
       report.alreadyConnected = true;
@@ -160,55 +147,110 @@ error and the result printed as JSON on standard output.`,
       pollIntervalMs: intervalMs,
       signal: io.signal,
     });
-    const deadline = Date.now() + timeoutMs;
-    const label = () =>
-      `Waiting for the ${pairing === undefined ? "scan" : "pairing"} (${
-        Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
-      } s left)`;
-    const spinner = new Spinner(io, label());
-    const ticker = setInterval(() => spinner.update(label()), 1000);
-    let refusal: string | undefined;
-    let codes = 0;
-    try {
-      spinner.start();
-      for await (const step of flow) {
-        if (step.type === "qr" || step.type === "pairing") {
-          spinner.stop();
-          report.state = "connecting";
-          if (step.type === "qr") {
-            report.qrCode = step.code;
-            codes++;
-            say(
-              `Scan this QR code with WhatsApp (Settings > Linked devices > Link a device), code #${codes}:\n\n`,
-            );
-            say(renderQr(step.code, { style: drawOn && io.color ? "ansi" : "plain" }));
-            say("\n");
-          } else {
-            report.pairingCode = step.code;
-            say(
-              `Enter this pairing code on the phone (Linked devices > Link with phone number): ${step.code}\n`,
-            );
-          }
-          spinner.start();
-        } else if (step.type === "open") {
-          report.state = "open";
-          report.connected = true;
-        } else {
-          report.state = step.state ?? report.state;
-          refusal = step.reason === "timeout"
-            ? `not paired within ${timeoutMs / 1000} s (state "${report.state ?? "unknown"}")`
-            : `${step.message} (${step.reason})`;
-        }
-      }
-    } finally {
-      clearInterval(ticker);
-      spinner.stop();
-    }
+    const drawOn = json ? io.stderrIsTerminal : io.stdoutIsTerminal;
+    const refusal = await followFlow(flow, {
+      io,
+      report,
+      say,
+      drawOn,
+      pairing: pairing !== undefined,
+      timeoutMs,
+    });
     if (report.connected) {
       if (!json) say(`Instance "${instance}" is connected\n`);
       return finish(EXIT_OK);
     }
     if (json) writeJson(io, report);
     throw new CliError(`Cannot connect "${instance}": ${refusal ?? "the flow ended"}`, EXIT_FAILED);
+  }
+}
+
+/** The instance's state now (null when the server gives none); a missing instance is a clear failure. */
+async function currentState(
+  instances: InstancesResource,
+  instance: string,
+  connection: string,
+): Promise<string | null> {
+  try {
+    const response = await instances.connectionState(instance, { maxRetries: 1 });
+    return response.json<string | undefined>("instance.state") ?? null;
+  } catch (error) {
+    if (error instanceof InstanceNotFoundException) {
+      throw new CliError(
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        EXIT_FAILED,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/** Where and how the flow is shown. */
+interface FlowView {
+  io: CliIo;
+  report: ConnectReport;
+  say: (text: string) => void;
+  /** Whether the QR code is drawn on a terminal (colours allowed). */
+  drawOn: boolean;
+  pairing: boolean;
+  timeoutMs: number;
+}
+
+/** Show the flow's codes under a countdown spinner until it ends; returns why it gave up, if it did. */
+async function followFlow(
+  flow: AsyncIterable<ConnectFlowEvent>,
+  view: FlowView,
+): Promise<string | undefined> {
+  const { io, report } = view;
+  const deadline = Date.now() + view.timeoutMs;
+  const label = () =>
+    `Waiting for the ${view.pairing ? "pairing" : "scan"} (${
+      Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
+    } s left)`;
+  const spinner = new Spinner(io, label());
+  const ticker = setInterval(() => spinner.update(label()), 1000);
+  let refusal: string | undefined;
+  let codes = 0;
+  try {
+    spinner.start();
+    for await (const step of flow) {
+      if (step.type === "qr" || step.type === "pairing") {
+        spinner.stop();
+        report.state = "connecting";
+        if (step.type === "qr") codes++;
+        showCode(step, codes, view);
+        spinner.start();
+      } else if (step.type === "open") {
+        report.state = "open";
+        report.connected = true;
+      } else {
+        report.state = step.state ?? report.state;
+        refusal = step.reason === "timeout"
+          ? `not paired within ${view.timeoutMs / 1000} s (state "${report.state ?? "unknown"}")`
+          : `${step.message} (${step.reason})`;
+      }
+    }
+  } finally {
+    clearInterval(ticker);
+    spinner.stop();
+  }
+  return refusal;
+}
+
+/** Draw a QR code (the `codes`-th), or print a pairing code, and keep it in the report. */
+function showCode(
+  step: Extract<ConnectFlowEvent, { type: "qr" | "pairing" }>,
+  codes: number,
+  { io, report, say, drawOn }: FlowView,
+): void {
+  if (step.type === "qr") {
+    report.qrCode = step.code;
+    say(`Scan this QR code with WhatsApp (Settings > Linked devices > Link a device), code #${codes}:\n\n`);
+    say(renderQr(step.code, { style: drawOn && io.color ? "ansi" : "plain" }));
+    say("\n");
+  } else {
+    report.pairingCode = step.code;
+    say(`Enter this pairing code on the phone (Linked devices > Link with phone number): ${step.code}\n`);
   }
 }
