@@ -114,89 +114,18 @@ written with mode 0600; keep it out of version control.`,
     // Fail before prompting when the file is there and --force is not.
     if (!force && await exists(path)) throw refuse(path);
 
-    const interactive = io.stdinIsTerminal && !json;
-    let serverUrl = stringFlag(values, "server-url");
-    let apiKey = stringFlag(values, "api-key");
-    let instance = stringFlag(values, "instance");
-    if (serverUrl === undefined && interactive) {
-      serverUrl = (await io.prompt(`Gateway server URL [${DEFAULT_SERVER_URL}]:`))?.trim() || undefined;
-    }
-    serverUrl = checkUrl("--server-url", serverUrl ?? DEFAULT_SERVER_URL);
-    if (apiKey === undefined && values["api-key"] === undefined && interactive) {
-      apiKey = (await io.prompt("API key (empty: provide GATEWAY_API_KEY at run time):"))?.trim() ||
-        undefined;
-    }
-    if (instance === undefined && interactive) {
-      instance = (await io.prompt("Default instance (empty: none):"))?.trim() || undefined;
-    }
-    const publicUrl = stringFlag(values, "public-url");
-    if (publicUrl !== undefined) checkUrl("--public-url", publicUrl);
-    let secureWebhook = booleanFlag(values, "secure-webhook");
-    if (secureWebhook && (!apiKey || !instance || publicUrl === undefined)) {
-      throw new UsageError(
-        "Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url",
-      );
-    }
-    if (!secureWebhook && interactive && apiKey && instance && publicUrl !== undefined) {
-      const answer = await io.prompt(
-        `Configure "${instance}"'s webhook on the server now, signed with the new secret? [y/N]:`,
-      );
-      secureWebhook = /^y(es)?$/i.test(answer?.trim() ?? "");
-    }
-
-    const starter = {
-      server_url: serverUrl,
-      ...(apiKey ? { api_key: apiKey } : {}),
-      ...(instance ? { instance } : {}),
-      // The reference server signs webhooks only with a JWT made from `jwt_key` in its webhook headers.
-      webhook: {
-        route_prefix: DEFAULTS.route_prefix,
-        secret: generateWebhookSecret("jwt"),
-        signature: { scheme: "jwt" },
-      },
-      queue: { enabled: false },
-      kv: { path: DEFAULT_KV_PATH },
-    };
+    const answers = await askAnswers(values, io, io.stdinIsTerminal && !json);
+    const { serverUrl, apiKey, instance, publicUrl, secureWebhook } = answers;
+    const starter = starterConfig(answers);
     const overwritten = force && await exists(path);
-    try {
-      await Deno.writeTextFile(path, JSON.stringify(starter, null, 2) + "\n", {
-        createNew: !force,
-        mode: 0o600,
-      });
-    } catch (error) {
-      if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
-      throw new CliError(
-        `Cannot write "${path}": ${error instanceof Error ? error.message : error}`,
-        EXIT_FAILED,
-        {
-          cause: error,
-        },
-      );
-    }
+    await writeStarter(path, starter, force);
 
     const base = publicUrl ? publicUrl.replace(/\/+$/, "") : "<your public URL>";
     const webhookUrl = `${base}/${DEFAULTS.route_prefix}/${instance ?? "<instance>"}`;
     if (secureWebhook) {
       await configureWebhook(serverUrl, apiKey!, instance!, webhookUrl, starter.webhook.secret);
     }
-    const name = instance ?? "<instance>";
-    const nextSteps = [
-      apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
-      "Check the server and key: deno task health",
-      // An existing instance is fine for `create`: it says so and exits 0.
-      `Create the instance on the server, then pair it with a phone: deno task create ${name} && ` +
-      `deno task connect ${name}`,
-      "Run the webhook receiver: deno task serve",
-      secureWebhook
-        ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
-          ` webhook.secret (jwt), for events ${JSON.stringify(SUGGESTED_EVENTS)}.`
-        : `Set the instance's webhook on the gateway server to ${webhookUrl}` +
-          ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
-            JSON.stringify(SUGGESTED_EVENTS)
-          } (or run install again with --secure-webhook).`,
-      `Keep ${path} out of version control: it holds the api key and the webhook secret.`,
-    ].filter((step): step is string => step !== undefined);
-
+    const steps = nextSteps(answers, webhookUrl, path);
     if (json) {
       const report: InstallReport = {
         path,
@@ -206,7 +135,7 @@ written with mode 0600; keep it out of version control.`,
         instance: instance ?? null,
         webhookUrl,
         webhookConfigured: secureWebhook,
-        nextSteps,
+        nextSteps: steps,
       };
       writeJson(io, report);
       return EXIT_OK;
@@ -215,9 +144,114 @@ written with mode 0600; keep it out of version control.`,
       `${overwritten ? "Replaced" : "Wrote"} ${path} (server ${serverUrl}` +
         `${instance ? `, instance "${instance}"` : ""}).\n\nNext steps:\n`,
     );
-    nextSteps.forEach((step, index) => io.stdout(`  ${index + 1}. ${step}\n`));
+    steps.forEach((step, index) => io.stdout(`  ${index + 1}. ${step}\n`));
     return EXIT_OK;
   }
+}
+
+/** What goes into the file: from the flags, or asked for on a terminal. */
+interface InstallAnswers {
+  serverUrl: string;
+  apiKey?: string;
+  instance?: string;
+  publicUrl?: string;
+  secureWebhook: boolean;
+}
+
+/** The flags, with the missing values asked for when `interactive`. */
+async function askAnswers(
+  values: ReturnType<typeof parseFlags>["values"],
+  io: CliIo,
+  interactive: boolean,
+): Promise<InstallAnswers> {
+  let serverUrl = stringFlag(values, "server-url");
+  let apiKey = stringFlag(values, "api-key");
+  let instance = stringFlag(values, "instance");
+  if (serverUrl === undefined && interactive) {
+    serverUrl = (await io.prompt(`Gateway server URL [${DEFAULT_SERVER_URL}]:`))?.trim() || undefined;
+  }
+  const checkedUrl = checkUrl("--server-url", serverUrl ?? DEFAULT_SERVER_URL);
+  if (apiKey === undefined && values["api-key"] === undefined && interactive) {
+    apiKey = (await io.prompt("API key (empty: provide GATEWAY_API_KEY at run time):"))?.trim() ||
+      undefined;
+  }
+  if (instance === undefined && interactive) {
+    instance = (await io.prompt("Default instance (empty: none):"))?.trim() || undefined;
+  }
+  const publicUrl = stringFlag(values, "public-url");
+  if (publicUrl !== undefined) checkUrl("--public-url", publicUrl);
+  let secureWebhook = booleanFlag(values, "secure-webhook");
+  if (secureWebhook && (!apiKey || !instance || publicUrl === undefined)) {
+    throw new UsageError(
+      "Cannot parse arguments: --secure-webhook needs --api-key, --instance and --public-url",
+    );
+  }
+  if (!secureWebhook && interactive && apiKey && instance && publicUrl !== undefined) {
+    const answer = await io.prompt(
+      `Configure "${instance}"'s webhook on the server now, signed with the new secret? [y/N]:`,
+    );
+    secureWebhook = /^y(es)?$/i.test(answer?.trim() ?? "");
+  }
+  return { serverUrl: checkedUrl, apiKey, instance, publicUrl, secureWebhook };
+}
+
+/** The starter configuration, with a new webhook secret. */
+function starterConfig({ serverUrl, apiKey, instance }: InstallAnswers) {
+  return {
+    server_url: serverUrl,
+    ...(apiKey ? { api_key: apiKey } : {}),
+    ...(instance ? { instance } : {}),
+    // The reference server signs webhooks only with a JWT made from `jwt_key` in its webhook headers.
+    webhook: {
+      route_prefix: DEFAULTS.route_prefix,
+      secret: generateWebhookSecret("jwt"),
+      signature: { scheme: "jwt" },
+    },
+    queue: { enabled: false },
+    kv: { path: DEFAULT_KV_PATH },
+  };
+}
+
+/** Write the file (mode 0600: it holds secrets); never over an existing one without `force`. */
+async function writeStarter(path: string, starter: object, force: boolean): Promise<void> {
+  try {
+    await Deno.writeTextFile(path, JSON.stringify(starter, null, 2) + "\n", {
+      createNew: !force,
+      mode: 0o600,
+    });
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
+    throw new CliError(
+      `Cannot write "${path}": ${error instanceof Error ? error.message : error}`,
+      EXIT_FAILED,
+      { cause: error },
+    );
+  }
+}
+
+/** The next steps, one per line. */
+function nextSteps(
+  { apiKey, instance, secureWebhook }: InstallAnswers,
+  webhookUrl: string,
+  path: string,
+): string[] {
+  const name = instance ?? "<instance>";
+  return [
+    apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
+    "Check the server and key: deno task health",
+    // An existing instance is fine for `create`: it says so and exits 0.
+    `Create the instance on the server, then pair it with a phone: deno task create ${name} && ` +
+    `deno task connect ${name}`,
+    "Run the webhook receiver: deno task serve",
+    secureWebhook
+      ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
+        ` webhook.secret (jwt), for events ${JSON.stringify(SUGGESTED_EVENTS)}.`
+      : `Set the instance's webhook on the gateway server to ${webhookUrl}` +
+        ` with headers {"jwt_key": "<webhook.secret from ${path}>"} and events ${
+          JSON.stringify(SUGGESTED_EVENTS)
+        } (or run install again with --secure-webhook).`,
+    `Keep ${path} out of version control: it holds the api key and the webhook secret.`,
+  ].filter((step): step is string => step !== undefined);
 }
 
 /** `webhooks().secure` with the secret just written, so the file and the server agree. */
