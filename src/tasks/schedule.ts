@@ -80,110 +80,41 @@ function checkTask<T extends { instance?: string }>(
   }
 }
 
+type RunnerOptions<Env> = Omit<ScheduledTasksBaseOptions, "lease"> & {
+  lease?: TaskLease | ((env: Env) => TaskLease);
+};
+
+/** What every runner shares: where the service and store come from, the lease, the clock. */
+interface RunnerContext<Env> {
+  resolve: (env: Env) => Promise<{ service: RetryService; store: GatewayStore }>;
+  lease: TaskLease | ((env: Env) => TaskLease) | undefined;
+  leaseMs: number;
+  now: ScheduledTasksBaseOptions["now"];
+}
+
 function buildRunners<Env>(
-  options: Omit<ScheduledTasksBaseOptions, "lease"> & { lease?: TaskLease | ((env: Env) => TaskLease) },
+  options: RunnerOptions<Env>,
   resolve: (env: Env) => Promise<{ service: RetryService; store: GatewayStore }>,
 ): Runners<Env> {
-  const lease = options.lease ??
-    (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now));
-  const leaseMs = numberSetting("Cannot schedule tasks", "leaseMs", options.leaseMs, LEASE_MS, {
-    integer: true,
-    max: MAX_TIMER_MS,
-    unit: "ms",
-  });
+  const context: RunnerContext<Env> = {
+    resolve,
+    lease: options.lease ??
+      (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now)),
+    leaseMs: numberSetting("Cannot schedule tasks", "leaseMs", options.leaseMs, LEASE_MS, {
+      integer: true,
+      max: MAX_TIMER_MS,
+      unit: "ms",
+    }),
+    now: options.now,
+  };
   const runners: Runners<Env> = {};
-  if (options.prune !== false) {
-    const task = options.prune ?? {};
-    const days = task.days ?? 30;
-    checkPruneOptions(days, task.kinds);
-    const name = task.name ?? PRUNE_NAME;
-    runners.prune = {
-      name,
-      schedule: task.schedule ?? PRUNE_SCHEDULE,
-      run: guardTask(
-        name,
-        async (env: Env) => {
-          const { store } = await resolve(env);
-          return await pruneOldRecords({ store, days, kinds: task.kinds, now: options.now });
-        },
-        lease,
-        leaseMs,
-      ),
-    };
-  }
-  if (options.retryFailed !== false) {
-    const task = options.retryFailed ?? {};
-    checkTask("retryFailed", task, ["limit", "maxRetries"]);
-    const name = task.name ?? RETRY_NAME;
-    runners.retryFailed = {
-      name,
-      schedule: task.schedule ?? RETRY_SCHEDULE,
-      run: guardTask(
-        name,
-        async (env: Env) => {
-          const { service, store } = await resolve(env);
-          return await retryFailedMessages({
-            service,
-            store,
-            maxRetries: task.maxRetries,
-            limit: task.limit,
-            instance: task.instance,
-            now: options.now,
-          });
-        },
-        lease,
-        leaseMs,
-      ),
-    };
-  }
+  if (options.prune !== false) runners.prune = pruneRunner(context, options.prune ?? {});
+  if (options.retryFailed !== false) runners.retryFailed = retryRunner(context, options.retryFailed ?? {});
   if (options.reconcileSends !== false) {
-    const task = options.reconcileSends ?? {};
-    checkTask("reconcileSends", task, ["limit", "minAgeMs"]);
-    const name = task.name ?? RECONCILE_SENDS_NAME;
-    runners.reconcileSends = {
-      name,
-      schedule: task.schedule ?? RECONCILE_SENDS_SCHEDULE,
-      run: guardTask(
-        name,
-        async (env: Env) => {
-          const { service, store } = await resolve(env);
-          return await reconcileSends({
-            service,
-            store,
-            limit: task.limit,
-            instance: task.instance,
-            minAgeMs: task.minAgeMs,
-            now: options.now,
-          });
-        },
-        lease,
-        leaseMs,
-      ),
-    };
+    runners.reconcileSends = reconcileSendsRunner(context, options.reconcileSends ?? {});
   }
   if (options.reconcile !== undefined && options.reconcile !== false) {
-    const task = options.reconcile;
-    const name = task.name ?? RECONCILE_NAME;
-    const processor = task.processor;
-    if (processor === undefined || typeof processor.process !== "function") {
-      throw new ConfigurationException(
-        "Cannot schedule the reconcile task: give it the processor that runs your handlers (reconcile.processor)",
-        { setting: "reconcile.processor" },
-      );
-    }
-    runners.reconcile = {
-      name,
-      schedule: task.schedule ?? RECONCILE_SCHEDULE,
-      run: guardTask(
-        name,
-        async (env: Env) => {
-          const { service, store } = await resolve(env);
-          return await runReconcileTask(task, service, store, processor, options.now);
-        },
-        lease,
-        leaseMs,
-      ),
-    };
+    runners.reconcile = reconcileRunner(context, options.reconcile);
   }
   const names = listRunners(runners).map((runner) => runner.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
@@ -193,6 +124,93 @@ function buildRunners<Env>(
     });
   }
   return runners;
+}
+
+/** A runner whose runs are guarded by the lease (one run at a time across processes). */
+function guardedRunner<Env, T>(
+  context: RunnerContext<Env>,
+  name: string,
+  schedule: string,
+  run: (env: Env) => Promise<T>,
+): Runner<Env, T> {
+  return { name, schedule, run: guardTask(name, run, context.lease, context.leaseMs) };
+}
+
+function pruneRunner<Env>(
+  context: RunnerContext<Env>,
+  task: Exclude<RunnerOptions<Env>["prune"], false | undefined>,
+): Runner<Env, PruneResult> {
+  const days = task.days ?? 30;
+  checkPruneOptions(days, task.kinds);
+  return guardedRunner(
+    context,
+    task.name ?? PRUNE_NAME,
+    task.schedule ?? PRUNE_SCHEDULE,
+    async (env: Env) => {
+      const { store } = await context.resolve(env);
+      return await pruneOldRecords({ store, days, kinds: task.kinds, now: context.now });
+    },
+  );
+}
+
+function retryRunner<Env>(
+  context: RunnerContext<Env>,
+  task: Exclude<RunnerOptions<Env>["retryFailed"], false | undefined>,
+): Runner<Env, RetryFailedResult> {
+  checkTask("retryFailed", task, ["limit", "maxRetries"]);
+  return guardedRunner(
+    context,
+    task.name ?? RETRY_NAME,
+    task.schedule ?? RETRY_SCHEDULE,
+    async (env: Env) => {
+      const { service, store } = await context.resolve(env);
+      return await retryFailedMessages({
+        service,
+        store,
+        maxRetries: task.maxRetries,
+        limit: task.limit,
+        instance: task.instance,
+        now: context.now,
+      });
+    },
+  );
+}
+
+function reconcileSendsRunner<Env>(
+  context: RunnerContext<Env>,
+  task: Exclude<RunnerOptions<Env>["reconcileSends"], false | undefined>,
+): Runner<Env, ReconcileSendsResult> {
+  checkTask("reconcileSends", task, ["limit", "minAgeMs"]);
+  const name = task.name ?? RECONCILE_SENDS_NAME;
+  return guardedRunner(context, name, task.schedule ?? RECONCILE_SENDS_SCHEDULE, async (env: Env) => {
+    const { service, store } = await context.resolve(env);
+    return await reconcileSends({
+      service,
+      store,
+      limit: task.limit,
+      instance: task.instance,
+      minAgeMs: task.minAgeMs,
+      now: context.now,
+    });
+  });
+}
+
+function reconcileRunner<Env>(
+  context: RunnerContext<Env>,
+  task: Exclude<RunnerOptions<Env>["reconcile"], false | undefined>,
+): Runner<Env, ReconcileInboundResult> {
+  const processor = task.processor;
+  if (processor === undefined || typeof processor.process !== "function") {
+    throw new ConfigurationException(
+      "Cannot schedule the reconcile task: give it the processor that runs your handlers (reconcile.processor)",
+      { setting: "reconcile.processor" },
+    );
+  }
+  const name = task.name ?? RECONCILE_NAME;
+  return guardedRunner(context, name, task.schedule ?? RECONCILE_SCHEDULE, async (env: Env) => {
+    const { service, store } = await context.resolve(env);
+    return await runReconcileTask(task, service, store, processor, context.now);
+  });
 }
 
 function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
