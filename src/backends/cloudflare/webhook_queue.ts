@@ -211,19 +211,7 @@ async function runMessage(
   { maxAttempts, backoff }: { maxAttempts: number; backoff: readonly number[] },
 ): Promise<void> {
   const job = message.body;
-  if (!isProcessWebhookJob(job)) {
-    try {
-      if (options.onOtherMessage !== undefined) await options.onOtherMessage(message);
-      else logger.warn("Ignoring a queue message that is not a webhook job");
-      message.ack();
-    } catch (error) {
-      logger.warn("A queue message that is not a webhook job failed: {error}", {
-        error: describeError(error),
-      });
-      message.retry();
-    }
-    return;
-  }
+  if (!isProcessWebhookJob(job)) return await runOtherMessage(message, options);
   const now = options.now ?? Date.now;
   const attempts = message.attempts;
   const run = { ...job, attempt: attempts - 1 };
@@ -238,16 +226,6 @@ async function runMessage(
   }
   let cause = "failed" as "unreadable" | "failed";
   let notified: Promise<void> = Promise.resolve();
-  const notify = async (entry: DeadLetter): Promise<void> => {
-    try {
-      await options.onDeadLetter?.(entry);
-    } catch (failure) {
-      logger.warn("onDeadLetter failed for webhook job {id}: {error}", {
-        id: job.id,
-        error: describeError(failure),
-      });
-    }
-  };
   try {
     const body = await loadBody(job, options.bodies);
     const outcome = await settleWebhookJob(run, body, processor, {
@@ -257,7 +235,7 @@ async function runMessage(
       metrics: options.metrics,
       now,
       onDeadLetter: (entry) => {
-        notified = notify(entry);
+        notified = notifyDeadLetter(options, job.id, entry);
       },
     }, {
       retry(_next, delay) {
@@ -286,5 +264,31 @@ async function runMessage(
     // The store or D1 failed around the handlers: deliver the job again rather than lose it.
     logger.warn("Webhook job {id} could not be run: {error}", { id: job.id, error: describeError(error) });
     message.retry({ delaySeconds: Math.ceil(backoff[Math.min(attempts - 1, backoff.length - 1)] / 1000) });
+  }
+}
+
+/** A message that is not a webhook job: `onOtherMessage` takes it, or it is dropped with a warning. */
+async function runOtherMessage(message: Message, options: WebhookBatchOptions): Promise<void> {
+  try {
+    if (options.onOtherMessage !== undefined) await options.onOtherMessage(message);
+    else logger.warn("Ignoring a queue message that is not a webhook job");
+    message.ack();
+  } catch (error) {
+    logger.warn("A queue message that is not a webhook job failed: {error}", {
+      error: describeError(error),
+    });
+    message.retry();
+  }
+}
+
+/** Tell `onDeadLetter`; its failure is logged, never thrown into the queue. */
+async function notifyDeadLetter(options: WebhookBatchOptions, id: string, entry: DeadLetter): Promise<void> {
+  try {
+    await options.onDeadLetter?.(entry);
+  } catch (failure) {
+    logger.warn("onDeadLetter failed for webhook job {id}: {error}", {
+      id,
+      error: describeError(failure),
+    });
   }
 }
