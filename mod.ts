@@ -90,6 +90,8 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 // --- service and resources
 export { GatewayService, type ServerInfo } from "./src/service.ts";
 export { type CallOptions, Resource } from "./src/resources/resource.ts";
+export { type RouteRequest } from "./src/resources/resource.ts";
+export { type RouteEntry, type RouteGroup } from "./src/resources/routes.ts";
 export { type SendOptions, type SendResponse } from "./src/resources/messages.ts";
 
 // --- request objects (dto)

@@ -8,6 +8,7 @@ import type { ApiResponse } from "../client/response.ts";
 import { compact } from "../dto/validate.ts";
 import { check } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 
 /** The filter of the business routes. */
 export interface CatalogQuery {
@@ -50,9 +51,8 @@ export class BusinessResource extends Resource {
     query: CatalogQuery = {},
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call("POST", "/business/getCatalog/{instance}", {
+    return await this.call(ROUTE.business.getCatalog, {
       body: catalogBody(query),
-      idempotent: true,
     }, options);
   }
 
@@ -70,9 +70,8 @@ export class BusinessResource extends Resource {
     query: CatalogQuery = {},
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call("POST", "/business/getCollections/{instance}", {
+    return await this.call(ROUTE.business.getCollections, {
       body: catalogBody(query),
-      idempotent: true,
     }, options);
   }
 }

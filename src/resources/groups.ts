@@ -10,6 +10,7 @@ import type { ApiResponse } from "../client/response.ts";
 import { CreateGroupDto, readParticipants } from "../dto/create_group.ts";
 import { check, groupJid, inviteCode, oneOf, readGroupJid } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE, type RouteEntry } from "./routes.ts";
 import type {
   GroupInfo,
   GroupSettingAction,
@@ -86,29 +87,24 @@ export class GroupsResource extends Resource {
     const dto = typeof subject === "string"
       ? CreateGroupDto.from({ subject, participants: participants!, description, promoteParticipants })
       : CreateGroupDto.from(subject);
-    return await this.call(
-      "POST",
-      "/group/create/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      call,
-    );
+    return await this.call(ROUTE.group.create, { body: dto.toJSON() }, call);
   }
 
   async #post<T>(
-    route: string,
+    route: RouteEntry,
     jid: string,
     body: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<ApiResponse<T>> {
-    return await this.call<T>("POST", route, { query: { groupJid: jid }, body, idempotent: false }, options);
+    return await this.call<T>(route, { query: { groupJid: jid }, body }, options);
   }
 
   async #get<T>(
-    route: string,
+    route: RouteEntry,
     query: Record<string, string>,
     options?: CallOptions,
   ): Promise<ApiResponse<T>> {
-    return await this.call<T>("GET", route, { query }, options);
+    return await this.call<T>(route, { query }, options);
   }
 
   /**
@@ -131,7 +127,7 @@ export class GroupsResource extends Resource {
       subject: p.text("subject", subject, { required: true }),
     }));
     return await this.#post(
-      "/group/updateGroupSubject/{instance}",
+      ROUTE.group.updateGroupSubject,
       valid.jid,
       { subject: valid.subject },
       options,
@@ -154,7 +150,7 @@ export class GroupsResource extends Resource {
       (p) => ({ jid: readGroupJid(p, jid)!, image: p.media("image", image) }),
     );
     return await this.#post(
-      "/group/updateGroupPicture/{instance}",
+      ROUTE.group.updateGroupPicture,
       valid.jid,
       { image: valid.image },
       options,
@@ -180,7 +176,7 @@ export class GroupsResource extends Resource {
       jid: readGroupJid(p, jid)!,
       description: p.text("description", description, { required: true }),
     }));
-    return await this.#post("/group/updateGroupDescription/{instance}", valid.jid, {
+    return await this.#post(ROUTE.group.updateGroupDescription, valid.jid, {
       description: valid.description,
     }, options);
   }
@@ -196,7 +192,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async findInfo(jid: string, options?: CallOptions): Promise<ApiResponse<GroupInfo>> {
-    return await this.#get("/group/findGroupInfos/{instance}", { groupJid: groupJid(jid) }, options);
+    return await this.#get(ROUTE.group.findGroupInfos, { groupJid: groupJid(jid) }, options);
   }
 
   /**
@@ -214,7 +210,7 @@ export class GroupsResource extends Resource {
   ): Promise<ApiResponse<GroupInfo[]>> {
     const { getParticipants = false, ...call } = options;
     return await this.#get(
-      "/group/fetchAllGroups/{instance}",
+      ROUTE.group.fetchAllGroups,
       { getParticipants: String(getParticipants) },
       call,
     );
@@ -234,7 +230,7 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ participants: { id: string; admin?: string | null; [key: string]: unknown }[] }>> {
-    return await this.#get("/group/participants/{instance}", { groupJid: groupJid(jid) }, options);
+    return await this.#get(ROUTE.group.participants, { groupJid: groupJid(jid) }, options);
   }
 
   /**
@@ -248,7 +244,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async inviteCode(jid: string, options?: CallOptions): Promise<ApiResponse<InviteCodeResponse>> {
-    return await this.#get("/group/inviteCode/{instance}", { groupJid: groupJid(jid) }, options);
+    return await this.#get(ROUTE.group.inviteCode, { groupJid: groupJid(jid) }, options);
   }
 
   /**
@@ -265,7 +261,7 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ revoked: boolean; inviteCode: string }>> {
-    return await this.#post("/group/revokeInviteCode/{instance}", groupJid(jid), {}, options);
+    return await this.#post(ROUTE.group.revokeInviteCode, groupJid(jid), {}, options);
   }
 
   /**
@@ -289,7 +285,7 @@ export class GroupsResource extends Resource {
       description: p.text("description", description, { required: true }),
       numbers: readParticipants(p, "numbers", numbers),
     }));
-    return await this.call("POST", "/group/sendInvite/{instance}", { body, idempotent: false }, options);
+    return await this.call(ROUTE.group.sendInvite, { body }, options);
   }
 
   /**
@@ -303,7 +299,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async inviteInfo(code: string, options?: CallOptions): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.#get("/group/inviteInfo/{instance}", { inviteCode: inviteCode(code) }, options);
+    return await this.#get(ROUTE.group.inviteInfo, { inviteCode: inviteCode(code) }, options);
   }
 
   /**
@@ -320,9 +316,8 @@ export class GroupsResource extends Resource {
     code: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ accepted: boolean; groupJid: string }>> {
-    return await this.call("GET", "/group/acceptInviteCode/{instance}", {
+    return await this.call(ROUTE.group.acceptInviteCode, {
       query: { inviteCode: inviteCode(code) },
-      idempotent: false,
     }, options);
   }
 
@@ -347,7 +342,7 @@ export class GroupsResource extends Resource {
       action: p.oneOf("action", action, PARTICIPANT_ACTIONS, { required: true }),
       participants: readParticipants(p, "participants", participants),
     }));
-    return await this.#post("/group/updateParticipant/{instance}", valid.jid, {
+    return await this.#post(ROUTE.group.updateParticipant, valid.jid, {
       action: valid.action,
       participants: valid.participants,
     }, options);
@@ -445,7 +440,7 @@ export class GroupsResource extends Resource {
       jid: readGroupJid(p, jid)!,
       action: p.oneOf("action", action, GROUP_SETTING_ACTIONS, { required: true }),
     }));
-    return await this.#post("/group/updateSetting/{instance}", valid.jid, { action: valid.action }, options);
+    return await this.#post(ROUTE.group.updateSetting, valid.jid, { action: valid.action }, options);
   }
 
   /**
@@ -465,7 +460,7 @@ export class GroupsResource extends Resource {
   ): Promise<ApiResponse<{ success: boolean }>> {
     const valid = groupJid(jid);
     const value = oneOf("expiration", expiration, EPHEMERAL_EXPIRATIONS);
-    return await this.#post("/group/toggleEphemeral/{instance}", valid, { expiration: value }, options);
+    return await this.#post(ROUTE.group.toggleEphemeral, valid, { expiration: value }, options);
   }
 
   /**
@@ -482,9 +477,8 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ groupJid: string; leave: boolean }>> {
-    return await this.call("DELETE", "/group/leaveGroup/{instance}", {
+    return await this.call(ROUTE.group.leaveGroup, {
       query: { groupJid: groupJid(jid) },
-      idempotent: false,
     }, options);
   }
 }

@@ -7,6 +7,7 @@
 import type { ApiResponse } from "../client/response.ts";
 import { check } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type { Label } from "./types.ts";
 
 /**
@@ -32,7 +33,7 @@ export class LabelsResource extends Resource {
    * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Label[]>> {
-    return await this.call("GET", "/label/findLabels/{instance}", {}, options);
+    return await this.call(ROUTE.label.findLabels, {}, options);
   }
 
   /**
@@ -56,6 +57,6 @@ export class LabelsResource extends Resource {
       labelId: p.text("labelId", labelId, { required: true }),
       action: p.oneOf("action", action, ["add", "remove"] as const, { required: true }),
     }));
-    return await this.call("POST", "/label/handleLabel/{instance}", { body, idempotent: false }, options);
+    return await this.call(ROUTE.label.handleLabel, { body }, options);
   }
 }

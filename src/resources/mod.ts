@@ -17,7 +17,8 @@
  * @module
  */
 
-export { Resource } from "./resource.ts";
+export { Resource, type RouteRequest } from "./resource.ts";
+export { type RouteEntry, type RouteGroup } from "./routes.ts";
 export { InstancesResource, type WaitForConnectionOptions } from "./instances.ts";
 export {
   type ConnectFlowEvent,

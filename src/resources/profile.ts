@@ -9,6 +9,7 @@ import { PRIVACY_VALUES, type PrivacySettings, PrivacySettingsDto } from "../dto
 import { isRecord } from "../dto/validate.ts";
 import { check, invalid, recipient } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type { ProfileInfo, UpdateResult } from "./types.ts";
 
 /**
@@ -35,7 +36,7 @@ export class ProfileResource extends Resource {
    */
   async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     const body = number === undefined ? {} : { number: recipient(number) };
-    return await this.call("POST", "/chat/fetchProfile/{instance}", { body, idempotent: true }, options);
+    return await this.call(ROUTE.chat.fetchProfile, { body }, options);
   }
 
   /**
@@ -66,9 +67,8 @@ export class ProfileResource extends Resource {
     number: string,
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call("POST", "/chat/fetchBusinessProfile/{instance}", {
+    return await this.call(ROUTE.chat.fetchBusinessProfile, {
       body: { number: recipient(number) },
-      idempotent: true,
     }, options);
   }
 
@@ -84,9 +84,8 @@ export class ProfileResource extends Resource {
    */
   async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     check("profile name", (p) => p.text("name", name, { required: true }));
-    return await this.call("POST", "/chat/updateProfileName/{instance}", {
+    return await this.call(ROUTE.chat.updateProfileName, {
       body: { name },
-      idempotent: false,
     }, options);
   }
 
@@ -102,9 +101,8 @@ export class ProfileResource extends Resource {
    */
   async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     check("profile status", (p) => p.text("status", status, { required: true }));
-    return await this.call("POST", "/chat/updateProfileStatus/{instance}", {
+    return await this.call(ROUTE.chat.updateProfileStatus, {
       body: { status },
-      idempotent: false,
     }, options);
   }
 
@@ -120,9 +118,8 @@ export class ProfileResource extends Resource {
    */
   async updatePicture(picture: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const valid = check("profile picture", (p) => p.media("picture", picture));
-    return await this.call("POST", "/chat/updateProfilePicture/{instance}", {
+    return await this.call(ROUTE.chat.updateProfilePicture, {
       body: { picture: valid },
-      idempotent: false,
     }, options);
   }
 
@@ -137,7 +134,7 @@ export class ProfileResource extends Resource {
    * ```
    */
   async removePicture(options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    return await this.call("DELETE", "/chat/removeProfilePicture/{instance}", { idempotent: false }, options);
+    return await this.call(ROUTE.chat.removeProfilePicture, {}, options);
   }
 
   /**
@@ -151,7 +148,7 @@ export class ProfileResource extends Resource {
    * ```
    */
   async fetchPrivacySettings(options?: CallOptions): Promise<ApiResponse<PrivacySettings>> {
-    return await this.call("GET", "/chat/fetchPrivacySettings/{instance}", {}, options);
+    return await this.call(ROUTE.chat.fetchPrivacySettings, {}, options);
   }
 
   /**
@@ -187,9 +184,8 @@ export class ProfileResource extends Resource {
       }
       dto = PrivacySettingsDto.from(merged as unknown as PrivacySettings);
     }
-    return await this.call("POST", "/chat/updatePrivacySettings/{instance}", {
+    return await this.call(ROUTE.chat.updatePrivacySettings, {
       body: dto.toJSON(),
-      idempotent: false,
     }, options);
   }
 }
