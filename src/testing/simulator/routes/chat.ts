@@ -7,6 +7,7 @@
 import { badRequest, HttpError, internalArray, internalString, notFound } from "../errors.ts";
 import { createJid, isGroupJid, newMessageId } from "../jid.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { CHAT_SCHEMAS } from "../schemas.ts";
 import type { ChatRow, InstanceState, StoredMessage } from "../state.ts";
 import { checkBody, validateSchema } from "../validate.ts";
@@ -410,43 +411,37 @@ function fetchPrivacySettings(ctx: RouteContext): unknown {
 
 /** The 23 chat and profile routes. */
 export const CHAT_ROUTES: readonly RouteDef[] = [
-  route("POST", "/chat/whatsappNumbers", 200, whatsappNumbers),
-  route("POST", "/chat/markMessageAsRead", 201, markMessageAsRead),
-  route("POST", "/chat/archiveChat", 201, archiveChat),
-  route("POST", "/chat/markChatUnread", 201, markChatUnread),
-  route("DELETE", "/chat/deleteMessageForEveryone", 201, deleteMessageForEveryone),
-  route("POST", "/chat/fetchProfilePictureUrl", 200, fetchProfilePictureUrl),
-  route("POST", "/chat/getBase64FromMediaMessage", 201, getBase64FromMediaMessage),
-  route("POST", "/chat/updateMessage", 200, updateMessage),
-  route("POST", "/chat/sendPresence", 201, sendPresence),
-  route("POST", "/chat/updateBlockStatus", 201, updateBlockStatus),
-  route("POST", "/chat/findContacts", 200, findContacts),
-  route("POST", "/chat/findMessages", 200, findMessages),
-  route("POST", "/chat/findStatusMessage", 200, findStatusMessage),
-  route("POST", "/chat/findChats", 200, findChats),
-  route("GET", "/chat/findChatByRemoteJid", 200, findChatByRemoteJid),
-  route("POST", "/chat/fetchBusinessProfile", 200, fetchBusinessProfile),
-  route("POST", "/chat/fetchProfile", 200, fetchProfile),
+  route(ROUTE.chat.whatsappNumbers, whatsappNumbers),
+  route(ROUTE.chat.markMessageAsRead, markMessageAsRead),
+  route(ROUTE.chat.archiveChat, archiveChat),
+  route(ROUTE.chat.markChatUnread, markChatUnread),
+  route(ROUTE.chat.deleteMessageForEveryone, deleteMessageForEveryone),
+  route(ROUTE.chat.fetchProfilePictureUrl, fetchProfilePictureUrl),
+  route(ROUTE.chat.getBase64FromMediaMessage, getBase64FromMediaMessage),
+  route(ROUTE.chat.updateMessage, updateMessage),
+  route(ROUTE.chat.sendPresence, sendPresence),
+  route(ROUTE.chat.updateBlockStatus, updateBlockStatus),
+  route(ROUTE.chat.findContacts, findContacts),
+  route(ROUTE.chat.findMessages, findMessages),
+  route(ROUTE.chat.findStatusMessage, findStatusMessage),
+  route(ROUTE.chat.findChats, findChats),
+  route(ROUTE.chat.findChatByRemoteJid, findChatByRemoteJid),
+  route(ROUTE.chat.fetchBusinessProfile, fetchBusinessProfile),
+  route(ROUTE.chat.fetchProfile, fetchProfile),
   route(
-    "POST",
-    "/chat/updateProfileName",
-    200,
+    ROUTE.chat.updateProfileName,
     profileUpdate("updateProfileName", "Error updating profile name", (ctx) => {
       if (typeof ctx.body.name === "string") ctx.instance.profileName = ctx.body.name;
     }),
   ),
   route(
-    "POST",
-    "/chat/updateProfileStatus",
-    200,
+    ROUTE.chat.updateProfileStatus,
     profileUpdate("updateProfileStatus", "Error updating profile status", (ctx) => {
       if (typeof ctx.body.status === "string") ctx.instance.profileStatus = ctx.body.status;
     }),
   ),
   route(
-    "POST",
-    "/chat/updateProfilePicture",
-    200,
+    ROUTE.chat.updateProfilePicture,
     profileUpdate("updateProfilePicture", "Error updating profile picture", (ctx) => {
       const picture = ctx.body.picture;
       if (typeof picture !== "string" || picture === "") {
@@ -458,13 +453,11 @@ export const CHAT_ROUTES: readonly RouteDef[] = [
     }),
   ),
   route(
-    "DELETE",
-    "/chat/removeProfilePicture",
-    200,
+    ROUTE.chat.removeProfilePicture,
     profileUpdate(undefined, "Error removing profile picture", (ctx) => {
       ctx.instance.profilePicUrl = null;
     }),
   ),
-  route("GET", "/chat/fetchPrivacySettings", 200, fetchPrivacySettings),
-  route("POST", "/chat/updatePrivacySettings", 201, updatePrivacySettings),
+  route(ROUTE.chat.fetchPrivacySettings, fetchPrivacySettings),
+  route(ROUTE.chat.updatePrivacySettings, updatePrivacySettings),
 ];
