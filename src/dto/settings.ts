@@ -4,9 +4,8 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
 
 /** The behaviour settings of an instance. */
 export interface InstanceSettings {
@@ -46,6 +45,30 @@ export const REQUIRED_SETTINGS: readonly [
   "syncFullHistory",
 ] = ["rejectCall", "groupsIgnore", "alwaysOnline", "readMessages", "readStatus", "syncFullHistory"];
 
+/**
+ * The body of `/settings/set`: the request object validates with it, the simulator derives its schema from it.
+ *
+ * @example
+ * ```ts
+ * import { SETTINGS_BODY } from "./settings.ts";
+ * SETTINGS_BODY.fields.rejectCall.required; // true
+ * ```
+ */
+export const SETTINGS_BODY: BodySpec = {
+  what: "settings",
+  requiredNotEmpty: true,
+  fields: {
+    rejectCall: { type: "boolean", required: true },
+    msgCall: { type: "string" },
+    groupsIgnore: { type: "boolean", required: true },
+    alwaysOnline: { type: "boolean", required: true },
+    readMessages: { type: "boolean", required: true },
+    readStatus: { type: "boolean", required: true },
+    syncFullHistory: { type: "boolean", required: true },
+    wavoipToken: { type: "string" },
+  },
+};
+
 /** The settings, as readonly fields of a `SettingsDto`. */
 export interface SettingsDto extends Readonly<InstanceSettings> {}
 
@@ -73,23 +96,6 @@ export class SettingsDto extends RequestDto {
    */
   static from(input: InstanceSettings | SettingsDto): SettingsDto {
     if (input instanceof SettingsDto) return input;
-    const record = requireObject(input, "settings");
-    const problems = new Problems();
-    const body: Record<string, unknown> = {};
-    for (const name of REQUIRED_SETTINGS) body[name] = problems.bool(name, record[name], { required: true });
-    body.msgCall = problems.text("msgCall", record.msgCall);
-    body.wavoipToken = problems.text("wavoipToken", record.wavoipToken);
-    problems.throwIfAny("settings");
-    const ordered = {
-      rejectCall: body.rejectCall,
-      msgCall: body.msgCall,
-      groupsIgnore: body.groupsIgnore,
-      alwaysOnline: body.alwaysOnline,
-      readMessages: body.readMessages,
-      readStatus: body.readStatus,
-      syncFullHistory: body.syncFullHistory,
-      wavoipToken: body.wavoipToken,
-    };
-    return new SettingsDto(compact(ordered) as unknown as InstanceSettings);
+    return new SettingsDto(readBody(SETTINGS_BODY, input) as unknown as InstanceSettings);
   }
 }

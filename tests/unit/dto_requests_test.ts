@@ -172,12 +172,12 @@ Deno.test("SettingsDto: all six booleans required", () => {
   deepStrictEqual(SettingsDto.from(full).toJSON(), full);
   invalid(() => SettingsDto.from({ rejectCall: "no", msgCall: 1 } as never), [
     "rejectCall must be true or false",
+    "msgCall must be a string",
     "groupsIgnore is required",
     "alwaysOnline is required",
     "readMessages is required",
     "readStatus is required",
     "syncFullHistory is required",
-    "msgCall must be a string",
   ]);
 });
 
@@ -254,8 +254,8 @@ Deno.test("CallOfferDto and CreateTemplateDto", () => {
   });
   invalid(() => CallOfferDto.from({ number: "x", callDuration: 0, isVideo: "no" as never }), [
     'number must be a phone number in international form (e.g. "5511999999999") or a JID ending in @s.whatsapp.net, @g.us or @lid; got "x"',
-    "callDuration must be between 1 and 15",
     "isVideo must be true or false",
+    "callDuration must be between 1 and 15",
   ]);
   invalid(
     () =>

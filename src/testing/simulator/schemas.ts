@@ -1,10 +1,17 @@
 /**
  * Request schemas of the reference server (`src/validate/*.schema.ts`), keyword order kept so that
- * errors come out in the same order.
+ * errors come out in the same order. A body declared in `src/dto/` (a `BodySpec` its request object
+ * validates with) has its schema derived from that declaration; the others are written here.
  *
  * @module
  */
 
+import { CALL_OFFER_BODY } from "../../dto/call_offer.ts";
+import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
+import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
+import { PROXY_BODY } from "../../dto/proxy.ts";
+import { SETTINGS_BODY } from "../../dto/settings.ts";
+import { schemaOf } from "./body_schema.ts";
 import { INSTANCE_EVENTS } from "./events.ts";
 import type { Schema } from "./validate.ts";
 
@@ -232,11 +239,7 @@ export const SET_PRESENCE_SCHEMA: Schema = {
 };
 
 /** `/call/offer`. */
-export const OFFER_CALL_SCHEMA: Schema = {
-  type: "object",
-  properties: { number, isVideo: bool, callDuration: { type: "integer", minimum: 1, maximum: 15 } },
-  required: ["number", "callDuration"],
-};
+export const OFFER_CALL_SCHEMA: Schema = schemaOf(CALL_OFFER_BODY);
 
 const lastMessage: Schema = {
   type: "object",
@@ -378,23 +381,7 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
   },
-  updatePrivacySettings: (() => {
-    const who = { type: "string", enum: ["all", "contacts", "contact_blacklist", "none"] };
-    const names = ["readreceipts", "profile", "status", "online", "last", "groupadd"];
-    return {
-      type: "object",
-      properties: {
-        readreceipts: { type: "string", enum: ["all", "none"] },
-        profile: who,
-        status: who,
-        online: { type: "string", enum: ["all", "match_last_seen"] },
-        last: who,
-        groupadd: who,
-      },
-      required: names,
-      notEmpty: names,
-    } satisfies Schema;
-  })(),
+  updatePrivacySettings: schemaOf(PRIVACY_SETTINGS_BODY),
 };
 
 const participants: Schema = {
@@ -531,46 +518,11 @@ export const WEBHOOK_SCHEMA: Schema = {
   required: ["webhook"],
 };
 
-const SETTINGS_REQUIRED = [
-  "rejectCall",
-  "groupsIgnore",
-  "alwaysOnline",
-  "readMessages",
-  "readStatus",
-  "syncFullHistory",
-];
-
 /** `/settings/set`. */
-export const SETTINGS_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    rejectCall: { type: "boolean" },
-    msgCall: { type: "string" },
-    groupsIgnore: { type: "boolean" },
-    alwaysOnline: { type: "boolean" },
-    readMessages: { type: "boolean" },
-    readStatus: { type: "boolean" },
-    syncFullHistory: { type: "boolean" },
-    wavoipToken: { type: "string" },
-  },
-  required: SETTINGS_REQUIRED,
-  notEmpty: SETTINGS_REQUIRED,
-};
+export const SETTINGS_SCHEMA: Schema = schemaOf(SETTINGS_BODY);
 
 /** `/proxy/set`. */
-export const PROXY_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    enabled: bool,
-    host: { type: "string" },
-    port: { type: "string" },
-    protocol: { type: "string" },
-    username: { type: "string" },
-    password: { type: "string" },
-  },
-  required: ["enabled", "host", "port", "protocol"],
-  notEmpty: ["enabled", "host", "port", "protocol"],
-};
+export const PROXY_SCHEMA: Schema = schemaOf(PROXY_BODY);
 
 /** `/label/handleLabel`. */
 export const HANDLE_LABEL_SCHEMA: Schema = {
@@ -581,18 +533,7 @@ export const HANDLE_LABEL_SCHEMA: Schema = {
 };
 
 /** `/template/create`. */
-export const TEMPLATE_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    name: { type: "string" },
-    category: { type: "string", enum: ["AUTHENTICATION", "MARKETING", "UTILITY"] },
-    allowCategoryChange: { type: "boolean" },
-    language: { type: "string" },
-    components: { type: "array" },
-    webhookUrl: { type: "string" },
-  },
-  required: ["name", "category", "language", "components"],
-};
+export const TEMPLATE_SCHEMA: Schema = schemaOf(CREATE_TEMPLATE_BODY);
 
 /** `/business/getCatalog` and `/business/getCollections`. */
 export const CATALOG_SCHEMA: Schema = {

@@ -1,0 +1,32 @@
+/**
+ * The server's JSON schema of a request body, derived from the body's declaration in `src/dto/` (the one the
+ * request object validates with), in the order the server lists its keywords.
+ *
+ * @module
+ */
+
+import type { BodySpec, FieldSpec } from "../../dto/body_spec.ts";
+import type { Schema } from "./validate.ts";
+
+function fieldSchema(field: FieldSpec): Schema {
+  const schema: Schema = { type: field.type };
+  if (field.strictBoolean) schema.enum = [true, false];
+  if (field.values && field.serverEnum !== false) schema.enum = [...field.values];
+  if (field.min !== undefined) schema.minimum = field.min;
+  if (field.max !== undefined) schema.maximum = field.max;
+  if (field.recipient) schema.description = "Invalid format";
+  return schema;
+}
+
+/** The schema the server checks a body against: its fields' types, enums, ranges and required names. */
+export function schemaOf(spec: BodySpec): Schema {
+  const entries = Object.entries(spec.fields);
+  const schema: Schema = {
+    type: "object",
+    properties: Object.fromEntries(entries.map(([name, field]) => [name, fieldSchema(field)])),
+  };
+  const required = entries.filter(([, field]) => field.required).map(([name]) => name);
+  if (required.length > 0) schema.required = required;
+  if (spec.requiredNotEmpty) schema.notEmpty = required;
+  return schema;
+}
