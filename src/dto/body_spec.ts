@@ -6,15 +6,50 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
-import { compact, Problems } from "./validate.ts";
+import { ValidationException } from "../errors.ts";
+import { compact, isRecord, Problems } from "./validate.ts";
+
+/**
+ * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).
+ *
+ * @example
+ * ```ts
+ * import type { ServerSchema } from "./body_spec.ts";
+ * const delay: ServerSchema = { type: "integer", description: "Enter a value in milliseconds" };
+ * ```
+ */
+export interface ServerSchema {
+  type?: string | string[];
+  properties?: Record<string, ServerSchema>;
+  required?: string[];
+  items?: ServerSchema;
+  enum?: unknown[];
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  /** When set, the server reports this text instead of the error. */
+  description?: string;
+  /**
+   * The server's `isNotEmpty(...names)` helper: an `if: {propertyNames: {enum: names}}` /
+   * `then: {properties: {<name>: {minLength: 1}}}` pair. It only applies when every key of the
+   * object is one of `names` (a quirk of `propertyNames`), which this reproduces.
+   */
+  notEmpty?: string[];
+}
 
 /** One field of a request body. */
 export interface FieldSpec {
   /** JSON type the server's schema gives the field. */
-  readonly type: "string" | "boolean" | "integer" | "number" | "array";
+  readonly type: "string" | "boolean" | "integer" | "number" | "array" | "object";
   /** Required by the server, and refused by the request object when missing (unless it has a `default`). */
   readonly required?: boolean;
+  /** Whether the server requires it (default: `required`); a recipient the server lets the body omit. */
+  readonly serverRequired?: boolean;
   /** Allowed values (checked by the request object; by the server too unless `serverEnum` is false). */
   readonly values?: readonly string[];
   /** Whether the server's schema lists `values` (default true). */
@@ -35,6 +70,11 @@ export interface FieldSpec {
   readonly trim?: boolean;
   /** What the request object fills in when the field is missing. */
   readonly default?: unknown;
+  /**
+   * The server's schema of the field when it is not the one the rules above give (a nested shape, a
+   * description), or false when the server's schema does not list the field.
+   */
+  readonly server?: ServerSchema | false;
   /** A reader of its own, for a field with a rule the others do not cover (a port given as a number). */
   readonly read?: (problems: Problems, field: string, value: unknown) => unknown;
 }
@@ -47,6 +87,24 @@ export interface BodySpec {
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /** Whether the server also refuses an empty string in its required fields (`isNotEmpty`). */
   readonly requiredNotEmpty?: boolean;
+}
+
+/**
+ * Throws at once when the input is not an object: there are no fields to name.
+ *
+ * @example
+ * ```ts
+ * import { requireObject } from "./body_spec.ts";
+ * requireObject({ number: "5511999999999" }, "text message").number; // "5511999999999"
+ * ```
+ */
+export function requireObject(input: unknown, what: string): Record<string, unknown> {
+  if (!isRecord(input)) {
+    throw new ValidationException(`Invalid ${what}: expected an object`, {
+      messages: ["request must be an object"],
+    });
+  }
+  return input;
 }
 
 function readField(problems: Problems, name: string, field: FieldSpec, value: unknown): unknown {
@@ -70,6 +128,8 @@ function readField(problems: Problems, name: string, field: FieldSpec, value: un
         min: field.min,
         max: field.max,
       });
+    case "object":
+      return problems.object(name, value, { required });
     case "array": {
       const items = problems.array(name, value, { required, minItems: field.minItems });
       if (field.objectItems) {
@@ -94,10 +154,30 @@ function readField(problems: Problems, name: string, field: FieldSpec, value: un
 export function readBody(spec: BodySpec, input: unknown): Record<string, unknown> {
   const record = requireObject(input, spec.what);
   const problems = new Problems();
+  const body = readFields(problems, spec.fields, record);
+  problems.throwIfAny(spec.what);
+  return body;
+}
+
+/**
+ * Read the declared fields of `record` into `problems`: the checked values, in declared order, without the
+ * unset ones.
+ *
+ * @example
+ * ```ts
+ * import { readFields } from "./body_spec.ts";
+ * import { Problems } from "./validate.ts";
+ * readFields(new Problems(), { delay: { type: "integer", min: 0 } }, { delay: 1200 }); // { delay: 1200 }
+ * ```
+ */
+export function readFields(
+  problems: Problems,
+  fields: Readonly<Record<string, FieldSpec>>,
+  record: Record<string, unknown>,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(spec.fields)) {
+  for (const [name, field] of Object.entries(fields)) {
     body[name] = readField(problems, name, field, record[name]);
   }
-  problems.throwIfAny(spec.what);
   return compact(body);
 }

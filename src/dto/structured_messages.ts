@@ -5,9 +5,102 @@
  * @module
  */
 
-import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { type BodySpec, type FieldSpec, readBody } from "./body_spec.ts";
+import {
+  LINK_PREVIEW_FIELD,
+  MESSAGE_OPTION_FIELDS,
+  type MessageOptions,
+  readMessageOptions,
+  requireObject,
+} from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, type MessageKeyInput, Problems } from "./validate.ts";
+
+const RECIPIENT: FieldSpec = { type: "string", required: true, recipient: true };
+
+/**
+ * The body of `/message/sendLocation`: the request object validates with it (coordinates in range, name and
+ * address default to ""), the simulator derives its schema from it.
+ *
+ * @example
+ * ```ts
+ * import { SEND_LOCATION_BODY } from "./structured_messages.ts";
+ * SEND_LOCATION_BODY.fields.latitude.max; // 90
+ * ```
+ */
+export const SEND_LOCATION_BODY: BodySpec = {
+  what: "location message",
+  fields: {
+    number: RECIPIENT,
+    latitude: { type: "number", required: true, min: -90, max: 90, server: { type: "number" } },
+    longitude: { type: "number", required: true, min: -180, max: 180, server: { type: "number" } },
+    name: { type: "string", required: true, default: "" },
+    address: { type: "string", required: true, default: "" },
+    ...MESSAGE_OPTION_FIELDS,
+    linkPreview: LINK_PREVIEW_FIELD,
+  },
+};
+
+function readPollValues(problems: Problems, field: string, value: unknown): string[] | undefined {
+  const list = problems.array(field, value, { required: true, minItems: 2, maxItems: 10 });
+  if (!list) return undefined;
+  const values: string[] = [];
+  list.forEach((item, index) => {
+    const text = problems.text(`${field}[${index}]`, item, { required: true });
+    if (text === undefined) return;
+    if (values.includes(text)) problems.add(`${field}[${index}] repeats ${JSON.stringify(text)}`);
+    else values.push(text);
+  });
+  return values;
+}
+
+/**
+ * The body of `/message/sendPoll`: the request object validates with it (2–10 distinct values,
+ * `selectableCount` 0–10, default 1), the simulator derives its schema from it.
+ *
+ * @example
+ * ```ts
+ * import { SEND_POLL_BODY } from "./structured_messages.ts";
+ * SEND_POLL_BODY.fields.selectableCount.default; // 1
+ * ```
+ */
+export const SEND_POLL_BODY: BodySpec = {
+  what: "poll message",
+  fields: {
+    number: RECIPIENT,
+    name: { type: "string", required: true },
+    selectableCount: { type: "integer", required: true, min: 0, max: 10, default: 1 },
+    values: {
+      type: "array",
+      required: true,
+      read: readPollValues,
+      server: { type: "array", minItems: 2, maxItems: 10, uniqueItems: true, items: { type: "string" } },
+    },
+    ...MESSAGE_OPTION_FIELDS,
+    linkPreview: LINK_PREVIEW_FIELD,
+  },
+};
+
+/**
+ * The body of `/message/sendTemplate`: the request object validates with it (it wants the recipient, which
+ * the server's schema leaves optional), the simulator derives its schema from it.
+ *
+ * @example
+ * ```ts
+ * import { SEND_TEMPLATE_BODY } from "./structured_messages.ts";
+ * SEND_TEMPLATE_BODY.fields.number.serverRequired; // false
+ * ```
+ */
+export const SEND_TEMPLATE_BODY: BodySpec = {
+  what: "template message",
+  fields: {
+    number: { ...RECIPIENT, serverRequired: false },
+    name: { type: "string", required: true },
+    language: { type: "string", required: true },
+    components: { type: "array", objectItems: true },
+    webhookUrl: { type: "string" },
+  },
+};
 
 /** The fields of a `SendLocationMessageDto`: what `SendLocationMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendLocationMessageDto extends MessageOptions {
@@ -44,18 +137,7 @@ export class SendLocationMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendLocationMessageDto> | SendLocationMessageDto): SendLocationMessageDto {
     if (input instanceof SendLocationMessageDto) return input;
-    const record = requireObject(input, "location message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const latitude = problems.number("latitude", record.latitude, { required: true, min: -90, max: 90 });
-    const longitude = problems.number("longitude", record.longitude, { required: true, min: -180, max: 180 });
-    const name = problems.text("name", record.name) ?? "";
-    const address = problems.text("address", record.address) ?? "";
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("location message");
-    return new SendLocationMessageDto(
-      compact({ number: number!, latitude: latitude!, longitude: longitude!, name, address, ...options }),
-    );
+    return new SendLocationMessageDto(readBody(SEND_LOCATION_BODY, input));
   }
 }
 
@@ -218,28 +300,7 @@ export class SendPollMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendPollMessageDto> | SendPollMessageDto): SendPollMessageDto {
     if (input instanceof SendPollMessageDto) return input;
-    const record = requireObject(input, "poll message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const name = problems.text("name", record.name, { required: true });
-    const selectableCount = problems.number("selectableCount", record.selectableCount ?? 1, {
-      integer: true,
-      min: 0,
-      max: 10,
-    });
-    const list = problems.array("values", record.values, { required: true, minItems: 2, maxItems: 10 });
-    const values: string[] = [];
-    list?.forEach((item, index) => {
-      const value = problems.text(`values[${index}]`, item, { required: true });
-      if (value === undefined) return;
-      if (values.includes(value)) problems.add(`values[${index}] repeats ${JSON.stringify(value)}`);
-      else values.push(value);
-    });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("poll message");
-    return new SendPollMessageDto(
-      compact({ number: number!, name: name!, selectableCount: selectableCount!, values, ...options }),
-    );
+    return new SendPollMessageDto(readBody(SEND_POLL_BODY, input));
   }
 }
 
@@ -524,23 +585,6 @@ export class SendTemplateMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendTemplateMessageDto> | SendTemplateMessageDto): SendTemplateMessageDto {
     if (input instanceof SendTemplateMessageDto) return input;
-    const record = requireObject(input, "template message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const name = problems.text("name", record.name, { required: true });
-    const language = problems.text("language", record.language, { required: true });
-    const list = problems.array("components", record.components);
-    list?.forEach((item, index) => problems.object(`components[${index}]`, item, { required: true }));
-    const webhookUrl = problems.text("webhookUrl", record.webhookUrl);
-    problems.throwIfAny("template message");
-    return new SendTemplateMessageDto(
-      compact({
-        number: number!,
-        name: name!,
-        language: language!,
-        components: list as Record<string, unknown>[] | undefined,
-        webhookUrl,
-      }),
-    );
+    return new SendTemplateMessageDto(readBody(SEND_TEMPLATE_BODY, input));
   }
 }

@@ -6,6 +6,15 @@ import { CREATE_TEMPLATE_BODY, CreateTemplateDto } from "../../src/dto/create_te
 import { PRIVACY_SETTINGS_BODY, PrivacySettingsDto } from "../../src/dto/privacy_settings.ts";
 import { PROXY_BODY, ProxyDto } from "../../src/dto/proxy.ts";
 import { SETTINGS_BODY, SettingsDto } from "../../src/dto/settings.ts";
+import {
+  SEND_LOCATION_BODY,
+  SEND_POLL_BODY,
+  SEND_TEMPLATE_BODY,
+  SendLocationMessageDto,
+  SendPollMessageDto,
+  SendTemplateMessageDto,
+} from "../../src/dto/structured_messages.ts";
+import { SEND_TEXT_BODY, SendTextMessageDto } from "../../src/dto/text_message.ts";
 import { call, createInstance, newSim } from "../helpers/simulator.ts";
 
 interface DeclaredBody {
@@ -66,6 +75,36 @@ const BODIES: DeclaredBody[] = [
       components: [{ type: "BODY", text: "Hello" }],
     },
   },
+  {
+    spec: SEND_TEXT_BODY,
+    from: (input) => SendTextMessageDto.from(input as never),
+    route: "/message/sendText/sales",
+    valid: { number: "5511999999999", text: "Hi", linkPreview: false, delay: 1200 },
+  },
+  {
+    spec: SEND_LOCATION_BODY,
+    from: (input) => SendLocationMessageDto.from(input as never),
+    route: "/message/sendLocation/sales",
+    valid: {
+      number: "5511999999999",
+      latitude: -23.5,
+      longitude: -46.6,
+      name: "Office",
+      address: "Av. Paulista",
+    },
+  },
+  {
+    spec: SEND_POLL_BODY,
+    from: (input) => SendPollMessageDto.from(input as never),
+    route: "/message/sendPoll/sales",
+    valid: { number: "5511999999999", name: "Lunch?", selectableCount: 1, values: ["Yes", "No"] },
+  },
+  {
+    spec: SEND_TEMPLATE_BODY,
+    from: (input) => SendTemplateMessageDto.from(input as never),
+    route: "/message/sendTemplate/sales",
+    valid: { number: "5511999999999", name: "welcome", language: "en_US" },
+  },
 ];
 
 Deno.test("body declarations: the request object keeps a valid body as declared, in the declared order", () => {
@@ -89,6 +128,7 @@ Deno.test("body declarations: a missing required field is refused by the request
         deepStrictEqual(error.messages, [`${name} is required`], `${body.spec.what}.${name}`);
         return true;
       });
+      if (field.serverRequired === false) continue;
       const res = await call(sim, "POST", body.route, rest);
       strictEqual(res.status, 400, `${body.route} without ${name}`);
       ok(JSON.stringify(res.body).includes(`requires property \\"${name}\\"`), JSON.stringify(res.body));

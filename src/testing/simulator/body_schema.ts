@@ -9,6 +9,7 @@ import type { BodySpec, FieldSpec } from "../../dto/body_spec.ts";
 import type { Schema } from "./validate.ts";
 
 function fieldSchema(field: FieldSpec): Schema {
+  if (field.server) return field.server;
   const schema: Schema = { type: field.type };
   if (field.strictBoolean) schema.enum = [true, false];
   if (field.values && field.serverEnum !== false) schema.enum = [...field.values];
@@ -20,12 +21,14 @@ function fieldSchema(field: FieldSpec): Schema {
 
 /** The schema the server checks a body against: its fields' types, enums, ranges and required names. */
 export function schemaOf(spec: BodySpec): Schema {
-  const entries = Object.entries(spec.fields);
+  const entries = Object.entries(spec.fields).filter(([, field]) => field.server !== false);
   const schema: Schema = {
     type: "object",
     properties: Object.fromEntries(entries.map(([name, field]) => [name, fieldSchema(field)])),
   };
-  const required = entries.filter(([, field]) => field.required).map(([name]) => name);
+  const required = entries
+    .filter(([, field]) => field.serverRequired ?? field.required)
+    .map(([name]) => name);
   if (required.length > 0) schema.required = required;
   if (spec.requiredNotEmpty) schema.notEmpty = required;
   return schema;

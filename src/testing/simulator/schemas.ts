@@ -11,43 +11,23 @@ import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
 import { PROXY_BODY } from "../../dto/proxy.ts";
 import { SETTINGS_BODY } from "../../dto/settings.ts";
+import { MESSAGE_OPTION_FIELDS } from "../../dto/message_options.ts";
+import { SEND_LOCATION_BODY, SEND_POLL_BODY, SEND_TEMPLATE_BODY } from "../../dto/structured_messages.ts";
+import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
 import { schemaOf } from "./body_schema.ts";
 import { INSTANCE_EVENTS } from "./events.ts";
 import type { Schema } from "./validate.ts";
 
 const number: Schema = { type: "string", description: "Invalid format" };
 const bool: Schema = { type: "boolean", enum: [true, false] };
-const delay: Schema = { type: "integer", description: "Enter a value in milliseconds" };
 const key: Schema = {
   type: "object",
   properties: { id: { type: "string" }, remoteJid: { type: "string" }, fromMe: bool },
   required: ["id", "remoteJid", "fromMe"],
   notEmpty: ["id", "remoteJid"],
 };
-const quoted: Schema = {
-  properties: {
-    key: {
-      type: "object",
-      properties: { id: { type: "string" }, remoteJid: { type: "string" }, fromMe: bool },
-      required: ["id"],
-      notEmpty: ["id"],
-    },
-    message: { type: "object" },
-  },
-};
-const mentioned: Schema = {
-  type: "array",
-  minItems: 1,
-  uniqueItems: true,
-  items: { type: "string", pattern: "^\\d+", description: '"mentioned" must be an array of numeric strings' },
-};
-const common: Record<string, Schema> = {
-  delay,
-  quoted,
-  mentionsEveryOne: bool,
-  everyOne: bool,
-  mentioned,
-};
+const common: Record<string, Schema> = schemaOf({ what: "message options", fields: MESSAGE_OPTION_FIELDS })
+  .properties!;
 
 function send(properties: Record<string, Schema>, required: string[]): Schema {
   return { type: "object", properties: { number, ...properties, ...common }, required };
@@ -55,7 +35,7 @@ function send(properties: Record<string, Schema>, required: string[]): Schema {
 
 /** `/message/*` schemas, by operation. */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
-  sendText: send({ text: { type: "string" }, linkPreview: { type: "boolean" } }, ["number", "text"]),
+  sendText: schemaOf(SEND_TEXT_BODY),
   sendMedia: send({
     mediatype: { type: "string", enum: ["image", "document", "video", "audio"] },
     mimetype: { type: "string" },
@@ -66,12 +46,7 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendPtv: send({ video: { type: "string" } }, ["number"]),
   sendWhatsAppAudio: send({ audio: { type: "string" } }, ["number"]),
   sendSticker: send({ sticker: { type: "string" } }, ["number"]),
-  sendLocation: send({
-    latitude: { type: "number" },
-    longitude: { type: "number" },
-    name: { type: "string" },
-    address: { type: "string" },
-  }, ["number", "latitude", "longitude", "name", "address"]),
+  sendLocation: schemaOf(SEND_LOCATION_BODY),
   sendContact: {
     type: "object",
     properties: {
@@ -107,11 +82,7 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { key, reaction: { type: "string" } },
     required: ["key", "reaction"],
   },
-  sendPoll: send({
-    name: { type: "string" },
-    selectableCount: { type: "integer", minimum: 0, maximum: 10 },
-    values: { type: "array", minItems: 2, maxItems: 10, uniqueItems: true, items: { type: "string" } },
-  }, ["number", "name", "selectableCount", "values"]),
+  sendPoll: schemaOf(SEND_POLL_BODY),
   sendList: send({
     title: { type: "string" },
     description: { type: "string" },
@@ -193,17 +164,7 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
     },
     required: ["type"],
   },
-  sendTemplate: {
-    type: "object",
-    properties: {
-      number,
-      name: { type: "string" },
-      language: { type: "string" },
-      components: { type: "array" },
-      webhookUrl: { type: "string" },
-    },
-    required: ["name", "language"],
-  },
+  sendTemplate: schemaOf(SEND_TEMPLATE_BODY),
 };
 
 /** `/instance/create`: nothing required (the controller checks the rest). */
