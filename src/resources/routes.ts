@@ -51,36 +51,58 @@ export interface RouteEntry {
   readonly bucket: RateLimitBucket;
 }
 
-/** What a row may set beyond its defaults (reads idempotent, bucket `default`). */
-interface RouteExtras {
+/** A row before its group fills in the group, path and resource. */
+type RowSpec = Omit<RouteEntry, "group" | "path" | "resource"> & { resource?: string; bare?: boolean };
+
+/** What a row may set beyond its defaults (reads idempotent; the group's resource; the instance segment). */
+interface RowExtras {
   idempotent?: boolean;
-  kind?: string;
-  bucket?: RateLimitBucket;
+  resource?: string;
+  /** The path has no instance segment (`/instance/create`, `/instance/fetchInstances`). */
+  bare?: boolean;
 }
 
-function route(
-  method: HttpMethod,
-  path: string,
-  status: 200 | 201,
-  resource: string,
-  methods: string[],
-  extras: RouteExtras = {},
-): RouteEntry {
-  return Object.freeze({
-    group: path.split("/")[1] as RouteGroup,
+function row(method: HttpMethod, status: 200 | 201, methods: string[], extras: RowExtras): RowSpec {
+  return {
     method,
-    path,
     status,
-    resource,
-    methods: Object.freeze(methods),
+    methods,
     idempotent: extras.idempotent ?? method === "GET",
-    ...(extras.kind === undefined ? {} : { kind: extras.kind }),
-    bucket: extras.bucket ?? "default",
+    bucket: "default",
+    ...extras,
+  };
+}
+
+const get = (methods: string[], extras: RowExtras = {}) => row("GET", 200, methods, extras);
+const post = (status: 200 | 201, methods: string[], extras: RowExtras = {}) =>
+  row("POST", status, methods, extras);
+const del = (status: 200 | 201, methods: string[], extras: RowExtras = {}) =>
+  row("DELETE", status, methods, extras);
+/** A message send: POST, 201, never retried when unclear, with its message kind and rate-limit bucket. */
+const send = (methods: string[], kind: string, bucket: RateLimitBucket = "messages"): RowSpec => ({
+  ...row("POST", 201, methods, {}),
+  kind,
+  bucket,
+});
+
+/** A group's rows as entries: the path is `/{group}/{operation}/{instance}`, the operation the row's key. */
+function group<T extends Record<string, RowSpec>>(
+  name: RouteGroup,
+  resource: string,
+  rows: T,
+): { readonly [K in keyof T]: RouteEntry } {
+  const entries = Object.entries(rows).map(([operation, { bare, ...spec }]) => {
+    const path = `/${name}/${operation}${bare ? "" : "/{instance}"}`;
+    const entry: RouteEntry = { ...spec, group: name, path, resource: spec.resource ?? resource };
+    Object.freeze(entry.methods);
+    return [operation, Object.freeze(entry)];
   });
+  return Object.freeze(Object.fromEntries(entries)) as { readonly [K in keyof T]: RouteEntry };
 }
 
 /**
- * Every core route (75) by group and operation (the path's second segment), in the contract's order.
+ * Every core route (75) by group and operation, in the contract's order: `ROUTE.message.sendText` is
+ * `POST /message/sendText/{instance}`.
  *
  * @example
  * ```ts
@@ -90,240 +112,113 @@ function route(
  * ```
  */
 export const ROUTE = Object.freeze({
-  instance: {
-    create: route("POST", "/instance/create", 201, "instances", ["create"]),
-    restart: route("POST", "/instance/restart/{instance}", 200, "instances", ["restart"]),
-    connect: route("GET", "/instance/connect/{instance}", 200, "instances", [
-      "connect",
-      "getQrCode",
-      "connectFlow",
-    ]),
-    connectionState: route("GET", "/instance/connectionState/{instance}", 200, "instances", [
-      "connectionState",
-      "isConnected",
-      "waitForConnection",
-    ]),
-    fetchInstances: route("GET", "/instance/fetchInstances", 200, "instances", ["fetchAll", "fetch"]),
-    setPresence: route("POST", "/instance/setPresence/{instance}", 201, "instances", ["setPresence"]),
-    logout: route("DELETE", "/instance/logout/{instance}", 200, "instances", ["logout"]),
-    delete: route("DELETE", "/instance/delete/{instance}", 200, "instances", ["delete"]),
-  },
-  message: {
-    sendText: route(
-      "POST",
-      "/message/sendText/{instance}",
-      201,
-      "messages",
-      ["sendText", "text", "sendMany"],
-      { kind: "text", bucket: "messages" },
-    ),
-    sendMedia: route("POST", "/message/sendMedia/{instance}", 201, "messages", [
-      "sendMedia",
-      "image",
-      "video",
-      "document",
-      "sendFile",
-    ], { kind: "media", bucket: "media" }),
-    sendPtv: route("POST", "/message/sendPtv/{instance}", 201, "messages", ["sendPtv", "ptv"], {
-      kind: "ptv",
-      bucket: "media",
-    }),
-    sendWhatsAppAudio: route("POST", "/message/sendWhatsAppAudio/{instance}", 201, "messages", [
-      "sendAudio",
-      "audio",
-    ], { kind: "audio", bucket: "media" }),
-    sendSticker: route(
-      "POST",
-      "/message/sendSticker/{instance}",
-      201,
-      "messages",
-      ["sendSticker", "sticker"],
-      { kind: "sticker", bucket: "media" },
-    ),
-    sendLocation: route("POST", "/message/sendLocation/{instance}", 201, "messages", [
-      "sendLocation",
-      "location",
-    ], { kind: "location", bucket: "messages" }),
-    sendContact: route(
-      "POST",
-      "/message/sendContact/{instance}",
-      201,
-      "messages",
-      ["sendContact", "contact"],
-      { kind: "contact", bucket: "messages" },
-    ),
-    sendReaction: route("POST", "/message/sendReaction/{instance}", 201, "messages", [
-      "sendReaction",
-      "reaction",
-    ], { kind: "reaction", bucket: "messages" }),
-    sendPoll: route("POST", "/message/sendPoll/{instance}", 201, "messages", ["sendPoll", "poll"], {
-      kind: "poll",
-      bucket: "messages",
-    }),
-    sendList: route("POST", "/message/sendList/{instance}", 201, "messages", ["sendList", "list"], {
-      kind: "list",
-      bucket: "messages",
-    }),
-    sendButtons: route(
-      "POST",
-      "/message/sendButtons/{instance}",
-      201,
-      "messages",
-      ["sendButtons", "buttons"],
-      { kind: "buttons", bucket: "messages" },
-    ),
-    sendStatus: route("POST", "/message/sendStatus/{instance}", 201, "messages", ["sendStatus", "status"], {
-      kind: "status",
-      bucket: "media",
-    }),
-    sendTemplate: route("POST", "/message/sendTemplate/{instance}", 201, "messages", [
-      "sendTemplate",
-      "template",
-    ], { kind: "template", bucket: "messages" }),
-  },
-  call: {
-    offer: route("POST", "/call/offer/{instance}", 201, "calls", ["offer"]),
-  },
-  chat: {
-    whatsappNumbers: route("POST", "/chat/whatsappNumbers/{instance}", 200, "chats", [
-      "checkNumbers",
-      "isOnWhatsApp",
-      "messages.resolveRecipient",
-    ], { idempotent: true }),
-    markMessageAsRead: route("POST", "/chat/markMessageAsRead/{instance}", 201, "chats", ["markAsRead"]),
-    archiveChat: route("POST", "/chat/archiveChat/{instance}", 201, "chats", ["archive", "unarchive"]),
-    markChatUnread: route("POST", "/chat/markChatUnread/{instance}", 201, "chats", ["markUnread"]),
-    deleteMessageForEveryone: route("DELETE", "/chat/deleteMessageForEveryone/{instance}", 201, "chats", [
-      "deleteForEveryone",
-    ]),
-    fetchProfilePictureUrl: route("POST", "/chat/fetchProfilePictureUrl/{instance}", 200, "chats", [
-      "fetchProfilePictureUrl",
-    ], { idempotent: true }),
-    getBase64FromMediaMessage: route("POST", "/chat/getBase64FromMediaMessage/{instance}", 201, "chats", [
-      "getBase64FromMediaMessage",
-    ], { idempotent: true }),
-    updateMessage: route("POST", "/chat/updateMessage/{instance}", 200, "chats", ["updateMessage"]),
-    sendPresence: route("POST", "/chat/sendPresence/{instance}", 201, "chats", ["sendPresence"]),
-    updateBlockStatus: route("POST", "/chat/updateBlockStatus/{instance}", 201, "chats", [
-      "updateBlockStatus",
-    ]),
-    findContacts: route("POST", "/chat/findContacts/{instance}", 200, "chats", ["findContacts"], {
+  instance: group("instance", "instances", {
+    create: post(201, ["create"], { bare: true }),
+    restart: post(200, ["restart"]),
+    connect: get(["connect", "getQrCode", "connectFlow"]),
+    connectionState: get(["connectionState", "isConnected", "waitForConnection"]),
+    fetchInstances: get(["fetchAll", "fetch"], { bare: true }),
+    setPresence: post(201, ["setPresence"]),
+    logout: del(200, ["logout"]),
+    delete: del(200, ["delete"]),
+  }),
+  message: group("message", "messages", {
+    sendText: send(["sendText", "text", "sendMany"], "text"),
+    sendMedia: send(["sendMedia", "image", "video", "document", "sendFile"], "media", "media"),
+    sendPtv: send(["sendPtv", "ptv"], "ptv", "media"),
+    sendWhatsAppAudio: send(["sendAudio", "audio"], "audio", "media"),
+    sendSticker: send(["sendSticker", "sticker"], "sticker", "media"),
+    sendLocation: send(["sendLocation", "location"], "location"),
+    sendContact: send(["sendContact", "contact"], "contact"),
+    sendReaction: send(["sendReaction", "reaction"], "reaction"),
+    sendPoll: send(["sendPoll", "poll"], "poll"),
+    sendList: send(["sendList", "list"], "list"),
+    sendButtons: send(["sendButtons", "buttons"], "buttons"),
+    sendStatus: send(["sendStatus", "status"], "status", "media"),
+    sendTemplate: send(["sendTemplate", "template"], "template"),
+  }),
+  call: group("call", "calls", {
+    offer: post(201, ["offer"]),
+  }),
+  chat: group("chat", "chats", {
+    whatsappNumbers: post(200, ["checkNumbers", "isOnWhatsApp", "messages.resolveRecipient"], {
       idempotent: true,
     }),
-    findMessages: route("POST", "/chat/findMessages/{instance}", 200, "chats", [
-      "findMessages",
-      "iterateMessages",
-      "findAllMessages",
-    ], { idempotent: true }),
-    findStatusMessage: route("POST", "/chat/findStatusMessage/{instance}", 200, "chats", [
-      "findStatusMessage",
-    ], { idempotent: true }),
-    findChats: route("POST", "/chat/findChats/{instance}", 200, "chats", ["fetchAll"], { idempotent: true }),
-    findChatByRemoteJid: route("GET", "/chat/findChatByRemoteJid/{instance}", 200, "chats", [
-      "findChatByRemoteJid",
-    ]),
-    fetchBusinessProfile: route("POST", "/chat/fetchBusinessProfile/{instance}", 200, "profile", [
-      "fetchBusinessProfile",
-    ], { idempotent: true }),
-    fetchProfile: route("POST", "/chat/fetchProfile/{instance}", 200, "profile", ["fetch", "fetchProfile"], {
-      idempotent: true,
-    }),
-    updateProfileName: route("POST", "/chat/updateProfileName/{instance}", 200, "profile", ["updateName"]),
-    updateProfileStatus: route("POST", "/chat/updateProfileStatus/{instance}", 200, "profile", [
-      "updateStatus",
-    ]),
-    updateProfilePicture: route("POST", "/chat/updateProfilePicture/{instance}", 200, "profile", [
-      "updatePicture",
-    ]),
-    removeProfilePicture: route("DELETE", "/chat/removeProfilePicture/{instance}", 200, "profile", [
-      "removePicture",
-    ]),
-    fetchPrivacySettings: route("GET", "/chat/fetchPrivacySettings/{instance}", 200, "profile", [
-      "fetchPrivacySettings",
-    ]),
-    updatePrivacySettings: route("POST", "/chat/updatePrivacySettings/{instance}", 201, "profile", [
-      "updatePrivacySettings",
-    ]),
-  },
-  business: {
-    getCatalog: route("POST", "/business/getCatalog/{instance}", 200, "business", ["getCatalog"], {
-      idempotent: true,
-    }),
-    getCollections: route(
-      "POST",
-      "/business/getCollections/{instance}",
-      200,
-      "business",
-      ["getCollections"],
-      { idempotent: true },
-    ),
-  },
-  group: {
-    create: route("POST", "/group/create/{instance}", 201, "groups", ["create"]),
-    updateGroupSubject: route("POST", "/group/updateGroupSubject/{instance}", 201, "groups", [
-      "updateSubject",
-    ]),
-    updateGroupPicture: route("POST", "/group/updateGroupPicture/{instance}", 201, "groups", [
-      "updatePicture",
-    ]),
-    updateGroupDescription: route("POST", "/group/updateGroupDescription/{instance}", 201, "groups", [
-      "updateDescription",
-    ]),
-    findGroupInfos: route("GET", "/group/findGroupInfos/{instance}", 200, "groups", ["findInfo"]),
-    fetchAllGroups: route("GET", "/group/fetchAllGroups/{instance}", 200, "groups", ["fetchAllGroups"]),
-    participants: route("GET", "/group/participants/{instance}", 200, "groups", ["participants"]),
-    inviteCode: route("GET", "/group/inviteCode/{instance}", 200, "groups", ["inviteCode"]),
-    inviteInfo: route("GET", "/group/inviteInfo/{instance}", 200, "groups", ["inviteInfo"]),
-    acceptInviteCode: route("GET", "/group/acceptInviteCode/{instance}", 200, "groups", ["acceptInvite"], {
-      idempotent: false,
-    }),
-    sendInvite: route("POST", "/group/sendInvite/{instance}", 200, "groups", ["sendInvite"]),
-    revokeInviteCode: route("POST", "/group/revokeInviteCode/{instance}", 201, "groups", [
-      "revokeInviteCode",
-    ]),
-    updateParticipant: route("POST", "/group/updateParticipant/{instance}", 201, "groups", [
+    markMessageAsRead: post(201, ["markAsRead"]),
+    archiveChat: post(201, ["archive", "unarchive"]),
+    markChatUnread: post(201, ["markUnread"]),
+    deleteMessageForEveryone: del(201, ["deleteForEveryone"]),
+    fetchProfilePictureUrl: post(200, ["fetchProfilePictureUrl"], { idempotent: true }),
+    getBase64FromMediaMessage: post(201, ["getBase64FromMediaMessage"], { idempotent: true }),
+    updateMessage: post(200, ["updateMessage"]),
+    sendPresence: post(201, ["sendPresence"]),
+    updateBlockStatus: post(201, ["updateBlockStatus"]),
+    findContacts: post(200, ["findContacts"], { idempotent: true }),
+    findMessages: post(200, ["findMessages", "iterateMessages", "findAllMessages"], { idempotent: true }),
+    findStatusMessage: post(200, ["findStatusMessage"], { idempotent: true }),
+    findChats: post(200, ["fetchAll"], { idempotent: true }),
+    findChatByRemoteJid: get(["findChatByRemoteJid"]),
+    fetchBusinessProfile: post(200, ["fetchBusinessProfile"], { idempotent: true, resource: "profile" }),
+    fetchProfile: post(200, ["fetch", "fetchProfile"], { idempotent: true, resource: "profile" }),
+    updateProfileName: post(200, ["updateName"], { resource: "profile" }),
+    updateProfileStatus: post(200, ["updateStatus"], { resource: "profile" }),
+    updateProfilePicture: post(200, ["updatePicture"], { resource: "profile" }),
+    removeProfilePicture: del(200, ["removePicture"], { resource: "profile" }),
+    fetchPrivacySettings: get(["fetchPrivacySettings"], { resource: "profile" }),
+    updatePrivacySettings: post(201, ["updatePrivacySettings"], { resource: "profile" }),
+  }),
+  business: group("business", "business", {
+    getCatalog: post(200, ["getCatalog"], { idempotent: true }),
+    getCollections: post(200, ["getCollections"], { idempotent: true }),
+  }),
+  group: group("group", "groups", {
+    create: post(201, ["create"]),
+    updateGroupSubject: post(201, ["updateSubject"]),
+    updateGroupPicture: post(201, ["updatePicture"]),
+    updateGroupDescription: post(201, ["updateDescription"]),
+    findGroupInfos: get(["findInfo"]),
+    fetchAllGroups: get(["fetchAllGroups"]),
+    participants: get(["participants"]),
+    inviteCode: get(["inviteCode"]),
+    inviteInfo: get(["inviteInfo"]),
+    acceptInviteCode: get(["acceptInvite"], { idempotent: false }),
+    sendInvite: post(200, ["sendInvite"]),
+    revokeInviteCode: post(201, ["revokeInviteCode"]),
+    updateParticipant: post(201, [
       "updateParticipant",
       "addParticipants",
       "removeParticipants",
       "promoteParticipants",
       "demoteParticipants",
     ]),
-    updateSetting: route("POST", "/group/updateSetting/{instance}", 201, "groups", ["updateSettings"]),
-    toggleEphemeral: route("POST", "/group/toggleEphemeral/{instance}", 201, "groups", ["toggleEphemeral"]),
-    leaveGroup: route("DELETE", "/group/leaveGroup/{instance}", 200, "groups", ["leave"]),
-  },
-  template: {
-    create: route("POST", "/template/create/{instance}", 201, "templates", ["create"]),
-    find: route("GET", "/template/find/{instance}", 200, "templates", ["find"]),
-  },
-  settings: {
-    set: route("POST", "/settings/set/{instance}", 201, "settings", ["update"]),
-    find: route("GET", "/settings/find/{instance}", 200, "settings", ["get"]),
-  },
-  proxy: {
-    set: route("POST", "/proxy/set/{instance}", 201, "proxy", ["set"]),
-    find: route("GET", "/proxy/find/{instance}", 200, "proxy", ["find"]),
-  },
-  label: {
-    findLabels: route("GET", "/label/findLabels/{instance}", 200, "labels", ["find"]),
-    handleLabel: route("POST", "/label/handleLabel/{instance}", 200, "labels", ["handle"]),
-  },
-  webhook: {
-    set: route("POST", "/webhook/set/{instance}", 201, "webhooks", [
-      "set",
-      "update",
-      "enable",
-      "disable",
-      "secure",
-    ]),
-    find: route("GET", "/webhook/find/{instance}", 200, "webhooks", ["find"]),
-  },
-  s3: {
-    getMedia: route("POST", "/s3/getMedia/{instance}", 201, "s3", ["getMedia"], { idempotent: true }),
-    getMediaUrl: route("POST", "/s3/getMediaUrl/{instance}", 200, "s3", ["getMediaUrl"], {
-      idempotent: true,
-    }),
-  },
+    updateSetting: post(201, ["updateSettings"]),
+    toggleEphemeral: post(201, ["toggleEphemeral"]),
+    leaveGroup: del(200, ["leave"]),
+  }),
+  template: group("template", "templates", {
+    create: post(201, ["create"]),
+    find: get(["find"]),
+  }),
+  settings: group("settings", "settings", {
+    set: post(201, ["update"]),
+    find: get(["get"]),
+  }),
+  proxy: group("proxy", "proxy", {
+    set: post(201, ["set"]),
+    find: get(["find"]),
+  }),
+  label: group("label", "labels", {
+    findLabels: get(["find"]),
+    handleLabel: post(200, ["handle"]),
+  }),
+  webhook: group("webhook", "webhooks", {
+    set: post(201, ["set", "update", "enable", "disable", "secure"]),
+    find: get(["find"]),
+  }),
+  s3: group("s3", "s3", {
+    getMedia: post(201, ["getMedia"], { idempotent: true }),
+    getMediaUrl: post(200, ["getMediaUrl"], { idempotent: true }),
+  }),
 });
 
 /**
