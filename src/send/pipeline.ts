@@ -101,6 +101,8 @@ export class SendPipeline {
   /**
    * Compose the stages for `parts`: a stage whose feature is off is not in the chain.
    *
+   * The example is not type-checked: the pipeline is internal and its parts come from a built service.
+   *
    * @example
    * ```ts ignore
    * const pipeline = new SendPipeline({ client, events, metrics, claims, now: Date.now });
@@ -124,6 +126,8 @@ export class SendPipeline {
   /**
    * Send one message: resolve its request once (connection, instance, deadline, server delay), then run it
    * through the stages.
+   *
+   * The example is not type-checked: `pipeline` is the service's own, built in its constructor.
    *
    * @example
    * ```ts ignore
