@@ -64,6 +64,8 @@ export interface FieldSpec {
   readonly objectItems?: boolean;
   /** A phone number or JID the request object normalizes (the server answers "Invalid format"). */
   readonly recipient?: boolean;
+  /** An http(s) URL or raw base64 the request object checks and normalizes (data URIs are refused). */
+  readonly media?: boolean;
   /** Booleans: the server's schema also lists `[true, false]` (a non-boolean gets two errors). */
   readonly strictBoolean?: boolean;
   /** Strings: the request object trims the value. */
@@ -87,7 +89,20 @@ export interface BodySpec {
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /** Whether the server also refuses an empty string in its required fields (`isNotEmpty`). */
   readonly requiredNotEmpty?: boolean;
+  /** A rule across fields, run by the request object on the fields read (a base64 document needs a name). */
+  readonly check?: (problems: Problems, body: Record<string, unknown>) => void;
 }
+
+/**
+ * The recipient of a send: a phone number (formatting stripped) or a JID, required.
+ *
+ * @example
+ * ```ts
+ * import { RECIPIENT_FIELD } from "./body_spec.ts";
+ * RECIPIENT_FIELD.recipient; // true
+ * ```
+ */
+export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, recipient: true };
 
 /**
  * Throws at once when the input is not an object: there are no fields to name.
@@ -112,6 +127,7 @@ function readField(problems: Problems, name: string, field: FieldSpec, value: un
   if ((value === undefined || value === null) && field.default !== undefined) return field.default;
   const required = field.required === true;
   if (field.recipient) return problems.recipient(name, value, { required });
+  if (field.media) return problems.media(name, value, { required });
   if (field.values) return problems.oneOf(name, value, field.values, { required });
   switch (field.type) {
     case "string": {
@@ -155,6 +171,7 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   const record = requireObject(input, spec.what);
   const problems = new Problems();
   const body = readFields(problems, spec.fields, record);
+  spec.check?.(problems, body);
   problems.throwIfAny(spec.what);
   return body;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type BodySpec, readBody } from "./body_spec.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 
 /**
@@ -19,7 +19,7 @@ import { RequestDto, type RequestInput } from "./request_dto.ts";
 export const CALL_OFFER_BODY: BodySpec = {
   what: "call offer",
   fields: {
-    number: { type: "string", required: true, recipient: true },
+    number: RECIPIENT_FIELD,
     isVideo: { type: "boolean", strictBoolean: true },
     callDuration: { type: "integer", required: true, min: 1, max: 15 },
   },

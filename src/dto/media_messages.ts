@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
+import {
+  LINK_PREVIEW_FIELD,
+  MESSAGE_OPTION_FIELDS,
+  type MessageOptions,
+  requireObject,
+} from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, mediaKind, Problems } from "./validate.ts";
 
@@ -24,6 +30,97 @@ export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "video",
   "audio",
 ];
+/** The fields after the media ones on every media send: the shared options, and `linkPreview`. */
+const MEDIA_SEND_OPTIONS = { ...MESSAGE_OPTION_FIELDS, linkPreview: LINK_PREVIEW_FIELD };
+
+function requireDocumentName(problems: Problems, body: Record<string, unknown>): void {
+  const { mediatype, media, fileName } = body;
+  if (mediatype !== "document" || typeof media !== "string" || mediaKind(media) !== "base64") return;
+  if (typeof fileName !== "string" || fileName.trim() === "") {
+    problems.add("fileName is required for a base64 document");
+  }
+}
+
+/**
+ * The body of `/message/sendMedia`: the request object validates with it (media an http(s) URL or raw base64,
+ * a base64 document needs `fileName`), the simulator derives its schema from it.
+ *
+ * @example
+ * ```ts
+ * import { SEND_MEDIA_BODY } from "./media_messages.ts";
+ * SEND_MEDIA_BODY.fields.mediatype.values; // ["image", "document", "video", "audio"]
+ * ```
+ */
+export const SEND_MEDIA_BODY: BodySpec = {
+  what: "media message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    mediatype: { type: "string", required: true, values: MEDIA_TYPES },
+    mimetype: { type: "string" },
+    media: { type: "string", required: true, media: true, serverRequired: false },
+    fileName: { type: "string" },
+    caption: { type: "string" },
+    ...MEDIA_SEND_OPTIONS,
+  },
+  check: requireDocumentName,
+};
+
+/**
+ * The body of `/message/sendWhatsAppAudio` (`encoding` is not in the server's schema, which reads it).
+ *
+ * @example
+ * ```ts
+ * import { SEND_AUDIO_BODY } from "./media_messages.ts";
+ * SEND_AUDIO_BODY.fields.audio.media; // true
+ * ```
+ */
+export const SEND_AUDIO_BODY: BodySpec = {
+  what: "audio message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    audio: { type: "string", required: true, media: true, serverRequired: false },
+    encoding: { type: "boolean", server: false },
+    ...MEDIA_SEND_OPTIONS,
+  },
+};
+
+/**
+ * The body of `/message/sendPtv`.
+ *
+ * @example
+ * ```ts
+ * import { SEND_PTV_BODY } from "./media_messages.ts";
+ * SEND_PTV_BODY.fields.video.media; // true
+ * ```
+ */
+export const SEND_PTV_BODY: BodySpec = {
+  what: "ptv message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    video: { type: "string", required: true, media: true, serverRequired: false },
+    ...MEDIA_SEND_OPTIONS,
+  },
+};
+
+/**
+ * The body of `/message/sendSticker` (`notConvertSticker` is not in the server's schema, which reads it).
+ *
+ * @example
+ * ```ts
+ * import { SEND_STICKER_BODY } from "./media_messages.ts";
+ * SEND_STICKER_BODY.fields.sticker.media; // true
+ * ```
+ */
+export const SEND_STICKER_BODY: BodySpec = {
+  what: "sticker message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    sticker: { type: "string", required: true, media: true, serverRequired: false },
+    notConvertSticker: { type: "boolean", server: false },
+    ...MEDIA_SEND_OPTIONS,
+  },
+};
+
 /** The fields of a `SendMediaMessageDto`: what `SendMediaMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendMediaMessageDto extends MessageOptions {
   /** Recipient. */
@@ -61,32 +158,7 @@ export class SendMediaMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendMediaMessageDto> | SendMediaMessageDto): SendMediaMessageDto {
     if (input instanceof SendMediaMessageDto) return input;
-    const record = requireObject(input, "media message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const mediatype = problems.oneOf("mediatype", record.mediatype, MEDIA_TYPES, { required: true });
-    const media = problems.media("media", record.media);
-    const mimetype = problems.text("mimetype", record.mimetype);
-    const fileName = problems.text("fileName", record.fileName);
-    const caption = problems.text("caption", record.caption);
-    if (
-      mediatype === "document" && media !== undefined && mediaKind(media) === "base64" && !fileName?.trim()
-    ) {
-      problems.add("fileName is required for a base64 document");
-    }
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("media message");
-    return new SendMediaMessageDto(
-      compact({
-        number: number!,
-        mediatype: mediatype!,
-        media: media!,
-        mimetype,
-        fileName,
-        caption,
-        ...options,
-      }),
-    );
+    return new SendMediaMessageDto(readBody(SEND_MEDIA_BODY, input));
   }
 }
 
@@ -121,14 +193,7 @@ export class SendAudioMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendAudioMessageDto> | SendAudioMessageDto): SendAudioMessageDto {
     if (input instanceof SendAudioMessageDto) return input;
-    const record = requireObject(input, "audio message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const audio = problems.media("audio", record.audio);
-    const encoding = problems.bool("encoding", record.encoding);
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("audio message");
-    return new SendAudioMessageDto(compact({ number: number!, audio: audio!, encoding, ...options }));
+    return new SendAudioMessageDto(readBody(SEND_AUDIO_BODY, input));
   }
 }
 
@@ -161,13 +226,7 @@ export class SendPtvMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendPtvMessageDto> | SendPtvMessageDto): SendPtvMessageDto {
     if (input instanceof SendPtvMessageDto) return input;
-    const record = requireObject(input, "ptv message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const video = problems.media("video", record.video);
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("ptv message");
-    return new SendPtvMessageDto(compact({ number: number!, video: video!, ...options }));
+    return new SendPtvMessageDto(readBody(SEND_PTV_BODY, input));
   }
 }
 
@@ -202,16 +261,7 @@ export class SendStickerMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendStickerMessageDto> | SendStickerMessageDto): SendStickerMessageDto {
     if (input instanceof SendStickerMessageDto) return input;
-    const record = requireObject(input, "sticker message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const sticker = problems.media("sticker", record.sticker);
-    const notConvertSticker = problems.bool("notConvertSticker", record.notConvertSticker);
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("sticker message");
-    return new SendStickerMessageDto(
-      compact({ number: number!, sticker: sticker!, notConvertSticker, ...options }),
-    );
+    return new SendStickerMessageDto(readBody(SEND_STICKER_BODY, input));
   }
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type BodySpec, type FieldSpec, readBody } from "./body_spec.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import {
   LINK_PREVIEW_FIELD,
   MESSAGE_OPTION_FIELDS,
@@ -15,8 +15,6 @@ import {
 } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, type MessageKeyInput, Problems } from "./validate.ts";
-
-const RECIPIENT: FieldSpec = { type: "string", required: true, recipient: true };
 
 /**
  * The body of `/message/sendLocation`: the request object validates with it (coordinates in range, name and
@@ -31,7 +29,7 @@ const RECIPIENT: FieldSpec = { type: "string", required: true, recipient: true }
 export const SEND_LOCATION_BODY: BodySpec = {
   what: "location message",
   fields: {
-    number: RECIPIENT,
+    number: RECIPIENT_FIELD,
     latitude: { type: "number", required: true, min: -90, max: 90, server: { type: "number" } },
     longitude: { type: "number", required: true, min: -180, max: 180, server: { type: "number" } },
     name: { type: "string", required: true, default: "" },
@@ -67,7 +65,7 @@ function readPollValues(problems: Problems, field: string, value: unknown): stri
 export const SEND_POLL_BODY: BodySpec = {
   what: "poll message",
   fields: {
-    number: RECIPIENT,
+    number: RECIPIENT_FIELD,
     name: { type: "string", required: true },
     selectableCount: { type: "integer", required: true, min: 0, max: 10, default: 1 },
     values: {
@@ -94,7 +92,7 @@ export const SEND_POLL_BODY: BodySpec = {
 export const SEND_TEMPLATE_BODY: BodySpec = {
   what: "template message",
   fields: {
-    number: { ...RECIPIENT, serverRequired: false },
+    number: { ...RECIPIENT_FIELD, serverRequired: false },
     name: { type: "string", required: true },
     language: { type: "string", required: true },
     components: { type: "array", objectItems: true },

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type BodySpec, readBody } from "./body_spec.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import { MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 
@@ -20,7 +20,7 @@ import { RequestDto, type RequestInput } from "./request_dto.ts";
 export const SEND_TEXT_BODY: BodySpec = {
   what: "text message",
   fields: {
-    number: { type: "string", required: true, recipient: true },
+    number: RECIPIENT_FIELD,
     text: { type: "string", required: true },
     linkPreview: { type: "boolean" },
     ...MESSAGE_OPTION_FIELDS,

@@ -6,6 +6,7 @@ import { CREATE_TEMPLATE_BODY, CreateTemplateDto } from "../../src/dto/create_te
 import { PRIVACY_SETTINGS_BODY, PrivacySettingsDto } from "../../src/dto/privacy_settings.ts";
 import { PROXY_BODY, ProxyDto } from "../../src/dto/proxy.ts";
 import { SETTINGS_BODY, SettingsDto } from "../../src/dto/settings.ts";
+import { SEND_MEDIA_BODY, SendMediaMessageDto } from "../../src/dto/media_messages.ts";
 import {
   SEND_LOCATION_BODY,
   SEND_POLL_BODY,
@@ -80,6 +81,17 @@ const BODIES: DeclaredBody[] = [
     from: (input) => SendTextMessageDto.from(input as never),
     route: "/message/sendText/sales",
     valid: { number: "5511999999999", text: "Hi", linkPreview: false, delay: 1200 },
+  },
+  {
+    spec: SEND_MEDIA_BODY,
+    from: (input) => SendMediaMessageDto.from(input as never),
+    route: "/message/sendMedia/sales",
+    valid: {
+      number: "5511999999999",
+      mediatype: "image",
+      media: "https://example.com/a.png",
+      caption: "Look",
+    },
   },
   {
     spec: SEND_LOCATION_BODY,

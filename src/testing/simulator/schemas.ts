@@ -11,6 +11,12 @@ import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
 import { PROXY_BODY } from "../../dto/proxy.ts";
 import { SETTINGS_BODY } from "../../dto/settings.ts";
+import {
+  SEND_AUDIO_BODY,
+  SEND_MEDIA_BODY,
+  SEND_PTV_BODY,
+  SEND_STICKER_BODY,
+} from "../../dto/media_messages.ts";
 import { MESSAGE_OPTION_FIELDS } from "../../dto/message_options.ts";
 import { SEND_LOCATION_BODY, SEND_POLL_BODY, SEND_TEMPLATE_BODY } from "../../dto/structured_messages.ts";
 import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
@@ -36,16 +42,10 @@ function send(properties: Record<string, Schema>, required: string[]): Schema {
 /** `/message/*` schemas, by operation. */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendText: schemaOf(SEND_TEXT_BODY),
-  sendMedia: send({
-    mediatype: { type: "string", enum: ["image", "document", "video", "audio"] },
-    mimetype: { type: "string" },
-    media: { type: "string" },
-    fileName: { type: "string" },
-    caption: { type: "string" },
-  }, ["number", "mediatype"]),
-  sendPtv: send({ video: { type: "string" } }, ["number"]),
-  sendWhatsAppAudio: send({ audio: { type: "string" } }, ["number"]),
-  sendSticker: send({ sticker: { type: "string" } }, ["number"]),
+  sendMedia: schemaOf(SEND_MEDIA_BODY),
+  sendPtv: schemaOf(SEND_PTV_BODY),
+  sendWhatsAppAudio: schemaOf(SEND_AUDIO_BODY),
+  sendSticker: schemaOf(SEND_STICKER_BODY),
   sendLocation: schemaOf(SEND_LOCATION_BODY),
   sendContact: {
     type: "object",
