@@ -87,6 +87,8 @@ export interface BodySpec {
   readonly what: string;
   /** The fields, in the order the server's schema lists them (errors come out in this order). */
   readonly fields: Readonly<Record<string, FieldSpec>>;
+  /** The server's list of required names when its order is not the fields' (errors follow this order). */
+  readonly serverRequiredOrder?: readonly string[];
   /** Whether the server also refuses an empty string in its required fields (`isNotEmpty`). */
   readonly requiredNotEmpty?: boolean;
   /** A rule across fields, run by the request object on the fields read (a base64 document needs a name). */

@@ -8,7 +8,8 @@ import type { ApiResponse } from "../client/response.ts";
 import { ValidationException } from "../errors.ts";
 import { isRecord } from "../dto/validate.ts";
 import { check, messageRefs, recipient } from "./args.ts";
-import { PRESENCES } from "./instances.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { BLOCK_STATUS_BODY, SEND_PRESENCE_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import { ROUTE } from "./routes.ts";
 import type {
@@ -267,15 +268,8 @@ export class ChatsResource extends Resource {
     delay = 0,
     options?: CallOptions,
   ): Promise<ApiResponse<{ presence: Presence }>> {
-    const body = check("presence", (problems) => ({
-      number: problems.recipient("number", number),
-      presence: problems.oneOf("presence", presence, PRESENCES, { required: true }),
-      delay: problems.number("delay", delay, { required: true, integer: true, min: 0 }),
-    }));
-    return await this.call(ROUTE.chat.sendPresence, {
-      body,
-      serverDelayMs: body.delay,
-    }, options);
+    const body = readBody(SEND_PRESENCE_BODY, { number, delay, presence });
+    return await this.call(ROUTE.chat.sendPresence, { body, serverDelayMs: body.delay as number }, options);
   }
 
   /**
@@ -293,10 +287,7 @@ export class ChatsResource extends Resource {
     status: "block" | "unblock",
     options?: CallOptions,
   ): Promise<ApiResponse<{ block: string }>> {
-    const body = check("block status", (problems) => ({
-      number: problems.recipient("number", number),
-      status: problems.oneOf("status", status, ["block", "unblock"] as const, { required: true }),
-    }));
+    const body = readBody(BLOCK_STATUS_BODY, { number, status });
     return await this.call(ROUTE.chat.updateBlockStatus, { body }, options);
   }
 

@@ -9,7 +9,9 @@ import type { ApiResponse } from "../client/response.ts";
 import { CreateInstanceDto } from "../dto/create_instance.ts";
 import { ConnectionException, InstanceNotFoundException, ValidationException } from "../errors.ts";
 import { type ConnectFlowEvent, type ConnectFlowOptions, runConnectFlow } from "../instances/connect_flow.ts";
-import { check, oneOf } from "./args.ts";
+import { check } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { SET_PRESENCE_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import { ROUTE } from "./routes.ts";
 import type {
@@ -20,23 +22,6 @@ import type {
   Presence,
   QrCode,
 } from "./types.ts";
-
-/**
- * Presence values of `setPresence` and `sendPresence`.
- *
- * @example
- * ```ts
- * import { PRESENCES } from "./instances.ts";
- * PRESENCES.includes("composing"); // true
- * ```
- */
-export const PRESENCES: readonly Presence[] = [
-  "unavailable",
-  "available",
-  "composing",
-  "recording",
-  "paused",
-];
 
 /** Options of {@link InstancesResource.waitForConnection}. */
 export interface WaitForConnectionOptions extends CallOptions {
@@ -342,10 +327,8 @@ export class InstancesResource extends Resource {
    * ```
    */
   async setPresence(presence: Presence, options?: CallOptions): Promise<ApiResponse<{ presence: Presence }>> {
-    const value = oneOf("presence", presence, PRESENCES);
-    return await this.call<{ presence: Presence }>(ROUTE.instance.setPresence, {
-      body: { presence: value },
-    }, options);
+    const body = readBody(SET_PRESENCE_BODY, { presence });
+    return await this.call<{ presence: Presence }>(ROUTE.instance.setPresence, { body }, options);
   }
 
   /**

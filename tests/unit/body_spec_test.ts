@@ -1,6 +1,12 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import { ValidationException } from "../../mod.ts";
-import type { BodySpec } from "../../src/dto/body_spec.ts";
+import { type BodySpec, readBody } from "../../src/dto/body_spec.ts";
+import {
+  BLOCK_STATUS_BODY,
+  HANDLE_LABEL_BODY,
+  SEND_PRESENCE_BODY,
+  SET_PRESENCE_BODY,
+} from "../../src/resources/bodies.ts";
 import { CALL_OFFER_BODY, CallOfferDto } from "../../src/dto/call_offer.ts";
 import { CREATE_TEMPLATE_BODY, CreateTemplateDto } from "../../src/dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY, PrivacySettingsDto } from "../../src/dto/privacy_settings.ts";
@@ -117,9 +123,33 @@ const BODIES: DeclaredBody[] = [
     route: "/message/sendTemplate/sales",
     valid: { number: "5511999999999", name: "welcome", language: "en_US" },
   },
+  ...[
+    { spec: SET_PRESENCE_BODY, route: "/instance/setPresence/sales", valid: { presence: "available" } },
+    {
+      spec: SEND_PRESENCE_BODY,
+      route: "/chat/sendPresence/sales",
+      valid: { number: "5511999999999", delay: 0, presence: "composing" },
+    },
+    {
+      spec: BLOCK_STATUS_BODY,
+      route: "/chat/updateBlockStatus/sales",
+      valid: { number: "5511999999999", status: "block" },
+    },
+    {
+      spec: HANDLE_LABEL_BODY,
+      route: "/label/handleLabel/sales",
+      valid: { number: "5511999999999", labelId: "3", action: "add" },
+    },
+  ].map((body) => ({
+    ...body,
+    from: (input: unknown) => {
+      const json = readBody(body.spec, input);
+      return { toJSON: () => json };
+    },
+  })),
 ];
 
-Deno.test("body declarations: the request object keeps a valid body as declared, in the declared order", () => {
+Deno.test("body declarations: the request object (or resource) keeps a valid body as declared, in the declared order", () => {
   for (const body of BODIES) {
     const json = body.from(body.valid).toJSON() as Record<string, unknown>;
     deepStrictEqual(json, body.valid, body.spec.what);

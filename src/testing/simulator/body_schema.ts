@@ -26,7 +26,7 @@ export function schemaOf(spec: BodySpec): Schema {
     type: "object",
     properties: Object.fromEntries(entries.map(([name, field]) => [name, fieldSchema(field)])),
   };
-  const required = entries
+  const required = spec.serverRequiredOrder ? [...spec.serverRequiredOrder] : entries
     .filter(([, field]) => field.serverRequired ?? field.required)
     .map(([name]) => name);
   if (required.length > 0) schema.required = required;

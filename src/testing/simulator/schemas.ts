@@ -20,6 +20,12 @@ import {
 import { MESSAGE_OPTION_FIELDS } from "../../dto/message_options.ts";
 import { SEND_LOCATION_BODY, SEND_POLL_BODY, SEND_TEMPLATE_BODY } from "../../dto/structured_messages.ts";
 import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
+import {
+  BLOCK_STATUS_BODY,
+  HANDLE_LABEL_BODY,
+  SEND_PRESENCE_BODY,
+  SET_PRESENCE_BODY,
+} from "../../resources/bodies.ts";
 import { schemaOf } from "./body_schema.ts";
 import { INSTANCE_EVENTS } from "./events.ts";
 import type { Schema } from "./validate.ts";
@@ -187,17 +193,8 @@ export const CREATE_INSTANCE_SCHEMA: Schema = {
   notEmpty: ["instanceName"],
 };
 
-const presence: Schema = {
-  type: "string",
-  enum: ["unavailable", "available", "composing", "recording", "paused"],
-};
-
 /** `/instance/setPresence`. */
-export const SET_PRESENCE_SCHEMA: Schema = {
-  type: "object",
-  properties: { presence },
-  required: ["presence"],
-};
+export const SET_PRESENCE_SCHEMA: Schema = schemaOf(SET_PRESENCE_BODY);
 
 /** `/call/offer`. */
 export const OFFER_CALL_SCHEMA: Schema = schemaOf(CALL_OFFER_BODY);
@@ -272,17 +269,10 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { number: { type: "string" }, text: { type: "string" }, key },
     notEmpty: ["number", "text", "key"],
   },
-  sendPresence: {
-    type: "object",
-    properties: { number, delay: { type: "number" }, presence },
-    required: ["number", "presence", "delay"],
-  },
-  updateBlockStatus: {
-    type: "object",
-    properties: { number: { type: "string" }, status: { type: "string", enum: ["block", "unblock"] } },
-    required: ["number", "status"],
-    notEmpty: ["number", "status"],
-  },
+  sendPresence: schemaOf(SEND_PRESENCE_BODY),
+
+  updateBlockStatus: schemaOf(BLOCK_STATUS_BODY),
+
   findContacts: {
     type: "object",
     properties: {
@@ -486,12 +476,7 @@ export const SETTINGS_SCHEMA: Schema = schemaOf(SETTINGS_BODY);
 export const PROXY_SCHEMA: Schema = schemaOf(PROXY_BODY);
 
 /** `/label/handleLabel`. */
-export const HANDLE_LABEL_SCHEMA: Schema = {
-  type: "object",
-  properties: { number, labelId: { type: "string" }, action: { type: "string", enum: ["add", "remove"] } },
-  required: ["number", "labelId", "action"],
-  notEmpty: ["number", "labelId", "action"],
-};
+export const HANDLE_LABEL_SCHEMA: Schema = schemaOf(HANDLE_LABEL_BODY);
 
 /** `/template/create`. */
 export const TEMPLATE_SCHEMA: Schema = schemaOf(CREATE_TEMPLATE_BODY);

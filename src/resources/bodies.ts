@@ -1,0 +1,96 @@
+/**
+ * Declarations of the bodies the resources build without a request object: the resource validates its
+ * arguments with one (`readBody`), the simulator derives the server's schema of the route from it.
+ *
+ * @module
+ */
+
+import { type BodySpec, RECIPIENT_FIELD } from "../dto/body_spec.ts";
+import type { Presence } from "./types.ts";
+
+/**
+ * Presence values of `setPresence` and `sendPresence`.
+ *
+ * @example
+ * ```ts
+ * import { PRESENCES } from "./bodies.ts";
+ * PRESENCES.includes("composing"); // true
+ * ```
+ */
+export const PRESENCES: readonly Presence[] = [
+  "unavailable",
+  "available",
+  "composing",
+  "recording",
+  "paused",
+];
+
+/**
+ * `/instance/setPresence`.
+ *
+ * @example
+ * ```ts
+ * import { SET_PRESENCE_BODY } from "./bodies.ts";
+ * SET_PRESENCE_BODY.fields.presence.required; // true
+ * ```
+ */
+export const SET_PRESENCE_BODY: BodySpec = {
+  what: "presence",
+  fields: { presence: { type: "string", required: true, values: PRESENCES } },
+};
+
+/**
+ * `/chat/sendPresence`: `delay` is how long the presence shows, in ms (the server's schema says a number).
+ *
+ * @example
+ * ```ts
+ * import { SEND_PRESENCE_BODY } from "./bodies.ts";
+ * SEND_PRESENCE_BODY.fields.delay.min; // 0
+ * ```
+ */
+export const SEND_PRESENCE_BODY: BodySpec = {
+  what: "presence",
+  serverRequiredOrder: ["number", "presence", "delay"],
+  fields: {
+    number: RECIPIENT_FIELD,
+    delay: { type: "integer", required: true, min: 0, server: { type: "number" } },
+    presence: SET_PRESENCE_BODY.fields.presence,
+  },
+};
+
+/**
+ * `/chat/updateBlockStatus` (the server's schema gives `number` no format message).
+ *
+ * @example
+ * ```ts
+ * import { BLOCK_STATUS_BODY } from "./bodies.ts";
+ * BLOCK_STATUS_BODY.fields.status.values; // ["block", "unblock"]
+ * ```
+ */
+export const BLOCK_STATUS_BODY: BodySpec = {
+  what: "block status",
+  requiredNotEmpty: true,
+  fields: {
+    number: { ...RECIPIENT_FIELD, server: { type: "string" } },
+    status: { type: "string", required: true, values: ["block", "unblock"] },
+  },
+};
+
+/**
+ * `/label/handleLabel`.
+ *
+ * @example
+ * ```ts
+ * import { HANDLE_LABEL_BODY } from "./bodies.ts";
+ * HANDLE_LABEL_BODY.fields.action.values; // ["add", "remove"]
+ * ```
+ */
+export const HANDLE_LABEL_BODY: BodySpec = {
+  what: "label change",
+  requiredNotEmpty: true,
+  fields: {
+    number: RECIPIENT_FIELD,
+    labelId: { type: "string", required: true },
+    action: { type: "string", required: true, values: ["add", "remove"] },
+  },
+};
