@@ -51,15 +51,32 @@ function build(get: (name: string) => string | undefined | null): Built {
       denied.includes(SECRET_VARIABLE) ? missingSecret(scheme, "permission") : undefined,
     );
   } catch (error) {
-    const setting = error instanceof ConfigurationException && error.setting
-      ? error.setting
-      : SECRET_VARIABLE;
+    const option = error instanceof ConfigurationException ? error.setting : undefined;
+    const variable = option === undefined ? undefined : VARIABLE_OF[option];
     const reason = error instanceof Error ? error.message : String(error);
+    const from = variable === undefined ? "" : ` (set by ${variable})`;
     return {
-      problem: { cause: "invalid", setting, message: `Webhook receiver misconfigured: ${reason}` },
+      problem: {
+        cause: "invalid",
+        setting: variable ?? option ?? SECRET_VARIABLE,
+        message: `Webhook receiver misconfigured: ${reason}${from}`,
+      },
     };
   }
 }
+
+// The variable behind each option, so that a refused value is reported under the name the operator set.
+const VARIABLE_OF: Readonly<Record<string, string>> = {
+  "signature.secret": SECRET_VARIABLE,
+  "signature.scheme": "GATEWAY_WEBHOOK_SCHEME",
+  "signature.header": "GATEWAY_WEBHOOK_HEADER",
+  "signature.toleranceSeconds": "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
+  routePrefix: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
+  maxBodyBytes: "GATEWAY_WEBHOOK_MAX_BODY_BYTES",
+  bodyTimeoutMs: "GATEWAY_WEBHOOK_BODY_TIMEOUT_MS",
+  "dedupe.windowSeconds": "GATEWAY_WEBHOOK_DEDUPE_WINDOW_SECONDS",
+  "queue.maxAttempts": "GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS",
+};
 
 let reportedUnreadable = "";
 

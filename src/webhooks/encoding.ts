@@ -105,8 +105,19 @@ export function utf8(text: string): Uint8Array {
 
 /** `a` followed by `b` in one new array. */
 export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
+  return joinBytes([a, b]);
+}
+
+/** The parts one after the other in one array (the only part itself when there is one). */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.byteLength;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
   return out;
 }

@@ -25,6 +25,8 @@ export interface ServedWorker {
   stderr(): string;
   /** Resolves with stdout once `pattern` appears in it; rejects after `timeoutMs`. */
   waitForStdout(pattern: RegExp, timeoutMs: number): Promise<string>;
+  /** Resolves with stderr once `pattern` appears in it; rejects after `timeoutMs`. */
+  waitForStderr(pattern: RegExp, timeoutMs: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -148,7 +150,7 @@ export async function serveDocumentedWorker(
   const stdoutDone = (async () => {
     for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
       out += chunk;
-      for (const wake of waiters) wake();
+      for (const wake of [...waiters]) wake();
     }
   })();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
@@ -166,33 +168,37 @@ export async function serveDocumentedWorker(
     url = /Listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(err)?.[1];
   }
   const stderrDone = (async () => {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) err += chunk.value;
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      err += chunk.value;
+      for (const wake of [...waiters]) wake();
+    }
   })();
+  // Woken by each chunk the worker prints; the timer only bounds how long a real server may take.
+  const wait = (text: () => string, pattern: RegExp, timeoutMs: number) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(text())) return;
+        done();
+        resolve(text());
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`worker printed no ${pattern} in ${timeoutMs} ms: ${out}${err}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
   let stopped = false;
   return {
     url,
     stdout: () => out,
     stderr: () => err,
-    waitForStdout(pattern, timeoutMs) {
-      // Woken by each chunk the worker prints; the timer only bounds how long a real server may take.
-      return new Promise<string>((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(out)) return;
-          done();
-          resolve(out);
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`worker printed no ${pattern} in ${timeoutMs} ms: ${out}${err}`));
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    waitForStdout: (pattern, timeoutMs) => wait(() => out, pattern, timeoutMs),
+    waitForStderr: (pattern, timeoutMs) => wait(() => err, pattern, timeoutMs),
     async stop() {
       if (stopped) return;
       stopped = true;

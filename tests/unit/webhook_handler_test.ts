@@ -870,3 +870,56 @@ Deno.test("secrets are checked when the receiver is built, naming the setting, n
     });
   }
 });
+
+Deno.test("handleWebhook: a refused variable value is reported under the variable's name", async () => {
+  const body = JSON.stringify(envelope());
+  const headers = await signWebhook({ body, secret: "env-secret-0123" });
+  const cases: [Record<string, string>, string, string][] = [
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_HEADER: "x-sig" },
+      "GATEWAY_WEBHOOK_HEADER",
+      'Webhook receiver misconfigured: Invalid webhook configuration: "signature.header" applies to one scheme; ' +
+      'set "signature.scheme" (hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers ' +
+      "(set by GATEWAY_WEBHOOK_HEADER)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SCHEME: "hmac256" },
+      "GATEWAY_WEBHOOK_SCHEME",
+      'Webhook receiver misconfigured: Invalid webhook configuration: unknown signature scheme "hmac256" ' +
+      "(expected one of auto, hmac, standard, jwt, token, none) (set by GATEWAY_WEBHOOK_SCHEME)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "whsec_not base64!" },
+      "GATEWAY_WEBHOOK_SECRET",
+      'Webhook receiver misconfigured: Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed ' +
+      "by base64 (the secret itself is not shown) (set by GATEWAY_WEBHOOK_SECRET)",
+    ],
+  ];
+  const original = console.error;
+  console.error = () => {};
+  try {
+    for (const [env, setting, error] of cases) {
+      const response = await handleWebhook(
+        new Request(`${URL_BASE}/sales`, { method: "POST", headers, body }),
+        env,
+      );
+      strictEqual(response.status, 503);
+      deepStrictEqual(await response.json(), { ok: false, error, setting });
+    }
+  } finally {
+    console.error = original;
+  }
+});
+
+Deno.test("signedWebhookRequest: extra headers ride along, and the request passes the default scheme", async () => {
+  const { signedWebhookRequest } = await import("../../src/testing/webhook_request.ts");
+  const { handler, seen } = setup();
+  const request = await signedWebhookRequest(`${URL_BASE}/sales`, envelope(), {
+    secret: SECRET,
+    timestamp: NOW / 1000,
+    headers: { "x-request-id": "r-1" },
+  });
+  strictEqual(request.headers.get("x-request-id"), "r-1");
+  await expectStatus(await handler(request), 200, { ok: true });
+  strictEqual(seen.length, 1);
+});

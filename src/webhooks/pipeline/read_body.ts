@@ -7,6 +7,7 @@
  * @module
  */
 
+import { joinBytes } from "../encoding.ts";
 import { BODIES, refuse, timedOut } from "./respond.ts";
 import type { BodyDeadlines, BodyReadResult, Receiver, RequestState } from "./state.ts";
 
@@ -49,20 +50,22 @@ async function readStreamed(
   } finally {
     reader.releaseLock();
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 0 ? EMPTY : joinBytes(chunks);
 }
 
 interface PendingRead {
   readonly deadline: number;
-  readonly resolve: (result: BodyReadResult) => void;
+  readonly receiver: Receiver;
+  readonly state: RequestState;
+  readonly resolve: (answer: Response | undefined) => void;
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+}
+
+// The stage's answer for a read's result: the body goes to `state`, a status becomes its refusal.
+function answer(receiver: Receiver, state: RequestState, result: BodyReadResult): Response | undefined {
+  if (typeof result === "number") return bodyRefused(receiver, result);
+  state.body = result;
+  return undefined;
 }
 
 /**
@@ -85,23 +88,32 @@ export class ReadDeadlines implements BodyDeadlines {
   }
 
   /**
-   * Read `request`'s body: the bytes, or the status to answer (408 when it has not fully arrived within the
-   * time limit, 413 over `max`, 400 for a malformed length or a failed read).
+   * Read the request's body into `state.body` (the promise resolves with undefined), or resolve with the
+   * answer: 408 when it has not fully arrived within the time limit, 413 over `receiver.maxBodyBytes`, 400
+   * for a malformed length or a failed read. The stage's answer is the read's own promise: no other one.
    */
-  read(request: Request, max: number): Promise<BodyReadResult> {
+  read(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+    const request = state.request;
+    const max = receiver.maxBodyBytes;
     const declared = request.headers.get("content-length");
     if (declared !== null) {
       if (!DIGITS.test(declared)) {
         discard(request);
-        return Promise.resolve(400);
+        return Promise.resolve(bodyRefused(receiver, 400));
       }
       if (Number(declared) > max) {
         discard(request);
-        return Promise.resolve(413);
+        return Promise.resolve(bodyRefused(receiver, 413));
       }
     }
     return new Promise((resolve) => {
-      const pending: PendingRead = { deadline: Date.now() + this.timeoutMs, resolve, reader: undefined };
+      const pending: PendingRead = {
+        deadline: Date.now() + this.timeoutMs,
+        receiver,
+        state,
+        resolve,
+        reader: undefined,
+      };
       this.#reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
       this.#readsSinceFired++;
@@ -128,7 +140,7 @@ export class ReadDeadlines implements BodyDeadlines {
       this.#clearing = true;
       queueMicrotask(this.#clearIfIdle);
     }
-    pending.resolve(result);
+    pending.resolve(answer(pending.receiver, pending.state, result));
   }
 
   readonly #clearIfIdle = (): void => {
@@ -152,7 +164,7 @@ export class ReadDeadlines implements BodyDeadlines {
       if (read.deadline <= now) {
         this.#reads.delete(read);
         read.reader?.cancel().catch(() => {});
-        read.resolve(408);
+        read.resolve(bodyRefused(read.receiver, 408));
       } else if (read.deadline < next) next = read.deadline;
     }
     if (next !== Infinity) this.#arm(next - now);
@@ -185,9 +197,5 @@ export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Respon
 
 /** Stage "read body": sets `state.body`, or answers 413, 408 or 400. */
 export function readBodyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
-  return receiver.deadlines.read(state.request, receiver.maxBodyBytes).then((result) => {
-    if (typeof result === "number") return bodyRefused(receiver, result);
-    state.body = result;
-    return undefined;
-  });
+  return receiver.deadlines.read(receiver, state);
 }

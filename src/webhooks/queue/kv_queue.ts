@@ -8,6 +8,7 @@
 import { checkOptionKeys } from "../../option_keys.ts";
 import { WebhookException } from "../../errors.ts";
 import { withBusyRetry } from "../../store/kv_busy.ts";
+import { joinBytes } from "../encoding.ts";
 import type { KvWebhookDedupe } from "../dedupe.ts";
 import {
   type ProcessWebhookJob,
@@ -195,19 +196,11 @@ export async function loadBody(
   if (job.body instanceof Uint8Array) return job.body;
   if (typeof job.chunks !== "number") return null;
   const parts: Uint8Array[] = [];
-  let length = 0;
   for await (const entry of kv.list<Uint8Array>({ prefix: [...prefix, "body", job.id] })) {
     parts.push(entry.value);
-    length += entry.value.byteLength;
   }
   if (parts.length !== job.chunks) return null;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
+  return joinBytes(parts);
 }
 
 /** Delete the job's body chunks in `op`. Internal. */
