@@ -95,15 +95,7 @@ export interface BodySpec {
   readonly check?: (problems: Problems, body: Record<string, unknown>) => void;
 }
 
-/**
- * The recipient of a send: a phone number (formatting stripped) or a JID, required.
- *
- * @example
- * ```ts
- * import { RECIPIENT_FIELD } from "./body_spec.ts";
- * RECIPIENT_FIELD.recipient; // true
- * ```
- */
+/** The recipient of a send: a phone number (formatting stripped) or a JID, required. */
 export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, recipient: true };
 
 /**

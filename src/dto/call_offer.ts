@@ -7,15 +7,7 @@
 import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 
-/**
- * The body of `/call/offer`: the request object validates with it, the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { CALL_OFFER_BODY } from "./call_offer.ts";
- * CALL_OFFER_BODY.fields.callDuration.max; // 15
- * ```
- */
+/** The body of `/call/offer`. */
 export const CALL_OFFER_BODY: BodySpec = {
   what: "call offer",
   fields: {

@@ -22,16 +22,7 @@ export const TEMPLATE_CATEGORIES: readonly ["AUTHENTICATION", "MARKETING", "UTIL
   "UTILITY",
 ];
 
-/**
- * The body of `/template/create`: the request object validates with it (at least one component, each an
- * object), the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { CREATE_TEMPLATE_BODY } from "./create_template.ts";
- * CREATE_TEMPLATE_BODY.fields.category.values; // ["AUTHENTICATION", "MARKETING", "UTILITY"]
- * ```
- */
+/** The body of `/template/create` (at least one component, each an object). */
 export const CREATE_TEMPLATE_BODY: BodySpec = {
   what: "template",
   fields: {

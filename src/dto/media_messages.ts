@@ -42,14 +42,7 @@ function requireDocumentName(problems: Problems, body: Record<string, unknown>):
 }
 
 /**
- * The body of `/message/sendMedia`: the request object validates with it (media an http(s) URL or raw base64,
- * a base64 document needs `fileName`), the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { SEND_MEDIA_BODY } from "./media_messages.ts";
- * SEND_MEDIA_BODY.fields.mediatype.values; // ["image", "document", "video", "audio"]
- * ```
+ * The body of `/message/sendMedia` (media an http(s) URL or raw base64, a base64 document needs `fileName`).
  */
 export const SEND_MEDIA_BODY: BodySpec = {
   what: "media message",
@@ -65,15 +58,7 @@ export const SEND_MEDIA_BODY: BodySpec = {
   check: requireDocumentName,
 };
 
-/**
- * The body of `/message/sendWhatsAppAudio` (`encoding` is not in the server's schema, which reads it).
- *
- * @example
- * ```ts
- * import { SEND_AUDIO_BODY } from "./media_messages.ts";
- * SEND_AUDIO_BODY.fields.audio.media; // true
- * ```
- */
+/** The body of `/message/sendWhatsAppAudio` (`encoding` is not in the server's schema, which reads it). */
 export const SEND_AUDIO_BODY: BodySpec = {
   what: "audio message",
   fields: {
@@ -84,15 +69,7 @@ export const SEND_AUDIO_BODY: BodySpec = {
   },
 };
 
-/**
- * The body of `/message/sendPtv`.
- *
- * @example
- * ```ts
- * import { SEND_PTV_BODY } from "./media_messages.ts";
- * SEND_PTV_BODY.fields.video.media; // true
- * ```
- */
+/** The body of `/message/sendPtv`. */
 export const SEND_PTV_BODY: BodySpec = {
   what: "ptv message",
   fields: {
@@ -102,15 +79,7 @@ export const SEND_PTV_BODY: BodySpec = {
   },
 };
 
-/**
- * The body of `/message/sendSticker` (`notConvertSticker` is not in the server's schema, which reads it).
- *
- * @example
- * ```ts
- * import { SEND_STICKER_BODY } from "./media_messages.ts";
- * SEND_STICKER_BODY.fields.sticker.media; // true
- * ```
- */
+/** The body of `/message/sendSticker` (`notConvertSticker` is not in the server's schema, which reads it). */
 export const SEND_STICKER_BODY: BodySpec = {
   what: "sticker message",
   fields: {

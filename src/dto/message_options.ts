@@ -54,12 +54,6 @@ const DIGITS_FIRST = "^\\d+";
  * The options every send route shares, as the server declares them (in its order) and as the request objects
  * check them: `delay` a non-negative integer, `quoted` a message key with an `id`, `mentioned` numbers without
  * repeats; `everyOne` is refused (the server lists it but never reads it).
- *
- * @example
- * ```ts
- * import { MESSAGE_OPTION_FIELDS } from "./message_options.ts";
- * Object.keys(MESSAGE_OPTION_FIELDS); // ["delay", "quoted", "mentionsEveryOne", "everyOne", "mentioned"]
- * ```
  */
 export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
   delay: {
@@ -107,12 +101,6 @@ export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
 /**
  * `linkPreview`: a field of `/message/sendText` for the server, accepted by every message request object (the
  * other routes' schemas do not list it).
- *
- * @example
- * ```ts
- * import { LINK_PREVIEW_FIELD } from "./message_options.ts";
- * LINK_PREVIEW_FIELD.server; // false
- * ```
  */
 export const LINK_PREVIEW_FIELD: FieldSpec = { type: "boolean", server: false };
 

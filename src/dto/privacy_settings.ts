@@ -65,16 +65,7 @@ export interface PrivacySettings {
   groupadd: "all" | "contacts" | "contact_blacklist" | "none";
 }
 
-/**
- * The body of `/chat/updatePrivacySettings`: the request object validates with it, the simulator derives its
- * schema from it.
- *
- * @example
- * ```ts
- * import { PRIVACY_SETTINGS_BODY } from "./privacy_settings.ts";
- * PRIVACY_SETTINGS_BODY.fields.online.values; // ["all", "match_last_seen"]
- * ```
- */
+/** The body of `/chat/updatePrivacySettings`. */
 export const PRIVACY_SETTINGS_BODY: BodySpec = {
   what: "privacy settings",
   requiredNotEmpty: true,

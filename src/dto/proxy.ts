@@ -26,14 +26,8 @@ export interface ProxyInput {
 }
 
 /**
- * The body of `/proxy/set`: the request object validates with it (`enabled` defaults to true, the port may be
- * a number), the simulator derives its schema from it (the server checks no protocol names).
- *
- * @example
- * ```ts
- * import { PROXY_BODY } from "./proxy.ts";
- * PROXY_BODY.fields.protocol.values; // ["http", "https", "socks4", "socks5"]
- * ```
+ * The body of `/proxy/set` (`enabled` defaults to true, the port may be a number); the server checks no
+ * protocol names.
  */
 export const PROXY_BODY: BodySpec = {
   what: "proxy",

@@ -45,15 +45,7 @@ export const REQUIRED_SETTINGS: readonly [
   "syncFullHistory",
 ] = ["rejectCall", "groupsIgnore", "alwaysOnline", "readMessages", "readStatus", "syncFullHistory"];
 
-/**
- * The body of `/settings/set`: the request object validates with it, the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { SETTINGS_BODY } from "./settings.ts";
- * SETTINGS_BODY.fields.rejectCall.required; // true
- * ```
- */
+/** The body of `/settings/set`. */
 export const SETTINGS_BODY: BodySpec = {
   what: "settings",
   requiredNotEmpty: true,

@@ -16,16 +16,7 @@ import {
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { compact, type MessageKeyInput, Problems } from "./validate.ts";
 
-/**
- * The body of `/message/sendLocation`: the request object validates with it (coordinates in range, name and
- * address default to ""), the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { SEND_LOCATION_BODY } from "./structured_messages.ts";
- * SEND_LOCATION_BODY.fields.latitude.max; // 90
- * ```
- */
+/** The body of `/message/sendLocation` (coordinates in range, name and address default to ""). */
 export const SEND_LOCATION_BODY: BodySpec = {
   what: "location message",
   fields: {
@@ -52,16 +43,7 @@ function readPollValues(problems: Problems, field: string, value: unknown): stri
   return values;
 }
 
-/**
- * The body of `/message/sendPoll`: the request object validates with it (2–10 distinct values,
- * `selectableCount` 0–10, default 1), the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { SEND_POLL_BODY } from "./structured_messages.ts";
- * SEND_POLL_BODY.fields.selectableCount.default; // 1
- * ```
- */
+/** The body of `/message/sendPoll` (2–10 distinct values, `selectableCount` 0–10, default 1). */
 export const SEND_POLL_BODY: BodySpec = {
   what: "poll message",
   fields: {
@@ -80,14 +62,7 @@ export const SEND_POLL_BODY: BodySpec = {
 };
 
 /**
- * The body of `/message/sendTemplate`: the request object validates with it (it wants the recipient, which
- * the server's schema leaves optional), the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { SEND_TEMPLATE_BODY } from "./structured_messages.ts";
- * SEND_TEMPLATE_BODY.fields.number.serverRequired; // false
- * ```
+ * The body of `/message/sendTemplate` (it wants the recipient, which the server's schema leaves optional).
  */
 export const SEND_TEMPLATE_BODY: BodySpec = {
   what: "template message",

@@ -8,15 +8,7 @@ import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import { MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 
-/**
- * The body of `/message/sendText`: the request object validates with it, the simulator derives its schema from it.
- *
- * @example
- * ```ts
- * import { SEND_TEXT_BODY } from "./text_message.ts";
- * SEND_TEXT_BODY.fields.text.required; // true
- * ```
- */
+/** The body of `/message/sendText`. */
 export const SEND_TEXT_BODY: BodySpec = {
   what: "text message",
   fields: {

@@ -25,29 +25,13 @@ export const PRESENCES: readonly Presence[] = [
   "paused",
 ];
 
-/**
- * `/instance/setPresence`.
- *
- * @example
- * ```ts
- * import { SET_PRESENCE_BODY } from "./bodies.ts";
- * SET_PRESENCE_BODY.fields.presence.required; // true
- * ```
- */
+/** The body of `/instance/setPresence`. */
 export const SET_PRESENCE_BODY: BodySpec = {
   what: "presence",
   fields: { presence: { type: "string", required: true, values: PRESENCES } },
 };
 
-/**
- * `/chat/sendPresence`: `delay` is how long the presence shows, in ms (the server's schema says a number).
- *
- * @example
- * ```ts
- * import { SEND_PRESENCE_BODY } from "./bodies.ts";
- * SEND_PRESENCE_BODY.fields.delay.min; // 0
- * ```
- */
+/** The body of `/chat/sendPresence`: `delay` is how long the presence shows, in ms. */
 export const SEND_PRESENCE_BODY: BodySpec = {
   what: "presence",
   serverRequiredOrder: ["number", "presence", "delay"],
@@ -58,15 +42,7 @@ export const SEND_PRESENCE_BODY: BodySpec = {
   },
 };
 
-/**
- * `/chat/updateBlockStatus` (the server's schema gives `number` no format message).
- *
- * @example
- * ```ts
- * import { BLOCK_STATUS_BODY } from "./bodies.ts";
- * BLOCK_STATUS_BODY.fields.status.values; // ["block", "unblock"]
- * ```
- */
+/** The body of `/chat/updateBlockStatus` (the server's schema gives `number` no format message). */
 export const BLOCK_STATUS_BODY: BodySpec = {
   what: "block status",
   requiredNotEmpty: true,
@@ -76,15 +52,7 @@ export const BLOCK_STATUS_BODY: BodySpec = {
   },
 };
 
-/**
- * `/label/handleLabel`.
- *
- * @example
- * ```ts
- * import { HANDLE_LABEL_BODY } from "./bodies.ts";
- * HANDLE_LABEL_BODY.fields.action.values; // ["add", "remove"]
- * ```
- */
+/** The body of `/label/handleLabel`. */
 export const HANDLE_LABEL_BODY: BodySpec = {
   what: "label change",
   requiredNotEmpty: true,
