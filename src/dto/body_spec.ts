@@ -99,6 +99,22 @@ export interface BodySpec {
 export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, recipient: true };
 
 /**
+ * The same fields with none of them in the server's schema (a route whose schema does not list the shared
+ * send options, which the server still reads).
+ *
+ * @example
+ * ```ts
+ * import { unlisted } from "./body_spec.ts";
+ * unlisted({ delay: { type: "integer", min: 0 } }).delay.server; // false
+ * ```
+ */
+export function unlisted(fields: Readonly<Record<string, FieldSpec>>): Record<string, FieldSpec> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [name, { ...field, server: false }]),
+  );
+}
+
+/**
  * Throws at once when the input is not an object: there are no fields to name.
  *
  * @example

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type FieldSpec, readFields } from "./body_spec.ts";
+import type { FieldSpec } from "./body_spec.ts";
 import { compact, type Problems } from "./validate.ts";
 
 /** The quoted message of a reply: the key's `id` is enough when the server stores messages. */
@@ -104,8 +104,6 @@ export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
  */
 export const LINK_PREVIEW_FIELD: FieldSpec = { type: "boolean", server: false };
 
-const OPTION_FIELDS = { ...MESSAGE_OPTION_FIELDS, linkPreview: LINK_PREVIEW_FIELD };
-
 function refuseEveryOne(problems: Problems, _field: string, value: unknown): undefined {
   if (value !== undefined) problems.add("everyOne is not read by the server; use mentionsEveryOne");
   return undefined;
@@ -134,9 +132,4 @@ function readQuoted(problems: Problems, field: string, value: unknown): QuotedIn
   const key = problems.messageKey(`${field}.key`, quoted.key, ["id"]);
   const message = problems.object(`${field}.message`, quoted.message);
   return key ? compact({ key, message }) as unknown as QuotedInput : undefined;
-}
-
-/** Read the shared send options of `input` into `problems`. */
-export function readMessageOptions(problems: Problems, input: Record<string, unknown>): MessageOptions {
-  return readFields(problems, OPTION_FIELDS, input) as MessageOptions;
 }

@@ -5,12 +5,18 @@
  * @module
  */
 
-import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
+import {
+  type BodySpec,
+  type FieldSpec,
+  readBody,
+  RECIPIENT_FIELD,
+  type ServerSchema,
+  unlisted,
+} from "./body_spec.ts";
 import {
   LINK_PREVIEW_FIELD,
   MESSAGE_OPTION_FIELDS,
   type MessageOptions,
-  readMessageOptions,
   requireObject,
 } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
@@ -130,6 +136,68 @@ export interface ContactCard {
   url?: string;
 }
 
+function readContactCards(problems: Problems, name: string, value: unknown): ContactCard[] {
+  const contact: ContactCard[] = [];
+  problems.array(name, value, { required: true, minItems: 1 })?.forEach((item, index) => {
+    const field = `${name}[${index}]`;
+    const card = problems.object(field, item, { required: true });
+    if (!card) return;
+    const fullName = problems.text(`${field}.fullName`, card.fullName, { required: true });
+    let phoneNumber = problems.text(`${field}.phoneNumber`, card.phoneNumber, { required: true });
+    if (phoneNumber !== undefined) {
+      phoneNumber = phoneNumber.trim();
+      if (phoneNumber.length < 10 || !/^\+?[\d\s\-().]+$/.test(phoneNumber)) {
+        problems.add(`${field}.phoneNumber must be a phone number of at least 10 characters`);
+      }
+    }
+    const wuid = problems.text(`${field}.wuid`, card.wuid);
+    const organization = problems.text(`${field}.organization`, card.organization);
+    const email = problems.text(`${field}.email`, card.email);
+    const url = problems.text(`${field}.url`, card.url);
+    contact.push(compact({ fullName: fullName!, phoneNumber: phoneNumber!, wuid, organization, email, url }));
+  });
+  return contact;
+}
+
+const TEXT: ServerSchema = { type: "string" };
+
+/** The body of `/message/sendContact` (the server's schema lists none of the shared send options). */
+export const SEND_CONTACT_BODY: BodySpec = {
+  what: "contact message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    contact: {
+      type: "array",
+      required: true,
+      read: readContactCards,
+      server: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            fullName: TEXT,
+            wuid: {
+              type: "string",
+              minLength: 10,
+              pattern: "\\d+",
+              description: '"wuid" must be a numeric string',
+            },
+            phoneNumber: { type: "string", minLength: 10 },
+            organization: TEXT,
+            email: TEXT,
+            url: TEXT,
+          },
+          required: ["fullName", "phoneNumber"],
+          notEmpty: ["fullName"],
+        },
+        minItems: 1,
+        uniqueItems: true,
+      },
+    },
+    ...unlisted({ ...MESSAGE_OPTION_FIELDS, linkPreview: LINK_PREVIEW_FIELD }),
+  },
+};
+
 /** The fields of a `SendContactMessageDto`: what `SendContactMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendContactMessageDto extends MessageOptions {
   /** Recipient. */
@@ -159,34 +227,7 @@ export class SendContactMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendContactMessageDto> | SendContactMessageDto): SendContactMessageDto {
     if (input instanceof SendContactMessageDto) return input;
-    const record = requireObject(input, "contact message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const list = problems.array("contact", record.contact, { required: true, minItems: 1 });
-    const contact: ContactCard[] = [];
-    list?.forEach((item, index) => {
-      const field = `contact[${index}]`;
-      const card = problems.object(field, item, { required: true });
-      if (!card) return;
-      const fullName = problems.text(`${field}.fullName`, card.fullName, { required: true });
-      let phoneNumber = problems.text(`${field}.phoneNumber`, card.phoneNumber, { required: true });
-      if (phoneNumber !== undefined) {
-        phoneNumber = phoneNumber.trim();
-        if (phoneNumber.length < 10 || !/^\+?[\d\s\-().]+$/.test(phoneNumber)) {
-          problems.add(`${field}.phoneNumber must be a phone number of at least 10 characters`);
-        }
-      }
-      const wuid = problems.text(`${field}.wuid`, card.wuid);
-      const organization = problems.text(`${field}.organization`, card.organization);
-      const email = problems.text(`${field}.email`, card.email);
-      const url = problems.text(`${field}.url`, card.url);
-      contact.push(
-        compact({ fullName: fullName!, phoneNumber: phoneNumber!, wuid, organization, email, url }),
-      );
-    });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("contact message");
-    return new SendContactMessageDto(compact({ number: number!, contact, ...options }));
+    return new SendContactMessageDto(readBody(SEND_CONTACT_BODY, input));
   }
 }
 
@@ -295,6 +336,75 @@ export interface ListSection {
   rows: ListRow[];
 }
 
+function readListRows(problems: Problems, name: string, value: unknown): ListRow[] {
+  const rows: ListRow[] = [];
+  problems.array(name, value, { required: true, minItems: 1 })?.forEach((item, index) => {
+    const field = `${name}[${index}]`;
+    const row = problems.object(field, item, { required: true });
+    if (!row) return;
+    const title = problems.text(`${field}.title`, row.title, { required: true });
+    const rowId = problems.text(`${field}.rowId`, row.rowId, { required: true });
+    const description = problems.text(`${field}.description`, row.description);
+    rows.push(compact({ title: title!, rowId: rowId!, description }));
+  });
+  return rows;
+}
+
+function readListSections(problems: Problems, name: string, value: unknown): ListSection[] {
+  const sections: ListSection[] = [];
+  problems.array(name, value, { required: true, minItems: 1 })?.forEach((item, index) => {
+    const field = `${name}[${index}]`;
+    const section = problems.object(field, item, { required: true });
+    if (!section) return;
+    const title = problems.text(`${field}.title`, section.title, { required: true });
+    sections.push({ title: title!, rows: readListRows(problems, `${field}.rows`, section.rows) });
+  });
+  return sections;
+}
+
+/** The body of `/message/sendList` (sections and their rows checked one by one). */
+export const SEND_LIST_BODY: BodySpec = {
+  what: "list message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    title: { type: "string", required: true },
+    description: { type: "string" },
+    footerText: { type: "string", required: true },
+    buttonText: { type: "string", required: true },
+    sections: {
+      type: "array",
+      required: true,
+      read: readListSections,
+      server: {
+        type: "array",
+        minItems: 1,
+        uniqueItems: true,
+        items: {
+          type: "object",
+          properties: {
+            title: TEXT,
+            rows: {
+              type: "array",
+              minItems: 1,
+              uniqueItems: true,
+              items: {
+                type: "object",
+                properties: { title: TEXT, description: TEXT, rowId: TEXT },
+                required: ["title", "rowId"],
+                notEmpty: ["title", "description", "rowId"],
+              },
+            },
+          },
+          required: ["title", "rows"],
+          notEmpty: ["title"],
+        },
+      },
+    },
+    ...MESSAGE_OPTION_FIELDS,
+    linkPreview: LINK_PREVIEW_FIELD,
+  },
+};
+
 /** The fields of a `SendListMessageDto`: what `SendListMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendListMessageDto extends MessageOptions {
   /** Recipient. */
@@ -336,46 +446,7 @@ export class SendListMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendListMessageDto> | SendListMessageDto): SendListMessageDto {
     if (input instanceof SendListMessageDto) return input;
-    const record = requireObject(input, "list message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const title = problems.text("title", record.title, { required: true });
-    const description = problems.text("description", record.description);
-    const footerText = problems.text("footerText", record.footerText, { required: true });
-    const buttonText = problems.text("buttonText", record.buttonText, { required: true });
-    const sections: ListSection[] = [];
-    problems.array("sections", record.sections, { required: true, minItems: 1 })?.forEach((item, index) => {
-      const field = `sections[${index}]`;
-      const section = problems.object(field, item, { required: true });
-      if (!section) return;
-      const sectionTitle = problems.text(`${field}.title`, section.title, { required: true });
-      const rows: ListRow[] = [];
-      problems.array(`${field}.rows`, section.rows, { required: true, minItems: 1 })?.forEach(
-        (rowItem, r) => {
-          const rowField = `${field}.rows[${r}]`;
-          const row = problems.object(rowField, rowItem, { required: true });
-          if (!row) return;
-          const rowTitle = problems.text(`${rowField}.title`, row.title, { required: true });
-          const rowId = problems.text(`${rowField}.rowId`, row.rowId, { required: true });
-          const rowDescription = problems.text(`${rowField}.description`, row.description);
-          rows.push(compact({ title: rowTitle!, rowId: rowId!, description: rowDescription }));
-        },
-      );
-      sections.push({ title: sectionTitle!, rows });
-    });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("list message");
-    return new SendListMessageDto(
-      compact({
-        number: number!,
-        title: title!,
-        description,
-        footerText: footerText!,
-        buttonText: buttonText!,
-        sections,
-        ...options,
-      }),
-    );
+    return new SendListMessageDto(readBody(SEND_LIST_BODY, input));
   }
 }
 
@@ -460,6 +531,78 @@ const BUTTON_FIELDS: Record<ButtonInput["type"], ReadonlyArray<keyof ButtonInput
   pix: ["currency", "name", "keyType", "key"],
 };
 
+function readButtons(problems: Problems, name: string, value: unknown): ButtonInput[] {
+  const buttons: ButtonInput[] = [];
+  problems.array(name, value, { required: true, minItems: 1 })?.forEach((item, index) => {
+    const field = `${name}[${index}]`;
+    const button = problems.object(field, item, { required: true });
+    if (!button) return;
+    const type = problems.oneOf(`${field}.type`, button.type, BUTTON_TYPES, { required: true });
+    if (type === undefined) return;
+    const out: Record<string, unknown> = { type };
+    for (const key of BUTTON_FIELDS[type]) {
+      out[key] = key === "keyType"
+        ? problems.oneOf(`${field}.keyType`, button.keyType, PIX_KEY_TYPES, { required: true })
+        : problems.text(`${field}.${key}`, button[key], { required: true });
+    }
+    buttons.push(compact(out) as unknown as ButtonInput);
+  });
+  return buttons;
+}
+
+/** At most 3 reply buttons, never mixed with other types; a pix button alone. */
+function checkButtonMix(problems: Problems, body: Record<string, unknown>): void {
+  const types = ((body.buttons ?? []) as ButtonInput[]).map((button) => button.type);
+  const replies = types.filter((type) => type === "reply").length;
+  if (replies > 3) problems.add("buttons must have at most 3 reply buttons");
+  if (replies > 0 && replies < types.length) {
+    problems.add("buttons cannot mix reply buttons with other types");
+  }
+  if (types.includes("pix") && types.length > 1) problems.add("buttons must hold a pix button alone");
+}
+
+const TEXT_FIELD: FieldSpec = { type: "string" };
+
+/** The body of `/message/sendButtons` (each button's fields by its type; the mix rules in `check`). */
+export const SEND_BUTTONS_BODY: BodySpec = {
+  what: "buttons message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    thumbnailUrl: TEXT_FIELD,
+    title: TEXT_FIELD,
+    description: TEXT_FIELD,
+    footer: TEXT_FIELD,
+    buttons: {
+      type: "array",
+      required: true,
+      serverRequired: false,
+      read: readButtons,
+      server: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            type: { type: "string", enum: [...BUTTON_TYPES] },
+            displayText: TEXT,
+            id: TEXT,
+            url: TEXT,
+            phoneNumber: TEXT,
+            currency: TEXT,
+            name: TEXT,
+            keyType: { type: "string", enum: [...PIX_KEY_TYPES] },
+            key: TEXT,
+          },
+          required: ["type"],
+          notEmpty: ["id", "url", "phoneNumber"],
+        },
+      },
+    },
+    ...MESSAGE_OPTION_FIELDS,
+    linkPreview: LINK_PREVIEW_FIELD,
+  },
+  check: checkButtonMix,
+};
+
 /**
  * A validated buttons message.
  *
@@ -485,41 +628,7 @@ export class SendButtonsMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendButtonsMessageDto> | SendButtonsMessageDto): SendButtonsMessageDto {
     if (input instanceof SendButtonsMessageDto) return input;
-    const record = requireObject(input, "buttons message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const title = problems.text("title", record.title);
-    const description = problems.text("description", record.description);
-    const footer = problems.text("footer", record.footer);
-    const thumbnailUrl = problems.text("thumbnailUrl", record.thumbnailUrl);
-    const buttons: ButtonInput[] = [];
-    const list = problems.array("buttons", record.buttons, { required: true, minItems: 1 });
-    list?.forEach((item, index) => {
-      const field = `buttons[${index}]`;
-      const button = problems.object(field, item, { required: true });
-      if (!button) return;
-      const type = problems.oneOf(`${field}.type`, button.type, BUTTON_TYPES, { required: true });
-      if (type === undefined) return;
-      const out: Record<string, unknown> = { type };
-      for (const name of BUTTON_FIELDS[type]) {
-        out[name] = name === "keyType"
-          ? problems.oneOf(`${field}.keyType`, button.keyType, PIX_KEY_TYPES, { required: true })
-          : problems.text(`${field}.${name}`, button[name], { required: true });
-      }
-      buttons.push(compact(out) as unknown as ButtonInput);
-    });
-    const types = buttons.map((button) => button.type);
-    const replies = types.filter((type) => type === "reply").length;
-    if (replies > 3) problems.add("buttons must have at most 3 reply buttons");
-    if (replies > 0 && replies < types.length) {
-      problems.add("buttons cannot mix reply buttons with other types");
-    }
-    if (types.includes("pix") && types.length > 1) problems.add("buttons must hold a pix button alone");
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("buttons message");
-    return new SendButtonsMessageDto(
-      compact({ number: number!, title, description, footer, thumbnailUrl, buttons, ...options }),
-    );
+    return new SendButtonsMessageDto(readBody(SEND_BUTTONS_BODY, input));
   }
 }
 

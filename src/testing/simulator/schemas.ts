@@ -17,8 +17,14 @@ import {
   SEND_PTV_BODY,
   SEND_STICKER_BODY,
 } from "../../dto/media_messages.ts";
-import { MESSAGE_OPTION_FIELDS } from "../../dto/message_options.ts";
-import { SEND_LOCATION_BODY, SEND_POLL_BODY, SEND_TEMPLATE_BODY } from "../../dto/structured_messages.ts";
+import {
+  SEND_BUTTONS_BODY,
+  SEND_CONTACT_BODY,
+  SEND_LIST_BODY,
+  SEND_LOCATION_BODY,
+  SEND_POLL_BODY,
+  SEND_TEMPLATE_BODY,
+} from "../../dto/structured_messages.ts";
 import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
 import {
   BLOCK_STATUS_BODY,
@@ -30,7 +36,6 @@ import { schemaOf } from "./body_schema.ts";
 import { INSTANCE_EVENTS } from "./events.ts";
 import type { Schema } from "./validate.ts";
 
-const number: Schema = { type: "string", description: "Invalid format" };
 const bool: Schema = { type: "boolean", enum: [true, false] };
 const key: Schema = {
   type: "object",
@@ -38,13 +43,6 @@ const key: Schema = {
   required: ["id", "remoteJid", "fromMe"],
   notEmpty: ["id", "remoteJid"],
 };
-const common: Record<string, Schema> = schemaOf({ what: "message options", fields: MESSAGE_OPTION_FIELDS })
-  .properties!;
-
-function send(properties: Record<string, Schema>, required: string[]): Schema {
-  return { type: "object", properties: { number, ...properties, ...common }, required };
-}
-
 /** `/message/*` schemas, by operation. */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendText: schemaOf(SEND_TEXT_BODY),
@@ -53,101 +51,15 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendWhatsAppAudio: schemaOf(SEND_AUDIO_BODY),
   sendSticker: schemaOf(SEND_STICKER_BODY),
   sendLocation: schemaOf(SEND_LOCATION_BODY),
-  sendContact: {
-    type: "object",
-    properties: {
-      number,
-      contact: {
-        type: "array",
-        items: {
-          type: "object",
-          properties: {
-            fullName: { type: "string" },
-            wuid: {
-              type: "string",
-              minLength: 10,
-              pattern: "\\d+",
-              description: '"wuid" must be a numeric string',
-            },
-            phoneNumber: { type: "string", minLength: 10 },
-            organization: { type: "string" },
-            email: { type: "string" },
-            url: { type: "string" },
-          },
-          required: ["fullName", "phoneNumber"],
-          notEmpty: ["fullName"],
-        },
-        minItems: 1,
-        uniqueItems: true,
-      },
-    },
-    required: ["number", "contact"],
-  },
+  sendContact: schemaOf(SEND_CONTACT_BODY),
   sendReaction: {
     type: "object",
     properties: { key, reaction: { type: "string" } },
     required: ["key", "reaction"],
   },
   sendPoll: schemaOf(SEND_POLL_BODY),
-  sendList: send({
-    title: { type: "string" },
-    description: { type: "string" },
-    footerText: { type: "string" },
-    buttonText: { type: "string" },
-    sections: {
-      type: "array",
-      minItems: 1,
-      uniqueItems: true,
-      items: {
-        type: "object",
-        properties: {
-          title: { type: "string" },
-          rows: {
-            type: "array",
-            minItems: 1,
-            uniqueItems: true,
-            items: {
-              type: "object",
-              properties: {
-                title: { type: "string" },
-                description: { type: "string" },
-                rowId: { type: "string" },
-              },
-              required: ["title", "rowId"],
-              notEmpty: ["title", "description", "rowId"],
-            },
-          },
-        },
-        required: ["title", "rows"],
-        notEmpty: ["title"],
-      },
-    },
-  }, ["number", "title", "footerText", "buttonText", "sections"]),
-  sendButtons: send({
-    thumbnailUrl: { type: "string" },
-    title: { type: "string" },
-    description: { type: "string" },
-    footer: { type: "string" },
-    buttons: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          type: { type: "string", enum: ["reply", "copy", "url", "call", "pix"] },
-          displayText: { type: "string" },
-          id: { type: "string" },
-          url: { type: "string" },
-          phoneNumber: { type: "string" },
-          currency: { type: "string" },
-          name: { type: "string" },
-          keyType: { type: "string", enum: ["phone", "email", "cpf", "cnpj", "random"] },
-          key: { type: "string" },
-        },
-        required: ["type"],
-        notEmpty: ["id", "url", "phoneNumber"],
-      },
-    },
-  }, ["number"]),
+  sendList: schemaOf(SEND_LIST_BODY),
+  sendButtons: schemaOf(SEND_BUTTONS_BODY),
   sendStatus: {
     type: "object",
     properties: {
