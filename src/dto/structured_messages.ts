@@ -13,14 +13,9 @@ import {
   type ServerSchema,
   unlisted,
 } from "./body_spec.ts";
-import {
-  LINK_PREVIEW_FIELD,
-  MESSAGE_OPTION_FIELDS,
-  type MessageOptions,
-  requireObject,
-} from "./message_options.ts";
+import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, type MessageKeyInput, Problems } from "./validate.ts";
+import { compact, type MessageKeyInput, type Problems } from "./validate.ts";
 
 /** The body of `/message/sendLocation` (coordinates in range, name and address default to ""). */
 export const SEND_LOCATION_BODY: BodySpec = {
@@ -231,6 +226,48 @@ export class SendContactMessageDto extends RequestDto {
   }
 }
 
+function readReaction(problems: Problems, field: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) {
+    problems.add(`${field} is required (use "" to remove a reaction)`);
+    return undefined;
+  }
+  const reaction = problems.text(field, value);
+  if (reaction !== undefined && graphemeCount(reaction) > 1) {
+    problems.add(`${field} must be a single emoji or ""`);
+  }
+  return reaction;
+}
+
+/**
+ * The server's shape of a message key (`{ id, remoteJid, fromMe }`), in reactions and the chat routes.
+ *
+ * @example
+ * ```ts
+ * import { MESSAGE_KEY_SCHEMA } from "./structured_messages.ts";
+ * MESSAGE_KEY_SCHEMA.required; // ["id", "remoteJid", "fromMe"]
+ * ```
+ */
+export const MESSAGE_KEY_SCHEMA: ServerSchema = {
+  type: "object",
+  properties: { id: TEXT, remoteJid: TEXT, fromMe: { type: "boolean", enum: [true, false] } },
+  required: ["id", "remoteJid", "fromMe"],
+  notEmpty: ["id", "remoteJid"],
+};
+
+/** The body of `/message/sendReaction` (a full message key; one emoji, or "" to remove the reaction). */
+export const SEND_REACTION_BODY: BodySpec = {
+  what: "reaction message",
+  fields: {
+    key: {
+      type: "object",
+      required: true,
+      read: (problems, field, value) => problems.messageKey(field, value),
+      server: MESSAGE_KEY_SCHEMA,
+    },
+    reaction: { type: "string", required: true, read: readReaction },
+  },
+};
+
 /** The fields of a `SendReactionMessageDto`: what `SendReactionMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendReactionMessageDto {
   /** Key of the message reacted to; the reaction goes to `key.remoteJid`. */
@@ -267,17 +304,7 @@ export class SendReactionMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendReactionMessageDto> | SendReactionMessageDto): SendReactionMessageDto {
     if (input instanceof SendReactionMessageDto) return input;
-    const record = requireObject(input, "reaction message");
-    const problems = new Problems();
-    const key = problems.messageKey("key", record.key);
-    const reaction = problems.text("reaction", record.reaction, { required: false });
-    if (record.reaction === undefined || record.reaction === null) {
-      problems.add(`reaction is required (use "" to remove a reaction)`);
-    } else if (reaction !== undefined && graphemeCount(reaction) > 1) {
-      problems.add(`reaction must be a single emoji or ""`);
-    }
-    problems.throwIfAny("reaction message");
-    return new SendReactionMessageDto({ key: key!, reaction: reaction! });
+    return new SendReactionMessageDto(readBody(SEND_REACTION_BODY, input));
   }
 }
 

@@ -18,11 +18,13 @@ import {
   SEND_STICKER_BODY,
 } from "../../dto/media_messages.ts";
 import {
+  MESSAGE_KEY_SCHEMA,
   SEND_BUTTONS_BODY,
   SEND_CONTACT_BODY,
   SEND_LIST_BODY,
   SEND_LOCATION_BODY,
   SEND_POLL_BODY,
+  SEND_REACTION_BODY,
   SEND_TEMPLATE_BODY,
 } from "../../dto/structured_messages.ts";
 import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
@@ -37,12 +39,7 @@ import { INSTANCE_EVENTS } from "./events.ts";
 import type { Schema } from "./validate.ts";
 
 const bool: Schema = { type: "boolean", enum: [true, false] };
-const key: Schema = {
-  type: "object",
-  properties: { id: { type: "string" }, remoteJid: { type: "string" }, fromMe: bool },
-  required: ["id", "remoteJid", "fromMe"],
-  notEmpty: ["id", "remoteJid"],
-};
+const key: Schema = MESSAGE_KEY_SCHEMA;
 /** `/message/*` schemas, by operation. */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendText: schemaOf(SEND_TEXT_BODY),
@@ -52,11 +49,8 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendSticker: schemaOf(SEND_STICKER_BODY),
   sendLocation: schemaOf(SEND_LOCATION_BODY),
   sendContact: schemaOf(SEND_CONTACT_BODY),
-  sendReaction: {
-    type: "object",
-    properties: { key, reaction: { type: "string" } },
-    required: ["key", "reaction"],
-  },
+  sendReaction: schemaOf(SEND_REACTION_BODY),
+
   sendPoll: schemaOf(SEND_POLL_BODY),
   sendList: schemaOf(SEND_LIST_BODY),
   sendButtons: schemaOf(SEND_BUTTONS_BODY),
