@@ -66,6 +66,8 @@ export interface FieldSpec {
   readonly recipient?: boolean;
   /** An http(s) URL or raw base64 the request object checks and normalizes (data URIs are refused). */
   readonly media?: boolean;
+  /** The server refuses an empty string here (`isNotEmpty`) although the field is not required. */
+  readonly serverNotEmpty?: boolean;
   /** Booleans: the server's schema also lists `[true, false]` (a non-boolean gets two errors). */
   readonly strictBoolean?: boolean;
   /** Strings: the request object trims the value. */
@@ -92,7 +94,13 @@ export interface BodySpec {
   /** Whether the server also refuses an empty string in its required fields (`isNotEmpty`). */
   readonly requiredNotEmpty?: boolean;
   /** A rule across fields, run by the request object on the fields read (a base64 document needs a name). */
-  readonly check?: (problems: Problems, body: Record<string, unknown>) => void;
+  readonly check?: (
+    problems: Problems,
+    body: Record<string, unknown>,
+    input: Record<string, unknown>,
+  ) => void;
+  /** Keys the declaration does not list are sent as given (the server reads more than its schema lists). */
+  readonly passThrough?: boolean;
 }
 
 /** The recipient of a send: a phone number (formatting stripped) or a JID, required. */
@@ -181,8 +189,13 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   const record = requireObject(input, spec.what);
   const problems = new Problems();
   const body = readFields(problems, spec.fields, record);
-  spec.check?.(problems, body);
+  spec.check?.(problems, body, record);
   problems.throwIfAny(spec.what);
+  if (spec.passThrough) {
+    for (const [name, value] of Object.entries(record)) {
+      if (!(name in spec.fields) && value !== undefined) body[name] = value;
+    }
+  }
   return body;
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type BodySpec, readBody } from "./body_spec.ts";
+import { type BodySpec, type FieldSpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
 
 /** The behaviour settings of an instance. */
@@ -45,20 +45,30 @@ export const REQUIRED_SETTINGS: readonly [
   "syncFullHistory",
 ] = ["rejectCall", "groupsIgnore", "alwaysOnline", "readMessages", "readStatus", "syncFullHistory"];
 
-/** The body of `/settings/set`. */
+const BOOLEAN: FieldSpec = { type: "boolean" };
+const TEXT: FieldSpec = { type: "string" };
+
+/** The instance's behaviour settings, each optional (as instance creation takes them). */
+export const SETTING_FIELDS: Readonly<Record<keyof InstanceSettings, FieldSpec>> = {
+  rejectCall: BOOLEAN,
+  msgCall: TEXT,
+  groupsIgnore: BOOLEAN,
+  alwaysOnline: BOOLEAN,
+  readMessages: BOOLEAN,
+  readStatus: BOOLEAN,
+  syncFullHistory: BOOLEAN,
+  wavoipToken: TEXT,
+};
+
+/** The body of `/settings/set`: the same fields, the six booleans required. */
 export const SETTINGS_BODY: BodySpec = {
   what: "settings",
   requiredNotEmpty: true,
-  fields: {
-    rejectCall: { type: "boolean", required: true },
-    msgCall: { type: "string" },
-    groupsIgnore: { type: "boolean", required: true },
-    alwaysOnline: { type: "boolean", required: true },
-    readMessages: { type: "boolean", required: true },
-    readStatus: { type: "boolean", required: true },
-    syncFullHistory: { type: "boolean", required: true },
-    wavoipToken: { type: "string" },
-  },
+  fields: Object.fromEntries(
+    Object.entries(SETTING_FIELDS).map((
+      [name, field],
+    ) => [name, field.type === "boolean" ? { ...field, required: true } : field]),
+  ),
 };
 
 /** The settings, as readonly fields of a `SettingsDto`. */

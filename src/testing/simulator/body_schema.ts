@@ -30,6 +30,9 @@ export function schemaOf(spec: BodySpec): Schema {
     .filter(([, field]) => field.serverRequired ?? field.required)
     .map(([name]) => name);
   if (required.length > 0) schema.required = required;
-  if (spec.requiredNotEmpty) schema.notEmpty = required;
+  const notEmpty = entries
+    .filter(([name, field]) => field.serverNotEmpty || (spec.requiredNotEmpty && required.includes(name)))
+    .map(([name]) => name);
+  if (notEmpty.length > 0) schema.notEmpty = spec.requiredNotEmpty ? required : notEmpty;
   return schema;
 }

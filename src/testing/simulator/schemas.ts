@@ -7,6 +7,7 @@
  */
 
 import { CALL_OFFER_BODY } from "../../dto/call_offer.ts";
+import { CREATE_INSTANCE_BODY } from "../../dto/create_instance.ts";
 import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
 import { PROXY_BODY } from "../../dto/proxy.ts";
@@ -80,24 +81,7 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
 };
 
 /** `/instance/create`: nothing required (the controller checks the rest). */
-export const CREATE_INSTANCE_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    instanceName: { type: "string" },
-    token: { type: "string" },
-    number: { type: "string" },
-    businessId: { type: "string" },
-    qrcode: bool,
-    rejectCall: { type: "boolean" },
-    msgCall: { type: "string" },
-    groupsIgnore: { type: "boolean" },
-    alwaysOnline: { type: "boolean" },
-    readMessages: { type: "boolean" },
-    readStatus: { type: "boolean" },
-    syncFullHistory: { type: "boolean" },
-  },
-  notEmpty: ["instanceName"],
-};
+export const CREATE_INSTANCE_SCHEMA: Schema = schemaOf(CREATE_INSTANCE_BODY);
 
 /** `/instance/setPresence`. */
 export const SET_PRESENCE_SCHEMA: Schema = schemaOf(SET_PRESENCE_BODY);
