@@ -193,9 +193,14 @@ Deno.test("CreateGroupDto: subject and 10+ digit participants", () => {
     () => CreateGroupDto.from({ subject: "", participants: ["12345678"], promoteParticipants: 1 as never }),
     [
       "subject must not be empty",
-      'participants[0] must be a phone number in international form (e.g. "5511999999999") or a JID ending in @s.whatsapp.net, @g.us or @lid; got "12345678"',
       "promoteParticipants must be true or false",
+      'participants[0] must be a phone number in international form (e.g. "5511999999999") or a JID ending in @s.whatsapp.net, @g.us or @lid; got "12345678"',
     ],
+  );
+  invalid(
+    () =>
+      CreateGroupDto.from({ subject: "T", participants: ["5511999999999"], profilePicture: "x" } as never),
+    ["profilePicture is not read by the server when creating a group; set it after"],
   );
   invalid(() => CreateGroupDto.from({ subject: "T", participants: [] }), [
     "participants must have at least 1 item",

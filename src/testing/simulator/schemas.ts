@@ -7,6 +7,7 @@
  */
 
 import { CALL_OFFER_BODY } from "../../dto/call_offer.ts";
+import { CREATE_GROUP_BODY, PARTICIPANTS_SCHEMA } from "../../dto/create_group.ts";
 import { CREATE_INSTANCE_BODY } from "../../dto/create_instance.ts";
 import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
@@ -225,32 +226,12 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
   updatePrivacySettings: schemaOf(PRIVACY_SETTINGS_BODY),
 };
 
-const participants: Schema = {
-  type: "array",
-  minItems: 1,
-  uniqueItems: true,
-  items: {
-    type: "string",
-    minLength: 10,
-    pattern: "\\d+",
-    description: '"participants" must be an array of numeric strings',
-  },
-};
+const participants: Schema = PARTICIPANTS_SCHEMA;
 
 /** `/group/*` schemas, by operation. */
 export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
-  create: {
-    type: "object",
-    properties: {
-      subject: { type: "string" },
-      description: { type: "string" },
-      profilePicture: { type: "string" },
-      promoteParticipants: bool,
-      participants,
-    },
-    required: ["subject", "participants"],
-    notEmpty: ["subject", "description", "profilePicture"],
-  },
+  create: schemaOf(CREATE_GROUP_BODY),
+
   groupJid: {
     type: "object",
     properties: { groupJid: { type: "string", pattern: "^[\\d-]+@g.us$" } },
