@@ -99,6 +99,8 @@ export interface BodySpec {
     body: Record<string, unknown>,
     input: Record<string, unknown>,
   ) => void;
+  /** The body is these fields wrapped in one object under this key (`{ webhook: {...} }`). */
+  readonly wrap?: string;
   /** Keys the declaration does not list are sent as given (the server reads more than its schema lists). */
   readonly passThrough?: boolean;
 }
@@ -141,8 +143,11 @@ export function requireObject(input: unknown, what: string): Record<string, unkn
 }
 
 function readField(problems: Problems, name: string, field: FieldSpec, value: unknown): unknown {
+  // A copy, so that no two bodies share a default `{}` or `[]`.
+  if ((value === undefined || value === null) && field.default !== undefined) {
+    return structuredClone(field.default);
+  }
   if (field.read) return field.read(problems, name, value);
-  if ((value === undefined || value === null) && field.default !== undefined) return field.default;
   const required = field.required === true;
   if (field.recipient) return problems.recipient(name, value, { required });
   if (field.media) return problems.media(name, value, { required });
@@ -196,7 +201,7 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
       if (!(name in spec.fields) && value !== undefined) body[name] = value;
     }
   }
-  return body;
+  return spec.wrap ? { [spec.wrap]: body } : body;
 }
 
 /**

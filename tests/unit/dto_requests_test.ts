@@ -146,11 +146,11 @@ Deno.test("WebhookConfigDto: the server's wrapped body with every field and even
         headers: { "x-n": 1 as never },
       }),
     [
-      "url must be an http(s) URL",
       "enabled must be true or false",
+      "url must be an http(s) URL",
+      "headers.x-n must be a string",
       'events[0] "MESSAGE_UPSERT" is not a webhook event (use UPPER_SNAKE names such as "MESSAGES_UPSERT"; see WEBHOOK_CONFIG_EVENTS)',
       'events[1] 3 is not a webhook event (use UPPER_SNAKE names such as "MESSAGES_UPSERT"; see WEBHOOK_CONFIG_EVENTS)',
-      "headers.x-n must be a string",
     ],
   );
   invalid(() => WebhookConfigDto.from({ events: "ALL" } as never), [

@@ -34,5 +34,5 @@ export function schemaOf(spec: BodySpec): Schema {
     .filter(([name, field]) => field.serverNotEmpty || (spec.requiredNotEmpty && required.includes(name)))
     .map(([name]) => name);
   if (notEmpty.length > 0) schema.notEmpty = spec.requiredNotEmpty ? required : notEmpty;
-  return schema;
+  return spec.wrap ? { type: "object", properties: { [spec.wrap]: schema }, required: [spec.wrap] } : schema;
 }

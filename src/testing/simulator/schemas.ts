@@ -30,6 +30,7 @@ import {
   SEND_TEMPLATE_BODY,
 } from "../../dto/structured_messages.ts";
 import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
+import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
 import {
   BLOCK_STATUS_BODY,
   HANDLE_LABEL_BODY,
@@ -37,7 +38,6 @@ import {
   SET_PRESENCE_BODY,
 } from "../../resources/bodies.ts";
 import { schemaOf } from "./body_schema.ts";
-import { INSTANCE_EVENTS } from "./events.ts";
 import type { Schema } from "./validate.ts";
 
 const bool: Schema = { type: "boolean", enum: [true, false] };
@@ -320,25 +320,7 @@ export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
 };
 
 /** `/webhook/set`: the body is wrapped in `webhook`. */
-export const WEBHOOK_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    webhook: {
-      type: "object",
-      properties: {
-        enabled: { type: "boolean" },
-        url: { type: "string" },
-        headers: { type: "object" },
-        byEvents: { type: "boolean" },
-        base64: { type: "boolean" },
-        events: { type: "array", minItems: 0, items: { type: "string", enum: [...INSTANCE_EVENTS] } },
-      },
-      required: ["enabled", "url"],
-      notEmpty: ["enabled", "url"],
-    },
-  },
-  required: ["webhook"],
-};
+export const WEBHOOK_SCHEMA: Schema = schemaOf(WEBHOOK_CONFIG_BODY);
 
 /** `/settings/set`. */
 export const SETTINGS_SCHEMA: Schema = schemaOf(SETTINGS_BODY);
