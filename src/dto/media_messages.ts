@@ -6,14 +6,9 @@
  */
 
 import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
-import {
-  LINK_PREVIEW_FIELD,
-  MESSAGE_OPTION_FIELDS,
-  type MessageOptions,
-  requireObject,
-} from "./message_options.ts";
+import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, mediaKind, Problems } from "./validate.ts";
+import { mediaKind, type Problems } from "./validate.ts";
 
 /**
  * Media types `sendMedia` accepts.
@@ -244,6 +239,73 @@ export class SendStickerMessageDto extends RequestDto {
  * ```
  */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
+function readColour(problems: Problems, field: string, value: unknown): string | undefined {
+  const colour = problems.text(field, value);
+  if (colour !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(colour)) {
+    problems.add(`${field} must be a colour like "#008000"`);
+  }
+  return colour;
+}
+
+function readStatusRecipients(problems: Problems, field: string, value: unknown): string[] | undefined {
+  const list = problems.array(field, value);
+  if (!list) return undefined;
+  const normalized = list.map((item, index) => problems.recipient(`${field}[${index}]`, item));
+  return normalized.every((item) => item !== undefined) ? normalized as string[] : undefined;
+}
+
+/** A text status needs a colour and a font; a media one media; each needs recipients or `allContacts`. */
+function checkStatus(
+  problems: Problems,
+  body: Record<string, unknown>,
+  input: Record<string, unknown>,
+): void {
+  const missing = (name: string) => input[name] === undefined || input[name] === null;
+  if (body.type !== undefined && body.type !== "text" && typeof body.content === "string") {
+    body.content = problems.media("content", body.content);
+  }
+  if (body.type === "text") {
+    if (missing("backgroundColor")) problems.add("backgroundColor is required");
+    if (missing("font")) problems.add("font is required");
+  }
+  const noList = missing("statusJidList") ||
+    (Array.isArray(input.statusJidList) && input.statusJidList.length === 0);
+  if (body.allContacts !== true && noList) {
+    problems.add("statusJidList must list at least one recipient unless allContacts is true");
+  }
+}
+
+/**
+ * The body of `/message/sendStatus` (content a text, or for media statuses an http(s) URL or raw base64;
+ * the rules across fields in `check`).
+ */
+export const SEND_STATUS_BODY: BodySpec = {
+  what: "status message",
+  fields: {
+    type: { type: "string", required: true, values: STATUS_TYPES },
+    content: { type: "string", required: true, serverRequired: false },
+    caption: { type: "string" },
+    backgroundColor: { type: "string", read: readColour },
+    font: { type: "integer", min: 1, max: 5, server: { type: "integer", minimum: 0, maximum: 5 } },
+    statusJidList: {
+      type: "array",
+      read: readStatusRecipients,
+      server: {
+        type: "array",
+        minItems: 1,
+        uniqueItems: true,
+        items: {
+          type: "string",
+          pattern: "^\\d+",
+          description: '"statusJidList" must be an array of numeric strings',
+        },
+      },
+    },
+    allContacts: { type: "boolean", strictBoolean: true },
+  },
+  check: checkStatus,
+};
+
 /** The fields of a `SendStatusMessageDto`: what `SendStatusMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendStatusMessageDto {
   /** `text`, `image`, `audio` or `video`. */
@@ -283,39 +345,6 @@ export class SendStatusMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendStatusMessageDto> | SendStatusMessageDto): SendStatusMessageDto {
     if (input instanceof SendStatusMessageDto) return input;
-    const record = requireObject(input, "status message");
-    const problems = new Problems();
-    const type = problems.oneOf("type", record.type, STATUS_TYPES, { required: true });
-    const content = type === undefined || type === "text"
-      ? problems.text("content", record.content, { required: true })
-      : problems.media("content", record.content);
-    const caption = problems.text("caption", record.caption);
-    const backgroundColor = problems.text("backgroundColor", record.backgroundColor, {
-      required: type === "text",
-    });
-    if (backgroundColor !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(backgroundColor)) {
-      problems.add(`backgroundColor must be a colour like "#008000"`);
-    }
-    const font = problems.number("font", record.font, {
-      required: type === "text",
-      integer: true,
-      min: 1,
-      max: 5,
-    });
-    const allContacts = problems.bool("allContacts", record.allContacts);
-    let statusJidList: string[] | undefined;
-    const list = problems.array("statusJidList", record.statusJidList);
-    if (list) {
-      const normalized = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
-      if (normalized.every((item) => item !== undefined)) statusJidList = normalized as string[];
-    }
-    const noList = record.statusJidList === undefined || record.statusJidList === null || list?.length === 0;
-    if (allContacts !== true && noList) {
-      problems.add("statusJidList must list at least one recipient unless allContacts is true");
-    }
-    problems.throwIfAny("status message");
-    return new SendStatusMessageDto(
-      compact({ type: type!, content: content!, caption, backgroundColor, font, statusJidList, allContacts }),
-    );
+    return new SendStatusMessageDto(readBody(SEND_STATUS_BODY, input));
   }
 }

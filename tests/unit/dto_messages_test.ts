@@ -358,8 +358,8 @@ Deno.test("SendStatusMessageDto: text needs font 1–5 and a colour; media needs
   invalid(
     () => SendStatusMessageDto.from({ type: "image", content: "hello there", statusJidList: ["abc"] }),
     [
-      "content must be an http(s) URL or raw base64",
       BAD_NUMBER("abc", "statusJidList[0]"),
+      "content must be an http(s) URL or raw base64",
     ],
   );
   invalid(() => SendStatusMessageDto.from({ type: "poll" as "text", content: "x", statusJidList: [] }), [

@@ -17,6 +17,7 @@ import {
   SEND_AUDIO_BODY,
   SEND_MEDIA_BODY,
   SEND_PTV_BODY,
+  SEND_STATUS_BODY,
   SEND_STICKER_BODY,
 } from "../../dto/media_messages.ts";
 import {
@@ -42,6 +43,7 @@ import type { Schema } from "./validate.ts";
 
 const bool: Schema = { type: "boolean", enum: [true, false] };
 const key: Schema = MESSAGE_KEY_SCHEMA;
+
 /** `/message/*` schemas, by operation. */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendText: schemaOf(SEND_TEXT_BODY),
@@ -52,32 +54,11 @@ export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
   sendLocation: schemaOf(SEND_LOCATION_BODY),
   sendContact: schemaOf(SEND_CONTACT_BODY),
   sendReaction: schemaOf(SEND_REACTION_BODY),
-
   sendPoll: schemaOf(SEND_POLL_BODY),
   sendList: schemaOf(SEND_LIST_BODY),
   sendButtons: schemaOf(SEND_BUTTONS_BODY),
-  sendStatus: {
-    type: "object",
-    properties: {
-      type: { type: "string", enum: ["text", "image", "audio", "video"] },
-      content: { type: "string" },
-      caption: { type: "string" },
-      backgroundColor: { type: "string" },
-      font: { type: "integer", minimum: 0, maximum: 5 },
-      statusJidList: {
-        type: "array",
-        minItems: 1,
-        uniqueItems: true,
-        items: {
-          type: "string",
-          pattern: "^\\d+",
-          description: '"statusJidList" must be an array of numeric strings',
-        },
-      },
-      allContacts: bool,
-    },
-    required: ["type"],
-  },
+  sendStatus: schemaOf(SEND_STATUS_BODY),
+
   sendTemplate: schemaOf(SEND_TEMPLATE_BODY),
 };
 
