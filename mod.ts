@@ -35,8 +35,6 @@ export {
   InstanceAlreadyExistsException,
   InstanceDisconnectedException,
   InstanceNotFoundException,
-  isOutcomeUnknown,
-  isPermanentFailure,
   MessageException,
   type MessageFailureReason,
   MessageStatusException,
@@ -46,6 +44,7 @@ export {
   ValidationException,
   WebhookException,
 } from "./src/errors.ts";
+export { isOutcomeUnknown, isPermanentFailure } from "./src/send/outcome.ts";
 export {
   type ConnectionConfig,
   type GatewayConfig,

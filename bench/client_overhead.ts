@@ -115,6 +115,14 @@ const BASELINE = "plain fetch + JSON.parse (baseline)";
 const BASELINE_MANY = `plain fetch, ${IN_FLIGHT} in flight (baseline)`;
 const variants: Record<string, Variant> = {
   [BASELINE]: { baseline: BASELINE, run: plainFetch },
+  "plain fetch + JSON.parse, with a 30 s timeout signal": {
+    baseline: BASELINE,
+    run: async () => {
+      const signal = AbortSignal.timeout(30_000);
+      const res = await fetch(sendUrl, { method: "POST", headers, body: JSON.stringify(payload), signal });
+      return JSON.parse(await res.text());
+    },
+  },
   "ofetch": {
     baseline: BASELINE,
     run: () => ofetch(sendUrl, { method: "POST", headers: { apikey: "bench-key" }, body: payload }),

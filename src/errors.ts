@@ -1,7 +1,6 @@
 /**
- * The exceptions the library throws, and the two questions a caller asks of one: may the send have
- * happened (`isOutcomeUnknown`), and can it ever succeed (`isPermanentFailure`). Which answer of the server
- * becomes which exception is decided in `client/from_response.ts`.
+ * The exceptions the library throws. Which answer of the server becomes which exception is decided in
+ * `client/from_response.ts`; what a failed send's exception means for a resend in `send/outcome.ts`.
  *
  * @module
  */
@@ -145,7 +144,7 @@ export class InstanceAlreadyExistsException extends GatewayApiException {}
  * A successful answer was larger than the configured limit (`http.max_response_bytes`, or
  * `http.max_media_response_bytes` for media reads). Only the limit was read: the rest of the body was never
  * buffered. `status` is the answer's status, `limit` the limit in bytes. A message send that gets this answer
- * was accepted by the server, so {@link isOutcomeUnknown} is true for it: never resend it blindly.
+ * was accepted by the server, so `isOutcomeUnknown` is true for it: never resend it blindly.
  *
  * @example
  * ```ts
@@ -572,40 +571,4 @@ export class ConfigurationException extends GatewayApiException {
     super(message, context);
     this.setting = context.setting;
   }
-}
-
-/**
- * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
- * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayApiException` (an abort or an unexpected error mid-request). A resend
- * of such a message could deliver it twice.
- *
- * @example
- * ```ts
- * import { ConnectionException, isOutcomeUnknown, ValidationException } from "@gw/gateway";
- * isOutcomeUnknown(new ConnectionException("reset", { outcomeUnknown: true })); // true
- * isOutcomeUnknown(new DOMException("aborted", "AbortError")); // true
- * isOutcomeUnknown(new ValidationException("bad number")); // false
- * ```
- */
-export function isOutcomeUnknown(error: unknown): boolean {
-  if (error instanceof ConnectionException) return error.outcomeUnknown;
-  // Accepted by the server, but its answer (with the message id) could not be read.
-  if (error instanceof ResponseTooLargeException) return error.status !== undefined && error.status < 300;
-  return !(error instanceof GatewayApiException);
-}
-
-/**
- * Whether a failed send can never succeed as it is, so resending it is pointless: the request was invalid
- * (`ValidationException`) or the recipient is not on the network (`MessageException` `not_on_whatsapp`).
- * Authentication, missing instances, rate limits and connection failures can heal and are not permanent.
- *
- * @example
- * ```ts
- * import { isPermanentFailure, MessageException } from "@gw/gateway";
- * isPermanentFailure(new MessageException("not on WhatsApp", { reason: "not_on_whatsapp" })); // true
- * ```
- */
-export function isPermanentFailure(error: unknown): boolean {
-  return error instanceof ValidationException ||
-    (error instanceof MessageException && error.reason === "not_on_whatsapp");
 }

@@ -171,6 +171,7 @@ function buildShared(config: GatewayConfig, dependencies: ServiceDependencies): 
 export class GatewayService {
   readonly #shared: Shared;
   readonly #scope: Scope;
+  #resourceContext?: ResourceContext;
 
   /**
    * Build a service from a full configuration. The configuration is checked here: an unknown key, a wrong
@@ -198,7 +199,12 @@ export class GatewayService {
     return new GatewayService({}, view as ServiceDependencies);
   }
 
+  /** What this view's resources are bound to: built once per view (a view never changes). */
   #context(): ResourceContext {
+    return this.#resourceContext ??= this.#buildContext();
+  }
+
+  #buildContext(): ResourceContext {
     const shared = this.#shared;
     return {
       client: shared.client,

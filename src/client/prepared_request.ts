@@ -224,16 +224,13 @@ const plainHeaders = new WeakMap<ResolvedConnection, [Record<string, string>, Re
 
 function headersOf(connection: ResolvedConnection, options: RequestOptions): Record<string, string> {
   if (options.headers === undefined && !options.idempotencyKey) {
-    // Most calls: one frozen record per connection, read by fetch (which copies it) and the debug log.
+    // Most calls: a copy of one record per connection (a copy, so that a fetch wrapper may add to it).
     let shared = plainHeaders.get(connection);
     if (shared === undefined) {
-      shared = [
-        Object.freeze(buildHeaders(connection, {})),
-        Object.freeze(buildHeaders(connection, { body: {} })),
-      ];
+      shared = [buildHeaders(connection, {}), buildHeaders(connection, { body: {} })];
       plainHeaders.set(connection, shared);
     }
-    return shared[options.body === undefined ? 0 : 1];
+    return { ...shared[options.body === undefined ? 0 : 1] };
   }
   return buildHeaders(connection, options);
 }

@@ -6,13 +6,8 @@
  * @module
  */
 
-import {
-  AuthenticationException,
-  InstanceDisconnectedException,
-  isOutcomeUnknown,
-  isPermanentFailure,
-  ValidationException,
-} from "../errors.ts";
+import { AuthenticationException, InstanceDisconnectedException, ValidationException } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import type { InstanceRef } from "../health/instance_health.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";

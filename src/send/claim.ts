@@ -7,7 +7,7 @@
  */
 
 import { ApiResponse } from "../client/response.ts";
-import { isOutcomeUnknown } from "../errors.ts";
+import { isOutcomeUnknown } from "./outcome.ts";
 import { getGatewayLogger } from "../log.ts";
 import {
   type IdempotencyClaim,

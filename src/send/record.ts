@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure } from "./outcome.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import type { Send, SendStage } from "./types.ts";
