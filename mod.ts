@@ -105,10 +105,9 @@ export {
   SendStatusMessageDto,
   SendStickerMessageDto,
 } from "./src/dto/media_messages.ts";
+export { SendButtonsMessageDto, SendListMessageDto } from "./src/dto/interactive_messages.ts";
 export {
-  SendButtonsMessageDto,
   SendContactMessageDto,
-  SendListMessageDto,
   SendLocationMessageDto,
   SendPollMessageDto,
   SendReactionMessageDto,

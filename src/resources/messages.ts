@@ -17,11 +17,13 @@ import type { MessageOptions } from "../dto/message_options.ts";
 import type { RequestDto } from "../dto/request_dto.ts";
 import {
   type ButtonInput,
-  type ContactCard,
   type ListSection,
   SendButtonsMessageDto,
-  SendContactMessageDto,
   SendListMessageDto,
+} from "../dto/interactive_messages.ts";
+import {
+  type ContactCard,
+  SendContactMessageDto,
   SendLocationMessageDto,
   SendPollMessageDto,
   SendReactionMessageDto,

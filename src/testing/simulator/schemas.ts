@@ -20,11 +20,10 @@ import {
   SEND_STATUS_BODY,
   SEND_STICKER_BODY,
 } from "../../dto/media_messages.ts";
+import { SEND_BUTTONS_BODY, SEND_LIST_BODY } from "../../dto/interactive_messages.ts";
 import {
   MESSAGE_KEY_SCHEMA,
-  SEND_BUTTONS_BODY,
   SEND_CONTACT_BODY,
-  SEND_LIST_BODY,
   SEND_LOCATION_BODY,
   SEND_POLL_BODY,
   SEND_REACTION_BODY,
