@@ -51,7 +51,7 @@ export interface FieldSpec {
   /** Whether the server requires it (default: `required`); a recipient the server lets the body omit. */
   readonly serverRequired?: boolean;
   /** Allowed values (checked by the request object; by the server too unless `serverEnum` is false). */
-  readonly values?: readonly string[];
+  readonly values?: readonly (string | number)[];
   /** Whether the server's schema lists `values` (default true). */
   readonly serverEnum?: boolean;
   /** Integer range, checked by both. */

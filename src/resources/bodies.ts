@@ -5,8 +5,10 @@
  * @module
  */
 
-import { type BodySpec, RECIPIENT_FIELD } from "../dto/body_spec.ts";
-import type { Presence } from "./types.ts";
+import { type BodySpec, type FieldSpec, RECIPIENT_FIELD } from "../dto/body_spec.ts";
+import { PARTICIPANTS_SCHEMA, readParticipants } from "../dto/create_group.ts";
+import { readGroupJid } from "./args.ts";
+import type { GroupSettingAction, ParticipantAction, Presence } from "./types.ts";
 
 /**
  * Presence values of `setPresence` and `sendPresence`.
@@ -60,5 +62,122 @@ export const HANDLE_LABEL_BODY: BodySpec = {
     number: RECIPIENT_FIELD,
     labelId: { type: "string", required: true },
     action: { type: "string", required: true, values: ["add", "remove"] },
+  },
+};
+
+/**
+ * Participant actions of `updateParticipant`.
+ *
+ * @example
+ * ```ts
+ * import { PARTICIPANT_ACTIONS } from "./bodies.ts";
+ * PARTICIPANT_ACTIONS.includes("promote"); // true
+ * ```
+ */
+export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove", "promote", "demote"];
+/**
+ * Setting actions of `updateSetting`.
+ *
+ * @example
+ * ```ts
+ * import { GROUP_SETTING_ACTIONS } from "./bodies.ts";
+ * GROUP_SETTING_ACTIONS.includes("announcement"); // true
+ * ```
+ */
+export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
+  "announcement",
+  "not_announcement",
+  "locked",
+  "unlocked",
+];
+/**
+ * Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off).
+ *
+ * @example
+ * ```ts
+ * import { EPHEMERAL_EXPIRATIONS } from "./bodies.ts";
+ * EPHEMERAL_EXPIRATIONS.includes(604800); // true
+ * ```
+ */
+export const EPHEMERAL_EXPIRATIONS: readonly number[] = [0, 86400, 604800, 7776000];
+
+/** A group id, `@g.us` appended when missing; the resources send it in the query, the server reads it with the body. */
+const GROUP_JID: FieldSpec = {
+  type: "string",
+  required: true,
+  read: (problems, field, value) => readGroupJid(problems, value, field),
+};
+
+/** A group route's `groupJid` alone (the server's pattern is checked by the simulator). */
+export const GROUP_JID_BODY: BodySpec = {
+  what: "group id",
+  requiredNotEmpty: true,
+  fields: { groupJid: { ...GROUP_JID, server: { type: "string", pattern: "^[\\d-]+@g.us$" } } },
+};
+
+/** The body of `/group/updateGroupSubject` (with its `groupJid`). */
+export const GROUP_SUBJECT_BODY: BodySpec = {
+  what: "group subject",
+  requiredNotEmpty: true,
+  fields: { groupJid: GROUP_JID, subject: { type: "string", required: true } },
+};
+
+/** The body of `/group/updateGroupPicture` (with its `groupJid`): an http(s) URL or raw base64 image. */
+export const GROUP_PICTURE_BODY: BodySpec = {
+  what: "group picture",
+  requiredNotEmpty: true,
+  fields: { groupJid: GROUP_JID, image: { type: "string", required: true, media: true } },
+};
+
+/** The body of `/group/updateGroupDescription` (with its `groupJid`). */
+export const GROUP_DESCRIPTION_BODY: BodySpec = {
+  what: "group description",
+  requiredNotEmpty: true,
+  fields: { groupJid: GROUP_JID, description: { type: "string", required: true } },
+};
+
+/** The body of `/group/sendInvite`: the group, a text and the numbers to invite. */
+export const GROUP_INVITE_BODY: BodySpec = {
+  what: "group invite",
+  requiredNotEmpty: true,
+  fields: {
+    groupJid: GROUP_JID,
+    description: { type: "string", required: true },
+    numbers: {
+      type: "array",
+      required: true,
+      read: readParticipants,
+      server: {
+        ...PARTICIPANTS_SCHEMA,
+        items: { ...PARTICIPANTS_SCHEMA.items, description: '"numbers" must be an array of numeric strings' },
+      },
+    },
+  },
+};
+
+/** The body of `/group/updateParticipant` (with its `groupJid`). */
+export const GROUP_PARTICIPANTS_BODY: BodySpec = {
+  what: "participant update",
+  fields: {
+    groupJid: { ...GROUP_JID, serverNotEmpty: true },
+    action: { type: "string", required: true, values: PARTICIPANT_ACTIONS, serverNotEmpty: true },
+    participants: { type: "array", required: true, read: readParticipants, server: PARTICIPANTS_SCHEMA },
+  },
+};
+
+/** The body of `/group/updateSetting` (with its `groupJid`). */
+export const GROUP_SETTING_BODY: BodySpec = {
+  what: "group setting",
+  requiredNotEmpty: true,
+  fields: { groupJid: GROUP_JID, action: { type: "string", required: true, values: GROUP_SETTING_ACTIONS } },
+};
+
+/** The body of `/group/toggleEphemeral` (with its `groupJid`): the timer in seconds. */
+export const GROUP_EPHEMERAL_BODY: BodySpec = {
+  what: "group ephemeral",
+  requiredNotEmpty: true,
+  fields: {
+    groupJid: GROUP_JID,
+    expiration: { type: "number", required: true, values: EPHEMERAL_EXPIRATIONS },
   },
 };

@@ -7,8 +7,19 @@
 
 import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
-import { CreateGroupDto, readParticipants } from "../dto/create_group.ts";
-import { check, groupJid, inviteCode, oneOf, readGroupJid } from "./args.ts";
+import { type BodySpec, readBody } from "../dto/body_spec.ts";
+import { CreateGroupDto } from "../dto/create_group.ts";
+import { groupJid, inviteCode } from "./args.ts";
+import {
+  GROUP_DESCRIPTION_BODY,
+  GROUP_EPHEMERAL_BODY,
+  GROUP_INVITE_BODY,
+  GROUP_JID_BODY,
+  GROUP_PARTICIPANTS_BODY,
+  GROUP_PICTURE_BODY,
+  GROUP_SETTING_BODY,
+  GROUP_SUBJECT_BODY,
+} from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import { ROUTE, type RouteEntry } from "./routes.ts";
 import type {
@@ -18,42 +29,6 @@ import type {
   ParticipantAction,
   UpdateResult,
 } from "./types.ts";
-
-/**
- * Participant actions of `updateParticipant`.
- *
- * @example
- * ```ts
- * import { PARTICIPANT_ACTIONS } from "./groups.ts";
- * PARTICIPANT_ACTIONS.includes("promote"); // true
- * ```
- */
-export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove", "promote", "demote"];
-/**
- * Setting actions of `updateSetting`.
- *
- * @example
- * ```ts
- * import { GROUP_SETTING_ACTIONS } from "./groups.ts";
- * GROUP_SETTING_ACTIONS.includes("announcement"); // true
- * ```
- */
-export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
-  "announcement",
-  "not_announcement",
-  "locked",
-  "unlocked",
-];
-/**
- * Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off).
- *
- * @example
- * ```ts
- * import { EPHEMERAL_EXPIRATIONS } from "./groups.ts";
- * EPHEMERAL_EXPIRATIONS.includes(604800); // true
- * ```
- */
-export const EPHEMERAL_EXPIRATIONS: readonly number[] = [0, 86400, 604800, 7776000];
 
 /**
  * Groups: create, rename, describe, picture, members, admins, invites, settings, leave.
@@ -90,13 +65,15 @@ export class GroupsResource extends Resource {
     return await this.call(ROUTE.group.create, { body: dto.toJSON() }, call);
   }
 
+  /** Validate `input` with `spec`, then POST its `groupJid` in the query (where the server reads it) and the rest as the body. */
   async #post<T>(
     route: RouteEntry,
-    jid: string,
-    body: Record<string, unknown>,
+    spec: BodySpec,
+    input: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<ApiResponse<T>> {
-    return await this.call<T>(route, { query: { groupJid: jid }, body }, options);
+    const { groupJid, ...body } = readBody(spec, input);
+    return await this.call<T>(route, { query: { groupJid: groupJid as string }, body }, options);
   }
 
   async #get<T>(
@@ -122,14 +99,10 @@ export class GroupsResource extends Resource {
     subject: string,
     options?: CallOptions,
   ): Promise<ApiResponse<UpdateResult>> {
-    const valid = check("group subject", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      subject: p.text("subject", subject, { required: true }),
-    }));
     return await this.#post(
       ROUTE.group.updateGroupSubject,
-      valid.jid,
-      { subject: valid.subject },
+      GROUP_SUBJECT_BODY,
+      { groupJid: jid, subject },
       options,
     );
   }
@@ -145,14 +118,10 @@ export class GroupsResource extends Resource {
    * ```
    */
   async updatePicture(jid: string, image: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    const valid = check(
-      "group picture",
-      (p) => ({ jid: readGroupJid(p, jid)!, image: p.media("image", image) }),
-    );
     return await this.#post(
       ROUTE.group.updateGroupPicture,
-      valid.jid,
-      { image: valid.image },
+      GROUP_PICTURE_BODY,
+      { groupJid: jid, image },
       options,
     );
   }
@@ -172,12 +141,9 @@ export class GroupsResource extends Resource {
     description: string,
     options?: CallOptions,
   ): Promise<ApiResponse<UpdateResult>> {
-    const valid = check("group description", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      description: p.text("description", description, { required: true }),
-    }));
-    return await this.#post(ROUTE.group.updateGroupDescription, valid.jid, {
-      description: valid.description,
+    return await this.#post(ROUTE.group.updateGroupDescription, GROUP_DESCRIPTION_BODY, {
+      groupJid: jid,
+      description,
     }, options);
   }
 
@@ -261,7 +227,7 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ revoked: boolean; inviteCode: string }>> {
-    return await this.#post(ROUTE.group.revokeInviteCode, groupJid(jid), {}, options);
+    return await this.#post(ROUTE.group.revokeInviteCode, GROUP_JID_BODY, { groupJid: jid }, options);
   }
 
   /**
@@ -280,11 +246,7 @@ export class GroupsResource extends Resource {
     description: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ send: boolean; inviteUrl: string }>> {
-    const body = check("group invite", (p) => ({
-      groupJid: readGroupJid(p, jid),
-      description: p.text("description", description, { required: true }),
-      numbers: readParticipants(p, "numbers", numbers),
-    }));
+    const body = readBody(GROUP_INVITE_BODY, { groupJid: jid, description, numbers });
     return await this.call(ROUTE.group.sendInvite, { body }, options);
   }
 
@@ -337,14 +299,10 @@ export class GroupsResource extends Resource {
     participants: string[],
     options?: CallOptions,
   ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
-    const valid = check("participant update", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      action: p.oneOf("action", action, PARTICIPANT_ACTIONS, { required: true }),
-      participants: readParticipants(p, "participants", participants),
-    }));
-    return await this.#post(ROUTE.group.updateParticipant, valid.jid, {
-      action: valid.action,
-      participants: valid.participants,
+    return await this.#post(ROUTE.group.updateParticipant, GROUP_PARTICIPANTS_BODY, {
+      groupJid: jid,
+      action,
+      participants,
     }, options);
   }
 
@@ -436,11 +394,12 @@ export class GroupsResource extends Resource {
     action: GroupSettingAction,
     options?: CallOptions,
   ): Promise<ApiResponse<{ updateSetting: unknown }>> {
-    const valid = check("group setting", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      action: p.oneOf("action", action, GROUP_SETTING_ACTIONS, { required: true }),
-    }));
-    return await this.#post(ROUTE.group.updateSetting, valid.jid, { action: valid.action }, options);
+    return await this.#post(
+      ROUTE.group.updateSetting,
+      GROUP_SETTING_BODY,
+      { groupJid: jid, action },
+      options,
+    );
   }
 
   /**
@@ -458,9 +417,12 @@ export class GroupsResource extends Resource {
     expiration: number,
     options?: CallOptions,
   ): Promise<ApiResponse<{ success: boolean }>> {
-    const valid = groupJid(jid);
-    const value = oneOf("expiration", expiration, EPHEMERAL_EXPIRATIONS);
-    return await this.#post(ROUTE.group.toggleEphemeral, valid, { expiration: value }, options);
+    return await this.#post(
+      ROUTE.group.toggleEphemeral,
+      GROUP_EPHEMERAL_BODY,
+      { groupJid: jid, expiration },
+      options,
+    );
   }
 
   /**

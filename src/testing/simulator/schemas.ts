@@ -7,7 +7,7 @@
  */
 
 import { CALL_OFFER_BODY } from "../../dto/call_offer.ts";
-import { CREATE_GROUP_BODY, PARTICIPANTS_SCHEMA } from "../../dto/create_group.ts";
+import { CREATE_GROUP_BODY } from "../../dto/create_group.ts";
 import { CREATE_INSTANCE_BODY } from "../../dto/create_instance.ts";
 import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
@@ -33,6 +33,14 @@ import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
 import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
 import {
   BLOCK_STATUS_BODY,
+  GROUP_DESCRIPTION_BODY,
+  GROUP_EPHEMERAL_BODY,
+  GROUP_INVITE_BODY,
+  GROUP_JID_BODY,
+  GROUP_PARTICIPANTS_BODY,
+  GROUP_PICTURE_BODY,
+  GROUP_SETTING_BODY,
+  GROUP_SUBJECT_BODY,
   HANDLE_LABEL_BODY,
   SEND_PRESENCE_BODY,
   SET_PRESENCE_BODY,
@@ -206,96 +214,29 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
   updatePrivacySettings: schemaOf(PRIVACY_SETTINGS_BODY),
 };
 
-const participants: Schema = PARTICIPANTS_SCHEMA;
-
 /** `/group/*` schemas, by operation. */
 export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
   create: schemaOf(CREATE_GROUP_BODY),
-
-  groupJid: {
-    type: "object",
-    properties: { groupJid: { type: "string", pattern: "^[\\d-]+@g.us$" } },
-    required: ["groupJid"],
-    notEmpty: ["groupJid"],
-  },
+  groupJid: schemaOf(GROUP_JID_BODY),
   getParticipants: {
     type: "object",
     properties: { getParticipants: { type: "string", enum: ["true", "false"] } },
     required: ["getParticipants"],
     notEmpty: ["getParticipants"],
   },
-  sendInvite: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      description: { type: "string" },
-      numbers: {
-        type: "array",
-        minItems: 1,
-        uniqueItems: true,
-        items: {
-          type: "string",
-          minLength: 10,
-          pattern: "\\d+",
-          description: '"numbers" must be an array of numeric strings',
-        },
-      },
-    },
-    required: ["groupJid", "description", "numbers"],
-    notEmpty: ["groupJid", "description", "numbers"],
-  },
+  sendInvite: schemaOf(GROUP_INVITE_BODY),
   inviteCode: {
     type: "object",
     properties: { inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } },
     required: ["inviteCode"],
     notEmpty: ["inviteCode"],
   },
-  updateParticipant: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      action: { type: "string", enum: ["add", "remove", "promote", "demote"] },
-      participants,
-    },
-    required: ["groupJid", "action", "participants"],
-    notEmpty: ["groupJid", "action"],
-  },
-  updateSetting: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      action: { type: "string", enum: ["announcement", "not_announcement", "locked", "unlocked"] },
-    },
-    required: ["groupJid", "action"],
-    notEmpty: ["groupJid", "action"],
-  },
-  toggleEphemeral: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      expiration: { type: "number", enum: [0, 86400, 604800, 7776000] },
-    },
-    required: ["groupJid", "expiration"],
-    notEmpty: ["groupJid", "expiration"],
-  },
-  updateGroupPicture: {
-    type: "object",
-    properties: { groupJid: { type: "string" }, image: { type: "string" } },
-    required: ["groupJid", "image"],
-    notEmpty: ["groupJid", "image"],
-  },
-  updateGroupSubject: {
-    type: "object",
-    properties: { groupJid: { type: "string" }, subject: { type: "string" } },
-    required: ["groupJid", "subject"],
-    notEmpty: ["groupJid", "subject"],
-  },
-  updateGroupDescription: {
-    type: "object",
-    properties: { groupJid: { type: "string" }, description: { type: "string" } },
-    required: ["groupJid", "description"],
-    notEmpty: ["groupJid", "description"],
-  },
+  updateParticipant: schemaOf(GROUP_PARTICIPANTS_BODY),
+  updateSetting: schemaOf(GROUP_SETTING_BODY),
+  toggleEphemeral: schemaOf(GROUP_EPHEMERAL_BODY),
+  updateGroupPicture: schemaOf(GROUP_PICTURE_BODY),
+  updateGroupSubject: schemaOf(GROUP_SUBJECT_BODY),
+  updateGroupDescription: schemaOf(GROUP_DESCRIPTION_BODY),
   leaveGroup: {},
 };
 
