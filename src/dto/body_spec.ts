@@ -7,7 +7,8 @@
  */
 
 import { ValidationException } from "../errors.ts";
-import { compact, isRecord, Problems } from "./validate.ts";
+import { Problems } from "./validate.ts";
+import { compact, isRecord } from "../util/json_shape.ts";
 
 /**
  * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).

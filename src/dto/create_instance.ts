@@ -7,7 +7,8 @@
 import { type BodySpec, type FieldSpec, readBody } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { SETTING_FIELDS } from "./settings.ts";
-import { compact, type Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config.ts";
 
 /**

@@ -8,7 +8,8 @@ import { type BodySpec, type FieldSpec, readBody, RECIPIENT_FIELD } from "./body
 import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { TEXT } from "./structured_messages.ts";
-import { compact, type Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** One row of a list section. */
 export interface ListRow {

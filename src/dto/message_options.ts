@@ -5,7 +5,8 @@
  */
 
 import type { FieldSpec } from "./body_spec.ts";
-import { compact, type Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The quoted message of a reply: the key's `id` is enough when the server stores messages. */
 export interface QuotedInput {

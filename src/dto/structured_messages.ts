@@ -8,7 +8,8 @@
 import { type BodySpec, readBody, RECIPIENT_FIELD, type ServerSchema, unlisted } from "./body_spec.ts";
 import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, type MessageKeyInput, type Problems } from "./validate.ts";
+import type { MessageKeyInput, Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The body of `/message/sendLocation` (coordinates in range, name and address default to ""). */
 export const SEND_LOCATION_BODY: BodySpec = {

@@ -6,7 +6,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { ValidationException } from "../errors.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { check, messageRefs, recipient } from "./args.ts";
 import { readBody } from "../dto/body_spec.ts";
 import { BLOCK_STATUS_BODY, SEND_PRESENCE_BODY } from "./bodies.ts";

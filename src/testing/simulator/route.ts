@@ -5,6 +5,7 @@
  */
 
 import type { SimulatorCore } from "./core.ts";
+import { internalArray } from "./errors.ts";
 import type { InstanceState } from "./state.ts";
 import type { RouteEntry } from "../../resources/routes.ts";
 
@@ -69,4 +70,10 @@ export function route(
   const withInstance = row.path.endsWith("/{instance}");
   const path = withInstance ? row.path.slice(0, -"/{instance}".length) : row.path;
   return { method: row.method, path, withInstance, status: row.status, auth, row, handle };
+}
+
+/** `InternalServerErrorException(text, error.toString())` when the socket is not open. */
+export function socketOr500(ctx: RouteContext, text: string, method?: string): void {
+  const failure = ctx.core.socketErrorText(ctx.instance, method);
+  if (failure) throw internalArray(text, failure);
 }

@@ -1,7 +1,8 @@
 /**
- * Request schemas of the reference server (`src/validate/*.schema.ts`), keyword order kept so that
- * errors come out in the same order. A body declared in `src/dto/` (a `BodySpec` its request object
- * validates with) has its schema derived from that declaration; the others are written here.
+ * Request schemas of the reference server (`src/validate/*.schema.ts`) other than `/message/*` (see
+ * `message_schemas.ts`), keyword order kept so that errors come out in the same order. A body declared in
+ * `src/dto/` or `src/resources/bodies.ts` (the `BodySpec` its request object or resource validates with) has
+ * its schema derived from that declaration; the others are written here.
  *
  * @module
  */
@@ -13,23 +14,6 @@ import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
 import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
 import { PROXY_BODY } from "../../dto/proxy.ts";
 import { SETTINGS_BODY } from "../../dto/settings.ts";
-import {
-  SEND_AUDIO_BODY,
-  SEND_MEDIA_BODY,
-  SEND_PTV_BODY,
-  SEND_STATUS_BODY,
-  SEND_STICKER_BODY,
-} from "../../dto/media_messages.ts";
-import { SEND_BUTTONS_BODY, SEND_LIST_BODY } from "../../dto/interactive_messages.ts";
-import {
-  MESSAGE_KEY_SCHEMA,
-  SEND_CONTACT_BODY,
-  SEND_LOCATION_BODY,
-  SEND_POLL_BODY,
-  SEND_REACTION_BODY,
-  SEND_TEMPLATE_BODY,
-} from "../../dto/structured_messages.ts";
-import { SEND_TEXT_BODY } from "../../dto/text_message.ts";
 import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
 import {
   BLOCK_STATUS_BODY,
@@ -46,28 +30,8 @@ import {
   SET_PRESENCE_BODY,
 } from "../../resources/bodies.ts";
 import { schemaOf } from "./body_schema.ts";
+import { bool, key, object } from "./schema_parts.ts";
 import type { Schema } from "./validate.ts";
-
-const bool: Schema = { type: "boolean", enum: [true, false] };
-const key: Schema = MESSAGE_KEY_SCHEMA;
-
-/** `/message/*` schemas, by operation. */
-export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
-  sendText: schemaOf(SEND_TEXT_BODY),
-  sendMedia: schemaOf(SEND_MEDIA_BODY),
-  sendPtv: schemaOf(SEND_PTV_BODY),
-  sendWhatsAppAudio: schemaOf(SEND_AUDIO_BODY),
-  sendSticker: schemaOf(SEND_STICKER_BODY),
-  sendLocation: schemaOf(SEND_LOCATION_BODY),
-  sendContact: schemaOf(SEND_CONTACT_BODY),
-  sendReaction: schemaOf(SEND_REACTION_BODY),
-  sendPoll: schemaOf(SEND_POLL_BODY),
-  sendList: schemaOf(SEND_LIST_BODY),
-  sendButtons: schemaOf(SEND_BUTTONS_BODY),
-  sendStatus: schemaOf(SEND_STATUS_BODY),
-
-  sendTemplate: schemaOf(SEND_TEMPLATE_BODY),
-};
 
 /** `/instance/create`: nothing required (the controller checks the rest). */
 export const CREATE_INSTANCE_SCHEMA: Schema = schemaOf(CREATE_INSTANCE_BODY);
@@ -78,12 +42,9 @@ export const SET_PRESENCE_SCHEMA: Schema = schemaOf(SET_PRESENCE_BODY);
 /** `/call/offer`. */
 export const OFFER_CALL_SCHEMA: Schema = schemaOf(CALL_OFFER_BODY);
 
-const lastMessage: Schema = {
-  type: "object",
-  properties: { key, messageTimestamp: { type: "integer", minLength: 1 } },
-  required: ["key"],
-  notEmpty: ["messageTimestamp"],
-};
+const lastMessage: Schema = object({ key, messageTimestamp: { type: "integer", minLength: 1 } }, ["key"], [
+  "messageTimestamp",
+]);
 
 /** `/chat/*` schemas, by operation. */
 export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
@@ -124,17 +85,16 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { chat: { type: "string" }, lastMessage },
     required: ["lastMessage"],
   },
-  deleteMessageForEveryone: {
-    type: "object",
-    properties: {
+  deleteMessageForEveryone: object(
+    {
       id: { type: "string" },
       fromMe: bool,
       remoteJid: { type: "string" },
       participant: { type: "string" },
     },
-    required: ["id", "fromMe", "remoteJid"],
-    notEmpty: ["id", "remoteJid", "participant"],
-  },
+    ["id", "fromMe", "remoteJid"],
+    ["id", "remoteJid", "participant"],
+  ),
   fetchProfilePictureUrl: {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
@@ -149,9 +109,7 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     notEmpty: ["number", "text", "key"],
   },
   sendPresence: schemaOf(SEND_PRESENCE_BODY),
-
   updateBlockStatus: schemaOf(BLOCK_STATUS_BODY),
-
   findContacts: {
     type: "object",
     properties: {
@@ -218,19 +176,11 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
 export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
   create: schemaOf(CREATE_GROUP_BODY),
   groupJid: schemaOf(GROUP_JID_BODY),
-  getParticipants: {
-    type: "object",
-    properties: { getParticipants: { type: "string", enum: ["true", "false"] } },
-    required: ["getParticipants"],
-    notEmpty: ["getParticipants"],
-  },
+  getParticipants: object({ getParticipants: { type: "string", enum: ["true", "false"] } }, [
+    "getParticipants",
+  ]),
   sendInvite: schemaOf(GROUP_INVITE_BODY),
-  inviteCode: {
-    type: "object",
-    properties: { inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } },
-    required: ["inviteCode"],
-    notEmpty: ["inviteCode"],
-  },
+  inviteCode: object({ inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } }, ["inviteCode"]),
   updateParticipant: schemaOf(GROUP_PARTICIPANTS_BODY),
   updateSetting: schemaOf(GROUP_SETTING_BODY),
   toggleEphemeral: schemaOf(GROUP_EPHEMERAL_BODY),
