@@ -181,3 +181,32 @@ export const GROUP_EPHEMERAL_BODY: BodySpec = {
     expiration: { type: "number", required: true, values: EPHEMERAL_EXPIRATIONS },
   },
 };
+
+const OPTIONAL_NUMBER: FieldSpec = { type: "string", recipient: true, server: { type: "string" } };
+
+/** The body of `/chat/fetchProfile`: whose profile (default: the instance's own). */
+export const PROFILE_LOOKUP_BODY: BodySpec = { what: "profile lookup", fields: { number: OPTIONAL_NUMBER } };
+
+/** The body of `/chat/fetchBusinessProfile`: whose business profile (required by the library). */
+export const BUSINESS_PROFILE_BODY: BodySpec = {
+  what: "business profile lookup",
+  fields: { number: { ...OPTIONAL_NUMBER, required: true, serverRequired: false } },
+};
+
+/** The body of `/chat/updateProfileName`. */
+export const PROFILE_NAME_BODY: BodySpec = {
+  what: "profile name",
+  fields: { name: { type: "string", required: true, serverRequired: false, serverNotEmpty: true } },
+};
+
+/** The body of `/chat/updateProfileStatus`. */
+export const PROFILE_STATUS_BODY: BodySpec = {
+  what: "profile status",
+  fields: { status: { type: "string", required: true, serverRequired: false, serverNotEmpty: true } },
+};
+
+/** The body of `/business/getCatalog` and `/business/getCollections`: whose catalog, and how many items. */
+export const CATALOG_BODY: BodySpec = {
+  what: "catalog query",
+  fields: { number: OPTIONAL_NUMBER, limit: { type: "integer", min: 1, server: { type: "number" } } },
+};

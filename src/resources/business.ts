@@ -5,10 +5,10 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { check } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { CATALOG_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import { ROUTE } from "./routes.ts";
-import { compact } from "../util/json_shape.ts";
 
 /** The filter of the business routes. */
 export interface CatalogQuery {
@@ -19,11 +19,7 @@ export interface CatalogQuery {
 }
 
 function catalogBody(query: CatalogQuery): Record<string, unknown> {
-  return check("catalog query", (p) =>
-    compact({
-      number: query.number === undefined ? undefined : p.recipient("number", query.number),
-      limit: p.number("limit", query.limit, { integer: true, min: 1 }),
-    }));
+  return readBody(CATALOG_BODY, { ...query });
 }
 
 /**

@@ -7,7 +7,14 @@
 import type { ApiResponse } from "../client/response.ts";
 import { PRIVACY_VALUES, type PrivacySettings, PrivacySettingsDto } from "../dto/privacy_settings.ts";
 import { isRecord } from "../util/json_shape.ts";
-import { check, invalid, recipient } from "./args.ts";
+import { check, invalid } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import {
+  BUSINESS_PROFILE_BODY,
+  PROFILE_LOOKUP_BODY,
+  PROFILE_NAME_BODY,
+  PROFILE_STATUS_BODY,
+} from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import { ROUTE } from "./routes.ts";
 import type { ProfileInfo, UpdateResult } from "./types.ts";
@@ -35,7 +42,7 @@ export class ProfileResource extends Resource {
    * ```
    */
   async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
-    const body = number === undefined ? {} : { number: recipient(number) };
+    const body = readBody(PROFILE_LOOKUP_BODY, { number });
     return await this.call(ROUTE.chat.fetchProfile, { body }, options);
   }
 
@@ -67,9 +74,8 @@ export class ProfileResource extends Resource {
     number: string,
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call(ROUTE.chat.fetchBusinessProfile, {
-      body: { number: recipient(number) },
-    }, options);
+    const body = readBody(BUSINESS_PROFILE_BODY, { number });
+    return await this.call(ROUTE.chat.fetchBusinessProfile, { body }, options);
   }
 
   /**
@@ -83,10 +89,8 @@ export class ProfileResource extends Resource {
    * ```
    */
   async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    check("profile name", (p) => p.text("name", name, { required: true }));
-    return await this.call(ROUTE.chat.updateProfileName, {
-      body: { name },
-    }, options);
+    const body = readBody(PROFILE_NAME_BODY, { name });
+    return await this.call(ROUTE.chat.updateProfileName, { body }, options);
   }
 
   /**
@@ -100,10 +104,8 @@ export class ProfileResource extends Resource {
    * ```
    */
   async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    check("profile status", (p) => p.text("status", status, { required: true }));
-    return await this.call(ROUTE.chat.updateProfileStatus, {
-      body: { status },
-    }, options);
+    const body = readBody(PROFILE_STATUS_BODY, { status });
+    return await this.call(ROUTE.chat.updateProfileStatus, { body }, options);
   }
 
   /**

@@ -17,6 +17,8 @@ import { SETTINGS_BODY } from "../../dto/settings.ts";
 import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
 import {
   BLOCK_STATUS_BODY,
+  BUSINESS_PROFILE_BODY,
+  CATALOG_BODY,
   GROUP_DESCRIPTION_BODY,
   GROUP_EPHEMERAL_BODY,
   GROUP_INVITE_BODY,
@@ -26,6 +28,9 @@ import {
   GROUP_SETTING_BODY,
   GROUP_SUBJECT_BODY,
   HANDLE_LABEL_BODY,
+  PROFILE_LOOKUP_BODY,
+  PROFILE_NAME_BODY,
+  PROFILE_STATUS_BODY,
   SEND_PRESENCE_BODY,
   SET_PRESENCE_BODY,
 } from "../../resources/bodies.ts";
@@ -161,10 +166,10 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
       limit: { type: "integer" },
     },
   },
-  fetchProfile: { type: "object", properties: { number: { type: "string" } } },
-  fetchBusinessProfile: { type: "object", properties: { number: { type: "string" } } },
-  updateProfileName: { type: "object", properties: { name: { type: "string" } }, notEmpty: ["name"] },
-  updateProfileStatus: { type: "object", properties: { status: { type: "string" } }, notEmpty: ["status"] },
+  fetchProfile: schemaOf(PROFILE_LOOKUP_BODY),
+  fetchBusinessProfile: schemaOf(BUSINESS_PROFILE_BODY),
+  updateProfileName: schemaOf(PROFILE_NAME_BODY),
+  updateProfileStatus: schemaOf(PROFILE_STATUS_BODY),
   updateProfilePicture: {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
@@ -206,10 +211,7 @@ export const HANDLE_LABEL_SCHEMA: Schema = schemaOf(HANDLE_LABEL_BODY);
 export const TEMPLATE_SCHEMA: Schema = schemaOf(CREATE_TEMPLATE_BODY);
 
 /** `/business/getCatalog` and `/business/getCollections`. */
-export const CATALOG_SCHEMA: Schema = {
-  type: "object",
-  properties: { number: { type: "string" }, limit: { type: "number" } },
-};
+export const CATALOG_SCHEMA: Schema = schemaOf(CATALOG_BODY);
 
 /** `/s3/getMedia`. */
 export const S3_MEDIA_SCHEMA: Schema = {
