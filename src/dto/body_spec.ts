@@ -106,6 +106,25 @@ export interface BodySpec {
   readonly passThrough?: boolean;
 }
 
+/**
+ * The server's shape of a list of numbers (`mentioned`, `statusJidList`): 1+ distinct strings starting with a
+ * digit, reported with the server's own message.
+ *
+ * @example
+ * ```ts
+ * import { numberListSchema } from "./body_spec.ts";
+ * numberListSchema("mentioned").minItems; // 1
+ * ```
+ */
+export function numberListSchema(name: string): ServerSchema {
+  return {
+    type: "array",
+    minItems: 1,
+    uniqueItems: true,
+    items: { type: "string", pattern: "^\\d+", description: `"${name}" must be an array of numeric strings` },
+  };
+}
+
 /** The recipient of a send: a phone number (formatting stripped) or a JID, required. */
 export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, recipient: true };
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
+import { type BodySpec, numberListSchema, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { mediaKind, type Problems } from "./validate.ts";
@@ -290,16 +290,7 @@ export const SEND_STATUS_BODY: BodySpec = {
     statusJidList: {
       type: "array",
       read: readStatusRecipients,
-      server: {
-        type: "array",
-        minItems: 1,
-        uniqueItems: true,
-        items: {
-          type: "string",
-          pattern: "^\\d+",
-          description: '"statusJidList" must be an array of numeric strings',
-        },
-      },
+      server: numberListSchema("statusJidList"),
     },
     allContacts: { type: "boolean", strictBoolean: true },
   },

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { FieldSpec } from "./body_spec.ts";
+import { type FieldSpec, numberListSchema } from "./body_spec.ts";
 import type { Problems } from "./validate.ts";
 import { compact } from "../util/json_shape.ts";
 
@@ -49,8 +49,6 @@ export const MESSAGE_OPTION_KEYS: readonly string[] = [
 
 export { requireObject } from "./body_spec.ts";
 
-const DIGITS_FIRST = "^\\d+";
-
 /**
  * The options every send route shares, as the server declares them (in its order) and as the request objects
  * check them: `delay` a non-negative integer, `quoted` a message key with an `id`, `mentioned` numbers without
@@ -86,16 +84,7 @@ export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
   mentioned: {
     type: "array",
     read: readMentioned,
-    server: {
-      type: "array",
-      minItems: 1,
-      uniqueItems: true,
-      items: {
-        type: "string",
-        pattern: DIGITS_FIRST,
-        description: '"mentioned" must be an array of numeric strings',
-      },
-    },
+    server: numberListSchema("mentioned"),
   },
 };
 

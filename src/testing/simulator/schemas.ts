@@ -15,25 +15,7 @@ import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
 import { PROXY_BODY } from "../../dto/proxy.ts";
 import { SETTINGS_BODY } from "../../dto/settings.ts";
 import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
-import {
-  BLOCK_STATUS_BODY,
-  BUSINESS_PROFILE_BODY,
-  CATALOG_BODY,
-  GROUP_DESCRIPTION_BODY,
-  GROUP_EPHEMERAL_BODY,
-  GROUP_INVITE_BODY,
-  GROUP_JID_BODY,
-  GROUP_PARTICIPANTS_BODY,
-  GROUP_PICTURE_BODY,
-  GROUP_SETTING_BODY,
-  GROUP_SUBJECT_BODY,
-  HANDLE_LABEL_BODY,
-  PROFILE_LOOKUP_BODY,
-  PROFILE_NAME_BODY,
-  PROFILE_STATUS_BODY,
-  SEND_PRESENCE_BODY,
-  SET_PRESENCE_BODY,
-} from "../../resources/bodies.ts";
+import * as BODIES from "../../resources/bodies.ts";
 import { schemaOf } from "./body_schema.ts";
 import { bool, key, object } from "./schema_parts.ts";
 import type { Schema } from "./validate.ts";
@@ -42,7 +24,7 @@ import type { Schema } from "./validate.ts";
 export const CREATE_INSTANCE_SCHEMA: Schema = schemaOf(CREATE_INSTANCE_BODY);
 
 /** `/instance/setPresence`. */
-export const SET_PRESENCE_SCHEMA: Schema = schemaOf(SET_PRESENCE_BODY);
+export const SET_PRESENCE_SCHEMA: Schema = schemaOf(BODIES.SET_PRESENCE_BODY);
 
 /** `/call/offer`. */
 export const OFFER_CALL_SCHEMA: Schema = schemaOf(CALL_OFFER_BODY);
@@ -113,8 +95,8 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { number: { type: "string" }, text: { type: "string" }, key },
     notEmpty: ["number", "text", "key"],
   },
-  sendPresence: schemaOf(SEND_PRESENCE_BODY),
-  updateBlockStatus: schemaOf(BLOCK_STATUS_BODY),
+  sendPresence: schemaOf(BODIES.SEND_PRESENCE_BODY),
+  updateBlockStatus: schemaOf(BODIES.BLOCK_STATUS_BODY),
   findContacts: {
     type: "object",
     properties: {
@@ -166,10 +148,10 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
       limit: { type: "integer" },
     },
   },
-  fetchProfile: schemaOf(PROFILE_LOOKUP_BODY),
-  fetchBusinessProfile: schemaOf(BUSINESS_PROFILE_BODY),
-  updateProfileName: schemaOf(PROFILE_NAME_BODY),
-  updateProfileStatus: schemaOf(PROFILE_STATUS_BODY),
+  fetchProfile: schemaOf(BODIES.PROFILE_LOOKUP_BODY),
+  fetchBusinessProfile: schemaOf(BODIES.BUSINESS_PROFILE_BODY),
+  updateProfileName: schemaOf(BODIES.PROFILE_NAME_BODY),
+  updateProfileStatus: schemaOf(BODIES.PROFILE_STATUS_BODY),
   updateProfilePicture: {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
@@ -180,18 +162,18 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
 /** `/group/*` schemas, by operation. */
 export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
   create: schemaOf(CREATE_GROUP_BODY),
-  groupJid: schemaOf(GROUP_JID_BODY),
+  groupJid: schemaOf(BODIES.GROUP_JID_BODY),
   getParticipants: object({ getParticipants: { type: "string", enum: ["true", "false"] } }, [
     "getParticipants",
   ]),
-  sendInvite: schemaOf(GROUP_INVITE_BODY),
+  sendInvite: schemaOf(BODIES.GROUP_INVITE_BODY),
   inviteCode: object({ inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } }, ["inviteCode"]),
-  updateParticipant: schemaOf(GROUP_PARTICIPANTS_BODY),
-  updateSetting: schemaOf(GROUP_SETTING_BODY),
-  toggleEphemeral: schemaOf(GROUP_EPHEMERAL_BODY),
-  updateGroupPicture: schemaOf(GROUP_PICTURE_BODY),
-  updateGroupSubject: schemaOf(GROUP_SUBJECT_BODY),
-  updateGroupDescription: schemaOf(GROUP_DESCRIPTION_BODY),
+  updateParticipant: schemaOf(BODIES.GROUP_PARTICIPANTS_BODY),
+  updateSetting: schemaOf(BODIES.GROUP_SETTING_BODY),
+  toggleEphemeral: schemaOf(BODIES.GROUP_EPHEMERAL_BODY),
+  updateGroupPicture: schemaOf(BODIES.GROUP_PICTURE_BODY),
+  updateGroupSubject: schemaOf(BODIES.GROUP_SUBJECT_BODY),
+  updateGroupDescription: schemaOf(BODIES.GROUP_DESCRIPTION_BODY),
   leaveGroup: {},
 };
 
@@ -205,13 +187,13 @@ export const SETTINGS_SCHEMA: Schema = schemaOf(SETTINGS_BODY);
 export const PROXY_SCHEMA: Schema = schemaOf(PROXY_BODY);
 
 /** `/label/handleLabel`. */
-export const HANDLE_LABEL_SCHEMA: Schema = schemaOf(HANDLE_LABEL_BODY);
+export const HANDLE_LABEL_SCHEMA: Schema = schemaOf(BODIES.HANDLE_LABEL_BODY);
 
 /** `/template/create`. */
 export const TEMPLATE_SCHEMA: Schema = schemaOf(CREATE_TEMPLATE_BODY);
 
 /** `/business/getCatalog` and `/business/getCollections`. */
-export const CATALOG_SCHEMA: Schema = schemaOf(CATALOG_BODY);
+export const CATALOG_SCHEMA: Schema = schemaOf(BODIES.CATALOG_BODY);
 
 /** `/s3/getMedia`. */
 export const S3_MEDIA_SCHEMA: Schema = {
