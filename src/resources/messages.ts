@@ -44,7 +44,7 @@ import {
   type SendManyOptions,
   type SendManyReport,
 } from "../pacing/send_many.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import { splitOptions } from "./args.ts";
 import { type CallOptions, Resource, type SendSpec } from "./resource.ts";
 import { ROUTE, type RouteEntry } from "./routes.ts";

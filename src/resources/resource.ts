@@ -11,7 +11,7 @@ import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { IdempotencyClaims } from "../store/idempotency.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { SendPipeline } from "../send/pipeline.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
