@@ -218,7 +218,7 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   problems.throwIfAny(spec.what);
   if (spec.passThrough) {
     for (const [name, value] of Object.entries(record)) {
-      if (!(name in spec.fields) && value !== undefined) body[name] = value;
+      if (!Object.hasOwn(spec.fields, name) && value !== undefined) body[name] = value;
     }
   }
   return spec.wrap ? { [spec.wrap]: body } : body;
