@@ -148,7 +148,7 @@ export class SendListMessageDto extends RequestDto {
  *
  * @example
  * ```ts
- * import { BUTTON_TYPES } from "./structured_messages.ts";
+ * import { BUTTON_TYPES } from "./interactive_messages.ts";
  * BUTTON_TYPES.includes("pix"); // true
  * ```
  */
@@ -164,7 +164,7 @@ export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
  *
  * @example
  * ```ts
- * import { PIX_KEY_TYPES } from "./structured_messages.ts";
+ * import { PIX_KEY_TYPES } from "./interactive_messages.ts";
  * PIX_KEY_TYPES.includes("cpf"); // true
  * ```
  */
