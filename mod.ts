@@ -89,6 +89,8 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 // --- service and resources
 export { GatewayService, type ServerInfo } from "./src/service.ts";
 export { type CallOptions, Resource } from "./src/resources/resource.ts";
+export { type RouteRequest } from "./src/resources/resource.ts";
+export { type RouteEntry, type RouteGroup } from "./src/resources/routes.ts";
 export { type SendOptions, type SendResponse } from "./src/resources/messages.ts";
 
 // --- request objects (dto)
@@ -103,10 +105,9 @@ export {
   SendStatusMessageDto,
   SendStickerMessageDto,
 } from "./src/dto/media_messages.ts";
+export { SendButtonsMessageDto, SendListMessageDto } from "./src/dto/interactive_messages.ts";
 export {
-  SendButtonsMessageDto,
   SendContactMessageDto,
-  SendListMessageDto,
   SendLocationMessageDto,
   SendPollMessageDto,
   SendReactionMessageDto,

@@ -38,6 +38,8 @@ let warnedMemoryStore = false;
 /**
  * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
  *
+ * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
+ *
  * @example The ten-line bot (`deno serve --allow-env --allow-net bot.ts`, or a Worker)
  * ```ts ignore
  * import { Bot } from "@gw/gateway/bot";
