@@ -1,0 +1,147 @@
+/**
+ * Exceptions for what the server refused or could not do: the key, the instance, the input, the size, the rate.
+ *
+ * @module
+ */
+
+import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
+
+/**
+ * The server refused the api key (401), or refused the action (403). A 403 for a taken instance name is an
+ * {@link InstanceAlreadyExistsException} instead.
+ *
+ * @example
+ * ```ts
+ * import { AuthenticationException } from "@gw/gateway";
+ * const error = new AuthenticationException("Unauthorized", { status: 401 });
+ * console.log(error instanceof AuthenticationException);
+ * ```
+ */
+export class AuthenticationException extends GatewayApiException {}
+
+/**
+ * Creating an instance failed because its name is taken: the server answers 403 `This name "x" is already in
+ * use.`. Not an {@link AuthenticationException}: the key was accepted. `instance` is the name.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService, InstanceAlreadyExistsException } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+ * try {
+ *   await gw.instances().create("sales");
+ * } catch (error) {
+ *   if (!(error instanceof InstanceAlreadyExistsException)) throw error;
+ *   console.log(`"${error.instance}" exists already`);
+ * }
+ * ```
+ */
+export class InstanceAlreadyExistsException extends GatewayApiException {}
+
+/**
+ * A successful answer was larger than the configured limit (`http.max_response_bytes`, or
+ * `http.max_media_response_bytes` for media reads). Only the limit was read: the rest of the body was never
+ * buffered. `status` is the answer's status, `limit` the limit in bytes. A message send that gets this answer
+ * was accepted by the server, so `isOutcomeUnknown` is true for it: never resend it blindly.
+ *
+ * @example
+ * ```ts
+ * import { ResponseTooLargeException } from "@gw/gateway";
+ * const error = new ResponseTooLargeException("Answer too large", { status: 200 }, 4_194_304);
+ * console.log(error.limit); // 4194304
+ * ```
+ */
+export class ResponseTooLargeException extends GatewayApiException {
+  /** The limit that was exceeded, in bytes. */
+  readonly limit: number;
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { ResponseTooLargeException } from "@gw/gateway";
+   * throw new ResponseTooLargeException("Answer too large", { status: 200 }, 1024);
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext, limit: number) {
+    super(message, context);
+    this.limit = limit;
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), limit: this.limit };
+  }
+}
+
+/**
+ * The instance does not exist on the server, or no instance was given for an instance-level call.
+ *
+ * @example
+ * ```ts
+ * import { InstanceNotFoundException } from "@gw/gateway";
+ * const error = new InstanceNotFoundException('The "sales" instance does not exist', { instance: "sales" });
+ * console.log(error.instance);
+ * ```
+ */
+export class InstanceNotFoundException extends GatewayApiException {}
+
+/**
+ * The request was invalid: rejected by the library before sending, or by the server's validation (400, 422).
+ * `messages` holds one message per bad field.
+ *
+ * @example
+ * ```ts
+ * import { ValidationException } from "@gw/gateway";
+ * const error = new ValidationException("Invalid request: text is required", { messages: ["text is required"] });
+ * console.log(error.messages);
+ * ```
+ */
+export class ValidationException extends GatewayApiException {}
+
+/**
+ * Too many requests: the server answered 429, or the library's rate limiter refused the call.
+ *
+ * @example
+ * ```ts
+ * import { RateLimitException } from "@gw/gateway";
+ * const error = new RateLimitException("Rate limit reached", { status: 429 }, 12);
+ * console.log(error.getRetryAfter()); // 12
+ * ```
+ */
+export class RateLimitException extends GatewayApiException {
+  /** Seconds to wait before trying again, or null when unknown. */
+  readonly retryAfter: number | null;
+
+  /**
+   * Build a rate-limit error.
+   *
+   * @example
+   * ```ts
+   * import { RateLimitException } from "@gw/gateway";
+   * throw new RateLimitException("Rate limit reached", {}, 5);
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext = {}, retryAfter: number | null = null) {
+    super(message, context);
+    this.retryAfter = retryAfter;
+  }
+
+  /**
+   * Seconds until a retry may succeed, or null when unknown.
+   *
+   * @example
+   * ```ts
+   * import { RateLimitException } from "@gw/gateway";
+   * console.log(new RateLimitException("limited", {}, 3).getRetryAfter());
+   * ```
+   */
+  getRetryAfter(): number | null {
+    return this.retryAfter;
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfter: this.retryAfter };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The root of every exception the library throws, and the context (status, route, instance) it carries.
+ *
+ * @module
+ */
+
+/** Where an error happened: filled in by the client for every error it throws. */
+export interface GatewayErrorContext {
+  /** HTTP status code, when the server answered. */
+  status?: number;
+  /** The parsed response body (never containing the request's api key). */
+  body?: unknown;
+  /** Flat, human-readable messages taken from the body. */
+  messages?: string[];
+  /** HTTP method of the request. */
+  method?: string;
+  /** Path of the request, without the server URL or query string. */
+  path?: string;
+  /** Name of the connection used. */
+  connection?: string;
+  /** Instance the request was for, when there was one. */
+  instance?: string;
+  /** How many attempts were made. */
+  attempts?: number;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error the library throws.
+ *
+ * @example Catching any gateway error
+ * ```ts
+ * import { GatewayApiException, GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://127.0.0.1:1", api_key: "k", instance: "sales" });
+ * try {
+ *   await gw.messages().text("5511999999999", "Hello");
+ * } catch (error) {
+ *   if (error instanceof GatewayApiException) console.log(error.status, error.messages);
+ * }
+ * ```
+ */
+export class GatewayApiException extends Error {
+  /** HTTP status code, or undefined when the server never answered. */
+  readonly status?: number;
+  /** The parsed response body. */
+  readonly body?: unknown;
+  /** Flat, human-readable messages, whatever shape the server used. */
+  readonly messages: string[];
+  /** HTTP method of the failed request. */
+  readonly method?: string;
+  /** Path of the failed request. */
+  readonly path?: string;
+  /** Connection name used. */
+  readonly connection?: string;
+  /** Instance name, when the request had one. */
+  readonly instance?: string;
+  /** Number of attempts made. */
+  readonly attempts?: number;
+
+  /**
+   * Build an error with a message and its context.
+   *
+   * @example
+   * ```ts
+   * import { GatewayApiException } from "@gw/gateway";
+   * const error = new GatewayApiException("Cannot send: bad input", { status: 400, messages: ["bad input"] });
+   * console.log(error.status);
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext = {}) {
+    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    this.name = new.target.name;
+    this.status = context.status;
+    this.body = context.body;
+    this.messages = context.messages ?? [];
+    this.method = context.method;
+    this.path = context.path;
+    this.connection = context.connection;
+    this.instance = context.instance;
+    this.attempts = context.attempts;
+  }
+
+  /**
+   * A plain object for logs and `JSON.stringify`: the context, never a secret.
+   *
+   * @example
+   * ```ts
+   * import { GatewayApiException } from "@gw/gateway";
+   * console.log(JSON.stringify(new GatewayApiException("Cannot reach server")));
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      messages: this.messages,
+      method: this.method,
+      path: this.path,
+      connection: this.connection,
+      instance: this.instance,
+      attempts: this.attempts,
+      body: this.body,
+    };
+  }
+}

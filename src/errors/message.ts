@@ -1,0 +1,163 @@
+/**
+ * Exceptions for a message that was not sent (and why), or whose status the server reported as failed.
+ *
+ * @module
+ */
+
+import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
+import type { DisconnectReason } from "../health/disconnect_reason.ts";
+
+/** Why a {@link MessageException} happened. */
+export type MessageFailureReason = "not_on_whatsapp" | "not_connected";
+
+/**
+ * A send was rejected: the recipient is not on the network, or the instance is not connected.
+ *
+ * @example
+ * ```ts
+ * import { MessageException } from "@gw/gateway";
+ * const error = new MessageException("Cannot send: recipient is not on WhatsApp", { reason: "not_on_whatsapp" });
+ * console.log(error.reason);
+ * ```
+ */
+export class MessageException extends GatewayApiException {
+  /** What went wrong. */
+  readonly reason: MessageFailureReason;
+
+  /**
+   * Build a message error.
+   *
+   * @example
+   * ```ts
+   * import { MessageException } from "@gw/gateway";
+   * throw new MessageException("Cannot send: instance is not connected", { reason: "not_connected" });
+   * ```
+   */
+  constructor(message: string, context: GatewayErrorContext & { reason: MessageFailureReason }) {
+    super(message, context);
+    this.reason = context.reason;
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/**
+ * A send was refused because the instance has no live WhatsApp socket: the server answered "Connection
+ * Closed" (or the `onWhatsApp` TypeError of a socket never started), or the library's breaker refused it
+ * locally, without a request, while the instance is known to be down. The message was **not sent**
+ * (`notSent` is always true), so sending it again later cannot deliver it twice. A `MessageException`
+ * with reason `not_connected`.
+ *
+ * @example
+ * ```ts
+ * import { InstanceDisconnectedException } from "@gw/gateway";
+ * const error = new InstanceDisconnectedException("Cannot send: instance \"sales\" is not connected", {
+ *   instance: "sales",
+ *   local: true,
+ * });
+ * console.log(error.notSent, error.local, error.reason); // true true "not_connected"
+ * ```
+ */
+export class InstanceDisconnectedException extends MessageException {
+  /** Always true: the message did not leave. */
+  readonly notSent: true = true;
+  /** True when the breaker refused the send without a request. */
+  readonly local: boolean;
+  /** The server's last disconnect reason, when known. */
+  readonly disconnect?: DisconnectReason;
+  /** When the breaker lets a probe through (epoch ms), when known; undefined when only a new pairing helps. */
+  readonly retryAt?: number;
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { disconnectReason, InstanceDisconnectedException } from "@gw/gateway";
+   * throw new InstanceDisconnectedException("Cannot send: instance \"sales\" is banned", {
+   *   instance: "sales",
+   *   local: true,
+   *   disconnect: disconnectReason(403),
+   * });
+   * ```
+   */
+  constructor(
+    message: string,
+    context: GatewayErrorContext & { local?: boolean; disconnect?: DisconnectReason; retryAt?: number } = {},
+  ) {
+    super(message, { ...context, reason: "not_connected" });
+    this.local = context.local ?? false;
+    if (context.disconnect) this.disconnect = context.disconnect;
+    if (context.retryAt !== undefined) this.retryAt = context.retryAt;
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      notSent: true,
+      local: this.local,
+      ...(this.disconnect ? { disconnect: this.disconnect } : {}),
+      ...(this.retryAt !== undefined ? { retryAt: this.retryAt } : {}),
+    };
+  }
+}
+
+/**
+ * A message did not reach the status a caller waited for (`MessageStatusTracker.waitFor`): the wait timed
+ * out (`deliveryStatus` is the last one seen, `null` when none was), or the server reported `ERROR`. `causes`
+ * lists the likely reasons of a message still `PENDING`, most likely first.
+ *
+ * @example
+ * ```ts
+ * import { MessageStatusException } from "@gw/gateway";
+ * const error = new MessageStatusException('Cannot confirm message "3EB0": still PENDING after 30000 ms', {
+ *   messageId: "3EB0", deliveryStatus: "PENDING", causes: ["instance_not_open"],
+ * });
+ * console.log(error.deliveryStatus, error.causes);
+ * ```
+ */
+export class MessageStatusException extends GatewayApiException {
+  /** The message's `key.id`. */
+  readonly messageId: string;
+  /** The last delivery status seen (`PENDING`, `ERROR`, ...), or null. */
+  readonly deliveryStatus: string | null;
+  /** Likely causes of a message still pending, most likely first. */
+  readonly causes: readonly string[];
+
+  /**
+   * Build the error.
+   *
+   * @example
+   * ```ts
+   * import { MessageStatusException } from "@gw/gateway";
+   * new MessageStatusException('Cannot deliver message "3EB0": the server reported ERROR', { messageId: "3EB0", deliveryStatus: "ERROR" });
+   * ```
+   */
+  constructor(
+    message: string,
+    context: GatewayErrorContext & {
+      messageId: string;
+      deliveryStatus: string | null;
+      causes?: readonly string[];
+    },
+  ) {
+    super(message, context);
+    this.messageId = context.messageId;
+    this.deliveryStatus = context.deliveryStatus;
+    this.causes = context.causes ?? [];
+  }
+
+  /** A plain object for logs and `JSON.stringify`, with this class's own fields. */
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      messageId: this.messageId,
+      deliveryStatus: this.deliveryStatus,
+      causes: this.causes,
+    };
+  }
+}
