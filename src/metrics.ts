@@ -9,10 +9,19 @@
  * @module
  */
 
-import { type Counter, type Histogram, type MeterProvider, metrics as otelMetrics } from "@opentelemetry/api";
+import { OtelInstruments } from "./metrics/otel.ts";
 
-/** Label values of one series. */
-export type MetricLabels = Record<string, string>;
+import { renderPrometheus } from "./metrics/prometheus.ts";
+import {
+  addObservation,
+  type BoundSeries,
+  type MetricLabels,
+  routeLabel,
+  seriesKey,
+  type SeriesState,
+} from "./metrics/series.ts";
+
+export type { MetricLabels } from "./metrics/series.ts";
 
 /** One counter or histogram series in a {@link MetricsSnapshot}. */
 export interface MetricSeries {
@@ -47,96 +56,6 @@ export const METRIC_DESCRIPTIONS: Readonly<
   },
 };
 
-const HISTOGRAM_BOUNDS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
-
-interface SeriesState {
-  labels: MetricLabels;
-  count: number;
-  sum: number;
-  buckets?: number[];
-}
-
-/** A series whose labels and state are kept by a hot caller. */
-interface BoundSeries {
-  labels: MetricLabels;
-  state: SeriesState;
-}
-
-function addObservation(state: SeriesState, value: number): void {
-  state.count += 1;
-  state.sum += value;
-  state.buckets ??= HISTOGRAM_BOUNDS.map(() => 0);
-  for (let i = 0; i < HISTOGRAM_BOUNDS.length; i++) {
-    if (value <= HISTOGRAM_BOUNDS[i]) state.buckets[i] += 1;
-  }
-}
-
-// Length-prefixed parts keep label sets apart whatever the values contain (`,`, `=`, quotes), and cost
-// about half of a JSON encoding on paths that record a metric per request (the webhook handler).
-// Hot callers pass the same frozen label objects again and again (see `request`): their keys are built
-// once. Only frozen objects are cached, so a caller mutating its labels object never gets a stale key.
-const seriesKeys = new WeakMap<MetricLabels, string>();
-
-function seriesKey(labels: MetricLabels): string {
-  if (!Object.isFrozen(labels)) return buildSeriesKey(labels);
-  let key = seriesKeys.get(labels);
-  if (key === undefined) {
-    key = buildSeriesKey(labels);
-    seriesKeys.set(labels, key);
-  }
-  return key;
-}
-
-function buildSeriesKey(labels: MetricLabels): string {
-  const keys = Object.keys(labels);
-  if (keys.length > 1) keys.sort();
-  let out = "";
-  for (const key of keys) {
-    const value = labels[key];
-    out += `${key.length}:${key}${value.length}:${value}`;
-  }
-  return out;
-}
-
-// Prometheus text format: label values escape `\`, `"` and newlines; HELP text escapes `\` and newlines.
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
-}
-
-function escapeHelp(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
-}
-
-// Names from `increment`/`observe` callers could hold characters Prometheus rejects.
-function metricName(name: string): string {
-  const cleaned = name.replace(/[^a-zA-Z0-9_:]/g, "_");
-  return /^[a-zA-Z_:]/.test(cleaned) ? cleaned : `_${cleaned}`;
-}
-
-function labelName(name: string): string {
-  const cleaned = name.replace(/[^a-zA-Z0-9_]/g, "_");
-  return /^[a-zA-Z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
-}
-
-function formatValue(value: number): string {
-  if (value === Infinity) return "+Inf";
-  if (value === -Infinity) return "-Inf";
-  return String(value);
-}
-
-// `{instance}` and `:instance` both mean a path parameter; the label always uses the `:name` form.
-// Route templates are few and fixed, so their labels are computed once.
-const routeLabels = new Map<string, string>();
-
-function routeLabel(route: string): string {
-  let label = routeLabels.get(route);
-  if (label === undefined) {
-    label = route.replace(/\{([^}/]+)\}/g, ":$1");
-    if (routeLabels.size < 1000) routeLabels.set(route, label);
-  }
-  return label;
-}
-
 /**
  * The library's metrics. One is created per {@link GatewayService} (reach it with `getMetrics()`).
  *
@@ -151,11 +70,7 @@ function routeLabel(route: string): string {
  */
 export class MetricsCollector {
   #series = new Map<string, Map<string, SeriesState>>();
-  #counters = new Map<string, Counter>();
-  #histograms = new Map<string, Histogram>();
-  // Instruments from a provider registered later (an SDK set up after the first metric) replace the
-  // no-op ones: the API has no proxy meter provider, so the collector notices the change itself.
-  #provider?: MeterProvider;
+  readonly #otel = new OtelInstruments(METRIC_DESCRIPTIONS);
   readonly #enabled: boolean;
   // Label objects of request outcomes, reused so that their series keys are built once.
   // Request series are touched on every call: kept per method, route and status, like the webhook ones.
@@ -191,7 +106,7 @@ export class MetricsCollector {
   increment(name: string, labels: MetricLabels, value = 1): void {
     if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
     this.#state(name, labels).count += value;
-    this.#counter(name).add(value, labels);
+    this.#otel.counter(name).add(value, labels);
   }
 
   /**
@@ -206,7 +121,7 @@ export class MetricsCollector {
   observe(name: string, labels: MetricLabels, value: number): void {
     if (!this.#enabled || Number.isNaN(value)) return;
     addObservation(this.#state(name, labels), value);
-    this.#histogram(name).record(value, labels);
+    this.#otel.histogram(name).record(value, labels);
   }
 
   /**
@@ -234,10 +149,10 @@ export class MetricsCollector {
       if (this.#requestSeries.size < 10_000) this.#requestSeries.set(key, series);
     }
     series[0].state.count += 1;
-    this.#counter("gateway_requests_total").add(1, series[0].labels);
+    this.#otel.counter("gateway_requests_total").add(1, series[0].labels);
     if (Number.isNaN(durationMs)) return;
     addObservation(series[1].state, durationMs);
-    this.#histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
+    this.#otel.histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
   }
 
   /**
@@ -298,7 +213,7 @@ export class MetricsCollector {
       if (this.#sentSeries.size < 1000) this.#sentSeries.set(type, series);
     }
     series.state.count += 1;
-    this.#counter(name).add(1, series.labels);
+    this.#otel.counter(name).add(1, series.labels);
   }
 
   /**
@@ -325,7 +240,7 @@ export class MetricsCollector {
       if (byResult.size < 100) byResult.set(result, series);
     }
     series.state.count += 1;
-    this.#counter(name).add(1, series.labels);
+    this.#otel.counter(name).add(1, series.labels);
   }
 
   /**
@@ -347,7 +262,7 @@ export class MetricsCollector {
       if (this.#processedSeries.size < 1000) this.#processedSeries.set(event, series);
     }
     addObservation(series.state, durationMs);
-    this.#histogram(name).record(durationMs, series.labels);
+    this.#otel.histogram(name).record(durationMs, series.labels);
   }
 
   /**
@@ -434,65 +349,7 @@ export class MetricsCollector {
    * ```
    */
   toPrometheus(): string {
-    const lines: string[] = [];
-    for (const [name, series] of this.#series) {
-      const description = METRIC_DESCRIPTIONS[name];
-      const histogram = [...series.values()].some((state) => state.buckets);
-      const exposed = metricName(name);
-      lines.push(`# HELP ${exposed} ${escapeHelp(description?.help ?? name)}`);
-      lines.push(`# TYPE ${exposed} ${histogram ? "histogram" : "counter"}`);
-      for (const state of series.values()) {
-        const labelText = (extra: MetricLabels = {}) => {
-          const all = { ...state.labels, ...extra };
-          const parts = Object.keys(all).map((key) => `${labelName(key)}="${escapeLabel(all[key])}"`);
-          return parts.length > 0 ? `{${parts.join(",")}}` : "";
-        };
-        if (state.buckets) {
-          HISTOGRAM_BOUNDS.forEach((bound, i) =>
-            lines.push(`${exposed}_bucket${labelText({ le: String(bound) })} ${state.buckets![i]}`)
-          );
-          lines.push(`${exposed}_bucket${labelText({ le: "+Inf" })} ${state.count}`);
-          lines.push(`${exposed}_sum${labelText()} ${formatValue(state.sum)}`);
-          lines.push(`${exposed}_count${labelText()} ${state.count}`);
-        } else {
-          lines.push(`${exposed}${labelText()} ${formatValue(state.count)}`);
-        }
-      }
-    }
-    return lines.length > 0 ? `${lines.join("\n")}\n` : "";
-  }
-
-  #checkProvider(): void {
-    const provider = otelMetrics.getMeterProvider();
-    if (provider === this.#provider) return;
-    this.#provider = provider;
-    this.#counters.clear();
-    this.#histograms.clear();
-  }
-
-  #counter(name: string): Counter {
-    this.#checkProvider();
-    let counter = this.#counters.get(name);
-    if (!counter) {
-      counter = otelMetrics.getMeter("@gw/gateway").createCounter(name, {
-        description: METRIC_DESCRIPTIONS[name]?.help,
-      });
-      this.#counters.set(name, counter);
-    }
-    return counter;
-  }
-
-  #histogram(name: string): Histogram {
-    this.#checkProvider();
-    let histogram = this.#histograms.get(name);
-    if (!histogram) {
-      histogram = otelMetrics.getMeter("@gw/gateway").createHistogram(name, {
-        description: METRIC_DESCRIPTIONS[name]?.help,
-        unit: METRIC_DESCRIPTIONS[name]?.unit,
-      });
-      this.#histograms.set(name, histogram);
-    }
-    return histogram;
+    return renderPrometheus(this.#series, METRIC_DESCRIPTIONS);
   }
 
   #state(name: string, labels: MetricLabels): SeriesState {
