@@ -19,7 +19,7 @@ import {
   pass,
   run,
 } from "./middleware.ts";
-import { commandName, triggerOf } from "./triggers.ts";
+import { commandName } from "./command_name.ts";
 
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -35,6 +35,19 @@ export type CommandContext<C> = C & MessageFields & { readonly text: string; mat
 
 /** Collect every query registered under a composer (for echo safety). Internal. */
 export const REGISTERED_QUERIES: unique symbol = Symbol("gateway.bot.registeredQueries");
+
+function triggerOf(trigger: string | RegExp): (text: string) => string | RegExpMatchArray | undefined {
+  if (typeof trigger === "string") return (text) => text === trigger ? text : undefined;
+  if (trigger instanceof RegExp) {
+    return (text) => {
+      trigger.lastIndex = 0; // a global or sticky expression keeps state between calls
+      return trigger.exec(text) ?? undefined;
+    };
+  }
+  throw new ConfigurationException("Cannot use hears: a trigger must be a string or a RegExp", {
+    setting: "trigger",
+  });
+}
 
 /**
  * A tree of middleware; `Bot` is one. Every method returns the child composer its middleware run in.
