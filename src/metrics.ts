@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { Counter, Histogram } from "@opentelemetry/api";
 import { OtelInstruments } from "./metrics/otel.ts";
 
 import { renderPrometheus } from "./metrics/prometheus.ts";
@@ -106,7 +107,7 @@ export class MetricsCollector {
   increment(name: string, labels: MetricLabels, value = 1): void {
     if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
     this.#state(name, labels).count += value;
-    this.#otel.counter(name).add(value, labels);
+    this.#counter(name).add(value, labels);
   }
 
   /**
@@ -121,7 +122,7 @@ export class MetricsCollector {
   observe(name: string, labels: MetricLabels, value: number): void {
     if (!this.#enabled || Number.isNaN(value)) return;
     addObservation(this.#state(name, labels), value);
-    this.#otel.histogram(name).record(value, labels);
+    this.#histogram(name).record(value, labels);
   }
 
   /**
@@ -149,10 +150,10 @@ export class MetricsCollector {
       if (this.#requestSeries.size < 10_000) this.#requestSeries.set(key, series);
     }
     series[0].state.count += 1;
-    this.#otel.counter("gateway_requests_total").add(1, series[0].labels);
+    this.#counter("gateway_requests_total").add(1, series[0].labels);
     if (Number.isNaN(durationMs)) return;
     addObservation(series[1].state, durationMs);
-    this.#otel.histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
+    this.#histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
   }
 
   /**
@@ -213,7 +214,7 @@ export class MetricsCollector {
       if (this.#sentSeries.size < 1000) this.#sentSeries.set(type, series);
     }
     series.state.count += 1;
-    this.#otel.counter(name).add(1, series.labels);
+    this.#counter(name).add(1, series.labels);
   }
 
   /**
@@ -240,7 +241,7 @@ export class MetricsCollector {
       if (byResult.size < 100) byResult.set(result, series);
     }
     series.state.count += 1;
-    this.#otel.counter(name).add(1, series.labels);
+    this.#counter(name).add(1, series.labels);
   }
 
   /**
@@ -262,7 +263,7 @@ export class MetricsCollector {
       if (this.#processedSeries.size < 1000) this.#processedSeries.set(event, series);
     }
     addObservation(series.state, durationMs);
-    this.#otel.histogram(name).record(durationMs, series.labels);
+    this.#histogram(name).record(durationMs, series.labels);
   }
 
   /**
@@ -350,6 +351,14 @@ export class MetricsCollector {
    */
   toPrometheus(): string {
     return renderPrometheus(this.#series, METRIC_DESCRIPTIONS);
+  }
+
+  #counter(name: string): Counter {
+    return this.#otel.counter(name);
+  }
+
+  #histogram(name: string): Histogram {
+    return this.#otel.histogram(name);
   }
 
   #state(name: string, labels: MetricLabels): SeriesState {
