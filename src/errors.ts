@@ -5,18 +5,8 @@
  * @module
  */
 
-export { GatewayApiException } from "./errors/base.ts";
-export type { GatewayErrorContext } from "./errors/base.ts";
-export {
-  AuthenticationException,
-  InstanceAlreadyExistsException,
-  InstanceNotFoundException,
-  RateLimitException,
-  ResponseTooLargeException,
-  ValidationException,
-} from "./errors/api.ts";
-export { ConnectionException, OutcomeUnknownException } from "./errors/connection.ts";
-export type { ConnectionFailureReason } from "./errors/connection.ts";
-export { InstanceDisconnectedException, MessageException, MessageStatusException } from "./errors/message.ts";
-export type { MessageFailureReason } from "./errors/message.ts";
-export { ConfigurationException, WebhookException } from "./errors/setup.ts";
+export * from "./errors/base.ts";
+export * from "./errors/api.ts";
+export * from "./errors/connection.ts";
+export * from "./errors/message.ts";
+export * from "./errors/setup.ts";

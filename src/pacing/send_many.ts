@@ -20,16 +20,7 @@ import type {
   SendManyReport,
 } from "./send_many_types.ts";
 
-export type {
-  SendManyDeps,
-  SendManyItem,
-  SendManyItemResult,
-  SendManyItemStatus,
-  SendManyOptions,
-  SendManyProgress,
-  SendManyReport,
-  SentItem,
-} from "./send_many_types.ts";
+export type * from "./send_many_types.ts";
 
 interface Progress {
   status: "sending" | "sent" | "failed" | "unknown";
