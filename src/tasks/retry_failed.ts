@@ -14,13 +14,7 @@ import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
 import { resend, type ResendTask } from "./resend.ts";
 import type { RetryFailedOptions, RetryFailedResult, RetryRecordResult } from "./retry_failed_types.ts";
 
-export type {
-  RetryFailedOptions,
-  RetryFailedResult,
-  RetryRecordResult,
-  RetryService,
-  RetrySkipReason,
-} from "./retry_failed_types.ts";
+export type * from "./retry_failed_types.ts";
 
 const WHERE = "Cannot retry failed messages";
 
