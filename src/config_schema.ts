@@ -214,6 +214,20 @@ function distance(a: string, b: string): number {
   return row[b.length];
 }
 
+/**
+ * The name in `names` closest to `wanted` by edit distance, when one is close enough to be a likely typo
+ * (at most a third of its length apart, and at least 2). Internal (option and filter-query suggestions).
+ */
+export function closestName(wanted: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestScore = Math.max(2, Math.floor(wanted.length / 3)) + 1;
+  for (const name of names) {
+    const score = distance(wanted, name);
+    if (score < bestScore) [best, bestScore] = [name, score];
+  }
+  return best;
+}
+
 /** The key the user most likely meant: same key in snake_case, a close spelling, or a key one level down. */
 function suggest(key: string, fields: Readonly<Record<string, SchemaNode>>): string | undefined {
   const wanted = snake(key);

@@ -16,8 +16,6 @@ import type { RetryService } from "../tasks/retry_failed.ts";
 import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
-import { InstanceHealth } from "../health/instance_health.ts";
-import { watchInstanceHealth } from "../health/watch.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
 import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
@@ -202,9 +200,10 @@ requests, finishes the work in flight and closes the store.`,
     };
 
     try {
-      const processor = new WebhookProcessor({ store });
-      // connection.update webhooks feed the instance health every sender sharing this KV file sees.
-      watchInstanceHealth(processor, new InstanceHealth(store.state), {
+      // With the store, the processor records connection.update webhooks in the instance health every
+      // sender sharing this KV file sees (besides inbound records, @lid pairs and statuses).
+      const processor = new WebhookProcessor({
+        store,
         connection: service?.getConnectionName() ?? "default",
       });
       try {

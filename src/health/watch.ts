@@ -5,12 +5,14 @@
  */
 
 import type { WebhookHandlerFunction, WebhookProcessor } from "../webhooks/processor.ts";
+import { RecordInstanceHealth } from "../webhooks/plugins/instance_health.ts";
 import type { InstanceHealth } from "./instance_health.ts";
 
 /**
  * Record every `connection.update` the processor receives in `health` (the webhook names the instance;
  * `connection` says which configured connection its server is, default `default`). Returns the handler,
- * for `processor.removeHandler`.
+ * for `processor.removeHandler`. A processor given a store does this by itself (into the store's health);
+ * this is for a health of your own, such as a service's memory health.
  *
  * @example
  * ```ts
@@ -25,14 +27,8 @@ export function watchInstanceHealth(
   health: InstanceHealth,
   options: { connection?: string } = {},
 ): WebhookHandlerFunction {
-  const connection = options.connection ?? "default";
-  const handler: WebhookHandlerFunction = async (payload) => {
-    if (!payload.instance) return;
-    await health.recordConnectionUpdate(
-      { connection, instance: payload.instance },
-      { state: payload.connectionState, statusReason: payload.statusReason },
-    );
-  };
+  const plugin = new RecordInstanceHealth(health, options);
+  const handler: WebhookHandlerFunction = (payload) => plugin.observe(payload);
   processor.on("connection.update", handler);
   return handler;
 }

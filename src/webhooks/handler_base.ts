@@ -5,6 +5,7 @@
  */
 
 import { WebhookException } from "../errors.ts";
+import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS } from "./events/names.ts";
 import { normalizeWebhookEvent } from "./payload.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
 
@@ -50,7 +51,8 @@ export abstract class AbstractWebhookHandler {
   abstract handle(payload: WebhookPayloadDto): void | Promise<void>;
 
   /**
-   * The canonical kinds this handler handles (empty = all). Throws when a name is not an event name.
+   * The canonical kinds this handler handles (empty = all). Throws when a name is not one of the server's
+   * event names (the message lists them).
    *
    * @example
    * ```ts
@@ -85,7 +87,10 @@ export abstract class AbstractWebhookHandler {
   }
 }
 
-/** Canonical kinds of a list of names; throws on a name that is not an event name. */
+/**
+ * Canonical kinds of a list of event names in any spelling; throws a `WebhookException` listing the valid
+ * names when one is not an event the server knows (a misspelt name would otherwise never match).
+ */
 export function normalizeKinds(names: readonly string[]): string[] {
   if (!Array.isArray(names)) {
     throw new WebhookException("Cannot register webhook handler: events must be an array of strings");
@@ -93,8 +98,11 @@ export function normalizeKinds(names: readonly string[]): string[] {
   const out: string[] = [];
   for (const name of names) {
     const kind = typeof name === "string" ? normalizeWebhookEvent(name) : null;
-    if (kind === null) {
-      throw new WebhookException(`Cannot register webhook handler: "${String(name)}" is not an event name`);
+    if (kind === null || !Object.hasOwn(WEBHOOK_EVENTS, kind)) {
+      throw new WebhookException(
+        `Cannot register webhook handler: ${JSON.stringify(String(name))} is not an event name; ` +
+          `valid names: ${WEBHOOK_EVENT_NAMES.join(", ")}`,
+      );
     }
     if (!out.includes(kind)) out.push(kind);
   }

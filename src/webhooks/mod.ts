@@ -95,9 +95,23 @@ export {
   WEBHOOK_EVENTS,
   type WebhookPayloadContext,
   WebhookPayloadDto,
+  type WebhookPayloadOf,
 } from "./payload.ts";
 export {
+  WEBHOOK_CONFIG_EVENTS,
+  WEBHOOK_EVENT_NAMES,
+  WEBHOOK_EVENT_TABLE,
+  type WebhookEventKind,
+  type WebhookEventKindOf,
+  type WebhookEventName,
+  type WebhookEventNameOf,
+  type WebhookEventSpelling,
+  type WebhookEventSpellingsOf,
+} from "./events/names.ts";
+export type * from "./events/data.ts";
+export {
   type MessageOutcome,
+  type WebhookEventHandler,
   type WebhookHandlerFunction,
   WebhookProcessingException,
   WebhookProcessor,
@@ -105,6 +119,10 @@ export {
 } from "./processor.ts";
 export { AbstractWebhookHandler } from "./handler_base.ts";
 export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+export type { WebhookPlugin } from "./events/plugin.ts";
+export { LearnLidPairs } from "./plugins/lid_pairs.ts";
+export { TrackMessageStatus } from "./plugins/message_status.ts";
+export { RecordInstanceHealth } from "./plugins/instance_health.ts";
 export {
   type NodeListenerOptions,
   type NodeRequestLike,

@@ -10,22 +10,16 @@
  */
 
 import { type ResolvedSender, resolveSender } from "../address/sender.ts";
-import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
+import type { WebhookEventData } from "./events/data.ts";
+import {
+  WEBHOOK_EVENTS,
+  type WebhookEventKindOf,
+  type WebhookEventName,
+  type WebhookEventNameOf,
+  type WebhookEventSpelling,
+} from "./events/names.ts";
 
-/**
- * Every event the reference server knows, canonical UPPER_SNAKE kind → dotted name sent in the body.
- *
- * `GROUPS_UPDATE` is canonical for `groups.update`; the server's configuration enum calls it `GROUP_UPDATE`
- * (a mismatch in the server itself), which {@link normalizeWebhookEvent} maps to `GROUPS_UPDATE` too.
- */
-export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries([
-  ...Object.entries(WEBHOOK_CONFIG_EVENTS).map(([name, dotted]) => [
-    name === "GROUP_UPDATE" ? "GROUPS_UPDATE" : name,
-    dotted,
-  ]),
-  // Known to the server's Events enum but not configurable (2.4 sends it).
-  ["MESSAGING_HISTORY_SET", "messaging-history.set"],
-]));
+export { WEBHOOK_EVENTS };
 
 /**
  * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
@@ -88,10 +82,18 @@ export function normalizeWebhookEvent(name: string): string | null {
  * dottedWebhookEvent("group_participants_update"); // "group-participants.update"
  * ```
  */
-export function dottedWebhookEvent(name: string): string | null {
+export function dottedWebhookEvent(name: string): WebhookEventName | null {
   const kind = normalizeWebhookEvent(name);
-  return kind === null ? null : WEBHOOK_EVENTS[kind] ?? null;
+  return kind === null ? null : (WEBHOOK_EVENTS[kind] as WebhookEventName | undefined) ?? null;
 }
+
+/**
+ * The payload a handler of `S` receives: `data` typed as that event's data (`WebhookEventData`) and `event`
+ * as its kind. For several names, the union of their payloads (narrow it with `payload.event`).
+ */
+export type WebhookPayloadOf<S extends WebhookEventSpelling> = S extends WebhookEventSpelling
+  ? WebhookPayloadDto<WebhookEventData[WebhookEventNameOf<S>]> & { readonly event: WebhookEventKindOf<S> }
+  : never;
 
 type Json = Record<string, unknown>;
 
@@ -144,15 +146,18 @@ export interface WebhookPayloadContext {
  * payload.senderJid; // "5511999999999@s.whatsapp.net"
  * ```
  */
-export class WebhookPayloadDto {
+export class WebhookPayloadDto<Data = unknown> {
   /** Canonical UPPER_SNAKE kind (`MESSAGES_UPSERT`). */
   readonly event: string;
   /** The event name exactly as received (`messages.upsert`). */
   readonly rawEvent: string;
   /** Instance name, from the body or else the URL (empty string when neither has one). */
   readonly instance: string;
-  /** The event data (`null` for `logout.instance` and `remove.instance`). */
-  readonly data: unknown;
+  /**
+   * The event data (`null` for `logout.instance` and `remove.instance`); typed by the event in a handler
+   * registered with `processor.on(name, ...)` (see `WebhookEventData`).
+   */
+  readonly data: Data;
   /** Delivery id (`webhook-id` header or a digest of the raw body), when known. */
   readonly deliveryId?: string;
   /** When the webhook arrived (epoch ms). */
@@ -175,7 +180,7 @@ export class WebhookPayloadDto {
     this.event = event;
     this.rawEvent = typeof raw.event === "string" ? raw.event : context.event ?? event;
     this.instance = str(raw.instance) ?? context.instance ?? "";
-    this.data = raw.data ?? null;
+    this.data = (raw.data ?? null) as Data;
     this.deliveryId = context.deliveryId;
     this.receivedAt = context.receivedAt ?? Date.now();
   }
@@ -205,14 +210,29 @@ export class WebhookPayloadDto {
   }
 
   /**
-   * Whether this payload is of `kind`, in any spelling.
+   * Whether this payload is of `kind`, in any spelling. With a known name, a type guard: `data` is then
+   * typed as that event's data.
    *
    * @example
    * ```ts
    * import { WebhookPayloadDto } from "@gw/gateway";
-   * WebhookPayloadDto.from({ event: "messages.upsert", data: {} })?.is("messages-upsert"); // true
+   * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data: { key: { id: "3EB0" } } })!;
+   * payload.is("messages-upsert"); // true
+   * if (payload.is("messages.upsert")) console.log(payload.data.key.id); // "3EB0"
    * ```
    */
+  is<S extends WebhookEventSpelling>(kind: S): this is WebhookPayloadOf<S>;
+  /**
+   * Whether this payload is of `kind`, a name known or not (false for a name the server does not send).
+   *
+   * @example
+   * ```ts
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * const name: string = "call";
+   * WebhookPayloadDto.from({ event: "call", data: {} })?.is(name); // true
+   * ```
+   */
+  is(kind: string): boolean;
   is(kind: string): boolean {
     return normalizeWebhookEvent(kind) === this.event;
   }

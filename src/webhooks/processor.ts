@@ -1,6 +1,8 @@
 /**
- * Routing of verified webhooks to the application: handlers by event kind, and the `WebhookReceived` /
- * `MessageReceived` events.
+ * Routing of verified webhooks to the application. One registry holds everything that runs for a webhook:
+ * the application's handlers (`on`, `onAny`, `registerHandler`) and plug-ins (`use`): the log line, the
+ * `WebhookReceived` / `MessageReceived` events, and — once the processor has a store — the inbound records,
+ * `@lid` learning, message statuses and instance health. One loop runs them (`events/dispatch.ts`).
  *
  * @module
  */
@@ -8,69 +10,33 @@
 import { LidDirectory } from "../address/lid_directory.ts";
 import { MessageStatusTracker } from "../delivery/status_tracker.ts";
 import { WebhookException } from "../errors.ts";
-import { MessageReceived, WebhookEvent, WebhookReceived } from "../events.ts";
-import { GuardedEventTarget } from "../guarded_event_target.ts";
+import { InstanceHealth } from "../health/instance_health.ts";
 import type { GatewayStore } from "../store/store.ts";
+import { dispatchWebhook } from "./events/dispatch.ts";
+import { WebhookEventTarget } from "./events/event_target.ts";
+import type { WebhookEventSpelling } from "./events/names.ts";
+import type { WebhookPlugin } from "./events/plugin.ts";
+import { type HandlerEntry, HandlerRegistry } from "./events/registry.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
-import { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
-import type { WebhookPayloadDto } from "./payload.ts";
+import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
+import { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
+import { RecordInstanceHealth } from "./plugins/instance_health.ts";
+import { LearnLidPairs } from "./plugins/lid_pairs.ts";
+import { LogWebhookEvent } from "./plugins/log.ts";
+import { TrackMessageStatus } from "./plugins/message_status.ts";
 
-/** A function handling webhooks. */
+export { WebhookProcessingException } from "./events/dispatch.ts";
+
+/** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
 
 /**
- * Handlers or listeners failed for one webhook. `errors` holds every failure, in the order they happened.
- *
- * @example
- * ```ts
- * import { WebhookProcessingException, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
- * const processor = new WebhookProcessor().onAny(() => {
- *   throw new Error("down");
- * });
- * try {
- *   await processor.process(WebhookPayloadDto.from({ event: "call", data: {} })!);
- * } catch (error) {
- *   if (error instanceof WebhookProcessingException) console.log(error.errors.length); // 1
- * }
- * ```
+ * A function handling the events `S` (one spelling or a union): its payload's `data` is typed by the event
+ * (`WebhookEventData`). A returned promise is awaited before the next handler runs; other return values
+ * are ignored.
  */
-export class WebhookProcessingException extends WebhookException {
-  /** Every failure. */
-  readonly errors: readonly unknown[];
-
-  /**
-   * Build from the failures of one webhook.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessingException } from "@gw/gateway";
-   * new WebhookProcessingException("CALL", [new Error("down")]);
-   * ```
-   */
-  constructor(event: string, errors: readonly unknown[]) {
-    const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-    super(`Cannot process webhook "${event}": ${first}${more}`, { status: 500, cause: errors[0] });
-    this.errors = errors;
-  }
-}
-
-/**
- * The processor's events: a listener that throws (or returns a promise that rejects) fails the webhook
- * being processed instead of only being logged, and a listener that returns a promise is waited for.
- */
-class WebhookEventTarget extends GuardedEventTarget {
-  protected override onListenerError(event: Event, error: unknown): void {
-    if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
-    else super.onListenerError(event, error);
-  }
-
-  protected override onListenerPromise(event: Event, promise: Promise<unknown>): void {
-    if (event instanceof WebhookEvent) event.waitUntil(promise);
-    else super.onListenerPromise(event, promise);
-  }
-}
+export type WebhookEventHandler<S extends WebhookEventSpelling> = (payload: WebhookPayloadOf<S>) => unknown;
 
 /** Key of the processor's internal fast path (used by the handler and the queue worker). */
 export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
@@ -81,49 +47,53 @@ export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMes
 /** What {@link PROCESS_MESSAGE} did with an inbound message. */
 export type MessageOutcome = "processed" | "duplicate" | "busy";
 
-interface Entry {
-  fn: WebhookHandlerFunction;
-  owner: unknown;
-}
-
 /** Options of a {@link WebhookProcessor}. */
 export interface WebhookProcessorOptions {
   /**
-   * Store inbound messages here (binds `ProcessIncomingMessage`), handle each inbound message once by its
-   * id, and feed `lidDirectory` and `messageStatus` from every webhook.
+   * With a store, the processor by itself: stores inbound messages, handles each inbound message once by its
+   * id, learns `@lid` pairs (`lidDirectory`), tracks message statuses (`messageStatus`) and records instance
+   * health from `connection.update` (`instanceHealth`, the same records `GatewayService.health()` reads over
+   * the same store).
    */
   store?: GatewayStore;
-  /** Bind `LogWebhookEvent` (default true). */
+  /** The connection name the instance health is recorded under (default `default`). */
+  connection?: string;
+  /** Clock in epoch ms for the store features (default `Date.now`). */
+  now?: () => number;
+  /** Log one line per webhook (`LogWebhookEvent`; default true). */
   log?: boolean;
 }
 
+function checkFunction(fn: unknown): void {
+  if (typeof fn !== "function") throw new WebhookException("Cannot register webhook handler: not a function");
+}
+
 /**
- * Runs the application's handlers for each verified webhook, in registration order, and dispatches
- * `WebhookReceived` (every webhook) and `MessageReceived` (inbound messages) on `events`.
+ * Runs the application's handlers for each verified webhook, in registration order, after its plug-ins;
+ * dispatches `WebhookReceived` (every webhook) and `MessageReceived` (inbound messages) on `events`.
  *
  * @example
  * ```ts
  * import { MessageReceived, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
  * const processor = new WebhookProcessor()
- *   .on("messages.upsert", (payload) => console.log(payload.text))
- *   .on(["connection.update"], (payload) => console.log(payload.connectionState))
+ *   .on("messages.upsert", (payload) => console.log(payload.data.key.id, payload.text))
+ *   .on(["connection.update"], (payload) => console.log(payload.data.state))
  *   .onAny((payload) => console.log(payload.event));
  * processor.events.addEventListener(MessageReceived.type, (event) => console.log((event as MessageReceived).sender));
  * await processor.process(WebhookPayloadDto.from({ event: "connection.update", instance: "sales", data: { state: "open" } })!);
  * ```
  */
 export class WebhookProcessor {
-  /** Where `WebhookReceived` and `MessageReceived` are dispatched. */
-  readonly events: EventTarget = new WebhookEventTarget();
-  #log: LogWebhookEvent | undefined;
+  /** Where `WebhookReceived` and `MessageReceived` are dispatched (and the status tracker's events). */
+  readonly events: EventTarget;
+  readonly #registry = new HandlerRegistry();
+  readonly #connection: string;
+  readonly #now: () => number;
   #store: GatewayStore | undefined;
   #claims: InboundMessageClaims | undefined;
   #lids: LidDirectory | undefined;
   #status: MessageStatusTracker | undefined;
-  // Handlers per kind, each list in registration order (catch-all handlers included where they belong).
-  #byKind = new Map<string, Entry[]>();
-  #any: Entry[] = [];
-  #all: Entry[] = [];
+  #health: InstanceHealth | undefined;
 
   /**
    * Create a processor.
@@ -131,14 +101,21 @@ export class WebhookProcessor {
    * @example
    * ```ts
    * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * const processor = new WebhookProcessor({ store: new MemoryStore(), connection: "default" });
    * ```
    */
   constructor(options: WebhookProcessorOptions = {}) {
-    if (options.log !== false) {
-      this.#log = new LogWebhookEvent();
-      this.events.addEventListener(WebhookReceived.type, this.#log);
-    }
+    this.#connection = options.connection ?? "default";
+    this.#now = options.now ?? Date.now;
+    if (options.log !== false) this.use(new LogWebhookEvent());
+    const events = new WebhookEventTarget();
+    this.events = events;
+    this.#registry.add({
+      kinds: null,
+      run: (payload) => events.observe(payload),
+      owner: events,
+      plugin: true,
+    });
     if (options.store !== undefined) this.useStore(options.store);
   }
 
@@ -148,8 +125,8 @@ export class WebhookProcessor {
   }
 
   /**
-   * Store inbound messages in `store` from now on (binds `ProcessIncomingMessage` once). A processor keeps
-   * the first store it is given.
+   * Give the processor a store (see {@link WebhookProcessorOptions.store}): registers the store plug-ins
+   * once. A processor keeps the first store it is given.
    *
    * @example
    * ```ts
@@ -158,15 +135,17 @@ export class WebhookProcessor {
    * ```
    */
   useStore(store: GatewayStore): this {
-    if (this.#store === undefined) {
-      this.#store = store;
-      this.#claims = new InboundMessageClaims(store.state);
-      this.#lids = new LidDirectory(store);
-      this.#status = new MessageStatusTracker({ store, events: this.events });
-      this.events.addEventListener(MessageReceived.type, new ProcessIncomingMessage(store));
-      this.events.addEventListener(WebhookReceived.type, new LearnFromWebhook(this.#lids, this.#status));
-    }
-    return this;
+    if (this.#store !== undefined) return this;
+    const now = this.#now;
+    this.#store = store;
+    this.#claims = new InboundMessageClaims(store.state, now);
+    this.#lids = new LidDirectory(store, { now });
+    this.#status = new MessageStatusTracker({ store, events: this.events, now });
+    this.#health = new InstanceHealth(store.state, { now });
+    return this.use(new ProcessIncomingMessage(store))
+      .use(new LearnLidPairs(this.#lids))
+      .use(new TrackMessageStatus(this.#status))
+      .use(new RecordInstanceHealth(this.#health, { connection: this.#connection }));
   }
 
   /**
@@ -199,6 +178,39 @@ export class WebhookProcessor {
   }
 
   /**
+   * The instance health this processor records `connection.update` webhooks in, once it has a store
+   * (under the `connection` option's name). A `GatewayService` over the same store reads the same records.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * (await processor.instanceHealth?.get({ connection: "default", instance: "sales" }))?.status; // "unknown"
+   * ```
+   */
+  get instanceHealth(): InstanceHealth | undefined {
+    return this.#health;
+  }
+
+  /**
+   * Add a plug-in: it observes every webhook of its `events` before the handlers run, and its promise runs
+   * beside them (see {@link WebhookPlugin}). Remove it with `removeHandler(plugin)`.
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway";
+   * new WebhookProcessor().use({ events: ["call"], observe: (payload) => console.log(payload.instance) });
+   * ```
+   */
+  use(plugin: WebhookPlugin): this {
+    if (typeof plugin?.observe !== "function") {
+      throw new WebhookException("Cannot register webhook plug-in: it has no observe() method");
+    }
+    const kinds = normalizeKinds(plugin.events ?? []);
+    return this.#add(kinds, (payload) => plugin.observe(payload), plugin, true);
+  }
+
+  /**
    * Register a handler object for the kinds in its `events` (all kinds when empty).
    *
    * @example
@@ -220,32 +232,34 @@ export class WebhookProcessor {
     ) {
       throw new WebhookException("Cannot register webhook handler: it has no handle() method");
     }
-    const kinds = handler.handledEvents();
-    return this.#add(kinds, { fn: (payload) => handler.handle(payload), owner: handler });
+    return this.#add(handler.handledEvents(), (payload) => handler.handle(payload), handler, false);
   }
 
   /**
-   * Run `fn` for webhooks of `kind` (one name or several, any spelling).
+   * Run `fn` for webhooks of `kind`: one event name or several, in any spelling the event table lists
+   * (`messages.upsert`, `MESSAGES_UPSERT`, `messages_upsert`, `messages-upsert`). `fn`'s payload is typed
+   * by the name (`payload.data` is `WebhookEventData["messages.upsert"]`). A name that is not an event is a
+   * type error, and a `WebhookException` listing the valid names at run time.
    *
    * @example
    * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor().on("qrcode.updated", (payload) => console.log(payload.qrCode));
+   * new WebhookProcessor()
+   *   .on("messages.upsert", (payload) => console.log(payload.data.key.id, payload.text))
+   *   .on("qrcode.updated", (payload) => console.log(payload.data.qrcode?.code));
    * ```
    */
-  on(kind: string | readonly string[], fn: WebhookHandlerFunction): this {
-    if (typeof fn !== "function") {
-      throw new WebhookException("Cannot register webhook handler: not a function");
-    }
+  on<S extends WebhookEventSpelling>(kind: S | readonly S[], fn: WebhookEventHandler<S>): this {
+    checkFunction(fn);
     const kinds = normalizeKinds(typeof kind === "string" ? [kind] : kind);
     if (kinds.length === 0) {
       throw new WebhookException("Cannot register webhook handler: no event kind given");
     }
-    return this.#add(kinds, { fn, owner: fn });
+    return this.#add(kinds, fn as (payload: WebhookPayloadDto) => unknown, fn, false);
   }
 
   /**
-   * Run `fn` for every webhook.
+   * Run `fn` for every webhook, including kinds the server adds later.
    *
    * @example
    * ```ts
@@ -253,15 +267,13 @@ export class WebhookProcessor {
    * new WebhookProcessor().onAny((payload) => console.log(payload.event, payload.instance));
    * ```
    */
-  onAny(fn: WebhookHandlerFunction): this {
-    if (typeof fn !== "function") {
-      throw new WebhookException("Cannot register webhook handler: not a function");
-    }
-    return this.#add([], { fn, owner: fn });
+  onAny(fn: (payload: WebhookPayloadDto) => unknown): this {
+    checkFunction(fn);
+    return this.#add([], fn, fn, false);
   }
 
   /**
-   * Remove a handler object or function registered before; returns whether it was registered.
+   * Remove a handler object, function or plug-in registered before; returns whether it was registered.
    *
    * @example
    * ```ts
@@ -271,17 +283,12 @@ export class WebhookProcessor {
    * processor.removeHandler(log); // true
    * ```
    */
-  removeHandler(handler: AbstractWebhookHandler | WebhookHandlerFunction): boolean {
-    const keep = (entry: Entry) => entry.owner !== handler;
-    const before = this.#all.length;
-    this.#all = this.#all.filter(keep);
-    this.#any = this.#any.filter(keep);
-    for (const [kind, list] of this.#byKind) this.#byKind.set(kind, list.filter(keep));
-    return this.#all.length !== before;
+  removeHandler(handler: AbstractWebhookHandler | WebhookPlugin | ((payload: never) => unknown)): boolean {
+    return this.#registry.remove(handler);
   }
 
   /**
-   * How many handlers would run for `kind` (or are registered in total without `kind`).
+   * How many handlers (not plug-ins) would run for `kind` (or are registered in total without `kind`).
    *
    * @example
    * ```ts
@@ -290,43 +297,26 @@ export class WebhookProcessor {
    * ```
    */
   handlerCount(kind?: string): number {
-    if (kind === undefined) return this.#all.length;
-    return this.#handlersFor(normalizeKinds([kind])[0]).length;
+    if (kind === undefined) return this.#registry.handlerCount();
+    return this.#registry.handlerCount(normalizeWebhookEvent(kind) ?? "");
   }
 
-  #add(kinds: string[], entry: Entry): this {
-    this.#all.push(entry);
-    if (kinds.length === 0) {
-      this.#any.push(entry);
-      for (const list of this.#byKind.values()) list.push(entry);
-      return this;
-    }
-    for (const kind of kinds) {
-      let list = this.#byKind.get(kind);
-      if (list === undefined) {
-        // Catch-alls registered so far come before this handler.
-        list = [...this.#any];
-        this.#byKind.set(kind, list);
-      }
-      list.push(entry);
-    }
+  #add(kinds: string[], run: HandlerEntry["run"], owner: unknown, plugin: boolean): this {
+    this.#registry.add({ kinds: kinds.length === 0 ? null : kinds, run, owner, plugin });
     return this;
   }
 
-  #handlersFor(kind: string): Entry[] {
-    return this.#byKind.get(kind) ?? this.#any;
-  }
-
   /**
-   * Dispatch the events and run every handler for `payload.event`, in registration order. All handlers run
-   * even when one fails; then a {@link WebhookProcessingException} lists the failures (handlers that threw,
-   * listeners that threw, promises given to `waitUntil` that rejected).
+   * Run the plug-ins, then every handler for `payload.event`, in registration order. All of them run even
+   * when one fails; then a {@link WebhookProcessingException} lists the failures (handlers that threw,
+   * plug-ins and listeners that failed, promises given to `waitUntil` that rejected). With a store, an
+   * inbound message already handled is skipped.
    *
    * @example
    * ```ts
    * import { WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
-   * const processor = new WebhookProcessor().on("call", (payload) => console.log(payload.data));
-   * await processor.process(WebhookPayloadDto.from({ event: "call", data: { id: "1" } })!);
+   * const processor = new WebhookProcessor().on("call", (payload) => console.log(payload.data.from));
+   * await processor.process(WebhookPayloadDto.from({ event: "call", data: { id: "1", from: "5511999999999@s.whatsapp.net" } })!);
    * ```
    */
   async process(payload: WebhookPayloadDto): Promise<void> {
@@ -336,7 +326,7 @@ export class WebhookProcessor {
 
   /**
    * `process` without promise layers when everything is synchronous: returns undefined when every handler
-   * and listener finished at once and succeeded, throws when one of them failed, or returns a promise.
+   * and plug-in finished at once and succeeded, throws when one of them failed, or returns a promise.
    * Internal (the handler's hot path).
    */
   [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
@@ -350,7 +340,7 @@ export class WebhookProcessor {
         }
       });
     }
-    return this.#dispatch(payload);
+    return dispatchWebhook(this.#registry.for(payload.event), payload);
   }
 
   /**
@@ -360,95 +350,21 @@ export class WebhookProcessor {
   async [PROCESS_MESSAGE](payload: WebhookPayloadDto): Promise<MessageOutcome> {
     const claims = this.#claims;
     const id = payload.messageId;
+    const entries = this.#registry.for(payload.event);
     if (claims === undefined || id === undefined) {
-      await this.#dispatch(payload);
+      await dispatchWebhook(entries, payload);
       return "processed";
     }
     if (!(await claims.claim(payload.instance, id))) {
       return (await claims.state(payload.instance, id)) === "processing" ? "busy" : "duplicate";
     }
     try {
-      await this.#dispatch(payload);
+      await dispatchWebhook(entries, payload);
     } catch (error) {
       await claims.release(payload.instance, id).catch(() => {});
       throw error;
     }
     await claims.complete(payload.instance, id);
     return "processed";
-  }
-
-  #dispatch(payload: WebhookPayloadDto): Promise<void> | undefined {
-    let errors: unknown[] | undefined;
-    const events = this.events as WebhookEventTarget;
-    // Events are only built when someone listens (the log listener counts only when its level is on).
-    let received: WebhookReceived | undefined;
-    const quietLog = this.#log !== undefined && !this.#log.enabled ? 1 : 0;
-    if (events.listenerCount(WebhookReceived.type) > quietLog) {
-      received = new WebhookReceived(payload);
-      events.dispatchEvent(received);
-    }
-    let message: MessageReceived | undefined;
-    if (events.listenerCount(MessageReceived.type) > 0 && payload.isInboundMessage) {
-      message = new MessageReceived(payload);
-      events.dispatchEvent(message);
-    }
-    const handlers = this.#handlersFor(payload.event);
-    for (let i = 0; i < handlers.length; i++) {
-      try {
-        const result = handlers[i].fn(payload);
-        if (result != null && typeof (result as PromiseLike<void>).then === "function") {
-          return this.#continue(payload, handlers, i, result as PromiseLike<void>, received, message, errors);
-        }
-      } catch (error) {
-        (errors ??= []).push(error);
-      }
-    }
-    if (
-      (received === undefined || received.pending.length === 0) &&
-      (message === undefined || message.pending.length === 0)
-    ) {
-      if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
-      return undefined;
-    }
-    return this.#finish(payload.event, received, message, errors);
-  }
-
-  async #continue(
-    payload: WebhookPayloadDto,
-    handlers: Entry[],
-    index: number,
-    first: PromiseLike<void>,
-    received: WebhookReceived | undefined,
-    message: MessageReceived | undefined,
-    errors: unknown[] | undefined,
-  ): Promise<void> {
-    try {
-      await first;
-    } catch (error) {
-      (errors ??= []).push(error);
-    }
-    for (let i = index + 1; i < handlers.length; i++) {
-      try {
-        await handlers[i].fn(payload);
-      } catch (error) {
-        (errors ??= []).push(error);
-      }
-    }
-    await this.#finish(payload.event, received, message, errors);
-  }
-
-  async #finish(
-    event: string,
-    received: WebhookReceived | undefined,
-    message: MessageReceived | undefined,
-    errors: unknown[] | undefined,
-  ): Promise<void> {
-    for (const dispatched of [received, message]) {
-      if (dispatched === undefined || dispatched.pending.length === 0) continue;
-      for (const outcome of await Promise.allSettled(dispatched.pending)) {
-        if (outcome.status === "rejected") (errors ??= []).push(outcome.reason);
-      }
-    }
-    if (errors !== undefined) throw new WebhookProcessingException(event, errors);
   }
 }

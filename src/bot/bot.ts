@@ -1,0 +1,407 @@
+/**
+ * `Bot`: a composer of middleware behind a verified webhook receiver. Each webhook becomes a `Context`;
+ * the bot runs the middleware once per inbound message (the processor's claims), one update at a time per
+ * chat (a turn in the store), never for its own echoes, and with replies that cannot be sent twice.
+ *
+ * @module
+ */
+
+import { configFromEnv, mergeConfig } from "../config.ts";
+import { ConfigurationException, ValidationException } from "../errors.ts";
+import { getGatewayLogger } from "../log.ts";
+import { GatewayService } from "../service.ts";
+import { MemoryStore } from "../store/memory.ts";
+import type { GatewayStore } from "../store/store.ts";
+import { abortableSleep } from "../timing.ts";
+import { buildFromEnv, type Built, denoLookup, isBindings } from "../webhooks/default_handler.ts";
+import type { WebhookExecutionContext, WebhookHandlerOptions } from "../webhooks/handler.ts";
+import { WebhookPayloadDto } from "../webhooks/payload.ts";
+import { misconfigured } from "../webhooks/pipeline/guard.ts";
+import { discardBody } from "../webhooks/pipeline/route.ts";
+import { WebhookProcessingException, WebhookProcessor } from "../webhooks/processor.ts";
+import { BotActions } from "./actions.ts";
+import { BotError } from "./bot_error.ts";
+import { type BotOptions, checkBotOptions } from "./bot_options.ts";
+import { Bursts } from "./burst.ts";
+import { ChatOrder } from "./chat_order.ts";
+import { Composer, REGISTERED_QUERIES } from "./composer.ts";
+import { Context } from "./context.ts";
+import type { FilterQuery } from "./filter_table.ts";
+import { run } from "./middleware.ts";
+import { ChatPauses } from "./pauses.ts";
+import { addressesInstance, type BotUpdate, toBotUpdate } from "./update.ts";
+
+export type { BotGroups, BotOptions } from "./bot_options.ts";
+
+const DEFAULT_ORDER_LEASE_MS = 60_000;
+const ORDER_POLL_MS = 50;
+let warnedMemoryStore = false;
+
+/**
+ * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
+ *
+ * @example The ten-line bot (`deno serve --allow-env --allow-net bot.ts`, or a Worker)
+ * ```ts ignore
+ * import { Bot } from "@gw/gateway/bot";
+ * const bot = new Bot(); // service, secret and scheme from the environment
+ * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
+ * export default { fetch: bot.fetch };
+ * ```
+ *
+ * @example Handling updates yourself (tests, queue consumers)
+ * ```ts
+ * import { MemoryStore } from "@gw/gateway";
+ * import { Bot } from "@gw/gateway/bot";
+ * const bot = new Bot({ store: new MemoryStore(), signature: { scheme: "none" } });
+ * bot.on("group:join", (ctx) => console.log(ctx.group.participants));
+ * await bot.handleUpdate({
+ *   event: "group-participants.update",
+ *   instance: "sales",
+ *   data: { id: "120363000000000000@g.us", action: "add", participants: ["5511999999999@s.whatsapp.net"] },
+ * });
+ * ```
+ */
+export class Bot<C extends Context = Context> extends Composer<C> {
+  /** The options the bot was built with (a harness builds a new bot with the same ones). */
+  readonly options: Readonly<BotOptions>;
+  /** Where claims, turns, pauses, sessions and dialogues live. */
+  readonly store: GatewayStore;
+  /** The processor the receiver runs; the bot is one of its handlers. */
+  readonly processor: WebhookProcessor;
+  readonly #now: () => number;
+  readonly #actions: BotActions;
+  readonly #order: ChatOrder;
+  readonly #pauses: ChatPauses;
+  readonly #bursts: Bursts | undefined;
+  #catch: ((error: BotError<C>) => unknown) | undefined;
+  #service: GatewayService | undefined;
+  #lookup: ((name: string) => string | undefined) | undefined;
+  #registered: Set<FilterQuery> | undefined;
+  #denoReceiver: Built | undefined;
+  readonly #bindingReceivers = new WeakMap<object, Built>();
+  readonly #opened: Built[] = [];
+
+  /**
+   * Build a bot. The options are checked here (an unknown key throws with a suggestion); nothing is read
+   * from the environment until the first request or action.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ store: new MemoryStore(), groups: "mentions", debounceMs: 1500 });
+   * ```
+   */
+  constructor(options?: BotOptions) {
+    super();
+    const checked = checkBotOptions(options);
+    this.options = Object.freeze({ ...checked });
+    this.#now = checked.now ?? Date.now;
+    const sleep = checked.sleep ?? abortableSleep;
+    if (checked.store === undefined && !warnedMemoryStore) {
+      warnedMemoryStore = true;
+      getGatewayLogger("bot").warn(
+        "The bot keeps its state in memory (no `store` given): claims, chat order, pauses, sessions and " +
+          "dialogues are lost on restart and not shared between processes",
+      );
+    }
+    this.store = checked.store ?? new MemoryStore({ now: this.#now });
+    const state = this.store.state;
+    this.processor = new WebhookProcessor({ store: this.store });
+    this.processor.onAny((payload) => this.#onPayload(payload));
+    this.#actions = new BotActions({
+      service: () => this.#serviceNow(),
+      state,
+      now: this.#now,
+      sleep: (ms) => sleep(ms),
+      pacing: checked.pacing ?? {},
+    });
+    this.#order = new ChatOrder(state, {
+      now: this.#now,
+      sleep,
+      leaseMs: checked.orderLeaseMs ?? DEFAULT_ORDER_LEASE_MS,
+      pollMs: ORDER_POLL_MS,
+    });
+    this.#pauses = new ChatPauses(state, this.#now);
+    const debounceMs = checked.debounceMs ?? 0;
+    this.#bursts = debounceMs > 0
+      ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
+      : undefined;
+    if (checked.service !== undefined) this.#service = checked.service;
+  }
+
+  /**
+   * The fetch handler: `POST /<routePrefix>/<instance>` verified, limited and answered like
+   * `createWebhookHandler`, configured from `GATEWAY_WEBHOOK_*` like `handleWebhook` (Workers `env` bindings
+   * when the runtime passes them, else `Deno.env`), with the bot's options on top. A bound function: pass
+   * it as it is (`export default { fetch: bot.fetch }`, `Deno.serve(bot.fetch)`).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "hmac", secret: "s3cret" } });
+   * bot.on("message", (ctx) => ctx.react("👍"));
+   * Deno.serve({ port: 8000 }, bot.fetch);
+   * ```
+   */
+  readonly fetch = (
+    request: Request,
+    envOrInfo?: unknown,
+    ctx?: WebhookExecutionContext,
+  ): Promise<Response> => {
+    const built = this.#receiverFor(envOrInfo);
+    if (typeof built !== "function") {
+      discardBody(request);
+      return Promise.resolve(misconfigured({ metrics: undefined }, built.problem));
+    }
+    return built(request, envOrInfo, ctx);
+  };
+
+  #receiverFor(envOrInfo: unknown): Built {
+    if (!isBindings(envOrInfo)) return this.#denoReceiver ??= this.#build(denoLookup);
+    let built = this.#bindingReceivers.get(envOrInfo);
+    if (built === undefined) {
+      const env = envOrInfo;
+      const get = (name: string) => typeof env[name] === "string" ? env[name] as string : denoLookup(name);
+      this.#lookup ??= (name) => get(name) ?? undefined;
+      built = this.#build(get);
+      this.#bindingReceivers.set(envOrInfo, built);
+    }
+    return built;
+  }
+
+  #build(get: (name: string) => string | undefined | null): Built {
+    const o = this.options;
+    const overrides: WebhookHandlerOptions = { ...o.receiver, processor: this.processor, store: this.store };
+    if (o.signature !== undefined) overrides.signature = o.signature;
+    if (o.queue !== undefined) overrides.queue = o.queue;
+    if (o.dedupe !== undefined) overrides.dedupe = o.dedupe;
+    if (o.now !== undefined) overrides.now = o.now;
+    const built = buildFromEnv(get, overrides);
+    this.#opened.push(built);
+    return built;
+  }
+
+  /** The service, built at first use from the environment when none was given. */
+  #serviceNow(): GatewayService {
+    if (this.#service !== undefined) return this.#service;
+    const lookup = this.#lookup ?? ((name: string) => denoLookup(name) ?? undefined);
+    const config = mergeConfig(configFromEnv(lookup), { store: this.store });
+    if (config.server_url === undefined || config.api_key === undefined) {
+      throw new ConfigurationException(
+        "Cannot build the bot's service: GATEWAY_API_URL and GATEWAY_API_KEY must be set (or pass `service`)",
+        { setting: config.server_url === undefined ? "GATEWAY_API_URL" : "GATEWAY_API_KEY" },
+      );
+    }
+    return this.#service = new GatewayService(config, { now: this.#now });
+  }
+
+  /**
+   * Run one webhook payload (parsed JSON or a `WebhookPayloadDto`) through the bot, with the same claims,
+   * order and echo safety as a webhook. Rejects with the `BotError` when the middleware failed and no
+   * `catch` handler took it (the message's claim is given back, so a retry runs it again).
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ store: new MemoryStore() });
+   * bot.on("connection", (ctx) => console.log(ctx.connection.state));
+   * await bot.handleUpdate({ event: "connection.update", instance: "sales", data: { state: "open" } });
+   * ```
+   */
+  async handleUpdate(payload: WebhookPayloadDto | Record<string, unknown>): Promise<void> {
+    const dto = payload instanceof WebhookPayloadDto ? payload : WebhookPayloadDto.from(payload);
+    if (dto === null) {
+      throw new ValidationException("Cannot handle update: not a gateway webhook (no event name)", {
+        messages: ["event is missing or invalid"],
+      });
+    }
+    try {
+      await this.processor.process(dto);
+    } catch (error) {
+      if (error instanceof WebhookProcessingException && error.errors.length === 1) throw error.errors[0];
+      throw error;
+    }
+  }
+
+  /**
+   * Handle errors thrown by the middleware. When `handler` returns, the update counts as handled; when it
+   * throws, the update fails (a webhook is answered 500 and the server retries it).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.catch((err) => console.error(`update in ${err.ctx.chat?.id} failed:`, err.error));
+   * ```
+   */
+  catch(handler: (error: BotError<C>) => unknown): this {
+    if (typeof handler !== "function") {
+      throw new ConfigurationException("Cannot use catch: the handler is not a function");
+    }
+    this.#catch = handler;
+    return this;
+  }
+
+  /**
+   * Pause a chat (a human took over): while paused, no middleware runs for its updates. Stored, so every
+   * process of the bot sees it; `untilMs` (epoch ms) ends it by itself.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("human", async (ctx) => {
+   *   await ctx.reply("An agent will answer you shortly");
+   *   await bot.pause(ctx.chat.id);
+   * });
+   * ```
+   */
+  async pause(chatId: string, options: { untilMs?: number } = {}): Promise<void> {
+    await this.#pauses.pause(chatId, options.untilMs);
+  }
+
+  /**
+   * Resume a paused chat; true when it was paused.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * await bot.resume("5511999999999");
+   * ```
+   */
+  resume(chatId: string): Promise<boolean> {
+    return this.#pauses.resume(chatId);
+  }
+
+  /**
+   * Whether a chat is paused.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * await bot.isPaused("5511999999999@s.whatsapp.net"); // false
+   * ```
+   */
+  isPaused(chatId: string): Promise<boolean> {
+    return this.#pauses.isPaused(chatId);
+  }
+
+  /**
+   * A new bot with the same options (so the same store), the same middleware and `catch` handler, and none
+   * of this one's in-memory caches: what a restarted process would build.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ store: new MemoryStore() });
+   * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
+   * const restarted = bot.restart();
+   * ```
+   */
+  restart(): Bot<C> {
+    const fresh = new Bot<C>(this.options);
+    fresh.use(this as Composer<C>);
+    if (this.#catch !== undefined) fresh.catch(this.#catch);
+    return fresh;
+  }
+
+  /**
+   * Close what the bot's receivers opened (a KV queue and its worker).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * await bot.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    const opened = this.#opened.splice(0);
+    this.#denoReceiver = undefined;
+    for (const built of opened) if (typeof built === "function") await built.close();
+  }
+
+  /** The processor's handler: one payload through the guards, the turn and the middleware. */
+  async #onPayload(payload: WebhookPayloadDto): Promise<void> {
+    const update = toBotUpdate(payload);
+    await this.#canonicalize(update);
+    if (!(await this.#admits(update, payload))) return;
+    const chat = update.chat?.id;
+    const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
+      ? await this.#bursts.collect(update.instance, chat, update.msg!)
+      : undefined;
+    if (burst === null) return; // merged into a later message's update
+    const turn = chat === undefined ? undefined : await this.#order.enter(update.instance, chat);
+    try {
+      if (chat !== undefined && await this.#pauses.isPaused(chat)) return void await burst?.done();
+      // An echo of a reply sent while this update waited for its turn.
+      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
+        return;
+      }
+      const ctx = new Context({
+        payload,
+        update,
+        messages: burst?.messages,
+        state: this.store.state,
+        now: this.#now,
+        actions: this.#actions,
+      }) as C;
+      await this.#runMiddleware(ctx);
+      await burst?.done();
+    } finally {
+      await turn?.leave();
+    }
+  }
+
+  async #runMiddleware(ctx: C): Promise<void> {
+    try {
+      await run(this.middleware(), ctx);
+    } catch (error) {
+      const wrapped = error instanceof BotError ? error as BotError<C> : new BotError(error, ctx);
+      if (this.#catch === undefined) throw wrapped;
+      await this.#catch(wrapped);
+    }
+  }
+
+  /** Name the chat and sender by phone when the store's LID directory knows the `@lid`. */
+  async #canonicalize(update: BotUpdate): Promise<void> {
+    const lids = this.processor.lidDirectory;
+    const chat = update.chat;
+    if (lids === undefined || chat === undefined || !chat.id.endsWith("@lid")) return;
+    const phone = await lids.toPhone(chat.id);
+    if (phone === undefined) return;
+    const lid = chat.id;
+    update.chat = { ...chat, id: `${phone}@s.whatsapp.net` };
+    if (update.from !== undefined && update.from.id === lid) {
+      update.from = { ...update.from, id: update.chat.id, phone, lid };
+    }
+  }
+
+  /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
+  async #admits(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
+    if (update.own) {
+      const registered = this.#registered ??= this[REGISTERED_QUERIES]();
+      if (!update.queries.some((q) => registered.has(q))) return false;
+      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
+        return false;
+      }
+    }
+    if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
+    const groups = this.options.groups ?? "all";
+    if (groups === "all") return true;
+    if (groups === "none") return false;
+    return addressesInstance(update, await this.#ownJids(payload));
+  }
+
+  async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {
+    const own = payload.sender;
+    if (own === undefined) return [];
+    const lid = await this.processor.lidDirectory?.toLid(own);
+    return lid === undefined ? [own] : [own, lid.includes("@") ? lid : `${lid}@lid`];
+  }
+}

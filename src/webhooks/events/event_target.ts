@@ -1,0 +1,47 @@
+/**
+ * The processor's `events` (`WebhookReceived`, `MessageReceived`) as a plug-in of its handler model: the
+ * events are built and dispatched only when someone listens, and what the listeners leave to `waitUntil`
+ * (or throw) settles with the webhook like any plug-in's work.
+ *
+ * @module
+ */
+
+import { MessageReceived, WebhookEvent, WebhookReceived } from "../../events.ts";
+import { GuardedEventTarget } from "../../guarded_event_target.ts";
+import type { WebhookPayloadDto } from "../payload.ts";
+import { settleAll } from "./dispatch.ts";
+
+/**
+ * The processor's events: a listener that throws (or returns a promise that rejects) fails the webhook
+ * being processed instead of only being logged, and a listener that returns a promise is waited for.
+ */
+export class WebhookEventTarget extends GuardedEventTarget {
+  protected override onListenerError(event: Event, error: unknown): void {
+    if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
+    else super.onListenerError(event, error);
+  }
+
+  protected override onListenerPromise(event: Event, promise: Promise<unknown>): void {
+    if (event instanceof WebhookEvent) event.waitUntil(promise);
+    else super.onListenerPromise(event, promise);
+  }
+
+  /**
+   * Dispatch `WebhookReceived` (every webhook), then `MessageReceived` (inbound messages), each only when it
+   * has listeners; returns the listeners' pending work as one promise, or undefined when there is none.
+   */
+  observe(payload: WebhookPayloadDto): Promise<void> | undefined {
+    let pending: Promise<unknown>[] | undefined;
+    if (this.listenerCount(WebhookReceived.type) > 0) {
+      const received = new WebhookReceived(payload);
+      this.dispatchEvent(received);
+      if (received.pending.length > 0) pending = [...received.pending];
+    }
+    if (this.listenerCount(MessageReceived.type) > 0 && payload.isInboundMessage) {
+      const message = new MessageReceived(payload);
+      this.dispatchEvent(message);
+      if (message.pending.length > 0) pending = [...(pending ?? []), ...message.pending];
+    }
+    return pending === undefined ? undefined : settleAll(pending);
+  }
+}

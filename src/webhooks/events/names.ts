@@ -1,0 +1,160 @@
+/**
+ * The gateway server's webhook event names, in one table: the dotted name the server puts in webhook bodies
+ * (canonical), with its other spellings as aliases — the UPPER_SNAKE kind (`payload.event`), the name of the
+ * server's configuration enum (what `/webhook/set` takes) and the byEvents URL suffix (`/messages-upsert`).
+ * Rows follow the server's own order (`EventController.events`, Evolution API 2.3.6); the payload type of
+ * each event is `WebhookEventData[name]` (`./data.ts`).
+ *
+ * This module has no imports: the request objects, the payload parser, the processor and the simulated
+ * server all read it.
+ *
+ * @module
+ */
+
+/**
+ * Every event the server knows, dotted name → its other spellings. `kind` is what
+ * `WebhookPayloadDto.event` holds; `config` is the server's configuration name; `path` is the byEvents URL
+ * suffix. `GROUP_UPDATE` ↔ `groups.update` is the server's own naming mismatch (its code matches on
+ * `GROUPS_UPDATE`, the kind). `settable: false` marks events the server knows but `/webhook/set` refuses.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_EVENT_TABLE } from "@gw/gateway/webhooks";
+ * WEBHOOK_EVENT_TABLE["messages.upsert"].path; // "messages-upsert"
+ * WEBHOOK_EVENT_TABLE["groups.update"].config; // "GROUP_UPDATE"
+ * ```
+ */
+export const WEBHOOK_EVENT_TABLE = {
+  "application.startup": {
+    kind: "APPLICATION_STARTUP",
+    config: "APPLICATION_STARTUP",
+    path: "application-startup",
+  },
+  "qrcode.updated": { kind: "QRCODE_UPDATED", config: "QRCODE_UPDATED", path: "qrcode-updated" },
+  "messages.set": { kind: "MESSAGES_SET", config: "MESSAGES_SET", path: "messages-set" },
+  "messages.upsert": { kind: "MESSAGES_UPSERT", config: "MESSAGES_UPSERT", path: "messages-upsert" },
+  "messages.edited": { kind: "MESSAGES_EDITED", config: "MESSAGES_EDITED", path: "messages-edited" },
+  "messages.update": { kind: "MESSAGES_UPDATE", config: "MESSAGES_UPDATE", path: "messages-update" },
+  "messages.delete": { kind: "MESSAGES_DELETE", config: "MESSAGES_DELETE", path: "messages-delete" },
+  "send.message": { kind: "SEND_MESSAGE", config: "SEND_MESSAGE", path: "send-message" },
+  "send.message.update": {
+    kind: "SEND_MESSAGE_UPDATE",
+    config: "SEND_MESSAGE_UPDATE",
+    path: "send-message-update",
+  },
+  "contacts.set": { kind: "CONTACTS_SET", config: "CONTACTS_SET", path: "contacts-set" },
+  "contacts.upsert": { kind: "CONTACTS_UPSERT", config: "CONTACTS_UPSERT", path: "contacts-upsert" },
+  "contacts.update": { kind: "CONTACTS_UPDATE", config: "CONTACTS_UPDATE", path: "contacts-update" },
+  "presence.update": { kind: "PRESENCE_UPDATE", config: "PRESENCE_UPDATE", path: "presence-update" },
+  "chats.set": { kind: "CHATS_SET", config: "CHATS_SET", path: "chats-set" },
+  "chats.upsert": { kind: "CHATS_UPSERT", config: "CHATS_UPSERT", path: "chats-upsert" },
+  "chats.update": { kind: "CHATS_UPDATE", config: "CHATS_UPDATE", path: "chats-update" },
+  "chats.delete": { kind: "CHATS_DELETE", config: "CHATS_DELETE", path: "chats-delete" },
+  "groups.upsert": { kind: "GROUPS_UPSERT", config: "GROUPS_UPSERT", path: "groups-upsert" },
+  "groups.update": { kind: "GROUPS_UPDATE", config: "GROUP_UPDATE", path: "groups-update" },
+  "group-participants.update": {
+    kind: "GROUP_PARTICIPANTS_UPDATE",
+    config: "GROUP_PARTICIPANTS_UPDATE",
+    path: "group-participants-update",
+  },
+  "connection.update": { kind: "CONNECTION_UPDATE", config: "CONNECTION_UPDATE", path: "connection-update" },
+  "labels.edit": { kind: "LABELS_EDIT", config: "LABELS_EDIT", path: "labels-edit" },
+  "labels.association": {
+    kind: "LABELS_ASSOCIATION",
+    config: "LABELS_ASSOCIATION",
+    path: "labels-association",
+  },
+  "call": { kind: "CALL", config: "CALL", path: "call" },
+  "typebot.start": { kind: "TYPEBOT_START", config: "TYPEBOT_START", path: "typebot-start" },
+  "typebot.change-status": {
+    kind: "TYPEBOT_CHANGE_STATUS",
+    config: "TYPEBOT_CHANGE_STATUS",
+    path: "typebot-change-status",
+  },
+  "remove.instance": { kind: "REMOVE_INSTANCE", config: "REMOVE_INSTANCE", path: "remove-instance" },
+  "logout.instance": { kind: "LOGOUT_INSTANCE", config: "LOGOUT_INSTANCE", path: "logout-instance" },
+  "instance.create": { kind: "INSTANCE_CREATE", config: "INSTANCE_CREATE", path: "instance-create" },
+  "instance.delete": { kind: "INSTANCE_DELETE", config: "INSTANCE_DELETE", path: "instance-delete" },
+  "status.instance": { kind: "STATUS_INSTANCE", config: "STATUS_INSTANCE", path: "status-instance" },
+  // In the server's Events enum but not configurable in 2.3.6 (2.4 sends it).
+  "messaging-history.set": {
+    kind: "MESSAGING_HISTORY_SET",
+    config: "MESSAGING_HISTORY_SET",
+    path: "messaging-history-set",
+    settable: false,
+  },
+} as const;
+
+/** A dotted event name as the server puts it in webhook bodies (`messages.upsert`). */
+export type WebhookEventName = keyof typeof WEBHOOK_EVENT_TABLE;
+
+/** The UPPER_SNAKE kind of an event (`MESSAGES_UPSERT`): what `WebhookPayloadDto.event` holds. */
+export type WebhookEventKind = (typeof WEBHOOK_EVENT_TABLE)[WebhookEventName]["kind"];
+
+/** Every spelling of the event `N`: dotted, kind, lower-case kind, configuration name, byEvents suffix. */
+export type WebhookEventSpellingsOf<N extends WebhookEventName> =
+  | N
+  | (typeof WEBHOOK_EVENT_TABLE)[N]["kind"]
+  | Lowercase<(typeof WEBHOOK_EVENT_TABLE)[N]["kind"]>
+  | (typeof WEBHOOK_EVENT_TABLE)[N]["config"]
+  | (typeof WEBHOOK_EVENT_TABLE)[N]["path"];
+
+/**
+ * Any accepted spelling of an event name: `messages.upsert`, `MESSAGES_UPSERT`, `messages_upsert`,
+ * `messages-upsert`; `GROUP_UPDATE` for `groups.update`. Anything else is a type error where a handler is
+ * registered.
+ */
+export type WebhookEventSpelling = { [N in WebhookEventName]: WebhookEventSpellingsOf<N> }[WebhookEventName];
+
+/** The dotted name of a spelling (`WebhookEventNameOf<"MESSAGES_UPSERT">` is `"messages.upsert"`). */
+export type WebhookEventNameOf<S extends WebhookEventSpelling> = {
+  [N in WebhookEventName]: S extends WebhookEventSpellingsOf<N> ? N : never;
+}[WebhookEventName];
+
+/** The kind of a spelling (`WebhookEventKindOf<"messages.upsert">` is `"MESSAGES_UPSERT"`). */
+export type WebhookEventKindOf<S extends WebhookEventSpelling> =
+  (typeof WEBHOOK_EVENT_TABLE)[WebhookEventNameOf<S>]["kind"];
+
+/**
+ * Every dotted event name, in the server's order.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_EVENT_NAMES } from "@gw/gateway/webhooks";
+ * WEBHOOK_EVENT_NAMES.includes("messages.upsert"); // true
+ * ```
+ */
+export const WEBHOOK_EVENT_NAMES: readonly WebhookEventName[] = Object.freeze(
+  Object.keys(WEBHOOK_EVENT_TABLE) as WebhookEventName[],
+);
+
+/**
+ * Configuration name → dotted name, for every event `/webhook/set` accepts, in the server's order (derived
+ * from {@link WEBHOOK_EVENT_TABLE}). `GROUP_UPDATE` ↔ `groups.update` is kept as the server spells it.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_CONFIG_EVENTS } from "@gw/gateway/webhooks";
+ * WEBHOOK_CONFIG_EVENTS.MESSAGES_UPSERT; // "messages.upsert"
+ * ```
+ */
+export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(
+  WEBHOOK_EVENT_NAMES.flatMap((name) => {
+    const row: { config: string; settable?: boolean } = WEBHOOK_EVENT_TABLE[name];
+    return row.settable === false ? [] : [[row.config, name]];
+  }),
+));
+
+/**
+ * Kind → dotted name for every event the server knows (derived from {@link WEBHOOK_EVENT_TABLE}):
+ * `GROUPS_UPDATE` is the kind of `groups.update`, whatever the configuration calls it.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_EVENTS } from "@gw/gateway/webhooks";
+ * WEBHOOK_EVENTS.GROUPS_UPDATE; // "groups.update"
+ * ```
+ */
+export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(
+  WEBHOOK_EVENT_NAMES.map((name) => [WEBHOOK_EVENT_TABLE[name].kind, name]),
+));

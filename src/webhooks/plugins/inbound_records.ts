@@ -1,0 +1,114 @@
+/**
+ * Storing inbound messages.
+ *
+ * @module
+ */
+
+import { MessageReceived, type MessageReceivedDetail } from "../../events.ts";
+import type { GatewayStore, InboundMessageRecord } from "../../store/store.ts";
+import type { WebhookEventSpelling } from "../events/names.ts";
+import type { WebhookPlugin } from "../events/plugin.ts";
+import type { WebhookPayloadDto } from "../payload.ts";
+
+type Fields = Omit<MessageReceivedDetail, "chat">;
+
+function record(fields: Fields, payload: WebhookPayloadDto): InboundMessageRecord {
+  const out: InboundMessageRecord = {
+    id: fields.messageId,
+    instance: fields.instance,
+    remoteJid: fields.remoteJid,
+    payload: payload.data,
+    receivedAt: payload.receivedAt,
+  };
+  if (fields.sender !== undefined) out.sender = fields.sender;
+  if (fields.messageType !== undefined) out.messageType = fields.messageType;
+  if (fields.text !== undefined) out.text = fields.text;
+  const timestamp = payload.messageTimestamp;
+  if (timestamp !== undefined) out.timestamp = timestamp;
+  return out;
+}
+
+/**
+ * Stores each inbound message (`messages.upsert` not sent by the instance) in a {@link GatewayStore}, with
+ * the sender resolved to a phone-number JID when the payload allows it. A plug-in of every
+ * `WebhookProcessor` that has a store: a failed write fails the webhook (and the server or the queue
+ * retries it) instead of losing the message. Also an `EventTarget` listener for `MessageReceived`.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore, ProcessIncomingMessage, WebhookProcessor } from "@gw/gateway";
+ * new WebhookProcessor().use(new ProcessIncomingMessage(new MemoryStore()));
+ * ```
+ */
+export class ProcessIncomingMessage implements WebhookPlugin, EventListenerObject {
+  /** Where messages are stored. */
+  readonly store: GatewayStore;
+  /** The events it observes. */
+  readonly events: readonly WebhookEventSpelling[] = ["messages.upsert"];
+
+  /**
+   * Bind to a store.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, ProcessIncomingMessage } from "@gw/gateway";
+   * new ProcessIncomingMessage(new MemoryStore());
+   * ```
+   */
+  constructor(store: GatewayStore) {
+    this.store = store;
+  }
+
+  /**
+   * Store the message when `payload` is an inbound message; else nothing.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, ProcessIncomingMessage, WebhookPayloadDto } from "@gw/gateway";
+   * const store = new MemoryStore();
+   * await new ProcessIncomingMessage(store).observe(WebhookPayloadDto.from({
+   *   event: "messages.upsert",
+   *   instance: "sales",
+   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
+   * })!);
+   * (await store.getInbound("sales", "3EB0"))?.remoteJid; // "5511999999999@s.whatsapp.net"
+   * ```
+   */
+  observe(payload: WebhookPayloadDto): Promise<void> | undefined {
+    if (!payload.isInboundMessage) return undefined;
+    return this.store.saveInbound(record({
+      messageId: payload.messageId ?? "",
+      instance: payload.instance,
+      remoteJid: payload.remoteJid ?? "",
+      sender: payload.senderJid,
+      text: payload.text,
+      messageType: payload.messageType,
+    }, payload));
+  }
+
+  /**
+   * Store one `MessageReceived` (its fields as given); other events are ignored. The write is handed to
+   * `event.waitUntil`.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, MessageReceived, ProcessIncomingMessage, WebhookPayloadDto } from "@gw/gateway";
+   * const payload = WebhookPayloadDto.from({
+   *   event: "messages.upsert",
+   *   instance: "sales",
+   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
+   * })!;
+   * const event = new MessageReceived(payload, {
+   *   messageId: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net",
+   *   sender: undefined, chat: undefined, text: undefined, messageType: undefined,
+   * });
+   * new ProcessIncomingMessage(new MemoryStore()).handleEvent(event);
+   * await Promise.all(event.pending);
+   * ```
+   */
+  handleEvent(event: Event): void {
+    if (event instanceof MessageReceived) {
+      event.waitUntil(this.store.saveInbound(record(event, event.payload)));
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Recording instance health from `connection.update` webhooks.
+ *
+ * @module
+ */
+
+import type { InstanceHealth } from "../../health/instance_health.ts";
+import type { WebhookEventSpelling } from "../events/names.ts";
+import type { WebhookPlugin } from "../events/plugin.ts";
+import type { WebhookPayloadDto } from "../payload.ts";
+
+/**
+ * Records every `connection.update` in an `InstanceHealth` (the webhook names the instance; `connection`
+ * says which configured connection its server is, default `default`), so that sends sharing that health
+ * (the same store) stop at once when an instance is logged out or banned. A plug-in of every
+ * `WebhookProcessor` that has a store (`processor.instanceHealth`); `watchInstanceHealth` adds one to a
+ * processor for a health of your own.
+ *
+ * @example
+ * ```ts
+ * import { InstanceHealth, MemoryStore, WebhookProcessor } from "@gw/gateway";
+ * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
+ * const health = new InstanceHealth(new MemoryStore().state);
+ * new WebhookProcessor().use(new RecordInstanceHealth(health, { connection: "default" }));
+ * ```
+ */
+export class RecordInstanceHealth implements WebhookPlugin {
+  /** The events it observes. */
+  readonly events: readonly WebhookEventSpelling[] = ["connection.update"];
+  /** The connection name the records are kept under. */
+  readonly connection: string;
+  readonly #health: Pick<InstanceHealth, "recordConnectionUpdate">;
+
+  /**
+   * Bind to a health and a connection name.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
+   * new RecordInstanceHealth(new InstanceHealth(new MemoryState()), { connection: "eu" });
+   * ```
+   */
+  constructor(health: Pick<InstanceHealth, "recordConnectionUpdate">, options: { connection?: string } = {}) {
+    this.#health = health;
+    this.connection = options.connection ?? "default";
+  }
+
+  /**
+   * Record the state a `connection.update` reports (nothing for other events or without an instance name).
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState, WebhookPayloadDto } from "@gw/gateway";
+   * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
+   * const health = new InstanceHealth(new MemoryState());
+   * await new RecordInstanceHealth(health).observe(WebhookPayloadDto.from({
+   *   event: "connection.update",
+   *   instance: "sales",
+   *   data: { state: "close", statusReason: 401 },
+   * })!);
+   * (await health.get({ connection: "default", instance: "sales" })).breaker; // "open"
+   * ```
+   */
+  async observe(payload: WebhookPayloadDto): Promise<void> {
+    if (payload.event !== "CONNECTION_UPDATE" || !payload.instance) return;
+    await this.#health.recordConnectionUpdate(
+      { connection: this.connection, instance: payload.instance },
+      { state: payload.connectionState, statusReason: payload.statusReason },
+    );
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Learning `@lid` ↔ phone pairs from webhooks.
+ *
+ * @module
+ */
+
+import type { WebhookEventSpelling } from "../events/names.ts";
+import type { WebhookPlugin } from "../events/plugin.ts";
+import type { WebhookPayloadDto } from "../payload.ts";
+
+// Events that can carry LID ↔ phone pairs: messages, contacts, chats, history sync.
+const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
+  "messages.upsert",
+  "messages.set",
+  "messaging-history.set",
+  "send.message",
+  "contacts.set",
+  "contacts.upsert",
+  "contacts.update",
+  "chats.set",
+  "chats.upsert",
+  "chats.update",
+];
+
+/**
+ * Feeds a `LidDirectory` with the pairs webhooks show (`remoteJid` / `remoteJidAlt`, `participant` /
+ * `participantAlt`, contacts and chats with both forms). A plug-in of every `WebhookProcessor` that has a
+ * store (`processor.lidDirectory`); a failed write fails the webhook and the server retries it.
+ *
+ * @example
+ * ```ts
+ * import { LidDirectory, WebhookProcessor } from "@gw/gateway";
+ * import { LearnLidPairs } from "@gw/gateway/webhooks";
+ * const directory = new LidDirectory();
+ * new WebhookProcessor().use(new LearnLidPairs(directory));
+ * ```
+ */
+export class LearnLidPairs implements WebhookPlugin {
+  /** The events it observes. */
+  readonly events: readonly WebhookEventSpelling[] = PAIR_EVENTS;
+  readonly #directory: { learn(payload: unknown): Promise<unknown> };
+
+  /**
+   * Bind to a directory.
+   *
+   * @example
+   * ```ts
+   * import { LidDirectory } from "@gw/gateway";
+   * import { LearnLidPairs } from "@gw/gateway/webhooks";
+   * new LearnLidPairs(new LidDirectory());
+   * ```
+   */
+  constructor(directory: { learn(payload: unknown): Promise<unknown> }) {
+    this.#directory = directory;
+  }
+
+  /**
+   * Learn the pairs `payload` shows (a `LidDirectory` resolves to how many were new).
+   *
+   * @example
+   * ```ts
+   * import { LidDirectory, WebhookPayloadDto } from "@gw/gateway";
+   * import { LearnLidPairs } from "@gw/gateway/webhooks";
+   * const directory = new LidDirectory();
+   * await new LearnLidPairs(directory).observe(WebhookPayloadDto.from({
+   *   event: "messages.upsert",
+   *   data: { key: { id: "A", remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false } },
+   * })!);
+   * await directory.toPhone("123@lid"); // "5511999999999"
+   * ```
+   */
+  observe(payload: WebhookPayloadDto): Promise<unknown> {
+    return this.#directory.learn(payload);
+  }
+}

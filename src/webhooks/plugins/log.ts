@@ -1,0 +1,63 @@
+/**
+ * The structured log line of each webhook.
+ *
+ * @module
+ */
+
+import { WebhookReceived } from "../../events.ts";
+import { getGatewayLogger } from "../../log.ts";
+import type { WebhookPlugin } from "../events/plugin.ts";
+import type { WebhookPayloadDto } from "../payload.ts";
+
+/**
+ * Logs each webhook (category `["gateway", "webhook"]`, level info) with its kind, instance and delivery
+ * id; never the body or the `apikey`. A plug-in of every `WebhookProcessor` unless `log: false`; also an
+ * `EventTarget` listener for `WebhookReceived`.
+ *
+ * @example
+ * ```ts
+ * import { LogWebhookEvent, WebhookProcessor } from "@gw/gateway";
+ * new WebhookProcessor({ log: false }).use(new LogWebhookEvent());
+ * ```
+ */
+export class LogWebhookEvent implements WebhookPlugin, EventListenerObject {
+  readonly #logger = getGatewayLogger("webhook");
+
+  /** Whether the log level is on. */
+  get enabled(): boolean {
+    return this.#logger.isEnabledFor("info");
+  }
+
+  /**
+   * Log one webhook (nothing when the level is off).
+   *
+   * @example
+   * ```ts
+   * import { LogWebhookEvent, WebhookPayloadDto } from "@gw/gateway";
+   * new LogWebhookEvent().observe(WebhookPayloadDto.from({ event: "call", data: {} })!);
+   * ```
+   */
+  observe(payload: WebhookPayloadDto): void {
+    if (!this.enabled) return;
+    this.#logger.info("Webhook {event} received for instance {instance}", {
+      event: payload.event,
+      rawEvent: payload.rawEvent,
+      instance: payload.instance,
+      deliveryId: payload.deliveryId,
+      messageId: payload.messageId,
+    });
+  }
+
+  /**
+   * Log one `WebhookReceived`; other events are ignored.
+   *
+   * @example
+   * ```ts
+   * import { LogWebhookEvent, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * new LogWebhookEvent().handleEvent(new WebhookReceived(WebhookPayloadDto.from({ event: "call", data: {} })!));
+   * ```
+   */
+  handleEvent(event: Event): void {
+    if (event instanceof WebhookReceived) this.observe(event.payload);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Tracking message statuses from webhooks.
+ *
+ * @module
+ */
+
+import type { WebhookEventSpelling } from "../events/names.ts";
+import type { WebhookPlugin } from "../events/plugin.ts";
+import type { WebhookPayloadDto } from "../payload.ts";
+
+// Events that carry message statuses (and the connection state the tracker keeps to explain stuck sends).
+const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
+  "send.message",
+  "messages.update",
+  "messages.upsert",
+  "connection.update",
+];
+
+/**
+ * Feeds a `MessageStatusTracker` from `send.message`, `messages.update`, `messages.upsert` (our own
+ * messages) and `connection.update`. A plug-in of every `WebhookProcessor` that has a store
+ * (`processor.messageStatus`, whose `MessageStatusChanged` events are dispatched on `processor.events`); a
+ * failed write fails the webhook and the server retries it.
+ *
+ * @example
+ * ```ts
+ * import { MessageStatusTracker, WebhookProcessor } from "@gw/gateway";
+ * import { TrackMessageStatus } from "@gw/gateway/webhooks";
+ * new WebhookProcessor().use(new TrackMessageStatus(new MessageStatusTracker()));
+ * ```
+ */
+export class TrackMessageStatus implements WebhookPlugin {
+  /** The events it observes. */
+  readonly events: readonly WebhookEventSpelling[] = STATUS_EVENTS;
+  readonly #tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> };
+
+  /**
+   * Bind to a tracker.
+   *
+   * @example
+   * ```ts
+   * import { MessageStatusTracker } from "@gw/gateway";
+   * import { TrackMessageStatus } from "@gw/gateway/webhooks";
+   * new TrackMessageStatus(new MessageStatusTracker());
+   * ```
+   */
+  constructor(tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> }) {
+    this.#tracker = tracker;
+  }
+
+  /**
+   * Apply the statuses `payload` reports.
+   *
+   * @example
+   * ```ts
+   * import { MessageStatusTracker, WebhookPayloadDto } from "@gw/gateway";
+   * import { TrackMessageStatus } from "@gw/gateway/webhooks";
+   * const tracker = new MessageStatusTracker();
+   * await new TrackMessageStatus(tracker).observe(
+   *   WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "3EB0", status: "READ" } })!,
+   * );
+   * (await tracker.get("3EB0"))?.status; // "READ"
+   * ```
+   */
+  observe(payload: WebhookPayloadDto): Promise<unknown> {
+    return this.#tracker.observe(payload);
+  }
+}
