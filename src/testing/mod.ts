@@ -55,3 +55,13 @@ export {
   type GatewayFakeOptions,
   type SentMatcher,
 } from "./fake.ts";
+
+// --- bot harness (BotHarness)
+export {
+  BotHarness,
+  type BotHarnessOptions,
+  HarnessGroup,
+  HarnessUser,
+  type ImageOptions,
+  type WebhookEnvelope,
+} from "./bot_harness.ts";

@@ -1,0 +1,493 @@
+/**
+ * `BotHarness`: test a bot as a conversation with simulated people, in-process and without a network. The
+ * harness runs the bot on the simulated gateway server (its replies are real requests to the simulator),
+ * sends it webhooks shaped like the real server's, and lists what it answered to each person.
+ *
+ * @module
+ */
+
+import type { Bot, BotOptions } from "../bot/bot.ts";
+import type { Context } from "../bot/context.ts";
+import { checkOptionKeys } from "../bot/plugin_options.ts";
+import { WebhookPayloadDto } from "../webhooks/payload.ts";
+import {
+  buttonReplyContent,
+  envelope,
+  imageContent,
+  type ImageOptions,
+  inboundMessage,
+  listReplyContent,
+  reactionContent,
+  type WebhookEnvelope,
+} from "./bot_payloads.ts";
+import { GatewayFake } from "./fake.ts";
+import { createJid } from "./simulator/jid.ts";
+import type { GatewaySimulator } from "./simulator/simulator.ts";
+import type { SentMessageRecord } from "./simulator/types.ts";
+
+export type { ImageOptions, WebhookEnvelope } from "./bot_payloads.ts";
+
+/**
+ * Options of {@link BotHarness}.
+ *
+ * @example
+ * ```ts
+ * import type { BotHarnessOptions } from "@gw/gateway/testing";
+ * const options: BotHarnessOptions = { instance: "sales", number: "5511988887777" };
+ * ```
+ */
+export interface BotHarnessOptions {
+  /** The instance the bot serves (default `"bot"`). */
+  instance?: string;
+  /** The bot's own number (default `"5511900000000"`). */
+  number?: string;
+}
+
+const OPTION_KEYS = ["instance", "number"] as const;
+
+/** What people and groups of a harness use of it. */
+interface HarnessPort {
+  readonly sent: readonly SentMessageRecord[];
+  now(): number;
+  deliver(event: string, data: unknown): Promise<WebhookEnvelope>;
+  inbound(
+    chat: { remoteJid: string; remoteJidAlt?: string; participant?: string },
+    pushName: string,
+    message: Record<string, unknown>,
+    contextInfo?: Record<string, unknown> | null,
+  ): Promise<WebhookEnvelope>;
+  inboundText(
+    options: { from: string; text: string; pushName: string; fromLid?: string; participant?: string },
+  ): Promise<WebhookEnvelope>;
+}
+
+/**
+ * A bot under test, on the simulated gateway server.
+ *
+ * The harness runs a copy of `bot` (same middleware, `catch` handler, options and store, so `bot.pause()`
+ * and the store seen from a test are the harness's too) whose service is the simulator and whose sleeps
+ * only yield, so pacing never holds a test up. Time is the bot's clock (`now`, default `Date.now`): to test
+ * timeouts, build the bot with a clock you move, and give its store the same clock.
+ *
+ * @example
+ * ```ts
+ * import { Bot } from "@gw/gateway/bot";
+ * import { BotHarness } from "@gw/gateway/testing";
+ * const bot = new Bot();
+ * bot.hears("hi", (ctx) => ctx.reply(`Hello, ${ctx.from?.name}!`));
+ * await using h = new BotHarness(bot);
+ * const ana = h.user("5511999999999", { name: "Ana" });
+ * await ana.send("hi");
+ * console.log(ana.replies.at(-1)?.text); // "Hello, Ana!"
+ * ```
+ */
+export class BotHarness<C extends Context = Context> {
+  /** The simulated server's in-process fake (assertions on requests, scripted answers). */
+  readonly fake: GatewayFake;
+  /** The instance the bot serves. */
+  readonly instance: string;
+  readonly #updates: WebhookEnvelope[] = [];
+  readonly #deliveryIds = new WeakMap<WebhookEnvelope, string>();
+  readonly #ownerJid: string;
+  readonly #instanceId: string;
+  readonly #now: () => number;
+  #bot: Bot<C>;
+
+  /**
+   * Put `bot` on a fresh simulated server, with an open instance.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * const h = new BotHarness(new Bot(), { instance: "sales" });
+   * await h.close();
+   * ```
+   */
+  constructor(bot: Bot<C>, options: BotHarnessOptions = {}) {
+    checkHarnessOptions(options);
+    this.instance = options.instance ?? "bot";
+    const number = options.number ?? "5511900000000";
+    this.#now = bot.options.now ?? Date.now;
+    const store = bot.store;
+    const { service, fake } = GatewayFake.create({
+      instance: this.instance,
+      instanceOptions: { number },
+      config: { store },
+      now: this.#now,
+    });
+    this.fake = fake;
+    const info = fake.simulator.instance(this.instance)!;
+    this.#ownerJid = info.ownerJid!;
+    this.#instanceId = info.id;
+    const overrides: BotOptions = { service, store, sleep: yieldOnce };
+    this.#bot = bot.restart(overrides);
+  }
+
+  /** The simulated server (instances, stored messages, faults). */
+  get simulator(): GatewaySimulator {
+    return this.fake.simulator;
+  }
+
+  /** The bot running now (a new one after each {@link BotHarness.restart}). */
+  get bot(): Bot<C> {
+    return this.#bot;
+  }
+
+  /** The bot's clock, epoch ms. */
+  now(): number {
+    return this.#now();
+  }
+
+  /**
+   * A person writing to the bot from `number` (digits or a JID). With `lid`, their messages come addressed
+   * by that `@lid` with the phone in `remoteJidAlt`, as 2.3.6 sends them.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * await using h = new BotHarness(new Bot());
+   * const ana = h.user("5511999999999", { name: "Ana" });
+   * console.log(ana.jid); // "5511999999999@s.whatsapp.net"
+   * ```
+   */
+  user(number: string, options: { name?: string; lid?: string } = {}): HarnessUser {
+    return new HarnessUser(this, number, options);
+  }
+
+  /**
+   * A group the bot's number is in, created on the simulated server (so the bot's replies to it are
+   * accepted) with `members`.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * await using h = new BotHarness(new Bot());
+   * const ana = h.user("5511999999999");
+   * const team = await h.group("Team", [ana]);
+   * await team.send(ana, "hello group");
+   * ```
+   */
+  async group(subject = "Group", members: readonly HarnessUser[] = []): Promise<HarnessGroup> {
+    const simulator = this.fake.simulator;
+    const response = await simulator.fetch(
+      `http://gateway.test/group/create/${encodeURIComponent(this.instance)}`,
+      {
+        method: "POST",
+        headers: { apikey: simulator.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ subject, participants: members.map((m) => m.jid.split("@")[0]) }),
+      },
+    );
+    const body = await response.json();
+    if (!response.ok) throw new Error(`Cannot create group "${subject}": ${JSON.stringify(body)}`);
+    return new HarnessGroup(this, String(body.id));
+  }
+
+  /** Every update delivered, oldest first. */
+  get updates(): readonly WebhookEnvelope[] {
+    return this.#updates;
+  }
+
+  /** The last update delivered. */
+  get lastUpdate(): WebhookEnvelope | undefined {
+    return this.#updates.at(-1);
+  }
+
+  /** Everything the bot sent, oldest first. */
+  get sent(): readonly SentMessageRecord[] {
+    return this.fake.simulator.sentMessages.filter((m) => m.instance === this.instance);
+  }
+
+  /**
+   * Deliver an event the server would send (`data` as the server shapes it) and wait until the bot handled
+   * it. Rejects when the bot's middleware failed and no `catch` handler took the error.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * await using h = new BotHarness(new Bot());
+   * await h.deliver("connection.update", { instance: "bot", state: "open", statusReason: 200 });
+   * ```
+   */
+  async deliver(event: string, data: unknown): Promise<WebhookEnvelope> {
+    const body = envelope(
+      { instance: this.instance, ownerJid: this.#ownerJid, now: this.#now() },
+      event,
+      data,
+    );
+    this.#updates.push(body);
+    this.#deliveryIds.set(body, crypto.randomUUID());
+    await this.#handle(body);
+    return body;
+  }
+
+  /**
+   * Deliver an update again, as the server does after a timeout or a 5xx (the same body and delivery id).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * const bot = new Bot();
+   * bot.on("message:text", (ctx) => ctx.reply("once"));
+   * await using h = new BotHarness(bot);
+   * const ana = h.user("5511999999999");
+   * await ana.send("hi");
+   * await h.redeliver();
+   * console.log(ana.replies.length); // 1
+   * ```
+   */
+  async redeliver(update: WebhookEnvelope | undefined = this.lastUpdate): Promise<void> {
+    if (update === undefined) throw new TypeError("Cannot redeliver: no update was delivered yet");
+    await this.#handle(update);
+  }
+
+  /**
+   * Replace the bot by a new one on the same store and server, as a restarted process would build it.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * await using h = new BotHarness(new Bot());
+   * const before = h.bot;
+   * h.restart();
+   * console.log(h.bot !== before); // true
+   * ```
+   */
+  restart(): Bot<C> {
+    return this.#bot = this.#bot.restart();
+  }
+
+  /**
+   * Close the bot and the simulated server.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * const h = new BotHarness(new Bot());
+   * await h.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    await this.#bot.close();
+    await this.fake.close();
+  }
+
+  /** Same as {@link BotHarness.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** @internal A `messages.upsert` of `message` from `from` in chat `chat`. */
+  async inbound(
+    chat: { remoteJid: string; remoteJidAlt?: string; participant?: string },
+    pushName: string,
+    message: Record<string, unknown>,
+    contextInfo: Record<string, unknown> | null = null,
+  ): Promise<WebhookEnvelope> {
+    const messageType = Object.keys(message).find((key) => key !== "messageContextInfo")!;
+    const seconds = Math.floor(this.#now() / 1000);
+    const raw = inboundMessage(
+      { ...chat, pushName, instanceId: this.#instanceId },
+      message,
+      messageType,
+      seconds,
+      contextInfo,
+    );
+    return await this.deliver("messages.upsert", raw);
+  }
+
+  /** @internal A text through the simulator (so it stores the message), delivered. */
+  async inboundText(
+    options: { from: string; text: string; pushName: string; fromLid?: string; participant?: string },
+  ): Promise<WebhookEnvelope> {
+    const raw = this.fake.simulator.simulateInboundMessage(this.instance, options);
+    return await this.deliver("messages.upsert", raw);
+  }
+
+  async #handle(body: WebhookEnvelope): Promise<void> {
+    const payload = WebhookPayloadDto.from(body, {
+      receivedAt: this.#now(),
+      deliveryId: this.#deliveryIds.get(body),
+    })!;
+    await this.#bot.handleUpdate(payload);
+  }
+}
+
+/**
+ * A person talking to the bot in a harness.
+ *
+ * @example
+ * ```ts
+ * import { Bot } from "@gw/gateway/bot";
+ * import { BotHarness } from "@gw/gateway/testing";
+ * const bot = new Bot();
+ * bot.on("message:image", (ctx) => ctx.reply(`nice ${ctx.msg.caption ?? "picture"}`));
+ * await using h = new BotHarness(bot);
+ * const ana = h.user("5511999999999", { name: "Ana" });
+ * await ana.sendImage({ caption: "cat" });
+ * console.log(ana.replies.at(-1)?.text); // "nice cat"
+ * ```
+ */
+export class HarnessUser {
+  /** The person's phone JID. */
+  readonly jid: string;
+  /** Their `@lid` JID, when they write as one. */
+  readonly lid: string | undefined;
+  /** Their display name (`pushName`). */
+  readonly name: string;
+  readonly #harness: HarnessPort;
+
+  /** @internal Made by {@link BotHarness.user}. */
+  constructor(harness: HarnessPort, number: string, options: { name?: string; lid?: string }) {
+    this.#harness = harness;
+    this.jid = createJid(number);
+    this.lid = options.lid === undefined
+      ? undefined
+      : createJid(options.lid.includes("@") ? options.lid : `${options.lid}@lid`);
+    this.name = options.name ?? "Contact";
+  }
+
+  /** What the bot sent to this person, oldest first (`text` is the text or caption). */
+  get replies(): readonly SentMessageRecord[] {
+    return this.#harness.sent.filter((m) => m.remoteJid === this.jid || m.remoteJid === this.lid);
+  }
+
+  /**
+   * Send a text; resolves when the bot handled it.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * import { BotHarness } from "@gw/gateway/testing";
+   * await using h = new BotHarness(new Bot());
+   * await h.user("5511999999999").send("hello");
+   * ```
+   */
+  send(text: string): Promise<WebhookEnvelope> {
+    return this.#harness.inboundText({ from: this.jid, text, pushName: this.name, fromLid: this.lid });
+  }
+
+  /** Send an image (with an optional caption). */
+  sendImage(options: ImageOptions = {}): Promise<WebhookEnvelope> {
+    return this.#harness.inbound(this.#address(), this.name, imageContent(options));
+  }
+
+  /** React to a message (one of the bot's replies, or a message id); `""` removes the reaction. */
+  react(target: SentMessageRecord | string, emoji: string): Promise<WebhookEnvelope> {
+    const { id, fromMe } = targetOf(target);
+    const content = reactionContent(this.#address().remoteJid, id, fromMe, emoji, this.#harness.now());
+    return this.#harness.inbound(this.#address(), this.name, content);
+  }
+
+  /** Tap a button (`buttonId`) of the bot's last reply (or of `on`). */
+  clickButton(
+    buttonId: string,
+    options: { text?: string; on?: SentMessageRecord } = {},
+  ): Promise<WebhookEnvelope> {
+    const on = options.on ?? this.replies.at(-1);
+    const { message, contextInfo } = buttonReplyContent(
+      buttonId,
+      options.text ?? buttonId,
+      on && targetOf(on).id,
+    );
+    return this.#harness.inbound(this.#address(), this.name, message, contextInfo);
+  }
+
+  /** Choose the row `rowId` of the bot's last list (or of `on`). */
+  chooseRow(
+    rowId: string,
+    options: { title?: string; on?: SentMessageRecord } = {},
+  ): Promise<WebhookEnvelope> {
+    const on = options.on ?? this.replies.at(-1);
+    const { message, contextInfo } = listReplyContent(rowId, options.title ?? rowId, on && targetOf(on).id);
+    return this.#harness.inbound(this.#address(), this.name, message, contextInfo);
+  }
+
+  #address(): { remoteJid: string; remoteJidAlt?: string } {
+    return this.lid === undefined ? { remoteJid: this.jid } : { remoteJid: this.lid, remoteJidAlt: this.jid };
+  }
+}
+
+/**
+ * A group chat in a harness.
+ *
+ * @example
+ * ```ts
+ * import { Bot } from "@gw/gateway/bot";
+ * import { BotHarness } from "@gw/gateway/testing";
+ * const bot = new Bot();
+ * bot.on("group:join", (ctx) => ctx.reply("Welcome!"));
+ * await using h = new BotHarness(bot);
+ * const team = await h.group("Team");
+ * await team.join(h.user("5511999999999"));
+ * console.log(team.replies.at(-1)?.text); // "Welcome!"
+ * ```
+ */
+export class HarnessGroup {
+  /** The group's JID. */
+  readonly jid: string;
+  readonly #harness: HarnessPort;
+
+  /** @internal Made by {@link BotHarness.group}. */
+  constructor(harness: HarnessPort, jid: string) {
+    this.#harness = harness;
+    this.jid = jid;
+  }
+
+  /** What the bot sent to the group, oldest first. */
+  get replies(): readonly SentMessageRecord[] {
+    return this.#harness.sent.filter((m) => m.remoteJid === this.jid);
+  }
+
+  /** `user` writes `text` in the group. */
+  send(user: HarnessUser, text: string): Promise<WebhookEnvelope> {
+    return this.#harness.inboundText({ from: this.jid, participant: user.jid, text, pushName: user.name });
+  }
+
+  /** `user` was added to the group (`group-participants.update`, action `add`). */
+  join(user: HarnessUser): Promise<WebhookEnvelope> {
+    return this.#participants("add", user);
+  }
+
+  /** `user` left the group (`group-participants.update`, action `remove`). */
+  leave(user: HarnessUser): Promise<WebhookEnvelope> {
+    return this.#participants("remove", user);
+  }
+
+  #participants(action: string, user: HarnessUser): Promise<WebhookEnvelope> {
+    return this.#harness.deliver("group-participants.update", {
+      id: this.jid,
+      participants: [user.jid],
+      action,
+    });
+  }
+}
+
+function targetOf(target: SentMessageRecord | string): { id: string; fromMe: boolean } {
+  if (typeof target === "string") return { id: target, fromMe: false };
+  const key = target.message.key as { id?: string } | undefined;
+  if (typeof key?.id !== "string") throw new TypeError("Cannot target a message: it has no key.id");
+  return { id: key.id, fromMe: true };
+}
+
+/** The harness's sleep: give other tasks a turn, take no time (pacing and order polls do not hold tests up). */
+function yieldOnce(_ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+function checkHarnessOptions(options: BotHarnessOptions): void {
+  checkOptionKeys("BotHarness", options, OPTION_KEYS);
+  for (const key of OPTION_KEYS) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== "string" || value === "")) {
+      throw new TypeError(`Cannot create BotHarness: "${key}" must be a non-empty string`);
+    }
+  }
+}
