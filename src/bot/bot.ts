@@ -107,7 +107,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = new WebhookProcessor({ store: this.store });
+    this.processor = new WebhookProcessor({ store: this.store, now: this.#now });
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#serviceNow(),

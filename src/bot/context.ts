@@ -180,10 +180,10 @@ export class Context {
    * bot.on("message:text", (ctx) => ctx.reply("Got it", { quote: true }));
    * ```
    */
-  reply(text: string, options: ReplyOptions = {}): Promise<SendResponse> {
+  async reply(text: string, options: ReplyOptions = {}): Promise<SendResponse> {
     const chat = this.#chatFor("reply");
     const { quote, ...rest } = options;
-    return this.#actions.send(
+    return await this.#actions.send(
       this.#target(chat),
       (api, call) =>
         api.messages().text(chat, text, { ...rest, quoted: quote ? this.#quoted() : undefined, ...call }),
@@ -200,10 +200,10 @@ export class Context {
    * bot.command("logo", (ctx) => ctx.replyWithMedia("https://example.com/logo.png", { type: "image", caption: "Our logo" }));
    * ```
    */
-  replyWithMedia(source: MediaSource, options: ReplyWithMediaOptions): Promise<SendResponse> {
+  async replyWithMedia(source: MediaSource, options: ReplyWithMediaOptions): Promise<SendResponse> {
     const chat = this.#chatFor("reply");
     const { quote, ...rest } = options;
-    return this.#actions.send(this.#target(chat), (api, call) =>
+    return await this.#actions.send(this.#target(chat), (api, call) =>
       api.messages().sendFile(chat, source, {
         ...rest,
         quoted: quote ? this.#quoted() : undefined,
@@ -221,10 +221,13 @@ export class Context {
    * bot.on("message", (ctx) => ctx.react("👍"));
    * ```
    */
-  react(emoji: string): Promise<SendResponse> {
+  async react(emoji: string): Promise<SendResponse> {
     const chat = this.#chatFor("react");
     const ref = this.#messageRef("react");
-    return this.#actions.send(this.#target(chat), (api, call) => api.messages().reaction(ref, emoji, call));
+    return await this.#actions.send(
+      this.#target(chat),
+      (api, call) => api.messages().reaction(ref, emoji, call),
+    );
   }
 
   /**

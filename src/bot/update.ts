@@ -331,7 +331,10 @@ function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate 
   };
   const chat = chatOf(payload.chatJid);
   if (payload.remoteJid === "status@broadcast") {
-    return { ...base(payload, "story", ["story"], true), msg, from: senderOf(payload) };
+    // A status post names its author as the participant.
+    const key = payload.key ?? {};
+    const author = str(key.participantAlt) ?? payload.participant ?? "status@broadcast";
+    return { ...base(payload, "story", ["story"], true), msg, from: { id: author, name: payload.pushName } };
   }
   if (fromMe) return { ...base(payload, "outgoing", ["outgoing"], true), msg, chat };
   const queries: FilterQuery[] = ["message"];
