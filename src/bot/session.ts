@@ -135,7 +135,7 @@ export function session<S, C extends Context = Context>(
 }
 
 function checkSessionOptions(options: SessionOptions<unknown, never>): void {
-  checkOptionKeys("session", options, OPTION_KEYS);
+  checkOptionKeys("create session", options, OPTION_KEYS);
   if (typeof options.initial !== "function") {
     throw new TypeError(`Cannot create session: "initial" must be a function returning a fresh value`);
   }

@@ -483,7 +483,7 @@ function yieldOnce(_ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function checkHarnessOptions(options: BotHarnessOptions): void {
-  checkOptionKeys("BotHarness", options, OPTION_KEYS);
+  checkOptionKeys("create BotHarness", options, OPTION_KEYS);
   for (const key of OPTION_KEYS) {
     const value = options[key];
     if (value !== undefined && (typeof value !== "string" || value === "")) {

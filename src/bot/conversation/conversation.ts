@@ -79,9 +79,9 @@ export class Conversation<C extends Context = Context> {
    * }
    * ```
    */
-  wait(options: WaitOptions<C> = {}): Promise<C> {
+  async wait(options: WaitOptions<C> = {}): Promise<C> {
     checkWaitOptions(options);
-    return this.#replay.wait({ accepts: () => true, ...options });
+    return await this.#replay.wait({ accepts: () => true, ...options });
   }
 
   /**
@@ -97,13 +97,13 @@ export class Conversation<C extends Context = Context> {
    * }
    * ```
    */
-  waitFor<Q extends FilterQuery>(
+  async waitFor<Q extends FilterQuery>(
     query: Q | readonly Q[],
     options: WaitOptions<C> = {},
   ): Promise<Filter<C, Q>> {
     checkWaitOptions(options);
     const accepts = matchFilter<C, Q>(query);
-    return this.#replay.wait({ accepts, ...options }) as Promise<Filter<C, Q>>;
+    return await this.#replay.wait({ accepts, ...options }) as Filter<C, Q>;
   }
 
   /**
@@ -145,9 +145,9 @@ export class Conversation<C extends Context = Context> {
    * }
    * ```
    */
-  external<T>(fn: () => T | Promise<T>): Promise<T> {
+  async external<T>(fn: () => T | Promise<T>): Promise<T> {
     if (typeof fn !== "function") throw new TypeError("Cannot run external: pass a function");
-    return this.#replay.call("external", fn);
+    return await this.#replay.call("external", fn);
   }
 
   /**

@@ -309,7 +309,7 @@ export function createConversation<C extends Context = Context>(
 ): MiddlewareFn<C & ConversationFlavor> {
   if (typeof fn !== "function") throw new TypeError("Cannot create conversation: pass the dialogue function");
   const { name, version } = typeof options === "string" ? { name: options, version: undefined } : options;
-  if (typeof options !== "string") checkOptionKeys("conversation", options, OPTION_KEYS);
+  if (typeof options !== "string") checkOptionKeys("create conversation", options, OPTION_KEYS);
   if (typeof name !== "string" || name === "") {
     throw new TypeError("Cannot create conversation: the name must be a non-empty string");
   }
