@@ -14,6 +14,7 @@
 import { KvStore } from "../../src/store/kv.ts";
 import {
   Bot,
+  type BotOptions,
   type Context,
   type Conversation,
   type ConversationFlavor,
@@ -46,9 +47,9 @@ export async function form(conversation: Conversation<FormContext>, ctx: FormCon
   await ctx.reply(`Thanks, ${name}! You are ${age}.`);
 }
 
-/** The form bot on `store` (tests pass their own). */
-export function createFormBot(store?: GatewayStore): Bot<FormContext> {
-  const bot = new Bot<FormContext>(store === undefined ? {} : { store });
+/** The form bot (tests pass their own store and service). */
+export function createFormBot(options: BotOptions = {}): Bot<FormContext> {
+  const bot = new Bot<FormContext>(options);
   bot.use(conversations());
   bot.command("cancel", async (ctx) => {
     await ctx.reply((await ctx.conversation.exit()) ? "Form cancelled." : "There is no form to cancel.");
@@ -65,7 +66,7 @@ async function kvStore(): Promise<GatewayStore> {
 }
 
 // Under `deno serve` this module is the main one: it opens the KV file. Imported (by the tests), it does not.
-const bot = createFormBot(import.meta.main ? await kvStore() : undefined);
+const bot = createFormBot(import.meta.main ? { store: await kvStore() } : {});
 
 /** The `deno serve` entry. */
 export default { fetch: bot.fetch };

@@ -29,3 +29,24 @@ Deno.test("session: 100 concurrent increments of one chat's counter across two p
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("session through the bot: 100 webhooks of one chat across two processes count exactly 100", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gw_session_bot_mp_" });
+  try {
+    const path = `${dir}/bot.kv`;
+    const results = await runTogether<{ done: number }>([
+      [WORKER, path, "50", "bot"],
+      [WORKER, path, "50", "bot"],
+    ]);
+    strictEqual(results[0].done + results[1].done, 100);
+    const kv = await Deno.openKv(path);
+    try {
+      const entry = await new KvState(kv).get<{ count: number }>("session", `sales:${CHAT}`);
+      strictEqual(entry?.value.count, 100);
+    } finally {
+      kv.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

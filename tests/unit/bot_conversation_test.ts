@@ -22,7 +22,7 @@ const ANA_KEY = `bot:${ANA}@s.whatsapp.net`;
 const texts = (replies: readonly { text?: string }[]) => replies.map((r) => r.text);
 
 Deno.test("conversation: the form example, name then a validated age", async () => {
-  await using h = new BotHarness(createFormBot(new MemoryStore()));
+  await using h = new BotHarness(createFormBot({ store: new MemoryStore() }));
   const ana = h.user(ANA, { name: "Ana" });
   await ana.send("hello");
   await ana.send("/form");
@@ -46,7 +46,7 @@ Deno.test("conversation: the form example, name then a validated age", async () 
 
 Deno.test("conversation: /cancel before the dialogue leaves it", async () => {
   const store = new MemoryStore();
-  await using h = new BotHarness(createFormBot(store));
+  await using h = new BotHarness(createFormBot({ store }));
   const ana = h.user(ANA);
   await ana.send("/form");
   await ana.send("/cancel");
@@ -66,7 +66,7 @@ for (const engine of ["MemoryStore", "KvStore"] as const) {
     const kv = engine === "KvStore" ? await Deno.openKv(":memory:") : undefined;
     try {
       const store: GatewayStore = kv === undefined ? new MemoryStore() : new KvStore(kv);
-      await using h = new BotHarness(createFormBot(store));
+      await using h = new BotHarness(createFormBot({ store }));
       const ana = h.user(ANA);
       await ana.send("/form");
       h.restart();
@@ -87,7 +87,7 @@ for (const engine of ["MemoryStore", "KvStore"] as const) {
 
 Deno.test("conversation: the stored record holds the name, the version and the log, and no api key", async () => {
   const store = new MemoryStore();
-  await using h = new BotHarness(createFormBot(store));
+  await using h = new BotHarness(createFormBot({ store }));
   await h.user(ANA).send("/form");
   const record = (await store.state.get<Record<string, unknown>>("conversation", ANA_KEY))?.value;
   strictEqual(record?.name, "form");
