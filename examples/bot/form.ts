@@ -3,15 +3,15 @@
  * until it is one), then confirms. The dialogue is kept in the bot's store, so a restart in the middle
  * resumes at the question it was waiting on, and nothing is sent twice. `/cancel` leaves it.
  *
- *   deno serve --allow-net --allow-env --allow-read --allow-write examples/bot/form.ts
+ *   deno run -A examples/bot/try.ts form         # against the mock server, one command
+ *   GATEWAY_KV_PATH=form.kv deno serve --allow-net --allow-env --allow-read --allow-write examples/bot/form.ts
  *
- * Configured like any bot from the environment: GATEWAY_API_URL, GATEWAY_API_KEY (the server the replies
- * go to), GATEWAY_WEBHOOK_SECRET / GATEWAY_WEBHOOK_SCHEME (what the receiver checks), and GATEWAY_KV_PATH
- * for the store (default `form.kv`: dialogues survive restarts). examples/bot/try_form.ts runs it against
- * the mock server in one command.
+ * Configured like any bot from the environment: GATEWAY_API_URL, GATEWAY_API_KEY and GATEWAY_INSTANCE (the
+ * server the replies go to), GATEWAY_WEBHOOK_SECRET / GATEWAY_WEBHOOK_SCHEME (what the receiver checks),
+ * and GATEWAY_KV_PATH: the KV file that keeps the dialogues over restarts (without it they live in memory).
  */
 
-import { KvStore } from "../../src/store/kv.ts";
+import { type GatewayStore, KvStore } from "jsr:@gw/gateway";
 import {
   Bot,
   type BotOptions,
@@ -20,8 +20,7 @@ import {
   type ConversationFlavor,
   conversations,
   createConversation,
-} from "../../src/bot/mod.ts";
-import type { GatewayStore } from "../../src/store/store.ts";
+} from "jsr:@gw/gateway/bot";
 
 type FormContext = Context & ConversationFlavor;
 
@@ -60,13 +59,16 @@ export function createFormBot(options: BotOptions = {}): Bot<FormContext> {
   return bot;
 }
 
-async function kvStore(): Promise<GatewayStore> {
-  const kv = await Deno.openKv(Deno.env.get("GATEWAY_KV_PATH") ?? "form.kv");
-  return new KvStore(kv);
+/** A `KvStore` on `GATEWAY_KV_PATH` when it is set (dialogues survive restarts), else the bot's memory. */
+async function storeFromEnv(): Promise<GatewayStore | undefined> {
+  const path = Deno.env.get("GATEWAY_KV_PATH");
+  return path === undefined ? undefined : new KvStore(await Deno.openKv(path));
 }
 
-// Under `deno serve` this module is the main one: it opens the KV file. Imported (by the tests), it does not.
-const bot = createFormBot(import.meta.main ? { store: await kvStore() } : {});
+// Under `deno serve` this module is the main one and reads its store from the environment; imported (by the
+// tests), it builds nothing from it.
+const store = import.meta.main ? await storeFromEnv() : undefined;
+const bot = createFormBot(store === undefined ? {} : { store });
 
 /** The `deno serve` entry. */
 export default { fetch: bot.fetch };
