@@ -35,8 +35,6 @@ export {
   InstanceAlreadyExistsException,
   InstanceDisconnectedException,
   InstanceNotFoundException,
-  isOutcomeUnknown,
-  isPermanentFailure,
   MessageException,
   type MessageFailureReason,
   MessageStatusException,
@@ -46,6 +44,7 @@ export {
   ValidationException,
   WebhookException,
 } from "./src/errors.ts";
+export { isOutcomeUnknown, isPermanentFailure } from "./src/send/outcome.ts";
 export {
   type ConnectionConfig,
   type GatewayConfig,
@@ -83,6 +82,7 @@ export {
   type RequestOptions,
 } from "./src/client/client.ts";
 export { ConnectionManager, type ResolvedConnection } from "./src/client/connection_manager.ts";
+export type { PreparedRequest } from "./src/client/prepared_request.ts";
 export { ApiResponse } from "./src/client/response.ts";
 export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 

@@ -65,7 +65,8 @@ const ITEMS: SendManyItem[] = Array.from({ length: 100 }, (_, i) => ({
   text: `message ${i}`,
 }));
 let clock = 0;
-const noSend = (_item: SendManyItem, _delay: number | undefined) => Promise.resolve("ID");
+const noSend = (_item: SendManyItem, _delay: number | undefined) =>
+  Promise.resolve({ messageId: "ID", replayed: false });
 
 Deno.bench("100 sends in a plain loop (no pacing)", { group: "pacing", baseline: true }, async () => {
   for (const item of ITEMS) await noSend(item, undefined);

@@ -104,8 +104,8 @@ export interface LoggingConfig {
 
 /** Signature verification of inbound webhooks. */
 export interface WebhookSignatureConfig {
-  /** `hmac` (default), `standard`, `jwt`, `token` or `none`. */
-  scheme?: "hmac" | "standard" | "jwt" | "token" | "none";
+  /** `auto` (default: the JWT, hmac or Standard Webhooks signature present), `hmac`, `standard`, `jwt`, `token` or `none`. */
+  scheme?: "auto" | "hmac" | "standard" | "jwt" | "token" | "none";
   /** Header that carries the signature or token. */
   header?: string;
   /** Allowed clock difference for timestamps, in seconds (default 300). */

@@ -8,6 +8,7 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
+import { joinKey, type OptionKeys, suggestKey } from "./option_keys.ts";
 
 /** The longest delay a timer can hold (2^31−1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -111,7 +112,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
     route_prefix: text(),
     secret: either(secret, list(secret, true)),
     signature: section({
-      scheme: oneOf("hmac", "standard", "jwt", "token", "none"),
+      scheme: oneOf("auto", "hmac", "standard", "jwt", "token", "none"),
       header: nonEmpty,
       tolerance_seconds: seconds(),
       require_timestamp: flag,
@@ -196,68 +197,12 @@ function expected(node: SchemaNode): string {
   }
 }
 
-function snake(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]/g, "_").toLowerCase();
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
-
-/**
- * The name in `names` closest to `wanted` by edit distance, when one is close enough to be a likely typo
- * (at most a third of its length apart, and at least 2). Internal (option and filter-query suggestions).
- */
-export function closestName(wanted: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestScore = Math.max(2, Math.floor(wanted.length / 3)) + 1;
-  for (const name of names) {
-    const score = distance(wanted, name);
-    if (score < bestScore) [best, bestScore] = [name, score];
-  }
-  return best;
-}
-
-/** The key the user most likely meant: same key in snake_case, a close spelling, or a key one level down. */
-function suggest(key: string, fields: Readonly<Record<string, SchemaNode>>): string | undefined {
-  const wanted = snake(key);
-  const names = Object.keys(fields);
-  if (names.includes(wanted)) return wanted;
-  // Edit distance, with a shared beginning counting for more than a shared ending (`retries` → `retry`).
-  let best: string | undefined;
-  let bestScore = Math.max(2, Math.floor(wanted.length / 3)) + 1;
-  for (const name of names) {
-    let shared = 0;
-    while (shared < 4 && shared < name.length && name[shared] === wanted[shared]) shared++;
-    const score = distance(wanted, name) - shared / 2;
-    if (score < bestScore) [best, bestScore] = [name, score];
-  }
-  if (best !== undefined) return best;
-  const prefixed = names.find((name) => name.startsWith(`${wanted}_`));
-  if (prefixed !== undefined) return prefixed;
-  // `timeout` inside `retry` most likely means `http.timeout_ms`: look one level down.
-  for (const [name, node] of Object.entries(fields)) {
-    if (node.kind !== "object" || node.fileOnly) continue;
-    const inner = Object.keys(node.fields).find((field) =>
-      field === wanted || field.startsWith(`${wanted}_`)
-    );
-    if (inner !== undefined) return `${name}.${inner}`;
-  }
-  return undefined;
-}
-
-function join(path: string, key: string): string {
-  return path === "" ? key : `${path}.${key}`;
+function keysOf(fields: Readonly<Record<string, SchemaNode>>): OptionKeys {
+  return Object.fromEntries(
+    Object.entries(fields).map((
+      [name, node],
+    ) => [name, node.kind === "object" && !node.fileOnly ? keysOf(node.fields) : true]),
+  );
 }
 
 function checkFields(
@@ -268,10 +213,10 @@ function checkFields(
 ): void {
   for (const key of Object.keys(value)) {
     const node = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    const setting = join(path, key);
+    const setting = joinKey(path, key);
     if (node === undefined) {
-      const guess = suggest(key, fields);
-      const hint = guess === undefined ? "" : `; did you mean "${join(path, guess)}"?`;
+      const guess = suggestKey(key, keysOf(fields));
+      const hint = guess === undefined ? "" : `; did you mean "${joinKey(path, guess)}"?`;
       throw new ConfigurationException(`"${setting}" is not a configuration key${hint}`, { setting });
     }
     if (node.kind === "object" && node.fileOnly && source !== "file") {
@@ -320,8 +265,8 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
     case "record":
       if (!isRecord(value)) wrong();
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if (key.trim() === "") fail(join(setting, key), "is not a valid name: names must be non-empty");
-        checkNode(node.values, item, join(setting, key), source);
+        if (key.trim() === "") fail(joinKey(setting, key), "is not a valid name: names must be non-empty");
+        checkNode(node.values, item, joinKey(setting, key), source);
       }
       return;
     case "array":
@@ -356,7 +301,7 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
  * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * checkSetting("rate_limiting", { max_wait_ms: 1000 });
  * ```
  */

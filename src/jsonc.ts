@@ -12,7 +12,7 @@
  * block comment is a `SyntaxError`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * stripJsonc('{ "url": "http://x", // a comment\n }'); // '{ "url": "http://x",             \n }' without the comma
  * ```
  */

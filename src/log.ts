@@ -11,7 +11,7 @@ import { getLogger as getLogTapeLogger, type Logger } from "@logtape/logtape";
  * The library's logger for a sub-category, e.g. `getGatewayLogger("client")` → `["gateway", "client"]`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * getGatewayLogger("client").info("hello {name}", { name: "world" });
  * ```
  */

@@ -158,7 +158,9 @@ export class MetricsCollector {
   #provider?: MeterProvider;
   readonly #enabled: boolean;
   // Label objects of request outcomes, reused so that their series keys are built once.
-  readonly #requestLabels = new Map<string, [MetricLabels, MetricLabels]>();
+  // Request series are touched on every call: kept per method, route and status, like the webhook ones.
+  readonly #requestSeries = new Map<string, [BoundSeries, BoundSeries]>();
+  readonly #sentSeries = new Map<string, BoundSeries>();
   // Webhook series are touched on every request: their labels and states are kept per event (and result)
   // so that the hot path skips the generic lookups. reset() drops them with the states they point to.
   readonly #webhookSeries = new Map<string, Map<string, BoundSeries>>();
@@ -220,17 +222,22 @@ export class MetricsCollector {
   request(method: string, route: string, status: number | "error", durationMs: number): void {
     if (!this.#enabled) return;
     const key = `${method} ${route} ${status}`;
-    let labels = this.#requestLabels.get(key);
-    if (labels === undefined) {
+    let series = this.#requestSeries.get(key);
+    if (series === undefined) {
       const label = routeLabel(route);
-      labels = [
-        Object.freeze({ method, route: label, status: String(status) }),
-        Object.freeze({ method, route: label }),
+      const counted = Object.freeze({ method, route: label, status: String(status) });
+      const timed = Object.freeze({ method, route: label });
+      series = [
+        { labels: counted, state: this.#state("gateway_requests_total", counted) },
+        { labels: timed, state: this.#state("gateway_request_duration_ms", timed) },
       ];
-      if (this.#requestLabels.size < 10_000) this.#requestLabels.set(key, labels);
+      if (this.#requestSeries.size < 10_000) this.#requestSeries.set(key, series);
     }
-    this.increment("gateway_requests_total", labels[0]);
-    this.observe("gateway_request_duration_ms", labels[1], durationMs);
+    series[0].state.count += 1;
+    this.#counter("gateway_requests_total").add(1, series[0].labels);
+    if (Number.isNaN(durationMs)) return;
+    addObservation(series[1].state, durationMs);
+    this.#histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
   }
 
   /**
@@ -282,7 +289,16 @@ export class MetricsCollector {
    * ```
    */
   messageSent(type: string): void {
-    this.increment("gateway_messages_sent_total", { type });
+    if (!this.#enabled) return;
+    const name = "gateway_messages_sent_total";
+    let series = this.#sentSeries.get(type);
+    if (series === undefined) {
+      const labels = Object.freeze({ type });
+      series = { labels, state: this.#state(name, labels) };
+      if (this.#sentSeries.size < 1000) this.#sentSeries.set(type, series);
+    }
+    series.state.count += 1;
+    this.#counter(name).add(1, series.labels);
   }
 
   /**
@@ -404,6 +420,8 @@ export class MetricsCollector {
     this.#series.clear();
     this.#webhookSeries.clear();
     this.#processedSeries.clear();
+    this.#requestSeries.clear();
+    this.#sentSeries.clear();
   }
 
   /**

@@ -11,13 +11,13 @@ import {
   CONFIG_FILE,
   configFromEnv,
   type ConnectionConfig,
-  DEFAULTS,
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
   serviceConfig,
   validateConfig,
 } from "./config.ts";
+import { envReader } from "./env_access.ts";
 import { ConfigurationException } from "./errors.ts";
 import { GuardedEventTarget } from "./guarded_event_target.ts";
 import { MetricsCollector } from "./metrics.ts";
@@ -42,6 +42,7 @@ import type { GatewayStore } from "./store/store.ts";
 import { InstanceHealth } from "./health/instance_health.ts";
 import type { StateStore } from "./store/state.ts";
 import { readServerDetails, type ServerDetails } from "./server/server_version.ts";
+import { SendPipeline } from "./send/pipeline.ts";
 
 /** Test seams: clocks, sleeps, randomness and fetch. */
 export interface ServiceDependencies {
@@ -83,7 +84,7 @@ interface Shared {
   events: EventTarget;
   store?: GatewayStore;
   idempotency: IdempotencyClaims;
-  deadlineMs: number;
+  sender: SendPipeline;
   now: () => number;
   health: InstanceHealth;
   state: StateStore;
@@ -96,8 +97,64 @@ interface Scope {
   instance?: string;
 }
 
-/** Set only while a view is being constructed; private fields can only be assigned in the constructor. */
-let viewSeed: { shared: Shared; scope: Scope } | undefined;
+/**
+ * What a view is made of: the parts every view of a service shares, and the view's own scope. Passed to the
+ * constructor to make a view (applications cannot build one: the class is not exported).
+ */
+class ServiceView {
+  constructor(readonly shared: Shared, readonly scope: Scope) {}
+}
+
+/** Build the parts every view of a service shares, from a checked configuration. */
+function buildShared(config: GatewayConfig, dependencies: ServiceDependencies): Shared {
+  const valid = validateConfig(config);
+  const connections = new ConnectionManager(valid);
+  const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
+  const now = dependencies.now ?? Date.now;
+  const gate = valid.rate_limiting?.enabled === false ? undefined : new RateLimitGate(valid.rate_limiting, {
+    metrics,
+    sleep: dependencies.sleep,
+    now,
+    logCategory: valid.logging?.category,
+  });
+  const client = new GatewayClient(valid, {
+    connections,
+    metrics,
+    gate,
+    fetch: dependencies.fetch ?? valid.fetch,
+    now,
+    sleep: dependencies.sleep,
+    random: dependencies.random,
+  });
+  // Shared through the store when there is one, so every process sees the same health and pacing.
+  const state = valid.store?.state ?? new MemoryState({ now });
+  const events = new GuardedEventTarget();
+  // Without a store, keys still hold within this process (every view shares these claims).
+  const idempotency = new IdempotencyClaims(state, { windowMs: valid.retry?.idempotency_window_ms, now });
+  const health = new InstanceHealth(state, { now });
+  return {
+    config: valid,
+    connections,
+    client,
+    metrics,
+    events,
+    store: valid.store,
+    idempotency,
+    sender: new SendPipeline({
+      client,
+      events,
+      metrics,
+      claims: idempotency,
+      store: valid.store,
+      health,
+      now,
+    }),
+    now,
+    health,
+    state,
+    serverDetails: new Map(),
+  };
+}
 
 /**
  * The gateway client service. Views made with `connection(name)` and `instance(name)` share the
@@ -114,6 +171,7 @@ let viewSeed: { shared: Shared; scope: Scope } | undefined;
 export class GatewayService {
   readonly #shared: Shared;
   readonly #scope: Scope;
+  #resourceContext?: ResourceContext;
 
   /**
    * Build a service from a full configuration. The configuration is checked here: an unknown key, a wrong
@@ -130,63 +188,23 @@ export class GatewayService {
    * ```
    */
   constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
-    if (viewSeed) {
-      this.#shared = viewSeed.shared;
-      this.#scope = viewSeed.scope;
-      return;
-    }
-    const valid = validateConfig(config);
-    const connections = new ConnectionManager(valid);
-    const metrics = new MetricsCollector({ enabled: valid.metrics?.enabled ?? true });
-    const now = dependencies.now ?? Date.now;
-    const gate = valid.rate_limiting?.enabled === false ? undefined : new RateLimitGate(valid.rate_limiting, {
-      metrics,
-      sleep: dependencies.sleep,
-      now,
-      logCategory: valid.logging?.category,
-    });
-    const client = new GatewayClient(valid, {
-      connections,
-      metrics,
-      gate,
-      fetch: dependencies.fetch ?? valid.fetch,
-      now,
-      sleep: dependencies.sleep,
-      random: dependencies.random,
-    });
-    // Shared through the store when there is one, so every process sees the same health and pacing.
-    const state = valid.store?.state ?? new MemoryState({ now });
-    this.#shared = {
-      config: valid,
-      connections,
-      client,
-      metrics,
-      events: new GuardedEventTarget(),
-      store: valid.store,
-      // Without a store, keys still hold within this process (every view shares these claims).
-      idempotency: new IdempotencyClaims(valid.store?.state ?? new MemoryState({ now }), {
-        windowMs: valid.retry?.idempotency_window_ms,
-        now,
-      }),
-      deadlineMs: valid.http?.deadline_ms ?? DEFAULTS.deadline_ms,
-      now,
-      health: new InstanceHealth(state, { now }),
-      state,
-      serverDetails: new Map(),
-    };
-    this.#scope = {};
+    const view = dependencies instanceof ServiceView ? dependencies : undefined;
+    this.#shared = view?.shared ?? buildShared(config, dependencies);
+    this.#scope = view?.scope ?? {};
   }
 
   #view(scope: Scope): GatewayService {
-    viewSeed = { shared: this.#shared, scope: { ...this.#scope, ...scope } };
-    try {
-      return new GatewayService();
-    } finally {
-      viewSeed = undefined;
-    }
+    // The view rides in the dependencies' place: only this module can build one.
+    const view = new ServiceView(this.#shared, { ...this.#scope, ...scope });
+    return new GatewayService({}, view as ServiceDependencies);
   }
 
+  /** What this view's resources are bound to: built once per view (a view never changes). */
   #context(): ResourceContext {
+    return this.#resourceContext ??= this.#buildContext();
+  }
+
+  #buildContext(): ResourceContext {
     const shared = this.#shared;
     return {
       client: shared.client,
@@ -194,7 +212,7 @@ export class GatewayService {
       metrics: shared.metrics,
       store: shared.store,
       idempotency: shared.idempotency,
-      deadlineMs: shared.deadlineMs,
+      sender: shared.sender,
       connection: this.#scope.connection,
       instance: this.#scope.instance,
       now: shared.now,
@@ -635,8 +653,9 @@ export class GatewayService {
 
   /**
    * A service configured from `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE` and
-   * `GATEWAY_TIMEOUT_MS`, with `overrides` on top. Needs `--allow-env` (only when called). The variables and
-   * the overrides are checked like any configuration (`ConfigurationException`).
+   * `GATEWAY_TIMEOUT_MS`, with `overrides` on top. Needs `--allow-env` for the variables you set (only when
+   * called): one the permissions do not allow is treated as unset, and named once per process on standard
+   * error. The variables and the overrides are checked like any configuration (`ConfigurationException`).
    *
    * @example
    * ```ts
@@ -651,18 +670,21 @@ export class GatewayService {
         "Cannot read the environment: not running on Deno; pass a configuration to new GatewayService()",
       );
     }
-    const config = mergeConfig(configFromEnv((name) => deno.env.get(name)), validateConfig(overrides));
+    const env = envReader();
+    const config = mergeConfig(configFromEnv(env.get), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      throw new ConfigurationException("Cannot configure gateway: GATEWAY_API_URL is not set", {
-        setting: "GATEWAY_API_URL",
-      });
+      const why = env.denied.includes("GATEWAY_API_URL")
+        ? "GATEWAY_API_URL cannot be read (add it to --allow-env)"
+        : "GATEWAY_API_URL is not set";
+      throw new ConfigurationException(`Cannot configure gateway: ${why}`, { setting: "GATEWAY_API_URL" });
     }
     return new GatewayService(config);
   }
 
   /**
    * A service configured from `gateway-api.json` (or `path`) merged with the `GATEWAY_*` environment
-   * variables, which win. Needs `--allow-read` for the file and `--allow-env` for the variables.
+   * variables, which win. Needs `--allow-read` for the file and `--allow-env` for the variables you set (one
+   * the permissions do not allow is treated as unset, and named once per process on standard error).
    *
    * @example
    * ```ts
@@ -671,16 +693,9 @@ export class GatewayService {
    * ```
    */
   static async fromFile(path: string = CONFIG_FILE, overrides: GatewayConfig = {}): Promise<GatewayService> {
-    const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     const file = await loadConfigFile(path);
-    let env: GatewayConfig = {};
-    try {
-      env = deno ? configFromEnv((name) => deno.env.get(name)) : {};
-    } catch (error) {
-      // Without --allow-env the file alone configures the service; a bad variable is still an error.
-      if (error instanceof ConfigurationException) throw error;
-      env = {};
-    }
+    // A variable the permissions do not allow is treated as unset (and named once); a bad one is an error.
+    const env = configFromEnv(envReader().get);
     const config = mergeConfig(serviceConfig(file ?? {}), env, validateConfig(overrides));
     if (!config.server_url && !config.connections) {
       throw new ConfigurationException(

@@ -4,6 +4,23 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "./config_schema.ts";
+
+/**
+ * A delay a timer can wait: at least 0, at most `2^31 - 1` ms (24.8 days). Runtimes fire a longer timer at
+ * once, so a bigger value (a timeout or deadline set to the largest the schema accepts, plus a server delay)
+ * is clamped to the longest wait a timer can do instead.
+ *
+ * @example
+ * ```ts
+ * import { timerDelay } from "./timing.ts";
+ * timerDelay(2 ** 31 + 5000); // 2147483647
+ * ```
+ */
+export function timerDelay(ms: number): number {
+  return ms > MAX_TIMER_MS ? MAX_TIMER_MS : ms > 0 ? ms : 0;
+}
+
 /**
  * Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared).
  *
@@ -26,7 +43,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, Math.max(0, ms));
+    }, timerDelay(ms));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -64,11 +81,11 @@ export class SharedTimeouts {
    */
   signal(ms: number): AbortSignal {
     const window = Math.min(1000, Math.floor(ms / 100));
-    if (window < 1) return AbortSignal.timeout(ms);
+    if (window < 1) return AbortSignal.timeout(timerDelay(ms));
     const now = performance.now();
     const shared = this.#current.get(ms);
     if (shared !== undefined && now <= shared.joinUntil && !shared.signal.aborted) return shared.signal;
-    const signal = AbortSignal.timeout(ms + window);
+    const signal = AbortSignal.timeout(timerDelay(ms + window));
     if (this.#current.size > 64) this.#current.clear();
     this.#current.set(ms, { signal, joinUntil: now + window });
     return signal;

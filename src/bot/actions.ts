@@ -37,6 +37,8 @@ export interface BotActionsOptions {
   sleep: (ms: number) => Promise<void>;
   /** Pacing of replies, or false for none. */
   pacing: PacingOptions | false;
+  /** Whether sent ids must be remembered (only an `outgoing` query needs to tell them from others). */
+  remembers: () => boolean;
 }
 
 /** Where one action goes: the instance, the chat (for pacing) and its idempotency key. */
@@ -86,7 +88,7 @@ export class BotActions {
       if (wait > 0) await this.#options.sleep(wait);
     }
     const response = await send(this.api(target.instance), { idempotencyKey: target.key });
-    const id = idOf(response);
+    const id = this.#options.remembers() ? idOf(response) : undefined;
     if (id !== undefined) await this.rememberSent(target.instance, id);
     if (pacer !== undefined && !response.replayed) await pacer.recordSent(ref, target.chat);
     return response;

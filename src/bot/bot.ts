@@ -6,30 +6,28 @@
  * @module
  */
 
-import { configFromEnv, mergeConfig } from "../config.ts";
-import { ConfigurationException, ValidationException } from "../errors.ts";
-import { getGatewayLogger } from "../log.ts";
-import { GatewayService } from "../service.ts";
+import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
 import { MemoryStore } from "../store/memory.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
-import { buildFromEnv, type Built, denoLookup, isBindings } from "../webhooks/default_handler.ts";
-import type { WebhookExecutionContext, WebhookHandlerOptions } from "../webhooks/handler.ts";
+import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
-import { misconfigured } from "../webhooks/pipeline/guard.ts";
-import { discardBody } from "../webhooks/pipeline/route.ts";
-import { WebhookProcessingException, WebhookProcessor } from "../webhooks/processor.ts";
+import { InboundMessageClaims } from "../webhooks/message_claims.ts";
+import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
+import { ArrivalProcessor } from "./arrival_processor.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
+import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import { ChatOrder } from "./chat_order.ts";
+import { type ArrivalSlot, ChatOrder } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import { addressesInstance, type BotUpdate, toBotUpdate } from "./update.ts";
+import { addressesInstance, toBotUpdate } from "./update.ts";
+import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
 
@@ -69,17 +67,15 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
   readonly #now: () => number;
+  readonly #env: BotEnvironment;
   readonly #actions: BotActions;
   readonly #order: ChatOrder;
+  readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
+  readonly #claims: InboundMessageClaims;
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
-  #service: GatewayService | undefined;
-  #lookup: ((name: string) => string | undefined) | undefined;
   #registered: Set<FilterQuery> | undefined;
-  #denoReceiver: Built | undefined;
-  readonly #bindingReceivers = new WeakMap<object, Built>();
-  readonly #opened: Built[] = [];
 
   /**
    * Build a bot. The options are checked here (an unknown key throws with a suggestion); nothing is read
@@ -99,22 +95,31 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.#now = checked.now ?? Date.now;
     const sleep = checked.sleep ?? abortableSleep;
     if (checked.store === undefined && !warnedMemoryStore) {
+      // Said once per process on stderr, like a missing webhook secret: the library logs nothing else
+      // unless LogTape is configured, and this is a choice the operator should know about.
       warnedMemoryStore = true;
-      getGatewayLogger("bot").warn(
-        "The bot keeps its state in memory (no `store` given): claims, chat order, pauses, sessions and " +
-          "dialogues are lost on restart and not shared between processes",
+      console.warn(
+        "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
+          "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",
       );
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = new WebhookProcessor({ store: this.store, now: this.#now });
+    this.processor = new ArrivalProcessor({ store: this.store, now: this.#now }, (payload) => {
+      const chat = payload.chatJid;
+      if (chat === undefined) return undefined;
+      const slot = this.#order.arrive(payload.instance, chat);
+      this.#slots.set(payload, slot);
+      return slot;
+    });
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
-      service: () => this.#serviceNow(),
+      service: () => this.#env.service(),
       state,
       now: this.#now,
       sleep: (ms) => sleep(ms),
       pacing: checked.pacing ?? {},
+      remembers: () => this.#registeredQueries().has("outgoing"),
     });
     this.#order = new ChatOrder(state, {
       now: this.#now,
@@ -123,11 +128,12 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       pollMs: ORDER_POLL_MS,
     });
     this.#pauses = new ChatPauses(state, this.#now);
+    this.#claims = new InboundMessageClaims(state, this.#now);
     const debounceMs = checked.debounceMs ?? 0;
     this.#bursts = debounceMs > 0
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
       : undefined;
-    if (checked.service !== undefined) this.#service = checked.service;
+    this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
   }
 
   /**
@@ -148,53 +154,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     request: Request,
     envOrInfo?: unknown,
     ctx?: WebhookExecutionContext,
-  ): Promise<Response> => {
-    const built = this.#receiverFor(envOrInfo);
-    if (typeof built !== "function") {
-      discardBody(request);
-      return Promise.resolve(misconfigured({ metrics: undefined }, built.problem));
-    }
-    return built(request, envOrInfo, ctx);
-  };
-
-  #receiverFor(envOrInfo: unknown): Built {
-    if (!isBindings(envOrInfo)) return this.#denoReceiver ??= this.#build(denoLookup);
-    let built = this.#bindingReceivers.get(envOrInfo);
-    if (built === undefined) {
-      const env = envOrInfo;
-      const get = (name: string) => typeof env[name] === "string" ? env[name] as string : denoLookup(name);
-      this.#lookup ??= (name) => get(name) ?? undefined;
-      built = this.#build(get);
-      this.#bindingReceivers.set(envOrInfo, built);
-    }
-    return built;
-  }
-
-  #build(get: (name: string) => string | undefined | null): Built {
-    const o = this.options;
-    const overrides: WebhookHandlerOptions = { ...o.receiver, processor: this.processor, store: this.store };
-    if (o.signature !== undefined) overrides.signature = o.signature;
-    if (o.queue !== undefined) overrides.queue = o.queue;
-    if (o.dedupe !== undefined) overrides.dedupe = o.dedupe;
-    if (o.now !== undefined) overrides.now = o.now;
-    const built = buildFromEnv(get, overrides);
-    this.#opened.push(built);
-    return built;
-  }
-
-  /** The service, built at first use from the environment when none was given. */
-  #serviceNow(): GatewayService {
-    if (this.#service !== undefined) return this.#service;
-    const lookup = this.#lookup ?? ((name: string) => denoLookup(name) ?? undefined);
-    const config = mergeConfig(configFromEnv(lookup), { store: this.store });
-    if (config.server_url === undefined || config.api_key === undefined) {
-      throw new ConfigurationException(
-        "Cannot build the bot's service: GATEWAY_API_URL and GATEWAY_API_KEY must be set (or pass `service`)",
-        { setting: config.server_url === undefined ? "GATEWAY_API_URL" : "GATEWAY_API_KEY" },
-      );
-    }
-    return this.#service = new GatewayService(config, { now: this.#now });
-  }
+  ): Promise<Response> => this.#env.fetch(request, envOrInfo, ctx);
 
   /**
    * Run one webhook payload (parsed JSON or a `WebhookPayloadDto`) through the bot, with the same claims,
@@ -321,10 +281,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * await bot.close();
    * ```
    */
-  async close(): Promise<void> {
-    const opened = this.#opened.splice(0);
-    this.#denoReceiver = undefined;
-    for (const built of opened) if (typeof built === "function") await built.close();
+  close(): Promise<void> {
+    return this.#env.close();
   }
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
@@ -332,12 +290,38 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     const update = toBotUpdate(payload);
     await this.#canonicalize(update);
     if (!(await this.#admits(update, payload))) return;
+    // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
+    const claimed = payload.isInboundMessage ? false : await this.#claim(update);
+    if (claimed === null) return;
+    try {
+      await this.#run(update, payload);
+    } catch (error) {
+      if (claimed) await this.#claims.release(update.instance, `update:${update.id}`).catch(() => {});
+      throw error;
+    }
+    if (claimed) await this.#claims.complete(update.instance, `update:${update.id}`);
+  }
+
+  /** Claim an update that is not an inbound message: true when claimed, null when done or running elsewhere. */
+  async #claim(update: BotUpdate): Promise<boolean | null> {
+    const id = `update:${update.id}`;
+    if (await this.#claims.claim(update.instance, id)) return true;
+    if ((await this.#claims.state(update.instance, id)) !== "processing") return null;
+    throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
+      status: 503,
+    });
+  }
+
+  /** The burst, the chat's turn, the pause and the middleware. */
+  async #run(update: BotUpdate, payload: WebhookPayloadDto): Promise<void> {
     const chat = update.chat?.id;
     const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
       ? await this.#bursts.collect(update.instance, chat, update.msg!)
       : undefined;
     if (burst === null) return; // merged into a later message's update
-    const turn = chat === undefined ? undefined : await this.#order.enter(update.instance, chat);
+    const turn = chat === undefined
+      ? undefined
+      : await this.#order.enter(update.instance, chat, this.#slots.get(payload));
     try {
       if (chat !== undefined && await this.#pauses.isPaused(chat)) return void await burst?.done();
       // An echo of a reply sent while this update waited for its turn.
@@ -383,10 +367,15 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
   }
 
+  /** The queries registered anywhere in the bot (read once, at the first update that asks). */
+  #registeredQueries(): Set<FilterQuery> {
+    return this.#registered ??= this[REGISTERED_QUERIES]();
+  }
+
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
   async #admits(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
     if (update.own) {
-      const registered = this.#registered ??= this[REGISTERED_QUERIES]();
+      const registered = this.#registeredQueries();
       if (!update.queries.some((q) => registered.has(q))) return false;
       if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
         return false;

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { closestName } from "../config_schema.ts";
 import { ConfigurationException } from "../errors.ts";
+import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import type { PacingOptions } from "../pacing/pacer.ts";
 import type { GatewayService } from "../service.ts";
 import type { GatewayStore } from "../store/store.ts";
@@ -53,20 +53,21 @@ export interface BotOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const KEYS: readonly (keyof BotOptions)[] = [
-  "service",
-  "signature",
-  "store",
-  "queue",
-  "dedupe",
-  "groups",
-  "debounceMs",
-  "pacing",
-  "orderLeaseMs",
-  "receiver",
-  "now",
-  "sleep",
-];
+// Nested objects whose own keys are checked where they are used (the receiver's, the pacer's) are `true`.
+const KEYS: Readonly<Record<keyof BotOptions, true>> & OptionKeys = {
+  service: true,
+  signature: true,
+  store: true,
+  queue: true,
+  dedupe: true,
+  groups: true,
+  debounceMs: true,
+  pacing: true,
+  orderLeaseMs: true,
+  receiver: true,
+  now: true,
+  sleep: true,
+};
 
 function fail(setting: string, problem: string): never {
   throw new ConfigurationException(`Invalid bot option "${setting}": ${problem}`, { setting });
@@ -85,12 +86,7 @@ export function checkBotOptions(options: unknown): BotOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ConfigurationException("Invalid bot options: expected an object", { setting: "options" });
   }
-  for (const key of Object.keys(options)) {
-    if ((KEYS as readonly string[]).includes(key)) continue;
-    const guess = closestName(key, KEYS);
-    const hint = guess === undefined ? "" : `; did you mean "${guess}"?`;
-    throw new ConfigurationException(`"${key}" is not a bot option${hint}`, { setting: key });
-  }
+  checkOptionKeys(options, KEYS, "new Bot");
   const o = options as BotOptions;
   if (o.groups !== undefined && !["all", "mentions", "none"].includes(o.groups)) {
     fail("groups", `expected "all", "mentions" or "none", got "${String(o.groups)}"`);

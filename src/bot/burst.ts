@@ -8,7 +8,7 @@
  */
 
 import type { StateStore } from "../store/state.ts";
-import type { BotMessage } from "./update.ts";
+import type { BotMessage } from "./update_types.ts";
 
 const BURSTS = "bot_burst";
 const TAKEN = "bot_burst_taken";

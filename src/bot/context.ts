@@ -21,7 +21,7 @@ import type {
   BotMessage,
   BotSender,
   BotUpdate,
-} from "./update.ts";
+} from "./update_types.ts";
 
 /** What a context is built from (the bot builds contexts; plugins and tests rarely need to). */
 export interface ContextInit {
@@ -300,7 +300,6 @@ export class Context {
   /** The idempotency key of the next action: the update's id and the action's position in this run. */
   #target(chat: string) {
     const position = this.#position++;
-    const id = this.msg?.id || this.payload.deliveryId || `${this.payload.event}:${this.payload.receivedAt}`;
-    return { instance: this.instance, chat, key: `bot:${this.instance}:${id}:${position}` };
+    return { instance: this.instance, chat, key: `bot:${this.instance}:${this.update.id}:${position}` };
   }
 }

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { closestName } from "../config_schema.ts";
 import { ConfigurationException } from "../errors.ts";
+import { type OptionKeys, suggestKey } from "../option_keys.ts";
 import { FILTER_QUERIES, FILTER_QUERY_NAMES, type FilterQuery } from "./filter_table.ts";
 import type {
   BotCall,
@@ -17,7 +17,7 @@ import type {
   BotMedia,
   BotMessage,
   BotSender,
-} from "./update.ts";
+} from "./update_types.ts";
 
 export type { FilterQuery } from "./filter_table.ts";
 
@@ -105,6 +105,8 @@ export interface HasQueries {
   readonly update: { readonly queries: readonly FilterQuery[] };
 }
 
+const QUERY_KEYS: OptionKeys = Object.fromEntries(FILTER_QUERY_NAMES.map((name) => [name, true]));
+
 /** Check queries now; throws `ConfigurationException` naming the valid ones for an unknown query. */
 export function checkQueries(query: unknown): FilterQuery[] {
   const list = Array.isArray(query) ? query : [query];
@@ -113,7 +115,7 @@ export function checkQueries(query: unknown): FilterQuery[] {
   }
   for (const item of list) {
     if (typeof item === "string" && Object.hasOwn(FILTER_QUERIES, item)) continue;
-    const guess = typeof item === "string" ? closestName(item, FILTER_QUERY_NAMES) : undefined;
+    const guess = typeof item === "string" ? suggestKey(item, QUERY_KEYS) : undefined;
     const hint = guess === undefined ? "" : `; did you mean "${guess}"?`;
     throw new ConfigurationException(
       `Cannot use filter query "${String(item)}": it is not a query${hint} Valid queries: ${

@@ -15,276 +15,30 @@
 import { parseMessageStatus } from "../delivery/status_tracker.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
+import { isRecord } from "../dto/validate.ts";
+import { num, readContent, readContext, str } from "./message_content.ts";
+import type {
+  BotCall,
+  BotChat,
+  BotGroupChange,
+  BotMessage,
+  BotSender,
+  BotUpdate,
+  BotUpdateKind,
+} from "./update_types.ts";
 
-/** The chat an update belongs to. */
-export interface BotChat {
-  /** One canonical id per chat: the phone-number JID when known, else the `@lid` JID; a group's JID. */
-  id: string;
-  /** Whether the chat is a group. */
-  isGroup: boolean;
-}
-
-/** Who an update comes from. */
-export interface BotSender {
-  /** The sender's JID, as a phone-number JID when known. */
-  id: string;
-  /** Phone digits, when known. */
-  phone?: string;
-  /** `@lid` JID, when known. */
-  lid?: string;
-  /** Display name (`pushName`), when sent. */
-  name?: string;
-}
-
-/** Media fields of an image, video, audio, document or sticker. */
-export interface BotMedia {
-  /** MIME type. */
-  mimetype?: string;
-  /** File name (documents). */
-  fileName?: string;
-  /** Length in seconds (audio, video). */
-  seconds?: number;
-  /** Whether an audio is a voice note. */
-  voice?: boolean;
-}
-
-/** One message, as the context shows it. */
-export interface BotMessage {
-  /** The message id (`key.id`). */
-  id: string;
-  /** The message type (`conversation`, `imageMessage`, `reactionMessage`, ...). */
-  type: string;
-  /** Whether the instance sent it. */
-  fromMe: boolean;
-  /** Text, caption, or the chosen button's or row's title. */
-  text?: string;
-  /** Caption of a media message. */
-  caption?: string;
-  /** The button chosen (buttons or template-button reply). */
-  buttonId?: string;
-  /** The row chosen (list reply). */
-  rowId?: string;
-  /** The reaction's emoji; `""` when a reaction was removed. */
-  reaction?: string;
-  /** The id of the message reacted to. */
-  reactionTo?: string;
-  /** Media fields. */
-  media?: BotMedia;
-  /** A shared location. */
-  location?: { latitude: number; longitude: number; name?: string; address?: string };
-  /** Shared contact cards. */
-  contacts?: { name?: string; vcard?: string }[];
-  /** A poll. */
-  poll?: { name: string; options: string[] };
-  /** The message this one quotes. */
-  quoted?: { id: string; participant?: string; text?: string };
-  /** JIDs mentioned. */
-  mentions: string[];
-  /** When it was sent (epoch ms). */
-  timestamp: number;
-}
-
-/** A change of a group's participants. */
-export interface BotGroupChange {
-  /** The group's JID. */
-  id: string;
-  /** `add`, `remove`, `promote`, `demote` (or another action the server reports). */
-  action: string;
-  /** The participants concerned. */
-  participants: string[];
-  /** Who made the change, when sent. */
-  author?: string;
-}
-
-/** A connection change. */
-export interface BotConnection {
-  /** `open`, `connecting`, `close`, `refused`. */
-  state: string;
-  /** The reason code, when sent. */
-  statusReason?: number;
-}
-
-/** An incoming call. */
-export interface BotCall {
-  /** Call id. */
-  id: string;
-  /** Caller JID. */
-  from: string;
-  /** Whether it is a video call. */
-  isVideo: boolean;
-  /** Call status (`offer`, `ringing`, `timeout`, `reject`, `accept`). */
-  status?: string;
-}
-
-/** The kinds of update. */
-export type BotUpdateKind =
-  | "message"
-  | "outgoing"
-  | "story"
-  | "edit"
-  | "delete"
-  | "status"
-  | "group"
-  | "connection"
-  | "call"
-  | "other";
-
-/** One webhook payload as a bot update. */
-export interface BotUpdate {
-  /** What kind of update this is. */
-  kind: BotUpdateKind;
-  /** The filter queries it matches. */
-  queries: readonly FilterQuery[];
-  /** Whether it is about the instance's own message or a status post (echo safety applies). */
-  own: boolean;
-  /** The instance it came from. */
-  instance: string;
-  /** The chat, when the update has one (as the payload gives it; the bot makes it canonical). */
-  chat?: BotChat;
-  /** The sender, when known. */
-  from?: BotSender;
-  /** The message, for message, edit, delete and status updates. */
-  msg?: BotMessage;
-  /** The delivery status of a `status` update. */
-  status?: string;
-  /** The group change of a `group:*` update. */
-  group?: BotGroupChange;
-  /** The connection change of a `connection` update. */
-  connection?: BotConnection;
-  /** The call of a `call` update. */
-  call?: BotCall;
-}
-
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
-function num(value: unknown): number | undefined {
-  const n = typeof value === "string" ? Number(value) : value;
-  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
-}
-
-function part(message: Json, field: string): Json {
-  const value = message[field];
-  return isRecord(value) ? value : {};
-}
-
-function media(p: Json): BotMedia {
-  return {
-    mimetype: str(p.mimetype),
-    fileName: str(p.fileName),
-    seconds: num(p.seconds),
-    voice: typeof p.ptt === "boolean" ? p.ptt : undefined,
-  };
-}
-
-/** What one field of Baileys' message object means: its query and the fields it sets. */
-interface ContentRule {
-  query: FilterQuery;
-  read(p: Json, message: Json): Partial<BotMessage>;
-}
-
-const captioned = (p: Json): Partial<BotMessage> => ({ caption: str(p.caption), text: str(p.caption) });
-
-/** Baileys' message fields, in the order they are looked for. */
-const CONTENT: Readonly<Record<string, ContentRule>> = {
-  conversation: { query: "message:text", read: (_p, m) => ({ text: str(m.conversation) }) },
-  extendedTextMessage: { query: "message:text", read: (p) => ({ text: str(p.text) }) },
-  imageMessage: { query: "message:image", read: (p) => ({ ...captioned(p), media: media(p) }) },
-  videoMessage: { query: "message:video", read: (p) => ({ ...captioned(p), media: media(p) }) },
-  ptvMessage: { query: "message:video", read: (p) => ({ media: media(p) }) },
-  audioMessage: { query: "message:audio", read: (p) => ({ media: media(p) }) },
-  documentMessage: { query: "message:document", read: (p) => ({ ...captioned(p), media: media(p) }) },
-  documentWithCaptionMessage: {
-    query: "message:document",
-    read: (p) => {
-      const doc = part(part(p, "message"), "documentMessage");
-      return { ...captioned(doc), media: media(doc) };
-    },
-  },
-  stickerMessage: { query: "message:sticker", read: (p) => ({ media: media(p) }) },
-  locationMessage: { query: "message:location", read: (p) => ({ location: location(p) }) },
-  liveLocationMessage: { query: "message:location", read: (p) => ({ location: location(p) }) },
-  contactMessage: {
-    query: "message:contact",
-    read: (p) => ({ contacts: [{ name: str(p.displayName), vcard: str(p.vcard) }] }),
-  },
-  contactsArrayMessage: {
-    query: "message:contact",
-    read: (p) => ({
-      contacts: (Array.isArray(p.contacts) ? p.contacts : []).filter(isRecord).map((c) => ({
-        name: str(c.displayName),
-        vcard: str(c.vcard),
-      })),
-    }),
-  },
-  reactionMessage: {
-    query: "message:reaction",
-    read: (p) => ({ reaction: typeof p.text === "string" ? p.text : "", reactionTo: str(part(p, "key").id) }),
-  },
-  buttonsResponseMessage: {
-    query: "message:button",
-    read: (p) => ({ buttonId: str(p.selectedButtonId) ?? "", text: str(p.selectedDisplayText) }),
-  },
-  templateButtonReplyMessage: {
-    query: "message:button",
-    read: (p) => ({ buttonId: str(p.selectedId) ?? "", text: str(p.selectedDisplayText) }),
-  },
-  listResponseMessage: {
-    query: "message:list",
-    read: (p) => ({ rowId: str(part(p, "singleSelectReply").selectedRowId) ?? "", text: str(p.title) }),
-  },
-  pollCreationMessage: { query: "message:poll", read: (p) => ({ poll: poll(p), text: str(p.name) }) },
-  pollCreationMessageV2: { query: "message:poll", read: (p) => ({ poll: poll(p), text: str(p.name) }) },
-  pollCreationMessageV3: { query: "message:poll", read: (p) => ({ poll: poll(p), text: str(p.name) }) },
-};
-
-function location(p: Json): BotMessage["location"] {
-  return {
-    latitude: num(p.degreesLatitude) ?? 0,
-    longitude: num(p.degreesLongitude) ?? 0,
-    name: str(p.name),
-    address: str(p.address),
-  };
-}
-
-function poll(p: Json): { name: string; options: string[] } {
-  const options = Array.isArray(p.options) ? p.options : [];
-  return {
-    name: str(p.name) ?? "",
-    options: options.map((o) => isRecord(o) ? str(o.optionName) : undefined).filter((o) => o !== undefined),
-  };
-}
-
-/** The first known content field of a message object, with what it sets. */
-function readContent(message: Json): { type: string; query?: FilterQuery; fields: Partial<BotMessage> } {
-  for (const field of Object.keys(message)) {
-    const rule = CONTENT[field];
-    if (rule !== undefined) {
-      return { type: field, query: rule.query, fields: rule.read(part(message, field), message) };
-    }
-  }
-  const type = Object.keys(message).find((key) => key !== "messageContextInfo") ?? "unknown";
-  return { type, fields: {} };
-}
-
-/** Quoted message and mentions: the server lifts `contextInfo` to `data`; Baileys keeps it in the part. */
-function readContext(data: Json, message: Json, type: string): Pick<BotMessage, "quoted" | "mentions"> {
-  const info = isRecord(data.contextInfo) ? data.contextInfo : part(part(message, type), "contextInfo");
-  const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
-  const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
-  const id = str(info.stanzaId);
-  if (id === undefined) return { mentions };
-  const quotedMessage = isRecord(info.quotedMessage) ? info.quotedMessage : {};
-  const text = readContent(quotedMessage).fields.text;
-  return { mentions, quoted: { id, participant: str(info.participant), text } };
-}
+// The entry point takes the update's types from here, beside the function that builds an update.
+export type {
+  BotCall,
+  BotChat,
+  BotConnection,
+  BotGroupChange,
+  BotMedia,
+  BotMessage,
+  BotSender,
+  BotUpdate,
+  BotUpdateKind,
+} from "./update_types.ts";
 
 function timestampOf(payload: WebhookPayloadDto): number {
   return payload.messageTimestamp ?? payload.receivedAt;
@@ -312,7 +66,17 @@ function base(
   queries: FilterQuery[],
   own: boolean,
 ): BotUpdate {
-  return { kind, queries, own, instance: payload.instance };
+  return { id: "", kind, queries, own, instance: payload.instance };
+}
+
+/** Events whose message id names the update itself (a message, not something about one). */
+const MESSAGE_EVENTS = new Set(["MESSAGES_UPSERT", "SEND_MESSAGE"]);
+
+function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
+  const msg = update.msg?.id;
+  if (MESSAGE_EVENTS.has(payload.event) && msg) return msg;
+  const delivery = payload.deliveryId ?? payload.dateTime ?? String(payload.receivedAt);
+  return `${payload.event.toLowerCase()}:${msg ?? ""}:${delivery}`;
 }
 
 /** messages.upsert and send.message. */
@@ -491,11 +255,11 @@ const BY_EVENT: Readonly<Record<string, (payload: WebhookPayloadDto) => BotUpdat
  */
 export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
   const read = BY_EVENT[payload.event];
-  if (read === undefined) {
-    return { ...base(payload, "other", [], false), chat: chatOf(payload.chatJid) };
-  }
-  const update = read(payload);
+  const update = read === undefined
+    ? { ...base(payload, "other", [], false), chat: chatOf(payload.chatJid) }
+    : read(payload);
   if (update.chat !== undefined && update.chat.id === "") delete update.chat;
+  update.id = updateId(payload, update);
   return update;
 }
 

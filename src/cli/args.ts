@@ -30,10 +30,17 @@ export const COMMON_FLAGS: Record<string, FlagSpec> = {
   config: {
     type: "string",
     value: "<path>",
-    help: "configuration file (default: gateway-api.json in the working directory)",
+    help: "configuration file in the project directory (default: gateway-api.json there)",
   },
   verbose: { type: "boolean", help: "show stack traces and debug logs on standard error" },
   help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+/** `--connection <name>`, for the commands that work on one connection. */
+export const CONNECTION_FLAG: FlagSpec = {
+  type: "string",
+  value: "<name>",
+  help: "connection to use (default: the configured default)",
 };
 
 /** The result of {@link parseFlags}. */

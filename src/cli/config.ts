@@ -16,7 +16,7 @@ import {
 } from "../config.ts";
 import { GatewayApiException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
-import { CliError, type CliIo, EXIT_USAGE } from "./io.ts";
+import { CliError, type CliIo, EXIT_USAGE, isPermissionError } from "./io.ts";
 
 /** The environment variables every command reads (`serve` adds the `GATEWAY_WEBHOOK_*` ones). */
 export const CLI_ENV_VARS: readonly string[] = [
@@ -81,6 +81,10 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   try {
     file = await loadConfigFile(path);
   } catch (error) {
+    // loadConfigFile wraps Deno's permission error: look at its cause too.
+    if (isPermissionError(error) || (error instanceof Error && isPermissionError(error.cause))) {
+      throw unreadable(path, error);
+    }
     throw configError(error);
   }
   if (file === null && configPath !== undefined) {
@@ -134,6 +138,16 @@ export function createService(cli: CliConfig, overrides: GatewayConfig = {}): Ga
   } catch (error) {
     throw configError(error);
   }
+}
+
+/** The tasks may read the project directory only: say how to use a file elsewhere. */
+function unreadable(path: string, error: unknown): CliError {
+  return new CliError(
+    `Cannot read configuration "${path}": not allowed by --allow-read (the deno tasks read files in the ` +
+      `project directory only; for a file elsewhere run "deno run" with --allow-read=${path}, see docs/cli.md)`,
+    EXIT_USAGE,
+    { cause: error },
+  );
 }
 
 function configError(error: unknown): CliError {

@@ -7,7 +7,7 @@
  */
 
 import { InstanceNotFoundException } from "../errors.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, CONNECTION_FLAG, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
@@ -51,11 +51,7 @@ const FLAGS: Record<string, FlagSpec> = {
     value: "<phone>",
     help: "pair with a code for this phone number instead of a QR code",
   },
-  connection: {
-    type: "string",
-    value: "<name>",
-    help: "connection to use (default: the configured default)",
-  },
+  connection: CONNECTION_FLAG,
   json: { type: "boolean", help: "print the result as JSON" },
 };
 
@@ -140,7 +136,7 @@ error and the result printed as JSON on standard output.`,
     } catch (error) {
       if (error instanceof InstanceNotFoundException) {
         throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}"`,
+          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
           EXIT_FAILED,
           {
             cause: error,

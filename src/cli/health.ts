@@ -169,7 +169,7 @@ export async function checkConnection(
       result.error = inner instanceof AuthenticationException
         ? `api key was refused: ${message(inner)}`
         : inner instanceof InstanceNotFoundException
-        ? `instance "${result.instance}" does not exist on the server`
+        ? missingInstance(result.instance)
         : message(inner);
       return result;
     }
@@ -180,11 +180,16 @@ export async function checkConnection(
     // Health is extra information: a store that cannot be read leaves it out.
   }
   if (result.instance !== null && !result.instances.some((item) => item.name === result.instance)) {
-    result.error = `instance "${result.instance}" does not exist on the server`;
+    result.error = missingInstance(result.instance);
     return result;
   }
   result.ok = true;
   return result;
+}
+
+/** The configured instance is not on the server: say so, with the command that creates it. */
+function missingInstance(instance: string): string {
+  return `instance "${instance}" does not exist on the server (create it: deno task create ${instance})`;
 }
 
 const FLAGS: Record<string, FlagSpec> = {

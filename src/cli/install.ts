@@ -5,6 +5,7 @@
  */
 
 import { CONFIG_FILE, DEFAULTS } from "../config.ts";
+import { InstanceNotFoundException } from "../errors.ts";
 import { generateWebhookSecret } from "../webhooks/signature.ts";
 import { booleanFlag, type FlagSpec, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
@@ -178,10 +179,13 @@ written with mode 0600; keep it out of version control.`,
     if (secureWebhook) {
       await configureWebhook(serverUrl, apiKey!, instance!, webhookUrl, starter.webhook.secret);
     }
+    const name = instance ?? "<instance>";
     const nextSteps = [
       apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
       "Check the server and key: deno task health",
-      `Pair the instance with a phone: deno task connect ${instance ?? "<instance>"}`,
+      // An existing instance is fine for `create`: it says so and exits 0.
+      `Create the instance on the server, then pair it with a phone: deno task create ${name} && ` +
+      `deno task connect ${name}`,
       "Run the webhook receiver: deno task serve",
       secureWebhook
         ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
@@ -229,10 +233,14 @@ async function configureWebhook(
   try {
     await gw.webhooks().secure({ url, secret, events: SUGGESTED_EVENTS });
   } catch (error) {
+    // The instance must exist first: after `create`, install again to set the webhook with a new secret.
+    const again = error instanceof InstanceNotFoundException
+      ? "; then run install again with --force --secure-webhook"
+      : "";
     throw new CliError(
       `Wrote the configuration, but cannot configure the webhook of "${instance}": ${
         error instanceof Error ? error.message : error
-      }`,
+      }${again}`,
       EXIT_FAILED,
       { cause: error },
     );

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { envReader } from "../env_access.ts";
+
 /** Exit code: the command did what it was asked and every check passed. */
 export const EXIT_OK = 0;
 /** Exit code: a check failed (unreachable server, refused key, timeout, failed retries). */
@@ -88,13 +90,20 @@ export class UsageError extends CliError {
   }
 }
 
-function safeEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    // Not in --allow-env: treated as unset, so the narrow task permissions never crash a command.
-    return undefined;
-  }
+/**
+ * Whether `error` is Deno's permission error (`NotCapable` on Deno 2, `PermissionDenied` before).
+ *
+ * @example
+ * ```ts
+ * import { isPermissionError } from "./io.ts";
+ * isPermissionError(new Error("x")); // false
+ * ```
+ */
+export function isPermissionError(error: unknown): boolean {
+  const errors = Deno.errors as unknown as Record<string, (new () => Error) | undefined>;
+  return [errors.NotCapable, errors.PermissionDenied].some((type) =>
+    type !== undefined && error instanceof type
+  );
 }
 
 function isTerminal(stream: { isTerminal(): boolean }): boolean {
@@ -124,7 +133,8 @@ export function denoIo(signal?: AbortSignal): CliIo {
     stderrIsTerminal: isTerminal(Deno.stderr),
     stdinIsTerminal: isTerminal(Deno.stdin),
     prompt: (question) => Promise.resolve(prompt(question)),
-    env: safeEnv,
+    // Not in --allow-env: treated as unset (named once on stderr), so narrow permissions never crash a command.
+    env: envReader().get,
     color: stdoutIsTerminal && !Deno.noColor,
     signal,
   };

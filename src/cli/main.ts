@@ -1,8 +1,9 @@
 /**
- * The `@gw/gateway` command line: `deno task <command>` in a project, or
- * `deno run -A jsr:@gw/gateway/cli <command>`.
+ * The `@gw/gateway` command line: `deno task <command>` in this repository, or from the package in any
+ * project: `deno run --allow-net "--allow-env=GATEWAY_*" --allow-read=. --allow-write=. --unstable-kv
+ * --unstable-cron jsr:@gw/gateway/cli <command>` (see {@link PACKAGE_COMMAND}).
  *
- * Commands: `install`, `health`, `status`, `connect`, `send`, `prune`, `retry-failed`, `reconcile-sends`,
+ * Commands: `install`, `create`, `health`, `status`, `connect`, `send`, `prune`, `retry-failed`, `reconcile-sends`,
  * `reconcile`, `serve`. Each has
  * `--help`; exit codes are 0 (ok), 1 (a check failed) and 2 (bad usage or configuration). Errors are one
  * line on standard error; `--verbose` adds the stack trace.
@@ -30,6 +31,7 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   EXIT_USAGE,
+  isPermissionError,
   UsageError,
 } from "./io.ts";
 
@@ -45,6 +47,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   install: {
     summary: "write a starter gateway-api.json and print the next steps",
     load: async () => new (await import("./install.ts")).InstallCommand(),
+  },
+  create: {
+    summary: "create an instance on the gateway server (then pair it with connect)",
+    load: async () => new (await import("./create.ts")).CreateCommand(),
   },
   health: {
     summary: "check that every connection is reachable and its key accepted",
@@ -84,6 +90,20 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
 };
 
+/**
+ * How to run the CLI from the package, outside this repository (no deno.json tasks): the permissions every
+ * command needs (the working directory is the project: the configuration, the KV file and `send`'s file
+ * are read there) and the unstable APIs (Deno KV, Deno.cron) the store and `serve` use.
+ *
+ * @example
+ * ```ts
+ * import { PACKAGE_COMMAND } from "@gw/gateway/cli";
+ * console.log(`${PACKAGE_COMMAND} health`);
+ * ```
+ */
+export const PACKAGE_COMMAND: string = 'deno run --allow-net "--allow-env=GATEWAY_*" --allow-read=. ' +
+  "--allow-write=. --unstable-kv --unstable-cron jsr:@gw/gateway/cli";
+
 /** The names of every command, in help order. */
 export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
@@ -93,24 +113,16 @@ function usage(): string {
   return `@gw/gateway ${VERSION}
 
 Usage: deno task <command> [flags]
-       deno run -A jsr:@gw/gateway/cli <command> [flags]
+       ${PACKAGE_COMMAND} <command> [flags]
 
 Commands:
 ${lines.join("\n")}
 
 Run "<command> --help" for a command's flags. Configuration: gateway-api.json in the working directory
-(or --config <path>) and the GATEWAY_* environment variables.
+(or --config <path>, a file in the project directory) and the GATEWAY_* environment variables.
 
 Exit codes: 0 ok, 1 a check failed, 2 bad usage or configuration.
 `;
-}
-
-/** Deno's permission error, present on Deno 2 (older versions used PermissionDenied). */
-function isPermissionError(error: unknown): boolean {
-  const errors = Deno.errors as unknown as Record<string, (new () => Error) | undefined>;
-  return [errors.NotCapable, errors.PermissionDenied].some((type) =>
-    type !== undefined && error instanceof type
-  );
 }
 
 function exitCodeOf(error: unknown): number {

@@ -5,7 +5,7 @@
  */
 
 import { InstanceNotFoundException } from "../errors.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import { booleanFlag, CONNECTION_FLAG, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
 import { type CliCommand, helpText } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -68,11 +68,7 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
 }
 
 const FLAGS: Record<string, FlagSpec> = {
-  connection: {
-    type: "string",
-    value: "<name>",
-    help: "connection to use (default: the configured default)",
-  },
+  connection: CONNECTION_FLAG,
   timeout: { type: "string", value: "<ms>", help: "request timeout (default 10000)" },
   json: { type: "boolean", help: 'print JSON instead of a table (also on failure: {"error": ...})' },
 };
@@ -155,7 +151,7 @@ instance does not exist or the server cannot be asked.`,
       opened?.close();
       if (error instanceof InstanceNotFoundException && instance !== undefined) {
         throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}"`,
+          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
           EXIT_FAILED,
           {
             cause: error,
@@ -167,7 +163,10 @@ instance does not exist or the server cannot be asked.`,
     opened?.close();
     if (instance !== undefined) instances = instances.filter((item) => item.name === instance);
     if (instance !== undefined && instances.length === 0) {
-      throw new CliError(`Instance "${instance}" does not exist on connection "${connection}"`, EXIT_FAILED);
+      throw new CliError(
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        EXIT_FAILED,
+      );
     }
     const report: StatusReport = { connection, instances };
     if (booleanFlag(values, "json")) {

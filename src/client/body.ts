@@ -28,20 +28,20 @@ export async function readBoundedText(
   limit: number,
   skipWhenDeclaredOver = false,
 ): Promise<BoundedBody> {
-  const body = response.body;
-  if (body === null) return { text: "", bytes: 0, truncated: false };
+  // The headers first: `response.body` builds a stream object, which the fast path never needs.
   const declared = Number(response.headers.get("content-length") ?? NaN);
-  const encoded = response.headers.has("content-encoding");
-  if (!encoded && Number.isInteger(declared) && declared >= 0) {
+  if (Number.isInteger(declared) && declared >= 0 && !response.headers.has("content-encoding")) {
     if (declared <= limit) {
       const text = await response.text();
       return { text, bytes: declared, truncated: false };
     }
     if (skipWhenDeclaredOver) {
-      await body.cancel();
+      await response.body?.cancel();
       return { text: "", bytes: 0, truncated: true };
     }
   }
+  const body = response.body;
+  if (body === null) return { text: "", bytes: 0, truncated: false };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;

@@ -54,7 +54,7 @@ export class ApiResponse<T = unknown> {
   readonly attempts: number;
   /**
    * True when this is the stored answer of an earlier send with the same idempotency key, returned without
-   * a request (see the README's "Idempotent sends").
+   * a request (see "Idempotent sends" in docs/sending.md).
    */
   readonly replayed: boolean;
 

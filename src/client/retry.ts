@@ -1,6 +1,6 @@
 /**
- * The retry policy: which failures are retried, and how long to wait before the next attempt.
- * Every retry rule lives here so the request loop stays one plain loop.
+ * The retry rules, each a named decision the request loop asks: may this failure be tried again, and how
+ * long to wait before the next attempt (backoff with jitter, or the server's `Retry-After`).
  *
  * @module
  */
@@ -59,27 +59,118 @@ export function backoffDelay(policy: RetryPolicy, retry: number, random: () => n
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
-const REFUSED =
-  /connection refused|ECONNREFUSED|os error 111|os error 61|tcp connect error|dns error|failed to lookup|ENOTFOUND/i;
-
 /**
- * True when a fetch failure happened before the request could reach the server (refused connection, DNS
- * failure), so retrying cannot act twice.
+ * Whether a request whose fetch failed may be sent again: a request that is safe to repeat may, and so may
+ * any request that cannot have reached the server (refused connection, failed DNS lookup). A message send
+ * that may have arrived never is: it could be delivered twice.
  *
  * @example
  * ```ts
- * import { failedBeforeSending } from "./retry.ts";
- * failedBeforeSending(new TypeError("tcp connect error: Connection refused (os error 111)")); // true
+ * import { retriesFailedFetch } from "./retry.ts";
+ * retriesFailedFetch({ idempotent: false, notSent: false }); // false: the send may have arrived
  * ```
  */
-export function failedBeforeSending(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current; depth++) {
-    const text = current instanceof Error ? `${current.name} ${current.message}` : String(current);
-    if (REFUSED.test(text)) return true;
-    const code = (current as { code?: unknown }).code;
-    if (code === "ECONNREFUSED" || code === "ENOTFOUND") return true;
-    current = (current as { cause?: unknown }).cause;
+export function retriesFailedFetch(failure: { idempotent: boolean; notSent: boolean }): boolean {
+  return failure.idempotent || failure.notSent;
+}
+
+/**
+ * Whether an answer's status is retried before its body is read: 408, 429, 500, 502 and 504 for a request that
+ * is safe to repeat, 429 alone for one that is not. A 503 is decided once its body is read
+ * ({@link retriesAnswer}): the server's license gate answers 503 too, and that one never heals by itself.
+ *
+ * @example
+ * ```ts
+ * import { retriesStatus } from "./retry.ts";
+ * retriesStatus(true, 502); // true
+ * retriesStatus(false, 502); // false: a proxy's 502 does not prove the send did not happen
+ * ```
+ */
+export function retriesStatus(idempotent: boolean, status: number): boolean {
+  if (status === 503) return false;
+  return idempotent ? RETRYABLE_STATUSES.has(status) : NOT_ACTED_STATUSES.has(status);
+}
+
+/**
+ * Whether an answer whose body was read is retried: a 503 (the server is not taking requests, so it did not
+ * act), unless it is the license gate's.
+ *
+ * @example
+ * ```ts
+ * import { retriesAnswer } from "./retry.ts";
+ * retriesAnswer(503, false); // true
+ * retriesAnswer(503, true); // false: LICENSE_REQUIRED
+ * ```
+ */
+export function retriesAnswer(status: number, licenseRequired: boolean): boolean {
+  return status === 503 && !licenseRequired;
+}
+
+/** What to do before the next attempt: wait, stop retrying, or refuse a `Retry-After` that is too long. */
+export type RetryWait =
+  | { kind: "wait"; delayMs: number }
+  | { kind: "stop" }
+  | { kind: "too_long"; retryAfterMs: number };
+
+/** What {@link retryWait} decides from. */
+export interface RetryWaitInput {
+  /** The attempt that just failed (1 for the first). */
+  attempt: number;
+  /** Retries allowed after the first attempt. */
+  maxRetries: number;
+  /** The clock now (epoch ms). */
+  now: number;
+  /** The call's overall deadline (epoch ms). */
+  deadlineAt: number;
+  /** The server's `Retry-After` in ms, or null when it gave none. */
+  retryAfterMs: number | null;
+  /** Random number in [0, 1) for the jitter. */
+  random: () => number;
+}
+
+/**
+ * How long to wait before the next attempt. `stop` when the retries are used up or the wait would pass the
+ * deadline; `too_long` when the server's `Retry-After` is longer than `maxRetryAfterMs` or the deadline
+ * allows (the caller then fails at once with a `RateLimitException` instead of retrying early).
+ *
+ * @example
+ * ```ts
+ * import { retryPolicy, retryWait } from "./retry.ts";
+ * const wait = retryWait(retryPolicy(), {
+ *   attempt: 1, maxRetries: 2, now: 0, deadlineAt: 90_000, retryAfterMs: 2000, random: Math.random,
+ * });
+ * console.log(wait); // { kind: "wait", delayMs: 2000 }
+ * ```
+ */
+export function retryWait(policy: RetryPolicy, input: RetryWaitInput): RetryWait {
+  if (input.attempt > input.maxRetries) return { kind: "stop" };
+  const { retryAfterMs, now, deadlineAt } = input;
+  if (retryAfterMs !== null && (retryAfterMs > policy.maxRetryAfterMs || now + retryAfterMs > deadlineAt)) {
+    return { kind: "too_long", retryAfterMs };
   }
-  return false;
+  const delayMs = retryAfterMs ?? backoffDelay(policy, input.attempt - 1, input.random);
+  return now + delayMs >= deadlineAt ? { kind: "stop" } : { kind: "wait", delayMs };
+}
+
+/**
+ * Parse a `Retry-After` or `retry-after-ms` header into milliseconds (null when absent or unreadable).
+ *
+ * @example
+ * ```ts
+ * import { parseRetryAfter } from "./retry.ts";
+ * parseRetryAfter(new Headers({ "retry-after": "3" }), Date.now()); // 3000
+ * ```
+ */
+export function parseRetryAfter(headers: Headers, now: number): number | null {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "") {
+    const value = Number(ms);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const raw = headers.get("retry-after");
+  if (raw === null || raw.trim() === "") return null;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) return Math.round(Number(raw) * 1000);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
 }

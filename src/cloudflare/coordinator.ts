@@ -78,10 +78,11 @@ export class GatewayCoordinator {
    * Called by the runtime with the object's state.
    *
    * @example
-   * ```ts ignore
-   * // The runtime builds it; in a test with a SQLite-backed state:
-   * import { GatewayCoordinator } from "@gw/gateway/cloudflare";
-   * const coordinator = new GatewayCoordinator(ctx, env);
+   * ```ts
+   * // The runtime builds it; in a test, with a SQLite-backed state:
+   * import { type DurableObjectState, GatewayCoordinator } from "@gw/gateway/cloudflare";
+   * declare const ctx: DurableObjectState; // what the runtime passes
+   * const coordinator = new GatewayCoordinator(ctx);
    * ```
    */
   constructor(ctx: DurableObjectState, _env?: unknown) {
@@ -102,7 +103,9 @@ export class GatewayCoordinator {
    * Answer one operation (a JSON `POST` from the client classes).
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import type { GatewayCoordinator } from "@gw/gateway/cloudflare";
+   * declare const coordinator: GatewayCoordinator; // built by the runtime
    * const response = await coordinator.fetch(new Request("https://coordinator/", {
    *   method: "POST",
    *   body: JSON.stringify({ op: "ratelimit.attempt", key: "k", maxAttempts: 1, decaySeconds: 60 }),
@@ -198,7 +201,9 @@ export class GatewayCoordinator {
    * The alarm: delete what has expired, and wake again at the next expiry.
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import type { GatewayCoordinator } from "@gw/gateway/cloudflare";
+   * declare const coordinator: GatewayCoordinator; // built by the runtime
    * await coordinator.alarm(); // called by the runtime
    * ```
    */

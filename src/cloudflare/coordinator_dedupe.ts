@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { WebhookException } from "../errors.ts";
 import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../webhooks/dedupe.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
@@ -55,6 +56,11 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorWebhookDedupeOptions = {}) {
+    checkOptionKeys(
+      options,
+      { windowSeconds: true, leaseSeconds: true, objectName: true },
+      "new CoordinatorWebhookDedupe",
+    );
     this.#namespace = namespace;
     this.#objectName = options.objectName ?? "webhook_dedupe";
     this.#windowMs = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);

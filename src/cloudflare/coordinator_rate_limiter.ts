@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
 import { checkArguments, checkDecay } from "../ratelimit/window.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
@@ -64,6 +65,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
    * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorRateLimiterOptions = {}) {
+    checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorRateLimiter");
     this.#namespace = namespace;
     this.#objectName = options.objectName ?? ((key) => `ratelimit:${key}`);
     this.#now = options.now;

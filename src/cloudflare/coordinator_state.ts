@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   checkExpiresAt,
   checkStateKey,
@@ -60,6 +61,7 @@ export class CoordinatorState implements StateStore {
    * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorStateOptions = {}) {
+    checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorState");
     this.#namespace = namespace;
     this.#objectName = options.objectName ?? ((space) => `state:${space}`);
     this.#now = options.now ?? Date.now;

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -110,6 +111,7 @@ export class D1Store implements GatewayStore {
    * ```
    */
   constructor(db: D1Database, options: D1StoreOptions = {}) {
+    checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");
     const max = options.maxRecordBytes ?? MAX_RECORD_BYTES;
     if (!Number.isInteger(max) || max < 1 || max > MAX_RECORD_BYTES) {
       throw new RangeError(

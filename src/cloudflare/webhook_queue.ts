@@ -8,6 +8,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
@@ -80,6 +81,7 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
    * ```
    */
   constructor(queue: Queue, options: CloudflareWebhookQueueOptions = {}) {
+    checkOptionKeys(options, { bodies: true }, "new CloudflareWebhookQueue");
     this.#queue = queue;
     this.#bodies = options.bodies;
   }

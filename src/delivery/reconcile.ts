@@ -144,7 +144,7 @@ function messageRaw(record: MessageRecord): Record<string, unknown> {
  * (`gateway_reconcile_messages_total{result="seen"|"recovered"}`) and into the result.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { GatewayService, MemoryStore, reconcileInboundMessages, WebhookProcessor } from "@gw/gateway";
  * const store = new MemoryStore();
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales", store });

@@ -332,7 +332,7 @@ export class MessageStatusTracker {
    * the signal's reason when `signal` aborts.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { GatewayService, MessageStatusTracker, MemoryStore } from "@gw/gateway";
    * const store = new MemoryStore();
    * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales", store });

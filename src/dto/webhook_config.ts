@@ -91,7 +91,11 @@ export interface WebhookConfigInput {
   headers?: Record<string, string>;
 }
 
-/** The field of a `WebhookConfigDto`: the server's wrapped body, every setting filled in. */
+/**
+ * The fields of a `WebhookConfigDto`: the server's wrapped body (`webhook`), every setting filled in, and
+ * each setting of the input (`url`, `events`, ...) read from it, so the request object exposes what it was
+ * built from like every other request object.
+ */
 export interface WebhookConfigDto {
   /** The webhook as sent: `events` holds UPPER_SNAKE names and is always an array. */
   readonly webhook: Readonly<Required<WebhookConfigInput>>;
@@ -129,5 +133,94 @@ export class WebhookConfigDto extends RequestDto {
     const headers = readHeaders(problems, "headers", record.headers) ?? {};
     problems.throwIfAny("webhook configuration");
     return new WebhookConfigDto({ webhook: { enabled, url: url!, headers, byEvents, base64, events } });
+  }
+
+  /**
+   * Type only: the settings below are read from `webhook`, they are not fields of the body.
+   *
+   * @example
+   * ```ts
+   * import { type RequestBody, WebhookConfigDto } from "@gw/gateway";
+   * const body: RequestBody<WebhookConfigDto> = { webhook: WebhookConfigDto.from({ url: "https://e.x/h" }).toJSON().webhook };
+   * ```
+   */
+  declare readonly "~readFromBody"?: "url" | "enabled" | "events" | "byEvents" | "base64" | "headers";
+
+  /**
+   * Where the server posts events (`webhook.url`).
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook" }).url; // "https://example.com/hook"
+   * ```
+   */
+  get url(): string {
+    return this.webhook.url;
+  }
+
+  /**
+   * Whether the webhook is on (`webhook.enabled`, default true).
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook" }).enabled; // true
+   * ```
+   */
+  get enabled(): boolean {
+    return this.webhook.enabled;
+  }
+
+  /**
+   * The events, as UPPER_SNAKE names (`webhook.events`; empty means every event).
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook", events: ["messages.upsert"] }).events; // ["MESSAGES_UPSERT"]
+   * ```
+   */
+  get events(): readonly string[] {
+    return this.webhook.events;
+  }
+
+  /**
+   * Whether each event goes to `<url>/<event-kebab>` (`webhook.byEvents`, default false).
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook", byEvents: true }).byEvents; // true
+   * ```
+   */
+  get byEvents(): boolean {
+    return this.webhook.byEvents;
+  }
+
+  /**
+   * Whether media is included as base64 (`webhook.base64`, default false).
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook" }).base64; // false
+   * ```
+   */
+  get base64(): boolean {
+    return this.webhook.base64;
+  }
+
+  /**
+   * The headers the server sends with every call (`webhook.headers`).
+   *
+   * @example
+   * ```ts
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * WebhookConfigDto.from({ url: "https://example.com/hook", headers: { jwt_key: "s" } }).headers.jwt_key; // "s"
+   * ```
+   */
+  get headers(): Readonly<Record<string, string>> {
+    return this.webhook.headers;
   }
 }

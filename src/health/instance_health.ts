@@ -344,8 +344,12 @@ export class InstanceHealth {
     const when = typeof value?.retryAt === "number"
       ? `; next try after ${new Date(value.retryAt).toISOString()}`
       : "";
+    // The next command: a closed instance needs pairing; otherwise look at what the server says.
+    const next = status === "closed"
+      ? `pair it: deno task connect ${ref.instance}`
+      : `check it: deno task status ${ref.instance}`;
     return new InstanceDisconnectedException(
-      `Cannot send: instance "${ref.instance}" is ${status}${why}; message not sent${when}`,
+      `Cannot send: instance "${ref.instance}" is ${status}${why}; message not sent${when} (${next})`,
       {
         connection: ref.connection,
         instance: ref.instance,

@@ -12,31 +12,39 @@ const log = getGatewayLogger("health");
 /**
  * Before a send: throws `InstanceDisconnectedException` while the breaker is open. For a `state` probe,
  * `pollState` asks the server for the state (recorded by it); the send goes only when that says `open`.
+ * Resolves true when the instance was known open with no failure (the common case, one read of the
+ * health): its success then has nothing to heal, and {@link settleSend} skips it.
  */
 export async function guardSend(
   health: InstanceHealth | undefined,
   ref: InstanceRef,
   pollState: () => Promise<unknown>,
-): Promise<void> {
-  if (!health) return;
+): Promise<boolean> {
+  if (!health) return false;
+  const seen = await health.get(ref);
+  // A closed breaker admits without a write: no need to ask `admit` for it.
+  if (seen.breaker === "closed") return seen.status === "open" && seen.consecutiveFailures === 0;
   const admission = await health.admit(ref);
-  if (admission !== "probe_state") return;
+  if (admission !== "probe_state") return false;
   await pollState();
   // The poll recorded what it saw; asking again either passes (open) or throws the refusal.
   const record = await health.get(ref);
   if (record.status !== "open") await health.admit(ref);
+  return false;
 }
 
 /**
- * After a send: record its outcome. A health write that fails is logged, never thrown: the send's own
- * outcome is what the caller needs.
+ * After a send: record its outcome. A success of a send that {@link guardSend} found clean records nothing
+ * (there is nothing to heal). A health write that fails is logged, never thrown: the send's own outcome is
+ * what the caller needs.
  */
 export async function settleSend(
   health: InstanceHealth | undefined,
   ref: InstanceRef,
   error?: unknown,
+  clean = false,
 ): Promise<void> {
-  if (!health) return;
+  if (!health || (error === undefined && clean)) return;
   try {
     if (error === undefined) await health.recordSendSuccess(ref);
     else await health.recordSendFailure(ref, error);

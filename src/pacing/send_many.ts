@@ -6,13 +6,8 @@
  * @module
  */
 
-import {
-  AuthenticationException,
-  InstanceDisconnectedException,
-  isOutcomeUnknown,
-  isPermanentFailure,
-  ValidationException,
-} from "../errors.ts";
+import { AuthenticationException, InstanceDisconnectedException, ValidationException } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import type { InstanceRef } from "../health/instance_health.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
@@ -40,7 +35,11 @@ export interface SendManyItemResult {
   idempotencyKey: string;
   /** Recipient. */
   to: string;
-  /** `sent` (now), `skipped` (sent by an earlier run), `failed`, `paused` (not tried), `unknown` (an earlier run was stopped mid-send; not resent). */
+  /**
+   * `sent` (by this run), `skipped` (sent before: by an earlier run, or by another send with the same
+   * idempotency key, whose answer the idempotency claim replayed), `failed`, `paused` (not tried), `unknown`
+   * (an earlier run was stopped mid-send; not resent).
+   */
   status: SendManyItemStatus;
   /** The message id, when sent. */
   messageId?: string;
@@ -58,7 +57,7 @@ export interface SendManyProgress {
   sent: number;
   /** Failed so far. */
   failed: number;
-  /** Skipped (sent earlier). */
+  /** Skipped (sent before this run). */
   skipped: number;
   /** The item just finished. */
   item: SendManyItemResult;
@@ -74,7 +73,7 @@ export interface SendManyReport {
   sent: number;
   /** Failed in this run (or permanently in an earlier one). */
   failed: number;
-  /** Sent by an earlier run. */
+  /** Sent before this run: by an earlier run, or by a send with the same idempotency key (a replay). */
   skipped: number;
   /** Not tried because sending is paused. */
   paused: number;
@@ -118,10 +117,18 @@ export interface SendManyDeps {
   now: () => number;
   /** Default sleep. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Send one item; resolves the message id. */
-  send: (item: SendManyItem, delay: number | undefined) => Promise<string | undefined>;
+  /** Send one item; resolves the message id, and whether the idempotency claim replayed an earlier send. */
+  send: (item: SendManyItem, delay: number | undefined) => Promise<SentItem>;
   /** Whether the instance is known banned or restricted, with the reason. */
   restricted: () => Promise<string | undefined>;
+}
+
+/** What one send did: `replayed` when the idempotency claim answered with an earlier send's result. */
+export interface SentItem {
+  /** The message id, when the server gave one. */
+  messageId?: string;
+  /** True when nothing was sent now: an earlier send with the same key had sent it. */
+  replayed: boolean;
 }
 
 interface Progress {
@@ -288,10 +295,14 @@ export async function runSendMany(
       const item = items[index];
       await save(item, { status: "sending" });
       try {
-        const messageId = await deps.send(item, item.file ? undefined : pacer.typingDelay(item.text ?? ""));
+        const { messageId, replayed } = await deps.send(
+          item,
+          item.file ? undefined : pacer.typingDelay(item.text ?? ""),
+        );
         await save(item, { status: "sent", ...(messageId ? { messageId } : {}) });
-        await pacer.recordSent(ref, item.to);
-        await finish(index, { status: "sent", ...(messageId ? { messageId } : {}) });
+        // A replay sent nothing now: it does not count towards the pace or the daily cap, nor as sent.
+        if (!replayed) await pacer.recordSent(ref, item.to);
+        await finish(index, { status: replayed ? "skipped" : "sent", ...(messageId ? { messageId } : {}) });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (isOutcomeUnknown(error)) {

@@ -63,8 +63,10 @@ export interface RateLimitAcquireOptions {
  * (`"closed"`). The configuration is checked when the gate is built.
  *
  * @example
- * ```ts ignore
- * const gate = new RateLimitGate({ on_limit_reached: "throw" }, { metrics });
+ * ```ts
+ * import { MetricsCollector } from "@gw/gateway";
+ * import { RateLimitGate } from "./gate.ts";
+ * const gate = new RateLimitGate({ on_limit_reached: "throw" }, { metrics: new MetricsCollector() });
  * await gate.acquire({ connection: "default", instance: "sales", bucket: "messages" });
  * ```
  */

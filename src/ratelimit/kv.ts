@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException, GatewayApiException } from "../errors.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
@@ -34,7 +35,7 @@ const DEFAULT_PREFIX: Deno.KvKey = ["gateway", "ratelimit"];
  * itself, and also store their own end, because KV's expiry is lazy.
  *
  * @example One limit shared by every process using `limits.kv`
- * ```ts ignore
+ * ```ts
  * import { GatewayService, KvRateLimiter } from "@gw/gateway";
  * const kv = await Deno.openKv("limits.kv");
  * const gw = new GatewayService({
@@ -56,12 +57,13 @@ export class KvRateLimiter implements RateLimiterInterface {
    * Use `kv` (the caller opens and closes it).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * const limiter = new KvRateLimiter(await Deno.openKv(), { prefix: ["myapp", "limits"] });
    * ```
    */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
+    checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
     const retries = options.maxConflictRetries ?? 64;
     if (!Number.isInteger(retries) || retries < 1) {
       throw new ConfigurationException(
@@ -82,7 +84,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * Rejects when KV fails, or when other writers won the race `maxConflictRetries` times in a row.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * const limiter = new KvRateLimiter(await Deno.openKv());
    * await limiter.attempt("report:alice", 5, 60);
@@ -125,7 +127,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * window (fractional, exact to the millisecond).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * const limiter = new KvRateLimiter(await Deno.openKv());
    * await limiter.availableIn("report:alice", 60);
@@ -141,7 +143,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * Forget every slot taken for `key`.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { KvRateLimiter } from "@gw/gateway";
    * await new KvRateLimiter(await Deno.openKv()).clear("report:alice");
    * ```

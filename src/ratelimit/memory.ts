@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
 import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
@@ -50,6 +51,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
    * ```
    */
   constructor(options: MemoryRateLimiterOptions = {}) {
+    checkOptionKeys(options, { now: true }, "new MemoryRateLimiter");
     this.#now = options.now ?? Date.now;
   }
 

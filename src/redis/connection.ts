@@ -42,6 +42,14 @@ export type RedisConnectionOptions =
     connectTimeoutMs?: undefined;
   };
 
+/** The keys of {@link RedisBackendOptions}, for the unknown-key check of each backend. Internal. */
+export const REDIS_BACKEND_OPTION_KEYS = {
+  url: true,
+  connectTimeoutMs: true,
+  client: true,
+  prefix: true,
+} as const;
+
 /** Options every Redis backend takes: the connection and the key prefix. */
 export type RedisBackendOptions = RedisConnectionOptions & {
   /** Prefix of every key the backend writes (default `gateway:`); give each application its own. */
@@ -153,7 +161,8 @@ export class RedisConnection {
 
   async #open(): Promise<RedisCommandClient> {
     const url = this.#url!;
-    const { createClient } = await import("@redis/client");
+    // deno-lint-ignore no-import-prefix -- only ./redis users install the client (not in the import map)
+    const { createClient } = await import("npm:@redis/client@6.3.1");
     const client = createClient({
       url: this.#rawUrl,
       socket: {

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { dedupeMilliseconds, type WebhookDedupe, type WebhookDedupeOptions } from "../webhooks/dedupe.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { SET_UNLESS_LIVE } from "./script.ts";
 
 /** Options of {@link RedisWebhookDedupe}: the connection, the key prefix, and the claim timing. */
@@ -22,7 +23,7 @@ const SLACK_MS = 60_000;
  * releases it so that the server's retry runs. Records expire in Redis by themselves.
  *
  * @example Two app servers that never process one webhook twice
- * ```ts ignore
+ * ```ts
  * import { createWebhookHandler } from "@gw/gateway";
  * import { RedisWebhookDedupe } from "@gw/gateway/redis";
  * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", windowSeconds: 3600 });
@@ -45,6 +46,11 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(options: RedisWebhookDedupeOptions) {
+    checkOptionKeys(
+      options,
+      { ...REDIS_BACKEND_OPTION_KEYS, windowSeconds: true, leaseSeconds: true },
+      "new RedisWebhookDedupe",
+    );
     this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
     this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
     this.#redis = new RedisConnection("RedisWebhookDedupe", options);
@@ -58,7 +64,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * Claim `key`: true when this delivery should be processed.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookDedupe } from "@gw/gateway/redis";
    * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).claim("evt_1", Date.now()); // true
    * ```
@@ -77,7 +83,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * Where a refused key stands: `processing`, `done`, or null when no live record holds it.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookDedupe } from "@gw/gateway/redis";
    * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).state("evt_1", Date.now());
    * ```
@@ -93,7 +99,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * The delivery was processed (or queued): refuse duplicates until `now` + `windowSeconds`.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookDedupe } from "@gw/gateway/redis";
    * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).complete("evt_1", Date.now());
    * ```
@@ -112,7 +118,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
    * Processing failed: drop the claim so that the next delivery is processed.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookDedupe } from "@gw/gateway/redis";
    * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).release("evt_1");
    * ```

@@ -4,8 +4,9 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import type { TaskLease } from "../tasks/task_guard.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript, SET_UNLESS_LIVE } from "./script.ts";
 
 /** Options of {@link RedisTaskLease}: the connection, the key prefix, and the clock. */
@@ -32,7 +33,7 @@ const SLACK_MS = 1000;
  * after `ttlMs`.
  *
  * @example Prune and retry on one app server at a time
- * ```ts ignore
+ * ```ts
  * import { GatewayService, registerScheduledTasks } from "@gw/gateway";
  * import { RedisStore, RedisTaskLease } from "@gw/gateway/redis";
  * const service = GatewayService.make({ server_url: "http://localhost:8080", api_key: "..." });
@@ -56,6 +57,7 @@ export class RedisTaskLease implements TaskLease {
    * ```
    */
   constructor(options: RedisTaskLeaseOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisTaskLease");
     this.#redis = new RedisConnection("RedisTaskLease", options);
     this.#now = options.now ?? Date.now;
   }
@@ -64,7 +66,7 @@ export class RedisTaskLease implements TaskLease {
    * Take the lease `name` for `ttlMs`: a function that frees it, or null when someone else holds it.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisTaskLease } from "@gw/gateway/redis";
    * const release = await new RedisTaskLease({ url: "redis://127.0.0.1:6379" }).acquire("prune", 60_000);
    * if (release) await release();

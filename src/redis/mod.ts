@@ -7,7 +7,7 @@
  * nobody who does not use this entry point loads it.
  *
  * @example Everything shared through one Redis
- * ```ts ignore
+ * ```ts
  * import { createWebhookHandler, GatewayService, WebhookProcessor } from "@gw/gateway";
  * import { RedisRateLimiter, RedisStore, RedisWebhookDedupe, RedisWebhookQueue } from "@gw/gateway/redis";
  * const url = "redis://127.0.0.1:6379";

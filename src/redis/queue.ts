@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
 import { fromBase64, toBase64 } from "../webhooks/encoding.ts";
@@ -21,7 +22,7 @@ import {
   type WebhookWorkerOptions,
 } from "../webhooks/queue.ts";
 import type { WebhookProcessor } from "../webhooks/processor.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
 
 /** Options of {@link RedisWebhookQueue}. */
@@ -89,7 +90,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * (make handlers idempotent, or keep dedupe on). A worker that lost its claim cannot settle the job.
  *
  * @example Receiver and worker on Redis
- * ```ts ignore
+ * ```ts
  * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway";
  * import { RedisWebhookQueue } from "@gw/gateway/redis";
  * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379", maxAttempts: 5 });
@@ -124,6 +125,14 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * ```
    */
   constructor(options: RedisWebhookQueueOptions) {
+    checkOptionKeys(options, {
+      ...REDIS_BACKEND_OPTION_KEYS,
+      maxAttempts: true,
+      backoffMs: true,
+      visibilityTimeoutMs: true,
+      pollIntervalMs: true,
+      now: true,
+    }, "new RedisWebhookQueue");
     const { maxAttempts, backoff } = webhookQueueSettings({
       maxAttempts: options.maxAttempts,
       backoffMs: options.backoffMs,
@@ -160,7 +169,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * when `queue.backend` is this queue.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
    * await queue.enqueue({
@@ -181,7 +190,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * Workers call this in a loop; tests call it directly with a fake clock.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
@@ -252,7 +261,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * worker (start several for more).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
@@ -309,7 +318,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * The dead-letter list, oldest first.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
    * for (const entry of await queue.listDeadLetters()) console.log(entry.job.id, entry.error);
@@ -334,7 +343,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * entry (or another caller requeued it first).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
    * for (const entry of await queue.listDeadLetters()) await queue.requeueDeadLetter(entry.job.id);
@@ -362,7 +371,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
    * How many jobs wait (due or delayed) and how many are claimed by a worker right now.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisWebhookQueue } from "@gw/gateway/redis";
    * console.log(await new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" }).counts());
    * ```

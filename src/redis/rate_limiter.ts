@@ -5,9 +5,10 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import type { RateLimiterInterface } from "../ratelimit/limiter.ts";
 import { checkArguments, checkDecay, secondsUntilFree } from "../ratelimit/window.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 
 /** Options of {@link RedisRateLimiter}: the connection, the key prefix, and the clock. */
@@ -43,7 +44,7 @@ return 1
  * stores its own end (compared with this limiter's clock) and also expires in Redis by itself.
  *
  * @example One limit shared by every app server
- * ```ts ignore
+ * ```ts
  * import { GatewayService } from "@gw/gateway";
  * import { RedisRateLimiter } from "@gw/gateway/redis";
  * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
@@ -71,6 +72,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * ```
    */
   constructor(options: RedisRateLimiterOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisRateLimiter");
     this.#redis = new RedisConnection("RedisRateLimiter", options);
     this.#now = options.now ?? Date.now;
   }
@@ -84,7 +86,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * Rejects when Redis cannot be reached.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisRateLimiter } from "@gw/gateway/redis";
    * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
    * await limiter.attempt("report:alice", 5, 60);
@@ -108,7 +110,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * window (fractional, exact to the millisecond).
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisRateLimiter } from "@gw/gateway/redis";
    * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).availableIn("report:alice", 60);
    * ```
@@ -134,7 +136,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
    * Forget every slot taken for `key`.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisRateLimiter } from "@gw/gateway/redis";
    * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).clear("report:alice");
    * ```

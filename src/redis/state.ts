@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   checkExpiresAt,
   checkStateKey,
@@ -15,7 +16,7 @@ import {
   type StateSetOptions,
   type StateStore,
 } from "../store/state.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 
 /** Options of {@link RedisState}: the connection, the key prefix, and the clock. */
@@ -91,7 +92,7 @@ function escapeNamespace(namespace: string): string {
  * sorted set of its keys (for `list`, in UTF-8 byte order) and one of expiry times.
  *
  * @example A claim every app server sees
- * ```ts ignore
+ * ```ts
  * import { RedisState } from "@gw/gateway/redis";
  * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
  * const won = await state.set("claims", "order-42", { by: "app-1" }, { expectedVersion: null });
@@ -114,6 +115,7 @@ export class RedisState implements StateStore {
    * ```
    */
   constructor(options: RedisStateOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisState");
     this.#redis = new RedisConnection("RedisState", options);
     this.#now = options.now ?? Date.now;
   }
@@ -128,7 +130,7 @@ export class RedisState implements StateStore {
    * Read a live entry, or null.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
    * console.log(await state.get("lid", "123@lid"));
@@ -156,7 +158,7 @@ export class RedisState implements StateStore {
    * Write an entry; its new version, or null when `expectedVersion` did not match.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
    * await state.set("health", "sales", { ok: true }, { expiresAt: Date.now() + 60_000 });
@@ -193,7 +195,7 @@ export class RedisState implements StateStore {
    * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * await new RedisState({ url: "redis://127.0.0.1:6379" }).delete("claims", "order-42");
    * ```
@@ -213,7 +215,7 @@ export class RedisState implements StateStore {
    * List live entries of a namespace in key order (UTF-8 byte order), optionally by key prefix.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisState } from "@gw/gateway/redis";
    * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
    * for (const entry of await state.list("lid", { prefix: "123", limit: 10 })) console.log(entry.key);

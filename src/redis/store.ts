@@ -16,6 +16,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -37,7 +38,7 @@ import type {
   WebhookLogRecord,
   WebhookLogStatus,
 } from "../store/store.ts";
-import { type RedisBackendOptions, RedisConnection } from "./connection.ts";
+import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisState } from "./state.ts";
 import { ADD_ONCE, PRUNE, PUT, PUT_OUTBOUND } from "./store_scripts.ts";
 
@@ -63,7 +64,7 @@ function score(time: number): string {
  * connection and prefix.
  *
  * @example Every app server records into one Redis
- * ```ts ignore
+ * ```ts
  * import { GatewayService } from "@gw/gateway";
  * import { RedisStore } from "@gw/gateway/redis";
  * const store = new RedisStore({ url: "redis://127.0.0.1:6379", prefix: "myapp:" });
@@ -88,6 +89,7 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   constructor(options: RedisStoreOptions) {
+    checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisStore");
     this.#redis = new RedisConnection("RedisStore", options);
     this.#now = options.now ?? Date.now;
     const redis = this.#redis;
@@ -111,7 +113,7 @@ export class RedisStore implements GatewayStore {
    * Create or replace an outbound record.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * await new RedisStore({ url: "redis://127.0.0.1:6379" }).saveOutbound({
    *   id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
@@ -143,7 +145,7 @@ export class RedisStore implements GatewayStore {
    * Read an outbound record by its local id.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getOutbound("r1"));
    * ```
@@ -158,7 +160,7 @@ export class RedisStore implements GatewayStore {
    * forward, so one version can be claimed only once.
    *
    * @example Claiming a record for a retry
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
    * const claimed = await store.updateOutbound("r1", { status: "pending" }, 1);
@@ -185,7 +187,7 @@ export class RedisStore implements GatewayStore {
    * List outbound records, oldest first (`createdAt`, then `id`), through one index.
    *
    * @example Failed sends older than an hour
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
    * await store.listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
@@ -248,7 +250,7 @@ export class RedisStore implements GatewayStore {
    * Store an inbound message; a second save of the same instance and id is ignored.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * await new RedisStore({ url: "redis://127.0.0.1:6379" }).saveInbound({
    *   id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
@@ -269,7 +271,7 @@ export class RedisStore implements GatewayStore {
    * Read an inbound message.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getInbound("sales", "3EB0"));
    * ```
@@ -282,7 +284,7 @@ export class RedisStore implements GatewayStore {
    * Create or replace a webhook log.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * await new RedisStore({ url: "redis://127.0.0.1:6379" }).saveWebhookLog({
    *   id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
@@ -304,7 +306,7 @@ export class RedisStore implements GatewayStore {
    * Read a webhook log.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getWebhookLog("d1"));
    * ```
@@ -317,7 +319,7 @@ export class RedisStore implements GatewayStore {
    * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * await new RedisStore({ url: "redis://127.0.0.1:6379" }).listWebhookLogs({ status: "failed", limit: 20 });
    * ```
@@ -343,7 +345,7 @@ export class RedisStore implements GatewayStore {
    * Create or replace an instance snapshot.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * await new RedisStore({ url: "redis://127.0.0.1:6379" })
    *   .saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
@@ -364,7 +366,7 @@ export class RedisStore implements GatewayStore {
    * Read an instance snapshot.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * await new RedisStore({ url: "redis://127.0.0.1:6379" }).getInstanceSnapshot("default", "sales");
    * ```
@@ -377,7 +379,7 @@ export class RedisStore implements GatewayStore {
    * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { RedisStore } from "@gw/gateway/redis";
    * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
    * await store.prune("webhook_logs", Date.now() - 30 * 86_400_000);

@@ -273,10 +273,13 @@ export class InstancesResource extends Resource {
     }, options);
     const row = Array.isArray(res.data) ? res.data[0] : undefined;
     if (row === undefined) {
-      throw new InstanceNotFoundException(`Instance "${name}" not found`, {
-        instance: name,
-        messages: [`Instance "${name}" not found`],
-      });
+      throw new InstanceNotFoundException(
+        `Instance "${name}" not found (create it: deno task create ${name})`,
+        {
+          instance: name,
+          messages: [`Instance "${name}" not found`],
+        },
+      );
     }
     return row;
   }

@@ -63,7 +63,7 @@ export interface MediaSendOptions extends SendOptions {
  * The answer of a send: the server's response, and with `resolve` the JID the message went to.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { GatewayService } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
  * const res = await gw.messages().text("5511999998888", "Hi", { resolve: true });
@@ -122,7 +122,7 @@ export class MessagesResource extends Resource {
    * (`not_on_whatsapp`) when no variant has an account.
    *
    * @example
-   * ```ts ignore
+   * ```ts
    * import { GatewayService } from "@gw/gateway";
    * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
    * const { jid, rewritten } = await gw.messages().resolveRecipient("+55 11 99999-8888");
@@ -332,7 +332,7 @@ export class MessagesResource extends Resource {
             })
             : await this.text(item.to, item.text ?? "", { ...sendCall, ...(delay ? { delay } : {}) });
           const id = res.json<unknown>("key.id");
-          return typeof id === "string" ? id : undefined;
+          return { messageId: typeof id === "string" ? id : undefined, replayed: res.replayed };
         },
       },
       items,

@@ -1,6 +1,6 @@
 /**
- * What every resource shares: the client, the bound connection and instance, and the send pipeline that
- * records message sends, counts them and dispatches `MessageSent`.
+ * What every resource shares: the client, the bound connection and instance, and the service's send
+ * pipeline (`src/send/`) that message sends go through.
  *
  * @module
  */
@@ -10,11 +10,10 @@ import type { GatewayClient, HttpMethod, RequestOptions } from "../client/client
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
-import { DEFAULTS } from "../config.ts";
 import { IdempotencyClaims } from "../store/idempotency.ts";
 import { MemoryState } from "../store/memory_state.ts";
 import type { GatewayStore } from "../store/store.ts";
-import { sendMessage } from "./send_pipeline.ts";
+import { SendPipeline } from "../send/pipeline.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
 import type { StateStore } from "../store/state.ts";
 
@@ -33,8 +32,8 @@ export interface ResourceContext {
    * claims in memory shared by every context of the same client).
    */
   idempotency?: IdempotencyClaims;
-  /** A send's overall deadline in ms (`http.deadline_ms`, default 90 000), which also bounds its claim. */
-  deadlineMs?: number;
+  /** The service's send pipeline (default: one built from this context's parts, once per context). */
+  sender?: SendPipeline;
   /** Bound connection name (default: the active connection at call time). */
   connection?: string;
   /** Bound instance name (default: the connection's `instance`). */
@@ -90,15 +89,22 @@ const log = getGatewayLogger("store");
 
 /** Claims for contexts built without any (a resource made by hand): one set per client. */
 const fallbackClaims = new WeakMap<GatewayClient, IdempotencyClaims>();
+/** Pipelines of contexts built without one (a resource made by hand): one per context. */
+const fallbackPipelines = new WeakMap<ResourceContext, SendPipeline>();
 
-function claimsOf(context: ResourceContext): IdempotencyClaims {
-  if (context.idempotency) return context.idempotency;
-  let claims = fallbackClaims.get(context.client);
-  if (claims === undefined) {
-    claims = new IdempotencyClaims(new MemoryState({ now: context.now }), { now: context.now });
-    fallbackClaims.set(context.client, claims);
+function pipelineOf(context: ResourceContext): SendPipeline {
+  if (context.sender) return context.sender;
+  let pipeline = fallbackPipelines.get(context);
+  if (pipeline === undefined) {
+    let claims = context.idempotency ?? fallbackClaims.get(context.client);
+    if (claims === undefined) {
+      claims = new IdempotencyClaims(new MemoryState({ now: context.now }), { now: context.now });
+      fallbackClaims.set(context.client, claims);
+    }
+    pipeline = new SendPipeline({ ...context, claims });
+    fallbackPipelines.set(context, pipeline);
   }
-  return claims;
+  return pipeline;
 }
 
 /**
@@ -202,39 +208,19 @@ export abstract class Resource {
     }
   }
 
-  /** The breaker's state probe: `GET /instance/connectionState`, recorded in the health. */
-  async #pollState(connection: string, instance: string, signal?: AbortSignal): Promise<void> {
-    const res = await this.context.client.request<{ instance?: { state?: unknown } }>(
-      "GET",
-      "/instance/connectionState/{instance}",
-      { connection, instance, signal, maxRetries: 0 },
-    );
-    const state = res.data?.instance?.state;
-    if (typeof state === "string") await this.context.health?.recordState({ connection, instance }, state);
-  }
-
   /**
-   * Send a message through the send pipeline: never retried when its outcome is unknown, at most once per
-   * idempotency key (a later call replays the first answer), recorded in the store when one is configured
-   * (pending → sent, or failed with the error), counted, and announced with `MessageSent` exactly once.
+   * Send a message through the service's send pipeline: never retried when its outcome is unknown, at most
+   * once per idempotency key (a later call replays the first answer), refused while the breaker holds the
+   * instance down, recorded in the store when one is configured (pending → sent, or failed with the error),
+   * counted, and announced with `MessageSent` exactly once.
    *
    * @ignore
    */
-  protected async send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
-    const instance = this.instanceName(options);
-    const connection = this.context.connection ??
-      this.context.client.getConnectionManager().getActiveConnectionName();
-    const context = {
-      ...this.context,
-      idempotency: claimsOf(this.context),
-      deadlineMs: this.context.deadlineMs ?? DEFAULTS.deadline_ms,
-      pollState: (ref: { connection: string; instance: string }, signal?: AbortSignal) =>
-        this.#pollState(ref.connection, ref.instance, signal),
-    };
-    return await sendMessage<T>(context, {
+  protected send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
+    return pipelineOf(this.context).send<T>({
       ...spec,
-      connection,
-      instance,
+      connection: this.context.connection,
+      instance: options.instance ?? this.context.instance,
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,

@@ -1,7 +1,7 @@
 /**
  * The route table: every core route of the gateway server (contract §2), its verb, its success code, the
  * resource methods that call it, and whether repeating it is harmless. A test walks this table and calls
- * every method; the README's route table is generated from it.
+ * every method; the route table in docs/resources.md is generated from it.
  *
  * @module
  */
@@ -222,7 +222,7 @@ export const ROUTES: readonly RouteEntry[] = Object.freeze([
 ]);
 
 /**
- * The route table as a Markdown table (what the README shows).
+ * The route table as a Markdown table (what docs/resources.md shows).
  *
  * @example
  * ```ts

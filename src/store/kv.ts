@@ -13,6 +13,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { KvState } from "./kv_state.ts";
 import { KvTable, type TableSpec } from "./kv_table.ts";
 import {
@@ -145,6 +146,7 @@ export class KvStore implements GatewayStore {
    * ```
    */
   constructor(kv: Deno.Kv, options: KvStoreOptions = {}) {
+    checkOptionKeys(options, { prefix: true, now: true, maxRecordBytes: true }, "new KvStore");
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     const max = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
     if (!Number.isInteger(max) || max < 1 || max > HARD_MAX_RECORD_BYTES) {

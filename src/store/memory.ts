@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { MemoryState } from "./memory_state.ts";
 import {
   applyOutboundChanges,
@@ -79,6 +80,7 @@ export class MemoryStore implements GatewayStore {
    * ```
    */
   constructor(options: MemoryStoreOptions = {}) {
+    checkOptionKeys(options, { now: true }, "new MemoryStore");
     this.#now = options.now ?? Date.now;
     this.state = new MemoryState({ now: this.#now });
   }

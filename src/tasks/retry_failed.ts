@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isOutcomeUnknown, isPermanentFailure } from "../errors.ts";
+import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { RequestOptions } from "../client/client.ts";

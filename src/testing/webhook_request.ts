@@ -35,10 +35,11 @@ export async function signedWebhookRequest(
   options: SignedWebhookRequestOptions,
 ): Promise<Request> {
   const raw = typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
-  const headers = await signWebhook({ ...options, body: raw });
+  const { headers: extra, ...signing } = options;
+  const headers = await signWebhook({ ...signing, body: raw });
   return new Request(url, {
     method: "POST",
-    headers: { ...headers, ...options.headers },
+    headers: { ...headers, ...extra },
     body: raw as BodyInit,
   });
 }

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
@@ -39,6 +40,12 @@ export interface WebhookDedupeOptions {
   /** How long a claim in progress holds before another delivery may take it over, in seconds (default 120). */
   leaseSeconds?: number;
 }
+
+/** The keys of {@link WebhookDedupeOptions}, for the unknown-key check. Internal. */
+export const DEDUPE_OPTION_KEYS = { windowSeconds: true, leaseSeconds: true } as const satisfies Record<
+  keyof WebhookDedupeOptions,
+  true
+>;
 
 interface DedupeRecord {
   state: "processing" | "done";
@@ -90,6 +97,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
+    checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, maxEntries: true }, "new MemoryWebhookDedupe");
     this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
     this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
     this.#maxEntries = options.maxEntries ?? 100_000;
@@ -263,6 +271,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
    * ```
    */
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
+    checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, prefix: true }, "new KvWebhookDedupe");
     this.kv = kv;
     this.#kv = kv;
     this.#prefix = options.prefix ?? ["gateway", "webhook_dedupe"];

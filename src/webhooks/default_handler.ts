@@ -8,9 +8,9 @@
 import { ConfigurationException } from "../errors.ts";
 import { denoEnvAccess, webhookOptionsFromEnv } from "./env.ts";
 import { buildWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from "./handler.ts";
-import { misconfigured, missingSecret, SECRET_VARIABLE, type SecretProblem } from "./pipeline/guard.ts";
+import { misconfigured, missingSecret, SECRET_VARIABLE } from "./pipeline/guard.ts";
 import { discardBody } from "./pipeline/route.ts";
-import type { WebhookExecutionContext } from "./pipeline/state.ts";
+import type { SecretProblem, WebhookExecutionContext } from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
 
 let defaultProcessor: WebhookProcessor | undefined;
@@ -42,28 +42,66 @@ export function buildFromEnv(
   get: (name: string) => string | undefined | null,
   overrides: WebhookHandlerOptions = {},
 ): Built {
-  let denied = false;
+  const denied: string[] = [];
   const read = (name: string) => {
     const value = get(name);
-    if (value === null && name === SECRET_VARIABLE) denied = true;
+    if (value === null) denied.push(name);
     return value ?? undefined;
   };
   try {
     const options = { ...webhookOptionsFromEnv(read), ...overrides };
-    const scheme = options.signature?.scheme ?? "hmac";
+    // Every variable is asked for above; those that may not be read are named, not silently defaulted.
+    reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE));
+    const scheme = options.signature?.scheme ?? "auto";
     return buildWebhookHandler(
       { ...options, processor: overrides.processor ?? webhookProcessor() },
-      denied ? missingSecret(scheme, "permission") : undefined,
+      denied.includes(SECRET_VARIABLE) ? missingSecret(scheme, "permission") : undefined,
     );
   } catch (error) {
-    const setting = error instanceof ConfigurationException && error.setting
-      ? error.setting
-      : SECRET_VARIABLE;
+    const option = error instanceof ConfigurationException ? error.setting : undefined;
+    const variable = option === undefined ? undefined : VARIABLE_OF[option];
     const reason = error instanceof Error ? error.message : String(error);
+    const from = variable === undefined ? "" : ` (set by ${variable})`;
     return {
-      problem: { cause: "invalid", setting, message: `Webhook receiver misconfigured: ${reason}` },
+      problem: {
+        cause: "invalid",
+        setting: variable ?? option ?? SECRET_VARIABLE,
+        message: `Webhook receiver misconfigured: ${reason}${from}`,
+      },
     };
   }
+}
+
+// The variable behind each option, so that a refused value is reported under the name the operator set.
+const VARIABLE_OF: Readonly<Record<string, string>> = {
+  "signature.secret": SECRET_VARIABLE,
+  "signature.scheme": "GATEWAY_WEBHOOK_SCHEME",
+  "signature.header": "GATEWAY_WEBHOOK_HEADER",
+  "signature.toleranceSeconds": "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
+  routePrefix: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
+  maxBodyBytes: "GATEWAY_WEBHOOK_MAX_BODY_BYTES",
+  bodyTimeoutMs: "GATEWAY_WEBHOOK_BODY_TIMEOUT_MS",
+  "dedupe.windowSeconds": "GATEWAY_WEBHOOK_DEDUPE_WINDOW_SECONDS",
+  "queue.maxAttempts": "GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS",
+};
+
+let reportedUnreadable = "";
+
+/**
+ * One stderr line naming the `GATEWAY_WEBHOOK_*` variables the process may not read (their defaults apply):
+ * whether one is set cannot be known without the permission, so each unreadable one is named.
+ */
+function reportUnreadable(names: string[]): void {
+  const list = names.join(", ");
+  if (names.length === 0 || list === reportedUnreadable) return;
+  reportedUnreadable = list;
+  console.error(
+    `[gateway] Webhook receiver: ${list} cannot be read without permission, so ${
+      names.length === 1 ? "its default applies" : "their defaults apply"
+    }; if you set ${names.length === 1 ? "it" : "any of them"}, allow ${
+      names.length === 1 ? "it" : "them"
+    } with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*")`,
+  );
 }
 
 /** Read a variable from `Deno.env`: null when it may not be read. Internal (also the bot's). */

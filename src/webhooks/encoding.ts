@@ -53,19 +53,25 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** Bytes of standard base64 (padding optional), or null when malformed. */
+/**
+ * Bytes of standard base64 (padding optional), or null when malformed or not canonical: unused low bits of
+ * the last character must be zero, so that one value has one spelling (a signature cannot be altered into
+ * another text that still verifies).
+ */
 export function fromBase64(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
   const unpadded = text.replace(/=+$/, "");
   if (unpadded.length % 4 === 1) return null;
+  let binary: string;
   try {
-    const binary = atob(unpadded + "===".slice((unpadded.length + 3) % 4));
-    const out = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-    return out;
+    binary = atob(unpadded + "===".slice((unpadded.length + 3) % 4));
   } catch {
     return null;
   }
+  if (btoa(binary).replace(/=+$/, "") !== unpadded) return null;
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 /** Unpadded base64url of `bytes`. */
@@ -99,8 +105,19 @@ export function utf8(text: string): Uint8Array {
 
 /** `a` followed by `b` in one new array. */
 export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
+  return joinBytes([a, b]);
+}
+
+/** The parts one after the other in one array (the only part itself when there is one). */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.byteLength;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
   return out;
 }

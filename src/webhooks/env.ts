@@ -11,8 +11,9 @@ import type { WebhookSignatureOptions, WebhookSignatureScheme } from "./signatur
 /** The variables {@link webhookOptionsFromEnv} reads, with what each sets. */
 export const WEBHOOK_ENV_VARIABLES: Readonly<Record<string, string>> = {
   GATEWAY_WEBHOOK_SECRET: "signature.secret; several separated by commas during a rotation",
-  GATEWAY_WEBHOOK_SCHEME: "signature.scheme: hmac (default), standard, jwt, token or none",
-  GATEWAY_WEBHOOK_HEADER: "signature.header: header carrying the signature or token",
+  GATEWAY_WEBHOOK_SCHEME: "signature.scheme: auto (default), hmac, standard, jwt, token or none",
+  GATEWAY_WEBHOOK_HEADER:
+    "signature.header: header carrying the signature or token (with an explicit scheme)",
   GATEWAY_WEBHOOK_TOLERANCE_SECONDS: "signature.toleranceSeconds (default 300)",
   GATEWAY_WEBHOOK_REQUIRE_TIMESTAMP: "signature.requireTimestamp: true or false",
   GATEWAY_WEBHOOK_ENABLED: "enabled: false answers 404 to everything (default true)",

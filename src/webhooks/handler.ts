@@ -10,23 +10,36 @@
  */
 
 import { DEFAULTS } from "../config.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore } from "../store/store.ts";
 import {
+  DEDUPE_OPTION_KEYS,
   KvWebhookDedupe,
   MemoryWebhookDedupe,
   type WebhookDedupe,
   type WebhookDedupeOptions,
 } from "./dedupe.ts";
-import { QueueDispatch, type WebhookHandlerQueueOptions } from "./pipeline/dispatch_queue.ts";
-import { missingSecret, type SecretProblem } from "./pipeline/guard.ts";
+import {
+  HANDLER_QUEUE_OPTION_KEYS,
+  QueueDispatch,
+  type WebhookHandlerQueueOptions,
+} from "./pipeline/dispatch_queue.ts";
+import { missingSecret } from "./pipeline/guard.ts";
 import { runPipeline } from "./pipeline/pipeline.ts";
 import { ReadDeadlines } from "./pipeline/read_body.ts";
+import { RateLimitedReports } from "./pipeline/reports.ts";
 import { normalizePrefix } from "./pipeline/route.ts";
-import type { Receiver, WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
+import type {
+  Receiver,
+  SecretProblem,
+  WebhookExecutionContext,
+  WebhookMiddleware,
+} from "./pipeline/state.ts";
 import { WebhookProcessor } from "./processor.ts";
-import { type WebhookSignatureOptions, WebhookVerifier } from "./signature.ts";
+import { SIGNATURE_OPTION_KEYS, type WebhookSignatureOptions } from "./verify/types.ts";
+import { WebhookVerifier } from "./verify/verifier.ts";
 
 export type { WebhookHandlerQueueOptions } from "./pipeline/dispatch_queue.ts";
 export type { WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
@@ -44,7 +57,7 @@ export interface WebhookHandlerOptions {
   routePrefix?: string;
   /** Middleware run in order before verification. */
   routeMiddleware?: readonly WebhookMiddleware[];
-  /** Signature scheme, secret and settings (default scheme `hmac`). */
+  /** Signature scheme, secret and settings (default scheme `auto`). */
   signature?: WebhookSignatureOptions;
   /** Largest accepted body in bytes (default 1 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
@@ -64,6 +77,22 @@ export interface WebhookHandlerOptions {
   now?: () => number;
 }
 
+// Every option and nested option key, so that a misplaced one (`{ secret }`) is refused with a suggestion.
+const HANDLER_OPTION_KEYS = {
+  enabled: true,
+  routePrefix: true,
+  routeMiddleware: true,
+  signature: SIGNATURE_OPTION_KEYS,
+  maxBodyBytes: true,
+  bodyTimeoutMs: true,
+  processor: true,
+  queue: HANDLER_QUEUE_OPTION_KEYS,
+  store: true,
+  dedupe: { ...DEDUPE_OPTION_KEYS, kv: true },
+  metrics: true,
+  now: true,
+} as const satisfies Record<keyof WebhookHandlerOptions, unknown>;
+
 /** A fetch handler for webhooks, with what it is built on. */
 export interface WebhookHandler {
   /** Answer one request. The second argument is Deno's connection info or Workers' env (unused here). */
@@ -80,10 +109,8 @@ function resolveDedupe(option: WebhookHandlerOptions["dedupe"]): WebhookDedupe |
   if (option === undefined || option === false) return undefined;
   if (option === true) return new MemoryWebhookDedupe();
   if (typeof (option as WebhookDedupe).claim === "function") return option as WebhookDedupe;
-  const settings = option as WebhookDedupeOptions & { kv?: Deno.Kv };
-  return settings.kv !== undefined
-    ? new KvWebhookDedupe(settings.kv, settings)
-    : new MemoryWebhookDedupe(settings);
+  const { kv, ...settings } = option as WebhookDedupeOptions & { kv?: Deno.Kv };
+  return kv !== undefined ? new KvWebhookDedupe(kv, settings) : new MemoryWebhookDedupe(settings);
 }
 
 function positiveInteger(
@@ -150,6 +177,13 @@ export function buildWebhookHandler(
   options: WebhookHandlerOptions,
   secretProblem?: SecretProblem,
 ): WebhookHandler {
+  // A dedupe given as an object with `claim` is an implementation, not settings: its keys are its own.
+  const ownDedupe = typeof (options.dedupe as WebhookDedupe | undefined)?.claim === "function";
+  checkOptionKeys(
+    options,
+    ownDedupe ? { ...HANDLER_OPTION_KEYS, dedupe: true } : HANDLER_OPTION_KEYS,
+    "createWebhookHandler",
+  );
   const enabled = options.enabled !== false;
   const prefix = checkPrefix(options.routePrefix);
   const middleware = checkMiddleware(options.routeMiddleware);
@@ -187,6 +221,7 @@ export function buildWebhookHandler(
     metrics,
     dedupe,
     now,
+    reports: new RateLimitedReports(now),
     queue,
     direct: dedupe === undefined && store === undefined && queue === undefined,
     storelessContext: { metrics, final: true, now },

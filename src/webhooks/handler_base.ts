@@ -5,8 +5,7 @@
  */
 
 import { WebhookException } from "../errors.ts";
-import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS } from "./events/names.ts";
-import { normalizeWebhookEvent } from "./payload.ts";
+import { normalizeWebhookEvent, WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS } from "./events/names.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
 
 /**

@@ -78,6 +78,7 @@ export {
   type RawWebhookBody,
   signWebhook,
   type SignWebhookOptions,
+  type VerifiedWebhookScheme,
   verifyWebhook,
   WEBHOOK_SIGNATURE_SCHEMES,
   type WebhookHeaders,

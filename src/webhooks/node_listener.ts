@@ -35,10 +35,10 @@ export interface NodeListenerOptions {
  * (`max_body_bytes`) stops reading early; a handler that throws is answered 500.
  *
  * @example The webhook receiver in node:http
- * ```ts ignore
+ * ```ts
  * import { createServer } from "node:http";
- * import { createWebhookHandler, toNodeListener } from "@gw/gateway";
- * const handler = createWebhookHandler({ secret: process.env.GATEWAY_WEBHOOK_SECRET });
+ * import { createWebhookHandler, toNodeListener } from "@gw/gateway/webhooks";
+ * const handler = createWebhookHandler({ signature: { secret: process.env.GATEWAY_WEBHOOK_SECRET } });
  * createServer(toNodeListener(handler)).listen(3000);
  * ```
  */

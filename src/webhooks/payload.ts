@@ -1,10 +1,6 @@
 /**
- * The webhook envelope as a typed object, and event-name normalisation.
- *
- * The server names one event several ways: dotted in the body (`messages.upsert`), kebab in the byEvents URL
- * suffix (`messages-upsert`), UPPER_SNAKE in its configuration (`MESSAGES_UPSERT`), and users write
- * snake_case too. Everything is reduced to one canonical UPPER_SNAKE kind so that handlers match whichever
- * spelling arrived.
+ * The webhook envelope as a typed object. Its `event` is the canonical UPPER_SNAKE kind of whichever
+ * spelling arrived (see `events/names.ts`).
  *
  * @module
  */
@@ -12,80 +8,14 @@
 import { type ResolvedSender, resolveSender } from "../address/sender.ts";
 import type { WebhookEventData } from "./events/data.ts";
 import {
-  WEBHOOK_EVENTS,
+  normalizeWebhookEvent,
   type WebhookEventKindOf,
-  type WebhookEventName,
   type WebhookEventNameOf,
   type WebhookEventSpelling,
 } from "./events/names.ts";
 
-export { WEBHOOK_EVENTS };
-
-/**
- * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
- * names chosen by whoever sends webhooks cannot grow the number of series without bound.
- *
- * @example
- * ```ts ignore
- * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
- * eventLabel("MADE_UP"); // "OTHER"
- * ```
- */
-export function eventLabel(kind: string): string {
-  return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
-}
-
-/** Spellings that do not reduce mechanically to the canonical kind. */
-const ALIASES: Record<string, string> = { GROUP_UPDATE: "GROUPS_UPDATE" };
-
-// Memo of normalised names: the set of names seen in practice is small, and the hot path hits it every time.
-const memo = new Map<string, string | null>();
-const MEMO_LIMIT = 512;
-const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
-
-/**
- * The canonical UPPER_SNAKE kind of an event name in any spelling, or null when `name` is not an event name.
- * Dots, dashes and spaces become `_`, letters upper case; `GROUP_UPDATE` maps to `GROUPS_UPDATE`.
- * Unknown but well-formed names are accepted (the server adds events over time).
- *
- * @example
- * ```ts
- * import { normalizeWebhookEvent } from "./payload.ts";
- * normalizeWebhookEvent("messages.upsert"); // "MESSAGES_UPSERT"
- * normalizeWebhookEvent("group-participants-update"); // "GROUP_PARTICIPANTS_UPDATE"
- * normalizeWebhookEvent("GROUP_UPDATE"); // "GROUPS_UPDATE"
- * normalizeWebhookEvent("../x"); // null
- * ```
- */
-export function normalizeWebhookEvent(name: string): string | null {
-  const hit = memo.get(name);
-  if (hit !== undefined) return hit;
-  let out: string | null = null;
-  if (typeof name === "string" && name.length > 0 && name.length <= 64) {
-    const trimmed = name.trim();
-    if (VALID.test(trimmed)) {
-      const upper = trimmed.replace(/[._ -]+/g, "_").toUpperCase();
-      out = ALIASES[upper] ?? upper;
-    }
-  }
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(name, out);
-  return out;
-}
-
-/**
- * The dotted name the server sends for a kind (`MESSAGES_UPSERT` → `messages.upsert`), or null when unknown.
- *
- * @example
- * ```ts
- * import { dottedWebhookEvent } from "./payload.ts";
- * dottedWebhookEvent("group_participants_update"); // "group-participants.update"
- * ```
- */
-export function dottedWebhookEvent(name: string): WebhookEventName | null {
-  const kind = normalizeWebhookEvent(name);
-  return kind === null ? null : (WEBHOOK_EVENTS[kind] as WebhookEventName | undefined) ?? null;
-}
+// The name functions live with the event table; exported here too, where they were first.
+export { dottedWebhookEvent, eventLabel, normalizeWebhookEvent, WEBHOOK_EVENTS } from "./events/names.ts";
 
 /**
  * The payload a handler of `S` receives: `data` typed as that event's data (`WebhookEventData`) and `event`

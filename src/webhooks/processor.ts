@@ -9,7 +9,7 @@
 
 import { LidDirectory } from "../address/lid_directory.ts";
 import { MessageStatusTracker } from "../delivery/status_tracker.ts";
-import { WebhookException } from "../errors.ts";
+import { ConfigurationException, WebhookException } from "../errors.ts";
 import { InstanceHealth } from "../health/instance_health.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { dispatchWebhook } from "./events/dispatch.ts";
@@ -64,6 +64,28 @@ export interface WebhookProcessorOptions {
   log?: boolean;
 }
 
+const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log"];
+
+// Nothing given is silently ignored: a misspelt key or a value of the wrong type is refused at creation.
+function checkOptions(options: WebhookProcessorOptions): void {
+  const fail = (setting: string, problem: string) => {
+    throw new ConfigurationException(`Invalid webhook processor options: "${setting}" ${problem}`, {
+      setting,
+    });
+  };
+  if (options === null || typeof options !== "object") fail("options", "must be an object");
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) fail(key, `is not an option; the options are ${OPTION_KEYS.join(", ")}`);
+  }
+  const { store, connection, now, log } = options;
+  if (store !== undefined && typeof store?.state?.set !== "function") fail("store", "must be a GatewayStore");
+  if (connection !== undefined && (typeof connection !== "string" || connection === "")) {
+    fail("connection", "must be a non-empty string");
+  }
+  if (now !== undefined && typeof now !== "function") fail("now", "must be a function returning epoch ms");
+  if (log !== undefined && typeof log !== "boolean") fail("log", "must be a boolean");
+}
+
 function checkFunction(fn: unknown): void {
   if (typeof fn !== "function") throw new WebhookException("Cannot register webhook handler: not a function");
 }
@@ -105,17 +127,14 @@ export class WebhookProcessor {
    * ```
    */
   constructor(options: WebhookProcessorOptions = {}) {
+    checkOptions(options);
     this.#connection = options.connection ?? "default";
     this.#now = options.now ?? Date.now;
     if (options.log !== false) this.use(new LogWebhookEvent());
     const events = new WebhookEventTarget();
     this.events = events;
-    this.#registry.add({
-      kinds: null,
-      run: (payload) => events.observe(payload),
-      owner: events,
-      plugin: true,
-    });
+    // The events are a plug-in from their first listener on: a processor nobody listens to pays nothing.
+    events.whenListened(() => this.#add([], (payload) => events.observe(payload), events, true));
     if (options.store !== undefined) this.useStore(options.store);
   }
 
@@ -136,6 +155,7 @@ export class WebhookProcessor {
    */
   useStore(store: GatewayStore): this {
     if (this.#store !== undefined) return this;
+    checkOptions({ store });
     const now = this.#now;
     this.#store = store;
     this.#claims = new InboundMessageClaims(store.state, now);

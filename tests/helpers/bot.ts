@@ -112,3 +112,10 @@ export function inbound(
     },
   };
 }
+
+/** A promise and the function that resolves it (to hold a handler, or wait for one, without sleeping). */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => open = resolve);
+  return { promise, open };
+}

@@ -22,7 +22,7 @@ export class Child {
   static spawn(script: URL, flags: string[], args: string[]): Child {
     return new Child(
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "--quiet", ...flags, script.pathname, ...args],
+        args: ["run", "--quiet", "--lock=tests/npm/deno.lock", ...flags, script.pathname, ...args],
         cwd: ROOT.pathname,
         stdin: "piped",
         stdout: "piped",

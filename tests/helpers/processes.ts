@@ -27,7 +27,7 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 export async function runTogether<T>(argLists: string[][]): Promise<T[]> {
   const children = argLists.map((args) =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "-A", ...args],
+      args: ["run", "--quiet", "--lock=tests/npm/deno.lock", "-A", ...args],
       cwd: ROOT.pathname,
       stdin: "piped",
       stdout: "piped",

@@ -76,7 +76,8 @@ export async function withRedisServer<T>(body: (server: RedisServer) => Promise<
 
 /** Send one raw command to `url` on a short-lived connection (to look at what a backend wrote). */
 export async function redisCommand(url: string, args: string[]): Promise<unknown> {
-  const { createClient } = await import("@redis/client");
+  // deno-lint-ignore no-import-prefix -- only ./redis users install the client (not in the import map)
+  const { createClient } = await import("npm:@redis/client@6.3.1");
   const client = createClient({ url, socket: { reconnectStrategy: false } });
   client.on("error", () => {});
   await client.connect();

@@ -2,16 +2,10 @@
 // after, with the same guarantees (claims, idempotent replies).
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { signedWebhookRequest } from "../../src/testing/mod.ts";
-import { inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
+import { gate, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 const URL_ = `http://bot.test/gateway/webhook/${INSTANCE}`;
 const SECRET = "bot-queue-secret-7";
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => open = resolve);
-  return { promise, open };
-}
 
 Deno.test("queue mode (Deno KV): 202 before a long handler runs; the handler runs once, later", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gw_bot_queue_" });

@@ -136,7 +136,10 @@ Deno.test("cli health: healthy, unreachable and refused connections, table and -
     strictEqual(run.code, 1);
     const [item] = JSON.parse(run.stdout).connections;
     strictEqual(item.authorized, true);
-    strictEqual(item.error, 'instance "ghost" does not exist on the server');
+    strictEqual(
+      item.error,
+      'instance "ghost" does not exist on the server (create it: deno task create ghost)',
+    );
   });
 
   await t.step("an instance token is accepted through the instance's own routes", async () => {

@@ -8,12 +8,12 @@ const ROOT = new URL("../../", import.meta.url);
 export const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
 const CONFIG = new URL("deno.json", ROOT).pathname;
 
-let tasks: Record<string, string> | undefined;
+let tasks: Record<string, { command: string }> | undefined;
 
 /** The permission flags of a deno.json task: the words between `deno run` and `src/cli/main.ts`. */
 export function taskFlags(task: string): string[] {
-  tasks ??= JSON.parse(Deno.readTextFileSync(CONFIG)).tasks as Record<string, string>;
-  const line = tasks[task];
+  tasks ??= JSON.parse(Deno.readTextFileSync(CONFIG)).tasks as Record<string, { command: string }>;
+  const line = tasks[task]?.command;
   if (line === undefined) throw new Error(`No deno.json task "${task}"`);
   const words = line.split(/\s+/);
   const start = words.indexOf("run") + 1;

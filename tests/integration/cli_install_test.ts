@@ -40,7 +40,11 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
     strictEqual(lines[0], `Wrote gateway-api.json (server ${mock.url}, instance "sales").`);
     strictEqual(lines[2], "Next steps:");
     strictEqual(lines[3], "  1. Check the server and key: deno task health");
-    strictEqual(lines[4], "  2. Pair the instance with a phone: deno task connect sales");
+    strictEqual(
+      lines[4],
+      "  2. Create the instance on the server, then pair it with a phone: " +
+        "deno task create sales && deno task connect sales",
+    );
     strictEqual(lines[5], "  3. Run the webhook receiver: deno task serve");
     match(
       lines[6],
@@ -150,7 +154,7 @@ Deno.test("cli install: writes a starter file, refuses to overwrite, then health
   });
 
   await t.step("a path the task's permissions do not cover: exit 2 with a hint", async () => {
-    const run = await runCli("install", ["--config", "other.json"], { cwd: dir.path });
+    const run = await runCli("install", ["--config", "../other.json"], { cwd: dir.path });
     strictEqual(run.code, 2);
     match(
       run.stderr,

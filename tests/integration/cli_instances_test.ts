@@ -71,7 +71,10 @@ Deno.test("cli status: instances with state, owner and profile name", async (t) 
     const run = await runCli("status", ["ghost"], { cwd: dir.path });
     strictEqual(run.code, 1);
     strictEqual(run.stdout, "");
-    strictEqual(run.stderr, 'error: Instance "ghost" does not exist on connection "default"\n');
+    strictEqual(
+      run.stderr,
+      'error: Instance "ghost" does not exist on connection "default" (create it: deno task create ghost)\n',
+    );
   });
 
   await t.step("a wrong key and an unreachable server: exit 1, one line", async () => {
@@ -192,7 +195,10 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     strictEqual(missing.stderr, 'error: Missing argument: <instance> (see "connect --help")\n');
     const unknown = await runCli("connect", ["ghost"], { cwd: dir.path });
     strictEqual(unknown.code, 1);
-    strictEqual(unknown.stderr, 'error: Instance "ghost" does not exist on connection "default"\n');
+    strictEqual(
+      unknown.stderr,
+      'error: Instance "ghost" does not exist on connection "default" (create it: deno task create ghost)\n',
+    );
     const ambiguous = await runCli("connect", ["sales", "--timeout", "-1"], { cwd: dir.path });
     strictEqual(ambiguous.code, 2);
     strictEqual(

@@ -62,8 +62,7 @@ Deno.test({
   ignore: NO_PTY,
   fn: async () => {
     await using dir = await tempDir();
-    await Deno.writeTextFile(`${dir.path}/other.json`, "{}");
-    // health may read gateway-api.json only; --config points elsewhere.
+    // health may read the project directory only; --config points outside it.
     const run = await onTerminal(
       [
         Deno.execPath(),
@@ -74,7 +73,7 @@ Deno.test({
         MAIN,
         "health",
         "--config",
-        "other.json",
+        "../other.json",
       ],
       dir.path,
       envWith({ NO_COLOR: "1" }),
@@ -82,7 +81,7 @@ Deno.test({
     strictEqual(run.killed, false, `the command waited (a permission prompt?):\n${run.text}`);
     strictEqual(run.code, 2, run.text);
     ok(
-      run.text.includes('error: Cannot read configuration file "other.json": Requires read access'),
+      run.text.includes('error: Cannot read configuration "../other.json": not allowed by --allow-read'),
       run.text,
     );
     ok(!run.text.includes("Allow?"), run.text);
@@ -91,7 +90,7 @@ Deno.test({
 
 function demoArgs(): string[] {
   const config = JSON.parse(Deno.readTextFileSync(CONFIG));
-  return (config.tasks.demo as string).split(" ").slice(1);
+  return (config.tasks.demo.command as string).split(" ").slice(1);
 }
 
 Deno.test("demo: no colour codes when standard output is not a terminal, even without NO_COLOR", async () => {

@@ -3,7 +3,7 @@ import { ok, strictEqual } from "node:assert/strict";
 
 Deno.test("deno task demo completes the round trip and exits 0", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-  const args = (config.tasks.demo as string).split(" ").slice(1);
+  const args = (config.tasks.demo.command as string).split(" ").slice(1);
   const output = await new Deno.Command(Deno.execPath(), {
     args,
     cwd: new URL("../..", import.meta.url).pathname,

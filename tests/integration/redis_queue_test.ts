@@ -230,7 +230,8 @@ Deno.test("RedisWebhookQueue: settings are validated; an unreachable Redis makes
 
 Deno.test("RedisWebhookQueue: a live worker renews its claim, so a slow job is not taken over", async () => {
   await withRedisServer(async (server) => {
-    const { createClient } = await import("@redis/client");
+    // deno-lint-ignore no-import-prefix -- only ./redis users install the client (not in the import map)
+    const { createClient } = await import("npm:@redis/client@6.3.1");
     const client = createClient({ url: server.url });
     await client.connect();
     let renewed!: () => void;

@@ -467,3 +467,171 @@ Deno.test("bad input over raw TCP: paths byte for byte, huge and forged headers"
     await handler.close();
   }
 });
+
+// --- forgeries against every scheme: 0 bypasses
+
+const WHSEC = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+type Scheme = "auto" | "hmac" | "standard" | "jwt" | "token";
+
+/** The schemes a handler of `scheme` accepts, and the secret each is signed with. */
+const SIGNERS: Record<Scheme, ("hmac" | "standard" | "jwt" | "token")[]> = {
+  auto: ["hmac", "standard", "jwt"],
+  hmac: ["hmac"],
+  standard: ["standard"],
+  jwt: ["jwt"],
+  token: ["token"],
+};
+
+const b64url = (text: string) => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+
+/** One mutation of a validly signed request; each must turn it into a 401. */
+function forgeries(random: () => number) {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  // One character changed to another value: hex is read in either case, so a hex digit becomes another digit.
+  const flip = (text: string, from = 0, hex = false) => {
+    const at = from + Math.floor(random() * (text.length - from));
+    const c = text[at];
+    const alphabet = hex ? [..."0123456789abcdef"].filter((x) => x !== c.toLowerCase()) : [
+      ..."0123456789abcdefABCDEF-_+/",
+    ].filter((x) => x !== c);
+    return text.slice(0, at) + pick(alphabet) + text.slice(at + 1);
+  };
+  return [
+    ["flipped", (h: Record<string, string>) => {
+      for (const name of ["authorization", "x-gateway-signature", "webhook-signature", "x-gateway-token"]) {
+        if (name in h) {
+          const skip = name === "authorization"
+            ? h[name].lastIndexOf(".") + 1
+            : name === "webhook-signature"
+            ? 3
+            : 0;
+          h[name] = flip(h[name], name === "x-gateway-signature" ? 7 : skip, name === "x-gateway-signature");
+        }
+      }
+    }],
+    ["stripped", (h: Record<string, string>) => {
+      for (const name of ["authorization", "x-gateway-signature", "webhook-signature", "x-gateway-token"]) {
+        delete h[name];
+      }
+    }],
+    ["swapped", (h: Record<string, string>) => {
+      // The value moves to another scheme's header (an alias of the same scheme would still be valid).
+      const names = ["authorization", "x-gateway-signature", "webhook-signature", "x-gateway-token"];
+      const from = names.find((name) => name in h)!;
+      const value = h[from];
+      for (const name of names) delete h[name];
+      const target = pick(names.filter((name) => name !== from));
+      h[target] = target === "authorization" && !value.startsWith("Bearer") ? `Bearer ${value}` : value;
+    }],
+    ["alg-none", (h: Record<string, string>) => {
+      const parts = (h.authorization ?? "Bearer a.b.c").slice(7).split(".");
+      h.authorization = `Bearer ${b64url(JSON.stringify({ alg: pick(["none", "None", "HS512"]) }))}.${
+        parts[1]
+      }.${pick(["", parts[2]])}`;
+      delete h["x-gateway-signature"];
+      delete h["webhook-signature"];
+    }],
+    ["duplicated", (h: Record<string, string>) => {
+      for (const name of ["authorization", "x-gateway-signature", "webhook-signature", "x-gateway-token"]) {
+        if (name in h) h[name] = `${h[name]}, ${h[name]}`;
+      }
+    }],
+  ] as const;
+}
+
+Deno.test("generated forgeries against every scheme (auto, hmac, standard, jwt, token): each a 401, none handled", async () => {
+  const random = prng(SEED + 1);
+  const mutations = forgeries(random);
+  const body = encoder.encode(
+    JSON.stringify({ event: "connection.update", instance: "sales", data: { state: "open" } }),
+  );
+  const counts: Record<string, number> = {};
+  for (const scheme of ["auto", "hmac", "standard", "jwt", "token"] as const) {
+    const secret = scheme === "standard" ? WHSEC : SECRET;
+    let reached = 0;
+    const handler = createWebhookHandler({
+      signature: scheme === "auto" ? { secret: [SECRET, WHSEC] } : { scheme, secret },
+      processor: new WebhookProcessor({ log: false }).onAny(() => void reached++),
+      metrics: false,
+      now: () => NOW_S * 1000,
+    });
+    const post = (headers: Record<string, string>, raw = body) =>
+      handler(new Request("http://127.0.0.1/gateway/webhook/sales", { method: "POST", headers, body: raw }));
+    const original = console.error;
+    console.error = () => {};
+    try {
+      let accepted = 0;
+      for (let i = 0; i < 300; i++) {
+        const signer = SIGNERS[scheme][i % SIGNERS[scheme].length];
+        const key = signer === "standard" ? WHSEC : SECRET;
+        const wrong = i % 7 === 0;
+        const age = i % 11 === 0 ? (signer === "jwt" ? 700 : 400) * (random() < 0.5 ? 1 : -1) : 0;
+        const headers = await signWebhook({
+          body,
+          secret: wrong
+            ? (signer === "standard"
+              ? "whsec_" + btoa("another key 32 bytes long, yes!!")
+              : "wrong-secret-xyz")
+            : key,
+          scheme: signer,
+          timestamp: NOW_S - age,
+        });
+        if (!wrong && age === 0 && i % 5 === 0) {
+          // Controls: the untouched request passes, so the refusals below are not vacuous.
+          const response = await post(headers);
+          strictEqual(response.status, 200, `${scheme}/${signer} control: ${await response.text()}`);
+          accepted++;
+          continue;
+        }
+        const [name, mutate] = wrong || age !== 0
+          ? ["unmutated", () => {}] as const
+          : pick(mutations, random);
+        if (signer === "token" && name === "alg-none") continue;
+        mutate(headers);
+        const kind = `${scheme}/${signer}/${
+          wrong ? "wrong-secret" : age !== 0 ? (age > 0 ? "expired" : "future") : name
+        }`;
+        const response = await post(headers);
+        await response.body?.cancel();
+        // A static token has no time, and Standard Webhooks lists several signatures (a copy of a valid one
+        // is still valid): both are documented, not forgeries.
+        if ((signer === "token" && age !== 0 && !wrong) || (signer === "standard" && name === "duplicated")) {
+          strictEqual(response.status, 200, kind);
+          accepted++;
+          continue;
+        }
+        strictEqual(response.status, 401, kind);
+        counts[kind] = (counts[kind] ?? 0) + 1;
+      }
+      strictEqual(reached, accepted, `${scheme}: only the controls reached the handlers`);
+      ok(accepted > 0);
+    } finally {
+      console.error = original;
+      await handler.close();
+    }
+  }
+  // Every scheme met every kind of forgery.
+  for (const scheme of ["auto", "hmac", "standard", "jwt"] as const) {
+    for (const signer of SIGNERS[scheme]) {
+      for (
+        const kind of [
+          "wrong-secret",
+          "expired",
+          "future",
+          "flipped",
+          "stripped",
+          "swapped",
+          "alg-none",
+          "duplicated",
+        ]
+      ) {
+        if (signer === "standard" && kind === "duplicated") continue;
+        ok((counts[`${scheme}/${signer}/${kind}`] ?? 0) > 0, `${scheme}/${signer}/${kind} never generated`);
+      }
+    }
+  }
+});
+
+function pick<T>(items: readonly T[], random: () => number): T {
+  return items[Math.floor(random() * items.length)];
+}

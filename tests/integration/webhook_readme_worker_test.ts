@@ -1,129 +1,95 @@
 /**
- * The README's worker, run exactly as the README says (`deno serve` with its permissions), and without
- * `--allow-env`: the receiver must not refuse signed webhooks with a silent 401 (the server would drop them)
- * but answer 503 naming the variable and the flag, and say so once on stderr.
+ * The documented worker (docs/webhooks.md "Receiving from the real server", and README.md's when it has one),
+ * run exactly as written (`deno serve` with its permissions): it accepts the JWT the reference server sends
+ * and an hmac signature with the default scheme, refuses a wrong secret with 401 and says so on stderr; and
+ * without `--allow-env` it answers 503 naming the variable and the flag, and says so once on stderr.
  */
 
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import {
+  type DocumentedWorker,
+  documentedWorker,
+  serveDocumentedWorker,
+} from "../helpers/documented_worker.ts";
 
-const ROOT = new URL("../../", import.meta.url);
-const SECRET = "readme-worker-secret";
+const SECRET = "readme-worker-secret-0123456789abcdef";
 
-async function readme(): Promise<{ worker: string; flags: string[] }> {
-  const text = await Deno.readTextFile(new URL("README.md", ROOT));
-  const blocks = [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
-  const worker = blocks.find((b) =>
-    b.lang === "ts" && b.code.includes('from "@gw/gateway/webhooks"') &&
-    b.code.includes("fetch: handleWebhook")
-  );
-  const line = blocks.find((b) => b.lang === "sh" && /deno serve .*worker\.ts/.test(b.code));
-  ok(worker !== undefined && line !== undefined, "README has the worker block and its deno serve line");
-  const words = line.code.trim().split(/\s+/);
-  // `GATEWAY_WEBHOOK_SECRET=s3cret deno serve <flags> worker.ts`: keep the permission flags.
-  const flags = words.slice(words.indexOf("serve") + 1, -1).filter((word) => word.startsWith("--allow"));
-  strictEqual(words.at(-1), "worker.ts");
-  ok(words[0].startsWith("GATEWAY_WEBHOOK_SECRET="), words[0]);
-  // The worker imports the package by name; here it is this checkout.
-  const entry = new URL("src/webhooks/mod.ts", ROOT).href;
-  return { worker: worker.code.replace('"@gw/gateway/webhooks"', `"${entry}"`), flags };
-}
-
-interface Served {
-  url: string;
-  stderr: () => string;
-  stop: () => Promise<void>;
-}
-
-async function serve(dir: string, flags: string[]): Promise<Served> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "serve",
-      "--config",
-      new URL("deno.json", ROOT).pathname,
-      "--no-prompt",
-      ...flags,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      `${dir}/worker.ts`,
-    ],
-    env: { GATEWAY_WEBHOOK_SECRET: SECRET },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let url: string | undefined;
-  // deno serve reports where it listens on stderr: wait for that line, not for a time.
-  while (url === undefined) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`deno serve exited: ${text}`);
-    text += value;
-    url = /Listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1];
-  }
-  const drained = (async () => {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
-  })();
-  return {
-    url,
-    stderr: () => text,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
-  };
-}
-
-async function post(url: string, secret: string): Promise<{ status: number; body: Record<string, unknown> }> {
+async function post(
+  url: string,
+  secret: string,
+  scheme: "hmac" | "jwt",
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const body = JSON.stringify({ event: "connection.update", instance: "ops", data: { state: "open" } });
   const response = await fetch(`${url}/gateway/webhook/ops`, {
     method: "POST",
-    headers: await signWebhook({ body, secret }),
+    headers: await signWebhook({ body, secret, scheme }),
     body,
   });
   return { status: response.status, body: await response.json() };
 }
 
-Deno.test("README worker: without --allow-env 503 naming the variable and the flag, once on stderr; as documented 200 / 401", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gw_readme_worker_" });
+async function check(documented: DocumentedWorker): Promise<void> {
+  const secret = /GATEWAY_WEBHOOK_SECRET=(\S+)/.exec(documented.line)?.[1] ?? SECRET;
+  ok(/--allow-env\S*GATEWAY_WEBHOOK_/.test(documented.line), documented.line);
+
+  const denied = await serveDocumentedWorker(documented, { GATEWAY_WEBHOOK_SECRET: secret }, {
+    withoutAllowEnv: true,
+  });
   try {
-    const { worker, flags } = await readme();
-    deepStrictEqual(flags, ["--allow-env=GATEWAY_WEBHOOK_SECRET"]);
-    await Deno.writeTextFile(`${dir}/worker.ts`, worker);
-
-    const denied = await serve(dir, []);
-    try {
-      const message =
-        "Webhook receiver misconfigured: GATEWAY_WEBHOOK_SECRET cannot be read without permission; " +
-        "run Deno with --allow-env=GATEWAY_WEBHOOK_SECRET (every webhook is answered 503 until then)";
-      for (let i = 0; i < 3; i++) {
-        deepStrictEqual(await post(denied.url, SECRET), {
-          status: 503,
-          body: { ok: false, error: message, setting: "GATEWAY_WEBHOOK_SECRET" },
-        });
-      }
-      await denied.stop();
-      const lines = denied.stderr().split("\n").filter((line) => line.includes("misconfigured"));
-      deepStrictEqual(lines, [`[gateway] ${message}`]);
-    } finally {
-      await denied.stop().catch(() => {});
-    }
-
-    const allowed = await serve(dir, flags);
-    try {
-      deepStrictEqual(await post(allowed.url, SECRET), { status: 200, body: { ok: true } });
-      deepStrictEqual(await post(allowed.url, "not-the-secret"), {
-        status: 401,
-        body: { ok: false, error: "Unauthorized" },
+    const message =
+      "Webhook receiver misconfigured: GATEWAY_WEBHOOK_SECRET cannot be read without permission; " +
+      "run Deno with --allow-env=GATEWAY_WEBHOOK_SECRET (every webhook is answered 503 until then)";
+    for (let i = 0; i < 3; i++) {
+      deepStrictEqual(await post(denied.url, secret, "jwt"), {
+        status: 503,
+        body: { ok: false, error: message, setting: "GATEWAY_WEBHOOK_SECRET" },
       });
-    } finally {
-      await allowed.stop();
     }
-    strictEqual(allowed.stderr().includes("misconfigured"), false, allowed.stderr());
+    const health = await fetch(`${denied.url}/gateway/webhook/health`);
+    strictEqual(health.status, 503);
+    await health.body?.cancel();
+    await denied.stop();
+    const lines = denied.stderr().split("\n").filter((line) => line.includes("misconfigured"));
+    deepStrictEqual(lines, [`[gateway] ${message}`], documented.source);
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await denied.stop();
   }
+
+  const allowed = await serveDocumentedWorker(documented, { GATEWAY_WEBHOOK_SECRET: secret });
+  try {
+    deepStrictEqual(await post(allowed.url, secret, "jwt"), { status: 200, body: { ok: true } });
+    deepStrictEqual(await post(allowed.url, secret, "hmac"), { status: 200, body: { ok: true } });
+    deepStrictEqual(await post(allowed.url, "not-the-secret-0123456789abcdef", "jwt"), {
+      status: 401,
+      body: { ok: false, error: "Unauthorized" },
+    });
+    const health = await fetch(`${allowed.url}/gateway/webhook/health`);
+    deepStrictEqual({ status: health.status, body: await health.json() }, {
+      status: 200,
+      body: { ok: true, status: "ok" },
+    });
+  } finally {
+    await allowed.stop();
+  }
+  const stderr = allowed.stderr();
+  strictEqual(stderr.includes("misconfigured"), false, stderr);
+  strictEqual(stderr.includes(secret), false, stderr);
+  ok(stderr.includes("[gateway] Webhook refused (401 signature_mismatch)"), stderr);
+}
+
+Deno.test("docs/webhooks.md worker: 503 without --allow-env; as documented the JWT and hmac pass, a wrong secret is 401", async () => {
+  const documented = await documentedWorker("docs/webhooks.md", "## Receiving from the real server");
+  ok(documented !== null, "docs/webhooks.md has the worker and its deno serve line");
+  strictEqual(documented.line, 'deno serve --allow-env="GATEWAY_WEBHOOK_*" --port 8000 worker.ts');
+  await check(documented);
+});
+
+Deno.test("README.md worker: the same text as docs/webhooks.md, and it behaves the same", async () => {
+  const readme = await documentedWorker("README.md", "## Receiving the server's webhooks");
+  ok(readme !== null, "README.md has the worker and its deno serve line");
+  const docs = await documentedWorker("docs/webhooks.md", "## Receiving from the real server");
+  strictEqual(readme.worker, docs?.worker);
+  strictEqual(readme.line, docs?.line);
+  await check(readme);
 });

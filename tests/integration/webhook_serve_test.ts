@@ -71,6 +71,13 @@ Deno.test("Deno.serve(handleWebhook): signed → 200, unsigned → 401, chunked 
 });
 
 async function runFixture(args: string[], env: Record<string, string> = {}): Promise<string> {
+  return (await runFixtureWithStderr(args, env)).stdout;
+}
+
+async function runFixtureWithStderr(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", ...args, "tests/fixtures/webhook_env_fixture.ts"],
     cwd: ROOT,
@@ -79,7 +86,7 @@ async function runFixture(args: string[], env: Record<string, string> = {}): Pro
     stderr: "piped",
   }).output();
   strictEqual(code, 0, new TextDecoder().decode(stderr));
-  return new TextDecoder().decode(stdout).trim();
+  return { stdout: new TextDecoder().decode(stdout).trim(), stderr: new TextDecoder().decode(stderr) };
 }
 
 Deno.test("handleWebhook without env permission answers 503 instead of throwing or prompting", async () => {
@@ -90,6 +97,35 @@ Deno.test("handleWebhook without env permission answers 503 instead of throwing 
     }),
     "200",
   );
+});
+
+Deno.test("GATEWAY_WEBHOOK_* variables that may not be read are named in one stderr line; none with the wildcard", async () => {
+  const env = { GATEWAY_WEBHOOK_SECRET: "fixture-secret", GATEWAY_WEBHOOK_SCHEME: "jwt" };
+  const narrow = await runFixtureWithStderr(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_SECRET"], env);
+  // The scheme could not be read, so the default (auto) verified the fixture's hmac signature.
+  strictEqual(narrow.stdout, "200");
+  const unread = [
+    "ENABLED",
+    "ROUTE_PREFIX",
+    "SCHEME",
+    "HEADER",
+    "TOLERANCE_SECONDS",
+    "REQUIRE_TIMESTAMP",
+    "MAX_BODY_BYTES",
+    "BODY_TIMEOUT_MS",
+    "DEDUPE",
+    "DEDUPE_WINDOW_SECONDS",
+    "QUEUE",
+  ].map((name) => `GATEWAY_WEBHOOK_${name}`).join(", ");
+  deepStrictEqual(narrow.stderr.trim().split("\n"), [
+    `[gateway] Webhook receiver: ${unread} cannot be read without permission, so their defaults apply; if you ` +
+    'set any of them, allow them with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*")',
+  ]);
+  const wide = await runFixtureWithStderr(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_*"], {
+    ...env,
+    GATEWAY_WEBHOOK_SCHEME: "hmac",
+  });
+  deepStrictEqual(wide, { stdout: "200", stderr: "" });
 });
 
 Deno.test("deno serve with `export default { fetch: handleWebhook }`", async () => {

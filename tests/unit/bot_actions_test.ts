@@ -93,7 +93,11 @@ Deno.test("replies wait for the chat's gap (the pacer), with the bot's clock and
   const { bot, stub } = stubBot({
     store: new MemoryStore({ now }),
     now,
-    sleep: (ms) => {
+    sleep: (ms, signal) => {
+      // The chat's turn renews itself on sleeps with a signal: they last until the turn ends.
+      if (signal !== undefined) {
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+      }
       waits.push(ms);
       clock += ms;
       return Promise.resolve();
@@ -156,7 +160,7 @@ Deno.test("without a service, the first action builds one from GATEWAY_API_URL /
   );
 });
 
-Deno.test("the bot's own replies are remembered in the store; a given service keeps its own idempotency", async () => {
+Deno.test("with an outgoing query, the bot's own replies are remembered in the store", async () => {
   const store = new MemoryStore();
   const stub = new GatewayStub();
   const bot = new Bot({
@@ -166,6 +170,25 @@ Deno.test("the bot's own replies are remembered in the store; a given service ke
     service: stubService(stub, store),
   });
   bot.on("message:text", (ctx) => ctx.reply("ok"));
+  bot.on("outgoing", () => {}); // only then must the bot tell its own messages from others
   await bot.handleUpdate(inbound("x", { id: "M1" }));
   ok((await store.state.get("bot_sent", `${INSTANCE}/BOT1`)) !== null);
+});
+
+Deno.test("replies go through the breaker: after the server reports a logout, a reply is refused unsent", async () => {
+  const { bot, stub } = stubBot();
+  const errors: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    await ctx.reply("hello").catch((e: Error) => errors.push(e.constructor.name));
+  });
+  await bot.handleUpdate(inbound("before", { id: "BR1" }));
+  // The server says the instance was logged out (the processor records it in the shared health).
+  await bot.handleUpdate({
+    event: "connection.update",
+    instance: INSTANCE,
+    data: { instance: INSTANCE, state: "close", statusReason: 401 },
+  });
+  await bot.handleUpdate(inbound("after", { id: "BR2" }));
+  deepStrictEqual(stub.texts(), ["hello"]);
+  deepStrictEqual(errors, ["InstanceDisconnectedException"]);
 });

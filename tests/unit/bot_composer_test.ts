@@ -1,7 +1,7 @@
 // The composer: every method, in the order middleware runs.
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { ConfigurationException } from "../../src/errors.ts";
-import { BotError, Composer, type Context } from "../../src/bot/mod.ts";
+import { Bot, BotError, Composer, type Context } from "../../src/bot/mod.ts";
 import { inbound, stubBot } from "../helpers/bot.ts";
 
 Deno.test("use runs middleware in order, around next; on and hears branch off", async () => {
@@ -130,4 +130,17 @@ Deno.test("a Composer is middleware; bad middleware throws at registration", asy
   deepStrictEqual(log, ["sub:s"]);
   // @ts-expect-error not middleware
   throws(() => bot.use(42), ConfigurationException);
+});
+
+Deno.test("new Bot refuses an unknown option with a suggestion, and bad values", () => {
+  throws(
+    // @ts-expect-error not an option
+    () => new Bot({ debounce: 100 }),
+    (e: unknown) =>
+      e instanceof ConfigurationException &&
+      e.message === 'new Bot: "debounce" is not an option; did you mean "debounceMs"?',
+  );
+  // @ts-expect-error not a groups value
+  throws(() => new Bot({ groups: "some" }), /Invalid bot option "groups"/);
+  throws(() => new Bot({ debounceMs: -1 }), /Invalid bot option "debounceMs"/);
 });

@@ -1,7 +1,10 @@
 // bot.fetch: the receiver's verification, route and answers, configured like handleWebhook.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { signedWebhookRequest } from "../../src/testing/mod.ts";
-import { ANA, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
+import { toNodeListener } from "../../src/webhooks/node_listener.ts";
+import { ANA, gate, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 const URL_ = `http://bot.test/gateway/webhook/${INSTANCE}`;
 const SECRET = "bot-secret-0123456789";
@@ -93,5 +96,49 @@ Deno.test("a handler that throws answers 500 (the server retries) and its retry 
   await retry.body?.cancel();
   strictEqual(runs, 2);
   deepStrictEqual(stub.texts(), ["step one"]); // the retry's reply was a replay
+  await bot.close();
+});
+
+Deno.test("bot.fetch serves node:http through toNodeListener (Node, Bun)", async () => {
+  const { bot, stub } = stubBot({ signature: { scheme: "hmac", secret: SECRET } });
+  bot.on("message:text", (ctx) => ctx.reply(`node ${ctx.text}`));
+  const server = createServer((req, res) => void toNodeListener(bot.fetch)(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/gateway/webhook/${INSTANCE}`;
+    const res = await fetch(await signedWebhookRequest(url, inbound("hi", { id: "N1" }), { secret: SECRET }));
+    strictEqual(res.status, 200);
+    await res.body?.cancel();
+    deepStrictEqual(stub.texts(), ["node hi"]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await bot.close();
+  }
+});
+
+Deno.test("a redelivery while the first delivery runs is answered 500 (retried later), then 200", async () => {
+  const { bot, stub } = stubBot({ signature: { scheme: "hmac", secret: SECRET } });
+  const started = gate();
+  const hold = gate();
+  bot.on("message:text", async (ctx) => {
+    started.open();
+    await hold.promise;
+    await ctx.reply("once");
+  });
+  const body = inbound("hi", { id: "F7" });
+  const first = bot.fetch(await signedWebhookRequest(URL_, body, { secret: SECRET }));
+  await started.promise;
+  const during = await bot.fetch(await signedWebhookRequest(URL_, body, { secret: SECRET }));
+  strictEqual(during.status, 500);
+  await during.body?.cancel();
+  hold.open();
+  const answered = await first;
+  strictEqual(answered.status, 200);
+  await answered.body?.cancel();
+  const after = await bot.fetch(await signedWebhookRequest(URL_, body, { secret: SECRET }));
+  strictEqual(after.status, 200);
+  await after.body?.cancel();
+  deepStrictEqual(stub.texts(), ["once"]);
   await bot.close();
 });

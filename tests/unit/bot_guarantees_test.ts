@@ -3,17 +3,21 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { MemoryStore } from "../../src/store/memory.ts";
 import { WebhookException } from "../../src/errors.ts";
+import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";
-import { ANA, GatewayStub, GROUP, inbound, INSTANCE, OWN, stubBot, stubService } from "../helpers/bot.ts";
+import {
+  ANA,
+  gate,
+  GatewayStub,
+  GROUP,
+  inbound,
+  INSTANCE,
+  OWN,
+  stubBot,
+  stubService,
+} from "../helpers/bot.ts";
 
 const BIA = "5511988887777@s.whatsapp.net";
-
-/** A promise and its resolver. */
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => open = resolve);
-  return { promise, open };
-}
 
 Deno.test("exactly once: two receivers on one store run a message once, also while the first still runs", async () => {
   const store = new MemoryStore();
@@ -151,7 +155,7 @@ Deno.test("per-chat order: a turn held by a crashed process is skipped after ord
   bot.on("message:text", (ctx) => void seen.push(ctx.text));
   await bot.handleUpdate(inbound("after the crash", { id: "Z1" }));
   deepStrictEqual(seen, ["after the crash"]);
-  strictEqual(sleeps.reduce((a, b) => a + b, 0), 5000);
+  strictEqual(sleeps.filter((ms) => ms === 50).length, 100); // looked every 50 ms until the lease ran out
   strictEqual(await store.state.get("bot_chat_order", `${INSTANCE}/${ANA}`), null); // nothing left behind
 });
 
@@ -160,11 +164,13 @@ Deno.test("debounceMs merges a burst from one chat into one update (ctx.messages
   const joined = gate();
   const { bot, store } = stubBot({
     debounceMs: 1500,
-    sleep: () =>
-      new Promise<void>((resolve) => {
-        waits.push(resolve);
-        if (waits.length === 3) joined.open();
-      }),
+    sleep: (ms, signal) =>
+      ms === 1500
+        ? new Promise<void>((resolve) => {
+          waits.push(resolve);
+          if (waits.length === 3) joined.open();
+        })
+        : new Promise<void>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason))),
   });
   const runs: string[][] = [];
   bot.on("message", (ctx) => void runs.push(ctx.messages.map((m) => m.text ?? "")));
@@ -231,4 +237,71 @@ Deno.test("restart keeps the store and the middleware, not the caches", async ()
   await fresh.handleUpdate(inbound("one", { id: "T1" })); // already handled before the restart
   await fresh.handleUpdate(inbound("two", { id: "T2" }));
   deepStrictEqual(stub.texts(), ["echo one", "echo two"]);
+});
+
+Deno.test("per-chat order: a live holder renews its turn, so a slow handler is never skipped", async () => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const release = gate();
+  const { bot } = stubBot({
+    store: new MemoryStore({ now }),
+    now,
+    orderLeaseMs: 3000,
+    sleep: async (ms, signal) => {
+      if (signal?.aborted) throw signal.reason;
+      clock += ms;
+      if (clock > 1_000_000 + 20 * 3000) release.open(); // the first handler took 20 leases
+      await Promise.resolve();
+    },
+  });
+  const log: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    log.push(`start:${ctx.text}`);
+    if (ctx.text === "slow") await release.promise;
+    log.push(`end:${ctx.text}`);
+  });
+  await Promise.all([
+    bot.handleUpdate(inbound("slow", { id: "W1" })),
+    bot.handleUpdate(inbound("next", { id: "W2" })),
+  ]);
+  deepStrictEqual(log, ["start:slow", "end:slow", "start:next", "end:next"]);
+});
+
+Deno.test("other updates run once per delivery too, and their replies have keys of their own", async () => {
+  const { bot, stub } = stubBot();
+  bot.on("message:text", (ctx) => ctx.reply(`got ${ctx.text}`));
+  bot.on("edit", (ctx) => ctx.reply(`you changed it to ${ctx.msg.text}`));
+  await bot.handleUpdate(inbound("helo", { id: "ED1" }));
+  const edit = WebhookPayloadDto.from({
+    event: "messages.edited",
+    instance: INSTANCE,
+    data: {
+      key: { remoteJid: ANA, fromMe: false, id: "ED1" },
+      type: "MESSAGE_EDIT",
+      editedMessage: { conversation: "hello" },
+    },
+  }, { deliveryId: "delivery-1" })!;
+  await bot.handleUpdate(edit);
+  await bot.handleUpdate(edit); // redelivered: same delivery id
+  deepStrictEqual(stub.texts(), ["got helo", "you changed it to hello"]);
+  deepStrictEqual(stub.requests.map((r) => r.idempotencyKey), [
+    "bot:sales:ED1:0",
+    "bot:sales:messages_edited:ED1:delivery-1:0",
+  ]);
+});
+
+Deno.test("one chat id for an @lid chat, its phone form and the instance's own messages to it", async () => {
+  const { bot } = stubBot();
+  const chats: string[] = [];
+  bot.on(["message", "outgoing"], (ctx) => void chats.push(`${ctx.update.kind}:${ctx.chat.id}`));
+  const lid = "123456789012345@lid";
+  // The first message carries both forms: the store's LID directory learns the pair.
+  await bot.handleUpdate(inbound("hi", {
+    id: "LID1",
+    from: lid,
+    extra: { key: { remoteJid: lid, remoteJidAlt: ANA, addressingMode: "lid", fromMe: false, id: "LID1" } },
+  }));
+  await bot.handleUpdate(inbound("only the lid now", { id: "LID2", from: lid }));
+  await bot.handleUpdate(inbound("typed on the phone", { id: "LID3", from: lid, fromMe: true }));
+  deepStrictEqual(chats, [`message:${ANA}`, `message:${ANA}`, `outgoing:${ANA}`]);
 });

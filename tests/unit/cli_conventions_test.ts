@@ -4,6 +4,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { COMMON_FLAGS } from "../../src/cli/args.ts";
 import type { CliCommand } from "../../src/cli/command.ts";
 import { ConnectCommand } from "../../src/cli/connect.ts";
+import { CreateCommand } from "../../src/cli/create.ts";
 import { HealthCommand } from "../../src/cli/health.ts";
 import { InstallCommand } from "../../src/cli/install.ts";
 import { COMMAND_NAMES, main, memoryIo } from "../../src/cli/main.ts";
@@ -18,6 +19,7 @@ import { MockGatewayServer } from "../../src/testing/mod.ts";
 
 const COMMANDS: CliCommand[] = [
   new InstallCommand(),
+  new CreateCommand(),
   new HealthCommand(),
   new InstanceStatusCommand(),
   new ConnectCommand(),
@@ -103,7 +105,10 @@ Deno.test("cli: status --json for an instance that does not exist prints the err
   const io = memoryIo({ env: { GATEWAY_API_URL: mock.url, GATEWAY_API_KEY: "test-key" } });
   strictEqual(await main(["status", "ghost", "--json"], io), 1);
   deepStrictEqual(JSON.parse(io.out()), {
-    error: { message: 'Instance "ghost" does not exist on connection "default"', exitCode: 1 },
+    error: {
+      message: 'Instance "ghost" does not exist on connection "default" (create it: deno task create ghost)',
+      exitCode: 1,
+    },
   });
   const found = memoryIo({ env: { GATEWAY_API_URL: mock.url, GATEWAY_API_KEY: "test-key" } });
   strictEqual(await main(["status", "sales", "--json"], found), 0);

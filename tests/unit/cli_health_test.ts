@@ -87,6 +87,6 @@ Deno.test("cli health: refused on both routes, or the instance missing, fails th
   deepStrictEqual([b.ok, b.authorized, b.error], [
     false,
     null,
-    'instance "ghost" does not exist on the server',
+    'instance "ghost" does not exist on the server (create it: deno task create ghost)',
   ]);
 });

@@ -132,7 +132,7 @@ Deno.test("cli main: usage, version, unknown commands, --help of every command",
   strictEqual(await main(["helth"], unknown), 2);
   strictEqual(
     unknown.err(),
-    'error: Unknown command "helth" (commands: "install", "health", "status", "connect", "send", "prune", "retry-failed", "reconcile-sends", "reconcile", "serve")\n',
+    'error: Unknown command "helth" (commands: "install", "create", "health", "status", "connect", "send", "prune", "retry-failed", "reconcile-sends", "reconcile", "serve")\n',
   );
   for (const name of COMMAND_NAMES) {
     const io = memoryIo();

@@ -143,7 +143,7 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
     [
       { webhook: { signature: { scheme: "sha256" } } },
       "webhook.signature.scheme",
-      '"webhook.signature.scheme" must be one of "hmac", "standard", "jwt", "token", "none", got "sha256"',
+      '"webhook.signature.scheme" must be one of "auto", "hmac", "standard", "jwt", "token", "none", got "sha256"',
     ],
     [
       { logging: { level: "trace" } },
@@ -238,11 +238,10 @@ Deno.test("config: JSONC keeps strings intact and drops comments and trailing co
   });
 });
 
-Deno.test("config: the README's configuration block loads as gateway-api.json", async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
-  const section = readme.slice(readme.indexOf("\n## Configuration"));
-  const block = /```jsonc\n([\s\S]*?)\n```/.exec(section)?.[1];
-  ok(block !== undefined, "README has no jsonc block under ## Configuration");
+Deno.test("config: the configuration manual's block loads as gateway-api.json", async () => {
+  const manual = await Deno.readTextFile(new URL("../../docs/configuration.md", import.meta.url));
+  const block = /```jsonc\n([\s\S]*?)\n```/.exec(manual)?.[1];
+  ok(block !== undefined, "docs/configuration.md has no jsonc block");
   ok(block.includes("//"), "the block is expected to show comments");
   await withFile(block, async (path) => {
     const config = await loadConfigFile(path);

@@ -8,7 +8,8 @@ const ROOT = new URL("../../", import.meta.url);
 const read = (path: string) => Deno.readTextFileSync(new URL(path, ROOT));
 const config = JSON.parse(read("deno.json")) as {
   imports: Record<string, string>;
-  tasks: Record<string, string>;
+  exports: Record<string, string>;
+  tasks: Record<string, { description: string; command: string }>;
 };
 const lock = JSON.parse(read("deno.lock")) as { specifiers: Record<string, string> };
 const testLock = JSON.parse(read("tests/npm/deno.lock")) as { specifiers: Record<string, string> };
@@ -35,15 +36,33 @@ Deno.test("deno.json imports and deno.lock name the runtime dependencies only, e
   }
 });
 
-Deno.test("test-only npm packages are pinned in tests/npm/ alone, and locked in tests/npm/deno.lock", () => {
-  const pinned: string[] = [];
-  for (const path of [...files("tests/"), ...files("bench/"), ...files("examples/"), ...files("src/")]) {
+Deno.test("npm packages outside the import map: one entry point's own, or test-only, and never in deno.lock", () => {
+  // An npm package one optional entry point needs (`./redis`) is imported inline in that entry's own files,
+  // so `deno task demo` and a user of the other entry points never install it.
+  const entryDirs = Object.values(config.exports)
+    .map((path) => path.replace(/^\.\//, "").replace(/[^/]+$/, ""))
+    .filter((dir) => dir.startsWith("src/") && dir !== "src/");
+  const fromSource = new Set<string>();
+  for (const path of files("src/")) {
     for (const match of read(path).matchAll(/["'](npm:[^"']+)["']/g)) {
+      ok(
+        entryDirs.some((dir) => path.startsWith(dir)) && !path.startsWith("src/testing/"),
+        `${path} imports ${match[1]}: only an optional entry point's own files may (${entryDirs.join(", ")})`,
+      );
+      fromSource.add(match[1]);
+    }
+  }
+  deepStrictEqual([...fromSource], ["npm:@redis/client@6.3.1"]);
+  const pinned: string[] = [...fromSource];
+  for (const path of [...files("tests/"), ...files("bench/"), ...files("examples/")]) {
+    for (const match of read(path).matchAll(/["'](npm:[^"']+)["']/g)) {
+      // Tests may use what src/ pins, at the same version; a test-only package is pinned in tests/npm/.
+      if (fromSource.has(match[1])) continue;
       ok(path.startsWith("tests/npm/"), `${path} imports ${match[1]}: pin it in tests/npm/ instead`);
       pinned.push(match[1]);
     }
   }
-  ok(pinned.length > 0);
+  ok(pinned.length > 1);
   for (const specifier of pinned) {
     ok(Object.hasOwn(testLock.specifiers, specifier), `${specifier} is not in tests/npm/deno.lock`);
     ok(!Object.hasOwn(lock.specifiers, specifier), `${specifier} leaked into deno.lock`);
@@ -51,19 +70,26 @@ Deno.test("test-only npm packages are pinned in tests/npm/ alone, and locked in 
 });
 
 Deno.test("every task that runs code has --no-prompt, and the test runs use the tests' lock", () => {
-  for (const [name, line] of Object.entries(config.tasks)) {
-    for (const run of line.matchAll(/deno (run|test|bench)\b[^&]*/g)) {
+  for (const [name, { command }] of Object.entries(config.tasks)) {
+    for (const run of command.matchAll(/deno (run|test|bench)\b[^&]*/g)) {
       ok(run[0].includes("--no-prompt"), `task "${name}" may prompt: ${run[0]}`);
     }
   }
-  for (const name of ["test", "bench"]) ok(config.tasks[name].includes("--lock=tests/npm/deno.lock"), name);
-  ok(/deno check --lock=tests\/npm\/deno\.lock [^&]*tests\//.test(config.tasks.check), config.tasks.check);
+  for (const name of ["test", "bench"]) {
+    ok(config.tasks[name].command.includes("--lock=tests/npm/deno.lock"), name);
+  }
+  const check = config.tasks.check.command;
+  ok(/deno check --lock=tests\/npm\/deno\.lock [^&]*tests\//.test(check), check);
+  // Checking src/redis/ with deno.lock would write @redis/client into it, and every clone would install it.
+  for (const run of check.matchAll(/deno check [^&]*/g)) {
+    ok(run[0].startsWith("deno check --lock=tests/npm/deno.lock "), run[0]);
+  }
 });
 
 Deno.test("the check task type-checks every JSDoc example of src/ and every ts block of README and docs", () => {
-  const check = config.tasks.check;
-  ok(check.includes("deno check --doc mod.ts src/ "), check);
-  ok(check.includes("deno check --doc-only README.md docs/*.md"), check);
+  const check = config.tasks.check.command;
+  ok(check.includes("deno check --lock=tests/npm/deno.lock --doc mod.ts src/ "), check);
+  ok(check.includes("--doc-only README.md docs/*.md"), check);
   // A block that cannot be checked says so, and why, right above it.
   for (
     const path of [

@@ -2,7 +2,7 @@ import { deepStrictEqual, ok } from "node:assert/strict";
 
 async function moduleGraph(entry: string): Promise<string[]> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
+    args: ["info", "--lock=tests/npm/deno.lock", "--json", entry],
     cwd: new URL("../../", import.meta.url).pathname,
     stdout: "piped",
     stderr: "null",

@@ -52,7 +52,9 @@ function setup() {
       },
     },
   );
-  return { sim, gw, sent, sleeps, store, now, advance: (ms: number) => (t += ms) };
+  // The pacer the tests read and resume runs on the same fake clock as the service (its day counts by it).
+  const pacer = new SendPacer(store.state, {}, { now });
+  return { sim, gw, sent, sleeps, store, now, pacer, advance: (ms: number) => (t += ms) };
 }
 
 function items(count: number, recipients: number, prefix = "item"): SendManyItem[] {
@@ -64,7 +66,7 @@ function items(count: number, recipients: number, prefix = "item"): SendManyItem
 }
 
 Deno.test("sendMany: 100 items to 10 recipients keep every gap and every recipient interval, and wait no longer", async () => {
-  const { sim, gw, sent } = setup();
+  const { sim, gw, sent, pacer } = setup();
   const options = { minGapMs: 4_000, jitterMs: 3_000, recipientIntervalMs: 60_000, random: seeded() };
   const report = await gw.messages().sendMany(items(100, 10), options);
   deepStrictEqual(
@@ -95,7 +97,7 @@ Deno.test("sendMany: 100 items to 10 recipients keep every gap and every recipie
   }
   // Typing time from the text's length: 40 ms per character, between 800 and 6000.
   for (const s of sent) strictEqual(s.delay, Math.min(6_000, Math.max(800, s.text.length * 40)));
-  strictEqual((await new SendPacer(gw.getStore()!.state).status(SALES)).sentToday, 100);
+  strictEqual((await pacer.status(SALES)).sentToday, 100);
   await sim.close();
 });
 
@@ -141,7 +143,7 @@ Deno.test("sendMany: a daily cap with warm-up pauses until the next UTC day", as
 });
 
 Deno.test("sendMany: a ban signal (connection.update 403) pauses the queue until resumed", async () => {
-  const { sim, gw, sent } = setup();
+  const { sim, gw, sent, pacer } = setup();
   const list = items(10, 10);
   const options = {
     minGapMs: 1_000,
@@ -164,7 +166,7 @@ Deno.test("sendMany: a ban signal (connection.update 403) pauses the queue until
   await gw.health().recordConnectionUpdate(SALES, { state: "open" });
   const still = await gw.messages().sendMany(list, { ...options, onProgress: undefined });
   deepStrictEqual([still.sent, still.skipped, still.paused, still.pause?.reason], [0, 3, 7, "restricted"]);
-  await new SendPacer(gw.getStore()!.state).resume(SALES);
+  await pacer.resume(SALES);
   const resumed = await gw.messages().sendMany(list, { ...options, onProgress: undefined });
   deepStrictEqual([resumed.sent, resumed.skipped, resumed.pause], [7, 3, null]);
   strictEqual(sent.length, 10);
@@ -178,7 +180,10 @@ Deno.test("sendMany: an instance that lost its socket stops the run at that item
   const options = { minGapMs: 1_000, jitterMs: 0, recipientIntervalMs: 0 };
   const first = await gw.messages().sendMany(list, options);
   deepStrictEqual([first.sent, first.paused, first.pause?.reason], [0, 4, "disconnected"]);
-  strictEqual(first.pause?.message, "Cannot send: instance is not connected: Connection Closed");
+  strictEqual(
+    first.pause?.message,
+    'Cannot send: instance "sales" is not connected: Connection Closed (pair it: deno task connect sales)',
+  );
   strictEqual(first.items[0].status, "paused");
   const second = await gw.messages().sendMany(list, options);
   deepStrictEqual([second.sent, second.pause], [4, null]);
@@ -187,7 +192,7 @@ Deno.test("sendMany: an instance that lost its socket stops the run at that item
 });
 
 Deno.test("sendMany: repeated failures pause the instance", async () => {
-  const { sim, gw } = setup();
+  const { sim, gw, pacer } = setup();
   const list = items(8, 8);
   for (const item of list.slice(0, 5)) sim.setNotOnWhatsApp(item.to);
   const report = await gw.messages().sendMany(list, { minGapMs: 1_000, jitterMs: 0, pauseAfterFailures: 5 });
@@ -203,7 +208,7 @@ Deno.test("sendMany: repeated failures pause the instance", async () => {
     ),
   );
   // Permanent failures are not retried by a rerun.
-  await new SendPacer(gw.getStore()!.state).resume(SALES);
+  await pacer.resume(SALES);
   const rerun = await gw.messages().sendMany(list, { minGapMs: 1_000, jitterMs: 0 });
   deepStrictEqual([rerun.failed, rerun.sent, rerun.paused], [5, 3, 0]);
   strictEqual(sim.sentMessages.length, 3);

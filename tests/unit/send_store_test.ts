@@ -77,15 +77,17 @@ Deno.test("a send with a typing delay extends the attempt timeout by that delay"
   const { service, fake } = GatewayFake.create();
   try {
     const client = service.getClient();
-    const seen: (number | undefined)[] = [];
-    const original = client.request.bind(client);
-    client.request = (method, route, options) => {
-      seen.push(options?.serverDelayMs);
-      return original(method, route, options);
+    const seen: number[] = [];
+    const original = client.prepare.bind(client);
+    client.prepare = (method, route, options) => {
+      const call = original(method, route, options);
+      seen.push(call.attemptTimeoutMs, call.deadlineAt - call.startedAt);
+      return call;
     };
     await service.messages().text("5511999999999", "typing first", { delay: 1200 });
     await service.chats().sendPresence("5511999999999", "composing", 500);
-    deepStrictEqual(seen, [1200, 500]);
+    // The default attempt timeout (30 s) and deadline (90 s), each stretched by the server's delay.
+    deepStrictEqual(seen, [31_200, 91_200, 30_500, 90_500]);
   } finally {
     await fake.close();
   }

@@ -153,3 +153,16 @@ Deno.test("a misspelt event name is a type error and a runtime error listing the
   processor.onAny(() => {});
   strictEqual(processor.handlerCount("made.up"), 1);
 });
+
+Deno.test("docs/webhooks.md lists every event of the table with its aliases, in the server's order", async () => {
+  const docs = await Deno.readTextFile(new URL("../../docs/webhooks.md", import.meta.url));
+  const section = docs.slice(docs.indexOf("### Event names"), docs.indexOf("### Registering handlers"));
+  const rows = [...section.matchAll(/^\| `([^`]+)` +\| `([^`]+)` +\| `([^`]+)` +\| `\/([^`]+)` +\|/gm)];
+  deepStrictEqual(
+    rows.map((row) => row.slice(1, 5)),
+    WEBHOOK_EVENT_NAMES.map((name) => {
+      const { kind, config, path } = WEBHOOK_EVENT_TABLE[name];
+      return [name, kind, config, path];
+    }),
+  );
+});

@@ -1,6 +1,6 @@
 // The handler form the specification shows compiles under this project's compiler settings (Deno's strict
 // defaults, noImplicitOverride included) and works: `protected events = [...]` needs no `override`. The one
-// addition strict mode needs is the parameter's type, `handle(payload: WebhookPayloadDto)` (README.md says
+// addition strict mode needs is the parameter's type, `handle(payload: WebhookPayloadDto)` (docs/webhooks.md says
 // why). This file is type-checked by `deno task check` and `deno test`.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { AbstractWebhookHandler, WebhookPayloadDto, WebhookProcessor } from "../../mod.ts";

@@ -1,9 +1,10 @@
-import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
-import { MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { KvWebhookDedupe, MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { KvWebhookQueue, startWebhookWorker } from "../../src/webhooks/queue.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";
 import {
@@ -14,7 +15,12 @@ import {
 import { resetMisconfigurationReports } from "../../src/webhooks/pipeline/guard.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
+import {
+  signWebhook,
+  verifyWebhook,
+  type WebhookSignatureOptions,
+  WebhookVerifier,
+} from "../../src/webhooks/signature.ts";
 import { captureLogs } from "../helpers/logs.ts";
 
 const NOW = 1_760_000_000_000;
@@ -180,27 +186,26 @@ Deno.test("400: body not JSON, not an envelope, or without an event name", async
   strictEqual(metrics.total("gateway_webhook_rejections_total", { reason: "invalid_envelope" }), 7);
 });
 
-Deno.test("401: missing, wrong or stale signatures get a generic body; the reason goes to logs and metrics", async () => {
+Deno.test("401: missing, wrong or stale signatures get a generic body; one stderr line per cause per minute", async () => {
   const records: LogRecord[] = [];
   await captureLogs(records);
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
   try {
-    const { handler, seen, metrics } = setup();
+    let clock = NOW;
+    const { handler, seen, metrics } = setup({ now: () => clock });
     const body = JSON.stringify(envelope());
-    await expectStatus(
-      await handler(
-        new Request(`${URL_BASE}/sales`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-        }),
-      ),
-      401,
-      { ok: false, error: "Unauthorized" },
-    );
-    await expectStatus(await handler(await signed("/sales", envelope(), { secret: "wrong-secret" })), 401, {
-      ok: false,
-      error: "Unauthorized",
-    });
+    const unsigned = () =>
+      new Request(`${URL_BASE}/sales`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+    await expectStatus(await handler(unsigned()), 401, { ok: false, error: "Unauthorized" });
+    const wrong = await signed("/sales", envelope(), { secret: "wrong-secret" });
+    const wrongSignature = wrong.headers.get("x-gateway-signature")!;
+    await expectStatus(await handler(wrong), 401, { ok: false, error: "Unauthorized" });
     const stale = await signWebhook({ body, secret: SECRET, timestamp: NOW / 1000 - 3600 });
     await expectStatus(
       await handler(new Request(`${URL_BASE}/sales`, { method: "POST", headers: stale, body })),
@@ -213,14 +218,45 @@ Deno.test("401: missing, wrong or stale signatures get a generic body; the reaso
       ),
       [1, 1, 1],
     );
-    const warnings = records.filter((record) => record.level === "warning");
-    deepStrictEqual(warnings.map((record) => record.properties.reason), [
-      "missing_signature",
-      "signature_mismatch",
-      "timestamp_too_old",
+    deepStrictEqual(lines, [
+      '[gateway] Webhook refused (401 missing_signature): expected scheme "auto" (authorization: Bearer <JWT>, ' +
+      "x-gateway-signature, or webhook-id/-timestamp/-signature); signature headers received: none; Cannot " +
+      'verify webhook: no signature: expected "authorization: Bearer <JWT>" (the server\'s jwt_key), ' +
+      '"x-gateway-signature" or the Standard Webhooks headers ("webhook-id", "webhook-timestamp", "webhook-signature")',
+      '[gateway] Webhook refused (401 signature_mismatch): expected scheme "auto" (authorization: Bearer <JWT>, ' +
+      "x-gateway-signature, or webhook-id/-timestamp/-signature); signature headers received: " +
+      "x-gateway-signature, x-gateway-timestamp; Cannot verify webhook: signature does not match the body " +
+      "(sign and verify the exact raw bytes received, not a JSON.parse result serialized again, and check " +
+      "that both sides use the same secret without stray whitespace)",
+      '[gateway] Webhook refused (401 timestamp_too_old): expected scheme "auto" (authorization: Bearer <JWT>, ' +
+      "x-gateway-signature, or webhook-id/-timestamp/-signature); signature headers received: " +
+      `x-gateway-signature, x-gateway-timestamp; Cannot verify webhook: timestamp is too old ("${
+        NOW / 1000 - 3600
+      }", tolerance 300 s)`,
     ]);
-    strictEqual(JSON.stringify(records).includes(SECRET), false);
+    // The same cause again within the minute (on the handler's clock): counted, not written.
+    clock = NOW + 1_000;
+    await handler(await signed("/sales", envelope(), { secret: "wrong-secret" }));
+    clock = NOW + 59_999;
+    await handler(await signed("/sales", envelope(), { secret: "wrong-secret" }));
+    strictEqual(lines.length, 3);
+    clock = NOW + 60_000;
+    await handler(await signed("/sales", envelope(), { secret: "wrong-secret" }));
+    strictEqual(lines.length, 4);
+    ok(lines[3].endsWith("(2 more since the last line of this cause)"), lines[3]);
+    ok(lines[3].startsWith("[gateway] Webhook refused (401 signature_mismatch)"), lines[3]);
+    strictEqual(metrics.total("gateway_webhook_rejections_total", { status: "401" }), 6);
+    for (const text of [...lines, JSON.stringify(records)]) {
+      strictEqual(text.includes(SECRET), false);
+      strictEqual(text.includes(wrongSignature.slice(7)), false);
+    }
+    // Each refusal is still a LogTape record (debug), for applications that want every one.
+    deepStrictEqual(
+      records.filter((record) => record.properties.status === 401).map((record) => record.level),
+      Array(6).fill("debug"),
+    );
   } finally {
+    console.error = original;
     await reset();
   }
 });
@@ -242,7 +278,7 @@ Deno.test("503: no usable secret (unset or empty) names GATEWAY_WEBHOOK_SECRET; 
         strictEqual(body.setting, "GATEWAY_WEBHOOK_SECRET");
         strictEqual(
           body.error,
-          `Webhook receiver misconfigured: ${cause} for the "hmac" scheme; set GATEWAY_WEBHOOK_SECRET (or the ` +
+          `Webhook receiver misconfigured: ${cause} for the "auto" scheme; set GATEWAY_WEBHOOK_SECRET (or the ` +
             'signature.secret option), or choose the scheme "none" for local development (every webhook is ' +
             "answered 503 until then)",
         );
@@ -250,6 +286,18 @@ Deno.test("503: no usable secret (unset or empty) names GATEWAY_WEBHOOK_SECRET; 
       }
       strictEqual(seen.length, 0);
       strictEqual(metrics.total("gateway_webhooks_received_total", { result: "503" }), 3);
+      // The health check says so too, rather than "ok".
+      const health = await handler(new Request(`${URL_BASE}/health`));
+      strictEqual(health.status, 503);
+      deepStrictEqual(await health.json(), {
+        ok: false,
+        status: "misconfigured",
+        error:
+          `Webhook receiver misconfigured: ${cause} for the "auto" scheme; set GATEWAY_WEBHOOK_SECRET (or ` +
+          'the signature.secret option), or choose the scheme "none" for local development (every webhook is ' +
+          "answered 503 until then)",
+        setting: "GATEWAY_WEBHOOK_SECRET",
+      });
     }
     deepStrictEqual(lines.length, 2);
     ok(lines[0].startsWith("[gateway] Webhook receiver misconfigured: no secret is set"), lines[0]);
@@ -706,7 +754,7 @@ Deno.test("handleWebhook: an empty GATEWAY_WEBHOOK_SECRET binding is 503 'empty'
       const answer = await response.json();
       strictEqual(answer.setting, "GATEWAY_WEBHOOK_SECRET");
       ok(
-        answer.error.startsWith('Webhook receiver misconfigured: the secret is empty for the "hmac" scheme'),
+        answer.error.startsWith('Webhook receiver misconfigured: the secret is empty for the "auto" scheme'),
       );
     }
     strictEqual(lines.length, 1);
@@ -715,4 +763,163 @@ Deno.test("handleWebhook: an empty GATEWAY_WEBHOOK_SECRET binding is 503 'empty'
   } finally {
     console.error = original;
   }
+});
+
+Deno.test("unknown option keys are refused with a suggestion, like the configuration file", async () => {
+  const refused = (fn: () => unknown, message: string, setting: string) =>
+    throws(fn, (e: unknown) => {
+      ok(e instanceof ConfigurationException, String(e));
+      strictEqual(e.message, message);
+      strictEqual(e.setting, setting);
+      return true;
+    });
+  const cases: [Record<string, unknown>, string, string][] = [
+    [{ secret: "s3cret" }, '"secret" is not an option; did you mean "signature.secret"?', "secret"],
+    [{ routePrefx: "hooks" }, '"routePrefx" is not an option; did you mean "routePrefix"?', "routePrefx"],
+    [
+      { signature: { secret: "s", tolerance: 5 } },
+      '"signature.tolerance" is not an option; did you mean "signature.toleranceSeconds"?',
+      "signature.tolerance",
+    ],
+    [
+      { signature: { secret: "s" }, queue: { maxAttempt: 3 } },
+      '"queue.maxAttempt" is not an option; did you mean "queue.maxAttempts"?',
+      "queue.maxAttempt",
+    ],
+    [
+      { signature: { secret: "s" }, dedupe: { window: 60 } },
+      '"dedupe.window" is not an option; did you mean "dedupe.windowSeconds"?',
+      "dedupe.window",
+    ],
+    [
+      { signature: { secret: "s" }, scheme: "jwt" },
+      '"scheme" is not an option; did you mean "signature.scheme"?',
+      "scheme",
+    ],
+    [{ signature: { secret: "s" }, zzz: 1 }, '"zzz" is not an option', "zzz"],
+  ];
+  for (const [options, message, setting] of cases) {
+    refused(
+      () => createWebhookHandler(options as WebhookHandlerOptions),
+      `createWebhookHandler: ${message}`,
+      setting,
+    );
+  }
+  // Class instances and `true` are not options objects: their keys are not checked.
+  createWebhookHandler({ signature: { secret: "s" }, dedupe: new MemoryWebhookDedupe(), queue: false });
+  await rejects(
+    verifyWebhook("{}", new Headers(), { signature: { secret: "s", secrets: ["a"] } } as never),
+    /^ConfigurationException: verifyWebhook: "signature.secrets" is not an option; did you mean "signature.secret"\?$/,
+  );
+  refused(
+    () => new WebhookVerifier({ secret: "s", jwtLeeway: 3 } as never),
+    'WebhookVerifier: "jwtLeeway" is not an option; did you mean "jwtLeewaySeconds"?',
+    "jwtLeeway",
+  );
+  refused(
+    () => new MemoryWebhookDedupe({ windowSecond: 5 } as never),
+    'new MemoryWebhookDedupe: "windowSecond" is not an option; did you mean "windowSeconds"?',
+    "windowSecond",
+  );
+  const kv = await Deno.openKv(":memory:");
+  try {
+    refused(
+      () => new KvWebhookDedupe(kv, { lease: 5 } as never),
+      'new KvWebhookDedupe: "lease" is not an option; did you mean "leaseSeconds"?',
+      "lease",
+    );
+    refused(
+      () => new KvWebhookQueue(kv, { attempts: 3 } as never),
+      'new KvWebhookQueue: "attempts" is not an option; did you mean "maxAttempts"?',
+      "attempts",
+    );
+    refused(
+      () => startWebhookWorker(kv, new WebhookProcessor(), { backoff: [1] } as never),
+      'startWebhookWorker: "backoff" is not an option; did you mean "backoffMs"?',
+      "backoff",
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("secrets are checked when the receiver is built, naming the setting, never the value", () => {
+  const cases: [WebhookSignatureOptions, string][] = [
+    [{ secret: 42 as unknown as string }, "Invalid webhook secret: expected a string or an array of strings"],
+    [{ secret: ["ok-secret", 7 as unknown as string] }, "Invalid webhook secret #2: expected a string"],
+    [
+      { secret: "hidden-value\n" },
+      "Invalid webhook secret: it has leading or trailing whitespace (a newline copied with it?); the signer " +
+      "uses the exact bytes, so trim it where it is stored",
+    ],
+    [
+      { scheme: "standard", secret: "hidden-value!" },
+      'Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed by base64 (the secret itself is not shown)',
+    ],
+    [
+      { secret: "whsec_hidden-value!" },
+      'Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed by base64 (the secret itself is not shown)',
+    ],
+  ];
+  for (const [signature, message] of cases) {
+    throws(() => createWebhookHandler({ signature }), (e: unknown) => {
+      ok(e instanceof ConfigurationException);
+      strictEqual(e.message, message);
+      strictEqual(e.setting, "signature.secret");
+      return true;
+    });
+  }
+});
+
+Deno.test("handleWebhook: a refused variable value is reported under the variable's name", async () => {
+  const body = JSON.stringify(envelope());
+  const headers = await signWebhook({ body, secret: "env-secret-0123" });
+  const cases: [Record<string, string>, string, string][] = [
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_HEADER: "x-sig" },
+      "GATEWAY_WEBHOOK_HEADER",
+      'Webhook receiver misconfigured: Invalid webhook configuration: "signature.header" applies to one scheme; ' +
+      'set "signature.scheme" (hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers ' +
+      "(set by GATEWAY_WEBHOOK_HEADER)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SCHEME: "hmac256" },
+      "GATEWAY_WEBHOOK_SCHEME",
+      'Webhook receiver misconfigured: Invalid webhook configuration: unknown signature scheme "hmac256" ' +
+      "(expected one of auto, hmac, standard, jwt, token, none) (set by GATEWAY_WEBHOOK_SCHEME)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "whsec_not base64!" },
+      "GATEWAY_WEBHOOK_SECRET",
+      'Webhook receiver misconfigured: Invalid webhook secret: a Standard Webhooks secret is "whsec_" followed ' +
+      "by base64 (the secret itself is not shown) (set by GATEWAY_WEBHOOK_SECRET)",
+    ],
+  ];
+  const original = console.error;
+  console.error = () => {};
+  try {
+    for (const [env, setting, error] of cases) {
+      const response = await handleWebhook(
+        new Request(`${URL_BASE}/sales`, { method: "POST", headers, body }),
+        env,
+      );
+      strictEqual(response.status, 503);
+      deepStrictEqual(await response.json(), { ok: false, error, setting });
+    }
+  } finally {
+    console.error = original;
+  }
+});
+
+Deno.test("signedWebhookRequest: extra headers ride along, and the request passes the default scheme", async () => {
+  const { signedWebhookRequest } = await import("../../src/testing/webhook_request.ts");
+  const { handler, seen } = setup();
+  const request = await signedWebhookRequest(`${URL_BASE}/sales`, envelope(), {
+    secret: SECRET,
+    timestamp: NOW / 1000,
+    headers: { "x-request-id": "r-1" },
+  });
+  strictEqual(request.headers.get("x-request-id"), "r-1");
+  await expectStatus(await handler(request), 200, { ok: true });
+  strictEqual(seen.length, 1);
 });

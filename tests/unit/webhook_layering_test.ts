@@ -33,3 +33,39 @@ Deno.test("src/webhooks imports neither the outbound client nor Node built-ins n
   }
   deepStrictEqual(offending, []);
 });
+
+// One-way data flow: no module of the receiver imports (even for types) a module that imports it back.
+Deno.test("src/webhooks has no import cycle, type-only imports included", async () => {
+  const root = new URL("../../src/webhooks/", import.meta.url);
+  const graph = new Map<string, string[]>();
+  const walk = async (dir: URL): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.isDirectory ? `${entry.name}/` : entry.name, dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(url);
+        const targets = [...text.matchAll(/^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)]
+          .map((match) => new URL(match[1], url).href)
+          .filter((href) => href.startsWith(root.href));
+        graph.set(url.href, targets);
+      }
+    }
+  };
+  await walk(root);
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (file: string, path: string[]): void => {
+    state.set(file, "open");
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === "open") {
+        cycles.push(
+          [...path.slice(path.indexOf(target)), target].map((f) => f.slice(root.href.length)).join(" → "),
+        );
+      } else if (!state.has(target)) visit(target, [...path, target]);
+    }
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file, [file]);
+  strictEqual(graph.has(new URL("pipeline/state.ts", root).href), true);
+  deepStrictEqual(cycles, []);
+});

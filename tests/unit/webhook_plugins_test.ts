@@ -1,10 +1,16 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
+import { ConfigurationException } from "../../src/errors.ts";
 import { WebhookReceived } from "../../src/events.ts";
 import { GatewayService } from "../../src/service.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { WebhookPlugin } from "../../src/webhooks/events/plugin.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
-import { PROCESS, WebhookProcessingException, WebhookProcessor } from "../../src/webhooks/processor.ts";
+import {
+  PROCESS,
+  WebhookProcessingException,
+  WebhookProcessor,
+  type WebhookProcessorOptions,
+} from "../../src/webhooks/processor.ts";
 
 function payload(event: string, data: unknown): WebhookPayloadDto {
   return WebhookPayloadDto.from({ event, instance: "sales", data }, { receivedAt: 1000 })!;
@@ -93,7 +99,9 @@ Deno.test("a failing plug-in and failing listeners fail the webhook, each failur
     ok(e instanceof WebhookProcessingException);
     deepStrictEqual(
       e.errors.map((error) => (error as Error).message),
-      ["handler down", "listener one down", "listener two down", "store down"],
+      // Handlers' failures as they happen, then the plug-ins' in registration order (the events are a
+      // plug-in from their first listener on).
+      ["handler down", "store down", "listener one down", "listener two down"],
     );
     return true;
   });
@@ -114,4 +122,22 @@ Deno.test("the synchronous fast path: no promise when every handler and plug-in 
     () => processor.use({} as WebhookPlugin),
     /Cannot register webhook plug-in: it has no observe\(\) method/,
   );
+});
+
+Deno.test("processor options: a misspelt key or a wrong value is refused at creation", () => {
+  const refused = (options: unknown, message: string) =>
+    throws(() => new WebhookProcessor(options as WebhookProcessorOptions), (e: unknown) => {
+      ok(e instanceof ConfigurationException);
+      strictEqual(e.message, message);
+      return true;
+    });
+  refused(
+    { stor: new MemoryStore() },
+    'Invalid webhook processor options: "stor" is not an option; the options are store, connection, now, log',
+  );
+  refused({ connection: "" }, 'Invalid webhook processor options: "connection" must be a non-empty string');
+  refused({ now: 5 }, 'Invalid webhook processor options: "now" must be a function returning epoch ms');
+  refused({ log: "no" }, 'Invalid webhook processor options: "log" must be a boolean');
+  refused({ store: {} }, 'Invalid webhook processor options: "store" must be a GatewayStore');
+  refused(null, 'Invalid webhook processor options: "options" must be an object');
 });

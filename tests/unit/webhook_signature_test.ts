@@ -110,9 +110,12 @@ Deno.test("hmac: the signed content with a timestamp is `<timestamp>.<body>`", a
 Deno.test("hmac: a custom header is the only one read", async () => {
   const headers = await signWebhook({ body: BODY, secret: SECRET, timestamp: NOW_S, header: "X-Hub-Sig" });
   ok("x-hub-sig" in headers);
-  await verify(BODY, headers, { secret: SECRET, header: "X-Hub-Sig" });
+  await verify(BODY, headers, { scheme: "hmac", secret: SECRET, header: "X-Hub-Sig" });
   const standardName = await signWebhook({ body: BODY, secret: SECRET, timestamp: NOW_S });
-  await refused(verify(BODY, standardName, { secret: SECRET, header: "x-hub-sig" }), "missing_signature");
+  await refused(
+    verify(BODY, standardName, { scheme: "hmac", secret: SECRET, header: "x-hub-sig" }),
+    "missing_signature",
+  );
 });
 
 Deno.test("hmac: wrong secret, tampered body, re-serialised JSON are refused with a hint", async () => {
@@ -457,6 +460,9 @@ Deno.test("visibly wrong configuration throws at creation, never showing the sec
     [{ secret: "s", toleranceSeconds: -1 }, /toleranceSeconds/],
     [{ secret: "s", scheme: "hmac256" as "hmac" }, /unknown signature scheme "hmac256"/],
     [{ secret: "s", header: "bad header" }, /not a header name/],
+    [{ secret: "s", header: "x-sig" }, /"signature.header" applies to one scheme; set "signature.scheme"/],
+    [{ secret: "whsec_padded-secret!" }, /a Standard Webhooks secret is "whsec_" followed by base64/],
+    [{ scheme: "standard", secret: "padded-secret" }, /a Standard Webhooks secret is "whsec_"/],
   ];
   for (const [options, pattern] of cases) {
     const error = throws(() => new WebhookVerifier(options), (e: unknown) => {
@@ -481,12 +487,16 @@ Deno.test("verifyWebhook: a parsed body is refused with a hint; headers may be a
   strictEqual((await verifyWebhook(BODY, upper, { signature: { secret: SECRET } }, NOW)).scheme, "hmac");
   await rejects(verifyWebhook(BODY, headers, { signature: { secret: "" } }, NOW), /it is empty/);
   await rejects(
-    verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW),
+    verifyWebhook(BODY, headers, {} as never, NOW),
     /expects { signature: { scheme, secret, ... } }/,
+  );
+  await rejects(
+    verifyWebhook(BODY, headers, { secret: SECRET } as never, NOW),
+    /verifyWebhook: "secret" is not an option; did you mean "signature.secret"\?/,
   );
 });
 
-Deno.test("keys are imported once per secret, whatever the number of verifications", async () => {
+Deno.test("keys are imported once per verifier; verifyWebhook reuses one verifier for options written inline", async () => {
   const subtle = crypto.subtle as SubtleCrypto & { importKey: SubtleCrypto["importKey"] };
   const original = subtle.importKey;
   let imports = 0;
@@ -497,7 +507,7 @@ Deno.test("keys are imported once per secret, whatever the number of verificatio
   try {
     const secret = `cache-${crypto.randomUUID()}`;
     const headers = await signWebhook({ body: BODY, secret, timestamp: NOW_S });
-    strictEqual(imports, 1);
+    strictEqual(imports, 1); // signing imports its own key
     const options = { secret };
     const verifier = new WebhookVerifier(options);
     for (let i = 0; i < 20; i++) {
@@ -505,7 +515,17 @@ Deno.test("keys are imported once per secret, whatever the number of verificatio
       await verifyWebhook(BODY, headers, { signature: options }, NOW);
       await verifyWebhook(BODY, headers, { signature: { secret } }, NOW);
     }
-    strictEqual(imports, 1);
+    // One for the verifier, one for the verifier verifyWebhook keeps for these settings.
+    strictEqual(imports, 3);
+    // Other settings are another verifier; a wrong one is refused every time, never cached.
+    await verifyWebhook(BODY, headers, { signature: { secret, toleranceSeconds: 600 } }, NOW);
+    strictEqual(imports, 4);
+    for (let i = 0; i < 2; i++) {
+      await rejects(
+        verifyWebhook(BODY, headers, { signature: { secret, tolerance: 5 } } as never, NOW),
+        /tolerance/,
+      );
+    }
   } finally {
     subtle.importKey = original;
   }
@@ -537,4 +557,230 @@ Deno.test("encoding helpers round-trip and compare in constant time", () => {
   strictEqual(timingSafeEqual(changed, bytes), false);
   strictEqual(generateWebhookSecret().length, 64);
   ok(generateWebhookSecret("standard").startsWith("whsec_"));
+});
+
+// --- auto (the default)
+
+const AUTO_SECRET = "auto-secret-0123456789-abcdefghij";
+
+Deno.test("auto (default): the JWT, hmac and Standard Webhooks signatures each verify with the one secret", async () => {
+  strictEqual(new WebhookVerifier({ secret: AUTO_SECRET }).scheme, "auto");
+  const jwt = await signWebhook({ body: BODY, secret: AUTO_SECRET, scheme: "jwt", timestamp: NOW_S });
+  deepStrictEqual(await verify(BODY, jwt, { secret: AUTO_SECRET }), {
+    scheme: "jwt",
+    secretIndex: 0,
+    timestamp: NOW_S,
+  });
+  const hmacSigned = await signWebhook({ body: BODY, secret: AUTO_SECRET, timestamp: NOW_S });
+  deepStrictEqual(await verify(BODY, hmacSigned, { secret: AUTO_SECRET }), {
+    scheme: "hmac",
+    secretIndex: 0,
+    timestamp: NOW_S,
+  });
+  const plain = await signWebhook({ body: BODY, secret: AUTO_SECRET, timestamp: false });
+  deepStrictEqual(await verify(BODY, plain, { secret: AUTO_SECRET }), { scheme: "hmac", secretIndex: 0 });
+  // A whsec_ secret serves all three; with a rotation, the index says which secret matched.
+  const standard = await signWebhook({
+    body: BODY,
+    secret: WHSEC,
+    scheme: "standard",
+    id: "msg_a",
+    timestamp: NOW_S,
+  });
+  deepStrictEqual(await verify(BODY, standard, { secret: [AUTO_SECRET, WHSEC] }), {
+    scheme: "standard",
+    secretIndex: 1,
+    id: "msg_a",
+    timestamp: NOW_S,
+  });
+  const jwtWhsec = await signWebhook({ body: BODY, secret: WHSEC, scheme: "jwt", timestamp: NOW_S });
+  strictEqual((await verify(BODY, jwtWhsec, { secret: [AUTO_SECRET, WHSEC] })).secretIndex, 1);
+});
+
+Deno.test("auto: no signature, a token, or a bare secret in Authorization are refused (never none, never token)", async () => {
+  const error = await refused(verify(BODY, {}, { secret: AUTO_SECRET }), "missing_signature", [AUTO_SECRET]);
+  strictEqual(
+    error.message,
+    'Cannot verify webhook: no signature: expected "authorization: Bearer <JWT>" (the server\'s jwt_key), ' +
+      '"x-gateway-signature" or the Standard Webhooks headers ("webhook-id", "webhook-timestamp", "webhook-signature")',
+  );
+  await refused(
+    verify(BODY, { "x-gateway-token": AUTO_SECRET }, { secret: AUTO_SECRET }),
+    "missing_signature",
+    [
+      AUTO_SECRET,
+    ],
+  );
+  await refused(
+    verify(BODY, { authorization: `Bearer ${AUTO_SECRET}` }, { secret: AUTO_SECRET }),
+    "malformed_signature",
+    [AUTO_SECRET],
+  );
+  await refused(
+    verify(BODY, { authorization: AUTO_SECRET }, { secret: AUTO_SECRET }),
+    "malformed_signature",
+    [
+      AUTO_SECRET,
+    ],
+  );
+  // No secret: fails closed, like every scheme but none.
+  await refused(new WebhookVerifier({}).verify(BODY, new Headers(), NOW), "no_secret");
+});
+
+Deno.test("auto: forged, stripped, swapped, wrong-secret, expired and alg=none requests never pass", async () => {
+  const secret = AUTO_SECRET;
+  const options = { secret };
+  const jwt = await signWebhook({ body: BODY, secret, scheme: "jwt", timestamp: NOW_S });
+  const token = jwt.authorization.slice("Bearer ".length);
+  const [head, claims, signature] = token.split(".");
+  const hmacSigned = await signWebhook({ body: BODY, secret, timestamp: NOW_S });
+  const cases: [string, Uint8Array, Record<string, string>, WebhookRejectReason][] = [
+    [
+      "wrong secret, jwt",
+      BODY,
+      await signWebhook({ body: BODY, secret: "other-secret-0123456789", scheme: "jwt", timestamp: NOW_S }),
+      "signature_mismatch",
+    ],
+    [
+      "wrong secret, hmac",
+      BODY,
+      await signWebhook({ body: BODY, secret: "other-secret", timestamp: NOW_S }),
+      "signature_mismatch",
+    ],
+    ["forged jwt signature", BODY, {
+      authorization: `Bearer ${head}.${claims}.${toBase64Url(new Uint8Array(32))}`,
+    }, "signature_mismatch"],
+    ["jwt claims changed", BODY, {
+      authorization: `Bearer ${head}.${
+        toBase64Url(new TextEncoder().encode(JSON.stringify({ iat: NOW_S, exp: NOW_S + 6000 })))
+      }.${signature}`,
+    }, "signature_mismatch"],
+    ["alg none, no signature", BODY, {
+      authorization: jwtWith({ alg: "none", typ: "JWT" }, { iat: NOW_S, exp: NOW_S + 600 }, ""),
+    }, "unsupported_algorithm"],
+    ["alg none, the HS256 signature kept", BODY, {
+      authorization: `Bearer ${
+        toBase64Url(new TextEncoder().encode('{"alg":"none"}'))
+      }.${claims}.${signature}`,
+    }, "unsupported_algorithm"],
+    [
+      "expired jwt",
+      BODY,
+      await signWebhook({ body: BODY, secret, scheme: "jwt", timestamp: NOW_S - 700 }),
+      "timestamp_too_old",
+    ],
+    [
+      "stale hmac",
+      BODY,
+      await signWebhook({ body: BODY, secret, timestamp: NOW_S - 301 }),
+      "timestamp_too_old",
+    ],
+    [
+      "hmac stripped of its timestamp",
+      BODY,
+      { "x-gateway-signature": hmacSigned["x-gateway-signature"] },
+      "signature_mismatch",
+    ],
+    [
+      "tampered body under hmac",
+      new TextEncoder().encode('{"event":"messages.upsert","instance":"other"}'),
+      hmacSigned,
+      "signature_mismatch",
+    ],
+    // The JWT's signature is the HMAC of `<head>.<claims>`: it must not pass as an hmac signature of that text.
+    ["jwt signature as an hmac body signature", new TextEncoder().encode(`${head}.${claims}`), {
+      "x-gateway-signature": toHex(fromBase64Url(signature)),
+    }, "invalid_body"],
+    ["hmac signature in a jwt", BODY, {
+      authorization: `Bearer ${head}.${claims}.${
+        toBase64Url(hexBytes(hmacSigned["x-gateway-signature"].slice(7)))
+      }`,
+    }, "signature_mismatch"],
+    // When a stronger signature is present and wrong, a valid weaker one does not rescue the request.
+    ["bad standard beside a valid jwt", BODY, {
+      ...jwt,
+      "webhook-id": "msg_x",
+      "webhook-timestamp": String(NOW_S),
+      "webhook-signature": `v1,${toBase64(new Uint8Array(32))}`,
+    }, "signature_mismatch"],
+    [
+      "bad hmac beside a valid jwt",
+      BODY,
+      { ...jwt, "x-gateway-signature": "0".repeat(64) },
+      "signature_mismatch",
+    ],
+    [
+      "standard headers with a plain secret",
+      BODY,
+      await signWebhook({ body: BODY, secret: WHSEC, scheme: "standard", timestamp: NOW_S }),
+      "signature_mismatch",
+    ],
+  ];
+  for (const [name, body, headers, reason] of cases) {
+    const error = await refused(verify(body, headers, options), reason, [secret]);
+    ok(!error.message.includes(signature), `${name}: the signature is echoed`);
+  }
+});
+
+function fromBase64Url(text: string): Uint8Array {
+  return fromBase64(
+    text.replaceAll("-", "+").replaceAll("_", "/").padEnd(Math.ceil(text.length / 4) * 4, "="),
+  )!;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
+}
+
+Deno.test("auto: signWebhook refuses to sign for auto, which only verifies", async () => {
+  await rejects(
+    signWebhook({ body: BODY, secret: SECRET, scheme: "auto" }),
+    (error: unknown) => error instanceof ConfigurationException && /"auto" only verifies/.test(error.message),
+  );
+});
+
+Deno.test("verifyWebhook's reuse by content never mixes settings: each secret and shape is its own", async () => {
+  const headers = await signWebhook({ body: BODY, secret: "a:b", timestamp: NOW_S });
+  strictEqual((await verifyWebhook(BODY, headers, { signature: { secret: "a:b" } }, NOW)).secretIndex, 0);
+  for (const secret of [["a", "b"], ["a:b:"], "a:b ".trim() + "x", ["x", "a:b"]]) {
+    const verifying = verifyWebhook(BODY, headers, { signature: { secret } }, NOW);
+    if (Array.isArray(secret) && secret.includes("a:b")) strictEqual((await verifying).secretIndex, 1);
+    else await refused(verifying, "signature_mismatch", []);
+  }
+  // More configurations than are kept: every one still verifies by its own secret.
+  for (let i = 0; i < 80; i++) {
+    const secret = `rotating-${i}`;
+    const signed = await signWebhook({ body: BODY, secret, timestamp: NOW_S });
+    await verifyWebhook(BODY, signed, { signature: { secret } }, NOW);
+    await refused(
+      verifyWebhook(BODY, signed, { signature: { secret: `rotating-${i + 1}` } }, NOW),
+      "signature_mismatch",
+      [],
+    );
+  }
+});
+
+Deno.test("base64 signatures are read in their one canonical spelling only", async () => {
+  // 32 bytes: 43 characters, the last one carries 4 bits and 2 unused ones.
+  const standard = await signWebhook({
+    body: BODY,
+    secret: WHSEC,
+    scheme: "standard",
+    id: "msg_c",
+    timestamp: NOW_S,
+  });
+  const value = standard["webhook-signature"].slice(3, -1); // without "v1," and "="
+  const last = value.at(-1)!;
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const sibling = alphabet[alphabet.indexOf(last) ^ 1]; // same 4 bits, another unused bit
+  strictEqual(fromBase64(`${value.slice(0, -1)}${sibling}=`), null);
+  await refused(
+    verify(BODY, { ...standard, "webhook-signature": `v1,${value.slice(0, -1)}${sibling}=` }, {
+      scheme: "standard",
+      secret: WHSEC,
+    }),
+    "malformed_signature",
+    [WHSEC],
+  );
+  await verify(BODY, standard, { scheme: "standard", secret: WHSEC });
 });

@@ -16,6 +16,28 @@ import { settleAll } from "./dispatch.ts";
  * being processed instead of only being logged, and a listener that returns a promise is waited for.
  */
 export class WebhookEventTarget extends GuardedEventTarget {
+  #onListened: (() => void) | undefined;
+
+  /**
+   * Call `fn` once, when the first `WebhookReceived` or `MessageReceived` listener is added: the processor
+   * adds this target as a plug-in only then, so that a processor nobody listens to pays nothing for it.
+   */
+  whenListened(fn: () => void): void {
+    this.#onListened = fn;
+  }
+
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void {
+    super.addEventListener(type, listener, options);
+    const listened = this.#onListened;
+    if (listened !== undefined && (type === WebhookReceived.type || type === MessageReceived.type)) {
+      this.#onListened = undefined;
+      listened();
+    }
+  }
   protected override onListenerError(event: Event, error: unknown): void {
     if (event instanceof WebhookEvent) event.waitUntil(Promise.reject(error));
     else super.onListenerError(event, error);

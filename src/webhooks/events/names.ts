@@ -5,8 +5,8 @@
  * Rows follow the server's own order (`EventController.events`, Evolution API 2.3.6); the payload type of
  * each event is `WebhookEventData[name]` (`./data.ts`).
  *
- * This module has no imports: the request objects, the payload parser, the processor and the simulated
- * server all read it.
+ * Also the functions that reduce any spelling to the kind. This module has no imports: the request objects,
+ * the payload parser, the processor and the simulated server all read it.
  *
  * @module
  */
@@ -158,3 +158,73 @@ export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.fr
 export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(
   WEBHOOK_EVENT_NAMES.map((name) => [WEBHOOK_EVENT_TABLE[name].kind, name]),
 ));
+
+/**
+ * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
+ * names chosen by whoever sends webhooks cannot grow the number of series without bound.
+ *
+ * @example
+ * ```ts
+ * import { eventLabel } from "./names.ts";
+ * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
+ * eventLabel("MADE_UP"); // "OTHER"
+ * ```
+ */
+export function eventLabel(kind: string): string {
+  return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
+}
+
+// Spellings that do not reduce mechanically to the kind: configuration names unlike their kind (GROUP_UPDATE).
+const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  WEBHOOK_EVENT_NAMES.map((name) => WEBHOOK_EVENT_TABLE[name]).filter((row) => row.config !== row.kind)
+    .map((row) => [row.config, row.kind]),
+);
+
+// Memo of normalised names: the set of names seen in practice is small, and the hot path hits it every time.
+const memo = new Map<string, string | null>();
+const MEMO_LIMIT = 512;
+const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
+
+/**
+ * The canonical UPPER_SNAKE kind of an event name in any spelling, or null when `name` is not an event name.
+ * Dots, dashes and spaces become `_`, letters upper case; `GROUP_UPDATE` maps to `GROUPS_UPDATE`.
+ * Unknown but well-formed names are accepted (the server adds events over time).
+ *
+ * @example
+ * ```ts
+ * import { normalizeWebhookEvent } from "@gw/gateway/webhooks";
+ * normalizeWebhookEvent("messages.upsert"); // "MESSAGES_UPSERT"
+ * normalizeWebhookEvent("group-participants-update"); // "GROUP_PARTICIPANTS_UPDATE"
+ * normalizeWebhookEvent("GROUP_UPDATE"); // "GROUPS_UPDATE"
+ * normalizeWebhookEvent("../x"); // null
+ * ```
+ */
+export function normalizeWebhookEvent(name: string): string | null {
+  const hit = memo.get(name);
+  if (hit !== undefined) return hit;
+  let out: string | null = null;
+  if (typeof name === "string" && name.length > 0 && name.length <= 64) {
+    const trimmed = name.trim();
+    if (VALID.test(trimmed)) {
+      const upper = trimmed.replace(/[._ -]+/g, "_").toUpperCase();
+      out = ALIASES[upper] ?? upper;
+    }
+  }
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(name, out);
+  return out;
+}
+
+/**
+ * The dotted name the server sends for a kind (`MESSAGES_UPSERT` → `messages.upsert`), or null when unknown.
+ *
+ * @example
+ * ```ts
+ * import { dottedWebhookEvent } from "@gw/gateway/webhooks";
+ * dottedWebhookEvent("group_participants_update"); // "group-participants.update"
+ * ```
+ */
+export function dottedWebhookEvent(name: string): WebhookEventName | null {
+  const kind = normalizeWebhookEvent(name);
+  return kind === null ? null : (WEBHOOK_EVENTS[kind] as WebhookEventName | undefined) ?? null;
+}

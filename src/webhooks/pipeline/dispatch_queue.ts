@@ -18,6 +18,7 @@ import type { WebhookProcessor } from "../processor.ts";
 import {
   KvWebhookQueue,
   type ProcessWebhookJob,
+  QUEUE_OPTION_KEYS,
   startWebhookWorker,
   WEBHOOK_JOB_TYPE,
   type WebhookJobQueue,
@@ -28,7 +29,7 @@ import {
 import { describeError, saveWebhookLog } from "../run.ts";
 import { alreadyClaimed, completeClaim, releaseClaim } from "./dedupe.ts";
 import { BODIES, count, refuse, respond, RETRY_AFTER } from "./respond.ts";
-import type { Receiver, RequestState, WebhookExecutionContext } from "./state.ts";
+import type { DispatchMode, QueueMode, Receiver, RequestState, WebhookExecutionContext } from "./state.ts";
 
 /** Queue settings of the handler. */
 export interface WebhookHandlerQueueOptions extends WebhookQueueOptions {
@@ -49,12 +50,22 @@ export interface WebhookHandlerQueueOptions extends WebhookQueueOptions {
   backend?: WebhookJobQueue;
 }
 
-/** How a webhook accepted by this handler is processed. */
-export type DispatchMode = "sync" | "queue" | "wait_until";
+/** The keys of {@link WebhookHandlerQueueOptions}, for the unknown-key check. Internal. */
+export const HANDLER_QUEUE_OPTION_KEYS = {
+  ...QUEUE_OPTION_KEYS,
+  enabled: true,
+  mode: true,
+  kv: true,
+  path: true,
+  worker: true,
+  backend: true,
+} as const satisfies Record<keyof WebhookHandlerQueueOptions, true>;
 
 /** The queue mode of one handler: where its jobs go, and the KV and worker it opened itself. */
-export class QueueDispatch {
+export class QueueDispatch implements QueueMode {
   readonly options: WebhookHandlerQueueOptions;
+  /** The queue's own settings (prefix, attempts, backoff), without the handler's. */
+  readonly #settings: WebhookQueueOptions;
   /** The claim commits with the job (a KV dedupe on the queue's own KV). */
   readonly claimsAtomically: boolean;
   readonly #canOpenKv: boolean;
@@ -77,6 +88,8 @@ export class QueueDispatch {
   ) {
     webhookQueueSettings(options); // refused when configured, not at the first webhook
     this.options = options;
+    const { prefix, maxAttempts, backoffMs } = options;
+    this.#settings = { prefix, maxAttempts, backoffMs };
     const kv = options.kv;
     this.claimsAtomically = options.backend === undefined && dedupe instanceof KvWebhookDedupe &&
       kv !== undefined && typeof kv !== "function" && dedupe.kv === kv;
@@ -116,15 +129,15 @@ export class QueueDispatch {
         if (options.backend !== undefined) return options.backend;
         const given = options.kv;
         if (given !== undefined) {
-          return new KvWebhookQueue(typeof given === "function" ? await given() : given, options);
+          return new KvWebhookQueue(typeof given === "function" ? await given() : given, this.#settings);
         }
         const kv = await openKvWhenFree(options.path);
         this.#ownKv = kv;
         if (options.worker !== false) {
           const { processor, ...rest } = this.#worker;
-          this.#ownWorker = startWebhookWorker(kv, processor, { ...options, ...rest });
+          this.#ownWorker = startWebhookWorker(kv, processor, { ...this.#settings, ...rest });
         }
-        return new KvWebhookQueue(kv, options);
+        return new KvWebhookQueue(kv, this.#settings);
       })();
       this.#queue.catch(() => this.#queue = undefined);
     }

@@ -23,15 +23,23 @@ function failed(receiver: Receiver, state: RequestState): Response {
   return respond(500, BODIES.failed);
 }
 
-/** Run the handlers now and answer with their outcome. */
-export function dispatchSync(
-  receiver: Receiver,
-  state: RequestState,
-  context: RunContext,
-): Response | Promise<Response> {
+/** The bookkeeping of one run: shared without a store, per request (its webhook log id) with one. */
+export function runContextOf(receiver: Receiver, state: RequestState): RunContext {
+  if (receiver.store === undefined) return receiver.storelessContext;
+  return {
+    store: receiver.store,
+    metrics: receiver.metrics,
+    logId: state.deliveryId,
+    final: true,
+    now: receiver.now,
+  };
+}
+
+/** Stage "dispatch", sync mode: run the handlers now and answer with their outcome. */
+export function dispatchSync(receiver: Receiver, state: RequestState): Response | Promise<Response> {
   let pending: Promise<void> | undefined;
   try {
-    pending = runWebhook(receiver.processor, state.payload, context);
+    pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state));
   } catch {
     return failed(receiver, state);
   }

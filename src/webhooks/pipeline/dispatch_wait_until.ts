@@ -6,14 +6,16 @@
  * @module
  */
 
-import { type RunContext, runWebhook } from "../run.ts";
+import { runWebhook } from "../run.ts";
 import { completeClaim, releaseClaim } from "./dedupe.ts";
+import { runContextOf } from "./dispatch_sync.ts";
 import { BODIES, count, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
 /** Hand the handlers to `state.ctx.waitUntil` and answer 202. */
-export function dispatchWaitUntil(receiver: Receiver, state: RequestState, context: RunContext): Response {
+export function dispatchWaitUntil(receiver: Receiver, state: RequestState): Response {
   const id = state.deliveryId;
+  const context = runContextOf(receiver, state);
   // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
   const work = new Promise<void>((resolve) => resolve(runWebhook(receiver.processor, state.payload, context)))
     .then(() => completeClaim(receiver, id), () => releaseClaim(receiver, id))

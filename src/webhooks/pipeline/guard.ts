@@ -8,20 +8,10 @@
 
 import { BODIES, count, refuse, respond, RETRY_AFTER } from "./respond.ts";
 import { discardBody } from "./route.ts";
-import type { Receiver } from "./state.ts";
+import type { Receiver, RequestState, SecretProblem } from "./state.ts";
 
 /** The environment variable that holds the secret. */
 export const SECRET_VARIABLE = "GATEWAY_WEBHOOK_SECRET";
-
-/** Why a receiver has no usable secret (or no usable configuration at all). */
-export interface SecretProblem {
-  /** `unset`, `empty`, `permission` (the variable may not be read), or `invalid` (a setting is wrong). */
-  readonly cause: "unset" | "empty" | "permission" | "invalid";
-  /** The setting to fix. */
-  readonly setting: string;
-  /** One line for the operator; never contains a secret. */
-  readonly message: string;
-}
 
 /** The problem of a receiver whose scheme needs a secret and has none. */
 export function missingSecret(
@@ -69,8 +59,9 @@ function isJsonType(value: string | null): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-/** The answer for a request refused before its body is read, or undefined to go on. */
-export function guardRequest(receiver: Receiver, request: Request): Response | undefined {
+/** Stage "guard": the answer for a request refused before its body is read, or undefined to go on. */
+export function guardStage(receiver: Receiver, state: RequestState): Response | undefined {
+  const request = state.request;
   if (receiver.secretProblem !== undefined) {
     discardBody(request);
     return misconfigured(receiver, receiver.secretProblem);

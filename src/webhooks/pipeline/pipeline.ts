@@ -13,24 +13,25 @@
  *    (202);
  * 9. `respond.ts`: every answer is built and counted there.
  *
- * The per-request state is one {@link RequestState}; what the handler was configured with is the
- * {@link Receiver}. The pipeline never rejects: any unexpected error becomes a 500.
+ * Every stage has one signature, `(receiver, state) => Response | undefined` (or a promise of it): it answers,
+ * or lets the request go on. The per-request state is one {@link RequestState}; what the handler was
+ * configured with is the {@link Receiver}; both, and every other type the stages share, are in `state.ts`.
+ * The pipeline never rejects: any unexpected error becomes a 500.
  *
  * @module
  */
 
-import type { RunContext } from "../run.ts";
 import { dedupeStage } from "./dedupe.ts";
 import { dispatchQueue, logReceived } from "./dispatch_queue.ts";
 import { dispatchSync } from "./dispatch_sync.ts";
 import { dispatchWaitUntil } from "./dispatch_wait_until.ts";
-import { guardRequest } from "./guard.ts";
+import { guardStage } from "./guard.ts";
 import { parseStage } from "./parse.ts";
-import { bodyRefused } from "./read_body.ts";
+import { readBodyStage } from "./read_body.ts";
 import { fail } from "./respond.ts";
-import { routeRequest, type WebhookRoute } from "./route.ts";
+import { routeStage } from "./route.ts";
 import { type Receiver, RequestState, type WebhookExecutionContext } from "./state.ts";
-import { verificationRefused, verifyBody } from "./verify.ts";
+import { verifyStage } from "./verify.ts";
 
 /** Answer one request. Never rejects. */
 export function runPipeline(
@@ -39,14 +40,18 @@ export function runPipeline(
   ctx: WebhookExecutionContext | undefined,
 ): Promise<Response> {
   try {
-    const route = routeRequest(receiver, request);
-    if (route instanceof Response) return Promise.resolve(route);
+    const state = new RequestState(request, ctx);
+    const refused = routeStage(receiver, state);
+    if (refused !== undefined) return Promise.resolve(refused);
     const middleware = receiver.middleware;
-    if (middleware.length === 0) return accept(receiver, request, route, ctx);
-    const step = (index: number, current: Request): Promise<Response> =>
-      index < middleware.length
-        ? Promise.resolve(middleware[index](current, (next) => step(index + 1, next ?? current)))
-        : accept(receiver, current, route, ctx);
+    if (middleware.length === 0) return accept(receiver, state);
+    const step = (index: number, current: Request): Promise<Response> => {
+      if (index < middleware.length) {
+        return Promise.resolve(middleware[index](current, (next) => step(index + 1, next ?? current)));
+      }
+      state.request = current;
+      return accept(receiver, state);
+    };
     return step(0, request).catch((error) => fail(receiver, error));
   } catch (error) {
     return Promise.resolve(fail(receiver, error));
@@ -56,28 +61,16 @@ export function runPipeline(
 // From the routed request to a verified payload. It stays small on purpose: V8 saves an async function's
 // live registers at every await, and measured under Deno.serve a bigger function cost about 2 µs per
 // request more.
-async function accept(
-  receiver: Receiver,
-  request: Request,
-  route: WebhookRoute,
-  ctx: WebhookExecutionContext | undefined,
-): Promise<Response> {
+async function accept(receiver: Receiver, state: RequestState): Promise<Response> {
   try {
-    const guarded = guardRequest(receiver, request);
-    if (guarded !== undefined) return guarded;
-    const body = await receiver.deadlines.read(request, receiver.maxBodyBytes);
-    if (typeof body === "number") return bodyRefused(receiver, body);
-    const state = new RequestState(request, route, ctx, body);
-    try {
-      state.deliveryId = (await verifyBody(receiver, state)).id;
-    } catch (error) {
-      return verificationRefused(receiver, state, error);
-    }
-    let parsed = parseStage(receiver, state);
-    if (parsed instanceof Promise) parsed = await parsed;
-    if (parsed !== undefined) return parsed;
+    let answer = guardStage(receiver, state) ?? await readBodyStage(receiver, state) ??
+      await verifyStage(receiver, state);
+    if (answer !== undefined) return answer;
+    const parsed = parseStage(receiver, state);
+    answer = parsed instanceof Promise ? await parsed : parsed;
+    if (answer !== undefined) return answer;
     return receiver.direct
-      ? dispatchSync(receiver, state, receiver.storelessContext)
+      ? dispatchSync(receiver, state)
       : deliver(receiver, state).catch((error) => fail(receiver, error));
   } catch (error) {
     return fail(receiver, error);
@@ -91,14 +84,5 @@ async function deliver(receiver: Receiver, state: RequestState): Promise<Respons
   const mode = receiver.queue === undefined ? "sync" : receiver.queue.modeFor(state.ctx);
   if (mode === "queue") return await dispatchQueue(receiver, state);
   await logReceived(receiver, state);
-  const context: RunContext = receiver.store === undefined ? receiver.storelessContext : {
-    store: receiver.store,
-    metrics: receiver.metrics,
-    logId: state.deliveryId,
-    final: true,
-    now: receiver.now,
-  };
-  return mode === "wait_until"
-    ? dispatchWaitUntil(receiver, state, context)
-    : await dispatchSync(receiver, state, context);
+  return mode === "wait_until" ? dispatchWaitUntil(receiver, state) : await dispatchSync(receiver, state);
 }

@@ -7,8 +7,9 @@
  * @module
  */
 
+import { joinBytes } from "../encoding.ts";
 import { BODIES, refuse, timedOut } from "./respond.ts";
-import type { Receiver } from "./state.ts";
+import type { BodyDeadlines, BodyReadResult, Receiver, RequestState } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
 // Reads since the timer last fired after which it is no longer stopped when idle (see ReadDeadlines).
@@ -49,22 +50,22 @@ async function readStreamed(
   } finally {
     reader.releaseLock();
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 0 ? EMPTY : joinBytes(chunks);
 }
-
-type ReadResult = Uint8Array | 400 | 408 | 413;
 
 interface PendingRead {
   readonly deadline: number;
-  readonly resolve: (result: ReadResult) => void;
+  readonly receiver: Receiver;
+  readonly state: RequestState;
+  readonly resolve: (answer: Response | undefined) => void;
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+}
+
+// The stage's answer for a read's result: the body goes to `state`, a status becomes its refusal.
+function answer(receiver: Receiver, state: RequestState, result: BodyReadResult): Response | undefined {
+  if (typeof result === "number") return bodyRefused(receiver, result);
+  state.body = result;
+  return undefined;
 }
 
 /**
@@ -75,7 +76,7 @@ interface PendingRead {
  * `bench/webhook_load.sh`), so once `HOT_READS` reads started since it last fired it is left to run out:
  * when it fires with nothing pending it stops by itself. `close()` stops it at once (tests do).
  */
-export class ReadDeadlines {
+export class ReadDeadlines implements BodyDeadlines {
   readonly timeoutMs: number;
   readonly #reads = new Set<PendingRead>();
   #timer: number | undefined;
@@ -87,23 +88,32 @@ export class ReadDeadlines {
   }
 
   /**
-   * Read `request`'s body: the bytes, or the status to answer (408 when it has not fully arrived within the
-   * time limit, 413 over `max`, 400 for a malformed length or a failed read).
+   * Read the request's body into `state.body` (the promise resolves with undefined), or resolve with the
+   * answer: 408 when it has not fully arrived within the time limit, 413 over `receiver.maxBodyBytes`, 400
+   * for a malformed length or a failed read. The stage's answer is the read's own promise: no other one.
    */
-  read(request: Request, max: number): Promise<ReadResult> {
+  read(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+    const request = state.request;
+    const max = receiver.maxBodyBytes;
     const declared = request.headers.get("content-length");
     if (declared !== null) {
       if (!DIGITS.test(declared)) {
         discard(request);
-        return Promise.resolve(400);
+        return Promise.resolve(bodyRefused(receiver, 400));
       }
       if (Number(declared) > max) {
         discard(request);
-        return Promise.resolve(413);
+        return Promise.resolve(bodyRefused(receiver, 413));
       }
     }
     return new Promise((resolve) => {
-      const pending: PendingRead = { deadline: Date.now() + this.timeoutMs, resolve, reader: undefined };
+      const pending: PendingRead = {
+        deadline: Date.now() + this.timeoutMs,
+        receiver,
+        state,
+        resolve,
+        reader: undefined,
+      };
       this.#reads.add(pending);
       if (this.#timer === undefined) this.#arm(this.timeoutMs);
       this.#readsSinceFired++;
@@ -123,14 +133,14 @@ export class ReadDeadlines {
     });
   }
 
-  #settle(pending: PendingRead, result: ReadResult): void {
+  #settle(pending: PendingRead, result: BodyReadResult): void {
     const reads = this.#reads;
     if (!reads.delete(pending)) return; // already answered 408
     if (reads.size === 0 && !this.#clearing && this.#readsSinceFired < HOT_READS) {
       this.#clearing = true;
       queueMicrotask(this.#clearIfIdle);
     }
-    pending.resolve(result);
+    pending.resolve(answer(pending.receiver, pending.state, result));
   }
 
   readonly #clearIfIdle = (): void => {
@@ -154,7 +164,7 @@ export class ReadDeadlines {
       if (read.deadline <= now) {
         this.#reads.delete(read);
         read.reader?.cancel().catch(() => {});
-        read.resolve(408);
+        read.resolve(bodyRefused(read.receiver, 408));
       } else if (read.deadline < next) next = read.deadline;
     }
     if (next !== Infinity) this.#arm(next - now);
@@ -183,4 +193,9 @@ export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Respon
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);
   }
   return refuse(receiver, 400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
+}
+
+/** Stage "read body": sets `state.body`, or answers 413, 408 or 400. */
+export function readBodyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+  return receiver.deadlines.read(receiver, state);
 }

@@ -12,18 +12,8 @@
  */
 
 import { normalizeWebhookEvent } from "../payload.ts";
-import { BODIES, refuse, respond } from "./respond.ts";
-import type { Receiver } from "./state.ts";
-
-/** A matched route. */
-export interface WebhookRoute {
-  /** Instance from the URL, when there is one. */
-  instance: string | undefined;
-  /** Event name from the byEvents suffix, when there is one. */
-  event: string | undefined;
-  /** Whether the path is also the health check (`/<prefix>/health`). */
-  health: boolean;
-}
+import { BODIES, refuse, respond, RETRY_AFTER } from "./respond.ts";
+import type { Receiver, RequestState, WebhookRoute } from "./state.ts";
 
 const MAX_SEGMENT = 200;
 // deno-lint-ignore no-control-regex -- control characters are exactly what must not pass
@@ -96,8 +86,22 @@ export function discardBody(request: Request): void {
   if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});
 }
 
-/** The route of a POST to the receiver, or the answer for anything else. */
-export function routeRequest(receiver: Receiver, request: Request): WebhookRoute | Response {
+/** The health check: 200, or 503 with the reason while the receiver cannot verify anything. */
+function health(receiver: Receiver): Response {
+  const problem = receiver.secretProblem;
+  if (problem === undefined) return respond(200, BODIES.health);
+  const body = JSON.stringify({
+    ok: false,
+    status: "misconfigured",
+    error: problem.message,
+    setting: problem.setting,
+  });
+  return respond(503, body, RETRY_AFTER);
+}
+
+/** Stage "route": sets `state.route` for a POST to the receiver, or answers anything else. */
+export function routeStage(receiver: Receiver, state: RequestState): Response | undefined {
+  const request = state.request;
   if (!receiver.enabled) {
     discardBody(request);
     return refuse(receiver, 404, BODIES.notFound, "disabled", "webhooks disabled");
@@ -116,11 +120,12 @@ export function routeRequest(receiver: Receiver, request: Request): WebhookRoute
   const method = request.method;
   if (method !== "POST") {
     discardBody(request);
-    if (matched.health && (method === "GET" || method === "HEAD")) return respond(200, BODIES.health);
+    if (matched.health && (method === "GET" || method === "HEAD")) return health(receiver);
     return refuse(receiver, 405, BODIES.method, "method_not_allowed", method.slice(0, 16), "UNKNOWN", [[
       "allow",
       matched.health ? "GET, HEAD, POST" : "POST",
     ]]);
   }
-  return matched;
+  state.route = matched;
+  return undefined;
 }

@@ -1,7 +1,9 @@
 /**
- * The two objects the pipeline passes along: the {@link Receiver} (what one `createWebhookHandler` call
- * configured, built once) and the {@link RequestState} (everything known about one request, filled in
- * stage by stage). Internal.
+ * Every type the pipeline's stages share, in one place: the {@link Receiver} (what one
+ * `createWebhookHandler` call configured, built once), the {@link RequestState} (everything known about one
+ * request, filled in stage by stage), the {@link Stage} signature every stage has, and the shapes of the parts
+ * the receiver holds (route, secret problem, body deadlines, queue dispatch, reports). The stage files import
+ * from here and this file imports no stage, so there is no cycle. Internal.
  *
  * @module
  */
@@ -11,12 +13,9 @@ import type { GatewayStore } from "../../store/store.ts";
 import type { WebhookDedupe } from "../dedupe.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
+import type { WebhookJobQueue } from "../queue/interface.ts";
 import type { RunContext } from "../run.ts";
-import type { WebhookVerifier } from "../signature.ts";
-import type { QueueDispatch } from "./dispatch_queue.ts";
-import type { ReadDeadlines } from "./read_body.ts";
-import type { SecretProblem } from "./guard.ts";
-import type { WebhookRoute } from "./route.ts";
+import type { WebhookVerifier } from "../verify/verifier.ts";
 
 /** The part of a Workers `ExecutionContext` the handler uses. */
 export interface WebhookExecutionContext {
@@ -33,6 +32,59 @@ export type WebhookMiddleware = (
   next: (request?: Request) => Promise<Response>,
 ) => Promise<Response>;
 
+/** A matched route. */
+export interface WebhookRoute {
+  /** Instance from the URL, when there is one. */
+  instance: string | undefined;
+  /** Event name from the byEvents suffix, when there is one. */
+  event: string | undefined;
+  /** Whether the path is also the health check (`/<prefix>/health`). */
+  health: boolean;
+}
+
+/** Why a receiver has no usable secret (or no usable configuration at all). */
+export interface SecretProblem {
+  /** `unset`, `empty`, `permission` (the variable may not be read), or `invalid` (a setting is wrong). */
+  readonly cause: "unset" | "empty" | "permission" | "invalid";
+  /** The setting to fix. */
+  readonly setting: string;
+  /** One line for the operator; never contains a secret. */
+  readonly message: string;
+}
+
+/** What reading a body gave: the bytes, or the status to answer (400, 408, 413). */
+export type BodyReadResult = Uint8Array | 400 | 408 | 413;
+
+/** The time and size limits of body reads (`read_body.ts`). */
+export interface BodyDeadlines {
+  /** Time for a body to arrive once the headers did, in ms. */
+  readonly timeoutMs: number;
+  /** Read the request's body into `state.body` within the limits, or resolve with the refusal. */
+  read(receiver: Receiver, state: RequestState): Promise<Response | undefined>;
+  /** Stop the timer (the handler is closed). */
+  stop(): void;
+}
+
+/** How a webhook accepted by this handler is processed. */
+export type DispatchMode = "sync" | "queue" | "wait_until";
+
+/** Queue mode of a handler (`dispatch_queue.ts`). */
+export interface QueueMode {
+  /** The claim commits with the job (a KV dedupe on the queue's own KV). */
+  readonly claimsAtomically: boolean;
+  /** How a webhook is processed; Workers pass `ctx` per request, so it is chosen per request. */
+  modeFor(ctx: WebhookExecutionContext | undefined): DispatchMode;
+  /** The queue jobs go to. */
+  queue(): Promise<WebhookJobQueue>;
+  /** Close what the handler opened itself. */
+  close(): Promise<void>;
+}
+
+/** The operator's stderr lines, at most one per cause per interval (`reports.ts`). */
+export interface Reports {
+  report(cause: string, line: () => string): void;
+}
+
 /** What a handler was configured with, resolved once when it is created. */
 export interface Receiver {
   readonly enabled: boolean;
@@ -41,7 +93,7 @@ export interface Receiver {
   readonly routes: Map<string, WebhookRoute | null>;
   readonly middleware: readonly WebhookMiddleware[];
   readonly maxBodyBytes: number;
-  readonly deadlines: ReadDeadlines;
+  readonly deadlines: BodyDeadlines;
   readonly verifier: WebhookVerifier;
   /** Why the receiver cannot verify anything (no usable secret), if so. */
   readonly secretProblem: SecretProblem | undefined;
@@ -52,39 +104,48 @@ export interface Receiver {
   readonly metrics: MetricsCollector | undefined;
   readonly dedupe: WebhookDedupe | undefined;
   readonly now: () => number;
+  /** The operator's stderr lines (401s), at most one per cause per minute on `now`. */
+  readonly reports: Reports;
   /** Queue mode settings, when queue mode is on. */
-  readonly queue: QueueDispatch | undefined;
+  readonly queue: QueueMode | undefined;
   /** Nothing to claim, log or queue: the handlers run right after parsing. */
   readonly direct: boolean;
   /** Without a store the run context does not depend on the request: shared. */
   readonly storelessContext: RunContext;
 }
 
+const NO_ROUTE: WebhookRoute = Object.freeze({ instance: undefined, event: undefined, health: false });
+const EMPTY = new Uint8Array(0);
+
 /** Everything known about one request, filled in as it goes through the stages. */
 export class RequestState {
-  readonly request: Request;
-  readonly route: WebhookRoute;
+  /** The request (a middleware may replace it). */
+  request: Request;
   readonly ctx: WebhookExecutionContext | undefined;
+  /** The matched route (stage "route"). */
+  route: WebhookRoute = NO_ROUTE;
+  /** The raw body (stage "read body"). */
+  body: Uint8Array = EMPTY;
   /** When verification started (epoch ms): the signature's clock and the payload's `receivedAt`. */
   receivedAt = 0;
-  /** The raw body. */
-  readonly body: Uint8Array;
   /** SHA-256 of the body, computed alongside verification when needed. */
   digest: Promise<string> | undefined = undefined;
   /** The signed delivery id (`webhook-id`) or the body digest. */
   deliveryId: string | undefined = undefined;
-  /** The verified, parsed envelope. */
+  /** The verified, parsed envelope (stage "parse"). */
   payload: WebhookPayloadDto = undefined as unknown as WebhookPayloadDto;
 
-  constructor(
-    request: Request,
-    route: WebhookRoute,
-    ctx: WebhookExecutionContext | undefined,
-    body: Uint8Array,
-  ) {
+  constructor(request: Request, ctx: WebhookExecutionContext | undefined) {
     this.request = request;
-    this.route = route;
     this.ctx = ctx;
-    this.body = body;
   }
 }
+
+/**
+ * A stage of the pipeline: it reads and fills `state`, and answers (a `Response`) or lets the request go on
+ * (`undefined`); synchronously when it can.
+ */
+export type Stage = (
+  receiver: Receiver,
+  state: RequestState,
+) => Response | undefined | Promise<Response | undefined>;

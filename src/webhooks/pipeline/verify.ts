@@ -1,40 +1,66 @@
 /**
  * Stage "verify": the signature over the raw bytes (401 when it does not hold). The body's digest, needed
  * as the delivery id when the scheme signs none, is started alongside: both are Web Crypto calls that run
- * off the main thread. Internal.
+ * off the main thread. A 401 is counted per reason and written on stderr at most once per reason per
+ * minute (the scheme expected and the signature headers that arrived; never a secret or a signature).
+ * Internal.
  *
  * @module
  */
 
+import { getGatewayLogger } from "../../log.ts";
 import { toHex } from "../encoding.ts";
-import { type WebhookVerification, WebhookVerificationException } from "../signature.ts";
-import { BODIES, refuse } from "./respond.ts";
+import { signatureHeaderNames } from "../verify/common.ts";
+import { WebhookVerificationException } from "../verify/types.ts";
+import { BODIES, count, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
+
+const logger = getGatewayLogger("webhook");
 
 async function digest(body: Uint8Array): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>)));
 }
 
 /**
- * Start verifying `state.body`: sets `receivedAt` and starts the digest; the verification's promise (the
- * pipeline awaits it directly, so that this stage adds no promise of its own).
+ * Stage "verify": sets `receivedAt` and, when the signature holds, the signed delivery id; starts the body's
+ * digest alongside when it is needed; answers 401 otherwise.
  */
-export function verifyBody(receiver: Receiver, state: RequestState): Promise<WebhookVerification> {
+export function verifyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
   const now = state.receivedAt = receiver.now();
   const verifier = receiver.verifier;
   if (receiver.wantsDigest && verifier.scheme !== "standard") state.digest = digest(state.body);
-  return verifier.verify(state.body, state.request.headers, now);
+  return verifier.verify(state.body, state.request.headers, now).then(
+    (verification) => {
+      state.deliveryId = verification.id;
+      return undefined;
+    },
+    (error) => verificationRefused(receiver, state, error),
+  );
 }
 
-/** The 401 for a request whose verification failed (the reason goes to the log and the metrics). */
-export function verificationRefused(receiver: Receiver, state: RequestState, error: unknown): Response {
+const EXPECTED: Readonly<Record<string, string>> = {
+  auto: '"auto" (authorization: Bearer <JWT>, x-gateway-signature, or webhook-id/-timestamp/-signature)',
+  hmac: '"hmac"',
+  standard: '"standard" (webhook-id, webhook-timestamp, webhook-signature)',
+  jwt: '"jwt" (authorization: Bearer <JWT>)',
+  token: '"token"',
+};
+
+/** The 401 for a request whose verification failed (the reason goes to stderr, the log and the metrics). */
+function verificationRefused(receiver: Receiver, state: RequestState, error: unknown): Response {
   state.digest?.catch(() => {});
   const reason = error instanceof WebhookVerificationException ? error.reason : "verification_error";
-  return refuse(
-    receiver,
-    401,
-    BODIES.unauthorized,
-    reason,
-    error instanceof Error ? error.message : String(error),
-  );
+  const detail = error instanceof Error ? error.message : String(error);
+  count(receiver, "UNKNOWN", "401");
+  receiver.metrics?.increment("gateway_webhook_rejections_total", { status: "401", reason });
+  logger.debug("Webhook refused (401 {reason}): {detail}", { status: 401, reason, detail });
+  receiver.reports.report(`401 ${reason}`, () => {
+    const verifier = receiver.verifier;
+    const names = signatureHeaderNames(state.request.headers, verifier.header);
+    const expected = EXPECTED[verifier.scheme] ?? `"${verifier.scheme}"`;
+    const header = verifier.header === undefined ? "" : ` in header "${verifier.header}"`;
+    return `Webhook refused (401 ${reason}): expected scheme ${expected}${header}; signature headers ` +
+      `received: ${names.length === 0 ? "none" : names.join(", ")}; ${detail}`;
+  });
+  return respond(401, BODIES.unauthorized);
 }

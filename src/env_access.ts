@@ -1,0 +1,66 @@
+/**
+ * Reading the `GATEWAY_*` variables from `Deno.env` under narrowed permissions: a variable the process may
+ * not read (`--allow-env` lists others) is treated as unset and named once per process on standard error,
+ * instead of crashing with Deno's raw `NotCapable`. Internal.
+ *
+ * @module
+ */
+
+import { denoEnvAccess } from "./webhooks/env.ts";
+
+/** The variables already named, so each is named once per process. */
+const named = new Set<string>();
+
+/** What {@link envReader} gives: the lookup, and the variables it could not read. */
+export interface EnvReader {
+  /** The variable's value; undefined when unset or not readable. */
+  get(name: string): string | undefined;
+  /** The variables that could not be read so far, in the order asked. */
+  readonly denied: readonly string[];
+}
+
+/** Seams for tests: how a variable is read, and where the one line goes. */
+export interface EnvReaderOptions {
+  /** Read one variable: its value, and whether the permissions refused it (default `Deno.env`, never prompting). */
+  access?: (name: string) => { value: string | undefined; denied: boolean };
+  /** Write one line (default `console.error`). */
+  warn?: (line: string) => void;
+  /** The variables already named (default: the process's own set). */
+  named?: Set<string>;
+}
+
+/**
+ * A lookup over `Deno.env` that treats a variable the permissions do not allow as unset and says so once per
+ * variable per process: `[gateway] Cannot read GATEWAY_TIMEOUT_MS: not allowed by --allow-env; treated as
+ * unset (add it to --allow-env to use it)`.
+ *
+ * @example
+ * ```ts
+ * import { envReader } from "./env_access.ts";
+ * const env = envReader();
+ * const url = env.get("GATEWAY_API_URL");
+ * if (url === undefined && env.denied.includes("GATEWAY_API_URL")) console.log("not allowed to read it");
+ * ```
+ */
+export function envReader(options: EnvReaderOptions = {}): EnvReader {
+  const access = options.access ?? denoEnvAccess;
+  const warn = options.warn ?? ((line: string) => console.error(line));
+  const seen = options.named ?? named;
+  const denied: string[] = [];
+  return {
+    get(name) {
+      const result = access(name);
+      if (!result.denied) return result.value;
+      if (!denied.includes(name)) denied.push(name);
+      if (!seen.has(name)) {
+        seen.add(name);
+        warn(
+          `[gateway] Cannot read ${name}: not allowed by --allow-env; treated as unset ` +
+            `(add it to --allow-env to use it)`,
+        );
+      }
+      return undefined;
+    },
+    denied,
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Option keys and the key a user most likely meant: the one check behind every "is not an option; did you
+ * mean ...?" (the configuration file and the camelCase options of the receiver and the backends).
+ *
+ * @module
+ */
+
+import { ConfigurationException } from "./errors.ts";
+
+/**
+ * The option keys an API accepts, for {@link checkOptionKeys}: for each key, the keys of its nested options
+ * object, or `true` for a value whose keys are not checked here.
+ */
+export type OptionKeys = { readonly [key: string]: true | OptionKeys };
+
+function snake(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]/g, "_").toLowerCase();
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/**
+ * The key the user most likely meant: the same key in another case, the same key one level down (`secret` →
+ * `signature.secret`), a close spelling, or a key it begins. Keys are compared in snake_case, so it serves the
+ * configuration file and the camelCase options alike.
+ */
+export function suggestKey(key: string, keys: OptionKeys): string | undefined {
+  const wanted = snake(key);
+  const names = Object.keys(keys);
+  const same = names.find((name) => snake(name) === wanted);
+  if (same !== undefined) return same;
+  const inner = (match: (field: string) => boolean): string | undefined => {
+    for (const [name, nested] of Object.entries(keys)) {
+      if (nested === true) continue;
+      const field = Object.keys(nested).find((field) => match(snake(field)));
+      if (field !== undefined) return `${name}.${field}`;
+    }
+    return undefined;
+  };
+  const below = inner((field) => field === wanted);
+  if (below !== undefined) return below;
+  // A word more or less: `attempts` → `maxAttempts`, `keyPrefix` → `prefix`, `name` → `objectName`.
+  const word = names.find((name) => {
+    const candidate = snake(name);
+    return candidate.endsWith(`_${wanted}`) || wanted.endsWith(`_${candidate}`);
+  });
+  if (word !== undefined) return word;
+  // Edit distance, with a shared beginning counting for more than a shared ending (`retries` → `retry`).
+  let best: string | undefined;
+  let bestScore = Math.max(2, Math.floor(wanted.length / 3)) + 1;
+  for (const name of names) {
+    const candidate = snake(name);
+    let shared = 0;
+    while (shared < 4 && shared < candidate.length && candidate[shared] === wanted[shared]) shared++;
+    const score = distance(wanted, candidate) - shared / 2;
+    if (score < bestScore) [best, bestScore] = [name, score];
+  }
+  if (best !== undefined) return best;
+  const prefixed = names.find((name) => snake(name).startsWith(`${wanted}_`));
+  if (prefixed !== undefined) return prefixed;
+  // `timeout` inside `retry` most likely means `http.timeout_ms`: look one level down.
+  return inner((field) => field.startsWith(`${wanted}_`));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Refuse a key `value` (an options object) does not accept, with a suggestion, the way the configuration
+ * file does: `createWebhookHandler: "secret" is not an option; did you mean "signature.secret"?`. Nested
+ * plain objects are checked against their own keys; anything else (class instances, functions, `true`) is
+ * left to the caller's type checks. `where` names the API in the message.
+ *
+ * @example
+ * ```ts
+ * import { checkOptionKeys } from "./option_keys.ts";
+ * checkOptionKeys({ windowSeconds: 60 }, { windowSeconds: true }, "new MemoryWebhookDedupe"); // passes
+ * // with { windowSecond: 60 }:
+ * // ConfigurationException: new MemoryWebhookDedupe: "windowSecond" is not an option; did you mean "windowSeconds"?
+ * ```
+ */
+export function checkOptionKeys(value: unknown, keys: OptionKeys, where: string, path = ""): void {
+  if (!isPlainObject(value)) return;
+  for (const key of Object.keys(value)) {
+    const nested = Object.hasOwn(keys, key) ? keys[key] : undefined;
+    const setting = joinKey(path, key);
+    if (nested === undefined) {
+      const guess = suggestKey(key, keys);
+      const hint = guess === undefined ? "" : `; did you mean "${joinKey(path, guess)}"?`;
+      throw new ConfigurationException(`${where}: "${setting}" is not an option${hint}`, { setting });
+    }
+    if (nested !== true) checkOptionKeys(value[key], nested, where, setting);
+  }
+}
+
+/** `path.key`, or `key` at the top. Internal. */
+export function joinKey(path: string, key: string): string {
+  return path === "" ? key : `${path}.${key}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * The announce stage: a successful send is counted (`gateway_messages_sent_total`) and announced with one
+ * `MessageSent` event, built only when someone listens.
+ *
+ * @module
+ */
+
+import { MessageSent } from "../events.ts";
+import type { MetricsCollector } from "../metrics.ts";
+import type { SendStage } from "./types.ts";
+
+/** An event target that can say whether anyone listens (`GuardedEventTarget` can). */
+interface CountingTarget extends EventTarget {
+  listenerCount(type: string): number;
+}
+
+function counts(events: EventTarget): events is CountingTarget {
+  return typeof (events as Partial<CountingTarget>).listenerCount === "function";
+}
+
+/** The announce stage: counts on `metrics`, dispatches on `events`. */
+export function announceStage(metrics: MetricsCollector, events: EventTarget): SendStage {
+  const listened = counts(events) ? () => events.listenerCount(MessageSent.type) > 0 : () => true;
+  return async (send, next) => {
+    const response = await next(send);
+    metrics.messageSent(send.type);
+    if (listened()) {
+      const messageId = response.json<unknown>("key.id");
+      events.dispatchEvent(
+        new MessageSent({
+          messageId: typeof messageId === "string" ? messageId : null,
+          instance: send.ref.instance,
+          connection: send.ref.connection,
+          to: send.to,
+          messageType: send.type,
+          response: response.data,
+        }),
+      );
+    }
+    return response;
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The claim stage: with an idempotency key, the send happens at most once per (connection, instance, key)
+ * within the claims' window. A later call replays the first answer, waits while it is in flight, and is
+ * refused while its outcome is unknown. In the pipeline only for calls that carry a key.
+ *
+ * @module
+ */
+
+import { ApiResponse } from "../client/response.ts";
+import { isOutcomeUnknown } from "./outcome.ts";
+import { getGatewayLogger } from "../log.ts";
+import {
+  type IdempotencyClaim,
+  type IdempotencyClaims,
+  type IdempotencyScope,
+  sendFingerprint,
+} from "../store/idempotency.ts";
+import type { SendStage } from "./types.ts";
+
+/** The header a replayed answer carries (the name Stripe uses). */
+export const REPLAYED_HEADER = "idempotent-replayed";
+
+const log = getGatewayLogger("store");
+
+/** Rebuild the first call's answer for a later call with the same key. */
+function replay(claim: IdempotencyClaim): ApiResponse<unknown> {
+  const response = claim.response ?? { status: 201, body: null };
+  const headers = new Headers({ [REPLAYED_HEADER]: "true" });
+  return new ApiResponse(response.status, headers, response.body, 0, 0, { replayed: true });
+}
+
+/** The claim stage over `claims`; `sleep` waits between looks at a claim in flight. */
+export function claimStage(
+  claims: IdempotencyClaims,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+): SendStage {
+  return async (send, next) => {
+    const scope: IdempotencyScope = { ...send.ref, key: send.idempotencyKey! };
+    const acquired = await claims.acquire(scope, {
+      fingerprint: await sendFingerprint(send.route, send.body),
+      recordId: crypto.randomUUID(),
+      claimedUntil: send.claimedUntil,
+    }, { deadlineAt: send.call.deadlineAt, signal: send.call.signal, sleep });
+    if (acquired.kind === "done") return replay(acquired.claim);
+    if (acquired.kind !== "owner") throw new Error(`Unexpected idempotency claim state "${acquired.kind}"`);
+    const settle = async (outcome: Parameters<IdempotencyClaims["settle"]>[2]) => {
+      try {
+        if (await claims.settle(scope, acquired.version, outcome) === null) {
+          log.warn("Cannot settle idempotency key {key}: the claim changed meanwhile", { key: scope.key });
+        }
+      } catch (error) {
+        // The claim stays in flight until its `claimedUntil`, then reads as unknown: never a second send.
+        log.warn("Cannot settle idempotency key {key}: {error}", { key: scope.key, error: String(error) });
+      }
+    };
+    send.recordId = acquired.claim.recordId;
+    send.reuseRecord = acquired.previous !== undefined;
+    let response: ApiResponse<unknown>;
+    try {
+      response = await next(send);
+    } catch (error) {
+      await settle({ state: isOutcomeUnknown(error) ? "unknown" : "released" });
+      throw error;
+    }
+    const messageId = response.json<unknown>("key.id");
+    await settle({
+      state: "done",
+      response: { status: response.status, body: response.data },
+      ...(typeof messageId === "string" ? { messageId } : {}),
+    });
+    return response;
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The guard stage: while the breaker holds an instance down, a send is refused before any record or request
+ * (`InstanceDisconnectedException`, nothing sent), so no failed record is left for the retry task to send
+ * into the same down instance. A half-open breaker lets one probe through: the send itself, or first a
+ * `connectionState` poll for an instance that was banned or logged out.
+ *
+ * @module
+ */
+
+import type { GatewayClient } from "../client/client.ts";
+import type { InstanceHealth, InstanceRef } from "../health/instance_health.ts";
+import { guardSend } from "../health/send_guard.ts";
+import type { SendStage } from "./types.ts";
+
+/** Ask the server for an instance's state and record it: the breaker's half-open probe. */
+async function pollState(
+  client: GatewayClient,
+  health: InstanceHealth,
+  ref: InstanceRef,
+  signal?: AbortSignal,
+): Promise<void> {
+  const res = await client.request<{ instance?: { state?: unknown } }>(
+    "GET",
+    "/instance/connectionState/{instance}",
+    { connection: ref.connection, instance: ref.instance, signal, maxRetries: 0 },
+  );
+  const state = res.data?.instance?.state;
+  if (typeof state === "string") await health.recordState(ref, state);
+}
+
+/** The guard stage over `health`. */
+export function guardStage(health: InstanceHealth, client: GatewayClient): SendStage {
+  return async (send, next) => {
+    send.healthClean = await guardSend(
+      health,
+      send.ref,
+      () => pollState(client, health, send.ref, send.call.signal),
+    );
+    return await next(send);
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The shapes every stage of the send pipeline shares: one send, resolved once, and the stage signature.
+ *
+ * @module
+ */
+
+import type { PreparedRequest } from "../client/prepared_request.ts";
+import type { ApiResponse } from "../client/response.ts";
+import type { InstanceRef } from "../health/instance_health.ts";
+import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+
+/** One message send, resolved once when it enters the pipeline. */
+export interface Send {
+  /** Route template, e.g. `/message/sendText/{instance}`. */
+  route: string;
+  /** Message kind for metrics, the store and `MessageSent`: `text`, `media`, `audio`, ... */
+  type: string;
+  /** The JSON body. */
+  body: Record<string, unknown>;
+  /** Recipient as given (`number`, or the reaction's `key.remoteJid`). */
+  to: string;
+  /** Rate-limit bucket. */
+  bucket: RateLimitBucket;
+  /** The request: connection, instance, deadline and server delay, resolved once. */
+  call: PreparedRequest;
+  /** The connection and instance, for the breaker and the claims. */
+  ref: InstanceRef;
+  /** The caller's idempotency key. */
+  idempotencyKey?: string;
+  /** Until when the send may hold its claim and its `pending` record (epoch ms). */
+  claimedUntil: number;
+  /** The outbound record: the claim's (one key keeps one record), else a new id, set by the first stage that needs it. */
+  recordId?: string;
+  /** True when the claim took over a released one: its record is moved back to `pending`, not created. */
+  reuseRecord?: boolean;
+  /** Set by the guard: the instance was known open with no failure, so a success has nothing to heal. */
+  healthClean?: boolean;
+}
+
+/** The rest of the pipeline, from a stage's point of view. */
+export type SendNext = (send: Send) => Promise<ApiResponse<unknown>>;
+
+/** One stage: does its part, calls `next` (or not: a replay, a refusal), and sees the outcome. */
+export type SendStage = (send: Send, next: SendNext) => Promise<ApiResponse<unknown>>;
+
+/** Time after the request's deadline for the pipeline to record its outcome before the claim ends. */
+export const CLAIM_SLACK_MS = 30_000;

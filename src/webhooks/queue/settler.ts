@@ -1,0 +1,135 @@
+/**
+ * Running one job whose body was loaded, for every queue engine: process it, or retry it on the backoff
+ * schedule, or dead-letter it, through the engine's {@link WebhookJobSettler}.
+ *
+ * @module
+ */
+
+import { getGatewayLogger } from "../../log.ts";
+import { WebhookPayloadDto } from "../payload.ts";
+import type { WebhookProcessor } from "../processor.ts";
+import { describeError, runWebhook, saveWebhookLog } from "../run.ts";
+import {
+  type DeadLetter,
+  type ProcessWebhookJob,
+  type WebhookJobOutcome,
+  webhookQueueSettings,
+  type WebhookWorkerOptions,
+} from "./interface.ts";
+
+const logger = getGatewayLogger("webhook", "queue");
+
+/** Where a job that did not succeed goes next: the queue engine's retry and dead-letter writes. */
+export interface WebhookJobSettler {
+  /** Put `job` (its attempt count already raised) back on the queue, due in `delay` ms. */
+  retry(job: ProcessWebhookJob, delay: number): Promise<void>;
+  /**
+   * Keep the job for good in the dead-letter list. `cause` says why: `unreadable` when its body is missing or
+   * not a webhook (it never ran), `failed` when its last attempt failed.
+   */
+  deadLetter(entry: DeadLetter, cause: "unreadable" | "failed"): Promise<void>;
+  /**
+   * Record that the job was processed; false when another delivery of it completed first (the outcome is
+   * then `skipped`). Optional: without it a processed job is simply done.
+   */
+  complete?(): Promise<boolean>;
+}
+
+/**
+ * Run one job whose body was loaded: process it, or have `settler` retry it with the backoff schedule or
+ * dead-letter it. Every queue engine runs its jobs through this: the Deno KV queue (`runWebhookJob`, whose
+ * settler also records each job's completion atomically), the Redis queue and the Cloudflare Queue
+ * (`processWebhookBatch`). Never throws for a
+ * failing handler; throws when the settler or the store fails.
+ *
+ * @example Running a job held somewhere else
+ * ```ts
+ * import { webhookProcessor } from "@gw/gateway";
+ * import { settleWebhookJob } from "@gw/gateway/webhooks";
+ * const outcome = await settleWebhookJob(
+ *   { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: Date.now() },
+ *   new TextEncoder().encode('{"event":"call","data":{}}'),
+ *   webhookProcessor(),
+ *   {},
+ *   { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() },
+ * );
+ * console.log(outcome); // "processed"
+ * ```
+ */
+export async function settleWebhookJob(
+  job: ProcessWebhookJob,
+  body: Uint8Array | null,
+  processor: WebhookProcessor,
+  options: Omit<WebhookWorkerOptions, "prefix">,
+  settler: WebhookJobSettler,
+): Promise<WebhookJobOutcome> {
+  const { maxAttempts, backoff } = webhookQueueSettings(options);
+  const now = options.now ?? Date.now;
+  const attempts = job.attempt + 1;
+  const logId = job.deliveryId ?? job.id;
+  const deadLetter = async (error: string, cause: "unreadable" | "failed"): Promise<WebhookJobOutcome> => {
+    const entry: DeadLetter = { job, error, attempts, failedAt: now() };
+    await settler.deadLetter(entry, cause);
+    options.metrics?.queueJob("dead_lettered");
+    logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
+      id: job.id,
+      attempts,
+      error,
+    });
+    options.onDeadLetter?.(entry);
+    return "dead_lettered";
+  };
+  let payload: WebhookPayloadDto | null = null;
+  if (body !== null) {
+    try {
+      payload = WebhookPayloadDto.from(JSON.parse(new TextDecoder().decode(body)), {
+        instance: job.instance,
+        event: job.event,
+        deliveryId: job.deliveryId,
+        receivedAt: job.receivedAt,
+      });
+    } catch {
+      payload = null;
+    }
+  }
+  if (payload === null) {
+    const error = body === null ? "the job's body is missing" : "the job's body is not a webhook envelope";
+    if (options.store !== undefined) {
+      await saveWebhookLog(
+        options.store,
+        { id: logId, event: "UNKNOWN", instance: job.instance, receivedAt: job.receivedAt, error },
+        "failed",
+        now(),
+      );
+    }
+    return await deadLetter(error, "unreadable");
+  }
+  const final = attempts >= maxAttempts;
+  try {
+    await runWebhook(processor, payload, {
+      store: options.store,
+      metrics: options.metrics,
+      logId,
+      final,
+      now,
+    });
+  } catch (error) {
+    if (final) return await deadLetter(describeError(error), "failed");
+    const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
+    await settler.retry({ ...job, attempt: attempts }, delay);
+    options.metrics?.queueJob("retried");
+    logger.warn("Webhook job {id} failed (attempt {attempts} of {maxAttempts}), retrying in {delay} ms", {
+      id: job.id,
+      attempts,
+      maxAttempts,
+      delay,
+    });
+    return "retried";
+  }
+  if (settler.complete !== undefined && !await settler.complete()) {
+    options.metrics?.queueJob("skipped");
+    return "skipped";
+  }
+  options.metrics?.queueJob("processed");
+  return "processed";
+}
