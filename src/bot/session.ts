@@ -12,7 +12,7 @@
  */
 
 import type { StateEntry, StateStore } from "../store/state.ts";
-import { checkOptionKeys } from "./plugin_options.ts";
+import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import { StateConflictException } from "./state_conflict.ts";
 import type { Context } from "./context.ts";
 import type { MiddlewareFn } from "./middleware.ts";
@@ -66,7 +66,7 @@ export interface SessionOptions<S, C extends Context = Context> {
   ttlMs?: number;
 }
 
-const OPTION_KEYS = ["initial", "getKey", "namespace", "ttlMs"] as const;
+const OPTION_KEYS: OptionKeys = { initial: true, getKey: true, namespace: true, ttlMs: true };
 
 /**
  * The default session key: the instance and the chat's canonical id (none for an update without a chat,
@@ -135,7 +135,10 @@ export function session<S, C extends Context = Context>(
 }
 
 function checkSessionOptions(options: SessionOptions<unknown, never>): void {
-  checkOptionKeys("create session", options, OPTION_KEYS);
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Cannot create session: pass { initial }");
+  }
+  checkOptionKeys(options, OPTION_KEYS, "session");
   if (typeof options.initial !== "function") {
     throw new TypeError(`Cannot create session: "initial" must be a function returning a fresh value`);
   }

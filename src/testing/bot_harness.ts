@@ -8,7 +8,8 @@
 
 import type { Bot, BotOptions } from "../bot/bot.ts";
 import type { Context } from "../bot/context.ts";
-import { checkOptionKeys } from "../bot/plugin_options.ts";
+import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
+import { abortableSleep } from "../timing.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import {
   buttonReplyContent,
@@ -43,7 +44,7 @@ export interface BotHarnessOptions {
   number?: string;
 }
 
-const OPTION_KEYS = ["instance", "number"] as const;
+const OPTION_KEYS: OptionKeys = { instance: true, number: true };
 
 /** What people and groups of a harness use of it. */
 interface HarnessPort {
@@ -65,8 +66,8 @@ interface HarnessPort {
  * A bot under test, on the simulated gateway server.
  *
  * The harness runs a copy of `bot` (same middleware, `catch` handler, options and store, so `bot.pause()`
- * and the store seen from a test are the harness's too) whose service is the simulator and whose sleeps
- * only yield, so pacing never holds a test up. Time is the bot's clock (`now`, default `Date.now`): to test
+ * and the store seen from a test are the harness's too) whose service is the simulator and whose plain
+ * sleeps only yield, so pacing never holds a test up. Time is the bot's clock (`now`, default `Date.now`): to test
  * timeouts, build the bot with a clock you move, and give its store the same clock.
  *
  * @example
@@ -120,7 +121,7 @@ export class BotHarness<C extends Context = Context> {
     const info = fake.simulator.instance(this.instance)!;
     this.#ownerJid = info.ownerJid!;
     this.#instanceId = info.id;
-    const overrides: BotOptions = { service, store, sleep: yieldOnce };
+    const overrides: BotOptions = { service, store, sleep: harnessSleep };
     this.#bot = bot.restart(overrides);
   }
 
@@ -476,15 +477,22 @@ function targetOf(target: SentMessageRecord | string): { id: string; fromMe: boo
   return { id: key.id, fromMe: true };
 }
 
-/** The harness's sleep: give other tasks a turn, take no time (pacing and order polls do not hold tests up). */
-function yieldOnce(_ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
+/**
+ * The harness's sleep. A wait that can be cut short (a signal: a chat's turn being renewed or awaited) is a
+ * real one, ended by its signal; a plain wait (the pacing gap, a debounce) only gives other tasks a turn, so
+ * pacing never holds a test up.
+ */
+function harnessSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal !== undefined) return abortableSleep(ms, signal);
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function checkHarnessOptions(options: BotHarnessOptions): void {
-  checkOptionKeys("create BotHarness", options, OPTION_KEYS);
-  for (const key of OPTION_KEYS) {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Cannot create BotHarness: options must be an object");
+  }
+  checkOptionKeys(options, OPTION_KEYS, "new BotHarness");
+  for (const key of ["instance", "number"] as const) {
     const value = options[key];
     if (value !== undefined && (typeof value !== "string" || value === "")) {
       throw new TypeError(`Cannot create BotHarness: "${key}" must be a non-empty string`);

@@ -302,7 +302,7 @@ Deno.test("conversation: entering an unknown dialogue and bad options are refuse
     () => createConversation(async () => {}, { name: "x", verison: 2 } as never),
     (error: Error) =>
       error instanceof ConfigurationException &&
-      error.message === 'Cannot create conversation: "verison" is not an option; did you mean "version"?',
+      error.message === 'createConversation: "verison" is not an option; did you mean "version"?',
   );
   throws(() => createConversation(async () => {}, ""), /the name must be a non-empty string/);
   const waits = new Bot<C>({ store: new MemoryStore() });
@@ -319,7 +319,7 @@ Deno.test("conversation: entering an unknown dialogue and bad options are refuse
   await using h2 = new BotHarness(waits);
   await h2.user(ANA).send("/bad");
   deepStrictEqual(errors, [
-    'Cannot wait: "maxMS" is not an option; did you mean "maxMs"?',
+    'conversation.wait: "maxMS" is not an option; did you mean "maxMs"?',
     'Cannot use filter query "message:txt": it is not a query',
   ]);
 });

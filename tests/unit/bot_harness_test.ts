@@ -189,6 +189,6 @@ Deno.test("harness: an unknown option is refused with a suggestion", () => {
     () => new BotHarness(new Bot(), { instanse: "x" } as never),
     (error: Error) =>
       error instanceof ConfigurationException &&
-      error.message === 'Cannot create BotHarness: "instanse" is not an option; did you mean "instance"?',
+      error.message === 'new BotHarness: "instanse" is not an option; did you mean "instance"?',
   );
 });

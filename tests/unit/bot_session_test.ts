@@ -175,7 +175,7 @@ Deno.test("session: options are checked when the middleware is built", () => {
     () => session({ initial: () => 0, getkey: () => "x" } as never),
     (error: Error) =>
       error instanceof ConfigurationException &&
-      error.message === 'Cannot create session: "getkey" is not an option; did you mean "getKey"?',
+      error.message === 'session: "getkey" is not an option; did you mean "getKey"?',
   );
   throws(() => session({} as never), /"initial" must be a function/);
   throws(() => session({ initial: () => 0, ttlMs: -1 }), /"ttlMs" must be a positive number/);

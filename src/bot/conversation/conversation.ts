@@ -9,7 +9,7 @@
 import type { Context } from "../context.ts";
 import { type Filter, type FilterQuery, matchFilter } from "../filter.ts";
 import { type HearsTrigger, triggerOf } from "../composer.ts";
-import { checkOptionKeys } from "../plugin_options.ts";
+import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
 import type { Replay } from "./replay.ts";
 
 /**
@@ -37,7 +37,7 @@ export interface WaitOptions<C extends Context = Context> {
   otherwise?: (ctx: C) => unknown;
 }
 
-const WAIT_OPTION_KEYS = ["maxMs", "otherwise"] as const;
+const WAIT_OPTION_KEYS: OptionKeys = { maxMs: true, otherwise: true };
 
 /**
  * The dialogue's handle: wait for the chat's next update, and run anything with a side effect or a varying
@@ -201,7 +201,10 @@ export class Conversation<C extends Context = Context> {
 }
 
 function checkWaitOptions(options: WaitOptions<never>): void {
-  checkOptionKeys("wait", options, WAIT_OPTION_KEYS);
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Cannot wait: options must be an object");
+  }
+  checkOptionKeys(options, WAIT_OPTION_KEYS, "conversation.wait");
   const { maxMs, otherwise } = options;
   if (maxMs !== undefined && (typeof maxMs !== "number" || !Number.isFinite(maxMs) || maxMs <= 0)) {
     throw new RangeError(`Cannot wait: "maxMs" must be a positive number of ms, got "${String(maxMs)}"`);

@@ -11,7 +11,7 @@ import { getGatewayLogger } from "../../log.ts";
 import type { StateEntry } from "../../store/state.ts";
 import type { Context } from "../context.ts";
 import type { MiddlewareFn } from "../middleware.ts";
-import { checkOptionKeys } from "../plugin_options.ts";
+import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
 import { StateConflictException } from "../state_conflict.ts";
 import { Conversation } from "./conversation.ts";
 import { type LogEntry, Replay, ReplayMismatchError, type RunOutcome } from "./replay.ts";
@@ -58,7 +58,7 @@ export interface ConversationOptions {
   version?: string | number;
 }
 
-const OPTION_KEYS = ["name", "version"] as const;
+const OPTION_KEYS: OptionKeys = { name: true, version: true };
 
 /**
  * `ctx.conversation` of a bot that uses {@link createConversation}.
@@ -309,7 +309,7 @@ export function createConversation<C extends Context = Context>(
 ): MiddlewareFn<C & ConversationFlavor> {
   if (typeof fn !== "function") throw new TypeError("Cannot create conversation: pass the dialogue function");
   const { name, version } = typeof options === "string" ? { name: options, version: undefined } : options;
-  if (typeof options !== "string") checkOptionKeys("create conversation", options, OPTION_KEYS);
+  if (typeof options !== "string") checkOptionKeys(options, OPTION_KEYS, "createConversation");
   if (typeof name !== "string" || name === "") {
     throw new TypeError("Cannot create conversation: the name must be a non-empty string");
   }
