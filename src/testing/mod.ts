@@ -65,3 +65,5 @@ export {
   type ImageOptions,
   type WebhookEnvelope,
 } from "./bot_harness.ts";
+// The bot types the harness's signatures name (the bot itself comes from `@gw/gateway/bot`).
+export type { Bot, BotOptions, Context } from "../bot/mod.ts";
