@@ -197,9 +197,9 @@ export {
 export {
   MessageStatusTracker,
   type MessageStatusTrackerOptions,
-  type MessageStatusUpdate,
   type WaitForStatusOptions,
 } from "./src/delivery/status_tracker.ts";
+export type { MessageStatusUpdate } from "./src/delivery/status_updates.ts";
 export {
   type ReconcileInboundInstanceResult,
   reconcileInboundMessages,
@@ -214,16 +214,16 @@ export {
   type DisconnectReason,
   disconnectReason,
 } from "./src/health/disconnect_reason.ts";
-export {
-  type Admission,
-  type BreakerState,
-  type HealthSource,
-  InstanceHealth,
-  type InstanceHealthOptions,
-  type InstanceHealthRecord,
-  type InstanceHealthStatus,
-  type InstanceRef,
-} from "./src/health/instance_health.ts";
+export { InstanceHealth } from "./src/health/instance_health.ts";
+export type {
+  Admission,
+  BreakerState,
+  HealthSource,
+  InstanceHealthOptions,
+  InstanceHealthRecord,
+  InstanceHealthStatus,
+  InstanceRef,
+} from "./src/health/health_types.ts";
 export { watchInstanceHealth } from "./src/health/watch.ts";
 
 // --- media: inputs the server accepts, downloads

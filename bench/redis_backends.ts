@@ -20,7 +20,8 @@ import { RedisWebhookQueue } from "../src/redis/queue.ts";
 import { KvStore } from "../src/store/kv.ts";
 import { MemoryStore } from "../src/store/memory.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../src/store/store.ts";
-import { kvTaskLease, type TaskLease } from "../src/tasks/task_guard.ts";
+import { kvTaskLease } from "../src/tasks/task_guard.ts";
+import type { TaskLease } from "../src/tasks/task_lease.ts";
 import { KvWebhookDedupe, MemoryWebhookDedupe, type WebhookDedupe } from "../src/webhooks/dedupe.ts";
 import { WebhookProcessor } from "../src/webhooks/processor.ts";
 import {

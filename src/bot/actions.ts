@@ -7,7 +7,8 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { type PacingOptions, SendPacer } from "../pacing/pacer.ts";
+import { SendPacer } from "../pacing/pacer.ts";
+import type { PacingOptions } from "../pacing/rules.ts";
 import type { CallOptions } from "../resources/resource.ts";
 import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";

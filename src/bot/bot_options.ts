@@ -6,7 +6,7 @@
 
 import { ConfigurationException } from "../errors.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
-import type { PacingOptions } from "../pacing/pacer.ts";
+import type { PacingOptions } from "../pacing/rules.ts";
 import type { GatewayService } from "../service.ts";
 import type { GatewayStore } from "../store/store.ts";
 import type { WebhookHandlerOptions } from "../webhooks/handler.ts";

@@ -114,26 +114,16 @@ export class ChatOrder {
     else this.#known.set(key, taken);
     // A live holder keeps its turn however long its middleware takes: it renews the turn every third of
     // the lease, so only a holder that is gone is ever skipped.
-    const held = new AbortController();
-    void this.#keepRenewing(key, ticket, held.signal);
+    // Real time on purpose: an injected sleep may not wait at all (a test harness's), and liveness is
+    // about the process still running, whatever the clock says.
+    const every = Math.max(1, Math.floor(this.#options.leaseMs / 3));
+    const renewal = setInterval(() => void this.#renew(key, ticket).catch(() => {}), every);
     return {
       leave: () => {
-        held.abort(); // a renewal still in flight cannot undo the leave: both compare-and-set the line
+        clearInterval(renewal); // a renewal still in flight cannot undo the leave: both compare-and-set the line
         return this.#leave(key, ticket);
       },
     };
-  }
-
-  async #keepRenewing(key: string, ticket: number, signal: AbortSignal): Promise<void> {
-    const every = Math.max(1, Math.floor(this.#options.leaseMs / 3));
-    while (!signal.aborted) {
-      try {
-        await this.#options.sleep(every, signal);
-        if (!signal.aborted) await this.#renew(key, ticket);
-      } catch {
-        // Aborted (the turn ended), or a store hiccup: the next round tries again.
-      }
-    }
   }
 
   async #renew(key: string, ticket: number): Promise<void> {

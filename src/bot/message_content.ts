@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isRecord } from "../dto/validate.ts";
+import { isRecord, nonEmptyString } from "../util/json_shape.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import type { BotMedia, BotMessage } from "./update_types.ts";
 
@@ -13,9 +13,7 @@ import type { BotMedia, BotMessage } from "./update_types.ts";
 export type Json = Record<string, unknown>;
 
 /** A non-empty string, or undefined. */
-export function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
+export const str: (value: unknown) => string | undefined = nonEmptyString;
 
 /** A finite number (or numeric string), or undefined. */
 export function num(value: unknown): number | undefined {

@@ -22,7 +22,7 @@ export type { WebhookPayloadDto } from "../webhooks/payload.ts";
 export type { WebhookProcessor } from "../webhooks/processor.ts";
 export type { WebhookHandlerOptions, WebhookHandlerQueueOptions } from "../webhooks/handler.ts";
 export type { WebhookSignatureOptions } from "../webhooks/signature.ts";
-export type { PacingOptions } from "../pacing/pacer.ts";
+export type { PacingOptions } from "../pacing/rules.ts";
 export type { MediaKind, MediaSource } from "../media/media_input.ts";
 export type { SendResponse } from "../resources/messages.ts";
 

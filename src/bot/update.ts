@@ -12,10 +12,10 @@
  * @module
  */
 
-import { parseMessageStatus } from "../delivery/status_tracker.ts";
+import { parseMessageStatus } from "../delivery/status_updates.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { num, readContent, readContext, str } from "./message_content.ts";
 import type {
   BotCall,

@@ -29,6 +29,7 @@ import type { StateStore } from "../store/state.ts";
 import type { D1Database } from "./bindings.ts";
 import { D1State } from "./d1_state.ts";
 import { d1Runner, sql, type SqlRunner, type SqlStatement } from "./sql.ts";
+import { positiveInteger } from "../util/checks.ts";
 
 /** Options of {@link D1Store}. */
 export interface D1StoreOptions {
@@ -112,14 +113,13 @@ export class D1Store implements GatewayStore {
    */
   constructor(db: D1Database, options: D1StoreOptions = {}) {
     checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");
-    const max = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-    if (!Number.isInteger(max) || max < 1 || max > MAX_RECORD_BYTES) {
-      throw new RangeError(
-        `Cannot create D1Store: "maxRecordBytes" must be an integer from 1 to ${MAX_RECORD_BYTES}, got "${
-          String(max)
-        }"`,
-      );
-    }
+    const max = positiveInteger(
+      "Cannot create D1Store",
+      "maxRecordBytes",
+      options.maxRecordBytes,
+      MAX_RECORD_BYTES,
+      MAX_RECORD_BYTES,
+    );
     this.#run = d1Runner(db);
     this.#now = options.now ?? Date.now;
     this.#maxRecordBytes = max;

@@ -6,7 +6,8 @@
 
 import { requireObject } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The fields of a `CallOfferDto`: what `CallOfferDto.from` accepts, and (normalized) what it holds. */
 export interface CallOfferDto {

@@ -6,8 +6,9 @@
 
 import { requireObject } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import { Problems } from "./validate.ts";
 import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config.ts";
+import { compact } from "../util/json_shape.ts";
 
 /**
  * Integrations the server knows.

@@ -7,7 +7,8 @@
 
 import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, mediaKind, Problems } from "./validate.ts";
+import { mediaKind, Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /**
  * Media types `sendMedia` accepts.

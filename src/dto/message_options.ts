@@ -5,7 +5,8 @@
  */
 
 import { ValidationException } from "../errors.ts";
-import { compact, isRecord, type Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
+import { compact, isRecord } from "../util/json_shape.ts";
 
 /** The quoted message of a reply: the key's `id` is enough when the server stores messages. */
 export interface QuotedInput {

@@ -7,7 +7,8 @@
 import { PROXY_PROTOCOLS, readPort } from "./create_instance.ts";
 import { requireObject } from "./message_options.ts";
 import { RequestDto } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** What `ProxyDto.from` accepts. */
 export interface ProxyInput {

@@ -6,7 +6,8 @@
 
 import { requireObject } from "./message_options.ts";
 import { RequestDto } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The behaviour settings of an instance. */
 export interface InstanceSettings {

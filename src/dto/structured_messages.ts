@@ -7,7 +7,8 @@
 
 import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, type MessageKeyInput, Problems } from "./validate.ts";
+import { type MessageKeyInput, Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The fields of a `SendLocationMessageDto`: what `SendLocationMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendLocationMessageDto extends MessageOptions {

@@ -6,9 +6,11 @@
  */
 
 import { checkOptionKeys } from "../option_keys.ts";
-import { ConfigurationException, GatewayApiException } from "../errors.ts";
+import { GatewayApiException } from "../errors.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
+import { abortableSleep } from "../timing.ts";
 import type { RateLimiterInterface } from "./limiter.ts";
+import { positiveInteger } from "../util/checks.ts";
 import { checkArguments, checkDecay, nextWindow, secondsUntilFree, type WindowEntry } from "./window.ts";
 
 /** Options of {@link KvRateLimiter}. */
@@ -64,15 +66,12 @@ export class KvRateLimiter implements RateLimiterInterface {
    */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
-    const retries = options.maxConflictRetries ?? 64;
-    if (!Number.isInteger(retries) || retries < 1) {
-      throw new ConfigurationException(
-        `Invalid KvRateLimiter option: "maxConflictRetries" must be an integer >= 1, got ${
-          JSON.stringify(retries)
-        }`,
-        { setting: "maxConflictRetries" },
-      );
-    }
+    const retries = positiveInteger(
+      "Invalid KvRateLimiter option",
+      "maxConflictRetries",
+      options.maxConflictRetries,
+      64,
+    );
     this.#kv = kv;
     this.#prefix = options.prefix ?? DEFAULT_PREFIX;
     this.#now = options.now ?? Date.now;
@@ -156,5 +155,5 @@ export class KvRateLimiter implements RateLimiterInterface {
 // Random backoff of up to 1, 2, 4 … 64 ms after a lost compare-and-set: spreads the writers so one wins each round.
 function backoff(round: number): Promise<void> {
   const ms = Math.random() * Math.min(64, 2 ** round);
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return abortableSleep(ms);
 }

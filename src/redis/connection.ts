@@ -9,6 +9,7 @@
  */
 
 import { ConfigurationException, ConnectionException } from "../errors.ts";
+import { timerMs } from "../util/checks.ts";
 
 /**
  * The part of a Redis client the backends use: node-redis (`redis` / `@redis/client` 4 and later) fits it
@@ -106,12 +107,7 @@ export function checkRedisOptions(owner: string, options: RedisBackendOptions): 
       { setting: "url" },
     );
   }
-  const timeout = options.connectTimeoutMs;
-  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) {
-    throw new ConfigurationException(`Cannot create ${owner}: "connectTimeoutMs" must be a number > 0`, {
-      setting: "connectTimeoutMs",
-    });
-  }
+  timerMs(`Cannot create ${owner}`, "connectTimeoutMs", options.connectTimeoutMs, 0);
   return url;
 }
 

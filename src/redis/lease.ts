@@ -5,7 +5,7 @@
  */
 
 import { checkOptionKeys } from "../option_keys.ts";
-import type { TaskLease } from "../tasks/task_guard.ts";
+import type { TaskLease } from "../tasks/task_lease.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript, SET_UNLESS_LIVE } from "./script.ts";
 

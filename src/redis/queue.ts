@@ -8,7 +8,6 @@
 import { checkOptionKeys } from "../option_keys.ts";
 import { WebhookException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
-import { fromBase64, toBase64 } from "../webhooks/encoding.ts";
 import {
   type DeadLetter,
   isProcessWebhookJob,
@@ -24,6 +23,8 @@ import {
 import type { WebhookProcessor } from "../webhooks/processor.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { CLAIM, ENQUEUE, REQUEUE, SETTLE } from "./queue_scripts.ts";
+import { fromBase64, toBase64 } from "../util/base64.ts";
+import { positiveNumber, timerMs } from "../util/checks.ts";
 
 /** Options of {@link RedisWebhookQueue}. */
 export type RedisWebhookQueueOptions = RedisBackendOptions & Omit<WebhookQueueOptions, "prefix"> & {
@@ -70,14 +71,6 @@ function decodeJob(json: string): ProcessWebhookJob | null {
     if (bytes !== null) job.body = bytes;
   }
   return isProcessWebhookJob(job) ? job : null;
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new WebhookException(`Invalid webhook configuration: "queue.${name}" must be a number > 0`);
-  }
-  return value;
 }
 
 /**
@@ -139,8 +132,18 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     });
     this.#maxAttempts = maxAttempts;
     this.#backoff = backoff;
-    this.#visibilityMs = positive("visibilityTimeoutMs", options.visibilityTimeoutMs, 30_000);
-    this.#pollMs = positive("pollIntervalMs", options.pollIntervalMs, 250);
+    this.#visibilityMs = positiveNumber(
+      "Invalid webhook configuration",
+      "queue.visibilityTimeoutMs",
+      options.visibilityTimeoutMs,
+      30_000,
+    );
+    this.#pollMs = timerMs(
+      "Invalid webhook configuration",
+      "queue.pollIntervalMs",
+      options.pollIntervalMs,
+      250,
+    );
     this.#now = options.now ?? Date.now;
     this.#redis = new RedisConnection("RedisWebhookQueue", options);
   }

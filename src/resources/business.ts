@@ -5,9 +5,9 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { compact } from "../dto/validate.ts";
 import { check } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The filter of the business routes. */
 export interface CatalogQuery {

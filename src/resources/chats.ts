@@ -6,7 +6,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { ValidationException } from "../errors.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { check, messageRefs, recipient } from "./args.ts";
 import { PRESENCES } from "./instances.ts";
 import { type CallOptions, Resource } from "./resource.ts";

@@ -74,13 +74,8 @@ export type { ProxyInput } from "../dto/proxy.ts";
 export type { PrivacySettings } from "../dto/privacy_settings.ts";
 
 // --- paced, resumable bulk sends (`messages().sendMany`)
-export {
-  type PacingOptions,
-  type PacingPause,
-  type PacingStatus,
-  type PauseReason,
-  SendPacer,
-} from "../pacing/pacer.ts";
+export type { PacingOptions } from "../pacing/rules.ts";
+export { type PacingPause, type PacingStatus, type PauseReason, SendPacer } from "../pacing/pacer.ts";
 export type {
   SendManyItem,
   SendManyItemResult,

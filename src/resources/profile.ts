@@ -6,7 +6,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { PRIVACY_VALUES, type PrivacySettings, PrivacySettingsDto } from "../dto/privacy_settings.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { check, invalid, recipient } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { ProfileInfo, UpdateResult } from "./types.ts";

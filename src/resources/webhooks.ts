@@ -6,7 +6,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { WebhookConfigDto, type WebhookConfigInput } from "../dto/webhook_config.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { invalid } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
 import type { WebhookRow } from "./types.ts";

@@ -16,6 +16,7 @@
 import { checkOptionKeys } from "../option_keys.ts";
 import { KvState } from "./kv_state.ts";
 import { KvTable, type TableSpec } from "./kv_table.ts";
+import { positiveInteger } from "../util/checks.ts";
 import {
   applyOutboundChanges,
   checkInbound,
@@ -148,14 +149,13 @@ export class KvStore implements GatewayStore {
   constructor(kv: Deno.Kv, options: KvStoreOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxRecordBytes: true }, "new KvStore");
     const prefix = options.prefix ?? DEFAULT_PREFIX;
-    const max = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
-    if (!Number.isInteger(max) || max < 1 || max > HARD_MAX_RECORD_BYTES) {
-      throw new RangeError(
-        `Cannot create KvStore: "maxRecordBytes" must be an integer from 1 to ${HARD_MAX_RECORD_BYTES}, got "${
-          String(max)
-        }"`,
-      );
-    }
+    const max = positiveInteger(
+      "Cannot create KvStore",
+      "maxRecordBytes",
+      options.maxRecordBytes,
+      DEFAULT_MAX_RECORD_BYTES,
+      HARD_MAX_RECORD_BYTES,
+    );
     this.#now = options.now ?? Date.now;
     this.#outbound = new KvTable(kv, prefix, OUTBOUND, max);
     this.#inbound = new KvTable(kv, prefix, INBOUND, max);

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { abortableSleep } from "../timing.ts";
+
 /** Options of {@link withBusyRetry}. */
 export interface BusyRetryOptions {
   /** Give up (rethrow the busy error) after this long, in ms (default 30 000). */
@@ -31,10 +33,6 @@ export function isBusy(error: unknown): boolean {
   return error instanceof Error && /database is locked|database is busy|SQLITE_BUSY/i.test(error.message);
 }
 
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * Run `write`, and run it again after a jittered backoff (up to 1, 2, 4 … `maxBackoffMs` ms) while it
  * fails because the database is busy, until `deadlineMs` has passed. Any other error is thrown at once.
@@ -42,7 +40,7 @@ function defaultSleep(ms: number): Promise<void> {
  */
 export async function withBusyRetry<T>(write: () => Promise<T>, options: BusyRetryOptions = {}): Promise<T> {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? abortableSleep;
   const maxBackoff = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
   const deadline = now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS);
   for (let round = 0;; round++) {

@@ -8,21 +8,7 @@
 import { getGatewayLogger } from "../log.ts";
 import { KvState } from "../store/kv_state.ts";
 import { stateTaskLease } from "./state_lease.ts";
-
-/**
- * A lock shared by every isolate that runs the same tasks. `acquire` resolves to a release function, or
- * to null when another holder has the lease.
- *
- * @example A lease that always grants (no cross-isolate protection)
- * ```ts
- * import type { TaskLease } from "@gw/gateway/tasks";
- * const lease: TaskLease = { acquire: () => Promise.resolve(() => Promise.resolve()) };
- * ```
- */
-export interface TaskLease {
-  /** Take the lease `name` for `ttlMs`; null when someone else holds it. */
-  acquire(name: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
-}
+import type { TaskLease } from "./task_lease.ts";
 
 const log = getGatewayLogger("tasks");
 

@@ -11,9 +11,10 @@
  */
 
 import { checkOptionKeys } from "../option_keys.ts";
-import { ConfigurationException, WebhookException } from "../errors.ts";
+import { WebhookException } from "../errors.ts";
 import { ExpiryQueue } from "../expiry_queue.ts";
 import { withBusyRetry } from "../store/kv_busy.ts";
+import { positiveNumber } from "../util/checks.ts";
 
 /** Atomic claims on delivery keys. Implement it to keep claims elsewhere (Redis, a database). */
 export interface WebhookDedupe {
@@ -54,14 +55,7 @@ interface DedupeRecord {
 
 /** A dedupe timing setting in seconds, checked, as ms (`fallback` seconds when not given). Internal. */
 export function dedupeMilliseconds(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback * 1000;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationException(
-      `Invalid webhook configuration: "dedupe.${name}" must be a number > 0, got "${String(value)}"`,
-      { setting: `dedupe.${name}` },
-    );
-  }
-  return value * 1000;
+  return positiveNumber("Invalid webhook configuration", `dedupe.${name}`, value, fallback) * 1000;
 }
 
 /**

@@ -5,7 +5,7 @@
  * inside workerd in cloudflare_worker_test.ts.)
  */
 
-import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
 import type { D1Database } from "../../src/cloudflare/bindings.ts";
 import { D1State } from "../../src/cloudflare/d1_state.ts";
@@ -111,13 +111,10 @@ d1Test("D1Store: a record over maxRecordBytes is refused with a clear error, not
     message: /^Cannot save outbound record "a": it takes \d+ bytes as JSON, more than the 100000 allowed/,
   });
   strictEqual(await store.getOutbound("a"), null);
-  let error: unknown;
-  try {
-    new D1Store(db, { maxRecordBytes: 3_000_000 });
-  } catch (caught) {
-    error = caught;
-  }
-  strictEqual(error instanceof RangeError, true);
+  throws(() => new D1Store(db, { maxRecordBytes: 3_000_000 }), {
+    name: "ConfigurationException",
+    message: 'Cannot create D1Store: "maxRecordBytes" must be an integer from 1 to 1900000, got "3000000"',
+  });
 });
 
 d1Test("D1: dispose workerd", () => mf.dispose());

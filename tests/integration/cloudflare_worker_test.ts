@@ -17,6 +17,7 @@ import { CoordinatorWebhookDedupe } from "../../src/cloudflare/coordinator_dedup
 import { limiterContract } from "../unit/ratelimit_contract.ts";
 import { stateContract } from "../unit/state_contract.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";
+import { realNowSeconds } from "../helpers/real_clock.ts";
 
 Deno.env.set("WRANGLER_SEND_METRICS", "false");
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -55,7 +56,9 @@ function webhook(id: string, text: string): string {
 }
 
 async function deliver(body: string, deliveryId: string) {
-  const headers = await signWebhook({ body, secret: SECRET, scheme: "standard", id: deliveryId });
+  // Signed on the receiver's clock (workerd keeps the real one under faketime, see real_clock.ts).
+  const timestamp = await realNowSeconds();
+  const headers = await signWebhook({ body, secret: SECRET, scheme: "standard", id: deliveryId, timestamp });
   return await mf.dispatchFetch("http://127.0.0.1/gateway/webhook/sales", { method: "POST", headers, body });
 }
 

@@ -11,6 +11,7 @@ import type { D1Database } from "../../src/cloudflare/bindings.ts";
 import { D1Store } from "../../src/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";
+import { realNowSeconds } from "../helpers/real_clock.ts";
 
 const SECRET = "worker-secret-7";
 
@@ -53,7 +54,8 @@ Deno.test({
           message: { conversation: "from workerd ☁️" },
         },
       });
-      const headers = await signWebhook({ body, secret: SECRET });
+      // Signed on the receiver's clock (workerd keeps the real one under faketime, see real_clock.ts).
+      const headers = await signWebhook({ body, secret: SECRET, timestamp: await realNowSeconds() });
       const signed = await mf.dispatchFetch("http://127.0.0.1/gateway/webhook/sales", {
         method: "POST",
         headers,

@@ -174,7 +174,7 @@ Deno.test("processWebhookBatch: bad settings are refused before any message is t
     () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { maxAttempts: 0 }),
     {
       name: "ConfigurationException",
-      message: 'Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "0"',
+      message: 'Invalid webhook configuration: "queue.maxAttempts" must be a positive integer, got "0"',
     },
   );
   await rejects(
@@ -256,6 +256,6 @@ Deno.test("GatewayCoordinator needs SQLite storage; coordinator dedupe checks it
   };
   throws(() => new CoordinatorWebhookDedupe(namespace, { windowSeconds: 0 }), {
     name: "ConfigurationException",
-    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a number > 0, got "0"',
+    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a positive number, got "0"',
   });
 });

@@ -105,8 +105,8 @@ Deno.test("reconcileSends: a failed lookup leaves the record unknown; bad option
   }]);
   strictEqual((await store.getOutbound("a"))?.outcomeUnknown, true);
   await rejects(() => reconcileSends({ service, store, limit: -1 }), {
-    name: "RangeError",
-    message: 'Cannot reconcile sends: "limit" must be an integer >= 0, got "-1"',
+    name: "ConfigurationException",
+    message: 'Cannot reconcile sends: "limit" must be a non-negative integer, got "-1"',
   });
 });
 

@@ -349,9 +349,12 @@ Deno.test("retryFailedMessages: bad maxRetries or limit is an error", async () =
   const store = new MemoryStore();
   const service = new FakeService();
   await rejects(() => retryFailedMessages({ service, store, maxRetries: -1 }), {
-    name: "RangeError",
+    name: "ConfigurationException",
     message: 'Cannot retry failed messages: "maxRetries" must be a non-negative integer, got "-1"',
   });
-  await rejects(() => retryFailedMessages({ service, store, limit: 1.5 }), RangeError);
+  await rejects(() => retryFailedMessages({ service, store, limit: 1.5 }), {
+    name: "ConfigurationException",
+    message: 'Cannot retry failed messages: "limit" must be a non-negative integer, got "1.5"',
+  });
   deepStrictEqual((await retryFailedMessages({ service, store, limit: 0 })).attempted, 0);
 });

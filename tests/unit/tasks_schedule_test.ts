@@ -3,11 +3,8 @@ import { KvStore } from "../../src/store/kv.ts";
 import { KvState } from "../../src/store/kv_state.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
-import {
-  createScheduledHandler,
-  registerScheduledTasks,
-  type RegisterScheduledTasksOptions,
-} from "../../src/tasks/schedule.ts";
+import { createScheduledHandler, registerScheduledTasks } from "../../src/tasks/schedule.ts";
+import type { RegisterScheduledTasksOptions } from "../../src/tasks/schedule_options.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import { DAY, deferred, FakeService, NOW, outbound, serverMessage } from "../fixtures/tasks_fixtures.ts";
 

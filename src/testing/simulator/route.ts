@@ -5,6 +5,7 @@
  */
 
 import type { SimulatorCore } from "./core.ts";
+import { internalArray } from "./errors.ts";
 import type { InstanceState } from "./state.ts";
 
 /** A `file` field of a multipart body. */
@@ -62,4 +63,10 @@ export function route(
   handle: (ctx: RouteContext) => unknown,
 ): RouteDef {
   return { method, path, withInstance: true, status, auth: "instance", handle };
+}
+
+/** `InternalServerErrorException(text, error.toString())` when the socket is not open. */
+export function socketOr500(ctx: RouteContext, text: string, method?: string): void {
+  const failure = ctx.core.socketErrorText(ctx.instance, method);
+  if (failure) throw internalArray(text, failure);
 }

@@ -10,6 +10,7 @@
 import { ConfigurationException } from "../../errors.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import type { GatewayStore } from "../../store/store.ts";
+import { positiveInteger } from "../../util/checks.ts";
 
 /** The `type` of every webhook job, to tell them from other messages on the same KV queue. */
 export const WEBHOOK_JOB_TYPE = "gateway.webhook.process";
@@ -99,15 +100,12 @@ const MAX_DELAY_MS = 30 * 24 * 3600_000;
 export function webhookQueueSettings(
   options: WebhookQueueOptions,
 ): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
-  const maxAttempts = options.maxAttempts ?? 5;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new ConfigurationException(
-      `Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "${
-        String(maxAttempts)
-      }"`,
-      { setting: "queue.maxAttempts" },
-    );
-  }
+  const maxAttempts = positiveInteger(
+    "Invalid webhook configuration",
+    "queue.maxAttempts",
+    options.maxAttempts,
+    5,
+  );
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF;
   if (
     !Array.isArray(backoff) || backoff.length === 0 ||

@@ -8,7 +8,7 @@
 import { badRequest, internalString } from "../errors.ts";
 import { isBase64, isUrl } from "../jid.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
-import { MESSAGE_SCHEMAS } from "../schemas.ts";
+import { MESSAGE_SCHEMAS } from "../message_schemas.ts";
 import { checkBody } from "../validate.ts";
 import { type OutgoingContent, performSend } from "./send.ts";
 

@@ -1,0 +1,54 @@
+/**
+ * Plain-object helpers for JSON (webhook payloads, server answers, configuration files, request bodies):
+ * the one definition of `isRecord`, `nonEmptyString` and `compact` that every module imports.
+ *
+ * @module
+ */
+
+/**
+ * Whether a value is a plain object (not null, not an array).
+ *
+ * @example
+ * ```ts
+ * import { isRecord } from "./json_shape.ts";
+ * isRecord({}); // true
+ * isRecord([]); // false
+ * isRecord(null); // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The value when it is a non-empty string, else undefined (a field a payload may omit, send empty or send
+ * with another type).
+ *
+ * @example
+ * ```ts
+ * import { nonEmptyString } from "./json_shape.ts";
+ * nonEmptyString("abc"); // "abc"
+ * nonEmptyString(""); // undefined
+ * nonEmptyString(42); // undefined
+ * ```
+ */
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/**
+ * A copy of an object without its `undefined` entries (the server treats a present key as given).
+ *
+ * @example
+ * ```ts
+ * import { compact } from "./json_shape.ts";
+ * compact({ a: 1, b: undefined }); // { a: 1 }
+ * ```
+ */
+export function compact<T extends object>(value: T): T {
+  const out: Partial<T> = {};
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && value[key] !== undefined) out[key] = value[key];
+  }
+  return out as T;
+}
