@@ -11,7 +11,7 @@
  *   deno run -A --lock=tests/npm/deno.lock bench/bot_queue_answer.ts [--count 400]
  */
 
-import { MemoryStore } from "../src/store/memory.ts";
+import { MemoryStore } from "../src/backends/memory/store.ts";
 import { Bot, type BotOptions } from "../src/bot/mod.ts";
 import { signedWebhookRequest } from "../src/testing/mod.ts";
 

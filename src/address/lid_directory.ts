@@ -5,7 +5,7 @@
  * @module
  */
 
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { normalizePhone } from "./phone.ts";

@@ -7,7 +7,7 @@
  */
 
 import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
-import { MemoryStore } from "../store/memory.ts";
+import { MemoryStore } from "../backends/memory/store.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
@@ -37,6 +37,8 @@ let warnedMemoryStore = false;
 
 /**
  * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
+ *
+ * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
  *
  * @example The ten-line bot (`deno serve --allow-env --allow-net bot.ts`, or a Worker)
  * ```ts ignore

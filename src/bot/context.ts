@@ -115,6 +115,8 @@ export class Context {
   /**
    * Build a context (the bot does this for each update).
    *
+   * The example is not type-checked: the bot builds contexts from its own internal parts.
+   *
    * @example
    * ```ts ignore
    * new Context({ payload, update, state, now: Date.now, actions });

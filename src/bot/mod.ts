@@ -3,6 +3,8 @@
  * behind the verified webhook receiver, with exactly-once handling per inbound message, per-chat order
  * across processes, echo safety and replies that are never sent twice.
  *
+ * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
+ *
  * @example The ten-line bot
  * ```ts ignore
  * import { Bot } from "@gw/gateway/bot";

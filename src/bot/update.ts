@@ -243,8 +243,9 @@ const BY_EVENT: Readonly<Record<string, (payload: WebhookPayloadDto) => BotUpdat
  * The bot update of one webhook payload.
  *
  * @example
- * ```ts ignore
- * import { WebhookPayloadDto } from "../webhooks/payload.ts";
+ * ```ts
+ * import { WebhookPayloadDto } from "@gw/gateway";
+ * import { toBotUpdate } from "./update.ts";
  * const payload = WebhookPayloadDto.from({
  *   event: "messages.upsert",
  *   instance: "sales",

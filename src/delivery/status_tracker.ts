@@ -12,7 +12,7 @@
 
 import { MessageStatusException } from "../errors.ts";
 import { MessageSent } from "../events.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";

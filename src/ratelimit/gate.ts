@@ -12,7 +12,7 @@ import { getGatewayLogger } from "../log.ts";
 import type { Logger } from "@logtape/logtape";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket, RateLimiterInterface } from "./limiter.ts";
-import { MemoryRateLimiter } from "./memory.ts";
+import { MemoryRateLimiter } from "../backends/memory/rate_limiter.ts";
 import { abortableSleep } from "../timing.ts";
 import { errorMessage } from "../util/error_message.ts";
 

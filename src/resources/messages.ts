@@ -17,11 +17,13 @@ import type { MessageOptions } from "../dto/message_options.ts";
 import type { RequestDto } from "../dto/request_dto.ts";
 import {
   type ButtonInput,
-  type ContactCard,
   type ListSection,
   SendButtonsMessageDto,
-  SendContactMessageDto,
   SendListMessageDto,
+} from "../dto/interactive_messages.ts";
+import {
+  type ContactCard,
+  SendContactMessageDto,
   SendLocationMessageDto,
   SendPollMessageDto,
   SendReactionMessageDto,
@@ -29,7 +31,6 @@ import {
 } from "../dto/structured_messages.ts";
 import { SendTextMessageDto } from "../dto/text_message.ts";
 import type { RequestInput } from "../dto/request_dto.ts";
-import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import {
   type NumberCheckRow,
   RECIPIENT_CACHE_TTL_MS,
@@ -43,9 +44,10 @@ import {
   type SendManyOptions,
   type SendManyReport,
 } from "../pacing/send_many.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import { splitOptions } from "./args.ts";
-import { type CallOptions, Resource } from "./resource.ts";
+import { type CallOptions, Resource, type SendSpec } from "./resource.ts";
+import { ROUTE, type RouteEntry } from "./routes.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
 
 /** Shared send options plus call options, the last argument of the short send methods. */
@@ -95,21 +97,20 @@ export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: stri
  */
 export class MessagesResource extends Resource {
   async #deliver(
-    route: string,
-    type: string,
+    route: RouteEntry,
     dto: RequestDto,
     to: string,
-    bucket: RateLimitBucket,
     options?: CallOptions,
+    vary: Pick<SendSpec, "kind" | "bucket"> = {},
   ): Promise<SendResponse> {
     let body = dto.body as Record<string, unknown>;
     const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
     if (!resolve || typeof body.number !== "string") {
-      return await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+      return await this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
     }
     const recipient = await this.resolveRecipient(body.number, options);
     body = { ...body, number: recipient.jid };
-    const response = await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+    const response = await this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
     return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
   }
 
@@ -136,10 +137,10 @@ export class MessagesResource extends Resource {
       ttlMs: ttl === undefined ? RECIPIENT_CACHE_TTL_MS : ttl * 1000,
       now: this.context.now,
       ask: async (numbers) => {
-        const res = await this.call<NumberCheckRow[]>("POST", "/chat/whatsappNumbers/{instance}", {
-          body: { numbers },
-          idempotent: true,
-        }, { ...options, idempotencyKey: undefined });
+        const res = await this.call<NumberCheckRow[]>(ROUTE.chat.whatsappNumbers, { body: { numbers } }, {
+          ...options,
+          idempotencyKey: undefined,
+        });
         return res.data;
       },
     }, number);
@@ -175,14 +176,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendTextMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendText/{instance}",
-      "text",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendText, valid, valid.body.number, options);
   }
 
   /**
@@ -366,14 +360,9 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendMediaMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendMedia/{instance}",
-      valid.body.mediatype,
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendMedia, valid, valid.body.number, options, {
+      kind: valid.body.mediatype,
+    });
   }
 
   /**
@@ -410,14 +399,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendAudioMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendWhatsAppAudio/{instance}",
-      "audio",
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendWhatsAppAudio, valid, valid.body.number, options);
   }
 
   /**
@@ -450,14 +432,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendPtvMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendPtv/{instance}",
-      "ptv",
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendPtv, valid, valid.body.number, options);
   }
 
   /**
@@ -494,14 +469,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendStickerMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendSticker/{instance}",
-      "sticker",
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendSticker, valid, valid.body.number, options);
   }
 
   /**
@@ -541,14 +509,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendLocationMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendLocation/{instance}",
-      "location",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendLocation, valid, valid.body.number, options);
   }
 
   /**
@@ -588,14 +549,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendContactMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendContact/{instance}",
-      "contact",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendContact, valid, valid.body.number, options);
   }
 
   /**
@@ -631,14 +585,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendReactionMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendReaction/{instance}",
-      "reaction",
-      valid,
-      valid.body.key.remoteJid,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendReaction, valid, valid.body.key.remoteJid, options);
   }
 
   /**
@@ -676,14 +623,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendPollMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendPoll/{instance}",
-      "poll",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendPoll, valid, valid.body.number, options);
   }
 
   /**
@@ -730,14 +670,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendListMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendList/{instance}",
-      "list",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendList, valid, valid.body.number, options);
   }
 
   /**
@@ -780,14 +713,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendButtonsMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendButtons/{instance}",
-      "buttons",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendButtons, valid, valid.body.number, options);
   }
 
   /**
@@ -823,14 +749,7 @@ export class MessagesResource extends Resource {
   ): Promise<SendResponse> {
     const valid = SendStatusMessageDto.from(dto);
     const bucket = valid.body.type === "text" ? "messages" : "media";
-    return await this.#deliver(
-      "/message/sendStatus/{instance}",
-      "status",
-      valid,
-      "status@broadcast",
-      bucket,
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendStatus, valid, "status@broadcast", options, { bucket });
   }
 
   /**
@@ -869,13 +788,6 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendTemplateMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendTemplate/{instance}",
-      "template",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendTemplate, valid, valid.body.number, options);
   }
 }

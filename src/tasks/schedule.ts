@@ -16,7 +16,8 @@ import type { ReconcileInboundResult } from "../delivery/reconcile.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
 import { reconcileSends, type ReconcileSendsResult } from "./reconcile_sends.ts";
 import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
-import { guardTask, kvTaskLease } from "./task_guard.ts";
+import { kvTaskLease } from "../backends/kv/lease.ts";
+import { guardTask } from "./task_guard.ts";
 import type { TaskLease } from "./task_lease.ts";
 import { RECONCILE_NAME, RECONCILE_SCHEDULE, runReconcileTask } from "./reconcile_task.ts";
 import type {

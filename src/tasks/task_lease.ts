@@ -1,7 +1,7 @@
 /**
  * `TaskLease`: the contract of a lock shared by every isolate that runs the same scheduled tasks. Its own
  * file so that the guard (`task_guard.ts`) and the leases that implement it (`state_lease.ts`,
- * `redis/lease.ts`) depend on it, not on each other.
+ * `backends/redis/lease.ts`, `backends/kv/lease.ts`) depend on it, not on each other.
  *
  * @module
  */

@@ -16,13 +16,9 @@ import { MetricsCollector } from "../metrics.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
 import { positiveInteger } from "../util/checks.ts";
 import type { GatewayStore } from "../store/store.ts";
-import {
-  DEDUPE_OPTION_KEYS,
-  KvWebhookDedupe,
-  MemoryWebhookDedupe,
-  type WebhookDedupe,
-  type WebhookDedupeOptions,
-} from "./dedupe.ts";
+import { DEDUPE_OPTION_KEYS, type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
+import { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
+import { KvWebhookDedupe } from "../backends/kv/dedupe.ts";
 import {
   HANDLER_QUEUE_OPTION_KEYS,
   QueueDispatch,

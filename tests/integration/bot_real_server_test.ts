@@ -4,7 +4,7 @@
 // (`auto`, only the secret given) and runs `on("connection")`.
 import { ok } from "node:assert/strict";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { Bot } from "../../src/bot/mod.ts";
 
 const url = Deno.env.get("GW_REAL_URL");

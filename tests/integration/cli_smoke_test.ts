@@ -6,7 +6,7 @@
 // and `serve` are also spawned in cli_instances_test.ts and cli_serve_test.ts (a live standard output,
 // signals).
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
 import { PACKAGE_COMMAND } from "../../src/cli/main.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
 import { type CliRun, MAIN, spawnCli, tempDir, writeConfig } from "./cli_helpers.ts";

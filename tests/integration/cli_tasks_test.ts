@@ -1,5 +1,5 @@
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
 import type { OutboundMessageRecord } from "../../src/store/store.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
 import { runCli, tempDir, writeConfig } from "./cli_helpers.ts";

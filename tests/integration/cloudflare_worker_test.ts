@@ -7,13 +7,13 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
-import type { D1Database, DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
-import { CoordinatorState } from "../../src/cloudflare/coordinator_state.ts";
-import { D1State } from "../../src/cloudflare/d1_state.ts";
-import { D1Store } from "../../src/cloudflare/d1_store.ts";
+import type { D1Database, DurableObjectNamespace } from "../../src/backends/cloudflare/bindings.ts";
+import { CoordinatorState } from "../../src/backends/cloudflare/coordinator_state.ts";
+import { D1State } from "../../src/backends/cloudflare/d1_state.ts";
+import { D1Store } from "../../src/backends/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
-import { CoordinatorRateLimiter } from "../../src/cloudflare/coordinator_rate_limiter.ts";
-import { CoordinatorWebhookDedupe } from "../../src/cloudflare/coordinator_dedupe.ts";
+import { CoordinatorRateLimiter } from "../../src/backends/cloudflare/coordinator_rate_limiter.ts";
+import { CoordinatorWebhookDedupe } from "../../src/backends/cloudflare/coordinator_dedupe.ts";
 import { limiterContract } from "../unit/ratelimit_contract.ts";
 import { stateContract } from "../unit/state_contract.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";

@@ -4,7 +4,7 @@
  */
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { RedisWebhookQueue } from "../../src/redis/queue.ts";
+import { RedisWebhookQueue } from "../../src/backends/redis/queue.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { Child } from "../helpers/child.ts";
 import { withRedisServer } from "../helpers/redis_server.ts";

@@ -7,8 +7,8 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
-import type { D1Database } from "../../src/cloudflare/bindings.ts";
-import { D1Store } from "../../src/cloudflare/d1_store.ts";
+import type { D1Database } from "../../src/backends/cloudflare/bindings.ts";
+import { D1Store } from "../../src/backends/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";
 import { realNowSeconds } from "../helpers/real_clock.ts";

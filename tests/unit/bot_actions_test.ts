@@ -1,6 +1,6 @@
 // Context actions: bound to the instance and chat, idempotent per inbound message and position, paced.
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import { Bot } from "../../src/bot/mod.ts";
 import { ANA, GatewayStub, inbound, INSTANCE, stubBot, stubService } from "../helpers/bot.ts";

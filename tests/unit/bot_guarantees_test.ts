@@ -1,7 +1,7 @@
 // The bot's guarantees: exactly once, echo safety, per-chat order (also across bots on one store),
 // debounce, groups, pause/resume.
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { WebhookException } from "../../src/errors.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";

@@ -1,6 +1,6 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { GatewayApiException } from "../../src/errors.ts";
-import { KvRateLimiter } from "../../src/ratelimit/kv.ts";
+import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
 import { fakeClock, limiterContract } from "./ratelimit_contract.ts";
 
 limiterContract("KvRateLimiter", async (clock) => {

@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { MessageStuck } from "../../src/delivery/status_events.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createScheduledHandler, registerScheduledTasks } from "../../src/tasks/schedule.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { BASE, KEY, newSim } from "../helpers/simulator.ts";

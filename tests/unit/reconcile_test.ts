@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { reconcileInboundMessages } from "../../src/delivery/reconcile.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewaySimulator } from "../../src/testing/mod.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";

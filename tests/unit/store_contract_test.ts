@@ -1,7 +1,7 @@
 // The store contract suite (store_contract.ts) against MemoryStore and KvStore, and KvStore's own layout.
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { ids, outbound, storeContract } from "./store_contract.ts";
 
 storeContract({

@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException } from "../../src/errors.ts";
 import { IdempotencyClaims } from "../../src/store/idempotency.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { matchesContent, recipientJid } from "../../src/tasks/find_sent_message.ts";
 import {
   expireStaleClaims,

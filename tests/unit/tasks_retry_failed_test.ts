@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException, MessageException, ValidationException } from "../../src/errors.ts";
 import { MessageSent } from "../../src/events.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
 import { deferred, FakeService, NOW, outbound, serverMessage, STORES } from "../fixtures/tasks_fixtures.ts";

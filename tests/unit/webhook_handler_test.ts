@@ -2,8 +2,10 @@ import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/s
 import { type LogRecord, reset } from "@logtape/logtape";
 import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
-import { KvWebhookDedupe, MemoryWebhookDedupe, type WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
+import type { WebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { KvWebhookDedupe } from "../../src/backends/kv/dedupe.ts";
+import { MemoryWebhookDedupe } from "../../src/backends/memory/dedupe.ts";
 import { KvWebhookQueue, startWebhookWorker } from "../../src/webhooks/queue.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";

@@ -1,52 +1,33 @@
 /**
  * Request schemas of the reference server (`src/validate/*.schema.ts`) other than `/message/*` (see
- * `message_schemas.ts`), keyword order kept so that errors come out in the same order.
+ * `message_schemas.ts`), keyword order kept so that errors come out in the same order. A body declared in
+ * `src/dto/` or `src/resources/bodies.ts` (the `BodySpec` its request object or resource validates with) has
+ * its schema derived from that declaration; the others are written here.
  *
  * @module
  */
 
-import { INSTANCE_EVENTS } from "./events.ts";
-import { bool, key, number, object } from "./schema_parts.ts";
+import { CALL_OFFER_BODY } from "../../dto/call_offer.ts";
+import { CREATE_GROUP_BODY } from "../../dto/create_group.ts";
+import { CREATE_INSTANCE_BODY } from "../../dto/create_instance.ts";
+import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
+import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
+import { PROXY_BODY } from "../../dto/proxy.ts";
+import { SETTINGS_BODY } from "../../dto/settings.ts";
+import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
+import * as BODIES from "../../resources/bodies.ts";
+import { schemaOf } from "./body_schema.ts";
+import { bool, key, object } from "./schema_parts.ts";
 import type { Schema } from "./validate.ts";
 
 /** `/instance/create`: nothing required (the controller checks the rest). */
-export const CREATE_INSTANCE_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    instanceName: { type: "string" },
-    token: { type: "string" },
-    number: { type: "string" },
-    businessId: { type: "string" },
-    qrcode: bool,
-    rejectCall: { type: "boolean" },
-    msgCall: { type: "string" },
-    groupsIgnore: { type: "boolean" },
-    alwaysOnline: { type: "boolean" },
-    readMessages: { type: "boolean" },
-    readStatus: { type: "boolean" },
-    syncFullHistory: { type: "boolean" },
-  },
-  notEmpty: ["instanceName"],
-};
-
-const presence: Schema = {
-  type: "string",
-  enum: ["unavailable", "available", "composing", "recording", "paused"],
-};
+export const CREATE_INSTANCE_SCHEMA: Schema = schemaOf(CREATE_INSTANCE_BODY);
 
 /** `/instance/setPresence`. */
-export const SET_PRESENCE_SCHEMA: Schema = {
-  type: "object",
-  properties: { presence },
-  required: ["presence"],
-};
+export const SET_PRESENCE_SCHEMA: Schema = schemaOf(BODIES.SET_PRESENCE_BODY);
 
 /** `/call/offer`. */
-export const OFFER_CALL_SCHEMA: Schema = {
-  type: "object",
-  properties: { number, isVideo: bool, callDuration: { type: "integer", minimum: 1, maximum: 15 } },
-  required: ["number", "callDuration"],
-};
+export const OFFER_CALL_SCHEMA: Schema = schemaOf(CALL_OFFER_BODY);
 
 const lastMessage: Schema = object({ key, messageTimestamp: { type: "integer", minLength: 1 } }, ["key"], [
   "messageTimestamp",
@@ -114,15 +95,8 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { number: { type: "string" }, text: { type: "string" }, key },
     notEmpty: ["number", "text", "key"],
   },
-  sendPresence: {
-    type: "object",
-    properties: { number, delay: { type: "number" }, presence },
-    required: ["number", "presence", "delay"],
-  },
-  updateBlockStatus: object({
-    number: { type: "string" },
-    status: { type: "string", enum: ["block", "unblock"] },
-  }, ["number", "status"]),
+  sendPresence: schemaOf(BODIES.SEND_PRESENCE_BODY),
+  updateBlockStatus: schemaOf(BODIES.BLOCK_STATUS_BODY),
   findContacts: {
     type: "object",
     properties: {
@@ -174,178 +148,52 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
       limit: { type: "integer" },
     },
   },
-  fetchProfile: { type: "object", properties: { number: { type: "string" } } },
-  fetchBusinessProfile: { type: "object", properties: { number: { type: "string" } } },
-  updateProfileName: { type: "object", properties: { name: { type: "string" } }, notEmpty: ["name"] },
-  updateProfileStatus: { type: "object", properties: { status: { type: "string" } }, notEmpty: ["status"] },
+  fetchProfile: schemaOf(BODIES.PROFILE_LOOKUP_BODY),
+  fetchBusinessProfile: schemaOf(BODIES.BUSINESS_PROFILE_BODY),
+  updateProfileName: schemaOf(BODIES.PROFILE_NAME_BODY),
+  updateProfileStatus: schemaOf(BODIES.PROFILE_STATUS_BODY),
   updateProfilePicture: {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
   },
-  updatePrivacySettings: (() => {
-    const who = { type: "string", enum: ["all", "contacts", "contact_blacklist", "none"] };
-    const names = ["readreceipts", "profile", "status", "online", "last", "groupadd"];
-    return object({
-      readreceipts: { type: "string", enum: ["all", "none"] },
-      profile: who,
-      status: who,
-      online: { type: "string", enum: ["all", "match_last_seen"] },
-      last: who,
-      groupadd: who,
-    }, names) satisfies Schema;
-  })(),
-};
-
-const participants: Schema = {
-  type: "array",
-  minItems: 1,
-  uniqueItems: true,
-  items: {
-    type: "string",
-    minLength: 10,
-    pattern: "\\d+",
-    description: '"participants" must be an array of numeric strings',
-  },
+  updatePrivacySettings: schemaOf(PRIVACY_SETTINGS_BODY),
 };
 
 /** `/group/*` schemas, by operation. */
 export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
-  create: object(
-    {
-      subject: { type: "string" },
-      description: { type: "string" },
-      profilePicture: { type: "string" },
-      promoteParticipants: bool,
-      participants,
-    },
-    ["subject", "participants"],
-    ["subject", "description", "profilePicture"],
-  ),
-  groupJid: object({ groupJid: { type: "string", pattern: "^[\\d-]+@g.us$" } }, ["groupJid"]),
+  create: schemaOf(CREATE_GROUP_BODY),
+  groupJid: schemaOf(BODIES.GROUP_JID_BODY),
   getParticipants: object({ getParticipants: { type: "string", enum: ["true", "false"] } }, [
     "getParticipants",
   ]),
-  sendInvite: object({
-    groupJid: { type: "string" },
-    description: { type: "string" },
-    numbers: {
-      type: "array",
-      minItems: 1,
-      uniqueItems: true,
-      items: {
-        type: "string",
-        minLength: 10,
-        pattern: "\\d+",
-        description: '"numbers" must be an array of numeric strings',
-      },
-    },
-  }, ["groupJid", "description", "numbers"]),
+  sendInvite: schemaOf(BODIES.GROUP_INVITE_BODY),
   inviteCode: object({ inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } }, ["inviteCode"]),
-  updateParticipant: object(
-    {
-      groupJid: { type: "string" },
-      action: { type: "string", enum: ["add", "remove", "promote", "demote"] },
-      participants,
-    },
-    ["groupJid", "action", "participants"],
-    ["groupJid", "action"],
-  ),
-  updateSetting: object({
-    groupJid: { type: "string" },
-    action: { type: "string", enum: ["announcement", "not_announcement", "locked", "unlocked"] },
-  }, ["groupJid", "action"]),
-  toggleEphemeral: object({
-    groupJid: { type: "string" },
-    expiration: { type: "number", enum: [0, 86400, 604800, 7776000] },
-  }, ["groupJid", "expiration"]),
-  updateGroupPicture: object({ groupJid: { type: "string" }, image: { type: "string" } }, [
-    "groupJid",
-    "image",
-  ]),
-  updateGroupSubject: object({ groupJid: { type: "string" }, subject: { type: "string" } }, [
-    "groupJid",
-    "subject",
-  ]),
-  updateGroupDescription: object({ groupJid: { type: "string" }, description: { type: "string" } }, [
-    "groupJid",
-    "description",
-  ]),
+  updateParticipant: schemaOf(BODIES.GROUP_PARTICIPANTS_BODY),
+  updateSetting: schemaOf(BODIES.GROUP_SETTING_BODY),
+  toggleEphemeral: schemaOf(BODIES.GROUP_EPHEMERAL_BODY),
+  updateGroupPicture: schemaOf(BODIES.GROUP_PICTURE_BODY),
+  updateGroupSubject: schemaOf(BODIES.GROUP_SUBJECT_BODY),
+  updateGroupDescription: schemaOf(BODIES.GROUP_DESCRIPTION_BODY),
   leaveGroup: {},
 };
 
 /** `/webhook/set`: the body is wrapped in `webhook`. */
-export const WEBHOOK_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    webhook: object({
-      enabled: { type: "boolean" },
-      url: { type: "string" },
-      headers: { type: "object" },
-      byEvents: { type: "boolean" },
-      base64: { type: "boolean" },
-      events: { type: "array", minItems: 0, items: { type: "string", enum: [...INSTANCE_EVENTS] } },
-    }, ["enabled", "url"]),
-  },
-  required: ["webhook"],
-};
-
-const SETTINGS_REQUIRED = [
-  "rejectCall",
-  "groupsIgnore",
-  "alwaysOnline",
-  "readMessages",
-  "readStatus",
-  "syncFullHistory",
-];
+export const WEBHOOK_SCHEMA: Schema = schemaOf(WEBHOOK_CONFIG_BODY);
 
 /** `/settings/set`. */
-export const SETTINGS_SCHEMA: Schema = object({
-  rejectCall: { type: "boolean" },
-  msgCall: { type: "string" },
-  groupsIgnore: { type: "boolean" },
-  alwaysOnline: { type: "boolean" },
-  readMessages: { type: "boolean" },
-  readStatus: { type: "boolean" },
-  syncFullHistory: { type: "boolean" },
-  wavoipToken: { type: "string" },
-}, SETTINGS_REQUIRED);
+export const SETTINGS_SCHEMA: Schema = schemaOf(SETTINGS_BODY);
 
 /** `/proxy/set`. */
-export const PROXY_SCHEMA: Schema = object({
-  enabled: bool,
-  host: { type: "string" },
-  port: { type: "string" },
-  protocol: { type: "string" },
-  username: { type: "string" },
-  password: { type: "string" },
-}, ["enabled", "host", "port", "protocol"]);
+export const PROXY_SCHEMA: Schema = schemaOf(PROXY_BODY);
 
 /** `/label/handleLabel`. */
-export const HANDLE_LABEL_SCHEMA: Schema = object({
-  number,
-  labelId: { type: "string" },
-  action: { type: "string", enum: ["add", "remove"] },
-}, ["number", "labelId", "action"]);
+export const HANDLE_LABEL_SCHEMA: Schema = schemaOf(BODIES.HANDLE_LABEL_BODY);
 
 /** `/template/create`. */
-export const TEMPLATE_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    name: { type: "string" },
-    category: { type: "string", enum: ["AUTHENTICATION", "MARKETING", "UTILITY"] },
-    allowCategoryChange: { type: "boolean" },
-    language: { type: "string" },
-    components: { type: "array" },
-    webhookUrl: { type: "string" },
-  },
-  required: ["name", "category", "language", "components"],
-};
+export const TEMPLATE_SCHEMA: Schema = schemaOf(CREATE_TEMPLATE_BODY);
 
 /** `/business/getCatalog` and `/business/getCollections`. */
-export const CATALOG_SCHEMA: Schema = {
-  type: "object",
-  properties: { number: { type: "string" }, limit: { type: "number" } },
-};
+export const CATALOG_SCHEMA: Schema = schemaOf(BODIES.CATALOG_BODY);
 
 /** `/s3/getMedia`. */
 export const S3_MEDIA_SCHEMA: Schema = {

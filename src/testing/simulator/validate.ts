@@ -8,33 +8,12 @@
  * @module
  */
 
+import type { ServerSchema } from "../../dto/body_spec.ts";
 import { badRequest, type HttpError } from "./errors.ts";
 import { isRecord } from "../../util/json_shape.ts";
 
-/** The subset of JSON schema the server's schemas use. */
-export interface Schema {
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  enum?: unknown[];
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  pattern?: string;
-  /** When set, the server reports this text instead of the error. */
-  description?: string;
-  /**
-   * The server's `isNotEmpty(...names)` helper: an `if: {propertyNames: {enum: names}}` /
-   * `then: {properties: {<name>: {minLength: 1}}}` pair. It only applies when every key of the
-   * object is one of `names` (a quirk of `propertyNames`), which this reproduces.
-   */
-  notEmpty?: string[];
-}
+/** The subset of JSON schema the server's schemas use (declared beside the request bodies). */
+export type Schema = ServerSchema;
 
 /** One failure, as `jsonschema` reports it. */
 export interface SchemaError {

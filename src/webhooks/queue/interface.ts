@@ -1,8 +1,8 @@
 /**
  * The queue's interface: the job, the dead letter, the settings every queue engine checks the same way, what
- * a queue must do ({@link WebhookJobQueue}) and what a worker takes. Engines: `kv_queue.ts` (Deno KV), the
- * Redis and Cloudflare ones in their folders; `worker.ts` runs KV jobs, `settler.ts` runs a job for any
- * engine, `dead_letters.ts` lists and requeues the KV ones.
+ * a queue must do ({@link WebhookJobQueue}), what a worker takes and is. `settler.ts` runs a job for any
+ * engine. Engines: `src/backends/kv/queue.ts` (Deno KV, with `queue_worker.ts` and
+ * `queue_dead_letters.ts`), `src/backends/redis/queue.ts`, `src/backends/cloudflare/webhook_queue.ts`.
  *
  * @module
  */
@@ -172,3 +172,11 @@ export const WORKER_OPTION_KEYS = {
  * completed, or superseded by its own retry: a message the KV queue delivered again).
  */
 export type WebhookJobOutcome = "processed" | "retried" | "dead_lettered" | "skipped";
+
+/** A running worker (the Deno KV worker's `startWebhookWorker`, Redis's `startWorker`). */
+export interface WebhookWorker {
+  /** Settles when the KV is closed and the listener has stopped. */
+  readonly finished: Promise<void>;
+  /** Resolves once no job is being run (close the KV after it to stop without cutting a job short). */
+  idle(): Promise<void>;
+}

@@ -7,6 +7,7 @@
 import { badRequest, HttpError, internalArray, notFound } from "../errors.ts";
 import { createJid, isGroupJid, newMessageId } from "../jid.ts";
 import { route, type RouteContext, type RouteDef, socketOr500 } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { CHAT_SCHEMAS } from "../schemas.ts";
 import type { ChatRow, InstanceState, StoredMessage } from "../state.ts";
 import { checkBody, validateSchema } from "../validate.ts";
@@ -326,18 +327,18 @@ function updateBlockStatus(ctx: RouteContext): unknown {
 
 /** The 14 chat routes (the profile routes are in `profile.ts`). */
 export const CHAT_ROUTES: readonly RouteDef[] = [
-  route("POST", "/chat/whatsappNumbers", 200, whatsappNumbers),
-  route("POST", "/chat/markMessageAsRead", 201, markMessageAsRead),
-  route("POST", "/chat/archiveChat", 201, archiveChat),
-  route("POST", "/chat/markChatUnread", 201, markChatUnread),
-  route("DELETE", "/chat/deleteMessageForEveryone", 201, deleteMessageForEveryone),
-  route("POST", "/chat/getBase64FromMediaMessage", 201, getBase64FromMediaMessage),
-  route("POST", "/chat/updateMessage", 200, updateMessage),
-  route("POST", "/chat/sendPresence", 201, sendPresence),
-  route("POST", "/chat/updateBlockStatus", 201, updateBlockStatus),
-  route("POST", "/chat/findContacts", 200, findContacts),
-  route("POST", "/chat/findMessages", 200, findMessages),
-  route("POST", "/chat/findStatusMessage", 200, findStatusMessage),
-  route("POST", "/chat/findChats", 200, findChats),
-  route("GET", "/chat/findChatByRemoteJid", 200, findChatByRemoteJid),
+  route(ROUTE.chat.whatsappNumbers, whatsappNumbers),
+  route(ROUTE.chat.markMessageAsRead, markMessageAsRead),
+  route(ROUTE.chat.archiveChat, archiveChat),
+  route(ROUTE.chat.markChatUnread, markChatUnread),
+  route(ROUTE.chat.deleteMessageForEveryone, deleteMessageForEveryone),
+  route(ROUTE.chat.getBase64FromMediaMessage, getBase64FromMediaMessage),
+  route(ROUTE.chat.updateMessage, updateMessage),
+  route(ROUTE.chat.sendPresence, sendPresence),
+  route(ROUTE.chat.updateBlockStatus, updateBlockStatus),
+  route(ROUTE.chat.findContacts, findContacts),
+  route(ROUTE.chat.findMessages, findMessages),
+  route(ROUTE.chat.findStatusMessage, findStatusMessage),
+  route(ROUTE.chat.findChats, findChats),
+  route(ROUTE.chat.findChatByRemoteJid, findChatByRemoteJid),
 ];

@@ -8,6 +8,7 @@
 import { badRequest, internalArray, internalString } from "../errors.ts";
 import { createJid } from "../jid.ts";
 import { route, type RouteContext, type RouteDef, socketOr500 } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { CHAT_SCHEMAS } from "../schemas.ts";
 import { checkBody } from "../validate.ts";
 
@@ -63,12 +64,11 @@ function fetchProfile(ctx: RouteContext): unknown {
 
 /** `/chat/<operation>`: the body checked against the operation's schema (when it has one), then the socket. */
 function profileUpdate(
-  method: RouteDef["method"],
-  operation: string,
+  operation: "updateProfileName" | "updateProfileStatus" | "updateProfilePicture" | "removeProfilePicture",
   text: string,
   apply: (ctx: RouteContext) => void,
 ): RouteDef {
-  return route(method, `/chat/${operation}`, 200, (ctx) => {
+  return route(ROUTE.chat[operation], (ctx) => {
     if (Object.hasOwn(CHAT_SCHEMAS, operation)) checkBody(ctx.body, CHAT_SCHEMAS[operation]);
     socketOr500(ctx, text);
     apply(ctx);
@@ -94,16 +94,16 @@ function fetchPrivacySettings(ctx: RouteContext): unknown {
 
 /** The 9 profile routes. */
 export const PROFILE_ROUTES: readonly RouteDef[] = [
-  route("POST", "/chat/fetchProfilePictureUrl", 200, fetchProfilePictureUrl),
-  route("POST", "/chat/fetchBusinessProfile", 200, fetchBusinessProfile),
-  route("POST", "/chat/fetchProfile", 200, fetchProfile),
-  profileUpdate("POST", "updateProfileName", "Error updating profile name", (ctx) => {
+  route(ROUTE.chat.fetchProfilePictureUrl, fetchProfilePictureUrl),
+  route(ROUTE.chat.fetchBusinessProfile, fetchBusinessProfile),
+  route(ROUTE.chat.fetchProfile, fetchProfile),
+  profileUpdate("updateProfileName", "Error updating profile name", (ctx) => {
     if (typeof ctx.body.name === "string") ctx.instance.profileName = ctx.body.name;
   }),
-  profileUpdate("POST", "updateProfileStatus", "Error updating profile status", (ctx) => {
+  profileUpdate("updateProfileStatus", "Error updating profile status", (ctx) => {
     if (typeof ctx.body.status === "string") ctx.instance.profileStatus = ctx.body.status;
   }),
-  profileUpdate("POST", "updateProfilePicture", "Error updating profile picture", (ctx) => {
+  profileUpdate("updateProfilePicture", "Error updating profile picture", (ctx) => {
     const picture = ctx.body.picture;
     if (typeof picture !== "string" || picture === "") {
       throw internalArray("Error updating profile picture", 'TypeError: The "picture" cannot be empty');
@@ -112,9 +112,9 @@ export const PROFILE_ROUTES: readonly RouteDef[] = [
       ? picture
       : `https://pps.whatsapp.net/v/t61.24694-24/${crypto.randomUUID()}.jpg`;
   }),
-  profileUpdate("DELETE", "removeProfilePicture", "Error removing profile picture", (ctx) => {
+  profileUpdate("removeProfilePicture", "Error removing profile picture", (ctx) => {
     ctx.instance.profilePicUrl = null;
   }),
-  route("GET", "/chat/fetchPrivacySettings", 200, fetchPrivacySettings),
-  route("POST", "/chat/updatePrivacySettings", 201, updatePrivacySettings),
+  route(ROUTE.chat.fetchPrivacySettings, fetchPrivacySettings),
+  route(ROUTE.chat.updatePrivacySettings, updatePrivacySettings),
 ];
