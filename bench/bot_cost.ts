@@ -17,7 +17,7 @@
  */
 
 import { GatewayService } from "../src/service.ts";
-import { MemoryStore } from "../src/store/memory.ts";
+import { MemoryStore } from "../src/backends/memory/store.ts";
 import { WebhookPayloadDto } from "../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../src/webhooks/processor.ts";
 import { Bot, type BotOptions } from "../src/bot/mod.ts";

@@ -1,7 +1,7 @@
 // Two processes on one KV file, 50 updates each of one chat at once, every update adding 1 to the chat's
 // session counter: the compare-and-set save loses no update (the loser of a race fails and is run again).
 import { strictEqual } from "node:assert/strict";
-import { KvState } from "../../src/store/kv_state.ts";
+import { KvState } from "../../src/backends/kv/state.ts";
 import { CHAT } from "../fixtures/session_worker.ts";
 import { runTogether } from "../helpers/processes.ts";
 
