@@ -11,7 +11,7 @@
  * and GATEWAY_KV_PATH: the KV file that keeps the dialogues over restarts (without it they live in memory).
  */
 
-import { type GatewayStore, KvStore } from "jsr:@gw/gateway";
+import { type GatewayStore, KvStore } from "@gw/gateway";
 import {
   Bot,
   type BotOptions,
@@ -20,7 +20,7 @@ import {
   type ConversationFlavor,
   conversations,
   createConversation,
-} from "jsr:@gw/gateway/bot";
+} from "@gw/gateway/bot";
 
 type FormContext = Context & ConversationFlavor;
 
