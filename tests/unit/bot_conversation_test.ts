@@ -323,3 +323,35 @@ Deno.test("conversation: entering an unknown dialogue and bad options are refuse
     'Cannot use filter query "message:txt": it is not a query',
   ]);
 });
+
+Deno.test("conversation: updates other than messages (a read receipt) pass a waiting dialogue untouched", async () => {
+  const statuses: string[] = [];
+  const bot = new Bot<C>({ store: new MemoryStore() });
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Your name?");
+    const answer = await conversation.waitFor("message:text", {
+      otherwise: (other) => other.reply("Text, please"),
+    });
+    await answer.reply(`Hi ${answer.text}`);
+  }, "name"));
+  bot.command("name", (ctx) => ctx.conversation.enter("name"));
+  bot.on("status", (ctx) => {
+    statuses.push(ctx.status);
+  });
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("/name");
+  const question = ana.replies[0].message.key as { id: string; remoteJid: string };
+  await h.deliver("messages.update", {
+    keyId: question.id,
+    remoteJid: question.remoteJid,
+    fromMe: true,
+    participant: null,
+    status: "READ",
+    instanceId: "bot-instance",
+  });
+  await ana.sendImage();
+  await ana.send("Ana");
+  deepStrictEqual(statuses, ["READ"]);
+  deepStrictEqual(texts(ana.replies), ["Your name?", "Text, please", "Hi Ana"]);
+});

@@ -31,8 +31,9 @@ export interface WaitOptions<C extends Context = Context> {
    */
   maxMs?: number;
   /**
-   * Called with an update of this chat that the wait does not accept (the dialogue keeps waiting). Without
-   * it, such an update goes on to the middleware after the conversation.
+   * Called with a message of this chat that the wait does not accept (the dialogue keeps waiting). Without
+   * it, and for updates other than messages (a delivery status, a group change), such an update goes on to
+   * the middleware after the conversation.
    */
   otherwise?: (ctx: C) => unknown;
 }
@@ -68,20 +69,20 @@ export class Conversation<C extends Context = Context> {
   }
 
   /**
-   * The chat's next update, whatever it is.
+   * The chat's next message, of any type (`message` query).
    *
    * @example
    * ```ts
    * import type { Context, Conversation } from "@gw/gateway/bot";
    * async function anything(conversation: Conversation, ctx: Context) {
+   *   await ctx.reply("Send me anything");
    *   const next = await conversation.wait();
-   *   await next.reply(`got a ${next.msg?.type ?? "non-message"} update`);
+   *   await next.reply(`got a ${next.msg.type}`);
    * }
    * ```
    */
-  async wait(options: WaitOptions<C> = {}): Promise<C> {
-    checkWaitOptions(options);
-    return await this.#replay.wait({ accepts: () => true, ...options });
+  async wait(options: WaitOptions<C> = {}): Promise<Filter<C, "message">> {
+    return await this.waitFor("message", options);
   }
 
   /**

@@ -326,7 +326,9 @@ export function createConversation<C extends Context = Context>(
     control.register(definition);
     const result = await control.resume(definition);
     if (result.kind === "taken") return;
-    if (result.kind === "skipped" && result.otherwise !== undefined) {
+    // `otherwise` answers a person's message; other updates of the chat (a delivery status, a group change)
+    // go on to the other middleware.
+    if (result.kind === "skipped" && result.otherwise !== undefined && ctx.update.queries.includes("message")) {
       await result.otherwise(ctx);
       return;
     }
