@@ -63,7 +63,14 @@ export type {
 } from "./update.ts";
 
 // --- sessions and conversations (durable per-chat state and dialogues)
-export { defaultSessionKey, session, type SessionFlavor, type SessionOptions } from "./session.ts";
+export {
+  defaultSessionKey,
+  lazySession,
+  type LazySessionFlavor,
+  session,
+  type SessionFlavor,
+  type SessionOptions,
+} from "./session.ts";
 export { StateConflictException } from "./state_conflict.ts";
 export { Conversation, type WaitOptions } from "./conversation/conversation.ts";
 export {

@@ -109,15 +109,7 @@ export function session<S, C extends Context = Context>(
   return async (ctx, next) => {
     const key = getKey(ctx);
     if (key === undefined) {
-      Object.defineProperty(ctx, "session", {
-        configurable: true,
-        get: () => {
-          throw new TypeError(`Cannot read session: this update has no session key (getKey gave undefined)`);
-        },
-        set: () => {
-          throw new TypeError(`Cannot write session: this update has no session key (getKey gave undefined)`);
-        },
-      });
+      noSession(ctx);
       await next();
       return;
     }
@@ -132,6 +124,90 @@ export function session<S, C extends Context = Context>(
     const expiresAt = options.ttlMs === undefined ? undefined : ctx.now() + options.ttlMs;
     await slot.save(ctx.state, namespace, key, expiresAt);
   };
+}
+
+/**
+ * The context of a bot that uses {@link lazySession}: `await ctx.session` reads the chat's data at the first
+ * access; assigning a value or `null` works as with {@link SessionFlavor}.
+ *
+ * @example
+ * ```ts
+ * import { Bot, type Context, lazySession, type LazySessionFlavor } from "@gw/gateway/bot";
+ * type MyContext = Context & LazySessionFlavor<{ count: number }>;
+ * const bot = new Bot<MyContext>();
+ * bot.use(lazySession({ initial: () => ({ count: 0 }) }));
+ * bot.on("message:text", async (ctx) => {
+ *   const session = await ctx.session; // read here, not for updates that never ask
+ *   await ctx.reply(`message ${++session.count}`);
+ * });
+ * ```
+ */
+export type LazySessionFlavor<S> = {
+  /** The session of this update's key, read from the store at the first access. */
+  get session(): Promise<S>;
+  /** Assign a new value, or `null` to delete the session. */
+  set session(value: S | null);
+};
+
+/**
+ * Session middleware that reads the store only when the middleware asks (`await ctx.session`): an update
+ * that never touches its session costs no read and no write. Same options, writes and conflict rule as
+ * {@link session}.
+ *
+ * @example
+ * ```ts
+ * import { Bot, type Context, lazySession, type LazySessionFlavor } from "@gw/gateway/bot";
+ * type MyContext = Context & LazySessionFlavor<{ orders: string[] }>;
+ * const bot = new Bot<MyContext>();
+ * bot.use(lazySession({ initial: (): { orders: string[] } => ({ orders: [] }) }));
+ * bot.command("order", async (ctx) => {
+ *   (await ctx.session).orders.push(ctx.match);
+ *   await ctx.reply("Noted");
+ * });
+ * bot.on("message:text", (ctx) => ctx.reply("Send /order <item>")); // never reads the session
+ * ```
+ */
+export function lazySession<S, C extends Context = Context>(
+  options: SessionOptions<S, C>,
+): MiddlewareFn<C & LazySessionFlavor<S>> {
+  checkSessionOptions(options);
+  const getKey = options.getKey ?? defaultSessionKey;
+  const namespace = options.namespace ?? "session";
+  return async (ctx, next) => {
+    const key = getKey(ctx);
+    if (key === undefined) {
+      noSession(ctx);
+      await next();
+      return;
+    }
+    let loaded: Promise<SessionSlot<S>> | undefined;
+    const load = () =>
+      loaded ??= ctx.state.get<S>(namespace, key).then((entry) => new SessionSlot(entry, options.initial));
+    Object.defineProperty(ctx, "session", {
+      configurable: true,
+      enumerable: true,
+      get: () => load().then((slot) => slot.read()),
+      // Applied once the entry is read (its version is what the save compares against), before later reads.
+      set: (value: S | null | undefined) => void load().then((slot) => slot.assign(value)),
+    });
+    await next();
+    if (loaded === undefined) return; // never touched: no read, no write
+    const expiresAt = options.ttlMs === undefined ? undefined : ctx.now() + options.ttlMs;
+    await (await loaded).save(ctx.state, namespace, key, expiresAt);
+  };
+}
+
+/** `ctx.session` of an update without a session key: every use throws. */
+function noSession(ctx: object): void {
+  Object.defineProperty(ctx, "session", {
+    configurable: true,
+    get: () => {
+      throw new TypeError(`Cannot read session: this update has no session key (getKey gave undefined)`);
+    },
+    set: () => {
+      throw new TypeError(`Cannot write session: this update has no session key (getKey gave undefined)`);
+    },
+  });
 }
 
 function checkSessionOptions(options: SessionOptions<unknown, never>): void {
@@ -162,28 +238,35 @@ class SessionSlot<S> {
   readonly #initial: () => S;
   /** The value handed out (undefined: not read yet; null: deleted). */
   #value: S | null | undefined;
-  /** JSON of the value as stored (or of the first `initial` value when none is): a change in place shows. */
-  #baseline: string | undefined;
+  /** JSON of the stored value: a change in place shows. */
+  readonly #stored: string | undefined;
+  /** JSON of the `initial()` value this update made (no entry, or read after a delete), if it did. */
+  #fresh: string | undefined;
 
   constructor(entry: StateEntry<S> | null, initial: () => S) {
     this.#entry = entry;
     this.#initial = initial;
-    this.#baseline = entry === null ? undefined : JSON.stringify(entry.value);
+    this.#stored = entry === null ? undefined : JSON.stringify(entry.value);
   }
 
   read(): S {
     if (this.#value === undefined && this.#entry !== null) this.#value = this.#entry.value;
     if (this.#value === undefined || this.#value === null) {
       this.#value = this.#initial();
-      this.#baseline ??= JSON.stringify(this.#value);
+      this.#fresh = JSON.stringify(this.#value);
     }
     return this.#value;
   }
 
   assign(value: S | null | undefined): void {
     this.#value = value === undefined ? null : value;
+    this.#fresh = undefined;
   }
 
+  /**
+   * Store what the update left: nothing when untouched or unchanged; a delete when it holds no session (set
+   * to `null`, or a fresh `initial()` left as it was); else the value. Compare-and-set against the read.
+   */
   async save(
     state: StateStore,
     namespace: string,
@@ -192,14 +275,15 @@ class SessionSlot<S> {
   ): Promise<void> {
     const value = this.#value;
     if (value === undefined) return; // never touched
+    const json = value === null ? undefined : JSON.stringify(value);
     const version = this.#entry?.version;
-    if (value === null) {
+    if (value === null || json === this.#fresh) {
       if (version === undefined) return;
       if (await state.delete(namespace, key, { expectedVersion: version })) return;
       if ((await state.get(namespace, key)) !== null) throw new StateConflictException("session", key);
       return;
     }
-    if (JSON.stringify(value) === this.#baseline && expiresAt === undefined) return;
+    if (json === this.#stored && expiresAt === undefined) return;
     const written = await state.set(namespace, key, value, { expectedVersion: version ?? null, expiresAt });
     if (written === null) throw new StateConflictException("session", key);
   }

@@ -2,7 +2,15 @@
 // only when changed, with compare-and-set; on MemoryState (MemoryStore) and KvState (KvStore).
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { KvStore, MemoryStore } from "../../mod.ts";
-import { Bot, type Context, session, type SessionFlavor, StateConflictException } from "../../src/bot/mod.ts";
+import {
+  Bot,
+  type Context,
+  lazySession,
+  type LazySessionFlavor,
+  session,
+  type SessionFlavor,
+  StateConflictException,
+} from "../../src/bot/mod.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
@@ -190,4 +198,49 @@ Deno.test("session: a value over the store's size limit fails the update loudly"
   });
   await using h = new BotHarness(bot);
   await rejects(h.user(ANA).send("hi"), /over 49152/);
+});
+
+Deno.test("lazySession: an update that never asks reads and writes nothing; one that asks reads once", async () => {
+  const store = new MemoryStore();
+  const gets: string[] = [];
+  const get = store.state.get.bind(store.state);
+  store.state.get = <T>(namespace: string, key: string) => {
+    if (namespace === "session") gets.push(key);
+    return get<T>(namespace, key);
+  };
+  const bot = new Bot<Context & LazySessionFlavor<Counter>>({ store });
+  bot.use(lazySession({ initial: (): Counter => ({ count: 0 }) }));
+  bot.hears("count", async (ctx) => {
+    const session = await ctx.session;
+    await ctx.reply(`count ${++session.count}, again ${(await ctx.session).count}`);
+  });
+  bot.hears("reset", async (ctx) => {
+    ctx.session = null;
+    await ctx.reply(`after reset ${(await ctx.session).count}`);
+  });
+  bot.hears("set", async (ctx) => {
+    ctx.session = { count: 41 };
+    await ctx.reply("set");
+  });
+  bot.on("message:text", (ctx) => ctx.reply("no session used"));
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("hello");
+  deepStrictEqual(gets, []);
+  strictEqual(await get("session", ANA_KEY), null);
+  await ana.send("count");
+  await ana.send("count");
+  deepStrictEqual(gets, [ANA_KEY, ANA_KEY]);
+  await ana.send("reset");
+  strictEqual(await get("session", ANA_KEY), null);
+  await ana.send("set");
+  await ana.send("count");
+  deepStrictEqual(ana.replies.map((r) => r.text), [
+    "no session used",
+    "count 1, again 1",
+    "count 2, again 2",
+    "after reset 0",
+    "set",
+    "count 42, again 42",
+  ]);
 });
