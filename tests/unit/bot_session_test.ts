@@ -1,5 +1,6 @@
 // session(): per-chat data in the bot's store, read before and written after the downstream middleware,
-// only when changed, with compare-and-set; on MemoryState (MemoryStore) and KvState (KvStore).
+// only when changed, with compare-and-set; on MemoryState (MemoryStore), KvState (KvStore) and RedisState
+// (RedisStore on a throwaway redis-server).
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { KvStore, MemoryStore } from "../../mod.ts";
 import {
@@ -13,6 +14,8 @@ import {
 } from "../../src/bot/mod.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
+import { RedisStore } from "../../src/backends/redis/store.ts";
+import { withRedisServer } from "../helpers/redis_server.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
 
 type Counter = { count: number };
@@ -39,9 +42,19 @@ function counterBot(store: GatewayStore): Bot<CounterContext> {
   return bot;
 }
 
-for (const engine of ["MemoryState", "KvState"] as const) {
+for (const engine of ["MemoryState", "KvState", "RedisState"] as const) {
   const withStore = async (fn: (store: GatewayStore) => Promise<void>) => {
     if (engine === "MemoryState") return await fn(new MemoryStore());
+    if (engine === "RedisState") {
+      return await withRedisServer(async (server) => {
+        const store = new RedisStore({ url: server.url });
+        try {
+          await fn(store);
+        } finally {
+          await store.close();
+        }
+      });
+    }
     const kv = await Deno.openKv(":memory:");
     try {
       await fn(new KvStore(kv));
