@@ -328,7 +328,9 @@ export function createConversation<C extends Context = Context>(
     if (result.kind === "taken") return;
     // `otherwise` answers a person's message; other updates of the chat (a delivery status, a group change)
     // go on to the other middleware.
-    if (result.kind === "skipped" && result.otherwise !== undefined && ctx.update.queries.includes("message")) {
+    if (
+      result.kind === "skipped" && result.otherwise !== undefined && ctx.update.queries.includes("message")
+    ) {
       await result.otherwise(ctx);
       return;
     }
