@@ -1,7 +1,7 @@
 /**
  * Try a bot example against the mock gateway server, in one command:
  *
- *   deno run -A examples/bot/try.ts echo       # or: handoff
+ *   deno run -A examples/bot/try.ts echo       # or: handoff, form
  *
  * It starts the mock server (`MockGatewayServer`, an instance `demo` already connected), runs the example
  * with `deno serve` as a real webhook receiver, points the instance's webhook at it (with a `jwt_key`: the
@@ -34,6 +34,12 @@ const SCENARIOS: Record<string, Step[]> = {
     { from: CUSTOMER, text: "hello? anyone?", answered: false }, // paused: the bot keeps quiet
     { from: ADMIN, text: `/resume ${CUSTOMER}`, answered: true },
     { from: CUSTOMER, text: "back again", answered: true },
+  ],
+  form: [
+    { from: CUSTOMER, text: "/form", answered: true },
+    { from: CUSTOMER, text: "Ana", answered: true },
+    { from: CUSTOMER, text: "thirty", answered: true }, // not a number: asked again
+    { from: CUSTOMER, text: "31", answered: true },
   ],
 };
 

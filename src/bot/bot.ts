@@ -254,7 +254,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
 
   /**
    * A new bot with the same options (so the same store), the same middleware and `catch` handler, and none
-   * of this one's in-memory caches: what a restarted process would build.
+   * of this one's in-memory caches: what a restarted process would build. `overrides` replace options
+   * (the test harness gives its simulated service).
    *
    * @example
    * ```ts
@@ -265,8 +266,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * const restarted = bot.restart();
    * ```
    */
-  restart(): Bot<C> {
-    const fresh = new Bot<C>(this.options);
+  restart(overrides: BotOptions = {}): Bot<C> {
+    const fresh = new Bot<C>({ ...this.options, ...overrides });
     fresh.use(this as Composer<C>);
     if (this.#catch !== undefined) fresh.catch(this.#catch);
     return fresh;

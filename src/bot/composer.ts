@@ -36,7 +36,8 @@ export type CommandContext<C> = C & MessageFields & { readonly text: string; mat
 /** Collect every query registered under a composer (for echo safety). Internal. */
 export const REGISTERED_QUERIES: unique symbol = Symbol("gateway.bot.registeredQueries");
 
-function triggerOf(trigger: string | RegExp): (text: string) => string | RegExpMatchArray | undefined {
+/** The matcher of one `hears` trigger (shared with `conversation.waitForHears`). Internal. */
+export function triggerOf(trigger: string | RegExp): (text: string) => string | RegExpMatchArray | undefined {
   if (typeof trigger === "string") return (text) => text === trigger ? text : undefined;
   if (trigger instanceof RegExp) {
     return (text) => {

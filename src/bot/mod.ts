@@ -61,3 +61,24 @@ export type {
   BotUpdate,
   BotUpdateKind,
 } from "./update.ts";
+
+// --- sessions and conversations (durable per-chat state and dialogues)
+export {
+  defaultSessionKey,
+  lazySession,
+  type LazySessionFlavor,
+  session,
+  type SessionFlavor,
+  type SessionOptions,
+} from "./session.ts";
+export { StateConflictException } from "./state_conflict.ts";
+export { Conversation, type WaitOptions } from "./conversation/conversation.ts";
+export {
+  ConversationControl,
+  type ConversationFlavor,
+  type ConversationFn,
+  type ConversationOptions,
+  conversations,
+  createConversation,
+} from "./conversation/create.ts";
+export type { GatewayApiException } from "../errors.ts";

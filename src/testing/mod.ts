@@ -62,3 +62,15 @@ export {
 import { registerGatewayFake } from "../gateway_api.ts";
 import { GatewayFake } from "./fake.ts";
 registerGatewayFake((options) => GatewayFake.create(options));
+
+// --- bot harness (BotHarness)
+export {
+  BotHarness,
+  type BotHarnessOptions,
+  HarnessGroup,
+  HarnessUser,
+  type ImageOptions,
+  type WebhookEnvelope,
+} from "./bot_harness.ts";
+// The bot types the harness's signatures name (the bot itself comes from `@gw/gateway/bot`).
+export type { Bot, BotOptions, Context } from "../bot/mod.ts";

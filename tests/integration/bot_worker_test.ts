@@ -6,6 +6,7 @@ import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
 import { GatewaySimulator } from "../../src/testing/mod.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import { realNowSeconds } from "../helpers/real_clock.ts";
 import { bundleWorker } from "../helpers/cloudflare.ts";
 
 Deno.env.set("WRANGLER_SEND_METRICS", "false");
@@ -36,7 +37,7 @@ Deno.test({
       const post = async (body: Record<string, unknown>, signed = true) => {
         const raw = JSON.stringify(body);
         const headers = signed
-          ? await signWebhook({ body: raw, secret: SECRET, scheme: "jwt" })
+          ? await signWebhook({ body: raw, secret: SECRET, scheme: "jwt", timestamp: await realNowSeconds() })
           : { "content-type": "application/json" };
         const res = await mf.dispatchFetch("http://127.0.0.1/gateway/webhook/demo", {
           method: "POST",

@@ -47,19 +47,26 @@ const bundled = await new Deno.Command(Deno.execPath(), {
 if (!bundled.success) Deno.exit(1);
 
 const bare = new Set<string>();
+const inlineDependencies: Record<string, string> = {};
 const specifier = /((?:from|import)\s*\(?\s*)(["'])([^"']+)\2/g;
 for (const file of files) {
   const path = `${out}/${file.replace(/\.ts$/, ".js")}`;
   const text = await Deno.readTextFile(path);
   const rewritten = text.replace(specifier, (match, head: string, quote: string, target: string) => {
     if (target.startsWith(".")) return `${head}${quote}${target.replace(/\.ts$/, ".js")}${quote}`;
+    // JSR's npm tarballs turn an inline `npm:name@version/sub` into the bare `name/sub` plus a dependency.
+    const inline = target.match(/^npm:(@?[^@/]+(?:\/[^@/]+)?)@([^/]+)(\/.*)?$/);
+    if (inline) {
+      inlineDependencies[inline[1]] = inline[2];
+      return `${head}${quote}${inline[1]}${inline[3] ?? ""}${quote}`;
+    }
     if (!match.includes("\n")) bare.add(target);
     return match;
   });
   await Deno.writeTextFile(path, rewritten);
 }
 
-const dependencies: Record<string, string> = {};
+const dependencies: Record<string, string> = { ...inlineDependencies };
 for (const name of bare) {
   if (name.startsWith("node:")) continue;
   const mapped = config.imports[name];

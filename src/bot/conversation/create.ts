@@ -1,0 +1,379 @@
+/**
+ * `createConversation(fn, name)`: the middleware that runs a dialogue function for the chats in it, and
+ * `ctx.conversation` (enter, exit, which one is active). One dialogue at a time per chat (and instance); its
+ * record lives in the bot's store under `conversation/<instance>:<chat id>`: the dialogue's name and
+ * version, the update that entered it, the replay log, and when its current wait gives up.
+ *
+ * @module
+ */
+
+import { getGatewayLogger } from "../../log.ts";
+import type { StateEntry } from "../../store/state.ts";
+import type { Context } from "../context.ts";
+import type { MiddlewareFn } from "../middleware.ts";
+import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
+import { StateConflictException } from "../state_conflict.ts";
+import { Conversation } from "./conversation.ts";
+import { type LogEntry, Replay, ReplayMismatchError, type RunOutcome } from "./replay.ts";
+import { contextView, type StoredUpdate, storeUpdate } from "./view.ts";
+
+const NAMESPACE = "conversation";
+
+/**
+ * A dialogue: straight-line code that waits for the chat's answers through `conversation`. `ctx` is the
+ * update that entered it.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationFn } from "@gw/gateway/bot";
+ * const greet: ConversationFn = async (conversation, ctx) => {
+ *   await ctx.reply("Your name?");
+ *   const answer = await conversation.waitFor("message:text");
+ *   await answer.reply(`Hello, ${answer.text}!`);
+ * };
+ * ```
+ */
+export type ConversationFn<C extends Context = Context> = (
+  conversation: Conversation<C>,
+  ctx: C,
+) => unknown;
+
+/**
+ * The name and version of a dialogue.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationOptions } from "@gw/gateway/bot";
+ * const options: ConversationOptions = { name: "form", version: 2 };
+ * ```
+ */
+export interface ConversationOptions {
+  /** The name `ctx.conversation.enter` takes. */
+  name: string;
+  /**
+   * The dialogue's version. A stored dialogue of another version is dropped instead of replayed (its log
+   * may not fit the new code). Default: derived from the function's source text, so any change to the
+   * function itself starts its chats afresh; set it yourself when the dialogue's helpers change.
+   */
+  version?: string | number;
+}
+
+const OPTION_KEYS: OptionKeys = { name: true, version: true };
+
+/**
+ * `ctx.conversation` of a bot that uses {@link createConversation}.
+ *
+ * @example
+ * ```ts
+ * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
+ * type MyContext = Context & ConversationFlavor;
+ * const bot = new Bot<MyContext>();
+ * bot.command("cancel", async (ctx) => {
+ *   await ctx.reply((await ctx.conversation.exit()) ? "Cancelled" : "Nothing to cancel");
+ * });
+ * ```
+ */
+export interface ConversationFlavor {
+  /** Enter, leave and inspect this chat's dialogue. */
+  readonly conversation: ConversationControl;
+}
+
+/** A stored dialogue. */
+interface ConversationRecord {
+  name: string;
+  version: string;
+  enter: StoredUpdate;
+  log: LogEntry[];
+  /** When the current wait gives up (epoch ms on the bot's clock). */
+  deadline?: number;
+}
+
+interface Definition<C extends Context> {
+  name: string;
+  version: string;
+  fn: ConversationFn<C>;
+}
+
+/**
+ * This chat's dialogue, for the middleware: which one is active, enter one, leave it.
+ *
+ * @example
+ * ```ts
+ * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
+ * type MyContext = Context & ConversationFlavor;
+ * const bot = new Bot<MyContext>();
+ * bot.command("status", (ctx) => ctx.reply(`In dialogue: ${ctx.conversation.active() ?? "none"}`));
+ * ```
+ */
+export class ConversationControl {
+  readonly #ctx: Context;
+  readonly #key: string | undefined;
+  readonly #definitions = new Map<string, Definition<Context>>();
+  #loaded: StateEntry<ConversationRecord> | null | undefined;
+  /** Whether a dialogue already ran for this update (entered or resumed): it is not offered twice. */
+  #handled = false;
+
+  /** @internal Built by the conversation middleware, once per update. */
+  constructor(ctx: Context) {
+    this.#ctx = ctx;
+    this.#key = ctx.chat === undefined ? undefined : `${ctx.instance}:${ctx.chat.id}`;
+  }
+
+  /**
+   * The name of this chat's active dialogue, or undefined.
+   *
+   * @example
+   * ```ts
+   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
+   * const bot = new Bot<Context & ConversationFlavor>();
+   * bot.filter((ctx) => ctx.conversation.active() === undefined).on("message:text", (ctx) => ctx.reply("Hi"));
+   * ```
+   */
+  active(): string | undefined {
+    return this.#loaded?.value.name;
+  }
+
+  /**
+   * Start the dialogue `name` (registered with `createConversation` before this middleware) with this
+   * update: it runs until its first wait, and its record is stored. A dialogue already active in this chat
+   * is replaced.
+   *
+   * @example
+   * ```ts
+   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
+   * const bot = new Bot<Context & ConversationFlavor>();
+   * bot.command("form", (ctx) => ctx.conversation.enter("form"));
+   * ```
+   */
+  async enter(name: string): Promise<void> {
+    const definition = this.#definitions.get(name);
+    if (definition === undefined) {
+      const known = [...this.#definitions.keys()];
+      throw new TypeError(
+        `Cannot enter conversation "${name}": it is not registered before this middleware ` +
+          `(bot.use(createConversation(fn, "${name}")))${
+            known.length > 0 ? `; registered: ${known.join(", ")}` : ""
+          }`,
+      );
+    }
+    const key = this.#requireKey("enter conversation");
+    await this.load();
+    this.#handled = true;
+    const record: ConversationRecord = {
+      name,
+      version: definition.version,
+      enter: storeUpdate(this.#ctx),
+      log: [],
+    };
+    await this.#run(definition, record, key, false);
+  }
+
+  /**
+   * Leave this chat's dialogue (whichever is active). True when one was active.
+   *
+   * @example
+   * ```ts
+   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
+   * const bot = new Bot<Context & ConversationFlavor>();
+   * bot.command("cancel", (ctx) => ctx.conversation.exit());
+   * ```
+   */
+  async exit(): Promise<boolean> {
+    const key = this.#requireKey("exit conversation");
+    this.#loaded = null;
+    return await this.#ctx.state.delete(NAMESPACE, key);
+  }
+
+  /** @internal Register a dialogue this update passed. */
+  register(definition: Definition<Context>): void {
+    this.#definitions.set(definition.name, definition);
+  }
+
+  /** @internal Read this chat's record once per update. */
+  async load(): Promise<StateEntry<ConversationRecord> | null> {
+    if (this.#loaded === undefined) {
+      this.#loaded = this.#key === undefined ? null : await this.#ctx.state.get(NAMESPACE, this.#key);
+    }
+    return this.#loaded;
+  }
+
+  /**
+   * @internal Continue this chat's dialogue with this update, when it is `definition`'s. Answers whether
+   * the update was taken ("taken"), not for this dialogue ("pass"), or left by its wait ("skipped").
+   */
+  async resume(
+    definition: Definition<Context>,
+  ): Promise<
+    { kind: "pass" } | { kind: "taken" } | { kind: "skipped"; otherwise?: (ctx: Context) => unknown }
+  > {
+    const entry = await this.load();
+    if (this.#handled || entry === null || entry.value.name !== definition.name) return { kind: "pass" };
+    const record = entry.value;
+    const key = this.#key!;
+    const expired = record.deadline !== undefined && this.#ctx.now() >= record.deadline;
+    if (record.version !== definition.version || expired) {
+      getGatewayLogger("bot", "conversation").info(
+        "Dropped conversation {name} of {key}: {reason}",
+        { name: record.name, key, reason: expired ? "its wait timed out" : "its version changed" },
+      );
+      await this.#save(key, { kind: "done" }, record);
+      return { kind: "pass" };
+    }
+    this.#handled = true;
+    const outcome = await this.#run(definition, record, key, true);
+    return outcome.kind === "skipped" ? outcome : { kind: "taken" };
+  }
+
+  async #run(
+    definition: Definition<Context>,
+    record: ConversationRecord,
+    key: string,
+    offer: boolean,
+  ): Promise<RunOutcome<Context>> {
+    const live = this.#ctx;
+    const calls = { call: <T>(label: string, fn: () => T | Promise<T>) => replay.call(label, fn) };
+    const replay: Replay<Context> = new Replay<Context>({
+      log: record.log,
+      offer: offer ? contextView(live, calls) : undefined,
+      rebuild: (stored) => contextView(live, replay, stored as StoredUpdate),
+      store: (ctx) => storeUpdate(ctx),
+      now: live.now,
+    });
+    const enterCtx = offer ? contextView(live, replay, record.enter) : contextView(live, replay);
+    let outcome: RunOutcome<Context>;
+    try {
+      outcome = await replay.start(async () =>
+        await definition.fn(new Conversation(replay, live.now), enterCtx)
+      );
+    } catch (error) {
+      if (error instanceof ReplayMismatchError) await this.#save(key, { kind: "done" }, record);
+      throw error;
+    }
+    await this.#save(key, outcome, record);
+    return outcome;
+  }
+
+  /** Store what a run left (compare-and-set against the record this update read). */
+  async #save(key: string, outcome: RunOutcome<Context>, record: ConversationRecord): Promise<void> {
+    if (outcome.kind === "skipped") return;
+    const state = this.#ctx.state;
+    const version = this.#loaded?.version;
+    if (outcome.kind === "done") {
+      this.#loaded = null;
+      if (version === undefined) return;
+      if (await state.delete(NAMESPACE, key, { expectedVersion: version })) return;
+      if ((await state.get(NAMESPACE, key)) !== null) throw new StateConflictException("conversation", key);
+      return;
+    }
+    const next: ConversationRecord = { ...record, log: outcome.log, deadline: outcome.deadline };
+    if (outcome.deadline === undefined) delete next.deadline;
+    const written = await state.set(NAMESPACE, key, next, {
+      expectedVersion: version ?? null,
+      expiresAt: outcome.deadline,
+    });
+    if (written === null) throw new StateConflictException("conversation", key);
+    this.#loaded = { value: next, version: written, expiresAt: outcome.deadline };
+  }
+
+  #requireKey(action: string): string {
+    if (this.#key === undefined) {
+      throw new TypeError(`Cannot ${action}: this update (${this.#ctx.payload.rawEvent}) has no chat`);
+    }
+    return this.#key;
+  }
+}
+
+/**
+ * A dialogue as middleware: it continues this chat's dialogue when it is this one (the update is taken, or
+ * passed on when the current wait does not accept it), and lets `ctx.conversation.enter(name)` start it.
+ * Register it before the middleware that enters it, and before handlers that would otherwise answer the
+ * dialogue's updates.
+ *
+ * @example A form, entered with /form
+ * ```ts
+ * import { Bot, type Context, type Conversation, type ConversationFlavor, createConversation } from "@gw/gateway/bot";
+ * type MyContext = Context & ConversationFlavor;
+ * async function form(conversation: Conversation<MyContext>, ctx: MyContext) {
+ *   await ctx.reply("Your name?");
+ *   const name = (await conversation.waitFor("message:text", { maxMs: 600_000 })).text;
+ *   await ctx.reply(`Thanks, ${name}`);
+ * }
+ * const bot = new Bot<MyContext>();
+ * bot.use(createConversation(form, "form"));
+ * bot.command("form", (ctx) => ctx.conversation.enter("form"));
+ * ```
+ */
+export function createConversation<C extends Context = Context>(
+  fn: ConversationFn<C>,
+  options: string | ConversationOptions,
+): MiddlewareFn<C & ConversationFlavor> {
+  if (typeof fn !== "function") throw new TypeError("Cannot create conversation: pass the dialogue function");
+  const { name, version } = typeof options === "string" ? { name: options, version: undefined } : options;
+  if (typeof options !== "string") checkOptionKeys(options, OPTION_KEYS, "createConversation");
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError("Cannot create conversation: the name must be a non-empty string");
+  }
+  if (version !== undefined && typeof version !== "string" && typeof version !== "number") {
+    throw new TypeError(`Cannot create conversation "${name}": "version" must be a string or a number`);
+  }
+  const definition = {
+    name,
+    version: version === undefined ? `source:${sourceHash(fn)}` : String(version),
+    fn,
+  } as unknown as Definition<Context>;
+  return async (ctx, next) => {
+    const control = controlOf(ctx);
+    control.register(definition);
+    const result = await control.resume(definition);
+    if (result.kind === "taken") return;
+    // `otherwise` answers a person's message; other updates of the chat (a delivery status, a group change)
+    // go on to the other middleware.
+    if (
+      result.kind === "skipped" && result.otherwise !== undefined && ctx.update.queries.includes("message")
+    ) {
+      await result.otherwise(ctx);
+      return;
+    }
+    await next();
+  };
+}
+
+/**
+ * Install `ctx.conversation` (and read the chat's dialogue) for middleware placed before the dialogues, such
+ * as a `/cancel` command that must win over the dialogue waiting for text. `createConversation` installs
+ * it by itself for the middleware after it.
+ *
+ * @example
+ * ```ts
+ * import { Bot, type Context, type ConversationFlavor, conversations } from "@gw/gateway/bot";
+ * const bot = new Bot<Context & ConversationFlavor>();
+ * bot.use(conversations());
+ * bot.command("cancel", async (ctx) => {
+ *   if (await ctx.conversation.exit()) await ctx.reply("Cancelled");
+ * });
+ * ```
+ */
+export function conversations<C extends Context = Context>(): MiddlewareFn<C & ConversationFlavor> {
+  return async (ctx, next) => {
+    await controlOf(ctx).load();
+    await next();
+  };
+}
+
+/** `ctx.conversation`, installed by the first conversation middleware the update passes. */
+function controlOf(ctx: Context & Partial<ConversationFlavor>): ConversationControl {
+  if (ctx.conversation instanceof ConversationControl) return ctx.conversation;
+  const control = new ConversationControl(ctx);
+  Object.defineProperty(ctx, "conversation", { value: control, configurable: true, enumerable: true });
+  return control;
+}
+
+/** FNV-1a of the function's source, in hex: a different source gives another version. */
+function sourceHash(fn: (...args: never[]) => unknown): string {
+  let hash = 0x811c9dc5;
+  for (const char of fn.toString()) {
+    hash ^= char.codePointAt(0)!;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
