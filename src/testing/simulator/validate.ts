@@ -62,101 +62,115 @@ function stableKey(value: unknown): string {
   return JSON.stringify(value) ?? "undefined";
 }
 
+/** What one keyword's check gets: the value, its schema and path, and where failures go. */
+interface KeywordCheck {
+  value: unknown;
+  schema: Schema;
+  path: string;
+  errors: SchemaError[];
+  fail(message: string): void;
+}
+
+/** A failure when `broken` holds, else nothing. */
+function when(broken: boolean, message: () => string): (check: KeywordCheck) => void {
+  return broken ? (check) => check.fail(message()) : () => {};
+}
+
+/** One check per keyword, in `jsonschema`'s wording; the schema's key order is the order of the checks. */
+const KEYWORDS: { [K in keyof Schema]-?: (check: KeywordCheck) => void } = {
+  type: (c) => {
+    const types = Array.isArray(c.schema.type) ? c.schema.type : [c.schema.type as string];
+    when(
+      c.value !== undefined && !types.some((t) => typeMatches(c.value, t)),
+      () => `is not of a type(s) ${types.join(",")}`,
+    )(c);
+  },
+  enum: (c) =>
+    when(
+      c.value !== undefined && !c.schema.enum!.some((e) => stableKey(e) === stableKey(c.value)),
+      () => `is not one of enum values: ${c.schema.enum!.map(String).join(",")}`,
+    )(c),
+  properties: (c) => {
+    if (!isRecord(c.value)) return;
+    for (const [key, sub] of Object.entries(c.schema.properties!)) {
+      if (c.value[key] !== undefined) {
+        c.errors.push(...validateSchema(c.value[key], sub, childPath(c.path, key)));
+      }
+    }
+  },
+  required: (c) => {
+    if (!isRecord(c.value)) return;
+    for (const key of c.schema.required!) {
+      if (c.value[key] === undefined) c.fail(`requires property ${JSON.stringify(key)}`);
+    }
+  },
+  items: (c) => {
+    if (!Array.isArray(c.value)) return;
+    c.value.forEach((item, i) => c.errors.push(...validateSchema(item, c.schema.items!, `${c.path}[${i}]`)));
+  },
+  minItems: (c) =>
+    when(
+      Array.isArray(c.value) && c.value.length < c.schema.minItems!,
+      () => `does not meet minimum length of ${c.schema.minItems}`,
+    )(c),
+  maxItems: (c) =>
+    when(
+      Array.isArray(c.value) && c.value.length > c.schema.maxItems!,
+      () => `does not meet maximum length of ${c.schema.maxItems}`,
+    )(c),
+  uniqueItems: (c) =>
+    when(
+      c.schema.uniqueItems === true && Array.isArray(c.value) &&
+        new Set(c.value.map(stableKey)).size !== c.value.length,
+      () => "contains duplicate item",
+    )(c),
+  minLength: (c) =>
+    when(
+      typeof c.value === "string" && [...c.value].length < c.schema.minLength!,
+      () => `does not meet minimum length of ${c.schema.minLength}`,
+    )(c),
+  maxLength: (c) =>
+    when(
+      typeof c.value === "string" && [...c.value].length > c.schema.maxLength!,
+      () => `does not meet maximum length of ${c.schema.maxLength}`,
+    )(c),
+  minimum: (c) =>
+    when(
+      typeof c.value === "number" && c.value < c.schema.minimum!,
+      () => `must be greater than or equal to ${c.schema.minimum}`,
+    )(c),
+  maximum: (c) =>
+    when(
+      typeof c.value === "number" && c.value > c.schema.maximum!,
+      () => `must be less than or equal to ${c.schema.maximum}`,
+    )(c),
+  pattern: (c) =>
+    when(
+      typeof c.value === "string" && !new RegExp(c.schema.pattern!).test(c.value),
+      () => `does not match pattern ${JSON.stringify(c.schema.pattern)}`,
+    )(c),
+  notEmpty: (c) => {
+    const value = c.value;
+    if (!isRecord(value) || !Object.keys(value).every((k) => c.schema.notEmpty!.includes(k))) return;
+    for (const key of c.schema.notEmpty!) {
+      const sub: Schema = { minLength: 1, description: `The "${key}" cannot be empty` };
+      if (value[key] !== undefined) c.errors.push(...validateSchema(value[key], sub, childPath(c.path, key)));
+    }
+  },
+  description: () => {},
+};
+
 /** Check `value` against `schema`; returns every failure in `jsonschema`'s order and wording. */
 export function validateSchema(value: unknown, schema: Schema, path = "instance"): SchemaError[] {
   const errors: SchemaError[] = [];
-  const fail = (message: string, at = path, where: Schema = schema) =>
-    errors.push({ property: at, message, stack: `${at} ${message}`, schema: where });
-
-  for (const keyword of Object.keys(schema) as (keyof Schema)[]) {
-    switch (keyword) {
-      case "type": {
-        const types = Array.isArray(schema.type) ? schema.type : [schema.type as string];
-        if (value !== undefined && !types.some((t) => typeMatches(value, t))) {
-          fail(`is not of a type(s) ${types.join(",")}`);
-        }
-        break;
-      }
-      case "enum":
-        if (value !== undefined && !schema.enum!.some((e) => stableKey(e) === stableKey(value))) {
-          fail(`is not one of enum values: ${schema.enum!.map(String).join(",")}`);
-        }
-        break;
-      case "properties":
-        if (isRecord(value)) {
-          for (const [key, sub] of Object.entries(schema.properties!)) {
-            if (value[key] !== undefined) {
-              errors.push(...validateSchema(value[key], sub, childPath(path, key)));
-            }
-          }
-        }
-        break;
-      case "required":
-        if (isRecord(value)) {
-          for (const key of schema.required!) {
-            if (value[key] === undefined) fail(`requires property ${JSON.stringify(key)}`);
-          }
-        }
-        break;
-      case "items":
-        if (Array.isArray(value)) {
-          value.forEach((item, i) => errors.push(...validateSchema(item, schema.items!, `${path}[${i}]`)));
-        }
-        break;
-      case "minItems":
-        if (Array.isArray(value) && value.length < schema.minItems!) {
-          fail(`does not meet minimum length of ${schema.minItems}`);
-        }
-        break;
-      case "maxItems":
-        if (Array.isArray(value) && value.length > schema.maxItems!) {
-          fail(`does not meet maximum length of ${schema.maxItems}`);
-        }
-        break;
-      case "uniqueItems":
-        if (
-          schema.uniqueItems && Array.isArray(value) && new Set(value.map(stableKey)).size !== value.length
-        ) {
-          fail("contains duplicate item");
-        }
-        break;
-      case "minLength":
-        if (typeof value === "string" && [...value].length < schema.minLength!) {
-          fail(`does not meet minimum length of ${schema.minLength}`);
-        }
-        break;
-      case "maxLength":
-        if (typeof value === "string" && [...value].length > schema.maxLength!) {
-          fail(`does not meet maximum length of ${schema.maxLength}`);
-        }
-        break;
-      case "minimum":
-        if (typeof value === "number" && value < schema.minimum!) {
-          fail(`must be greater than or equal to ${schema.minimum}`);
-        }
-        break;
-      case "maximum":
-        if (typeof value === "number" && value > schema.maximum!) {
-          fail(`must be less than or equal to ${schema.maximum}`);
-        }
-        break;
-      case "pattern":
-        if (typeof value === "string" && !new RegExp(schema.pattern!).test(value)) {
-          fail(`does not match pattern ${JSON.stringify(schema.pattern)}`);
-        }
-        break;
-      case "notEmpty":
-        if (isRecord(value) && Object.keys(value).every((k) => schema.notEmpty!.includes(k))) {
-          for (const key of schema.notEmpty!) {
-            const sub: Schema = { minLength: 1, description: `The "${key}" cannot be empty` };
-            if (value[key] !== undefined) {
-              errors.push(...validateSchema(value[key], sub, childPath(path, key)));
-            }
-          }
-        }
-        break;
-    }
-  }
+  const check: KeywordCheck = {
+    value,
+    schema,
+    path,
+    errors,
+    fail: (message) => errors.push({ property: path, message, stack: `${path} ${message}`, schema }),
+  };
+  for (const keyword of Object.keys(schema) as (keyof Schema)[]) KEYWORDS[keyword]?.(check);
   return errors;
 }
 
