@@ -57,7 +57,8 @@ function webhookFromCreate(
   };
 }
 
-function create(ctx: RouteContext): unknown {
+/** The server's checks of a create request, in its order; answers the name and the integration. */
+function checkCreate(ctx: RouteContext): { name: string; integration: string } {
   const { core, body } = ctx;
   const name = body.instanceName;
   // instanceLoggedGuard runs before the key check, and a missing name looks like a taken one.
@@ -71,9 +72,34 @@ function create(ctx: RouteContext): unknown {
   if (typeof integration !== "string" || !INTEGRATIONS.includes(integration)) {
     throw badRequest("Invalid integration");
   }
-  const isBusiness = integration === "WHATSAPP-BUSINESS";
-  if (isBusiness && !body.token) throw badRequest("token is required");
-  if (isBusiness && !body.number) throw badRequest("number is required");
+  if (integration === "WHATSAPP-BUSINESS" && !body.token) throw badRequest("token is required");
+  if (integration === "WHATSAPP-BUSINESS" && !body.number) throw badRequest("number is required");
+  return { name: name as string, integration };
+}
+
+/** The proxy row a create request asks for. */
+function proxyFromCreate(
+  body: Record<string, unknown>,
+  instanceId: string,
+  now: string,
+): InstanceState["proxy"] {
+  return {
+    id: crypto.randomUUID(),
+    enabled: true,
+    host: body.proxyHost,
+    port: body.proxyPort,
+    protocol: body.proxyProtocol,
+    username: body.proxyUsername ?? "",
+    password: body.proxyPassword ?? "",
+    createdAt: now,
+    updatedAt: now,
+    instanceId,
+  };
+}
+
+function create(ctx: RouteContext): unknown {
+  const { core, body } = ctx;
+  const { name, integration } = checkCreate(ctx);
   const id = crypto.randomUUID();
   const webhookInput = body.webhook as Record<string, unknown> | undefined | null;
   const webhook = webhookInput ? webhookFromCreate(core, id, webhookInput) : null;
@@ -86,7 +112,7 @@ function create(ctx: RouteContext): unknown {
   const now = core.isoNow();
   const instance: InstanceState = newInstanceState({
     id,
-    name: name as string,
+    name,
     token: hash,
     integration,
     number: typeof body.number === "string" ? body.number : null,
@@ -95,20 +121,7 @@ function create(ctx: RouteContext): unknown {
   });
   instance.webhook = webhook;
   instance.settings = settingsFrom(body);
-  if (proxyWanted) {
-    instance.proxy = {
-      id: crypto.randomUUID(),
-      enabled: true,
-      host: body.proxyHost,
-      port: body.proxyPort,
-      protocol: body.proxyProtocol,
-      username: body.proxyUsername ?? "",
-      password: body.proxyPassword ?? "",
-      createdAt: now,
-      updatedAt: now,
-      instanceId: id,
-    };
-  }
+  if (proxyWanted) instance.proxy = proxyFromCreate(body, id, now);
   core.instances.set(instance.name, instance);
   core.emit(instance, "instance.create", { instanceName: instance.name, instanceId: id });
 
@@ -120,12 +133,23 @@ function create(ctx: RouteContext): unknown {
   } else if (body.qrcode === true) {
     core.startConnecting(instance, instance.number);
   }
+  return createAnswer(ctx, instance, hash, webhookInput);
+}
 
+/** What the server answers for a created instance. */
+function createAnswer(
+  { core, body }: RouteContext,
+  instance: InstanceState,
+  hash: string,
+  webhookInput: Record<string, unknown> | undefined | null,
+): Record<string, unknown> {
+  const isBusiness = instance.integration === "WHATSAPP-BUSINESS";
+  const enabled = (name: string) => ({ enabled: (body[name] as { enabled?: unknown } | undefined)?.enabled });
   const result: Record<string, unknown> = {
     instance: {
       instanceName: instance.name,
-      instanceId: id,
-      integration,
+      instanceId: instance.id,
+      integration: instance.integration,
       webhookWaBusiness: isBusiness ? `${core.serverUrl ?? ""}/webhook/meta` : null,
       accessTokenWaBusiness: isBusiness ? "evolution" : "",
       status: instance.state === "connecting" ? "connecting" : "close",
@@ -137,10 +161,10 @@ function create(ctx: RouteContext): unknown {
       webhookByEvents: webhookInput?.byEvents,
       webhookBase64: webhookInput?.base64,
     },
-    websocket: { enabled: (body.websocket as { enabled?: unknown } | undefined)?.enabled },
-    rabbitmq: { enabled: (body.rabbitmq as { enabled?: unknown } | undefined)?.enabled },
-    nats: { enabled: (body.nats as { enabled?: unknown } | undefined)?.enabled },
-    sqs: { enabled: (body.sqs as { enabled?: unknown } | undefined)?.enabled },
+    websocket: enabled("websocket"),
+    rabbitmq: enabled("rabbitmq"),
+    nats: enabled("nats"),
+    sqs: enabled("sqs"),
     settings: instance.settings,
   };
   if (instance.qr) result.qrcode = core.qrBody(instance);
