@@ -379,8 +379,10 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function compact<T extends Record<string, unknown>>(value: T): T {
   const out: Record<string, unknown> = {};
-  for (const key in value) {
-    if (Object.hasOwn(value, key) && value[key] !== undefined) out[key] = value[key];
+  // Object.keys over `for...in` + `hasOwn`: no prototype walk, and several times faster on the send path.
+  for (const key of Object.keys(value)) {
+    const entry = value[key];
+    if (entry !== undefined) out[key] = entry;
   }
   return out as T;
 }

@@ -94,7 +94,7 @@ export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: stri
  * ```
  */
 export class MessagesResource extends Resource {
-  async #deliver(
+  #deliver(
     route: string,
     type: string,
     dto: RequestDto,
@@ -102,13 +102,26 @@ export class MessagesResource extends Resource {
     bucket: RateLimitBucket,
     options?: CallOptions,
   ): Promise<SendResponse> {
-    let body = dto.body as Record<string, unknown>;
+    const body = dto.body as Record<string, unknown>;
     const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
+    // The common case hands the pipeline's promise back as it is: no async layer of its own.
     if (!resolve || typeof body.number !== "string") {
-      return await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+      return this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
     }
-    const recipient = await this.resolveRecipient(body.number, options);
-    body = { ...body, number: recipient.jid };
+    return this.#deliverResolved(route, type, body, body.number, to, bucket, options);
+  }
+
+  async #deliverResolved(
+    route: string,
+    type: string,
+    given: Record<string, unknown>,
+    number: string,
+    to: string,
+    bucket: RateLimitBucket,
+    options?: CallOptions,
+  ): Promise<SendResponse> {
+    const recipient = await this.resolveRecipient(number, options);
+    const body = { ...given, number: recipient.jid };
     const response = await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
     return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
   }
@@ -155,9 +168,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
    * ```
    */
-  async text(to: string, text: string, options?: SendOptions): Promise<SendResponse> {
+  text(to: string, text: string, options?: SendOptions): Promise<SendResponse> {
+    if (options === undefined) return this.sendText({ number: to, text });
     const [body, call] = splitOptions(options);
-    return await this.sendText({ ...body, number: to, text }, call);
+    return this.sendText({ ...body, number: to, text }, call);
   }
 
   /**
@@ -170,12 +184,18 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendText(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
    * ```
    */
-  async sendText(
+  sendText(
     dto: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse> {
-    const valid = SendTextMessageDto.from(dto);
-    return await this.#deliver(
+    let valid: SendTextMessageDto;
+    try {
+      valid = SendTextMessageDto.from(dto);
+    } catch (error) {
+      // A bad argument rejects the promise, as from every other send method.
+      return Promise.reject(error);
+    }
+    return this.#deliver(
       "/message/sendText/{instance}",
       "text",
       valid,

@@ -12,13 +12,15 @@ import type { SendStage } from "./types.ts";
 /** The settle stage over `health`. */
 export function settleStage(health: InstanceHealth): SendStage {
   return async (send, next) => {
+    let response;
     try {
-      const response = await next(send);
-      await settleSend(health, send.ref, undefined, send.healthClean);
-      return response;
+      response = await next(send);
     } catch (error) {
       await settleSend(health, send.ref, error);
       throw error;
     }
+    // A send the guard found clean has nothing to heal: no call, no await.
+    if (!send.healthClean) await settleSend(health, send.ref);
+    return response;
   };
 }
