@@ -8,7 +8,7 @@
  */
 
 import { InstanceDisconnectedException } from "../errors.ts";
-import type { StateStore } from "../store/state.ts";
+import type { StateEntry, StateStore } from "../store/state.ts";
 import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
 
 /**
@@ -173,9 +173,16 @@ export class InstanceHealth {
    * console.log((await health.get({ connection: "default", instance: "sales" })).status); // "unknown"
    * ```
    */
-  async get(ref: InstanceRef): Promise<InstanceHealthRecord> {
-    const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
-    return this.#view(ref, entry?.value);
+  get(ref: InstanceRef): Promise<InstanceHealthRecord> {
+    // A chain, not an async method: every send reads the health once, and an async layer costs more than
+    // the read on a fast round trip.
+    let read: Promise<StateEntry<Stored> | null>;
+    try {
+      read = this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return read.then((entry) => this.#view(ref, entry?.value));
   }
 
   /**

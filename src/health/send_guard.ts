@@ -15,15 +15,26 @@ const log = getGatewayLogger("health");
  * Resolves true when the instance was known open with no failure (the common case, one read of the
  * health): its success then has nothing to heal, and {@link settleSend} skips it.
  */
-export async function guardSend(
+export function guardSend(
   health: InstanceHealth | undefined,
   ref: InstanceRef,
   pollState: () => Promise<unknown>,
 ): Promise<boolean> {
-  if (!health) return false;
-  const seen = await health.get(ref);
-  // A closed breaker admits without a write: no need to ask `admit` for it.
-  if (seen.breaker === "closed") return seen.status === "open" && seen.consecutiveFailures === 0;
+  if (!health) return Promise.resolve(false);
+  return health.get(ref).then((seen) =>
+    // A closed breaker admits without a write: no need to ask `admit` for it.
+    seen.breaker === "closed"
+      ? seen.status === "open" && seen.consecutiveFailures === 0
+      : admitThroughBreaker(health, ref, pollState)
+  );
+}
+
+/** The breaker is not closed: ask `admit`, and for a `state` probe poll the state first. */
+async function admitThroughBreaker(
+  health: InstanceHealth,
+  ref: InstanceRef,
+  pollState: () => Promise<unknown>,
+): Promise<boolean> {
   const admission = await health.admit(ref);
   if (admission !== "probe_state") return false;
   await pollState();

@@ -30,12 +30,9 @@ async function pollState(
 
 /** The guard stage over `health`. */
 export function guardStage(health: InstanceHealth, client: GatewayClient): SendStage {
-  return async (send, next) => {
-    send.healthClean = await guardSend(
-      health,
-      send.ref,
-      () => pollState(client, health, send.ref, send.call.signal),
-    );
-    return await next(send);
-  };
+  return (send, next) =>
+    guardSend(health, send.ref, () => pollState(client, health, send.ref, send.call.signal)).then((clean) => {
+      send.healthClean = clean;
+      return next(send);
+    });
 }
