@@ -93,11 +93,6 @@ export interface InstanceRef {
 }
 
 const NAMESPACE = "health";
-
-/** A state store that can read at once (`MemoryState.getNow`). */
-interface SyncState {
-  getNow<T>(namespace: string, key: string): StateEntry<T> | null;
-}
 const CAS_ATTEMPTS = 8;
 
 function keyOf(ref: InstanceRef): string {
@@ -143,8 +138,6 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  */
 export class InstanceHealth {
   readonly #state: StateStore;
-  /** A synchronous read of the state, when it has one (`MemoryState`). */
-  readonly #readNow?: (key: string) => StateEntry<Stored> | null;
   readonly #now: () => number;
   readonly #threshold: number;
   readonly #cooldownMs: number;
@@ -163,10 +156,6 @@ export class InstanceHealth {
    */
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
-    const sync = state as Partial<SyncState>;
-    if (typeof sync.getNow === "function") {
-      this.#readNow = (key) => sync.getNow!<Stored>(NAMESPACE, key);
-    }
     this.#now = options.now ?? Date.now;
     this.#threshold = positive("failureThreshold", options.failureThreshold, 2);
     this.#cooldownMs = positive("cooldownMs", options.cooldownMs, 30_000);
@@ -194,21 +183,6 @@ export class InstanceHealth {
       return Promise.reject(error);
     }
     return read.then((entry) => this.#view(ref, entry?.value));
-  }
-  /**
-   * The instance's health read at once, when the state store can (`MemoryState`, the default without a
-   * store); undefined for stores that only read asynchronously. Each send checks the breaker with it.
-   *
-   * @example
-   * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
-   * const health = new InstanceHealth(new MemoryState());
-   * console.log(health.getNow({ connection: "default", instance: "sales" })?.breaker); // "closed"
-   * ```
-   */
-  getNow(ref: InstanceRef): InstanceHealthRecord | undefined {
-    const readNow = this.#readNow;
-    return readNow === undefined ? undefined : this.#view(ref, readNow(keyOf(ref))?.value);
   }
 
   /**

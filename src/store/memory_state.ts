@@ -110,23 +110,11 @@ export class MemoryState implements StateStore {
    * ```
    */
   get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
-    return settle(() => this.getNow<T>(namespace, key));
-  }
-
-  /**
-   * Read a live entry at once: what {@link MemoryState.get} resolves to, without a promise (memory needs
-   * none). The send path's breaker check uses it.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * console.log(new MemoryState().getNow("lid", "x")); // null
-   * ```
-   */
-  getNow<T>(namespace: string, key: string): StateEntry<T> | null {
-    checkStateKey(namespace, key);
-    const held = this.#live(namespace, key);
-    return held === undefined ? null : entryOf<T>(held);
+    return settle(() => {
+      checkStateKey(namespace, key);
+      const held = this.#live(namespace, key);
+      return held === undefined ? null : entryOf<T>(held);
+    });
   }
 
   /**
