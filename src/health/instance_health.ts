@@ -93,6 +93,11 @@ export interface InstanceRef {
 }
 
 const NAMESPACE = "health";
+
+/** A state store that can read at once (`MemoryState.getNow`). */
+interface SyncState {
+  getNow<T>(namespace: string, key: string): Readonly<StateEntry<T>> | null;
+}
 const CAS_ATTEMPTS = 8;
 
 function keyOf(ref: InstanceRef): string {
@@ -138,6 +143,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  */
 export class InstanceHealth {
   readonly #state: StateStore;
+  /** A synchronous read of the state, when it has one (`MemoryState`). */
+  readonly #readNow?: (key: string) => Readonly<StateEntry<Stored>> | null;
   readonly #now: () => number;
   readonly #threshold: number;
   readonly #cooldownMs: number;
@@ -156,6 +163,10 @@ export class InstanceHealth {
    */
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
+    const sync = state as Partial<SyncState>;
+    if (typeof sync.getNow === "function") {
+      this.#readNow = (key) => sync.getNow!<Stored>(NAMESPACE, key);
+    }
     this.#now = options.now ?? Date.now;
     this.#threshold = positive("failureThreshold", options.failureThreshold, 2);
     this.#cooldownMs = positive("cooldownMs", options.cooldownMs, 30_000);
@@ -183,6 +194,27 @@ export class InstanceHealth {
       return Promise.reject(error);
     }
     return read.then((entry) => this.#view(ref, entry?.value));
+  }
+  /**
+   * The breaker read at once, when the state store can (`MemoryState`, the default without a store):
+   * `clean` (closed, the instance known open with no failure), `closed` (closed, nothing to tell), or
+   * undefined when the breaker is not closed or the store only reads asynchronously (ask
+   * {@link InstanceHealth.get} and {@link InstanceHealth.admit} then). Each send checks it.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * console.log(health.breakerNow({ connection: "default", instance: "sales" })); // "closed"
+   * ```
+   */
+  breakerNow(ref: InstanceRef): "clean" | "closed" | undefined {
+    const readNow = this.#readNow;
+    if (readNow === undefined) return undefined;
+    const value = readNow(keyOf(ref))?.value;
+    if (value === undefined) return "closed";
+    if (value.retryAt !== undefined) return undefined;
+    return value.status === "open" && value.consecutiveFailures === 0 ? "clean" : "closed";
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 
 import { getGatewayLogger } from "../log.ts";
-import type { InstanceHealth, InstanceRef } from "./instance_health.ts";
+import type { InstanceHealth, InstanceHealthRecord, InstanceRef } from "./instance_health.ts";
 
 const log = getGatewayLogger("health");
 
@@ -22,11 +22,22 @@ export function guardSend(
 ): Promise<boolean> {
   if (!health) return Promise.resolve(false);
   return health.get(ref).then((seen) =>
-    // A closed breaker admits without a write: no need to ask `admit` for it.
-    seen.breaker === "closed"
-      ? seen.status === "open" && seen.consecutiveFailures === 0
-      : admitThroughBreaker(health, ref, pollState)
+    seen.breaker === "closed" ? isClean(seen) : admitThroughBreaker(health, ref, pollState)
   );
+}
+
+/**
+ * {@link guardSend}'s answer without waiting, when the health reads at once (memory) and the breaker is
+ * closed: whether the instance is clean. Undefined when the guard has to take its asynchronous way.
+ */
+export function guardSendNow(health: InstanceHealth, ref: InstanceRef): boolean | undefined {
+  const breaker = health.breakerNow(ref);
+  return breaker === undefined ? undefined : breaker === "clean";
+}
+
+/** A closed breaker admits without a write; a send to an instance known open with no failure is clean. */
+function isClean(seen: InstanceHealthRecord): boolean {
+  return seen.status === "open" && seen.consecutiveFailures === 0;
 }
 
 /** The breaker is not closed: ask `admit`, and for a `state` probe poll the state first. */
