@@ -89,6 +89,8 @@ export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from 
 // --- service and resources
 export { GatewayService, type ServerInfo } from "./src/service.ts";
 export { type CallOptions, Resource } from "./src/resources/resource.ts";
+export { type RouteRequest } from "./src/resources/resource.ts";
+export { type RouteEntry, type RouteGroup } from "./src/resources/routes.ts";
 export { type SendOptions, type SendResponse } from "./src/resources/messages.ts";
 
 // --- request objects (dto)
@@ -103,10 +105,9 @@ export {
   SendStatusMessageDto,
   SendStickerMessageDto,
 } from "./src/dto/media_messages.ts";
+export { SendButtonsMessageDto, SendListMessageDto } from "./src/dto/interactive_messages.ts";
 export {
-  SendButtonsMessageDto,
   SendContactMessageDto,
-  SendListMessageDto,
   SendLocationMessageDto,
   SendPollMessageDto,
   SendReactionMessageDto,
@@ -123,8 +124,8 @@ export { CreateTemplateDto } from "./src/dto/create_template.ts";
 
 // --- rate limiting
 export type { RateLimitBucket, RateLimiterInterface } from "./src/ratelimit/limiter.ts";
-export { MemoryRateLimiter, type MemoryRateLimiterOptions } from "./src/ratelimit/memory.ts";
-export { KvRateLimiter, type KvRateLimiterOptions } from "./src/ratelimit/kv.ts";
+export { MemoryRateLimiter, type MemoryRateLimiterOptions } from "./src/backends/memory/rate_limiter.ts";
+export { KvRateLimiter, type KvRateLimiterOptions } from "./src/backends/kv/rate_limiter.ts";
 
 // --- webhooks: the receiver an application mounts (the rest of the receiver: "@gw/gateway/webhooks")
 export {
@@ -162,8 +163,8 @@ export {
   type WebhookLogRecord,
   type WebhookLogStatus,
 } from "./src/store/store.ts";
-export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory.ts";
-export { KvStore, type KvStoreOptions } from "./src/store/kv.ts";
+export { MemoryStore, type MemoryStoreOptions } from "./src/backends/memory/store.ts";
+export { KvStore, type KvStoreOptions } from "./src/backends/kv/store.ts";
 export {
   type StateEntry,
   type StateListEntry,
@@ -171,8 +172,8 @@ export {
   type StateSetOptions,
   type StateStore,
 } from "./src/store/state.ts";
-export { MemoryState } from "./src/store/memory_state.ts";
-export { KvState } from "./src/store/kv_state.ts";
+export { MemoryState } from "./src/backends/memory/state.ts";
+export { KvState } from "./src/backends/kv/state.ts";
 export { createScheduledHandler, registerScheduledTasks } from "./src/tasks/schedule.ts";
 export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 
@@ -197,9 +198,9 @@ export {
 export {
   MessageStatusTracker,
   type MessageStatusTrackerOptions,
-  type MessageStatusUpdate,
   type WaitForStatusOptions,
 } from "./src/delivery/status_tracker.ts";
+export type { MessageStatusUpdate } from "./src/delivery/status_updates.ts";
 export {
   type ReconcileInboundInstanceResult,
   reconcileInboundMessages,
@@ -214,16 +215,16 @@ export {
   type DisconnectReason,
   disconnectReason,
 } from "./src/health/disconnect_reason.ts";
-export {
-  type Admission,
-  type BreakerState,
-  type HealthSource,
-  InstanceHealth,
-  type InstanceHealthOptions,
-  type InstanceHealthRecord,
-  type InstanceHealthStatus,
-  type InstanceRef,
-} from "./src/health/instance_health.ts";
+export { InstanceHealth } from "./src/health/instance_health.ts";
+export type {
+  Admission,
+  BreakerState,
+  HealthSource,
+  InstanceHealthOptions,
+  InstanceHealthRecord,
+  InstanceHealthStatus,
+  InstanceRef,
+} from "./src/health/health_types.ts";
 export { watchInstanceHealth } from "./src/health/watch.ts";
 
 // --- media: inputs the server accepts, downloads

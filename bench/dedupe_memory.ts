@@ -7,7 +7,7 @@
  *   deno run bench/dedupe_memory.ts [rounds]
  */
 
-import { MemoryWebhookDedupe } from "../src/webhooks/dedupe.ts";
+import { MemoryWebhookDedupe } from "../src/backends/memory/dedupe.ts";
 import { median } from "./stats.ts";
 
 const IDS = 1_000_000;

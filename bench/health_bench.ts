@@ -12,7 +12,7 @@
 import { GatewayService, InstanceDisconnectedException, MemoryState, toMediaInput } from "../mod.ts";
 import { runSendMany, type SendManyItem } from "../src/pacing/send_many.ts";
 import { sniffMimeType } from "../src/media/sniff.ts";
-import { bytesToBase64 } from "../src/media/base64.ts";
+import { toBase64 } from "../src/util/base64.ts";
 import { MockGatewayServer } from "../src/testing/mod.ts";
 
 const KEY = "bench-key";
@@ -101,7 +101,7 @@ for (let i = 4; i < MB.length; i++) MB[i] = (i * 31) & 0xff;
 const blob = new Blob([MB]);
 
 Deno.bench("base64 of 1 MB (platform)", { group: "media", baseline: true }, () => {
-  bytesToBase64(MB);
+  toBase64(MB);
 });
 Deno.bench("sniff the MIME type (first 64 bytes)", { group: "media" }, () => {
   sniffMimeType(MB.subarray(0, 64));
@@ -115,6 +115,6 @@ Deno.bench("toMediaInput of a 1 MB Blob (read, sniff, base64)", { group: "media"
 Deno.bench("toMediaInput of 1 MB as a data URI (sniff the head, no decode)", { group: "media" }, async () => {
   await toMediaInput(DATA_URI, { type: "image" });
 });
-const DATA_URI = `data:image/jpeg;base64,${bytesToBase64(MB)}`;
+const DATA_URI = `data:image/jpeg;base64,${toBase64(MB)}`;
 
 globalThis.addEventListener("unload", () => void mock.close());

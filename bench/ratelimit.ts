@@ -5,8 +5,8 @@
  *   deno bench --allow-read --allow-write bench/ratelimit.ts
  */
 
-import { KvRateLimiter } from "../src/ratelimit/kv.ts";
-import { MemoryRateLimiter } from "../src/ratelimit/memory.ts";
+import { KvRateLimiter } from "../src/backends/kv/rate_limiter.ts";
+import { MemoryRateLimiter } from "../src/backends/memory/rate_limiter.ts";
 import type { RateLimiterInterface } from "../src/ratelimit/limiter.ts";
 import { GatewayService } from "../src/service.ts";
 

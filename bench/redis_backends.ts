@@ -10,18 +10,21 @@
  * Starts its own redis-server on a free loopback port (Debian's `redis-server` must be installed).
  */
 
-import { MemoryRateLimiter } from "../src/ratelimit/memory.ts";
-import { KvRateLimiter } from "../src/ratelimit/kv.ts";
-import { RedisRateLimiter } from "../src/redis/rate_limiter.ts";
-import { RedisWebhookDedupe } from "../src/redis/dedupe.ts";
-import { RedisStore } from "../src/redis/store.ts";
-import { RedisTaskLease } from "../src/redis/lease.ts";
-import { RedisWebhookQueue } from "../src/redis/queue.ts";
-import { KvStore } from "../src/store/kv.ts";
-import { MemoryStore } from "../src/store/memory.ts";
+import { MemoryRateLimiter } from "../src/backends/memory/rate_limiter.ts";
+import { KvRateLimiter } from "../src/backends/kv/rate_limiter.ts";
+import { RedisRateLimiter } from "../src/backends/redis/rate_limiter.ts";
+import { RedisWebhookDedupe } from "../src/backends/redis/dedupe.ts";
+import { RedisStore } from "../src/backends/redis/store.ts";
+import { RedisTaskLease } from "../src/backends/redis/lease.ts";
+import { RedisWebhookQueue } from "../src/backends/redis/queue.ts";
+import { KvStore } from "../src/backends/kv/store.ts";
+import { MemoryStore } from "../src/backends/memory/store.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../src/store/store.ts";
-import { kvTaskLease, type TaskLease } from "../src/tasks/task_guard.ts";
-import { KvWebhookDedupe, MemoryWebhookDedupe, type WebhookDedupe } from "../src/webhooks/dedupe.ts";
+import { kvTaskLease } from "../src/backends/kv/lease.ts";
+import type { TaskLease } from "../src/tasks/task_lease.ts";
+import type { WebhookDedupe } from "../src/webhooks/dedupe.ts";
+import { KvWebhookDedupe } from "../src/backends/kv/dedupe.ts";
+import { MemoryWebhookDedupe } from "../src/backends/memory/dedupe.ts";
 import { WebhookProcessor } from "../src/webhooks/processor.ts";
 import {
   enqueueWebhookJob,

@@ -8,8 +8,8 @@
  * Prints a Markdown table per measure. Timings on a shared VM vary between runs: compare within a run.
  */
 
-import { KvStore } from "../src/store/kv.ts";
-import { MemoryStore } from "../src/store/memory.ts";
+import { KvStore } from "../src/backends/kv/store.ts";
+import { MemoryStore } from "../src/backends/memory/store.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../src/store/store.ts";
 
 function flag(name: string, fallback: string): string {

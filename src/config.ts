@@ -5,11 +5,14 @@
  * @module
  */
 
-import { checkSetting, MAX_TIMER_MS } from "./config_schema.ts";
+import { CONNECTION_KEYS, optionsFromEnv } from "./config_keys.ts";
+import { checkedConfig } from "./config_schema.ts";
 import { ConfigurationException } from "./errors.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { RateLimiterInterface } from "./ratelimit/limiter.ts";
 import type { GatewayStore } from "./store/store.ts";
+import { isRecord } from "./util/json_shape.ts";
+import { errorMessage } from "./util/error_message.ts";
 
 /** One gateway server and the key to use on it. */
 export interface ConnectionConfig {
@@ -203,15 +206,12 @@ export const FILE_ONLY_SECTIONS: readonly string[] = ["kv", "tasks"];
 /** The configuration file name looked for in the working directory. */
 export const CONFIG_FILE = "gateway-api.json";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /**
  * Check a configuration object against the configuration's schema: an unknown key (with a suggestion), a
  * wrong type or a value out of range throws a {@link ConfigurationException} that names the key's path.
  * Timeouts and delays must fit a timer (at most 2^31−1 ms). `source: "file"` also accepts the command line's
- * own sections (`kv`, `tasks`).
+ * own sections (`kv`, `tasks`). Returns a copy marked as checked (its sections and connections too), so
+ * the constructors it is handed to do not check it again.
  *
  * @example
  * ```ts
@@ -227,8 +227,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * ```
  */
 export function validateConfig(config: unknown, source: "object" | "file" = "object"): GatewayConfig {
-  checkSetting("", config, source);
-  return config as GatewayConfig;
+  return checkedConfig(config, source) as GatewayConfig;
 }
 
 /**
@@ -245,27 +244,7 @@ export function validateConfig(config: unknown, source: "object" | "file" = "obj
  * ```
  */
 export function configFromEnv(get: (name: string) => string | undefined): GatewayConfig {
-  const config: GatewayConfig = {};
-  const url = get("GATEWAY_API_URL");
-  const key = get("GATEWAY_API_KEY");
-  const instance = get("GATEWAY_INSTANCE");
-  const timeout = get("GATEWAY_TIMEOUT_MS");
-  if (url) config.server_url = url;
-  if (key) config.api_key = key;
-  if (instance) config.instance = instance;
-  if (timeout) {
-    const value = /^\s*\d+\s*$/.test(timeout) ? Number(timeout) : NaN;
-    if (!(value >= 1 && value <= MAX_TIMER_MS)) {
-      throw new ConfigurationException(
-        `GATEWAY_TIMEOUT_MS must be an integer from 1 to ${MAX_TIMER_MS} (ms), got ${
-          JSON.stringify(timeout.slice(0, 40))
-        }`,
-        { setting: "GATEWAY_TIMEOUT_MS" },
-      );
-    }
-    config.http = { timeout_ms: value };
-  }
-  return config;
+  return optionsFromEnv(CONNECTION_KEYS, get) as GatewayConfig;
 }
 
 /**
@@ -325,7 +304,7 @@ export async function loadConfigFile(path: string = CONFIG_FILE): Promise<Gatewa
     parsed = parseJsonc(text);
   } catch (error) {
     throw new ConfigurationException(
-      `Cannot parse configuration file "${path}": ${error instanceof Error ? error.message : String(error)}`,
+      `Cannot parse configuration file "${path}": ${errorMessage(error)}`,
       { cause: error },
     );
   }

@@ -9,9 +9,8 @@
 
 import { ConfigurationException } from "./errors.ts";
 import { joinKey, type OptionKeys, suggestKey } from "./option_keys.ts";
-
-/** The longest delay a timer can hold (2^31−1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
+import { MAX_TIMER_MS } from "./util/timers.ts";
+import { isRecord } from "./util/json_shape.ts";
 
 /** One node of the schema. */
 export type SchemaNode =
@@ -145,10 +144,6 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
 
 /** Where a configuration object comes from: the file accepts the command line's own sections. */
 export type ConfigSource = "object" | "file";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 function fail(setting: string, problem: string): never {
   throw new ConfigurationException(`"${setting}" ${problem}`, { setting });
@@ -306,6 +301,7 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
  * ```
  */
 export function checkSetting(setting: string, value: unknown, source: ConfigSource = "object"): void {
+  if (wasChecked(value, source)) return;
   if (setting === "") {
     if (!isRecord(value)) {
       throw new ConfigurationException(
@@ -323,7 +319,59 @@ export function checkSetting(setting: string, value: unknown, source: ConfigSour
  * top-level keys of the `default` connection).
  */
 export function checkConnectionSetting(value: Record<string, unknown>, at: string): void {
+  if (wasChecked(value, "object")) return;
   checkFields(CONNECTION_SCHEMA, value, at, "object");
+}
+
+// The configuration is checked once, where it enters (`validateConfig`); what that check hands on carries
+// the proof with it, so the service, its connection manager, client and rate-limit gate, which each accept
+// a configuration of their own when built alone, do not check the same object again.
+const CHECKED: unique symbol = Symbol("checked configuration");
+
+type Checked = Record<string, unknown> & { [CHECKED]?: ConfigSource };
+
+/** Whether `value` is a copy made by {@link checkedConfig} for `source` (an object check also fits a file). */
+function wasChecked(value: unknown, source: ConfigSource): boolean {
+  const mark = isRecord(value) ? (value as Checked)[CHECKED] : undefined;
+  return mark === "object" || (mark !== undefined && mark === source);
+}
+
+function markChecked(value: Record<string, unknown>, source: ConfigSource): Record<string, unknown> {
+  const copy = { ...value };
+  // Not enumerable: spreads, merges and `Object.entries` see the settings only.
+  Object.defineProperty(copy, CHECKED, { value: source });
+  return copy;
+}
+
+/**
+ * Check a whole configuration (see {@link checkSetting}) and return a copy of it, and of each of its
+ * sections and connections, marked as checked: passing the copy or one of its sections on to another
+ * constructor does not check it again, and later changes to the caller's objects do not reach it.
+ *
+ * @example
+ * ```ts
+ * import { checkedConfig } from "./config_schema.ts";
+ * const config = checkedConfig({ server_url: "http://localhost:8080", api_key: "k", http: { timeout_ms: 5000 } });
+ * console.log(config.http); // { timeout_ms: 5000 }
+ * ```
+ */
+export function checkedConfig(value: unknown, source: ConfigSource = "object"): Record<string, unknown> {
+  if (wasChecked(value, source)) return value as Record<string, unknown>;
+  checkSetting("", value, source);
+  const config = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(config)) {
+    const node = CONFIG_SCHEMA[key];
+    if (node.kind === "object" && isRecord(item)) copy[key] = markChecked(item, source);
+    else if (node.kind === "record" && isRecord(item)) {
+      copy[key] = Object.fromEntries(
+        Object.entries(item).map((
+          [name, entry],
+        ) => [name, isRecord(entry) ? markChecked(entry, source) : entry]),
+      );
+    } else copy[key] = item;
+  }
+  return markChecked(copy, source);
 }
 
 function nodeAt(setting: string): SchemaNode {

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { errorMessage } from "./util/error_message.ts";
+
 /**
  * The JSON text of a JSONC document: comments replaced by spaces (so `JSON.parse` positions stay the same)
  * and trailing commas removed. Strings, including `//` and `/*` inside them, are untouched. An unterminated
@@ -78,7 +80,7 @@ export function parseJsonc(source: string): unknown {
   try {
     return JSON.parse(json);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const at = /position (\d+)/.exec(message)?.[1];
     // V8 quotes the text around the error ('Unexpected token }, "{"key": }" is not valid JSON'): drop it.
     const what = message.replace(/ in JSON at position.*$/s, "").replace(/, ".*" is not valid JSON$/s, "");

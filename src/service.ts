@@ -37,7 +37,7 @@ import { SettingsResource } from "./resources/settings.ts";
 import { TemplatesResource } from "./resources/templates.ts";
 import { WebhooksResource } from "./resources/webhooks.ts";
 import { IdempotencyClaims } from "./store/idempotency.ts";
-import { MemoryState } from "./store/memory_state.ts";
+import { MemoryState } from "./backends/memory/state.ts";
 import type { GatewayStore } from "./store/store.ts";
 import { InstanceHealth } from "./health/instance_health.ts";
 import type { StateStore } from "./store/state.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { MAX_TIMER_MS } from "./config_schema.ts";
+import { MAX_TIMER_MS } from "./util/timers.ts";
 
 /**
  * A delay a timer can wait: at least 0, at most `2^31 - 1` ms (24.8 days). Runtimes fire a longer timer at

@@ -36,7 +36,7 @@ import {
   type MessageBatch,
   processWebhookBatch,
   type Queue,
-} from "../../src/cloudflare/mod.ts";
+} from "../../src/backends/cloudflare/mod.ts";
 
 // The runtime instantiates the Durable Object class from the Worker's exports.
 export { GatewayCoordinator };

@@ -5,11 +5,12 @@
  * @module
  */
 
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { normalizePhone } from "./phone.ts";
 import { type ResolvedSender, resolveSender } from "./sender.ts";
+import { isRecord } from "../util/json_shape.ts";
 
 /** State namespaces of the directory: LID user → phone, and phone → LID user. */
 const BY_LID = "lid_phone";
@@ -29,10 +30,6 @@ interface Stored {
 }
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 const PN = /^(\d+)(?::\d+)?@(?:s\.whatsapp\.net|c\.us)$/;
 const LID = /^(\d+)(?::\d+)?@lid$/;

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { isRecord, nonEmptyString } from "../util/json_shape.ts";
+
 /** What {@link resolveSender} answers. */
 export interface ResolvedSender {
   /**
@@ -22,14 +24,6 @@ export interface ResolvedSender {
 }
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
 
 const PN = /^(\d+)(?::\d+)?@(?:s\.whatsapp\.net|c\.us)$/;
 const LID = /^(\d+)(?::\d+)?@lid$/;
@@ -72,7 +66,7 @@ function messageOf(source: unknown): Json | undefined {
 export function resolveSender(source: unknown): ResolvedSender | null {
   const message = messageOf(source);
   const key = message?.key as Json | undefined;
-  const remoteJid = str(key?.remoteJid);
+  const remoteJid = nonEmptyString(key?.remoteJid);
   if (message === undefined || key === undefined || remoteJid === undefined) return null;
   const group = remoteJid.endsWith("@g.us") || remoteJid.endsWith("@broadcast") ||
     remoteJid.endsWith("@newsletter");
@@ -84,7 +78,7 @@ export function resolveSender(source: unknown): ResolvedSender | null {
   let phone: string | undefined;
   let lid: string | undefined;
   for (const candidate of candidates) {
-    const value = str(candidate);
+    const value = nonEmptyString(candidate);
     phone ??= phoneJid(value);
     lid ??= lidJid(value);
   }

@@ -14,18 +14,13 @@ import {
   mergeConfig,
   serviceConfig,
 } from "../config.ts";
+import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
 import { GatewayApiException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
 import { CliError, type CliIo, EXIT_USAGE, isPermissionError } from "./io.ts";
 
 /** The environment variables every command reads (`serve` adds the `GATEWAY_WEBHOOK_*` ones). */
-export const CLI_ENV_VARS: readonly string[] = [
-  "GATEWAY_API_URL",
-  "GATEWAY_API_KEY",
-  "GATEWAY_INSTANCE",
-  "GATEWAY_TIMEOUT_MS",
-  "GATEWAY_KV_PATH",
-];
+export const CLI_ENV_VARS: readonly string[] = Object.keys(envVariables([...CONNECTION_KEYS, ...CLI_KEYS]));
 
 /** Default Deno KV file of `prune`, `retry-failed` and `serve`. */
 export const DEFAULT_KV_PATH = "gateway.kv";

@@ -11,9 +11,11 @@ import type { GatewayConfig } from "../config.ts";
 import { DEFAULTS } from "../config.ts";
 import { ConfigurationException, WebhookException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
-import { registerScheduledTasks, type ScheduledTaskHandlers } from "../tasks/schedule.ts";
+import { registerScheduledTasks } from "../tasks/schedule.ts";
+import type { ScheduledTaskHandlers } from "../tasks/schedule_options.ts";
 import type { RetryService } from "../tasks/retry_failed.ts";
-import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../webhooks/env.ts";
+import { optionsFromFile, TASK_KEYS, WEBHOOK_KEYS } from "../config_keys.ts";
+import { WEBHOOK_ENV_VARIABLES, type WebhookEnvOptions, webhookOptionsFromEnv } from "../webhooks/env.ts";
 import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
@@ -41,64 +43,41 @@ function webhookSettings(
   } catch (error) {
     throw new CliError(errorText(error), EXIT_USAGE, { cause: error });
   }
-  const file = cli.config.webhook ?? {};
-  const fileSignature = file.signature ?? {};
-  const defined = <T extends object>(value: T): T =>
-    Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  // The file's snake_case keys become options through the one settings table, as the variables do.
+  const file = optionsFromFile(WEBHOOK_KEYS, cli.config) as WebhookEnvOptions;
+  const { queue: fileQueue, signature: fileSignature, ...fileRest } = file;
   const { queue: envQueue, dedupe: _dedupe, signature: envSignature, ...envRest } = env;
   const options: WebhookHandlerOptions = {
-    ...defined({
-      enabled: file.enabled,
-      routePrefix: file.route_prefix,
-      maxBodyBytes: file.max_body_bytes,
-      bodyTimeoutMs: file.body_timeout_ms,
-    }),
+    ...fileRest,
     ...envRest,
-    signature: {
-      ...defined({
-        scheme: fileSignature.scheme,
-        secret: file.secret,
-        header: fileSignature.header,
-        toleranceSeconds: fileSignature.tolerance_seconds,
-        requireTimestamp: fileSignature.require_timestamp,
-      }),
-      ...envSignature,
-    },
+    signature: { ...fileSignature, ...envSignature },
   };
-  const queue = envQueue?.enabled ?? cli.config.queue?.enabled ?? false;
-  const maxAttempts = envQueue?.maxAttempts ?? cli.config.queue?.max_attempts;
+  const queue = envQueue?.enabled ?? fileQueue?.enabled ?? false;
+  const maxAttempts = envQueue?.maxAttempts ?? fileQueue?.maxAttempts;
   return { options, queue, maxAttempts };
 }
 
+/** The file's `tasks` section as `registerScheduledTasks` options (camelCase, through the settings table). */
+interface TaskFileOptions {
+  prune?: { schedule?: string; days?: number };
+  retryFailed?: { schedule?: string; maxRetries?: number; limit?: number; instance?: string };
+  reconcileSends?: { schedule?: string; limit?: number; instance?: string; minAgeMs?: number };
+  reconcile?: { schedule?: string; maxMessages?: number; instance?: string };
+}
+
 function reconcileOptions(tasks: TasksFileConfig, processor: WebhookProcessor, canReconcile: boolean) {
-  const task = tasks.reconcile;
-  if (task === undefined || task === false || !canReconcile) return false as const;
-  return {
-    processor,
-    schedule: task.schedule,
-    maxMessages: task.max_messages,
-    instances: task.instance === undefined ? undefined : [task.instance],
-  };
+  if (tasks.reconcile === undefined || tasks.reconcile === false || !canReconcile) return false as const;
+  const { instance, ...task } = (optionsFromFile(TASK_KEYS, tasks) as TaskFileOptions).reconcile ?? {};
+  return { processor, ...task, instances: instance === undefined ? undefined : [instance] };
 }
 
 function taskOptions(tasks: TasksFileConfig, canRetry: boolean) {
-  const prune = tasks.prune === false
+  const options = optionsFromFile(TASK_KEYS, tasks) as TaskFileOptions;
+  const prune = tasks.prune === false ? false as const : options.prune ?? {};
+  const retryFailed = tasks.retry_failed === false || !canRetry ? false as const : options.retryFailed ?? {};
+  const reconcileSends = tasks.reconcile_sends === false || !canRetry
     ? false as const
-    : { schedule: tasks.prune?.schedule, days: tasks.prune?.days };
-  const retry = tasks.retry_failed;
-  const retryFailed = retry === false || !canRetry ? false as const : {
-    schedule: retry?.schedule,
-    maxRetries: retry?.max_retries,
-    limit: retry?.limit,
-    instance: retry?.instance,
-  };
-  const reconcile = tasks.reconcile_sends;
-  const reconcileSends = reconcile === false || !canRetry ? false as const : {
-    schedule: reconcile?.schedule,
-    limit: reconcile?.limit,
-    instance: reconcile?.instance,
-    minAgeMs: reconcile?.min_age_ms,
-  };
+    : options.reconcileSends ?? {};
   return { prune, retryFailed, reconcileSends };
 }
 

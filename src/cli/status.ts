@@ -11,6 +11,7 @@ import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
+import { nonEmptyString } from "../util/json_shape.ts";
 
 /** One instance as `status` reports it. */
 export interface InstanceStatus {
@@ -38,10 +39,6 @@ export interface StatusReport {
   instances: InstanceStatus[];
 }
 
-function text(value: unknown): string | null {
-  return typeof value === "string" && value !== "" ? value : null;
-}
-
 /**
  * Map `fetchInstances` rows to {@link InstanceStatus} entries.
  *
@@ -57,9 +54,9 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
     const record = (row ?? {}) as Record<string, unknown>;
     return {
       name: String(record.name ?? ""),
-      state: text(record.connectionStatus),
-      owner: text(record.ownerJid),
-      profileName: text(record.profileName),
+      state: nonEmptyString(record.connectionStatus) ?? null,
+      owner: nonEmptyString(record.ownerJid) ?? null,
+      profileName: nonEmptyString(record.profileName) ?? null,
       health: null,
       breaker: null,
       reason: null,

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { openKvWhenFree } from "../store/kv_busy.ts";
-import { KvStore } from "../store/kv.ts";
+import { openKvWhenFree } from "../backends/kv/busy.ts";
+import { KvStore } from "../backends/kv/store.ts";
 import type { CliConfig } from "./config.ts";
 import { CliError, EXIT_USAGE } from "./io.ts";
 

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { isRecord } from "../util/json_shape.ts";
+
 /**
  * Flatten any of the server's error shapes into readable strings.
  *
@@ -56,12 +58,11 @@ function boomMessage(record: Record<string, unknown>): string | undefined {
  * ```
  */
 export function envelopeMessage(body: unknown): unknown {
-  if (body !== null && typeof body === "object" && !Array.isArray(body)) {
-    const record = body as Record<string, unknown>;
-    if (record.response !== null && typeof record.response === "object") {
-      return (record.response as Record<string, unknown>).message;
+  if (isRecord(body)) {
+    if (body.response !== null && typeof body.response === "object") {
+      return (body.response as Record<string, unknown>).message;
     }
-    return record.message;
+    return body.message;
   }
   return body;
 }

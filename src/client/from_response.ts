@@ -19,6 +19,7 @@ import {
 } from "../errors.ts";
 import { envelopeMessage, flattenErrorMessages } from "./error_body.ts";
 import { parseRetryAfter } from "./retry.ts";
+import { isRecord } from "../util/json_shape.ts";
 
 const NAME_TAKEN = /^This name "(.*)" is already in use\.?$/;
 const INSTANCE_MISSING = /instance does not exist|instance "[^"]*" not found|Instance "[^"]*" not found/i;
@@ -41,7 +42,7 @@ function hasNotOnWhatsApp(message: unknown): boolean {
 }
 
 function isEmptyObject(body: unknown): boolean {
-  return body !== null && typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0;
+  return isRecord(body) && Object.keys(body).length === 0;
 }
 
 /**

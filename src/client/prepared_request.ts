@@ -8,7 +8,7 @@
  */
 
 import { DEFAULTS, type GatewayConfig } from "../config.ts";
-import { MAX_TIMER_MS } from "../config_schema.ts";
+import { MAX_TIMER_MS } from "../util/timers.ts";
 import { InstanceNotFoundException, ValidationException } from "../errors.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import type { ConnectionManager, ResolvedConnection } from "./connection_manager.ts";

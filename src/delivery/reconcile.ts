@@ -20,6 +20,8 @@ import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import { type MessageOutcome, PROCESS_MESSAGE, type WebhookProcessor } from "../webhooks/processor.ts";
+import { positiveInteger } from "../util/checks.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** What the reconciler needs from a `GatewayService`. */
 export interface ReconcileInboundService {
@@ -105,14 +107,6 @@ interface Progress {
 const NAMESPACE = "reconcile_progress";
 const PROGRESS_TTL_MS = 30 * 86_400_000;
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new RangeError(`Cannot reconcile messages: "${name}" must be a positive integer, got "${value}"`);
-  }
-  return value;
-}
-
 function seconds(value: unknown): number | undefined {
   const n = typeof value === "string" ? Number(value) : value;
   return typeof n === "number" && Number.isFinite(n) ? n : undefined;
@@ -175,10 +169,12 @@ export async function reconcileInboundMessages(
     );
   }
   const settings = {
-    maxMessages: positive("maxMessages", options.maxMessages, 1000),
-    pageSize: positive("pageSize", options.pageSize, 50),
-    lookbackMs: positive("lookbackMs", options.lookbackMs, 86_400_000),
-    overlapMs: options.overlapMs === 0 ? 0 : positive("overlapMs", options.overlapMs, 600_000),
+    maxMessages: positiveInteger("Cannot reconcile messages", "maxMessages", options.maxMessages, 1000),
+    pageSize: positiveInteger("Cannot reconcile messages", "pageSize", options.pageSize, 50),
+    lookbackMs: positiveInteger("Cannot reconcile messages", "lookbackMs", options.lookbackMs, 86_400_000),
+    overlapMs: options.overlapMs === 0
+      ? 0
+      : positiveInteger("Cannot reconcile messages", "overlapMs", options.overlapMs, 600_000),
     now: options.now ?? Date.now,
     signal: options.signal,
   };
@@ -265,7 +261,7 @@ async function reconcileInstance(
       out.complete = false;
       out.errors.push({
         remoteJid: chat.remoteJid,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     }
   }

@@ -12,10 +12,19 @@
 
 import { MessageStatusException } from "../errors.ts";
 import { MessageSent } from "../events.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import { abortableSleep } from "../timing.ts";
+import { isRecord, nonEmptyString } from "../util/json_shape.ts";
+import {
+  isAdvance,
+  type MessageStatusUpdate,
+  parseMessageStatus,
+  reached,
+  updatesOf,
+} from "./status_updates.ts";
 import {
   type MessageStatus,
   MessageStatusChanged,
@@ -23,39 +32,12 @@ import {
   MessageStuck,
   type StuckCause,
 } from "./status_events.ts";
+import { positiveNumber, timerMs } from "../util/checks.ts";
 
 const NAMESPACE = "message_status";
 const CONNECTION_NAMESPACE = "instance_connection";
-const RANK: Readonly<Record<string, number>> = {
-  PENDING: 1,
-  SERVER_ACK: 2,
-  DELIVERY_ACK: 3,
-  READ: 4,
-  PLAYED: 5,
-};
-// The server's numeric statuses (`renderStatus`): 0 ERROR, 1 PENDING, ... 5 PLAYED.
-const BY_NUMBER: readonly MessageStatus[] = [
-  "ERROR",
-  "PENDING",
-  "SERVER_ACK",
-  "DELIVERY_ACK",
-  "READ",
-  "PLAYED",
-];
 const MAX_ROUNDS = 50;
 const DAY_MS = 86_400_000;
-
-/** One status report given to {@link MessageStatusTracker.observe} directly. */
-export interface MessageStatusUpdate {
-  /** The message's `key.id`. */
-  messageId: string;
-  /** The reported status (a name, or the server's number 0-5). */
-  status: string | number;
-  /** The instance, when known. */
-  instance?: string;
-  /** The chat JID, when known. */
-  remoteJid?: string;
-}
 
 /** Options of {@link MessageStatusTracker}. */
 export interface MessageStatusTrackerOptions {
@@ -81,97 +63,6 @@ export interface WaitForStatusOptions {
   signal?: AbortSignal;
   /** Give up after this long, with a `MessageStatusException` (default 60 000 ms). */
   timeoutMs?: number;
-}
-
-function isAdvance(from: MessageStatus | undefined, to: MessageStatus): boolean {
-  if (from === undefined) return true;
-  if (from === "ERROR") return false;
-  if (to === "ERROR") return RANK[from] <= RANK.SERVER_ACK;
-  return RANK[to] > RANK[from];
-}
-
-function reached(current: MessageStatus, target: MessageStatus): boolean {
-  if (target === "ERROR") return current === "ERROR";
-  return current !== "ERROR" && RANK[current] >= RANK[target];
-}
-
-/**
- * The status named by `value` (`"READ"`, `"read"`, `4`), or undefined for anything else (`DELETED`).
- *
- * @example
- * ```ts
- * import { parseMessageStatus } from "./status_tracker.ts";
- * parseMessageStatus("delivery_ack"); // "DELIVERY_ACK"
- * parseMessageStatus(4); // "READ"
- * parseMessageStatus("DELETED"); // undefined
- * ```
- */
-export function parseMessageStatus(value: unknown): MessageStatus | undefined {
-  if (typeof value === "number") return BY_NUMBER[value];
-  if (typeof value !== "string") return undefined;
-  const upper = value.trim().toUpperCase();
-  return upper === "ERROR" || Object.hasOwn(RANK, upper) ? upper as MessageStatus : undefined;
-}
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`Cannot track message status: "${name}" must be a positive number, got "${value}"`);
-  }
-  return value;
-}
-
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
-/** The status updates a webhook carries. */
-function updatesOf(payload: WebhookPayloadDto): MessageStatusUpdate[] {
-  const out: MessageStatusUpdate[] = [];
-  const items = Array.isArray(payload.data) ? payload.data : [payload.data];
-  for (const item of items) {
-    if (!isRecord(item)) continue;
-    const key = isRecord(item.key) ? item.key : undefined;
-    let messageId: string | undefined;
-    let status: unknown = item.status;
-    if (payload.event === "MESSAGES_UPDATE") {
-      // `messageId` is the server's row id here; `keyId` is the message's own id.
-      messageId = str(item.keyId) ?? str(key?.id);
-    } else if (payload.event === "SEND_MESSAGE") {
-      messageId = str(key?.id);
-      status ??= "PENDING";
-    } else if (payload.event === "MESSAGES_UPSERT" && key?.fromMe === true) {
-      messageId = str(key.id);
-    }
-    if (messageId === undefined || status === undefined) continue;
-    const update: MessageStatusUpdate = { messageId, status: status as string };
-    if (payload.instance !== "") update.instance = payload.instance;
-    const remoteJid = str(item.remoteJid) ?? str(key?.remoteJid);
-    if (remoteJid !== undefined) update.remoteJid = remoteJid;
-    out.push(update);
-  }
-  return out;
 }
 
 /**
@@ -220,10 +111,20 @@ export class MessageStatusTracker {
       ? store.state
       : store as StateStore;
     this.events = options.events ?? new EventTarget();
-    this.#sleep = options.sleep ?? defaultSleep;
-    this.#stuckAfter = positive("stuckAfterMs", options.stuckAfterMs, 300_000);
-    this.#retention = positive("retentionMs", options.retentionMs, 7 * DAY_MS);
-    this.#poll = positive("pollIntervalMs", options.pollIntervalMs, 500);
+    this.#sleep = options.sleep ?? abortableSleep;
+    this.#stuckAfter = positiveNumber(
+      "Cannot track message status",
+      "stuckAfterMs",
+      options.stuckAfterMs,
+      300_000,
+    );
+    this.#retention = positiveNumber(
+      "Cannot track message status",
+      "retentionMs",
+      options.retentionMs,
+      7 * DAY_MS,
+    );
+    this.#poll = timerMs("Cannot track message status", "pollIntervalMs", options.pollIntervalMs, 500);
   }
 
   /**
@@ -249,10 +150,10 @@ export class MessageStatusTracker {
       const key = isRecord(response.key) ? response.key : {};
       const update: MessageStatusUpdate = {
         messageId: input.messageId,
-        status: str(response.status) ?? "PENDING",
+        status: nonEmptyString(response.status) ?? "PENDING",
         instance: input.instance,
       };
-      const remoteJid = str(key.remoteJid);
+      const remoteJid = nonEmptyString(key.remoteJid);
       if (remoteJid !== undefined) update.remoteJid = remoteJid;
       updates = [update];
     } else if ("messageId" in input && !("event" in input)) {
@@ -348,7 +249,7 @@ export class MessageStatusTracker {
   ): Promise<MessageStatusRecord> {
     const target = parseMessageStatus(status);
     if (target === undefined) throw new RangeError(`Cannot wait for message status "${String(status)}"`);
-    const timeoutMs = positive("timeoutMs", options.timeoutMs, 60_000);
+    const timeoutMs = timerMs("Cannot track message status", "timeoutMs", options.timeoutMs, 60_000);
     const deadline = this.#now() + timeoutMs;
     const outer = options.signal;
     for (;;) {

@@ -4,9 +4,18 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+
+/** The body of `/call/offer`. */
+export const CALL_OFFER_BODY: BodySpec = {
+  what: "call offer",
+  fields: {
+    number: RECIPIENT_FIELD,
+    isVideo: { type: "boolean", strictBoolean: true },
+    callDuration: { type: "integer", required: true, min: 1, max: 15 },
+  },
+};
 
 /** The fields of a `CallOfferDto`: what `CallOfferDto.from` accepts, and (normalized) what it holds. */
 export interface CallOfferDto {
@@ -39,17 +48,6 @@ export class CallOfferDto extends RequestDto {
    */
   static from(input: RequestInput<CallOfferDto> | CallOfferDto): CallOfferDto {
     if (input instanceof CallOfferDto) return input;
-    const record = requireObject(input, "call offer");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const callDuration = problems.number("callDuration", record.callDuration, {
-      required: true,
-      integer: true,
-      min: 1,
-      max: 15,
-    });
-    const isVideo = problems.bool("isVideo", record.isVideo);
-    problems.throwIfAny("call offer");
-    return new CallOfferDto(compact({ number: number!, callDuration: callDuration!, isVideo }));
+    return new CallOfferDto(readBody(CALL_OFFER_BODY, input));
   }
 }

@@ -4,9 +4,9 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody, type ServerSchema } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
 
 /** The fields of a `CreateGroupDto`: what `CreateGroupDto.from` accepts, and (normalized) what it holds. */
 export interface CreateGroupDto {
@@ -27,6 +27,38 @@ export function readParticipants(problems: Problems, field: string, value: unkno
   const out = list.map((item, index) => problems.recipient(`${field}[${index}]`, item, { minDigits: 10 }));
   return out.every((item) => item !== undefined) ? out as string[] : undefined;
 }
+
+/** The server's shape of a participant list: 1+ distinct numbers of 10+ digits. */
+export const PARTICIPANTS_SCHEMA: ServerSchema = {
+  type: "array",
+  minItems: 1,
+  uniqueItems: true,
+  items: {
+    type: "string",
+    minLength: 10,
+    pattern: "\\d+",
+    description: '"participants" must be an array of numeric strings',
+  },
+};
+
+function refuseProfilePicture(problems: Problems, field: string, value: unknown): undefined {
+  if (value !== undefined) {
+    problems.add(`${field} is not read by the server when creating a group; set it after`);
+  }
+  return undefined;
+}
+
+/** The body of `/group/create` (the server lists `profilePicture` but never reads it: refused). */
+export const CREATE_GROUP_BODY: BodySpec = {
+  what: "group creation",
+  fields: {
+    subject: { type: "string", required: true, serverNotEmpty: true },
+    description: { type: "string", serverNotEmpty: true },
+    profilePicture: { type: "string", serverNotEmpty: true, read: refuseProfilePicture },
+    promoteParticipants: { type: "boolean", strictBoolean: true },
+    participants: { type: "array", required: true, read: readParticipants, server: PARTICIPANTS_SCHEMA },
+  },
+};
 
 /**
  * A validated group creation.
@@ -50,15 +82,6 @@ export class CreateGroupDto extends RequestDto {
    */
   static from(input: RequestInput<CreateGroupDto> | CreateGroupDto): CreateGroupDto {
     if (input instanceof CreateGroupDto) return input;
-    const record = requireObject(input, "group creation");
-    const problems = new Problems();
-    const subject = problems.text("subject", record.subject, { required: true });
-    const participants = readParticipants(problems, "participants", record.participants);
-    const description = problems.text("description", record.description);
-    const promoteParticipants = problems.bool("promoteParticipants", record.promoteParticipants);
-    problems.throwIfAny("group creation");
-    return new CreateGroupDto(
-      compact({ subject: subject!, participants: participants!, description, promoteParticipants }),
-    );
+    return new CreateGroupDto(readBody(CREATE_GROUP_BODY, input));
   }
 }

@@ -4,9 +4,11 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, type FieldSpec, readBody } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import { SETTING_FIELDS } from "./settings.ts";
+import type { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config.ts";
 
 /**
@@ -81,34 +83,78 @@ export interface CreateInstanceDto {
   readonly [key: string]: unknown;
 }
 
-const BOOLEAN_SETTINGS = [
-  "qrcode",
-  "rejectCall",
-  "groupsIgnore",
-  "alwaysOnline",
-  "readMessages",
-  "readStatus",
-  "syncFullHistory",
-] as const;
-const TEXT_FIELDS = [
-  "token",
-  "businessId",
-  "msgCall",
-  "wavoipToken",
-  "proxyHost",
-  "proxyUsername",
-  "proxyPassword",
-] as const;
-const KNOWN: ReadonlySet<string> = new Set<string>([
-  "instanceName",
-  "integration",
-  "number",
-  "proxyPort",
-  "proxyProtocol",
-  "webhook",
-  ...BOOLEAN_SETTINGS,
-  ...TEXT_FIELDS,
-]);
+/**
+ * Proxy protocols.
+ *
+ * @example
+ * ```ts
+ * import { PROXY_PROTOCOLS } from "./create_instance.ts";
+ * PROXY_PROTOCOLS.includes("socks5"); // true
+ * ```
+ */
+export const PROXY_PROTOCOLS: readonly ["http", "https", "socks4", "socks5"] = [
+  "http",
+  "https",
+  "socks4",
+  "socks5",
+];
+
+function readOptionalPort(problems: Problems, field: string, value: unknown): string | undefined {
+  return value === undefined ? undefined : readPort(problems, field, value);
+}
+
+function readInstanceWebhook(problems: Problems, field: string, value: unknown): unknown {
+  const webhook = problems.object(field, value);
+  if (!webhook) return undefined;
+  return compact({
+    url: readWebhookUrl(problems, `${field}.url`, webhook.url),
+    byEvents: problems.bool(`${field}.byEvents`, webhook.byEvents),
+    base64: problems.bool(`${field}.base64`, webhook.base64),
+    headers: readHeaders(problems, `${field}.headers`, webhook.headers),
+    // The server reads `events.length` without a check: an absent list fails the create.
+    events: readWebhookEvents(problems, `${field}.events`, webhook.events) ?? [],
+  });
+}
+
+/** A Cloud API instance needs its token and number. */
+function requireBusinessCredentials(
+  problems: Problems,
+  body: Record<string, unknown>,
+  input: Record<string, unknown>,
+) {
+  if (body.integration !== "WHATSAPP-BUSINESS") return;
+  if (!input.token) problems.add("token is required for WHATSAPP-BUSINESS");
+  if (!input.number) problems.add("number is required for WHATSAPP-BUSINESS");
+}
+
+const TEXT: FieldSpec = { type: "string" };
+const UNLISTED_TEXT: FieldSpec = { type: "string", server: false };
+
+/**
+ * The body of `/instance/create`: the server's schema lists the name, token, number and settings; the request
+ * object also checks the integration, proxy and webhook, and sends other keys as given.
+ */
+export const CREATE_INSTANCE_BODY: BodySpec = {
+  what: "instance creation",
+  fields: {
+    instanceName: { type: "string", required: true, serverRequired: false, serverNotEmpty: true, trim: true },
+    integration: { type: "string", values: INTEGRATIONS, default: "WHATSAPP-BAILEYS", server: false },
+    token: TEXT,
+    number: { type: "string", recipient: true, server: { type: "string" } },
+    businessId: TEXT,
+    qrcode: { type: "boolean", strictBoolean: true },
+    ...SETTING_FIELDS,
+    wavoipToken: UNLISTED_TEXT,
+    proxyHost: UNLISTED_TEXT,
+    proxyPort: { type: "string", read: readOptionalPort, server: false },
+    proxyProtocol: { type: "string", values: PROXY_PROTOCOLS, server: false },
+    proxyUsername: UNLISTED_TEXT,
+    proxyPassword: UNLISTED_TEXT,
+    webhook: { type: "object", read: readInstanceWebhook, server: false },
+  },
+  check: requireBusinessCredentials,
+  passThrough: true,
+};
 
 /**
  * A validated instance creation request.
@@ -132,54 +178,9 @@ export class CreateInstanceDto extends RequestDto {
    */
   static from(input: RequestInput<CreateInstanceDto> | CreateInstanceDto): CreateInstanceDto {
     if (input instanceof CreateInstanceDto) return input;
-    const record = requireObject(input, "instance creation");
-    const problems = new Problems();
-    const instanceName = problems.text("instanceName", record.instanceName, { required: true })?.trim();
-    const integration = problems.oneOf("integration", record.integration ?? "WHATSAPP-BAILEYS", INTEGRATIONS);
-    const number = record.number === undefined ? undefined : problems.recipient("number", record.number);
-    const body: Record<string, unknown> = { instanceName, integration, number };
-    for (const name of TEXT_FIELDS) body[name] = problems.text(name, record[name]);
-    for (const name of BOOLEAN_SETTINGS) body[name] = problems.bool(name, record[name]);
-    if (integration === "WHATSAPP-BUSINESS") {
-      if (!record.token) problems.add("token is required for WHATSAPP-BUSINESS");
-      if (!record.number) problems.add("number is required for WHATSAPP-BUSINESS");
-    }
-    if (record.proxyPort !== undefined) body.proxyPort = readPort(problems, "proxyPort", record.proxyPort);
-    body.proxyProtocol = problems.oneOf("proxyProtocol", record.proxyProtocol, PROXY_PROTOCOLS);
-    const webhook = problems.object("webhook", record.webhook);
-    if (webhook) {
-      body.webhook = compact({
-        url: readWebhookUrl(problems, "webhook.url", webhook.url),
-        byEvents: problems.bool("webhook.byEvents", webhook.byEvents),
-        base64: problems.bool("webhook.base64", webhook.base64),
-        headers: readHeaders(problems, "webhook.headers", webhook.headers),
-        // The server reads `events.length` without a check: an absent list fails the create.
-        events: readWebhookEvents(problems, "webhook.events", webhook.events) ?? [],
-      });
-    }
-    for (const [name, value] of Object.entries(record)) {
-      if (!KNOWN.has(name) && value !== undefined) body[name] = value;
-    }
-    problems.throwIfAny("instance creation");
-    return new CreateInstanceDto(compact(body));
+    return new CreateInstanceDto(readBody(CREATE_INSTANCE_BODY, input));
   }
 }
-
-/**
- * Proxy protocols.
- *
- * @example
- * ```ts
- * import { PROXY_PROTOCOLS } from "./create_instance.ts";
- * PROXY_PROTOCOLS.includes("socks5"); // true
- * ```
- */
-export const PROXY_PROTOCOLS: readonly ["http", "https", "socks4", "socks5"] = [
-  "http",
-  "https",
-  "socks4",
-  "socks5",
-];
 
 /** Read a TCP port given as a number or a string; the server wants a string. */
 export function readPort(problems: Problems, field: string, value: unknown): string | undefined {

@@ -4,9 +4,8 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
 
 /**
  * Template categories.
@@ -22,6 +21,19 @@ export const TEMPLATE_CATEGORIES: readonly ["AUTHENTICATION", "MARKETING", "UTIL
   "MARKETING",
   "UTILITY",
 ];
+
+/** The body of `/template/create` (at least one component, each an object). */
+export const CREATE_TEMPLATE_BODY: BodySpec = {
+  what: "template",
+  fields: {
+    name: { type: "string", required: true },
+    category: { type: "string", required: true, values: TEMPLATE_CATEGORIES },
+    allowCategoryChange: { type: "boolean" },
+    language: { type: "string", required: true },
+    components: { type: "array", required: true, minItems: 1, objectItems: true },
+    webhookUrl: { type: "string" },
+  },
+};
 
 /** The fields of a `CreateTemplateDto`: what `CreateTemplateDto.from` accepts, and (normalized) what it holds. */
 export interface CreateTemplateDto {
@@ -60,25 +72,6 @@ export class CreateTemplateDto extends RequestDto {
    */
   static from(input: RequestInput<CreateTemplateDto> | CreateTemplateDto): CreateTemplateDto {
     if (input instanceof CreateTemplateDto) return input;
-    const record = requireObject(input, "template");
-    const problems = new Problems();
-    const name = problems.text("name", record.name, { required: true });
-    const category = problems.oneOf("category", record.category, TEMPLATE_CATEGORIES, { required: true });
-    const language = problems.text("language", record.language, { required: true });
-    const components = problems.array("components", record.components, { required: true, minItems: 1 });
-    components?.forEach((item, index) => problems.object(`components[${index}]`, item, { required: true }));
-    const allowCategoryChange = problems.bool("allowCategoryChange", record.allowCategoryChange);
-    const webhookUrl = problems.text("webhookUrl", record.webhookUrl);
-    problems.throwIfAny("template");
-    return new CreateTemplateDto(
-      compact({
-        name: name!,
-        category: category!,
-        language: language!,
-        components: components as Record<string, unknown>[],
-        allowCategoryChange,
-        webhookUrl,
-      }),
-    );
+    return new CreateTemplateDto(readBody(CREATE_TEMPLATE_BODY, input));
   }
 }

@@ -5,9 +5,10 @@
  * @module
  */
 
-import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { type BodySpec, numberListSchema, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
+import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, mediaKind, Problems } from "./validate.ts";
+import { mediaKind, type Problems } from "./validate.ts";
 
 /**
  * Media types `sendMedia` accepts.
@@ -24,6 +25,66 @@ export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "video",
   "audio",
 ];
+/** The fields after the media ones on every media send: the shared options, and `linkPreview`. */
+const MEDIA_SEND_OPTIONS = { ...MESSAGE_OPTION_FIELDS, linkPreview: LINK_PREVIEW_FIELD };
+
+function requireDocumentName(problems: Problems, body: Record<string, unknown>): void {
+  const { mediatype, media, fileName } = body;
+  if (mediatype !== "document" || typeof media !== "string" || mediaKind(media) !== "base64") return;
+  if (typeof fileName !== "string" || fileName.trim() === "") {
+    problems.add("fileName is required for a base64 document");
+  }
+}
+
+/**
+ * The body of `/message/sendMedia` (media an http(s) URL or raw base64, a base64 document needs `fileName`).
+ */
+export const SEND_MEDIA_BODY: BodySpec = {
+  what: "media message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    mediatype: { type: "string", required: true, values: MEDIA_TYPES },
+    mimetype: { type: "string" },
+    media: { type: "string", required: true, media: true, serverRequired: false },
+    fileName: { type: "string" },
+    caption: { type: "string" },
+    ...MEDIA_SEND_OPTIONS,
+  },
+  check: requireDocumentName,
+};
+
+/** The body of `/message/sendWhatsAppAudio` (`encoding` is not in the server's schema, which reads it). */
+export const SEND_AUDIO_BODY: BodySpec = {
+  what: "audio message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    audio: { type: "string", required: true, media: true, serverRequired: false },
+    encoding: { type: "boolean", server: false },
+    ...MEDIA_SEND_OPTIONS,
+  },
+};
+
+/** The body of `/message/sendPtv`. */
+export const SEND_PTV_BODY: BodySpec = {
+  what: "ptv message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    video: { type: "string", required: true, media: true, serverRequired: false },
+    ...MEDIA_SEND_OPTIONS,
+  },
+};
+
+/** The body of `/message/sendSticker` (`notConvertSticker` is not in the server's schema, which reads it). */
+export const SEND_STICKER_BODY: BodySpec = {
+  what: "sticker message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    sticker: { type: "string", required: true, media: true, serverRequired: false },
+    notConvertSticker: { type: "boolean", server: false },
+    ...MEDIA_SEND_OPTIONS,
+  },
+};
+
 /** The fields of a `SendMediaMessageDto`: what `SendMediaMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendMediaMessageDto extends MessageOptions {
   /** Recipient. */
@@ -61,32 +122,7 @@ export class SendMediaMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendMediaMessageDto> | SendMediaMessageDto): SendMediaMessageDto {
     if (input instanceof SendMediaMessageDto) return input;
-    const record = requireObject(input, "media message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const mediatype = problems.oneOf("mediatype", record.mediatype, MEDIA_TYPES, { required: true });
-    const media = problems.media("media", record.media);
-    const mimetype = problems.text("mimetype", record.mimetype);
-    const fileName = problems.text("fileName", record.fileName);
-    const caption = problems.text("caption", record.caption);
-    if (
-      mediatype === "document" && media !== undefined && mediaKind(media) === "base64" && !fileName?.trim()
-    ) {
-      problems.add("fileName is required for a base64 document");
-    }
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("media message");
-    return new SendMediaMessageDto(
-      compact({
-        number: number!,
-        mediatype: mediatype!,
-        media: media!,
-        mimetype,
-        fileName,
-        caption,
-        ...options,
-      }),
-    );
+    return new SendMediaMessageDto(readBody(SEND_MEDIA_BODY, input));
   }
 }
 
@@ -121,14 +157,7 @@ export class SendAudioMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendAudioMessageDto> | SendAudioMessageDto): SendAudioMessageDto {
     if (input instanceof SendAudioMessageDto) return input;
-    const record = requireObject(input, "audio message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const audio = problems.media("audio", record.audio);
-    const encoding = problems.bool("encoding", record.encoding);
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("audio message");
-    return new SendAudioMessageDto(compact({ number: number!, audio: audio!, encoding, ...options }));
+    return new SendAudioMessageDto(readBody(SEND_AUDIO_BODY, input));
   }
 }
 
@@ -161,13 +190,7 @@ export class SendPtvMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendPtvMessageDto> | SendPtvMessageDto): SendPtvMessageDto {
     if (input instanceof SendPtvMessageDto) return input;
-    const record = requireObject(input, "ptv message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const video = problems.media("video", record.video);
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("ptv message");
-    return new SendPtvMessageDto(compact({ number: number!, video: video!, ...options }));
+    return new SendPtvMessageDto(readBody(SEND_PTV_BODY, input));
   }
 }
 
@@ -202,16 +225,7 @@ export class SendStickerMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendStickerMessageDto> | SendStickerMessageDto): SendStickerMessageDto {
     if (input instanceof SendStickerMessageDto) return input;
-    const record = requireObject(input, "sticker message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const sticker = problems.media("sticker", record.sticker);
-    const notConvertSticker = problems.bool("notConvertSticker", record.notConvertSticker);
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("sticker message");
-    return new SendStickerMessageDto(
-      compact({ number: number!, sticker: sticker!, notConvertSticker, ...options }),
-    );
+    return new SendStickerMessageDto(readBody(SEND_STICKER_BODY, input));
   }
 }
 
@@ -225,6 +239,64 @@ export class SendStickerMessageDto extends RequestDto {
  * ```
  */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
+function readColour(problems: Problems, field: string, value: unknown): string | undefined {
+  const colour = problems.text(field, value);
+  if (colour !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(colour)) {
+    problems.add(`${field} must be a colour like "#008000"`);
+  }
+  return colour;
+}
+
+function readStatusRecipients(problems: Problems, field: string, value: unknown): string[] | undefined {
+  const list = problems.array(field, value);
+  if (!list) return undefined;
+  const normalized = list.map((item, index) => problems.recipient(`${field}[${index}]`, item));
+  return normalized.every((item) => item !== undefined) ? normalized as string[] : undefined;
+}
+
+/** A text status needs a colour and a font; a media one media; each needs recipients or `allContacts`. */
+function checkStatus(
+  problems: Problems,
+  body: Record<string, unknown>,
+  input: Record<string, unknown>,
+): void {
+  const missing = (name: string) => input[name] === undefined || input[name] === null;
+  if (body.type !== undefined && body.type !== "text" && typeof body.content === "string") {
+    body.content = problems.media("content", body.content);
+  }
+  if (body.type === "text") {
+    if (missing("backgroundColor")) problems.add("backgroundColor is required");
+    if (missing("font")) problems.add("font is required");
+  }
+  const noList = missing("statusJidList") ||
+    (Array.isArray(input.statusJidList) && input.statusJidList.length === 0);
+  if (body.allContacts !== true && noList) {
+    problems.add("statusJidList must list at least one recipient unless allContacts is true");
+  }
+}
+
+/**
+ * The body of `/message/sendStatus` (content a text, or for media statuses an http(s) URL or raw base64;
+ * the rules across fields in `check`).
+ */
+export const SEND_STATUS_BODY: BodySpec = {
+  what: "status message",
+  fields: {
+    type: { type: "string", required: true, values: STATUS_TYPES },
+    content: { type: "string", required: true, serverRequired: false },
+    caption: { type: "string" },
+    backgroundColor: { type: "string", read: readColour },
+    font: { type: "integer", min: 1, max: 5, server: { type: "integer", minimum: 0, maximum: 5 } },
+    statusJidList: {
+      type: "array",
+      read: readStatusRecipients,
+      server: numberListSchema("statusJidList"),
+    },
+    allContacts: { type: "boolean", strictBoolean: true },
+  },
+  check: checkStatus,
+};
+
 /** The fields of a `SendStatusMessageDto`: what `SendStatusMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendStatusMessageDto {
   /** `text`, `image`, `audio` or `video`. */
@@ -264,39 +336,6 @@ export class SendStatusMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendStatusMessageDto> | SendStatusMessageDto): SendStatusMessageDto {
     if (input instanceof SendStatusMessageDto) return input;
-    const record = requireObject(input, "status message");
-    const problems = new Problems();
-    const type = problems.oneOf("type", record.type, STATUS_TYPES, { required: true });
-    const content = type === undefined || type === "text"
-      ? problems.text("content", record.content, { required: true })
-      : problems.media("content", record.content);
-    const caption = problems.text("caption", record.caption);
-    const backgroundColor = problems.text("backgroundColor", record.backgroundColor, {
-      required: type === "text",
-    });
-    if (backgroundColor !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(backgroundColor)) {
-      problems.add(`backgroundColor must be a colour like "#008000"`);
-    }
-    const font = problems.number("font", record.font, {
-      required: type === "text",
-      integer: true,
-      min: 1,
-      max: 5,
-    });
-    const allContacts = problems.bool("allContacts", record.allContacts);
-    let statusJidList: string[] | undefined;
-    const list = problems.array("statusJidList", record.statusJidList);
-    if (list) {
-      const normalized = list.map((item, index) => problems.recipient(`statusJidList[${index}]`, item));
-      if (normalized.every((item) => item !== undefined)) statusJidList = normalized as string[];
-    }
-    const noList = record.statusJidList === undefined || record.statusJidList === null || list?.length === 0;
-    if (allContacts !== true && noList) {
-      problems.add("statusJidList must list at least one recipient unless allContacts is true");
-    }
-    problems.throwIfAny("status message");
-    return new SendStatusMessageDto(
-      compact({ type: type!, content: content!, caption, backgroundColor, font, statusJidList, allContacts }),
-    );
+    return new SendStatusMessageDto(readBody(SEND_STATUS_BODY, input));
   }
 }

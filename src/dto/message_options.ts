@@ -4,8 +4,9 @@
  * @module
  */
 
-import { ValidationException } from "../errors.ts";
-import { compact, isRecord, type Problems } from "./validate.ts";
+import { type FieldSpec, numberListSchema } from "./body_spec.ts";
+import type { Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The quoted message of a reply: the key's `id` is enough when the server stores messages. */
 export interface QuotedInput {
@@ -46,45 +47,79 @@ export const MESSAGE_OPTION_KEYS: readonly string[] = [
   "quoted",
 ];
 
-/** Throws at once when the input is not an object: there are no fields to name. */
-export function requireObject(input: unknown, what: string): Record<string, unknown> {
-  if (!isRecord(input)) {
-    throw new ValidationException(`Invalid ${what}: expected an object`, {
-      messages: ["request must be an object"],
-    });
-  }
-  return input;
+export { requireObject } from "./body_spec.ts";
+
+/**
+ * The options every send route shares, as the server declares them (in its order) and as the request objects
+ * check them: `delay` a non-negative integer, `quoted` a message key with an `id`, `mentioned` numbers without
+ * repeats; `everyOne` is refused (the server lists it but never reads it).
+ */
+export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
+  delay: {
+    type: "integer",
+    min: 0,
+    server: { type: "integer", description: "Enter a value in milliseconds" },
+  },
+  quoted: {
+    type: "object",
+    read: readQuoted,
+    server: {
+      properties: {
+        key: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            remoteJid: { type: "string" },
+            fromMe: { type: "boolean", enum: [true, false] },
+          },
+          required: ["id"],
+          notEmpty: ["id"],
+        },
+        message: { type: "object" },
+      },
+    },
+  },
+  mentionsEveryOne: { type: "boolean", strictBoolean: true },
+  everyOne: { type: "boolean", strictBoolean: true, read: refuseEveryOne },
+  mentioned: {
+    type: "array",
+    read: readMentioned,
+    server: numberListSchema("mentioned"),
+  },
+};
+
+/**
+ * `linkPreview`: a field of `/message/sendText` for the server, accepted by every message request object (the
+ * other routes' schemas do not list it).
+ */
+export const LINK_PREVIEW_FIELD: FieldSpec = { type: "boolean", server: false };
+
+function refuseEveryOne(problems: Problems, _field: string, value: unknown): undefined {
+  if (value !== undefined) problems.add("everyOne is not read by the server; use mentionsEveryOne");
+  return undefined;
 }
 
-/** Read the shared options, recording every problem. */
-export function readMessageOptions(problems: Problems, input: Record<string, unknown>): MessageOptions {
-  const delay = problems.number("delay", input.delay, { integer: true, min: 0 });
-  const linkPreview = problems.bool("linkPreview", input.linkPreview);
-  const mentionsEveryOne = problems.bool("mentionsEveryOne", input.mentionsEveryOne);
-  // The server's schema lists `everyOne` but never reads it: refuse it rather than drop it.
-  if (input.everyOne !== undefined) problems.add("everyOne is not read by the server; use mentionsEveryOne");
-  let mentioned: string[] | undefined;
-  const list = problems.array("mentioned", input.mentioned, { minItems: 1 });
-  if (list) {
-    const seen = new Set<string>();
-    let ok = true;
-    list.forEach((item, index) => {
-      if (typeof item !== "string" || !/^\d/.test(item.trim())) {
-        problems.add(`mentioned[${index}] must be a number starting with a digit`);
-        ok = false;
-      } else if (seen.has(item.trim())) {
-        problems.add(`mentioned[${index}] repeats ${JSON.stringify(item.trim())}`);
-        ok = false;
-      } else seen.add(item.trim());
-    });
-    if (ok) mentioned = [...seen];
-  }
-  let quoted: QuotedInput | undefined;
-  const quotedInput = problems.object("quoted", input.quoted);
-  if (quotedInput) {
-    const key = problems.messageKey("quoted.key", quotedInput.key, ["id"]);
-    const message = problems.object("quoted.message", quotedInput.message);
-    if (key) quoted = compact({ key, message }) as unknown as QuotedInput;
-  }
-  return compact({ delay, linkPreview, mentionsEveryOne, mentioned, quoted });
+function readMentioned(problems: Problems, field: string, value: unknown): string[] | undefined {
+  const list = problems.array(field, value, { minItems: 1 });
+  if (!list) return undefined;
+  const seen = new Set<string>();
+  let ok = true;
+  list.forEach((item, index) => {
+    if (typeof item !== "string" || !/^\d/.test(item.trim())) {
+      problems.add(`${field}[${index}] must be a number starting with a digit`);
+      ok = false;
+    } else if (seen.has(item.trim())) {
+      problems.add(`${field}[${index}] repeats ${JSON.stringify(item.trim())}`);
+      ok = false;
+    } else seen.add(item.trim());
+  });
+  return ok ? [...seen] : undefined;
+}
+
+function readQuoted(problems: Problems, field: string, value: unknown): QuotedInput | undefined {
+  const quoted = problems.object(field, value);
+  if (!quoted) return undefined;
+  const key = problems.messageKey(`${field}.key`, quoted.key, ["id"]);
+  const message = problems.object(`${field}.message`, quoted.message);
+  return key ? compact({ key, message }) as unknown as QuotedInput : undefined;
 }

@@ -4,9 +4,8 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
-import { Problems } from "./validate.ts";
 
 /**
  * Who may see or do something: the values of most privacy settings.
@@ -66,6 +65,17 @@ export interface PrivacySettings {
   groupadd: "all" | "contacts" | "contact_blacklist" | "none";
 }
 
+/** The body of `/chat/updatePrivacySettings`. */
+export const PRIVACY_SETTINGS_BODY: BodySpec = {
+  what: "privacy settings",
+  requiredNotEmpty: true,
+  fields: Object.fromEntries(
+    Object.entries(PRIVACY_VALUES).map((
+      [name, values],
+    ) => [name, { type: "string", required: true, values }]),
+  ),
+};
+
 /** The six settings, as readonly fields of a `PrivacySettingsDto`. */
 export interface PrivacySettingsDto extends Readonly<PrivacySettings> {}
 
@@ -90,13 +100,6 @@ export class PrivacySettingsDto extends RequestDto {
    */
   static from(input: PrivacySettings | PrivacySettingsDto): PrivacySettingsDto {
     if (input instanceof PrivacySettingsDto) return input;
-    const record = requireObject(input, "privacy settings");
-    const problems = new Problems();
-    const body: Record<string, unknown> = {};
-    for (const [name, allowed] of Object.entries(PRIVACY_VALUES)) {
-      body[name] = problems.oneOf(name, record[name], allowed as readonly string[], { required: true });
-    }
-    problems.throwIfAny("privacy settings");
-    return new PrivacySettingsDto(body as unknown as PrivacySettings);
+    return new PrivacySettingsDto(readBody(PRIVACY_SETTINGS_BODY, input) as unknown as PrivacySettings);
   }
 }

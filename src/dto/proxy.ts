@@ -5,9 +5,9 @@
  */
 
 import { PROXY_PROTOCOLS, readPort } from "./create_instance.ts";
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
 
 /** What `ProxyDto.from` accepts. */
 export interface ProxyInput {
@@ -23,6 +23,29 @@ export interface ProxyInput {
   username?: string;
   /** Password. */
   password?: string;
+}
+
+/**
+ * The body of `/proxy/set` (`enabled` defaults to true, the port may be a number); the server checks no
+ * protocol names.
+ */
+export const PROXY_BODY: BodySpec = {
+  what: "proxy",
+  requiredNotEmpty: true,
+  fields: {
+    enabled: { type: "boolean", required: true, strictBoolean: true, default: true },
+    host: { type: "string", required: true, trim: true },
+    port: { type: "string", required: true, read: readRequiredPort },
+    protocol: { type: "string", required: true, values: PROXY_PROTOCOLS, serverEnum: false },
+    username: { type: "string" },
+    password: { type: "string" },
+  },
+};
+
+function readRequiredPort(problems: Problems, field: string, value: unknown): string | undefined {
+  if (value !== undefined && value !== null) return readPort(problems, field, value);
+  problems.add(`${field} is required`);
+  return undefined;
 }
 
 /** The fields of a `ProxyDto`, as sent: the port is a string and `enabled` is always set. */
@@ -56,19 +79,6 @@ export class ProxyDto extends RequestDto {
    */
   static from(input: ProxyInput | ProxyDto): ProxyDto {
     if (input instanceof ProxyDto) return input;
-    const record = requireObject(input, "proxy");
-    const problems = new Problems();
-    const enabled = problems.bool("enabled", record.enabled) ?? true;
-    const host = problems.text("host", record.host, { required: true })?.trim();
-    const port = record.port === undefined || record.port === null
-      ? (problems.add("port is required"), undefined)
-      : readPort(problems, "port", record.port);
-    const protocol = problems.oneOf("protocol", record.protocol, PROXY_PROTOCOLS, { required: true });
-    const username = problems.text("username", record.username);
-    const password = problems.text("password", record.password);
-    problems.throwIfAny("proxy");
-    return new ProxyDto(
-      compact({ enabled, host: host!, port: port!, protocol: protocol!, username, password }),
-    );
+    return new ProxyDto(readBody(PROXY_BODY, input) as unknown as ProxyDto);
   }
 }

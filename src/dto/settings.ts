@@ -4,9 +4,8 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, type FieldSpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
 
 /** The behaviour settings of an instance. */
 export interface InstanceSettings {
@@ -46,6 +45,32 @@ export const REQUIRED_SETTINGS: readonly [
   "syncFullHistory",
 ] = ["rejectCall", "groupsIgnore", "alwaysOnline", "readMessages", "readStatus", "syncFullHistory"];
 
+const BOOLEAN: FieldSpec = { type: "boolean" };
+const TEXT: FieldSpec = { type: "string" };
+
+/** The instance's behaviour settings, each optional (as instance creation takes them). */
+export const SETTING_FIELDS: Readonly<Record<keyof InstanceSettings, FieldSpec>> = {
+  rejectCall: BOOLEAN,
+  msgCall: TEXT,
+  groupsIgnore: BOOLEAN,
+  alwaysOnline: BOOLEAN,
+  readMessages: BOOLEAN,
+  readStatus: BOOLEAN,
+  syncFullHistory: BOOLEAN,
+  wavoipToken: TEXT,
+};
+
+/** The body of `/settings/set`: the same fields, the six booleans required. */
+export const SETTINGS_BODY: BodySpec = {
+  what: "settings",
+  requiredNotEmpty: true,
+  fields: Object.fromEntries(
+    Object.entries(SETTING_FIELDS).map((
+      [name, field],
+    ) => [name, field.type === "boolean" ? { ...field, required: true } : field]),
+  ),
+};
+
 /** The settings, as readonly fields of a `SettingsDto`. */
 export interface SettingsDto extends Readonly<InstanceSettings> {}
 
@@ -73,23 +98,6 @@ export class SettingsDto extends RequestDto {
    */
   static from(input: InstanceSettings | SettingsDto): SettingsDto {
     if (input instanceof SettingsDto) return input;
-    const record = requireObject(input, "settings");
-    const problems = new Problems();
-    const body: Record<string, unknown> = {};
-    for (const name of REQUIRED_SETTINGS) body[name] = problems.bool(name, record[name], { required: true });
-    body.msgCall = problems.text("msgCall", record.msgCall);
-    body.wavoipToken = problems.text("wavoipToken", record.wavoipToken);
-    problems.throwIfAny("settings");
-    const ordered = {
-      rejectCall: body.rejectCall,
-      msgCall: body.msgCall,
-      groupsIgnore: body.groupsIgnore,
-      alwaysOnline: body.alwaysOnline,
-      readMessages: body.readMessages,
-      readStatus: body.readStatus,
-      syncFullHistory: body.syncFullHistory,
-      wavoipToken: body.wavoipToken,
-    };
-    return new SettingsDto(compact(ordered) as unknown as InstanceSettings);
+    return new SettingsDto(readBody(SETTINGS_BODY, input) as unknown as InstanceSettings);
   }
 }

@@ -1,13 +1,74 @@
 /**
- * Request objects of the structured send routes: location, contact, reaction, poll, list, buttons and
- * template.
+ * Request objects of the structured send routes: location, contact, reaction, poll and template (list and
+ * buttons are in interactive_messages.ts).
  *
  * @module
  */
 
-import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD, type ServerSchema, unlisted } from "./body_spec.ts";
+import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, type MessageKeyInput, Problems } from "./validate.ts";
+import type { MessageKeyInput, Problems } from "./validate.ts";
+import { compact } from "../util/json_shape.ts";
+
+/** The body of `/message/sendLocation` (coordinates in range, name and address default to ""). */
+export const SEND_LOCATION_BODY: BodySpec = {
+  what: "location message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    latitude: { type: "number", required: true, min: -90, max: 90, server: { type: "number" } },
+    longitude: { type: "number", required: true, min: -180, max: 180, server: { type: "number" } },
+    name: { type: "string", required: true, default: "" },
+    address: { type: "string", required: true, default: "" },
+    ...MESSAGE_OPTION_FIELDS,
+    linkPreview: LINK_PREVIEW_FIELD,
+  },
+};
+
+function readPollValues(problems: Problems, field: string, value: unknown): string[] | undefined {
+  const list = problems.array(field, value, { required: true, minItems: 2, maxItems: 10 });
+  if (!list) return undefined;
+  const values: string[] = [];
+  list.forEach((item, index) => {
+    const text = problems.text(`${field}[${index}]`, item, { required: true });
+    if (text === undefined) return;
+    if (values.includes(text)) problems.add(`${field}[${index}] repeats ${JSON.stringify(text)}`);
+    else values.push(text);
+  });
+  return values;
+}
+
+/** The body of `/message/sendPoll` (2–10 distinct values, `selectableCount` 0–10, default 1). */
+export const SEND_POLL_BODY: BodySpec = {
+  what: "poll message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    name: { type: "string", required: true },
+    selectableCount: { type: "integer", required: true, min: 0, max: 10, default: 1 },
+    values: {
+      type: "array",
+      required: true,
+      read: readPollValues,
+      server: { type: "array", minItems: 2, maxItems: 10, uniqueItems: true, items: { type: "string" } },
+    },
+    ...MESSAGE_OPTION_FIELDS,
+    linkPreview: LINK_PREVIEW_FIELD,
+  },
+};
+
+/**
+ * The body of `/message/sendTemplate` (it wants the recipient, which the server's schema leaves optional).
+ */
+export const SEND_TEMPLATE_BODY: BodySpec = {
+  what: "template message",
+  fields: {
+    number: { ...RECIPIENT_FIELD, serverRequired: false },
+    name: { type: "string", required: true },
+    language: { type: "string", required: true },
+    components: { type: "array", objectItems: true },
+    webhookUrl: { type: "string" },
+  },
+};
 
 /** The fields of a `SendLocationMessageDto`: what `SendLocationMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendLocationMessageDto extends MessageOptions {
@@ -44,18 +105,7 @@ export class SendLocationMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendLocationMessageDto> | SendLocationMessageDto): SendLocationMessageDto {
     if (input instanceof SendLocationMessageDto) return input;
-    const record = requireObject(input, "location message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const latitude = problems.number("latitude", record.latitude, { required: true, min: -90, max: 90 });
-    const longitude = problems.number("longitude", record.longitude, { required: true, min: -180, max: 180 });
-    const name = problems.text("name", record.name) ?? "";
-    const address = problems.text("address", record.address) ?? "";
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("location message");
-    return new SendLocationMessageDto(
-      compact({ number: number!, latitude: latitude!, longitude: longitude!, name, address, ...options }),
-    );
+    return new SendLocationMessageDto(readBody(SEND_LOCATION_BODY, input));
   }
 }
 
@@ -74,6 +124,69 @@ export interface ContactCard {
   /** Web site. */
   url?: string;
 }
+
+function readContactCards(problems: Problems, name: string, value: unknown): ContactCard[] {
+  const contact: ContactCard[] = [];
+  problems.array(name, value, { required: true, minItems: 1 })?.forEach((item, index) => {
+    const field = `${name}[${index}]`;
+    const card = problems.object(field, item, { required: true });
+    if (!card) return;
+    const fullName = problems.text(`${field}.fullName`, card.fullName, { required: true });
+    let phoneNumber = problems.text(`${field}.phoneNumber`, card.phoneNumber, { required: true });
+    if (phoneNumber !== undefined) {
+      phoneNumber = phoneNumber.trim();
+      if (phoneNumber.length < 10 || !/^\+?[\d\s\-().]+$/.test(phoneNumber)) {
+        problems.add(`${field}.phoneNumber must be a phone number of at least 10 characters`);
+      }
+    }
+    const wuid = problems.text(`${field}.wuid`, card.wuid);
+    const organization = problems.text(`${field}.organization`, card.organization);
+    const email = problems.text(`${field}.email`, card.email);
+    const url = problems.text(`${field}.url`, card.url);
+    contact.push(compact({ fullName: fullName!, phoneNumber: phoneNumber!, wuid, organization, email, url }));
+  });
+  return contact;
+}
+
+/** A plain string in the server's schema. */
+export const TEXT: ServerSchema = { type: "string" };
+
+/** The body of `/message/sendContact` (the server's schema lists none of the shared send options). */
+export const SEND_CONTACT_BODY: BodySpec = {
+  what: "contact message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    contact: {
+      type: "array",
+      required: true,
+      read: readContactCards,
+      server: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            fullName: TEXT,
+            wuid: {
+              type: "string",
+              minLength: 10,
+              pattern: "\\d+",
+              description: '"wuid" must be a numeric string',
+            },
+            phoneNumber: { type: "string", minLength: 10 },
+            organization: TEXT,
+            email: TEXT,
+            url: TEXT,
+          },
+          required: ["fullName", "phoneNumber"],
+          notEmpty: ["fullName"],
+        },
+        minItems: 1,
+        uniqueItems: true,
+      },
+    },
+    ...unlisted({ ...MESSAGE_OPTION_FIELDS, linkPreview: LINK_PREVIEW_FIELD }),
+  },
+};
 
 /** The fields of a `SendContactMessageDto`: what `SendContactMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendContactMessageDto extends MessageOptions {
@@ -104,36 +217,51 @@ export class SendContactMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendContactMessageDto> | SendContactMessageDto): SendContactMessageDto {
     if (input instanceof SendContactMessageDto) return input;
-    const record = requireObject(input, "contact message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const list = problems.array("contact", record.contact, { required: true, minItems: 1 });
-    const contact: ContactCard[] = [];
-    list?.forEach((item, index) => {
-      const field = `contact[${index}]`;
-      const card = problems.object(field, item, { required: true });
-      if (!card) return;
-      const fullName = problems.text(`${field}.fullName`, card.fullName, { required: true });
-      let phoneNumber = problems.text(`${field}.phoneNumber`, card.phoneNumber, { required: true });
-      if (phoneNumber !== undefined) {
-        phoneNumber = phoneNumber.trim();
-        if (phoneNumber.length < 10 || !/^\+?[\d\s\-().]+$/.test(phoneNumber)) {
-          problems.add(`${field}.phoneNumber must be a phone number of at least 10 characters`);
-        }
-      }
-      const wuid = problems.text(`${field}.wuid`, card.wuid);
-      const organization = problems.text(`${field}.organization`, card.organization);
-      const email = problems.text(`${field}.email`, card.email);
-      const url = problems.text(`${field}.url`, card.url);
-      contact.push(
-        compact({ fullName: fullName!, phoneNumber: phoneNumber!, wuid, organization, email, url }),
-      );
-    });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("contact message");
-    return new SendContactMessageDto(compact({ number: number!, contact, ...options }));
+    return new SendContactMessageDto(readBody(SEND_CONTACT_BODY, input));
   }
 }
+
+function readReaction(problems: Problems, field: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) {
+    problems.add(`${field} is required (use "" to remove a reaction)`);
+    return undefined;
+  }
+  const reaction = problems.text(field, value);
+  if (reaction !== undefined && graphemeCount(reaction) > 1) {
+    problems.add(`${field} must be a single emoji or ""`);
+  }
+  return reaction;
+}
+
+/**
+ * The server's shape of a message key (`{ id, remoteJid, fromMe }`), in reactions and the chat routes.
+ *
+ * @example
+ * ```ts
+ * import { MESSAGE_KEY_SCHEMA } from "./structured_messages.ts";
+ * MESSAGE_KEY_SCHEMA.required; // ["id", "remoteJid", "fromMe"]
+ * ```
+ */
+export const MESSAGE_KEY_SCHEMA: ServerSchema = {
+  type: "object",
+  properties: { id: TEXT, remoteJid: TEXT, fromMe: { type: "boolean", enum: [true, false] } },
+  required: ["id", "remoteJid", "fromMe"],
+  notEmpty: ["id", "remoteJid"],
+};
+
+/** The body of `/message/sendReaction` (a full message key; one emoji, or "" to remove the reaction). */
+export const SEND_REACTION_BODY: BodySpec = {
+  what: "reaction message",
+  fields: {
+    key: {
+      type: "object",
+      required: true,
+      read: (problems, field, value) => problems.messageKey(field, value),
+      server: MESSAGE_KEY_SCHEMA,
+    },
+    reaction: { type: "string", required: true, read: readReaction },
+  },
+};
 
 /** The fields of a `SendReactionMessageDto`: what `SendReactionMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendReactionMessageDto {
@@ -171,17 +299,7 @@ export class SendReactionMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendReactionMessageDto> | SendReactionMessageDto): SendReactionMessageDto {
     if (input instanceof SendReactionMessageDto) return input;
-    const record = requireObject(input, "reaction message");
-    const problems = new Problems();
-    const key = problems.messageKey("key", record.key);
-    const reaction = problems.text("reaction", record.reaction, { required: false });
-    if (record.reaction === undefined || record.reaction === null) {
-      problems.add(`reaction is required (use "" to remove a reaction)`);
-    } else if (reaction !== undefined && graphemeCount(reaction) > 1) {
-      problems.add(`reaction must be a single emoji or ""`);
-    }
-    problems.throwIfAny("reaction message");
-    return new SendReactionMessageDto({ key: key!, reaction: reaction! });
+    return new SendReactionMessageDto(readBody(SEND_REACTION_BODY, input));
   }
 }
 
@@ -218,274 +336,7 @@ export class SendPollMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendPollMessageDto> | SendPollMessageDto): SendPollMessageDto {
     if (input instanceof SendPollMessageDto) return input;
-    const record = requireObject(input, "poll message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const name = problems.text("name", record.name, { required: true });
-    const selectableCount = problems.number("selectableCount", record.selectableCount ?? 1, {
-      integer: true,
-      min: 0,
-      max: 10,
-    });
-    const list = problems.array("values", record.values, { required: true, minItems: 2, maxItems: 10 });
-    const values: string[] = [];
-    list?.forEach((item, index) => {
-      const value = problems.text(`values[${index}]`, item, { required: true });
-      if (value === undefined) return;
-      if (values.includes(value)) problems.add(`values[${index}] repeats ${JSON.stringify(value)}`);
-      else values.push(value);
-    });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("poll message");
-    return new SendPollMessageDto(
-      compact({ number: number!, name: name!, selectableCount: selectableCount!, values, ...options }),
-    );
-  }
-}
-
-/** One row of a list section. */
-export interface ListRow {
-  /** Row title. */
-  title: string;
-  /** Id returned when the row is picked. */
-  rowId: string;
-  /** Row description. */
-  description?: string;
-}
-
-/** One section of a list message. */
-export interface ListSection {
-  /** Section title. */
-  title: string;
-  /** At least one row. */
-  rows: ListRow[];
-}
-
-/** The fields of a `SendListMessageDto`: what `SendListMessageDto.from` accepts, and (normalized) what it holds. */
-export interface SendListMessageDto extends MessageOptions {
-  /** Recipient. */
-  readonly number: string;
-  /** Title. */
-  readonly title: string;
-  /** Body text. */
-  readonly description?: string;
-  /** Footer. */
-  readonly footerText: string;
-  /** Label of the button that opens the list. */
-  readonly buttonText: string;
-  /** At least one section. */
-  readonly sections: ListSection[];
-}
-
-/**
- * A validated list message.
- *
- * @example
- * ```ts
- * import { SendListMessageDto } from "@gw/gateway";
- * SendListMessageDto.from({
- *   number: "5511999999999", title: "Menu", footerText: "Thanks", buttonText: "Open",
- *   sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
- * });
- * ```
- */
-export class SendListMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendListMessageDto } from "@gw/gateway";
-   * SendListMessageDto.from({ number: "5511999999999", title: "T", footerText: "F", buttonText: "B",
-   *   sections: [{ title: "S", rows: [{ title: "R", rowId: "r1", description: "D" }] }] });
-   * ```
-   */
-  static from(input: RequestInput<SendListMessageDto> | SendListMessageDto): SendListMessageDto {
-    if (input instanceof SendListMessageDto) return input;
-    const record = requireObject(input, "list message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const title = problems.text("title", record.title, { required: true });
-    const description = problems.text("description", record.description);
-    const footerText = problems.text("footerText", record.footerText, { required: true });
-    const buttonText = problems.text("buttonText", record.buttonText, { required: true });
-    const sections: ListSection[] = [];
-    problems.array("sections", record.sections, { required: true, minItems: 1 })?.forEach((item, index) => {
-      const field = `sections[${index}]`;
-      const section = problems.object(field, item, { required: true });
-      if (!section) return;
-      const sectionTitle = problems.text(`${field}.title`, section.title, { required: true });
-      const rows: ListRow[] = [];
-      problems.array(`${field}.rows`, section.rows, { required: true, minItems: 1 })?.forEach(
-        (rowItem, r) => {
-          const rowField = `${field}.rows[${r}]`;
-          const row = problems.object(rowField, rowItem, { required: true });
-          if (!row) return;
-          const rowTitle = problems.text(`${rowField}.title`, row.title, { required: true });
-          const rowId = problems.text(`${rowField}.rowId`, row.rowId, { required: true });
-          const rowDescription = problems.text(`${rowField}.description`, row.description);
-          rows.push(compact({ title: rowTitle!, rowId: rowId!, description: rowDescription }));
-        },
-      );
-      sections.push({ title: sectionTitle!, rows });
-    });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("list message");
-    return new SendListMessageDto(
-      compact({
-        number: number!,
-        title: title!,
-        description,
-        footerText: footerText!,
-        buttonText: buttonText!,
-        sections,
-        ...options,
-      }),
-    );
-  }
-}
-
-/**
- * Button types of `sendButtons`.
- *
- * @example
- * ```ts
- * import { BUTTON_TYPES } from "./structured_messages.ts";
- * BUTTON_TYPES.includes("pix"); // true
- * ```
- */
-export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
-  "reply",
-  "copy",
-  "url",
-  "call",
-  "pix",
-];
-/**
- * PIX key types.
- *
- * @example
- * ```ts
- * import { PIX_KEY_TYPES } from "./structured_messages.ts";
- * PIX_KEY_TYPES.includes("cpf"); // true
- * ```
- */
-export const PIX_KEY_TYPES: readonly ["phone", "email", "cpf", "cnpj", "random"] = [
-  "phone",
-  "email",
-  "cpf",
-  "cnpj",
-  "random",
-];
-
-/** One button; which fields are needed depends on `type`. */
-export interface ButtonInput {
-  /** `reply`, `copy`, `url`, `call` or `pix`. */
-  type: "reply" | "copy" | "url" | "call" | "pix";
-  /** Label (all but pix). */
-  displayText?: string;
-  /** Reply id (reply). */
-  id?: string;
-  /** Link (url). */
-  url?: string;
-  /** Number to call (call). */
-  phoneNumber?: string;
-  /** Text copied (copy). */
-  copyCode?: string;
-  /** Currency, e.g. `BRL` (pix). */
-  currency?: string;
-  /** Receiver name (pix). */
-  name?: string;
-  /** PIX key type (pix). */
-  keyType?: "phone" | "email" | "cpf" | "cnpj" | "random";
-  /** PIX key (pix). */
-  key?: string;
-}
-
-/** The fields of a `SendButtonsMessageDto`: what `SendButtonsMessageDto.from` accepts, and (normalized) what it holds. */
-export interface SendButtonsMessageDto extends MessageOptions {
-  /** Recipient. */
-  readonly number: string;
-  /** Title. */
-  readonly title?: string;
-  /** Body text. */
-  readonly description?: string;
-  /** Footer. */
-  readonly footer?: string;
-  /** Image shown above the text. */
-  readonly thumbnailUrl?: string;
-  /** Up to 3 reply buttons, or other kinds (not mixed with reply), or one pix button alone. */
-  readonly buttons: ButtonInput[];
-}
-
-const BUTTON_FIELDS: Record<ButtonInput["type"], ReadonlyArray<keyof ButtonInput>> = {
-  reply: ["displayText", "id"],
-  copy: ["displayText", "copyCode"],
-  url: ["displayText", "url"],
-  call: ["displayText", "phoneNumber"],
-  pix: ["currency", "name", "keyType", "key"],
-};
-
-/**
- * A validated buttons message.
- *
- * @example
- * ```ts
- * import { SendButtonsMessageDto } from "@gw/gateway";
- * SendButtonsMessageDto.from({ number: "5511999999999", title: "Pick", buttons: [
- *   { type: "reply", displayText: "Yes", id: "yes" }, { type: "reply", displayText: "No", id: "no" },
- * ] });
- * ```
- */
-export class SendButtonsMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field and every broken button rule.
-   *
-   * @example
-   * ```ts
-   * import { SendButtonsMessageDto } from "@gw/gateway";
-   * SendButtonsMessageDto.from({ number: "5511999999999", buttons: [
-   *   { type: "pix", currency: "BRL", name: "Shop", keyType: "email", key: "pay@example.com" },
-   * ] });
-   * ```
-   */
-  static from(input: RequestInput<SendButtonsMessageDto> | SendButtonsMessageDto): SendButtonsMessageDto {
-    if (input instanceof SendButtonsMessageDto) return input;
-    const record = requireObject(input, "buttons message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const title = problems.text("title", record.title);
-    const description = problems.text("description", record.description);
-    const footer = problems.text("footer", record.footer);
-    const thumbnailUrl = problems.text("thumbnailUrl", record.thumbnailUrl);
-    const buttons: ButtonInput[] = [];
-    const list = problems.array("buttons", record.buttons, { required: true, minItems: 1 });
-    list?.forEach((item, index) => {
-      const field = `buttons[${index}]`;
-      const button = problems.object(field, item, { required: true });
-      if (!button) return;
-      const type = problems.oneOf(`${field}.type`, button.type, BUTTON_TYPES, { required: true });
-      if (type === undefined) return;
-      const out: Record<string, unknown> = { type };
-      for (const name of BUTTON_FIELDS[type]) {
-        out[name] = name === "keyType"
-          ? problems.oneOf(`${field}.keyType`, button.keyType, PIX_KEY_TYPES, { required: true })
-          : problems.text(`${field}.${name}`, button[name], { required: true });
-      }
-      buttons.push(compact(out) as unknown as ButtonInput);
-    });
-    const types = buttons.map((button) => button.type);
-    const replies = types.filter((type) => type === "reply").length;
-    if (replies > 3) problems.add("buttons must have at most 3 reply buttons");
-    if (replies > 0 && replies < types.length) {
-      problems.add("buttons cannot mix reply buttons with other types");
-    }
-    if (types.includes("pix") && types.length > 1) problems.add("buttons must hold a pix button alone");
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("buttons message");
-    return new SendButtonsMessageDto(
-      compact({ number: number!, title, description, footer, thumbnailUrl, buttons, ...options }),
-    );
+    return new SendPollMessageDto(readBody(SEND_POLL_BODY, input));
   }
 }
 
@@ -524,23 +375,6 @@ export class SendTemplateMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendTemplateMessageDto> | SendTemplateMessageDto): SendTemplateMessageDto {
     if (input instanceof SendTemplateMessageDto) return input;
-    const record = requireObject(input, "template message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const name = problems.text("name", record.name, { required: true });
-    const language = problems.text("language", record.language, { required: true });
-    const list = problems.array("components", record.components);
-    list?.forEach((item, index) => problems.object(`components[${index}]`, item, { required: true }));
-    const webhookUrl = problems.text("webhookUrl", record.webhookUrl);
-    problems.throwIfAny("template message");
-    return new SendTemplateMessageDto(
-      compact({
-        number: number!,
-        name: name!,
-        language: language!,
-        components: list as Record<string, unknown>[] | undefined,
-        webhookUrl,
-      }),
-    );
+    return new SendTemplateMessageDto(readBody(SEND_TEMPLATE_BODY, input));
   }
 }

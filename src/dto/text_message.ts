@@ -4,9 +4,20 @@
  * @module
  */
 
-import { type MessageOptions, readMessageOptions, requireObject } from "./message_options.ts";
+import { type BodySpec, readBody, RECIPIENT_FIELD } from "./body_spec.ts";
+import { MESSAGE_OPTION_FIELDS, type MessageOptions } from "./message_options.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
-import { compact, Problems } from "./validate.ts";
+
+/** The body of `/message/sendText`. */
+export const SEND_TEXT_BODY: BodySpec = {
+  what: "text message",
+  fields: {
+    number: RECIPIENT_FIELD,
+    text: { type: "string", required: true },
+    linkPreview: { type: "boolean" },
+    ...MESSAGE_OPTION_FIELDS,
+  },
+};
 
 /** The fields of a `SendTextMessageDto`: what `SendTextMessageDto.from` accepts, and (normalized) what it holds. */
 export interface SendTextMessageDto extends MessageOptions {
@@ -38,12 +49,6 @@ export class SendTextMessageDto extends RequestDto {
    */
   static from(input: RequestInput<SendTextMessageDto> | SendTextMessageDto): SendTextMessageDto {
     if (input instanceof SendTextMessageDto) return input;
-    const record = requireObject(input, "text message");
-    const problems = new Problems();
-    const number = problems.recipient("number", record.number);
-    const text = problems.text("text", record.text, { required: true });
-    const options = readMessageOptions(problems, record);
-    problems.throwIfAny("text message");
-    return new SendTextMessageDto(compact({ number: number!, text: text!, ...options }));
+    return new SendTextMessageDto(readBody(SEND_TEXT_BODY, input));
   }
 }

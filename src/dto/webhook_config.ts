@@ -5,9 +5,9 @@
  * @module
  */
 
-import { requireObject } from "./message_options.ts";
+import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
-import { Problems } from "./validate.ts";
+import type { Problems } from "./validate.ts";
 import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
 
 export { WEBHOOK_CONFIG_EVENTS };
@@ -75,6 +75,33 @@ export function readWebhookUrl(problems: Problems, field: string, value: unknown
   return url?.trim();
 }
 
+/**
+ * The body of `/webhook/set`: the fields wrapped in `webhook`; `enabled` defaults to true, `byEvents` and
+ * `base64` to false, `headers` to `{}` and `events` to `[]` (names given dotted or UPPER_SNAKE).
+ */
+export const WEBHOOK_CONFIG_BODY: BodySpec = {
+  what: "webhook configuration",
+  wrap: "webhook",
+  requiredNotEmpty: true,
+  fields: {
+    enabled: { type: "boolean", required: true, default: true },
+    url: { type: "string", required: true, read: readWebhookUrl },
+    headers: { type: "object", default: {}, read: readHeaders },
+    byEvents: { type: "boolean", default: false },
+    base64: { type: "boolean", default: false },
+    events: {
+      type: "array",
+      default: [],
+      read: readWebhookEvents,
+      server: {
+        type: "array",
+        minItems: 0,
+        items: { type: "string", enum: Object.keys(WEBHOOK_CONFIG_EVENTS) },
+      },
+    },
+  },
+};
+
 /** What `WebhookConfigDto.from` accepts. */
 export interface WebhookConfigInput {
   /** Where the server posts events. */
@@ -123,16 +150,7 @@ export class WebhookConfigDto extends RequestDto {
    */
   static from(input: WebhookConfigInput | WebhookConfigDto): WebhookConfigDto {
     if (input instanceof WebhookConfigDto) return input;
-    const record = requireObject(input, "webhook configuration");
-    const problems = new Problems();
-    const url = readWebhookUrl(problems, "url", record.url);
-    const enabled = problems.bool("enabled", record.enabled) ?? true;
-    const events = readWebhookEvents(problems, "events", record.events) ?? [];
-    const byEvents = problems.bool("byEvents", record.byEvents) ?? false;
-    const base64 = problems.bool("base64", record.base64) ?? false;
-    const headers = readHeaders(problems, "headers", record.headers) ?? {};
-    problems.throwIfAny("webhook configuration");
-    return new WebhookConfigDto({ webhook: { enabled, url: url!, headers, byEvents, base64, events } });
+    return new WebhookConfigDto(readBody(WEBHOOK_CONFIG_BODY, input));
   }
 
   /**

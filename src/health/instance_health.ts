@@ -10,45 +10,18 @@
 import { InstanceDisconnectedException } from "../errors.ts";
 import type { StateEntry, StateStore } from "../store/state.ts";
 import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
-
-/**
- * An instance's health: `open` (working), `connecting`, `suspect` (says open but sends fail with
- * "Connection Closed"), `closed` (disconnected; see `reason`), `banned` (restricted by WhatsApp), or
- * `unknown` (nothing seen yet).
- */
-export type InstanceHealthStatus = "open" | "connecting" | "suspect" | "closed" | "banned" | "unknown";
-
-/** The breaker: `closed` lets sends through, `open` refuses them locally, `half_open` lets one probe through. */
-export type BreakerState = "closed" | "open" | "half_open";
-
-/** Where a health observation came from. */
-export type HealthSource = "webhook" | "send" | "poll";
-
-/** One instance's health, as {@link InstanceHealth.get} and {@link InstanceHealth.list} answer. */
-export interface InstanceHealthRecord {
-  /** Connection name. */
-  connection: string;
-  /** Instance name. */
-  instance: string;
-  /** The health. */
-  status: InstanceHealthStatus;
-  /** The breaker's state at read time. */
-  breaker: BreakerState;
-  /** The last disconnect reason, while the instance is not open. */
-  reason?: DisconnectReason;
-  /** Sends that failed with a disconnect in a row. */
-  consecutiveFailures: number;
-  /** The last send failure's message. */
-  lastError?: string;
-  /** When a probe may go (epoch ms) while the breaker is open; absent when only an `open` state heals it. */
-  retryAt?: number;
-  /** How a half-open probe is made: the send itself, or a `connectionState` poll first. */
-  probe?: "send" | "state";
-  /** Last change (epoch ms). */
-  updatedAt: number;
-  /** What the last change came from. */
-  source: HealthSource;
-}
+import { positiveNumber } from "../util/checks.ts";
+import { compact } from "../util/json_shape.ts";
+import {
+  type Admission,
+  type HealthSource,
+  type InstanceHealthOptions,
+  type InstanceHealthRecord,
+  type InstanceHealthStatus,
+  instanceKey,
+  type InstanceRef,
+  refOf,
+} from "./health_types.ts";
 
 interface Stored {
   status: InstanceHealthStatus;
@@ -67,31 +40,6 @@ interface Stored {
   source: HealthSource;
 }
 
-/** Options of {@link InstanceHealth}. */
-export interface InstanceHealthOptions {
-  /** Clock in epoch ms (default `Date.now`). */
-  now?: () => number;
-  /** Disconnected sends in a row that make an `open` instance `suspect` and open the breaker (default 2). */
-  failureThreshold?: number;
-  /** Wait before the first half-open probe, in ms (default 30000); doubled after each failed probe. */
-  cooldownMs?: number;
-  /** Longest wait between probes, in ms (default 600000). */
-  maxCooldownMs?: number;
-  /** How long a claimed probe keeps others out, in ms (default 60000). */
-  probeTimeoutMs?: number;
-}
-
-/** What {@link InstanceHealth.admit} lets a send do. */
-export type Admission = "pass" | "probe_send" | "probe_state";
-
-/** Which instance: the connection name and the instance name. */
-export interface InstanceRef {
-  /** Connection name. */
-  connection: string;
-  /** Instance name. */
-  instance: string;
-}
-
 const NAMESPACE = "health";
 
 /** A state store that can read at once (`MemoryState.getNow`). */
@@ -99,25 +47,6 @@ interface SyncState {
   getNow<T>(namespace: string, key: string): Readonly<StateEntry<T>> | null;
 }
 const CAS_ATTEMPTS = 8;
-
-function keyOf(ref: InstanceRef): string {
-  return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
-}
-
-function refOf(key: string): InstanceRef {
-  const [connection, instance] = key.split("/");
-  return { connection: decodeURIComponent(connection), instance: decodeURIComponent(instance ?? "") };
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(
-      `Cannot create instance health: "${name}" must be a positive number, got "${value}"`,
-    );
-  }
-  return value;
-}
 
 /**
  * Instance health and the per-instance breaker, over a `StateStore` (`store.state` to share them between
@@ -168,10 +97,30 @@ export class InstanceHealth {
       this.#readNow = (key) => sync.getNow!<Stored>(NAMESPACE, key);
     }
     this.#now = options.now ?? Date.now;
-    this.#threshold = positive("failureThreshold", options.failureThreshold, 2);
-    this.#cooldownMs = positive("cooldownMs", options.cooldownMs, 30_000);
-    this.#maxCooldownMs = positive("maxCooldownMs", options.maxCooldownMs, 600_000);
-    this.#probeTimeoutMs = positive("probeTimeoutMs", options.probeTimeoutMs, 60_000);
+    this.#threshold = positiveNumber(
+      "Cannot create instance health",
+      "failureThreshold",
+      options.failureThreshold,
+      2,
+    );
+    this.#cooldownMs = positiveNumber(
+      "Cannot create instance health",
+      "cooldownMs",
+      options.cooldownMs,
+      30_000,
+    );
+    this.#maxCooldownMs = positiveNumber(
+      "Cannot create instance health",
+      "maxCooldownMs",
+      options.maxCooldownMs,
+      600_000,
+    );
+    this.#probeTimeoutMs = positiveNumber(
+      "Cannot create instance health",
+      "probeTimeoutMs",
+      options.probeTimeoutMs,
+      60_000,
+    );
   }
 
   /**
@@ -185,16 +134,16 @@ export class InstanceHealth {
    * ```
    */
   get(ref: InstanceRef): Promise<InstanceHealthRecord> {
-    // A chain, not an async method: every send reads the health once, and an async layer costs more than
-    // the read on a fast round trip.
+    // A chain, not an async method: an async layer costs more than the read on a fast round trip.
     let read: Promise<StateEntry<Stored> | null>;
     try {
-      read = this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+      read = this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
     } catch (error) {
       return Promise.reject(error);
     }
     return read.then((entry) => this.#view(ref, entry?.value));
   }
+
   /**
    * The breaker read at once, when the state store can (`MemoryState`, the default without a store):
    * `clean` (closed, the instance known open with no failure), `closed` (closed, nothing to tell), or
@@ -211,7 +160,7 @@ export class InstanceHealth {
   breakerNow(ref: InstanceRef): "clean" | "closed" | undefined {
     const readNow = this.#readNow;
     if (readNow === undefined) return undefined;
-    const value = readNow(keyOf(ref))?.value;
+    const value = readNow(instanceKey(ref))?.value;
     if (value === undefined) return "closed";
     if (value.retryAt !== undefined) return undefined;
     return value.status === "open" && value.consecutiveFailures === 0 ? "clean" : "closed";
@@ -284,7 +233,7 @@ export class InstanceHealth {
    * ```
    */
   async recordSendSuccess(ref: InstanceRef): Promise<void> {
-    const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+    const entry = await this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
     // The common case writes nothing: an instance already known open with no failures stays as it is.
     if (entry?.value.status === "open" && entry.value.consecutiveFailures === 0) return;
     await this.#update(ref, () => ({ status: "open", consecutiveFailures: 0, source: "send" }));
@@ -343,7 +292,7 @@ export class InstanceHealth {
    */
   async admit(ref: InstanceRef): Promise<Admission> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const entry = await this.#state.get<Stored>(NAMESPACE, keyOf(ref));
+      const entry = await this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
       const value = entry?.value;
       if (!value || value.retryAt === undefined) return "pass";
       const now = this.#now();
@@ -351,12 +300,12 @@ export class InstanceHealth {
         throw this.#refusal(ref, value);
       }
       const claimed: Stored = { ...value, probeUntil: now + this.#probeTimeoutMs };
-      const version = await this.#state.set(NAMESPACE, keyOf(ref), claimed, {
+      const version = await this.#state.set(NAMESPACE, instanceKey(ref), claimed, {
         expectedVersion: entry!.version,
       });
       if (version !== null) return value.probe === "state" ? "probe_state" : "probe_send";
     }
-    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value);
+    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value);
   }
 
   /**
@@ -370,7 +319,7 @@ export class InstanceHealth {
    * ```
    */
   async reset(ref: InstanceRef): Promise<void> {
-    await this.#state.delete(NAMESPACE, keyOf(ref));
+    await this.#state.delete(NAMESPACE, instanceKey(ref));
   }
 
   #refusal(ref: InstanceRef, value: Stored | undefined): InstanceDisconnectedException {
@@ -441,7 +390,7 @@ export class InstanceHealth {
     ref: InstanceRef,
     change: (current: Stored) => Partial<Stored>,
   ): Promise<InstanceHealthRecord> {
-    const key = keyOf(ref);
+    const key = instanceKey(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
       const current: Stored = entry?.value ??
@@ -450,7 +399,7 @@ export class InstanceHealth {
       if (Object.keys(patch).length === 0) return this.#view(ref, entry?.value);
       let next: Stored = { ...current, ...patch, updatedAt: this.#now() };
       if (next.status === "open") next = { ...next, ...closedBreaker() };
-      next = dropUndefined(next);
+      next = compact(next);
       const version = await this.#state.set(NAMESPACE, key, next, {
         expectedVersion: entry ? entry.version : null,
       });
@@ -484,10 +433,4 @@ export class InstanceHealth {
 
 function closedBreaker(): Partial<Stored> {
   return { retryAt: undefined, probe: undefined, cooldownMs: undefined, probeUntil: undefined };
-}
-
-function dropUndefined(value: Stored): Stored {
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = item;
-  return out as unknown as Stored;
 }

@@ -5,7 +5,8 @@
  */
 
 import { getGatewayLogger } from "../log.ts";
-import type { InstanceHealth, InstanceHealthRecord, InstanceRef } from "./instance_health.ts";
+import type { InstanceHealthRecord, InstanceRef } from "./health_types.ts";
+import type { InstanceHealth } from "./instance_health.ts";
 
 const log = getGatewayLogger("health");
 

@@ -9,6 +9,7 @@
 import { type DisconnectReason, disconnectReason } from "../health/disconnect_reason.ts";
 import { connectAnswerState } from "../server/server_version.ts";
 import type { WebhookHandlerFunction, WebhookProcessor } from "../webhooks/processor.ts";
+import { nonEmptyString } from "../util/json_shape.ts";
 
 /** Why a connect flow ended without the instance open. */
 export type ConnectRefusalReason = "qr_limit" | "stuck_connecting" | "closed" | "timeout";
@@ -122,10 +123,6 @@ class Mailbox {
   }
 }
 
-function text(value: unknown): string | null {
-  return typeof value === "string" && value !== "" ? value : null;
-}
-
 function fromWebhook(payload: Parameters<WebhookHandlerFunction>[0]): Signal | undefined {
   const data = payload.dataObject;
   if (payload.event === "QRCODE_UPDATED") {
@@ -199,11 +196,17 @@ export async function* runConnectFlow(
     if (answered === "open") return [{ type: "open" }];
     if (body === null || typeof body !== "object") return [];
     const record = body as Record<string, unknown>;
-    const code = method === "qr" ? text(record.code) : text(record.pairingCode);
+    const code = method === "qr"
+      ? nonEmptyString(record.code) ?? null
+      : nonEmptyString(record.pairingCode) ?? null;
     if (code === null || code === lastCode) return [];
     lastCode = code;
     progressAt = api.now();
-    return [method === "qr" ? { type: "qr", code, base64: text(record.base64) } : { type: "pairing", code }];
+    return [
+      method === "qr"
+        ? { type: "qr", code, base64: nonEmptyString(record.base64) ?? null }
+        : { type: "pairing", code },
+    ];
   };
 
   try {

@@ -9,7 +9,7 @@ import { ValidationException } from "../errors.ts";
 import type { CallOptions } from "../resources/resource.ts";
 import type { GatewayService } from "../service.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
-import { base64ToBytes } from "./base64.ts";
+import { fromBase64 } from "../util/base64.ts";
 
 /** A received media message, downloaded. */
 export interface DownloadedMedia {
@@ -91,8 +91,18 @@ export async function downloadMedia(
       messages: ["no base64 in the answer"],
     });
   }
+  const bytes = fromBase64(data.base64.replace(/\s+/g, ""));
+  if (bytes === null) {
+    throw new ValidationException(
+      `Cannot download media: the server's content for "${key.id}" is not base64`,
+      {
+        status: res.status,
+        messages: ["the base64 in the answer cannot be decoded"],
+      },
+    );
+  }
   const result: DownloadedMedia = {
-    bytes: base64ToBytes(data.base64),
+    bytes,
     mimetype: typeof data.mimetype === "string" ? data.mimetype : "application/octet-stream",
     fileName: typeof data.fileName === "string" ? data.fileName : key.id,
     mediaType: typeof data.mediaType === "string" ? data.mediaType : "unknown",

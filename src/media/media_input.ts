@@ -7,8 +7,9 @@
  */
 
 import { ValidationException } from "../errors.ts";
-import { base64Head, base64Size, base64ToBytes, bytesToBase64 } from "./base64.ts";
+import { base64Head, base64Size, toBase64 } from "../util/base64.ts";
 import { extension, isAnimatedWebp, MIME_BY_EXTENSION, SNIFF_BYTES, sniffMimeType } from "./sniff.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** What kind of WhatsApp message the media becomes. */
 export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";
@@ -175,7 +176,7 @@ function fromBytes(
   const mimetype = decideMime(kind, head, options, declared);
   checkSize(kind, bytes.byteLength, head);
   return compact({
-    media: bytesToBase64(bytes),
+    media: toBase64(bytes),
     mimetype,
     fileName: fileNameFor(kind, options, undefined, mimetype),
     size: bytes.byteLength,
@@ -190,12 +191,8 @@ function fromBase64(
 ): MediaInput {
   const size = base64Size(base64);
   if (size <= 0) refuse(kind, "the file is empty");
-  let head: Uint8Array;
-  try {
-    head = base64Head(base64, SNIFF_BYTES);
-  } catch {
-    refuse(kind, "the base64 text cannot be decoded");
-  }
+  const head = base64Head(base64, SNIFF_BYTES);
+  if (head === null) refuse(kind, "the base64 text cannot be decoded");
   const mimetype = decideMime(kind, head, options, declared);
   checkSize(kind, size, head);
   return compact({
@@ -251,14 +248,3 @@ function fileNameFor(
   const ext = Object.entries(MIME_BY_EXTENSION).find(([, mime]) => mime === mimetype)?.[0] ?? "bin";
   return `document.${ext}`;
 }
-
-function compact(input: MediaInput): MediaInput {
-  const out: MediaInput = { media: input.media };
-  if (input.mimetype !== undefined) out.mimetype = input.mimetype;
-  if (input.fileName !== undefined) out.fileName = input.fileName;
-  if (input.size !== undefined) out.size = input.size;
-  return out;
-}
-
-/** Decode raw base64 (for {@link downloadMedia}); re-exported for tests of round trips. */
-export { base64ToBytes };

@@ -7,36 +7,9 @@
  * @module
  */
 
-import { ValidationException } from "../errors.ts";
-import type { InstanceRef } from "../health/instance_health.ts";
+import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
-
-/** Pacing rules (every field optional; defaults in brackets). */
-export interface PacingOptions {
-  /** Least time between two sends of one instance, in ms [4000]. */
-  minGapMs?: number;
-  /** A random extra wait in [0, jitterMs) added to each gap [3000]. */
-  jitterMs?: number;
-  /** Least time between two sends to one recipient, in ms [60000]. */
-  recipientIntervalMs?: number;
-  /** Sends per instance per UTC day [1000]. */
-  dailyCap?: number;
-  /**
-   * Warm-up for a new number: daily caps for its first days (day 1, day 2, ...), counted from its first
-   * paced send, before `dailyCap` applies. `true`: [20, 40, 80, 160, 320]. Default: none.
-   */
-  warmup?: boolean | readonly number[];
-  /** Show "typing..." before each text for a time from its length (the send's `delay`) [true]. */
-  typing?: boolean;
-  /** Typing time per character, in ms [40], between `minTypingMs` [800] and `maxTypingMs` [6000]. */
-  typingMsPerChar?: number;
-  /** Shortest typing time, in ms [800]. */
-  minTypingMs?: number;
-  /** Longest typing time, in ms [6000]. */
-  maxTypingMs?: number;
-  /** Failed sends in a row that pause the instance [5]. */
-  pauseAfterFailures?: number;
-}
+import { type PacingOptions, readRules, type Rules } from "./rules.ts";
 
 /** Why an instance's paced sending is paused. */
 export type PauseReason =
@@ -86,59 +59,7 @@ interface Stored {
 const DAY_MS = 86_400_000;
 const NAMESPACE = "pacing";
 const RECIPIENTS = "pacing-recipient";
-const DEFAULT_WARMUP: readonly number[] = [20, 40, 80, 160, 320];
 const CAS_ATTEMPTS = 8;
-
-interface Rules {
-  minGapMs: number;
-  jitterMs: number;
-  recipientIntervalMs: number;
-  dailyCap: number;
-  warmup: readonly number[];
-  typing: boolean;
-  typingMsPerChar: number;
-  minTypingMs: number;
-  maxTypingMs: number;
-  pauseAfterFailures: number;
-}
-
-function count(name: string, value: number | undefined, fallback: number, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < min) {
-    throw new ValidationException(
-      `Invalid pacing: "${name}" must be a number of at least ${min}, got "${value}"`,
-      {
-        messages: [`${name} is invalid`],
-      },
-    );
-  }
-  return value;
-}
-
-function readRules(options: PacingOptions): Rules {
-  const warmup = options.warmup === true
-    ? DEFAULT_WARMUP
-    : Array.isArray(options.warmup)
-    ? options.warmup
-    : [];
-  warmup.forEach((cap, day) => count(`warmup[${day}]`, cap, 0, 1));
-  return {
-    minGapMs: count("minGapMs", options.minGapMs, 4_000),
-    jitterMs: count("jitterMs", options.jitterMs, 3_000),
-    recipientIntervalMs: count("recipientIntervalMs", options.recipientIntervalMs, 60_000),
-    dailyCap: count("dailyCap", options.dailyCap, 1_000, 1),
-    warmup,
-    typing: options.typing ?? true,
-    typingMsPerChar: count("typingMsPerChar", options.typingMsPerChar, 40),
-    minTypingMs: count("minTypingMs", options.minTypingMs, 800),
-    maxTypingMs: count("maxTypingMs", options.maxTypingMs, 6_000),
-    pauseAfterFailures: count("pauseAfterFailures", options.pauseAfterFailures, 5, 1),
-  };
-}
-
-function keyOf(ref: InstanceRef): string {
-  return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
-}
 
 /**
  * Pacing of one service's sends, over a state store (`store.state` to share it between processes).
@@ -226,7 +147,7 @@ export class SendPacer {
    */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
     const [instance, last] = await Promise.all([
-      this.#state.get<Stored>(NAMESPACE, keyOf(ref)),
+      this.#state.get<Stored>(NAMESPACE, instanceKey(ref)),
       this.recipientLastSent(ref, recipient),
     ]);
     const lastSentAt = instance?.value.lastSentAt ?? null;
@@ -264,7 +185,10 @@ export class SendPacer {
    * ```
    */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
-    const entry = await this.#state.get<number>(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`);
+    const entry = await this.#state.get<number>(
+      RECIPIENTS,
+      `${instanceKey(ref)}/${encodeURIComponent(recipient)}`,
+    );
     return entry?.value ?? null;
   }
 
@@ -281,7 +205,7 @@ export class SendPacer {
    */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
-    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value, now);
+    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value, now);
     return {
       lastSentAt: stored.lastSentAt,
       sentToday: stored.sentToday,
@@ -304,7 +228,7 @@ export class SendPacer {
    */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
-    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, keyOf(ref)))?.value, now);
+    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value, now);
     const pause = this.#activePause(stored, now);
     if (pause) return pause;
     const cap = this.#capFor(stored, now);
@@ -340,7 +264,7 @@ export class SendPacer {
       consecutiveFailures: 0,
     }));
     if (this.#rules.recipientIntervalMs > 0) {
-      await this.#state.set(RECIPIENTS, `${keyOf(ref)}/${encodeURIComponent(recipient)}`, now, {
+      await this.#state.set(RECIPIENTS, `${instanceKey(ref)}/${encodeURIComponent(recipient)}`, now, {
         expiresAt: now + this.#rules.recipientIntervalMs,
       });
     }
@@ -432,7 +356,7 @@ export class SendPacer {
   }
 
   async #update(ref: InstanceRef, change: (current: Stored) => Partial<Stored>): Promise<void> {
-    const key = keyOf(ref);
+    const key = instanceKey(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
       const current = this.#today(entry?.value, this.#now());

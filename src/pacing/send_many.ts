@@ -8,11 +8,13 @@
 
 import { AuthenticationException, InstanceDisconnectedException, ValidationException } from "../errors.ts";
 import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
-import type { InstanceRef } from "../health/instance_health.ts";
+import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
-import { type PacingOptions, type PacingPause, SendPacer } from "./pacer.ts";
+import { type PacingPause, SendPacer } from "./pacer.ts";
+import type { PacingOptions } from "./rules.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** One message of a bulk send: a text, or a file (with an optional caption). */
 export interface SendManyItem {
@@ -304,7 +306,7 @@ export async function runSendMany(
         if (!replayed) await pacer.recordSent(ref, item.to);
         await finish(index, { status: replayed ? "skipped" : "sent", ...(messageId ? { messageId } : {}) });
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         if (isOutcomeUnknown(error)) {
           // It may have gone out: never resend it.
           await save(item, { status: "unknown", error: message });
@@ -351,7 +353,7 @@ async function acquireLease(
   now: () => number,
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
 ): Promise<Lease> {
-  const key = `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
+  const key = instanceKey(ref);
   const owner = options.workerId ?? crypto.randomUUID();
   const leaseMs = options.leaseMs ?? 60_000;
   let version: string | null = null;

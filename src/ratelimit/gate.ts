@@ -12,8 +12,9 @@ import { getGatewayLogger } from "../log.ts";
 import type { Logger } from "@logtape/logtape";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket, RateLimiterInterface } from "./limiter.ts";
-import { MemoryRateLimiter } from "./memory.ts";
+import { MemoryRateLimiter } from "../backends/memory/rate_limiter.ts";
 import { abortableSleep } from "../timing.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** The limits used for buckets the configuration leaves out. */
 export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitBucket, Readonly<RateLimitRule>>> = {
@@ -199,7 +200,7 @@ export class RateLimitGate {
     instance: string | undefined,
   ): void {
     this.#metrics?.rateLimit(bucket, "limiter_error");
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (this.#onLimiterError === "open") {
       this.#log.warn(
         "Rate limiter failed for {key}, letting the call through (on_limiter_error is open): {message}",

@@ -88,11 +88,6 @@ export function recipient(value: unknown, field = "number"): string {
   return check("recipient", (problems) => problems.recipient(field, value)!);
 }
 
-/** Throw unless `value` is one of `allowed`. */
-export function oneOf<T extends string | number>(field: string, value: unknown, allowed: readonly T[]): T {
-  return check(field, (problems) => problems.oneOf(field, value, allowed, { required: true })!);
-}
-
 /** Throw a single-field validation error. */
 export function invalid(what: string, message: string): never {
   throw new ValidationException(`Invalid ${what}: ${message}`, { messages: [message] });

@@ -5,9 +5,10 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { compact } from "../dto/validate.ts";
-import { check } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { CATALOG_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 
 /** The filter of the business routes. */
 export interface CatalogQuery {
@@ -18,11 +19,7 @@ export interface CatalogQuery {
 }
 
 function catalogBody(query: CatalogQuery): Record<string, unknown> {
-  return check("catalog query", (p) =>
-    compact({
-      number: query.number === undefined ? undefined : p.recipient("number", query.number),
-      limit: p.number("limit", query.limit, { integer: true, min: 1 }),
-    }));
+  return readBody(CATALOG_BODY, { ...query });
 }
 
 /**
@@ -50,9 +47,8 @@ export class BusinessResource extends Resource {
     query: CatalogQuery = {},
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call("POST", "/business/getCatalog/{instance}", {
+    return await this.call(ROUTE.business.getCatalog, {
       body: catalogBody(query),
-      idempotent: true,
     }, options);
   }
 
@@ -70,9 +66,8 @@ export class BusinessResource extends Resource {
     query: CatalogQuery = {},
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call("POST", "/business/getCollections/{instance}", {
+    return await this.call(ROUTE.business.getCollections, {
       body: catalogBody(query),
-      idempotent: true,
     }, options);
   }
 }

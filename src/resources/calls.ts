@@ -7,6 +7,7 @@
 import type { ApiResponse } from "../client/response.ts";
 import { CallOfferDto } from "../dto/call_offer.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 
 /**
  * Calls.
@@ -36,11 +37,6 @@ export class CallsResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
     const dto = CallOfferDto.from({ ...offer, number });
-    return await this.call(
-      "POST",
-      "/call/offer/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      options,
-    );
+    return await this.call(ROUTE.call.offer, { body: dto.toJSON() }, options);
   }
 }

@@ -6,10 +6,12 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { ValidationException } from "../errors.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { check, messageRefs, recipient } from "./args.ts";
-import { PRESENCES } from "./instances.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { BLOCK_STATUS_BODY, SEND_PRESENCE_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type {
   ChatRow,
   ContactRow,
@@ -96,9 +98,8 @@ export class ChatsResource extends Resource {
       const items = problems.array("numbers", numbers, { required: true, minItems: 1 }) ?? [];
       return items.map((item, index) => problems.recipient(`numbers[${index}]`, item));
     });
-    return await this.call<OnWhatsAppResult[]>("POST", "/chat/whatsappNumbers/{instance}", {
+    return await this.call<OnWhatsAppResult[]>(ROUTE.chat.whatsappNumbers, {
       body: { numbers: list },
-      idempotent: true,
     }, options);
   }
 
@@ -132,9 +133,8 @@ export class ChatsResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<{ message: string; read: string }>> {
     const readMessages = messageRefs("readMessages", Array.isArray(message) ? message : [message]);
-    return await this.call<{ message: string; read: string }>("POST", "/chat/markMessageAsRead/{instance}", {
+    return await this.call<{ message: string; read: string }>(ROUTE.chat.markMessageAsRead, {
       body: { readMessages },
-      idempotent: false,
     }, options);
   }
 
@@ -178,9 +178,8 @@ export class ChatsResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<{ chatId: string; archived: boolean }>> {
     const target = chatTarget(chat, archive ? "archive" : "unarchive");
-    return this.call("POST", "/chat/archiveChat/{instance}", {
+    return this.call(ROUTE.chat.archiveChat, {
       body: { ...target, archive },
-      idempotent: false,
     }, options);
   }
 
@@ -203,9 +202,8 @@ export class ChatsResource extends Resource {
         messages: ["lastMessage must be { key: { remoteJid, id, fromMe }, messageTimestamp? }"],
       });
     }
-    return await this.call("POST", "/chat/markChatUnread/{instance}", {
+    return await this.call(ROUTE.chat.markChatUnread, {
       body: chatTarget(lastMessage, "mark unread"),
-      idempotent: false,
     }, options);
   }
 
@@ -224,9 +222,8 @@ export class ChatsResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
     const [valid] = messageRefs("key", [key]);
-    return await this.call("DELETE", "/chat/deleteMessageForEveryone/{instance}", {
+    return await this.call(ROUTE.chat.deleteMessageForEveryone, {
       body: valid,
-      idempotent: false,
     }, options);
   }
 
@@ -250,9 +247,8 @@ export class ChatsResource extends Resource {
     const number = valid.remoteJid.endsWith("@s.whatsapp.net")
       ? valid.remoteJid.split("@")[0]
       : valid.remoteJid;
-    return await this.call("POST", "/chat/updateMessage/{instance}", {
+    return await this.call(ROUTE.chat.updateMessage, {
       body: { number, key: valid, text },
-      idempotent: false,
     }, options);
   }
 
@@ -272,16 +268,8 @@ export class ChatsResource extends Resource {
     delay = 0,
     options?: CallOptions,
   ): Promise<ApiResponse<{ presence: Presence }>> {
-    const body = check("presence", (problems) => ({
-      number: problems.recipient("number", number),
-      presence: problems.oneOf("presence", presence, PRESENCES, { required: true }),
-      delay: problems.number("delay", delay, { required: true, integer: true, min: 0 }),
-    }));
-    return await this.call("POST", "/chat/sendPresence/{instance}", {
-      body,
-      idempotent: false,
-      serverDelayMs: body.delay,
-    }, options);
+    const body = readBody(SEND_PRESENCE_BODY, { number, delay, presence });
+    return await this.call(ROUTE.chat.sendPresence, { body, serverDelayMs: body.delay as number }, options);
   }
 
   /**
@@ -299,16 +287,8 @@ export class ChatsResource extends Resource {
     status: "block" | "unblock",
     options?: CallOptions,
   ): Promise<ApiResponse<{ block: string }>> {
-    const body = check("block status", (problems) => ({
-      number: problems.recipient("number", number),
-      status: problems.oneOf("status", status, ["block", "unblock"] as const, { required: true }),
-    }));
-    return await this.call(
-      "POST",
-      "/chat/updateBlockStatus/{instance}",
-      { body, idempotent: false },
-      options,
-    );
+    const body = readBody(BLOCK_STATUS_BODY, { number, status });
+    return await this.call(ROUTE.chat.updateBlockStatus, { body }, options);
   }
 
   /**
@@ -325,9 +305,8 @@ export class ChatsResource extends Resource {
     number: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ wuid: string; profilePictureUrl: string | null }>> {
-    return await this.call("POST", "/chat/fetchProfilePictureUrl/{instance}", {
+    return await this.call(ROUTE.chat.fetchProfilePictureUrl, {
       body: { number: recipient(number) },
-      idempotent: true,
     }, options);
   }
 
@@ -354,12 +333,7 @@ export class ChatsResource extends Resource {
     });
     const body: Record<string, unknown> = { message };
     if (convertToMp4 !== undefined) body.convertToMp4 = convertToMp4;
-    return await this.call(
-      "POST",
-      "/chat/getBase64FromMediaMessage/{instance}",
-      { body, idempotent: true, mediaResponse: true },
-      call,
-    );
+    return await this.call(ROUTE.chat.getBase64FromMediaMessage, { body, mediaResponse: true }, call);
   }
 
   /**
@@ -373,12 +347,7 @@ export class ChatsResource extends Resource {
    * ```
    */
   async findContacts(query: PagedQuery = {}, options?: CallOptions): Promise<ApiResponse<ContactRow[]>> {
-    return await this.call(
-      "POST",
-      "/chat/findContacts/{instance}",
-      { body: query, idempotent: true },
-      options,
-    );
+    return await this.call(ROUTE.chat.findContacts, { body: query }, options);
   }
 
   /**
@@ -396,12 +365,7 @@ export class ChatsResource extends Resource {
     query: FindMessagesQuery = {},
     options?: CallOptions,
   ): Promise<ApiResponse<FindMessagesResponse>> {
-    return await this.call(
-      "POST",
-      "/chat/findMessages/{instance}",
-      { body: query, idempotent: true },
-      options,
-    );
+    return await this.call(ROUTE.chat.findMessages, { body: query }, options);
   }
 
   /**
@@ -463,12 +427,7 @@ export class ChatsResource extends Resource {
     query: PagedQuery = {},
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>[]>> {
-    return await this.call(
-      "POST",
-      "/chat/findStatusMessage/{instance}",
-      { body: query, idempotent: true },
-      options,
-    );
+    return await this.call(ROUTE.chat.findStatusMessage, { body: query }, options);
   }
 
   /**
@@ -482,7 +441,7 @@ export class ChatsResource extends Resource {
    * ```
    */
   async fetchAll(query: FindChatsQuery = {}, options?: CallOptions): Promise<ApiResponse<ChatRow[]>> {
-    return await this.call("POST", "/chat/findChats/{instance}", { body: query, idempotent: true }, options);
+    return await this.call(ROUTE.chat.findChats, { body: query }, options);
   }
 
   /**
@@ -496,7 +455,7 @@ export class ChatsResource extends Resource {
    * ```
    */
   async findChatByRemoteJid(remoteJid: string, options?: CallOptions): Promise<ApiResponse<ChatRow | null>> {
-    return await this.call("GET", "/chat/findChatByRemoteJid/{instance}", {
+    return await this.call(ROUTE.chat.findChatByRemoteJid, {
       query: { remoteJid: toJid(recipient(remoteJid, "remoteJid")) },
     }, options);
   }

@@ -7,9 +7,21 @@
 
 import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
-import { CreateGroupDto, readParticipants } from "../dto/create_group.ts";
-import { check, groupJid, inviteCode, oneOf, readGroupJid } from "./args.ts";
+import { type BodySpec, readBody } from "../dto/body_spec.ts";
+import { CreateGroupDto } from "../dto/create_group.ts";
+import { groupJid, inviteCode } from "./args.ts";
+import {
+  GROUP_DESCRIPTION_BODY,
+  GROUP_EPHEMERAL_BODY,
+  GROUP_INVITE_BODY,
+  GROUP_JID_BODY,
+  GROUP_PARTICIPANTS_BODY,
+  GROUP_PICTURE_BODY,
+  GROUP_SETTING_BODY,
+  GROUP_SUBJECT_BODY,
+} from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE, type RouteEntry } from "./routes.ts";
 import type {
   GroupInfo,
   GroupSettingAction,
@@ -17,42 +29,6 @@ import type {
   ParticipantAction,
   UpdateResult,
 } from "./types.ts";
-
-/**
- * Participant actions of `updateParticipant`.
- *
- * @example
- * ```ts
- * import { PARTICIPANT_ACTIONS } from "./groups.ts";
- * PARTICIPANT_ACTIONS.includes("promote"); // true
- * ```
- */
-export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove", "promote", "demote"];
-/**
- * Setting actions of `updateSetting`.
- *
- * @example
- * ```ts
- * import { GROUP_SETTING_ACTIONS } from "./groups.ts";
- * GROUP_SETTING_ACTIONS.includes("announcement"); // true
- * ```
- */
-export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
-  "announcement",
-  "not_announcement",
-  "locked",
-  "unlocked",
-];
-/**
- * Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off).
- *
- * @example
- * ```ts
- * import { EPHEMERAL_EXPIRATIONS } from "./groups.ts";
- * EPHEMERAL_EXPIRATIONS.includes(604800); // true
- * ```
- */
-export const EPHEMERAL_EXPIRATIONS: readonly number[] = [0, 86400, 604800, 7776000];
 
 /**
  * Groups: create, rename, describe, picture, members, admins, invites, settings, leave.
@@ -86,29 +62,26 @@ export class GroupsResource extends Resource {
     const dto = typeof subject === "string"
       ? CreateGroupDto.from({ subject, participants: participants!, description, promoteParticipants })
       : CreateGroupDto.from(subject);
-    return await this.call(
-      "POST",
-      "/group/create/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      call,
-    );
+    return await this.call(ROUTE.group.create, { body: dto.toJSON() }, call);
   }
 
+  /** Validate `input` with `spec`, then POST its `groupJid` in the query (where the server reads it) and the rest as the body. */
   async #post<T>(
-    route: string,
-    jid: string,
-    body: Record<string, unknown>,
+    route: RouteEntry,
+    spec: BodySpec,
+    input: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<ApiResponse<T>> {
-    return await this.call<T>("POST", route, { query: { groupJid: jid }, body, idempotent: false }, options);
+    const { groupJid, ...body } = readBody(spec, input);
+    return await this.call<T>(route, { query: { groupJid: groupJid as string }, body }, options);
   }
 
   async #get<T>(
-    route: string,
+    route: RouteEntry,
     query: Record<string, string>,
     options?: CallOptions,
   ): Promise<ApiResponse<T>> {
-    return await this.call<T>("GET", route, { query }, options);
+    return await this.call<T>(route, { query }, options);
   }
 
   /**
@@ -126,14 +99,10 @@ export class GroupsResource extends Resource {
     subject: string,
     options?: CallOptions,
   ): Promise<ApiResponse<UpdateResult>> {
-    const valid = check("group subject", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      subject: p.text("subject", subject, { required: true }),
-    }));
     return await this.#post(
-      "/group/updateGroupSubject/{instance}",
-      valid.jid,
-      { subject: valid.subject },
+      ROUTE.group.updateGroupSubject,
+      GROUP_SUBJECT_BODY,
+      { groupJid: jid, subject },
       options,
     );
   }
@@ -149,14 +118,10 @@ export class GroupsResource extends Resource {
    * ```
    */
   async updatePicture(jid: string, image: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    const valid = check(
-      "group picture",
-      (p) => ({ jid: readGroupJid(p, jid)!, image: p.media("image", image) }),
-    );
     return await this.#post(
-      "/group/updateGroupPicture/{instance}",
-      valid.jid,
-      { image: valid.image },
+      ROUTE.group.updateGroupPicture,
+      GROUP_PICTURE_BODY,
+      { groupJid: jid, image },
       options,
     );
   }
@@ -176,12 +141,9 @@ export class GroupsResource extends Resource {
     description: string,
     options?: CallOptions,
   ): Promise<ApiResponse<UpdateResult>> {
-    const valid = check("group description", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      description: p.text("description", description, { required: true }),
-    }));
-    return await this.#post("/group/updateGroupDescription/{instance}", valid.jid, {
-      description: valid.description,
+    return await this.#post(ROUTE.group.updateGroupDescription, GROUP_DESCRIPTION_BODY, {
+      groupJid: jid,
+      description,
     }, options);
   }
 
@@ -196,7 +158,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async findInfo(jid: string, options?: CallOptions): Promise<ApiResponse<GroupInfo>> {
-    return await this.#get("/group/findGroupInfos/{instance}", { groupJid: groupJid(jid) }, options);
+    return await this.#get(ROUTE.group.findGroupInfos, { groupJid: groupJid(jid) }, options);
   }
 
   /**
@@ -214,7 +176,7 @@ export class GroupsResource extends Resource {
   ): Promise<ApiResponse<GroupInfo[]>> {
     const { getParticipants = false, ...call } = options;
     return await this.#get(
-      "/group/fetchAllGroups/{instance}",
+      ROUTE.group.fetchAllGroups,
       { getParticipants: String(getParticipants) },
       call,
     );
@@ -234,7 +196,7 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ participants: { id: string; admin?: string | null; [key: string]: unknown }[] }>> {
-    return await this.#get("/group/participants/{instance}", { groupJid: groupJid(jid) }, options);
+    return await this.#get(ROUTE.group.participants, { groupJid: groupJid(jid) }, options);
   }
 
   /**
@@ -248,7 +210,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async inviteCode(jid: string, options?: CallOptions): Promise<ApiResponse<InviteCodeResponse>> {
-    return await this.#get("/group/inviteCode/{instance}", { groupJid: groupJid(jid) }, options);
+    return await this.#get(ROUTE.group.inviteCode, { groupJid: groupJid(jid) }, options);
   }
 
   /**
@@ -265,7 +227,7 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ revoked: boolean; inviteCode: string }>> {
-    return await this.#post("/group/revokeInviteCode/{instance}", groupJid(jid), {}, options);
+    return await this.#post(ROUTE.group.revokeInviteCode, GROUP_JID_BODY, { groupJid: jid }, options);
   }
 
   /**
@@ -284,12 +246,8 @@ export class GroupsResource extends Resource {
     description: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ send: boolean; inviteUrl: string }>> {
-    const body = check("group invite", (p) => ({
-      groupJid: readGroupJid(p, jid),
-      description: p.text("description", description, { required: true }),
-      numbers: readParticipants(p, "numbers", numbers),
-    }));
-    return await this.call("POST", "/group/sendInvite/{instance}", { body, idempotent: false }, options);
+    const body = readBody(GROUP_INVITE_BODY, { groupJid: jid, description, numbers });
+    return await this.call(ROUTE.group.sendInvite, { body }, options);
   }
 
   /**
@@ -303,7 +261,7 @@ export class GroupsResource extends Resource {
    * ```
    */
   async inviteInfo(code: string, options?: CallOptions): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.#get("/group/inviteInfo/{instance}", { inviteCode: inviteCode(code) }, options);
+    return await this.#get(ROUTE.group.inviteInfo, { inviteCode: inviteCode(code) }, options);
   }
 
   /**
@@ -320,9 +278,8 @@ export class GroupsResource extends Resource {
     code: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ accepted: boolean; groupJid: string }>> {
-    return await this.call("GET", "/group/acceptInviteCode/{instance}", {
+    return await this.call(ROUTE.group.acceptInviteCode, {
       query: { inviteCode: inviteCode(code) },
-      idempotent: false,
     }, options);
   }
 
@@ -342,14 +299,10 @@ export class GroupsResource extends Resource {
     participants: string[],
     options?: CallOptions,
   ): Promise<ApiResponse<{ updateParticipants: unknown[] }>> {
-    const valid = check("participant update", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      action: p.oneOf("action", action, PARTICIPANT_ACTIONS, { required: true }),
-      participants: readParticipants(p, "participants", participants),
-    }));
-    return await this.#post("/group/updateParticipant/{instance}", valid.jid, {
-      action: valid.action,
-      participants: valid.participants,
+    return await this.#post(ROUTE.group.updateParticipant, GROUP_PARTICIPANTS_BODY, {
+      groupJid: jid,
+      action,
+      participants,
     }, options);
   }
 
@@ -441,11 +394,12 @@ export class GroupsResource extends Resource {
     action: GroupSettingAction,
     options?: CallOptions,
   ): Promise<ApiResponse<{ updateSetting: unknown }>> {
-    const valid = check("group setting", (p) => ({
-      jid: readGroupJid(p, jid)!,
-      action: p.oneOf("action", action, GROUP_SETTING_ACTIONS, { required: true }),
-    }));
-    return await this.#post("/group/updateSetting/{instance}", valid.jid, { action: valid.action }, options);
+    return await this.#post(
+      ROUTE.group.updateSetting,
+      GROUP_SETTING_BODY,
+      { groupJid: jid, action },
+      options,
+    );
   }
 
   /**
@@ -463,9 +417,12 @@ export class GroupsResource extends Resource {
     expiration: number,
     options?: CallOptions,
   ): Promise<ApiResponse<{ success: boolean }>> {
-    const valid = groupJid(jid);
-    const value = oneOf("expiration", expiration, EPHEMERAL_EXPIRATIONS);
-    return await this.#post("/group/toggleEphemeral/{instance}", valid, { expiration: value }, options);
+    return await this.#post(
+      ROUTE.group.toggleEphemeral,
+      GROUP_EPHEMERAL_BODY,
+      { groupJid: jid, expiration },
+      options,
+    );
   }
 
   /**
@@ -482,9 +439,8 @@ export class GroupsResource extends Resource {
     jid: string,
     options?: CallOptions,
   ): Promise<ApiResponse<{ groupJid: string; leave: boolean }>> {
-    return await this.call("DELETE", "/group/leaveGroup/{instance}", {
+    return await this.call(ROUTE.group.leaveGroup, {
       query: { groupJid: groupJid(jid) },
-      idempotent: false,
     }, options);
   }
 }

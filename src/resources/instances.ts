@@ -9,8 +9,11 @@ import type { ApiResponse } from "../client/response.ts";
 import { CreateInstanceDto } from "../dto/create_instance.ts";
 import { ConnectionException, InstanceNotFoundException, ValidationException } from "../errors.ts";
 import { type ConnectFlowEvent, type ConnectFlowOptions, runConnectFlow } from "../instances/connect_flow.ts";
-import { check, oneOf } from "./args.ts";
+import { check } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { SET_PRESENCE_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type {
   ActionResult,
   ConnectionStateResponse,
@@ -19,23 +22,6 @@ import type {
   Presence,
   QrCode,
 } from "./types.ts";
-
-/**
- * Presence values of `setPresence` and `sendPresence`.
- *
- * @example
- * ```ts
- * import { PRESENCES } from "./instances.ts";
- * PRESENCES.includes("composing"); // true
- * ```
- */
-export const PRESENCES: readonly Presence[] = [
-  "unavailable",
-  "available",
-  "composing",
-  "recording",
-  "paused",
-];
 
 /** Options of {@link InstancesResource.waitForConnection}. */
 export interface WaitForConnectionOptions extends CallOptions {
@@ -88,9 +74,8 @@ export class InstancesResource extends Resource {
     const dto = CreateInstanceDto.from(
       typeof nameOrInput === "string" ? { instanceName: nameOrInput } : nameOrInput,
     );
-    return await this.call<CreateInstanceResponse>("POST", "/instance/create", {
+    return await this.call<CreateInstanceResponse>(ROUTE.instance.create, {
       body: dto.toJSON(),
-      idempotent: false,
     }, options);
   }
 
@@ -105,12 +90,7 @@ export class InstancesResource extends Resource {
    * ```
    */
   async delete(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
-    return await this.call<ActionResult>(
-      "DELETE",
-      "/instance/delete/{instance}",
-      { idempotent: false },
-      this.#named(name, options),
-    );
+    return await this.call<ActionResult>(ROUTE.instance.delete, {}, this.#named(name, options));
   }
 
   /**
@@ -133,8 +113,7 @@ export class InstancesResource extends Resource {
       ? undefined
       : check("connect", (problems) => problems.recipient("number", options.number));
     return await this.call<QrCode | ConnectionStateResponse>(
-      "GET",
-      "/instance/connect/{instance}",
+      ROUTE.instance.connect,
       { query: { number } },
       this.#named(name, options),
     );
@@ -243,7 +222,7 @@ export class InstancesResource extends Resource {
    * ```
    */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
-    const res = await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {}, options);
+    const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {}, options);
     if (Array.isArray(res.data)) {
       for (const row of res.data) {
         if (typeof row?.name === "string" && typeof row.connectionStatus === "string") {
@@ -268,7 +247,7 @@ export class InstancesResource extends Resource {
    */
   async fetch(name: string, options?: CallOptions): Promise<InstanceRow> {
     check("instance name", (problems) => problems.text("name", name, { required: true }));
-    const res = await this.call<InstanceRow[]>("GET", "/instance/fetchInstances", {
+    const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {
       query: { instanceName: name },
     }, options);
     const row = Array.isArray(res.data) ? res.data[0] : undefined;
@@ -296,12 +275,7 @@ export class InstancesResource extends Resource {
    */
   async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
     const named = this.#named(name, options);
-    const res = await this.call<ConnectionStateResponse>(
-      "GET",
-      "/instance/connectionState/{instance}",
-      {},
-      named,
-    );
+    const res = await this.call<ConnectionStateResponse>(ROUTE.instance.connectionState, {}, named);
     const state = res.data?.instance?.state;
     if (typeof state === "string") await this.recordInstanceState(this.instanceName(named), state);
     return res;
@@ -322,9 +296,8 @@ export class InstancesResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<QrCode | ConnectionStateResponse>> {
     return await this.call<QrCode | ConnectionStateResponse>(
-      "POST",
-      "/instance/restart/{instance}",
-      { idempotent: false },
+      ROUTE.instance.restart,
+      {},
       this.#named(name, options),
     );
   }
@@ -340,12 +313,7 @@ export class InstancesResource extends Resource {
    * ```
    */
   async logout(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
-    return await this.call<ActionResult>(
-      "DELETE",
-      "/instance/logout/{instance}",
-      { idempotent: false },
-      this.#named(name, options),
-    );
+    return await this.call<ActionResult>(ROUTE.instance.logout, {}, this.#named(name, options));
   }
 
   /**
@@ -359,11 +327,8 @@ export class InstancesResource extends Resource {
    * ```
    */
   async setPresence(presence: Presence, options?: CallOptions): Promise<ApiResponse<{ presence: Presence }>> {
-    const value = oneOf("presence", presence, PRESENCES);
-    return await this.call<{ presence: Presence }>("POST", "/instance/setPresence/{instance}", {
-      body: { presence: value },
-      idempotent: false,
-    }, options);
+    const body = readBody(SET_PRESENCE_BODY, { presence });
+    return await this.call<{ presence: Presence }>(ROUTE.instance.setPresence, { body }, options);
   }
 
   /**

@@ -5,8 +5,10 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { check } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import { HANDLE_LABEL_BODY } from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type { Label } from "./types.ts";
 
 /**
@@ -32,7 +34,7 @@ export class LabelsResource extends Resource {
    * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Label[]>> {
-    return await this.call("GET", "/label/findLabels/{instance}", {}, options);
+    return await this.call(ROUTE.label.findLabels, {}, options);
   }
 
   /**
@@ -51,11 +53,7 @@ export class LabelsResource extends Resource {
     action: "add" | "remove",
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    const body = check("label change", (p) => ({
-      number: p.recipient("number", number),
-      labelId: p.text("labelId", labelId, { required: true }),
-      action: p.oneOf("action", action, ["add", "remove"] as const, { required: true }),
-    }));
-    return await this.call("POST", "/label/handleLabel/{instance}", { body, idempotent: false }, options);
+    const body = readBody(HANDLE_LABEL_BODY, { number, labelId, action });
+    return await this.call(ROUTE.label.handleLabel, { body }, options);
   }
 }

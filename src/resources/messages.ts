@@ -17,11 +17,13 @@ import type { MessageOptions } from "../dto/message_options.ts";
 import type { RequestDto } from "../dto/request_dto.ts";
 import {
   type ButtonInput,
-  type ContactCard,
   type ListSection,
   SendButtonsMessageDto,
-  SendContactMessageDto,
   SendListMessageDto,
+} from "../dto/interactive_messages.ts";
+import {
+  type ContactCard,
+  SendContactMessageDto,
   SendLocationMessageDto,
   SendPollMessageDto,
   SendReactionMessageDto,
@@ -29,7 +31,6 @@ import {
 } from "../dto/structured_messages.ts";
 import { SendTextMessageDto } from "../dto/text_message.ts";
 import type { RequestInput } from "../dto/request_dto.ts";
-import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import {
   type NumberCheckRow,
   RECIPIENT_CACHE_TTL_MS,
@@ -43,9 +44,10 @@ import {
   type SendManyOptions,
   type SendManyReport,
 } from "../pacing/send_many.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import { splitOptions } from "./args.ts";
-import { type CallOptions, Resource } from "./resource.ts";
+import { type CallOptions, Resource, type SendSpec } from "./resource.ts";
+import { ROUTE, type RouteEntry } from "./routes.ts";
 import type { MessageRef, SendMessageResponse } from "./types.ts";
 
 /** Shared send options plus call options, the last argument of the short send methods. */
@@ -95,34 +97,32 @@ export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: stri
  */
 export class MessagesResource extends Resource {
   #deliver(
-    route: string,
-    type: string,
+    route: RouteEntry,
     dto: RequestDto,
     to: string,
-    bucket: RateLimitBucket,
     options?: CallOptions,
+    vary: Pick<SendSpec, "kind" | "bucket"> = {},
   ): Promise<SendResponse> {
     const body = dto.body as Record<string, unknown>;
     const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
     // The common case hands the pipeline's promise back as it is: no async layer of its own.
     if (!resolve || typeof body.number !== "string") {
-      return this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+      return this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
     }
-    return this.#deliverResolved(route, type, body, body.number, to, bucket, options);
+    return this.#deliverResolved(route, body, body.number, to, options, vary);
   }
 
   async #deliverResolved(
-    route: string,
-    type: string,
+    route: RouteEntry,
     given: Record<string, unknown>,
     number: string,
     to: string,
-    bucket: RateLimitBucket,
-    options?: CallOptions,
+    options: CallOptions | undefined,
+    vary: Pick<SendSpec, "kind" | "bucket">,
   ): Promise<SendResponse> {
     const recipient = await this.resolveRecipient(number, options);
     const body = { ...given, number: recipient.jid };
-    const response = await this.send<SendMessageResponse>({ route, type, body, to, bucket }, options);
+    const response = await this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
     return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
   }
 
@@ -149,10 +149,10 @@ export class MessagesResource extends Resource {
       ttlMs: ttl === undefined ? RECIPIENT_CACHE_TTL_MS : ttl * 1000,
       now: this.context.now,
       ask: async (numbers) => {
-        const res = await this.call<NumberCheckRow[]>("POST", "/chat/whatsappNumbers/{instance}", {
-          body: { numbers },
-          idempotent: true,
-        }, { ...options, idempotencyKey: undefined });
+        const res = await this.call<NumberCheckRow[]>(ROUTE.chat.whatsappNumbers, { body: { numbers } }, {
+          ...options,
+          idempotencyKey: undefined,
+        });
         return res.data;
       },
     }, number);
@@ -195,14 +195,7 @@ export class MessagesResource extends Resource {
       // A bad argument rejects the promise, as from every other send method.
       return Promise.reject(error);
     }
-    return this.#deliver(
-      "/message/sendText/{instance}",
-      "text",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return this.#deliver(ROUTE.message.sendText, valid, valid.body.number, options);
   }
 
   /**
@@ -386,14 +379,9 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendMediaMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendMedia/{instance}",
-      valid.body.mediatype,
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendMedia, valid, valid.body.number, options, {
+      kind: valid.body.mediatype,
+    });
   }
 
   /**
@@ -430,14 +418,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendAudioMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendWhatsAppAudio/{instance}",
-      "audio",
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendWhatsAppAudio, valid, valid.body.number, options);
   }
 
   /**
@@ -470,14 +451,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendPtvMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendPtv/{instance}",
-      "ptv",
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendPtv, valid, valid.body.number, options);
   }
 
   /**
@@ -514,14 +488,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendStickerMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendSticker/{instance}",
-      "sticker",
-      valid,
-      valid.body.number,
-      "media",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendSticker, valid, valid.body.number, options);
   }
 
   /**
@@ -561,14 +528,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendLocationMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendLocation/{instance}",
-      "location",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendLocation, valid, valid.body.number, options);
   }
 
   /**
@@ -608,14 +568,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendContactMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendContact/{instance}",
-      "contact",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendContact, valid, valid.body.number, options);
   }
 
   /**
@@ -651,14 +604,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendReactionMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendReaction/{instance}",
-      "reaction",
-      valid,
-      valid.body.key.remoteJid,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendReaction, valid, valid.body.key.remoteJid, options);
   }
 
   /**
@@ -696,14 +642,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendPollMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendPoll/{instance}",
-      "poll",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendPoll, valid, valid.body.number, options);
   }
 
   /**
@@ -750,14 +689,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendListMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendList/{instance}",
-      "list",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendList, valid, valid.body.number, options);
   }
 
   /**
@@ -800,14 +732,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendButtonsMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendButtons/{instance}",
-      "buttons",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendButtons, valid, valid.body.number, options);
   }
 
   /**
@@ -843,14 +768,7 @@ export class MessagesResource extends Resource {
   ): Promise<SendResponse> {
     const valid = SendStatusMessageDto.from(dto);
     const bucket = valid.body.type === "text" ? "messages" : "media";
-    return await this.#deliver(
-      "/message/sendStatus/{instance}",
-      "status",
-      valid,
-      "status@broadcast",
-      bucket,
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendStatus, valid, "status@broadcast", options, { bucket });
   }
 
   /**
@@ -889,13 +807,6 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendTemplateMessageDto.from(dto);
-    return await this.#deliver(
-      "/message/sendTemplate/{instance}",
-      "template",
-      valid,
-      valid.body.number,
-      "messages",
-      options,
-    );
+    return await this.#deliver(ROUTE.message.sendTemplate, valid, valid.body.number, options);
   }
 }

@@ -17,7 +17,8 @@
  * @module
  */
 
-export { Resource } from "./resource.ts";
+export { Resource, type RouteRequest } from "./resource.ts";
+export { type RouteEntry, type RouteGroup } from "./routes.ts";
 export { InstancesResource, type WaitForConnectionOptions } from "./instances.ts";
 export {
   type ConnectFlowEvent,
@@ -67,20 +68,16 @@ export type {
 // --- request shapes the request objects take
 export type { MessageKeyInput } from "../dto/validate.ts";
 export type { QuotedInput } from "../dto/message_options.ts";
-export type { ButtonInput, ContactCard, ListRow, ListSection } from "../dto/structured_messages.ts";
+export type { ContactCard } from "../dto/structured_messages.ts";
+export type { ButtonInput, ListRow, ListSection } from "../dto/interactive_messages.ts";
 export type { WebhookConfigInput } from "../dto/webhook_config.ts";
 export type { InstanceSettings } from "../dto/settings.ts";
 export type { ProxyInput } from "../dto/proxy.ts";
 export type { PrivacySettings } from "../dto/privacy_settings.ts";
 
 // --- paced, resumable bulk sends (`messages().sendMany`)
-export {
-  type PacingOptions,
-  type PacingPause,
-  type PacingStatus,
-  type PauseReason,
-  SendPacer,
-} from "../pacing/pacer.ts";
+export type { PacingOptions } from "../pacing/rules.ts";
+export { type PacingPause, type PacingStatus, type PauseReason, SendPacer } from "../pacing/pacer.ts";
 export type {
   SendManyItem,
   SendManyItemResult,

@@ -6,9 +6,17 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { PRIVACY_VALUES, type PrivacySettings, PrivacySettingsDto } from "../dto/privacy_settings.ts";
-import { isRecord } from "../dto/validate.ts";
-import { check, invalid, recipient } from "./args.ts";
+import { isRecord } from "../util/json_shape.ts";
+import { check, invalid } from "./args.ts";
+import { readBody } from "../dto/body_spec.ts";
+import {
+  BUSINESS_PROFILE_BODY,
+  PROFILE_LOOKUP_BODY,
+  PROFILE_NAME_BODY,
+  PROFILE_STATUS_BODY,
+} from "./bodies.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type { ProfileInfo, UpdateResult } from "./types.ts";
 
 /**
@@ -34,8 +42,8 @@ export class ProfileResource extends Resource {
    * ```
    */
   async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
-    const body = number === undefined ? {} : { number: recipient(number) };
-    return await this.call("POST", "/chat/fetchProfile/{instance}", { body, idempotent: true }, options);
+    const body = readBody(PROFILE_LOOKUP_BODY, { number });
+    return await this.call(ROUTE.chat.fetchProfile, { body }, options);
   }
 
   /**
@@ -66,10 +74,8 @@ export class ProfileResource extends Resource {
     number: string,
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
-    return await this.call("POST", "/chat/fetchBusinessProfile/{instance}", {
-      body: { number: recipient(number) },
-      idempotent: true,
-    }, options);
+    const body = readBody(BUSINESS_PROFILE_BODY, { number });
+    return await this.call(ROUTE.chat.fetchBusinessProfile, { body }, options);
   }
 
   /**
@@ -83,11 +89,8 @@ export class ProfileResource extends Resource {
    * ```
    */
   async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    check("profile name", (p) => p.text("name", name, { required: true }));
-    return await this.call("POST", "/chat/updateProfileName/{instance}", {
-      body: { name },
-      idempotent: false,
-    }, options);
+    const body = readBody(PROFILE_NAME_BODY, { name });
+    return await this.call(ROUTE.chat.updateProfileName, { body }, options);
   }
 
   /**
@@ -101,11 +104,8 @@ export class ProfileResource extends Resource {
    * ```
    */
   async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    check("profile status", (p) => p.text("status", status, { required: true }));
-    return await this.call("POST", "/chat/updateProfileStatus/{instance}", {
-      body: { status },
-      idempotent: false,
-    }, options);
+    const body = readBody(PROFILE_STATUS_BODY, { status });
+    return await this.call(ROUTE.chat.updateProfileStatus, { body }, options);
   }
 
   /**
@@ -120,9 +120,8 @@ export class ProfileResource extends Resource {
    */
   async updatePicture(picture: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const valid = check("profile picture", (p) => p.media("picture", picture));
-    return await this.call("POST", "/chat/updateProfilePicture/{instance}", {
+    return await this.call(ROUTE.chat.updateProfilePicture, {
       body: { picture: valid },
-      idempotent: false,
     }, options);
   }
 
@@ -137,7 +136,7 @@ export class ProfileResource extends Resource {
    * ```
    */
   async removePicture(options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
-    return await this.call("DELETE", "/chat/removeProfilePicture/{instance}", { idempotent: false }, options);
+    return await this.call(ROUTE.chat.removeProfilePicture, {}, options);
   }
 
   /**
@@ -151,7 +150,7 @@ export class ProfileResource extends Resource {
    * ```
    */
   async fetchPrivacySettings(options?: CallOptions): Promise<ApiResponse<PrivacySettings>> {
-    return await this.call("GET", "/chat/fetchPrivacySettings/{instance}", {}, options);
+    return await this.call(ROUTE.chat.fetchPrivacySettings, {}, options);
   }
 
   /**
@@ -187,9 +186,8 @@ export class ProfileResource extends Resource {
       }
       dto = PrivacySettingsDto.from(merged as unknown as PrivacySettings);
     }
-    return await this.call("POST", "/chat/updatePrivacySettings/{instance}", {
+    return await this.call(ROUTE.chat.updatePrivacySettings, {
       body: dto.toJSON(),
-      idempotent: false,
     }, options);
   }
 }

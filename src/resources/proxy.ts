@@ -7,6 +7,7 @@
 import type { ApiResponse } from "../client/response.ts";
 import { ProxyDto, type ProxyInput } from "../dto/proxy.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 
 /**
  * Proxy.
@@ -34,12 +35,7 @@ export class ProxyResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
     const dto = ProxyDto.from(proxy);
-    return await this.call(
-      "POST",
-      "/proxy/set/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      options,
-    );
+    return await this.call(ROUTE.proxy.set, { body: dto.toJSON() }, options);
   }
 
   /**
@@ -53,6 +49,6 @@ export class ProxyResource extends Resource {
    * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown> | null>> {
-    return await this.call("GET", "/proxy/find/{instance}", {}, options);
+    return await this.call(ROUTE.proxy.find, {}, options);
   }
 }

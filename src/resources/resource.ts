@@ -11,11 +11,12 @@ import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { IdempotencyClaims } from "../store/idempotency.ts";
-import { MemoryState } from "../store/memory_state.ts";
+import { MemoryState } from "../backends/memory/state.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { SendPipeline } from "../send/pipeline.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
 import type { StateStore } from "../store/state.ts";
+import type { RouteEntry } from "./routes.ts";
 
 /** What a resource is bound to: shared by every resource of one service view. */
 export interface ResourceContext {
@@ -73,17 +74,20 @@ export interface CallOptions {
 
 /** How a message send is described to {@link Resource.send}. */
 export interface SendSpec {
-  /** Route template, e.g. `/message/sendText/{instance}`. */
-  route: string;
-  /** Message kind for metrics, the store and `MessageSent`: `text`, `media`, `audio`, ... */
-  type: string;
+  /** The route's row (`ROUTE.message.sendText`): its path, message kind and rate-limit bucket. */
+  route: RouteEntry;
   /** The JSON body. */
   body: Record<string, unknown>;
   /** Recipient as given (`number`, or the reaction's `key.remoteJid`). */
   to: string;
-  /** Rate-limit bucket: `messages` for most sends, `media` for media. */
-  bucket: RateLimitBucket;
+  /** Message kind when it depends on the body (the media type); default: the row's. */
+  kind?: string;
+  /** Rate-limit bucket when it depends on the body (a text status); default: the row's. */
+  bucket?: RateLimitBucket;
 }
+
+/** What a resource call adds to its route's row: query, body, per-request settings. */
+export type RouteRequest = Omit<RequestOptions, "connection" | "instance" | "idempotent" | "bucket">;
 
 const log = getGatewayLogger("store");
 
@@ -149,11 +153,50 @@ export abstract class Resource {
     );
   }
 
-  /** Send a request through the client, bound to this resource's connection and instance. */
+  /**
+   * Send a request through the client, bound to this resource's connection and instance. The library's
+   * resources pass their route's row (`ROUTE.proxy.find`), which gives the verb, path, retry rule and
+   * rate-limit bucket; a route the library does not cover is given by verb and path.
+   */
+  protected call<T = unknown>(
+    route: RouteEntry,
+    request?: RouteRequest,
+    options?: CallOptions,
+  ): Promise<ApiResponse<T>>;
+  /** Send a request for a route the library does not cover, given by verb and path template. */
   protected call<T = unknown>(
     method: HttpMethod,
     route: string,
-    request: Omit<RequestOptions, "connection" | "instance"> = {},
+    request?: Omit<RequestOptions, "connection" | "instance">,
+    options?: CallOptions,
+  ): Promise<ApiResponse<T>>;
+  protected call<T = unknown>(
+    ...args:
+      | [RouteEntry, RouteRequest?, CallOptions?]
+      | [HttpMethod, string, Omit<RequestOptions, "connection" | "instance">?, CallOptions?]
+  ): Promise<ApiResponse<T>> {
+    if (typeof args[0] === "object") {
+      const [row, request = {}, options] = args as [RouteEntry, RouteRequest?, CallOptions?];
+      return this.#request<T>(
+        row.method,
+        row.path,
+        { ...request, idempotent: row.idempotent, bucket: row.bucket },
+        options,
+      );
+    }
+    const [method, path, request = {}, options] = args as [
+      HttpMethod,
+      string,
+      Omit<RequestOptions, "connection" | "instance">?,
+      CallOptions?,
+    ];
+    return this.#request<T>(method, path, request, options);
+  }
+
+  #request<T>(
+    method: HttpMethod,
+    route: string,
+    request: Omit<RequestOptions, "connection" | "instance">,
     options: CallOptions = {},
   ): Promise<ApiResponse<T>> {
     const needsInstance = route.includes("{instance}");
@@ -218,7 +261,11 @@ export abstract class Resource {
    */
   protected send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
     return pipelineOf(this.context).send<T>({
-      ...spec,
+      route: spec.route.path,
+      type: spec.kind ?? spec.route.kind ?? spec.route.group,
+      body: spec.body,
+      to: spec.to,
+      bucket: spec.bucket ?? spec.route.bucket,
       connection: this.context.connection,
       instance: options.instance ?? this.context.instance,
       signal: options.signal,

@@ -5,9 +5,10 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { compact } from "../dto/validate.ts";
 import { check } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
+import { compact } from "../util/json_shape.ts";
 
 /** The filter of `getMedia`. */
 export interface S3MediaQuery {
@@ -47,7 +48,7 @@ export class S3Resource extends Resource {
         type: p.text("type", query.type),
         messageId: p.text("messageId", query.messageId),
       }));
-    return await this.call("POST", "/s3/getMedia/{instance}", { body, idempotent: true }, options);
+    return await this.call(ROUTE.s3.getMedia, { body }, options);
   }
 
   /**
@@ -69,6 +70,6 @@ export class S3Resource extends Resource {
         id: p.text("id", query?.id, { required: true }),
         expiry: p.number("expiry", query?.expiry, { integer: true, min: 1 }),
       }));
-    return await this.call("POST", "/s3/getMediaUrl/{instance}", { body, idempotent: true }, options);
+    return await this.call(ROUTE.s3.getMediaUrl, { body }, options);
   }
 }

@@ -6,9 +6,10 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { type InstanceSettings, REQUIRED_SETTINGS, SettingsDto } from "../dto/settings.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { invalid } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type { SettingsSetResponse } from "./types.ts";
 
 /**
@@ -33,7 +34,7 @@ export class SettingsResource extends Resource {
    * ```
    */
   async get(options?: CallOptions): Promise<ApiResponse<InstanceSettings | null>> {
-    return await this.call("GET", "/settings/find/{instance}", {}, options);
+    return await this.call(ROUTE.settings.find, {}, options);
   }
 
   /**
@@ -69,11 +70,6 @@ export class SettingsResource extends Resource {
       }
       dto = SettingsDto.from(merged as unknown as InstanceSettings);
     }
-    return await this.call(
-      "POST",
-      "/settings/set/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      options,
-    );
+    return await this.call(ROUTE.settings.set, { body: dto.toJSON() }, options);
   }
 }

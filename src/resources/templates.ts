@@ -8,6 +8,7 @@ import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
 import { CreateTemplateDto } from "../dto/create_template.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 
 /**
  * Templates.
@@ -35,12 +36,7 @@ export class TemplatesResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<Record<string, unknown>>> {
     const dto = CreateTemplateDto.from(template);
-    return await this.call(
-      "POST",
-      "/template/create/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      options,
-    );
+    return await this.call(ROUTE.template.create, { body: dto.toJSON() }, options);
   }
 
   /**
@@ -54,6 +50,6 @@ export class TemplatesResource extends Resource {
    * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown>[]>> {
-    return await this.call("GET", "/template/find/{instance}", {}, options);
+    return await this.call(ROUTE.template.find, {}, options);
   }
 }

@@ -6,9 +6,10 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { WebhookConfigDto, type WebhookConfigInput } from "../dto/webhook_config.ts";
-import { isRecord } from "../dto/validate.ts";
+import { isRecord } from "../util/json_shape.ts";
 import { invalid } from "./args.ts";
 import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
 import type { WebhookRow } from "./types.ts";
 import { generateWebhookSecret } from "../webhooks/signature.ts";
 import { ValidationException } from "../errors.ts";
@@ -69,12 +70,7 @@ export class WebhooksResource extends Resource {
     options?: CallOptions,
   ): Promise<ApiResponse<WebhookRow>> {
     const dto = WebhookConfigDto.from(config);
-    return await this.call(
-      "POST",
-      "/webhook/set/{instance}",
-      { body: dto.toJSON(), idempotent: false },
-      options,
-    );
+    return await this.call(ROUTE.webhook.set, { body: dto.toJSON() }, options);
   }
 
   /**
@@ -141,7 +137,7 @@ export class WebhooksResource extends Resource {
    * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<WebhookRow | null>> {
-    return await this.call("GET", "/webhook/find/{instance}", {}, options);
+    return await this.call(ROUTE.webhook.find, {}, options);
   }
 
   /**

@@ -8,7 +8,8 @@
  */
 
 import type { GatewayClient } from "../client/client.ts";
-import type { InstanceHealth, InstanceRef } from "../health/instance_health.ts";
+import type { InstanceRef } from "../health/health_types.ts";
+import type { InstanceHealth } from "../health/instance_health.ts";
 import { guardSend, guardSendNow } from "../health/send_guard.ts";
 import type { SendStage } from "./types.ts";
 

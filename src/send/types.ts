@@ -6,7 +6,7 @@
 
 import type { PreparedRequest } from "../client/prepared_request.ts";
 import type { ApiResponse } from "../client/response.ts";
-import type { InstanceRef } from "../health/instance_health.ts";
+import type { InstanceRef } from "../health/health_types.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 
 /** One message send, resolved once when it enters the pipeline. */

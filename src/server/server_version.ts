@@ -6,6 +6,7 @@
  */
 
 import { GatewayApiException, type GatewayErrorContext } from "../errors.ts";
+import { isRecord } from "../util/json_shape.ts";
 
 /** The release lines this library knows. */
 export type ServerLine = "2.3" | "2.4";
@@ -91,9 +92,7 @@ function compare(a: [number, number, number], b: [number, number, number]): numb
  * ```
  */
 export function readServerDetails(body: unknown, connection: string): ServerDetails {
-  const raw = body !== null && typeof body === "object" && !Array.isArray(body)
-    ? body as Record<string, unknown>
-    : {};
+  const raw = isRecord(body) ? body : {};
   const version = typeof raw.version === "string" ? raw.version.trim() : "";
   const match = VERSION.exec(version);
   if (!match) {

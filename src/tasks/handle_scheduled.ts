@@ -10,7 +10,8 @@ import { ConfigurationException } from "../errors.ts";
 import { configuredGateway } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
 import { webhookProcessor } from "../webhooks/default_handler.ts";
-import { createScheduledHandler, type HandleScheduled } from "./schedule.ts";
+import { createScheduledHandler } from "./schedule.ts";
+import type { HandleScheduled } from "./schedule_options.ts";
 
 let handler: HandleScheduled<unknown> | undefined;
 

@@ -26,19 +26,19 @@ export {
   type RetryService,
   type RetrySkipReason,
 } from "./retry_failed.ts";
-export {
-  createScheduledHandler,
-  type HandleScheduled,
-  type PruneTaskOptions,
-  registerScheduledTasks,
-  type RegisterScheduledTasksOptions,
-  type RetryFailedTaskOptions,
-  type ScheduledHandlerOptions,
-  type ScheduledTaskHandlers,
-  type ScheduledTasksBaseOptions,
-} from "./schedule.ts";
+export { createScheduledHandler, registerScheduledTasks } from "./schedule.ts";
+export type {
+  HandleScheduled,
+  PruneTaskOptions,
+  ReconcileSendsTaskOptions,
+  RegisterScheduledTasksOptions,
+  RetryFailedTaskOptions,
+  ScheduledHandlerOptions,
+  ScheduledTaskHandlers,
+  ScheduledTasksBaseOptions,
+} from "./schedule_options.ts";
 export { handleScheduled } from "./handle_scheduled.ts";
-export type { TaskLease } from "./task_guard.ts";
+export type { TaskLease } from "./task_lease.ts";
 export { stateTaskLease, type StateTaskLeaseOptions } from "./state_lease.ts";
 export type { FindMessagesClient, FoundMessage } from "./find_sent_message.ts";
 export {
@@ -49,5 +49,4 @@ export {
   type ReconcileService,
   type ReconcileUndecidedReason,
 } from "./reconcile_sends.ts";
-export type { ReconcileSendsTaskOptions } from "./schedule.ts";
 export { type ReconcileInboundTaskOptions } from "./reconcile_task.ts";

@@ -10,6 +10,9 @@ import { getGatewayLogger } from "../log.ts";
 import { IdempotencyClaims } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { type FindMessagesClient, findSentMessage, type FoundMessage } from "./find_sent_message.ts";
+import { scanOutbound } from "./outbound_scan.ts";
+import { nonNegativeInteger } from "../util/checks.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** The part of `GatewayService` reconcile uses: a `GatewayService` fits, and so does a test fake. */
 export interface ReconcileService {
@@ -86,12 +89,7 @@ export const LEGACY_PENDING_STALE_MS = 15 * 60_000;
 /** How far the looked-up window reaches before the first attempt and after the last (clock skew). */
 const WINDOW_MARGIN_MS = 5 * 60_000;
 const DEFAULT_MIN_AGE_MS = 60_000;
-const PAGE_SIZE = 100;
 const log = getGatewayLogger("tasks", "reconcile-sends");
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Mark every `pending` record whose claim has ended (`claimedUntil` passed: its sender died mid-send) as
@@ -112,28 +110,22 @@ export async function expireStaleClaims(
 ): Promise<OutboundMessageRecord[]> {
   const now = options.now ?? Date.now;
   const expired: OutboundMessageRecord[] = [];
-  let cursor: { createdAt: number; id: string } | undefined;
-  while (!options.signal?.aborted) {
-    const page = await store.listOutbound({
-      status: "pending",
-      instance: options.instance,
-      limit: PAGE_SIZE,
-      startAfter: cursor,
-    });
-    for (const record of page) {
-      cursor = { createdAt: record.createdAt, id: record.id };
-      const until = record.claimedUntil ?? record.updatedAt + LEGACY_PENDING_STALE_MS;
-      if (until > now()) continue;
-      const changed = await store.updateOutbound(record.id, {
-        status: "failed",
-        outcomeUnknown: true,
-        claimedUntil: undefined,
-        lastError: `Sender stopped mid-send: its claim ended at ${new Date(until).toISOString()}`,
-        updatedAt: now(),
-      }, record.updatedAt);
-      if (changed !== null) expired.push(changed);
-    }
-    if (page.length < PAGE_SIZE) break;
+  const pending = scanOutbound(store, {
+    status: "pending",
+    instance: options.instance,
+    signal: options.signal,
+  });
+  for await (const record of pending) {
+    const until = record.claimedUntil ?? record.updatedAt + LEGACY_PENDING_STALE_MS;
+    if (until > now()) continue;
+    const changed = await store.updateOutbound(record.id, {
+      status: "failed",
+      outcomeUnknown: true,
+      claimedUntil: undefined,
+      lastError: `Sender stopped mid-send: its claim ended at ${new Date(until).toISOString()}`,
+      updatedAt: now(),
+    }, record.updatedAt);
+    if (changed !== null) expired.push(changed);
   }
   if (expired.length > 0) {
     log.warn("{count} pending send(s) had an expired claim and are now outcome-unknown", {
@@ -217,8 +209,8 @@ export async function reconcileRecord(
     });
   } catch (error) {
     if (context.signal?.aborted) throw error;
-    log.warn("Cannot look up send {id}: {error}", { id: record.id, error: messageOf(error) });
-    return { id: record.id, status: "undecided", reason: "lookup_failed", error: messageOf(error) };
+    log.warn("Cannot look up send {id}: {error}", { id: record.id, error: errorMessage(error) });
+    return { id: record.id, status: "undecided", reason: "lookup_failed", error: errorMessage(error) };
   }
   if (!found.found && !found.complete) {
     return { id: record.id, status: "undecided", reason: "too_many_messages" };
@@ -256,14 +248,6 @@ export async function reconcileRecord(
     : { id: record.id, status: "not_sent" };
 }
 
-function checkCount(name: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(
-      `Cannot reconcile sends: "${name}" must be an integer >= ${min}, got "${String(value)}"`,
-    );
-  }
-}
-
 /**
  * Settle sends whose outcome is unknown. First, every `pending` record whose sender's claim ended
  * (`claimedUntil` passed: the process died mid-send) becomes outcome-unknown. Then each failed record
@@ -285,10 +269,13 @@ function checkCount(name: string, value: number, min: number): void {
  * ```
  */
 export async function reconcileSends(options: ReconcileSendsOptions): Promise<ReconcileSendsResult> {
-  const limit = options.limit ?? 100;
-  const minAgeMs = options.minAgeMs ?? DEFAULT_MIN_AGE_MS;
-  checkCount("limit", limit, 0);
-  checkCount("minAgeMs", minAgeMs, 0);
+  const limit = nonNegativeInteger("Cannot reconcile sends", "limit", options.limit, 100);
+  const minAgeMs = nonNegativeInteger(
+    "Cannot reconcile sends",
+    "minAgeMs",
+    options.minAgeMs,
+    DEFAULT_MIN_AGE_MS,
+  );
   const { store, signal } = options;
   const now = options.now ?? Date.now;
   const dryRun = options.dryRun === true;
@@ -315,23 +302,12 @@ export async function reconcileSends(options: ReconcileSendsOptions): Promise<Re
     }
   }
   const client = options.service.getClient();
-  let cursor: { createdAt: number; id: string } | undefined;
-  scan: while (result.checked < limit && !signal?.aborted) {
-    const page = await store.listOutbound({
-      status: "failed",
-      instance: options.instance,
-      limit: PAGE_SIZE,
-      startAfter: cursor,
-    });
-    for (const record of page) {
-      if (result.checked >= limit || signal?.aborted) break scan;
-      cursor = { createdAt: record.createdAt, id: record.id };
-      if (!record.outcomeUnknown || record.permanent === true) continue;
-      result.checked++;
-      if (dryRun) report({ id: record.id, status: "would_check" });
-      else report(await reconcileRecord(record, { client, store, now, minAgeMs, signal }));
-    }
-    if (page.length < PAGE_SIZE) break;
+  for await (const record of scanOutbound(store, { status: "failed", instance: options.instance, signal })) {
+    if (result.checked >= limit || signal?.aborted) break;
+    if (!record.outcomeUnknown || record.permanent === true) continue;
+    result.checked++;
+    if (dryRun) report({ id: record.id, status: "would_check" });
+    else report(await reconcileRecord(record, { client, store, now, minAgeMs, signal }));
   }
   log.info(
     "Reconciled sends{dry}: {expired} expired, {sent} sent, {notSent} not sent, {undecided} undecided",

@@ -12,7 +12,12 @@ import type { RequestOptions } from "../client/client.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import { IdempotencyClaims, type IdempotencyScope, sendFingerprint } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
+import { nonNegativeInteger } from "../util/checks.ts";
+import { scanOutbound } from "./outbound_scan.ts";
 import { expireStaleClaims, reconcileRecord } from "./reconcile_sends.ts";
+import { errorMessage } from "../util/error_message.ts";
+
+const WHERE = "Cannot retry failed messages";
 
 /** The part of `GatewayService` the task uses: a `GatewayService` fits, and so does a test fake. */
 export interface RetryService {
@@ -103,25 +108,12 @@ export interface RetryFailedResult {
   results: RetryRecordResult[];
 }
 
-const PAGE_SIZE = 100;
 const MEDIA_TYPES = new Set(["media", "image", "video", "document", "audio", "ptv", "sticker"]);
 const MEDIA_ROUTE = /\/message\/send(Media|WhatsAppAudio|Ptv|Sticker)\//;
 const log = getGatewayLogger("tasks", "retry-failed");
 
 function bucketFor(record: OutboundMessageRecord): RateLimitBucket {
   return MEDIA_TYPES.has(record.type) || MEDIA_ROUTE.test(record.route) ? "media" : "messages";
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function checkCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new RangeError(
-      `Cannot retry failed messages: "${name}" must be a non-negative integer, got "${value}"`,
-    );
-  }
 }
 
 /**
@@ -161,15 +153,12 @@ function checkCount(name: string, value: number): void {
  * ```
  */
 export async function retryFailedMessages(options: RetryFailedOptions): Promise<RetryFailedResult> {
-  const maxRetries = options.maxRetries ?? 3;
-  const limit = options.limit ?? 100;
-  checkCount("maxRetries", maxRetries);
-  checkCount("limit", limit);
+  const maxRetries = nonNegativeInteger(WHERE, "maxRetries", options.maxRetries, 3);
+  const limit = nonNegativeInteger(WHERE, "limit", options.limit, 100);
   const { store, service, signal } = options;
   const now = options.now ?? Date.now;
   const dryRun = options.dryRun === true;
-  const claimMs = options.claimMs ?? DEFAULT_RETRY_CLAIM_MS;
-  checkCount("claimMs", claimMs);
+  const claimMs = nonNegativeInteger(WHERE, "claimMs", options.claimMs, DEFAULT_RETRY_CLAIM_MS);
   const result: RetryFailedResult = {
     attempted: 0,
     sent: 0,
@@ -198,66 +187,54 @@ export async function retryFailedMessages(options: RetryFailedOptions): Promise<
     claims: new IdempotencyClaims(store.state, { now }),
   };
   if (!dryRun) await expireStaleClaims(store, { now, instance: options.instance, signal });
-  let cursor: { createdAt: number; id: string } | undefined;
-  // Paging past skipped records keeps a backlog of exhausted ones from hiding newer failures.
-  scan: while (result.attempted < limit && !signal?.aborted) {
-    const page = await store.listOutbound({
-      status: "failed",
-      instance: options.instance,
-      limit: PAGE_SIZE,
-      startAfter: cursor,
-    });
-    for (let record of page) {
-      if (result.attempted >= limit || signal?.aborted) break scan;
-      cursor = { createdAt: record.createdAt, id: record.id };
-      if (record.outcomeUnknown && record.permanent !== true && !dryRun) {
-        // Never resend what may have been delivered before looking for it on the server.
-        const settled = await reconcileRecord(record, {
-          client: service.getClient(),
-          store,
-          now,
-          minAgeMs: options.reconcileMinAgeMs,
-          signal,
+  for await (let record of scanOutbound(store, { status: "failed", instance: options.instance, signal })) {
+    if (result.attempted >= limit || signal?.aborted) break;
+    if (record.outcomeUnknown && record.permanent !== true && !dryRun) {
+      // Never resend what may have been delivered before looking for it on the server.
+      const settled = await reconcileRecord(record, {
+        client: service.getClient(),
+        store,
+        now,
+        minAgeMs: options.reconcileMinAgeMs,
+        signal,
+      });
+      if (settled.status === "sent") {
+        report({
+          id: record.id,
+          status: "reconciled",
+          messageId: settled.messageId,
+          retryCount: record.retryCount,
         });
-        if (settled.status === "sent") {
-          report({
-            id: record.id,
-            status: "reconciled",
-            messageId: settled.messageId,
-            retryCount: record.retryCount,
-          });
-          continue;
-        }
-        const fresh = settled.status === "not_sent" ? await store.getOutbound(record.id) : null;
-        if (fresh === null || fresh.status !== "failed" || fresh.outcomeUnknown) {
-          report({
-            id: record.id,
-            status: "skipped",
-            reason: "outcome_unknown",
-            retryCount: record.retryCount,
-          });
-          continue;
-        }
-        record = fresh;
+        continue;
       }
-      if (record.outcomeUnknown) {
+      const fresh = settled.status === "not_sent" ? await store.getOutbound(record.id) : null;
+      if (fresh === null || fresh.status !== "failed" || fresh.outcomeUnknown) {
         report({
           id: record.id,
           status: "skipped",
           reason: "outcome_unknown",
           retryCount: record.retryCount,
         });
-      } else if (record.permanent === true) {
-        report({ id: record.id, status: "skipped", reason: "permanent", retryCount: record.retryCount });
-      } else if (record.retryCount >= maxRetries) {
-        report({ id: record.id, status: "skipped", reason: "max_retries", retryCount: record.retryCount });
-      } else if (dryRun) {
-        report({ id: record.id, status: "would_retry", retryCount: record.retryCount });
-      } else {
-        report(await resend(record, task));
+        continue;
       }
+      record = fresh;
     }
-    if (page.length < PAGE_SIZE) break;
+    if (record.outcomeUnknown) {
+      report({
+        id: record.id,
+        status: "skipped",
+        reason: "outcome_unknown",
+        retryCount: record.retryCount,
+      });
+    } else if (record.permanent === true) {
+      report({ id: record.id, status: "skipped", reason: "permanent", retryCount: record.retryCount });
+    } else if (record.retryCount >= maxRetries) {
+      report({ id: record.id, status: "skipped", reason: "max_retries", retryCount: record.retryCount });
+    } else if (dryRun) {
+      report({ id: record.id, status: "would_retry", retryCount: record.retryCount });
+    } else {
+      report(await resend(record, task));
+    }
   }
   log.info(
     "Retried failed messages{dry}: {attempted} attempted, {sent} sent, {failed} failed, {reconciled} reconciled, {skipped} skipped",
@@ -322,7 +299,7 @@ async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<
       // Left in flight, it reads as unknown after `claimedUntil`: never a second send.
       log.warn("Cannot settle the idempotency key of {id}: {error}", {
         id: record.id,
-        error: messageOf(error),
+        error: errorMessage(error),
       });
     }
   };
@@ -349,7 +326,7 @@ async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<
     data = response.data;
   } catch (error) {
     const unknown = isOutcomeUnknown(error);
-    const lastError = messageOf(error);
+    const lastError = errorMessage(error);
     await finish(store, claimed, {
       status: "failed",
       lastError,
@@ -396,7 +373,7 @@ async function finish(
       log.warn("Cannot record the resend of {id}: the record changed meanwhile", { id: claimed.id });
     }
   } catch (error) {
-    log.warn("Cannot record the resend of {id}: {error}", { id: claimed.id, error: messageOf(error) });
+    log.warn("Cannot record the resend of {id}: {error}", { id: claimed.id, error: errorMessage(error) });
   }
 }
 

@@ -6,132 +6,27 @@
  * @module
  */
 
-import { MAX_TIMER_MS } from "../config_schema.ts";
 import { ConfigurationException } from "../errors.ts";
 import { denoOnlyError } from "../runtime.ts";
 import { getGatewayLogger } from "../log.ts";
-import type { GatewayStore, RecordKind } from "../store/store.ts";
+import { MAX_TIMER_MS } from "../util/timers.ts";
+import { nonNegativeInteger, numberSetting } from "../util/checks.ts";
+import type { GatewayStore } from "../store/store.ts";
+import type { ReconcileInboundResult } from "../delivery/reconcile.ts";
 import { checkPruneOptions, pruneOldRecords, type PruneResult } from "./prune.ts";
 import { reconcileSends, type ReconcileSendsResult } from "./reconcile_sends.ts";
 import { retryFailedMessages, type RetryFailedResult, type RetryService } from "./retry_failed.ts";
-import { guardTask, kvTaskLease, type TaskLease } from "./task_guard.ts";
-import type { ReconcileInboundResult } from "../delivery/reconcile.ts";
-import {
-  RECONCILE_NAME,
-  RECONCILE_SCHEDULE,
-  type ReconcileInboundTaskOptions,
-  runReconcileTask,
-} from "./reconcile_task.ts";
-
-/** The prune task: when it runs and what it removes. */
-export interface PruneTaskOptions {
-  /** Cron expression, UTC (default `"0 3 * * *"`, every day at 03:00). */
-  schedule?: string;
-  /** Remove records older than this many days (default 30). */
-  days?: number;
-  /** Kinds to prune (default all). */
-  kinds?: readonly RecordKind[];
-  /** Cron job name (default `"gateway-prune"`); unique per isolate. */
-  name?: string;
-}
-
-/** The retry-failed task: when it runs and what it resends. */
-export interface RetryFailedTaskOptions {
-  /** Cron expression, UTC (default `"*\/5 * * * *"`, every five minutes). */
-  schedule?: string;
-  /** Skip records resent this many times (default 3). */
-  maxRetries?: number;
-  /** At most this many resends per run (default 100). */
-  limit?: number;
-  /** Only records of this instance. */
-  instance?: string;
-  /** Cron job name (default `"gateway-retry-failed"`); unique per isolate. */
-  name?: string;
-}
-
-/** The reconcile-sends task: when it settles sends whose outcome is unknown. */
-export interface ReconcileSendsTaskOptions {
-  /** Cron expression, UTC (default `"*\/10 * * * *"`, every ten minutes). */
-  schedule?: string;
-  /** At most this many records looked up per run (default 100). */
-  limit?: number;
-  /** Only records of this instance. */
-  instance?: string;
-  /** Only records whose last attempt is at least this old, in ms (default 60 000). */
-  minAgeMs?: number;
-  /** Cron job name (default `"gateway-reconcile-sends"`); unique per isolate. */
-  name?: string;
-}
-
-/** What both schedulers share. */
-export interface ScheduledTasksBaseOptions {
-  /** The prune task, or false to leave it out. */
-  prune?: PruneTaskOptions | false;
-  /** The retry-failed task, or false to leave it out. */
-  retryFailed?: RetryFailedTaskOptions | false;
-  /** The reconcile-sends task, or false to leave it out. */
-  reconcileSends?: ReconcileSendsTaskOptions | false;
-  /**
-   * The reconcile task (recover inbound messages whose webhooks were dropped, then report stuck sends),
-   * or false to leave it out (the default: give an object to run it).
-   */
-  reconcile?: ReconcileInboundTaskOptions | false;
-  /** A Deno KV used for a lease per task, so that several isolates never run one task at once. */
-  kv?: Deno.Kv;
-  /** A custom cross-isolate lease instead of `kv`. */
-  lease?: TaskLease;
-  /** How long a lease holds (default 15 minutes): longer than the longest run. */
-  leaseMs?: number;
-  /** Clock in epoch ms (default `Date.now`). */
-  now?: () => number;
-}
-
-/** Options of {@link registerScheduledTasks}. */
-export interface RegisterScheduledTasksOptions extends ScheduledTasksBaseOptions {
-  /** Sends the retried messages (a `GatewayService`). */
-  service: RetryService;
-  /** The records. */
-  store: GatewayStore;
-  /** Registers a job: `Deno.cron`'s three-argument form (the default; inject one in tests). */
-  cron?: (name: string, schedule: string, handler: () => Promise<void>) => unknown;
-}
-
-/**
- * The handlers registered, callable directly (tests, a CLI, an admin route). Each resolves to null when
- * it was skipped because a previous run is still going.
- */
-export interface ScheduledTaskHandlers {
-  /** Runs the prune task, when registered. */
-  prune?: () => Promise<PruneResult | null>;
-  /** Runs the retry-failed task, when registered. */
-  retryFailed?: () => Promise<RetryFailedResult | null>;
-  /** Runs the reconcile-sends task, when registered. */
-  reconcileSends?: () => Promise<ReconcileSendsResult | null>;
-  /** Runs the reconcile task, when registered. */
-  reconcile?: () => Promise<ReconcileInboundResult | null>;
-}
-
-/** A Workers `scheduled` handler: `export default { scheduled: handleScheduled }`. */
-export type HandleScheduled<Env = unknown> = (
-  /** The part of Workers' `ScheduledController` used: the trigger's cron expression as in `wrangler.toml`. */
-  controller: { readonly cron: string; readonly scheduledTime?: number },
-  env: Env,
-  /** The part of Workers' `ExecutionContext` used: keeps the Worker alive until the work settles. */
-  ctx: { waitUntil(promise: Promise<unknown>): void },
-) => Promise<void>;
-
-/** Options of {@link createScheduledHandler}: values, or functions of the Worker's `env`. */
-export interface ScheduledHandlerOptions<Env = unknown> extends Omit<ScheduledTasksBaseOptions, "lease"> {
-  /**
-   * A cross-isolate lease, or a function building it from `env` (Workers has no Deno KV: for example
-   * `(env) => stateTaskLease(new D1State(env.DB))`).
-   */
-  lease?: TaskLease | ((env: Env) => TaskLease);
-  /** The service, or a function building it from `env` (Workers bindings arrive with each event). */
-  service: RetryService | ((env: Env) => RetryService | Promise<RetryService>);
-  /** The store, or a function building it from `env`. */
-  store: GatewayStore | ((env: Env) => GatewayStore | Promise<GatewayStore>);
-}
+import { kvTaskLease } from "../backends/kv/lease.ts";
+import { guardTask } from "./task_guard.ts";
+import type { TaskLease } from "./task_lease.ts";
+import { RECONCILE_NAME, RECONCILE_SCHEDULE, runReconcileTask } from "./reconcile_task.ts";
+import type {
+  HandleScheduled,
+  RegisterScheduledTasksOptions,
+  ScheduledHandlerOptions,
+  ScheduledTaskHandlers,
+  ScheduledTasksBaseOptions,
+} from "./schedule_options.ts";
 
 /** The default schedule of the prune task: every day at 03:00 UTC. */
 const PRUNE_SCHEDULE = "0 3 * * *";
@@ -175,13 +70,7 @@ function checkTask<T extends { instance?: string }>(
   counts: readonly (keyof T & string)[],
 ): void {
   for (const name of counts) {
-    const value: unknown = task[name];
-    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) {
-      throw new ConfigurationException(
-        `Cannot schedule tasks: "${taskName}.${name}" must be a non-negative integer, got "${String(value)}"`,
-        { setting: `${taskName}.${name}` },
-      );
-    }
+    nonNegativeInteger("Cannot schedule tasks", `${taskName}.${name}`, task[name], 0);
   }
   if (task.instance !== undefined && (typeof task.instance !== "string" || task.instance.trim() === "")) {
     throw new ConfigurationException(
@@ -197,15 +86,11 @@ function buildRunners<Env>(
 ): Runners<Env> {
   const lease = options.lease ??
     (options.kv === undefined ? undefined : kvTaskLease(options.kv, undefined, options.now));
-  const leaseMs = options.leaseMs ?? LEASE_MS;
-  if (typeof leaseMs !== "number" || !Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_TIMER_MS) {
-    throw new ConfigurationException(
-      `Cannot schedule tasks: "leaseMs" must be an integer from 1 to ${MAX_TIMER_MS} (ms), got "${
-        String(leaseMs)
-      }"`,
-      { setting: "leaseMs" },
-    );
-  }
+  const leaseMs = numberSetting("Cannot schedule tasks", "leaseMs", options.leaseMs, LEASE_MS, {
+    integer: true,
+    max: MAX_TIMER_MS,
+    unit: "ms",
+  });
   const runners: Runners<Env> = {};
   if (options.prune !== false) {
     const task = options.prune ?? {};

@@ -6,7 +6,7 @@
  */
 
 import type { StateStore } from "../store/state.ts";
-import type { TaskLease } from "./task_guard.ts";
+import type { TaskLease } from "./task_lease.ts";
 
 /** Options of {@link stateTaskLease}. */
 export interface StateTaskLeaseOptions {

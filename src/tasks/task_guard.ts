@@ -1,41 +1,14 @@
 /**
  * Keeps a scheduled task from overlapping itself: an in-flight flag within the isolate, and optionally a
- * lease shared by every isolate (a Deno KV key with an expiry).
+ * lease shared by every isolate (the {@link TaskLease} contract; its engines live in `src/backends/`).
  *
  * @module
  */
 
 import { getGatewayLogger } from "../log.ts";
-import { KvState } from "../store/kv_state.ts";
-import { stateTaskLease } from "./state_lease.ts";
-
-/**
- * A lock shared by every isolate that runs the same tasks. `acquire` resolves to a release function, or
- * to null when another holder has the lease.
- *
- * @example A lease that always grants (no cross-isolate protection)
- * ```ts
- * import type { TaskLease } from "@gw/gateway/tasks";
- * const lease: TaskLease = { acquire: () => Promise.resolve(() => Promise.resolve()) };
- * ```
- */
-export interface TaskLease {
-  /** Take the lease `name` for `ttlMs`; null when someone else holds it. */
-  acquire(name: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
-}
+import type { TaskLease } from "./task_lease.ts";
 
 const log = getGatewayLogger("tasks");
-
-/**
- * A {@link TaskLease} on Deno KV (see {@link stateTaskLease}), keyed under `prefix`.
- */
-export function kvTaskLease(
-  kv: Deno.Kv,
-  prefix: Deno.KvKey = ["gateway"],
-  now: () => number = Date.now,
-): TaskLease {
-  return stateTaskLease(new KvState(kv, { prefix, now }), { now });
-}
 
 /**
  * Wrap `run` so that a call while a previous one is still running (in this isolate, or under `lease` in

@@ -6,11 +6,11 @@
  */
 
 import type { GatewayConfig } from "../config.ts";
-import { registerGatewayFake } from "../gateway_api.ts";
 import { GatewayService } from "../service.ts";
 import { parseSelector } from "./simulator/faults.ts";
 import { type AddInstanceOptions, GatewaySimulator } from "./simulator/simulator.ts";
 import type { RequestLogEntry, SimulatorOptions } from "./simulator/types.ts";
+import { isRecord } from "../util/json_shape.ts";
 
 /** Options of {@link GatewayFake.create}. */
 export interface GatewayFakeOptions extends SimulatorOptions {
@@ -105,10 +105,7 @@ function isMessageSend(request: RequestLogEntry): boolean {
 
 /** The body of a request, as an object. */
 function bodyOf(request: RequestLogEntry): Record<string, unknown> {
-  const body = request.body;
-  return body !== null && typeof body === "object" && !Array.isArray(body)
-    ? body as Record<string, unknown>
-    : {};
+  return isRecord(request.body) ? request.body : {};
 }
 
 /** Send route → message kind, the names `MessageSent.messageType` uses (`sendMedia` uses its `mediatype`). */
@@ -490,7 +487,3 @@ export class GatewayFake {
     return this.simulator.close();
   }
 }
-
-// `GatewayApi.fake()` lives in the root entry, which must not load the simulator: the testing entry hands
-// it the way to build a fake when it is imported.
-registerGatewayFake((options) => GatewayFake.create(options));

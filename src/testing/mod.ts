@@ -55,3 +55,10 @@ export {
   type GatewayFakeOptions,
   type SentMatcher,
 } from "./fake.ts";
+
+// `GatewayApi.fake()` lives in the root entry, which must not load the simulator: this entry hands it the
+// way to build a fake when it is imported (here, not in fake.ts, so that fake.ts does not import the facade
+// that names its type).
+import { registerGatewayFake } from "../gateway_api.ts";
+import { GatewayFake } from "./fake.ts";
+registerGatewayFake((options) => GatewayFake.create(options));

@@ -7,7 +7,7 @@
 
 import { ConfigurationException } from "../errors.ts";
 import { denoEnvAccess, webhookOptionsFromEnv } from "./env.ts";
-import { buildWebhookHandler, type WebhookHandler } from "./handler.ts";
+import { buildWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from "./handler.ts";
 import { misconfigured, missingSecret, SECRET_VARIABLE } from "./pipeline/guard.ts";
 import { discardBody } from "./pipeline/route.ts";
 import type { SecretProblem, WebhookExecutionContext } from "./pipeline/state.ts";
@@ -29,12 +29,19 @@ export function webhookProcessor(): WebhookProcessor {
   return defaultProcessor ??= new WebhookProcessor();
 }
 
-type Built = WebhookHandler | { problem: SecretProblem };
+/** A handler built from the environment, or why it could not be built. Internal (also the bot's). */
+export type Built = WebhookHandler | { problem: SecretProblem };
 let denoDefault: Built | undefined;
 const bindingDefaults = new WeakMap<object, Built>();
 
-// `get` returns the value, or null when the variable exists but may not be read (no --allow-env).
-function build(get: (name: string) => string | undefined | null): Built {
+/**
+ * Build a handler from `GATEWAY_WEBHOOK_*` read through `get` (null: the variable may not be read), with
+ * `overrides` on top (a bot passes its processor, store, queue). Internal (handleWebhook and the bot).
+ */
+export function buildFromEnv(
+  get: (name: string) => string | undefined | null,
+  overrides: WebhookHandlerOptions = {},
+): Built {
   const denied: string[] = [];
   const read = (name: string) => {
     const value = get(name);
@@ -42,12 +49,12 @@ function build(get: (name: string) => string | undefined | null): Built {
     return value ?? undefined;
   };
   try {
-    const options = webhookOptionsFromEnv(read);
+    const options = { ...webhookOptionsFromEnv(read), ...overrides };
     // Every variable is asked for above; those that may not be read are named, not silently defaulted.
     reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE));
     const scheme = options.signature?.scheme ?? "auto";
     return buildWebhookHandler(
-      { ...options, processor: webhookProcessor() },
+      { ...options, processor: overrides.processor ?? webhookProcessor() },
       denied.includes(SECRET_VARIABLE) ? missingSecret(scheme, "permission") : undefined,
     );
   } catch (error) {
@@ -97,13 +104,14 @@ function reportUnreadable(names: string[]): void {
   );
 }
 
-function denoLookup(name: string): string | undefined | null {
+/** Read a variable from `Deno.env`: null when it may not be read. Internal (also the bot's). */
+export function denoLookup(name: string): string | undefined | null {
   const access = denoEnvAccess(name);
   return access.denied ? null : access.value;
 }
 
-/** Deno's `ServeHandlerInfo` has `remoteAddr`; anything else object-like is Workers bindings. */
-function isBindings(value: unknown): value is Record<string, unknown> {
+/** Deno's `ServeHandlerInfo` has `remoteAddr`; anything else object-like is Workers bindings. Internal. */
+export function isBindings(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !("remoteAddr" in value);
 }
 
@@ -141,11 +149,11 @@ export function handleWebhook(
     built = bindingDefaults.get(envOrInfo);
     if (built === undefined) {
       const env = envOrInfo;
-      built = build((name) => typeof env[name] === "string" ? env[name] as string : denoLookup(name));
+      built = buildFromEnv((name) => typeof env[name] === "string" ? env[name] as string : denoLookup(name));
       bindingDefaults.set(envOrInfo, built);
     }
   } else {
-    built = denoDefault ??= build(denoLookup);
+    built = denoDefault ??= buildFromEnv(denoLookup);
   }
   if (typeof built !== "function") {
     discardBody(request);

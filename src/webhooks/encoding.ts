@@ -1,6 +1,6 @@
 /**
  * Small byte helpers for signatures: hex out (and checks of received hex), base64 (standard and url-safe)
- * both ways, and constant-time comparisons. Internal; Web platform only so that it loads on Workers.
+ * both ways (from `src/util/base64.ts`), and constant-time comparisons. Internal; Web platform only so that it loads on Workers.
  *
  * @module
  */
@@ -44,46 +44,8 @@ export function hexEquals(text: string, expected: Uint8Array): boolean {
   return diff === 0;
 }
 
-/** Standard base64 (with padding) of `bytes`. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
-
-/**
- * Bytes of standard base64 (padding optional), or null when malformed or not canonical: unused low bits of
- * the last character must be zero, so that one value has one spelling (a signature cannot be altered into
- * another text that still verifies).
- */
-export function fromBase64(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
-  const unpadded = text.replace(/=+$/, "");
-  if (unpadded.length % 4 === 1) return null;
-  let binary: string;
-  try {
-    binary = atob(unpadded + "===".slice((unpadded.length + 3) % 4));
-  } catch {
-    return null;
-  }
-  if (btoa(binary).replace(/=+$/, "") !== unpadded) return null;
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
-/** Unpadded base64url of `bytes`. */
-export function toBase64Url(bytes: Uint8Array): string {
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** Bytes of unpadded base64url, or null when malformed. */
-export function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  return fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
-}
+// Base64 has one implementation, shared with media and the Redis queue.
+export { fromBase64, fromBase64Url, toBase64, toBase64Url } from "../util/base64.ts";
 
 /**
  * Compare received bytes with expected ones in time that depends only on the expected length, never on

@@ -13,14 +13,12 @@ import { DEFAULTS } from "../config.ts";
 import { checkOptionKeys } from "../option_keys.ts";
 import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
+import { MAX_TIMER_MS } from "../util/timers.ts";
+import { positiveInteger } from "../util/checks.ts";
 import type { GatewayStore } from "../store/store.ts";
-import {
-  DEDUPE_OPTION_KEYS,
-  KvWebhookDedupe,
-  MemoryWebhookDedupe,
-  type WebhookDedupe,
-  type WebhookDedupeOptions,
-} from "./dedupe.ts";
+import { DEDUPE_OPTION_KEYS, type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
+import { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
+import { KvWebhookDedupe } from "../backends/kv/dedupe.ts";
 import {
   HANDLER_QUEUE_OPTION_KEYS,
   QueueDispatch,
@@ -46,8 +44,7 @@ export type { WebhookExecutionContext, WebhookMiddleware } from "./pipeline/stat
 
 /** Default time limit for a webhook body to arrive, in ms. */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
-// Timers cannot hold more (setTimeout fires at once beyond it).
-const MAX_TIMER_MS = 2 ** 31 - 1;
+const WHERE = "Invalid webhook configuration";
 
 /** Options of {@link createWebhookHandler}. The configuration file's `webhook` section maps onto them. */
 export interface WebhookHandlerOptions {
@@ -113,22 +110,6 @@ function resolveDedupe(option: WebhookHandlerOptions["dedupe"]): WebhookDedupe |
   return kv !== undefined ? new KvWebhookDedupe(kv, settings) : new MemoryWebhookDedupe(settings);
 }
 
-function positiveInteger(
-  name: string,
-  value: unknown,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new ConfigurationException(
-      `Invalid webhook configuration: "${name}" must be an integer from 1 to ${max}, got "${String(value)}"`,
-      { setting: name },
-    );
-  }
-  return value;
-}
-
 function checkPrefix(value: unknown): string {
   const prefix = value ?? DEFAULTS.route_prefix;
   if (typeof prefix !== "string" || /[?#\s]/.test(prefix)) {
@@ -187,8 +168,9 @@ export function buildWebhookHandler(
   const enabled = options.enabled !== false;
   const prefix = checkPrefix(options.routePrefix);
   const middleware = checkMiddleware(options.routeMiddleware);
-  const maxBodyBytes = positiveInteger("maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes);
+  const maxBodyBytes = positiveInteger(WHERE, "maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes);
   const bodyTimeoutMs = positiveInteger(
+    WHERE,
     "bodyTimeoutMs",
     options.bodyTimeoutMs,
     DEFAULT_BODY_TIMEOUT_MS,

@@ -150,12 +150,9 @@ export {
   type WebhookWorker,
   type WebhookWorkerOptions,
 } from "./queue.ts";
-export {
-  KvWebhookDedupe,
-  MemoryWebhookDedupe,
-  type WebhookDedupe,
-  type WebhookDedupeOptions,
-} from "./dedupe.ts";
+export { type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
+export { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
+export { KvWebhookDedupe } from "../backends/kv/dedupe.ts";
 export {
   denoEnvLookup,
   WEBHOOK_ENV_VARIABLES,

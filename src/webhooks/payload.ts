@@ -6,6 +6,7 @@
  */
 
 import { type ResolvedSender, resolveSender } from "../address/sender.ts";
+import { isRecord, nonEmptyString as str } from "../util/json_shape.ts";
 import type { WebhookEventData } from "./events/data.ts";
 import {
   normalizeWebhookEvent,
@@ -26,14 +27,6 @@ export type WebhookPayloadOf<S extends WebhookEventSpelling> = S extends Webhook
   : never;
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
 
 const PN_SUFFIX = "@s.whatsapp.net";
 

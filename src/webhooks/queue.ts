@@ -13,9 +13,10 @@
  * again, so its own side effects are at least once. Writes added through `completionWrites` commit with the
  * completion record, exactly once.
  *
- * One file per concern in `queue/`: `interface.ts` (the job, the settings, what a queue does), `kv_queue.ts`
- * (the Deno KV queue), `worker.ts`, `dead_letters.ts`, `settler.ts` (one job, any engine). This module
- * gathers their names.
+ * The contract in `queue/`: `interface.ts` (the job, the settings, what a queue and a worker do) and
+ * `settler.ts` (one job, any engine). The Deno KV engine lives in `src/backends/kv/`: `queue.ts`,
+ * `queue_worker.ts`, `queue_dead_letters.ts` (Redis and Cloudflare in their own `src/backends/` folders).
+ * This module gathers their names.
  *
  * @module
  */
@@ -30,9 +31,10 @@ export {
   type WebhookJobQueue,
   type WebhookQueueOptions,
   webhookQueueSettings,
+  type WebhookWorker,
   type WebhookWorkerOptions,
 } from "./queue/interface.ts";
-export { enqueueWebhookJob, KvWebhookQueue } from "./queue/kv_queue.ts";
-export { runWebhookJob, startWebhookWorker, type WebhookWorker } from "./queue/worker.ts";
-export { listDeadLetters, requeueDeadLetter } from "./queue/dead_letters.ts";
+export { enqueueWebhookJob, KvWebhookQueue } from "../backends/kv/queue.ts";
+export { runWebhookJob, startWebhookWorker } from "../backends/kv/queue_worker.ts";
+export { listDeadLetters, requeueDeadLetter } from "../backends/kv/queue_dead_letters.ts";
 export { settleWebhookJob, type WebhookJobSettler } from "./queue/settler.ts";

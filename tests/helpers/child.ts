@@ -3,6 +3,8 @@
  * is bounded by a deadline, and `close()` kills the process if needed and awaits it.
  */
 
+import { NO_NODE_MODULES } from "./processes.ts";
+
 const ROOT = new URL("../../", import.meta.url);
 
 export class Child {
@@ -22,7 +24,15 @@ export class Child {
   static spawn(script: URL, flags: string[], args: string[]): Child {
     return new Child(
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "--quiet", "--lock=tests/npm/deno.lock", ...flags, script.pathname, ...args],
+        args: [
+          "run",
+          "--quiet",
+          "--lock=tests/npm/deno.lock",
+          NO_NODE_MODULES,
+          ...flags,
+          script.pathname,
+          ...args,
+        ],
         cwd: ROOT.pathname,
         stdin: "piped",
         stdout: "piped",

@@ -5,6 +5,14 @@
 
 const ROOT = new URL("../../", import.meta.url);
 
+/**
+ * For the tests' child processes: they load npm packages from Deno's cache and leave node_modules alone.
+ * A Deno process whose lockfile differs from the last one's (the CLI tasks use deno.json's, the tests
+ * tests/npm/deno.lock) relinks node_modules as it starts, and two doing it at once fail on each other's
+ * links ("File exists (os error 17), symlink ...").
+ */
+export const NO_NODE_MODULES = "--node-modules-dir=none";
+
 async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffered = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
@@ -27,7 +35,7 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 export async function runTogether<T>(argLists: string[][]): Promise<T[]> {
   const children = argLists.map((args) =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "--lock=tests/npm/deno.lock", "-A", ...args],
+      args: ["run", "--quiet", "--lock=tests/npm/deno.lock", NO_NODE_MODULES, "-A", ...args],
       cwd: ROOT.pathname,
       stdin: "piped",
       stdout: "piped",

@@ -3,6 +3,8 @@
  * (and awaited) by `close()`. `.ci/run` installs Debian's `redis-server` when it is missing.
  */
 
+import { realClockEnv } from "./real_clock.ts";
+
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>` */
   url: string;
@@ -18,13 +20,32 @@ export function freePort(): number {
   return port;
 }
 
-/** Start a server and wait until it accepts connections (at most 10 s). */
+/**
+ * Start a server and wait until it accepts connections (at most 10 s per try). The free port is found by
+ * binding and releasing it, so a test file running beside this one may take it first: up to 3 tries.
+ */
 export async function startRedisServer(): Promise<RedisServer> {
-  const port = freePort();
+  let failure: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(freePort());
+    } catch (error) {
+      if (!(error instanceof RedisStartError)) throw error;
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+class RedisStartError extends Error {}
+
+async function startOnce(port: number): Promise<RedisServer> {
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("redis-server", {
       args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      env: realClockEnv(),
+      clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -59,7 +80,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
   if (!seen.includes("Ready to accept connections")) {
     await close();
-    throw new Error(`redis-server did not start on port ${port}: ${seen.slice(-500)}`);
+    throw new RedisStartError(`redis-server did not start on port ${port}: ${seen.slice(-500)}`);
   }
   return { url: `redis://127.0.0.1:${port}`, port, close };
 }

@@ -1,3 +1,5 @@
+import { NO_NODE_MODULES } from "./processes.ts";
+
 /** Run `tests/fixtures/delivery_worker.ts` in a separate process and return its stdout. */
 const WORKER = new URL("../fixtures/delivery_worker.ts", import.meta.url);
 const ROOT = new URL("../../", import.meta.url);
@@ -7,6 +9,7 @@ export async function runDeliveryWorker(...args: string[]): Promise<string> {
     args: [
       "run",
       "--quiet",
+      NO_NODE_MODULES,
       "--unstable-kv",
       "--allow-read",
       "--allow-write",

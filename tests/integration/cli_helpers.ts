@@ -1,20 +1,32 @@
 /**
- * Helpers for the CLI integration tests: run a command as a subprocess with exactly the permission flags
- * of its deno.json task (so the tests also prove those permissions are enough), in a temporary working
- * directory, with a clean environment.
+ * Helpers for the CLI integration tests. {@link runCli} runs a command in-process through the CLI's I/O
+ * seam (`main(args, memoryIo)`) in a temporary working directory; {@link spawnCli} and {@link cliCommand}
+ * run it as a subprocess with exactly the permission flags of its deno.json task, which proves those
+ * permissions are enough (one such smoke run per command, in cli_smoke_test.ts).
+ *
+ * In-process runs change the process's working directory while they run, so the files that use
+ * {@link runCli} run in the suite's serial group, never beside another file (docs/testing.md).
  */
+
+import { main, memoryIo } from "../../src/cli/main.ts";
+import { NO_NODE_MODULES } from "../helpers/processes.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 export const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
 const CONFIG = new URL("deno.json", ROOT).pathname;
 
-let tasks: Record<string, { command: string }> | undefined;
+/** A deno.json task: a command line, or an object with `command` (and `description`). */
+type Task = string | { command?: string; description?: string };
+
+let tasks: Record<string, Task> | undefined;
 
 /** The permission flags of a deno.json task: the words between `deno run` and `src/cli/main.ts`. */
 export function taskFlags(task: string): string[] {
-  tasks ??= JSON.parse(Deno.readTextFileSync(CONFIG)).tasks as Record<string, { command: string }>;
-  const line = tasks[task]?.command;
-  if (line === undefined) throw new Error(`No deno.json task "${task}"`);
+  tasks ??= JSON.parse(Deno.readTextFileSync(CONFIG)).tasks as Record<string, Task>;
+  const entry = tasks[task];
+  if (entry === undefined) throw new Error(`No deno.json task "${task}"`);
+  const line = typeof entry === "string" ? entry : entry.command;
+  if (typeof line !== "string") throw new Error(`Task "${task}" has no command`);
   const words = line.split(/\s+/);
   const start = words.indexOf("run") + 1;
   const end = words.indexOf("src/cli/main.ts");
@@ -39,9 +51,23 @@ export interface CliOptions {
   flags?: string[];
 }
 
+/**
+ * What a child inherits: PATH, HOME, Deno's cache, and libfaketime's variables (a suite run under
+ * `faketime` moves the children's clocks too, see docs/testing.md).
+ */
+export const INHERITED = [
+  "PATH",
+  "HOME",
+  "DENO_DIR",
+  "XDG_CACHE_HOME",
+  "LD_PRELOAD",
+  "FAKETIME",
+  "DONT_FAKE_MONOTONIC",
+];
+
 function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+  for (const name of INHERITED) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
@@ -52,7 +78,7 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
 export function cliCommand(task: string, args: string[], options: CliOptions, piped = true): Deno.Command {
   const flags = options.flags ?? taskFlags(task);
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--config", CONFIG, ...flags, MAIN, task, ...args],
+    args: ["run", "--config", CONFIG, NO_NODE_MODULES, ...flags, MAIN, task, ...args],
     cwd: options.cwd,
     env: baseEnv(options.env),
     clearEnv: true,
@@ -62,11 +88,31 @@ export function cliCommand(task: string, args: string[], options: CliOptions, pi
   });
 }
 
-/** Run a command to the end. */
-export async function runCli(task: string, args: string[], options: CliOptions): Promise<CliRun> {
+/** Run a command to the end as a subprocess with its task's permission flags. */
+export async function spawnCli(task: string, args: string[], options: CliOptions): Promise<CliRun> {
   const output = await cliCommand(task, args, options).output();
   const decoder = new TextDecoder();
   return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+/**
+ * Run a command to the end in-process: `main([task, ...args], memoryIo({ env }))` with `cwd` as the
+ * working directory. The environment is `env` only, as for a spawned run; the permissions are the test
+ * run's (a permission the task lacks shows only in {@link spawnCli}).
+ */
+export async function runCli(task: string, args: string[], options: CliOptions): Promise<CliRun> {
+  if (options.flags !== undefined) throw new Error("runCli runs in-process: use spawnCli to narrow flags");
+  const io = memoryIo({ env: { NO_COLOR: "1", ...options.env } });
+  const previous = Deno.cwd();
+  Deno.chdir(options.cwd);
+  try {
+    const code = await main([task, ...args], io);
+    return { code, stdout: io.out(), stderr: io.err() };
+  } finally {
+    Deno.chdir(previous);
+    // `--verbose` sends the library's logs to this run's io; a later run must not write there.
+    if (args.includes("--verbose")) (await import("@logtape/logtape")).resetSync();
+  }
 }
 
 /** A temporary working directory, removed by `Symbol.asyncDispose`. */

@@ -1,5 +1,5 @@
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
 import { MockGatewayServer, signWebhook } from "../../src/testing/mod.ts";
 import { InstanceHealth } from "../../mod.ts";
 import { cliCommand, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";

@@ -2,7 +2,7 @@
 // instead. These runs put the command on a pseudo-terminal (util-linux `script`) to check exactly that, and
 // check that the demo's colours follow NO_COLOR and a terminal standard output.
 import { ok, strictEqual } from "node:assert/strict";
-import { MAIN, taskFlags, tempDir } from "./cli_helpers.ts";
+import { INHERITED, MAIN, taskFlags, tempDir } from "./cli_helpers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const CONFIG = `${ROOT}deno.json`;
@@ -25,7 +25,7 @@ function quote(word: string): string {
 /** The environment of the test run without NO_COLOR, plus `extra`. */
 function envWith(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+  for (const name of INHERITED) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }

@@ -5,13 +5,13 @@
  * inside workerd in cloudflare_worker_test.ts.)
  */
 
-import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
-import type { D1Database } from "../../src/cloudflare/bindings.ts";
-import { D1State } from "../../src/cloudflare/d1_state.ts";
-import { D1Store } from "../../src/cloudflare/d1_store.ts";
-import { applyD1Migrations, D1_MIGRATIONS } from "../../src/cloudflare/migrations.ts";
-import { STATE_INDEX_SQL, STATE_TABLE_SQL } from "../../src/cloudflare/sql_state.ts";
+import type { D1Database } from "../../src/backends/cloudflare/bindings.ts";
+import { D1State } from "../../src/backends/cloudflare/d1_state.ts";
+import { D1Store } from "../../src/backends/cloudflare/d1_store.ts";
+import { applyD1Migrations, D1_MIGRATIONS } from "../../src/backends/cloudflare/migrations.ts";
+import { STATE_INDEX_SQL, STATE_TABLE_SQL } from "../../src/backends/cloudflare/sql_state.ts";
 import { stateContract } from "../unit/state_contract.ts";
 import { outbound, storeContract } from "../unit/store_contract.ts";
 
@@ -60,7 +60,7 @@ d1Test("D1 migrations: applied once, recorded, and the shipped .sql file is the 
   deepStrictEqual(applied, ["0001_gateway"]);
   deepStrictEqual(await applyD1Migrations(db), []);
   const file = await Deno.readTextFile(
-    new URL("../../src/cloudflare/migrations/0001_gateway.sql", import.meta.url),
+    new URL("../../src/backends/cloudflare/migrations/0001_gateway.sql", import.meta.url),
   );
   strictEqual(D1_MIGRATIONS[0].sql, file);
   // The coordinator creates the same state table in its own SQLite.
@@ -111,13 +111,10 @@ d1Test("D1Store: a record over maxRecordBytes is refused with a clear error, not
     message: /^Cannot save outbound record "a": it takes \d+ bytes as JSON, more than the 100000 allowed/,
   });
   strictEqual(await store.getOutbound("a"), null);
-  let error: unknown;
-  try {
-    new D1Store(db, { maxRecordBytes: 3_000_000 });
-  } catch (caught) {
-    error = caught;
-  }
-  strictEqual(error instanceof RangeError, true);
+  throws(() => new D1Store(db, { maxRecordBytes: 3_000_000 }), {
+    name: "ConfigurationException",
+    message: 'Cannot create D1Store: "maxRecordBytes" must be an integer from 1 to 1900000, got "3000000"',
+  });
 });
 
 d1Test("D1: dispose workerd", () => mf.dispose());

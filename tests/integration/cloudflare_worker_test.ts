@@ -7,16 +7,17 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
-import type { D1Database, DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
-import { CoordinatorState } from "../../src/cloudflare/coordinator_state.ts";
-import { D1State } from "../../src/cloudflare/d1_state.ts";
-import { D1Store } from "../../src/cloudflare/d1_store.ts";
+import type { D1Database, DurableObjectNamespace } from "../../src/backends/cloudflare/bindings.ts";
+import { CoordinatorState } from "../../src/backends/cloudflare/coordinator_state.ts";
+import { D1State } from "../../src/backends/cloudflare/d1_state.ts";
+import { D1Store } from "../../src/backends/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
-import { CoordinatorRateLimiter } from "../../src/cloudflare/coordinator_rate_limiter.ts";
-import { CoordinatorWebhookDedupe } from "../../src/cloudflare/coordinator_dedupe.ts";
+import { CoordinatorRateLimiter } from "../../src/backends/cloudflare/coordinator_rate_limiter.ts";
+import { CoordinatorWebhookDedupe } from "../../src/backends/cloudflare/coordinator_dedupe.ts";
 import { limiterContract } from "../unit/ratelimit_contract.ts";
 import { stateContract } from "../unit/state_contract.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";
+import { realNowSeconds } from "../helpers/real_clock.ts";
 
 Deno.env.set("WRANGLER_SEND_METRICS", "false");
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -55,7 +56,9 @@ function webhook(id: string, text: string): string {
 }
 
 async function deliver(body: string, deliveryId: string) {
-  const headers = await signWebhook({ body, secret: SECRET, scheme: "standard", id: deliveryId });
+  // Signed on the receiver's clock (workerd keeps the real one under faketime, see real_clock.ts).
+  const timestamp = await realNowSeconds();
+  const headers = await signWebhook({ body, secret: SECRET, scheme: "standard", id: deliveryId, timestamp });
   return await mf.dispatchFetch("http://127.0.0.1/gateway/webhook/sales", { method: "POST", headers, body });
 }
 

@@ -3,7 +3,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { reconcileInboundMessages } from "../../src/delivery/reconcile.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 
 const url = Deno.env.get("GW_REAL_URL");

@@ -2,6 +2,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { GatewayService, KvStore, type OutboundMessageRecord } from "../../mod.ts";
 import { retryFailedMessages } from "../../src/tasks/mod.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
+import { NO_NODE_MODULES } from "../helpers/processes.ts";
 
 const KEY = "test-key";
 const ROOT = new URL("../../", import.meta.url);
@@ -21,7 +22,14 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 
 function spawn(worker: string, args: string[]): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "-A", new URL(`../fixtures/${worker}`, import.meta.url).pathname, ...args],
+    args: [
+      "run",
+      "--quiet",
+      NO_NODE_MODULES,
+      "-A",
+      new URL(`../fixtures/${worker}`, import.meta.url).pathname,
+      ...args,
+    ],
     cwd: ROOT.pathname,
     stdin: "piped",
     stdout: "piped",

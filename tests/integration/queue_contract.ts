@@ -2,7 +2,7 @@
 // handler, with real workers; waits are on signals from the worker, never on time.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { MetricsCollector } from "../../src/metrics.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createWebhookHandler, type WebhookHandlerQueueOptions } from "../../src/webhooks/handler.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import type { DeadLetter, WebhookJobOutcome, WebhookWorkerOptions } from "../../src/webhooks/queue.ts";

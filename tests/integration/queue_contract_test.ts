@@ -1,4 +1,4 @@
-import { RedisWebhookQueue } from "../../src/redis/queue.ts";
+import { RedisWebhookQueue } from "../../src/backends/redis/queue.ts";
 import {
   listDeadLetters,
   requeueDeadLetter,

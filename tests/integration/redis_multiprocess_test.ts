@@ -4,7 +4,7 @@
  */
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { RedisWebhookQueue } from "../../src/redis/queue.ts";
+import { RedisWebhookQueue } from "../../src/backends/redis/queue.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { Child } from "../helpers/child.ts";
 import { withRedisServer } from "../helpers/redis_server.ts";
@@ -25,7 +25,10 @@ Deno.test("RedisRateLimiter: 4 processes against one limit allow exactly the lim
       strictEqual(results.reduce((sum, r) => sum + r.allowed, 0), 400);
       strictEqual(results.reduce((sum, r) => sum + r.refused, 0), 600);
     } finally {
-      for (const child of children) strictEqual((await child.close()).code, 0);
+      for (const child of children) {
+        const { code, stderr } = await child.close();
+        strictEqual(code, 0, stderr);
+      }
     }
   });
 });
@@ -68,7 +71,10 @@ Deno.test("RedisWebhookDedupe: 2 receivers sharing dedupe run the handlers of on
       const runs = await Promise.all(children.map(async (child) => JSON.parse(await child.line()).runs));
       strictEqual(runs[0] + runs[1], 1);
     } finally {
-      for (const child of children) strictEqual((await child.close()).code, 0);
+      for (const child of children) {
+        const { code, stderr } = await child.close();
+        strictEqual(code, 0, stderr);
+      }
     }
   });
 });

@@ -5,8 +5,8 @@
  */
 
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
-import { RedisWebhookQueue } from "../../src/redis/queue.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { RedisWebhookQueue } from "../../src/backends/redis/queue.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import type { ProcessWebhookJob } from "../../src/webhooks/queue.ts";

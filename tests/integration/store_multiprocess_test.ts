@@ -1,6 +1,6 @@
 // Several processes writing one KV file at once: the busy-retry policy keeps every write sequence whole.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
 import type { OutboundMessageRecord } from "../../src/store/store.ts";
 import { MockGatewayServer } from "../../src/testing/mock_server.ts";
 import { API_KEY, OLD_BEFORE } from "../fixtures/store_writer.ts";

@@ -3,7 +3,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { MessageSent } from "../../src/events.ts";
 import { GatewayService } from "../../src/service.ts";
-import { KvStore } from "../../src/store/kv.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
 import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
 import { NOW, outbound } from "../fixtures/tasks_fixtures.ts";
 

@@ -3,7 +3,7 @@
 // connection.update, instance.delete, remove.instance and status.instance, to byEvents URLs, signed with its JWT.
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 

@@ -6,7 +6,7 @@
 
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { MetricsCollector } from "../../src/metrics.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";

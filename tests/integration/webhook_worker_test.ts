@@ -7,10 +7,11 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { Miniflare } from "../npm/miniflare.ts";
-import type { D1Database } from "../../src/cloudflare/bindings.ts";
-import { D1Store } from "../../src/cloudflare/d1_store.ts";
+import type { D1Database } from "../../src/backends/cloudflare/bindings.ts";
+import { D1Store } from "../../src/backends/cloudflare/d1_store.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { bundleWorker, until } from "../helpers/cloudflare.ts";
+import { realNowSeconds } from "../helpers/real_clock.ts";
 
 const SECRET = "worker-secret-7";
 
@@ -53,7 +54,8 @@ Deno.test({
           message: { conversation: "from workerd ☁️" },
         },
       });
-      const headers = await signWebhook({ body, secret: SECRET });
+      // Signed on the receiver's clock (workerd keeps the real one under faketime, see real_clock.ts).
+      const headers = await signWebhook({ body, secret: SECRET, timestamp: await realNowSeconds() });
       const signed = await mf.dispatchFetch("http://127.0.0.1/gateway/webhook/sales", {
         method: "POST",
         headers,

@@ -7,4 +7,15 @@
  * @module
  */
 
+import { underFaketime } from "../helpers/real_clock.ts";
+
 export { Miniflare } from "npm:miniflare@4.20260730.0";
+
+// Under `faketime` workerd must keep the real clock (libfaketime deadlocks it): miniflare starts it
+// through this wrapper, which drops libfaketime's variables (docs/testing.md).
+if (underFaketime() && !Deno.env.has("MINIFLARE_WORKERD_PATH")) {
+  Deno.env.set(
+    "MINIFLARE_WORKERD_PATH",
+    new URL("../helpers/workerd_real_clock.sh", import.meta.url).pathname,
+  );
+}

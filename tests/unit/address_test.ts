@@ -4,8 +4,8 @@ import { normalizePhone, phoneMatchKey, phoneVariants } from "../../src/address/
 import { parseRecipient } from "../../src/address/recipient.ts";
 import { resolveSender } from "../../src/address/sender.ts";
 import { ValidationException } from "../../src/errors.ts";
-import { KvStore } from "../../src/store/kv.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { SENDER_FIXTURES } from "../fixtures/lid_payloads.ts";

@@ -1,9 +1,9 @@
 // How the coordinator clients check input before any request and report a failing coordinator (the real
 // object in workerd: tests/integration/cloudflare_worker_test.ts).
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import type { DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
-import { CoordinatorRateLimiter } from "../../src/cloudflare/coordinator_rate_limiter.ts";
-import { CoordinatorState } from "../../src/cloudflare/coordinator_state.ts";
+import type { DurableObjectNamespace } from "../../src/backends/cloudflare/bindings.ts";
+import { CoordinatorRateLimiter } from "../../src/backends/cloudflare/coordinator_rate_limiter.ts";
+import { CoordinatorState } from "../../src/backends/cloudflare/coordinator_state.ts";
 import { GatewayApiException } from "../../src/errors.ts";
 
 function namespace(answer: (body: Record<string, unknown>) => Promise<Response> | Response) {

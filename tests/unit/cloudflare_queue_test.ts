@@ -1,14 +1,19 @@
 // processWebhookBatch and CloudflareWebhookQueue against recording fakes of the Queue bindings (the real
 // queue, retries and dead-letter queue in workerd: tests/integration/cloudflare_worker_test.ts).
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
-import type { Message, MessageBatch, Queue, QueueSendOptions } from "../../src/cloudflare/bindings.ts";
-import { GatewayCoordinator } from "../../src/cloudflare/coordinator.ts";
-import { CoordinatorWebhookDedupe } from "../../src/cloudflare/coordinator_dedupe.ts";
-import type { DurableObjectNamespace } from "../../src/cloudflare/bindings.ts";
-import { CloudflareWebhookQueue, processWebhookBatch } from "../../src/cloudflare/webhook_queue.ts";
+import type {
+  Message,
+  MessageBatch,
+  Queue,
+  QueueSendOptions,
+} from "../../src/backends/cloudflare/bindings.ts";
+import { GatewayCoordinator } from "../../src/backends/cloudflare/coordinator.ts";
+import { CoordinatorWebhookDedupe } from "../../src/backends/cloudflare/coordinator_dedupe.ts";
+import type { DurableObjectNamespace } from "../../src/backends/cloudflare/bindings.ts";
+import { CloudflareWebhookQueue, processWebhookBatch } from "../../src/backends/cloudflare/webhook_queue.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import type { DeadLetter, ProcessWebhookJob } from "../../src/webhooks/queue.ts";
@@ -174,7 +179,7 @@ Deno.test("processWebhookBatch: bad settings are refused before any message is t
     () => processWebhookBatch(batchOf(untouched), new WebhookProcessor(), { maxAttempts: 0 }),
     {
       name: "ConfigurationException",
-      message: 'Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "0"',
+      message: 'Invalid webhook configuration: "queue.maxAttempts" must be a positive integer, got "0"',
     },
   );
   await rejects(
@@ -256,6 +261,6 @@ Deno.test("GatewayCoordinator needs SQLite storage; coordinator dedupe checks it
   };
   throws(() => new CoordinatorWebhookDedupe(namespace, { windowSeconds: 0 }), {
     name: "ConfigurationException",
-    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a number > 0, got "0"',
+    message: 'Invalid webhook configuration: "dedupe.windowSeconds" must be a positive number, got "0"',
   });
 });

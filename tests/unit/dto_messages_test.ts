@@ -78,16 +78,16 @@ Deno.test("SendTextMessageDto: normalized body, everyOne refused (the server ign
     [
       BAD_NUMBER("abc"),
       "text must not be empty",
-      "delay must be at least 0",
       "linkPreview must be true or false",
+      "delay must be at least 0",
+      "quoted.key.id must not be empty",
       "mentioned[0] must be a number starting with a digit",
       'mentioned[2] repeats "5511"',
-      "quoted.key.id must not be empty",
     ],
     'Invalid text message: number must be a phone number in international form (e.g. "5511999999999") or a JID ' +
-      'ending in @s.whatsapp.net, @g.us or @lid; got "abc"; text must not be empty; delay must be at least 0; ' +
-      "linkPreview must be true or false; mentioned[0] must be a number starting with a digit; " +
-      'mentioned[2] repeats "5511"; quoted.key.id must not be empty',
+      'ending in @s.whatsapp.net, @g.us or @lid; got "abc"; text must not be empty; ' +
+      "linkPreview must be true or false; delay must be at least 0; quoted.key.id must not be empty; " +
+      'mentioned[0] must be a number starting with a digit; mentioned[2] repeats "5511"',
   );
   invalid(() => SendTextMessageDto.from({} as never), ["number is required", "text is required"]);
   invalid(() => SendTextMessageDto.from("hi" as never), ["request must be an object"]);
@@ -358,8 +358,8 @@ Deno.test("SendStatusMessageDto: text needs font 1–5 and a colour; media needs
   invalid(
     () => SendStatusMessageDto.from({ type: "image", content: "hello there", statusJidList: ["abc"] }),
     [
-      "content must be an http(s) URL or raw base64",
       BAD_NUMBER("abc", "statusJidList[0]"),
+      "content must be an http(s) URL or raw base64",
     ],
   );
   invalid(() => SendStatusMessageDto.from({ type: "poll" as "text", content: "x", statusJidList: [] }), [

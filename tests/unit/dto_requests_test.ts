@@ -146,11 +146,11 @@ Deno.test("WebhookConfigDto: the server's wrapped body with every field and even
         headers: { "x-n": 1 as never },
       }),
     [
-      "url must be an http(s) URL",
       "enabled must be true or false",
+      "url must be an http(s) URL",
+      "headers.x-n must be a string",
       'events[0] "MESSAGE_UPSERT" is not a webhook event (use UPPER_SNAKE names such as "MESSAGES_UPSERT"; see WEBHOOK_CONFIG_EVENTS)',
       'events[1] 3 is not a webhook event (use UPPER_SNAKE names such as "MESSAGES_UPSERT"; see WEBHOOK_CONFIG_EVENTS)',
-      "headers.x-n must be a string",
     ],
   );
   invalid(() => WebhookConfigDto.from({ events: "ALL" } as never), [
@@ -172,12 +172,12 @@ Deno.test("SettingsDto: all six booleans required", () => {
   deepStrictEqual(SettingsDto.from(full).toJSON(), full);
   invalid(() => SettingsDto.from({ rejectCall: "no", msgCall: 1 } as never), [
     "rejectCall must be true or false",
+    "msgCall must be a string",
     "groupsIgnore is required",
     "alwaysOnline is required",
     "readMessages is required",
     "readStatus is required",
     "syncFullHistory is required",
-    "msgCall must be a string",
   ]);
 });
 
@@ -193,9 +193,14 @@ Deno.test("CreateGroupDto: subject and 10+ digit participants", () => {
     () => CreateGroupDto.from({ subject: "", participants: ["12345678"], promoteParticipants: 1 as never }),
     [
       "subject must not be empty",
-      'participants[0] must be a phone number in international form (e.g. "5511999999999") or a JID ending in @s.whatsapp.net, @g.us or @lid; got "12345678"',
       "promoteParticipants must be true or false",
+      'participants[0] must be a phone number in international form (e.g. "5511999999999") or a JID ending in @s.whatsapp.net, @g.us or @lid; got "12345678"',
     ],
+  );
+  invalid(
+    () =>
+      CreateGroupDto.from({ subject: "T", participants: ["5511999999999"], profilePicture: "x" } as never),
+    ["profilePicture is not read by the server when creating a group; set it after"],
   );
   invalid(() => CreateGroupDto.from({ subject: "T", participants: [] }), [
     "participants must have at least 1 item",
@@ -254,8 +259,8 @@ Deno.test("CallOfferDto and CreateTemplateDto", () => {
   });
   invalid(() => CallOfferDto.from({ number: "x", callDuration: 0, isVideo: "no" as never }), [
     'number must be a phone number in international form (e.g. "5511999999999") or a JID ending in @s.whatsapp.net, @g.us or @lid; got "x"',
-    "callDuration must be between 1 and 15",
     "isVideo must be true or false",
+    "callDuration must be between 1 and 15",
   ]);
   invalid(
     () =>

@@ -80,7 +80,7 @@ Deno.test("every task that runs code has --no-prompt, and the test runs use the 
   }
   const check = config.tasks.check.command;
   ok(/deno check --lock=tests\/npm\/deno\.lock [^&]*tests\//.test(check), check);
-  // Checking src/redis/ with deno.lock would write @redis/client into it, and every clone would install it.
+  // Checking src/backends/redis/ with deno.lock would write @redis/client into it, and every clone would install it.
   for (const run of check.matchAll(/deno check [^&]*/g)) {
     ok(run[0].startsWith("deno check --lock=tests/npm/deno.lock "), run[0]);
   }

@@ -1,5 +1,5 @@
 import { rejects, strictEqual } from "node:assert/strict";
-import { isBusy, openKvWhenFree, withBusyRetry } from "../../src/store/kv_busy.ts";
+import { isBusy, openKvWhenFree, withBusyRetry } from "../../src/backends/kv/busy.ts";
 
 function busy(): Error {
   return new TypeError("database is locked");

@@ -3,8 +3,8 @@ import { MessageStatusChanged, MessageStuck } from "../../src/delivery/status_ev
 import { MessageStatusTracker } from "../../src/delivery/status_tracker.ts";
 import { MessageStatusException } from "../../src/errors.ts";
 import { MessageSent } from "../../src/events.ts";
-import { KvStore } from "../../src/store/kv.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { runDeliveryWorker } from "../helpers/run_worker.ts";

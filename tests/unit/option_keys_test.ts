@@ -5,11 +5,11 @@
 
 import { ok, strictEqual, throws } from "node:assert/strict";
 import { ConfigurationException } from "../../src/errors.ts";
-import { MemoryRateLimiter } from "../../src/ratelimit/memory.ts";
-import { KvRateLimiter } from "../../src/ratelimit/kv.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
-import { KvStore } from "../../src/store/kv.ts";
-import { MemoryWebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { MemoryRateLimiter } from "../../src/backends/memory/rate_limiter.ts";
+import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { MemoryWebhookDedupe } from "../../src/backends/memory/dedupe.ts";
 import {
   RedisRateLimiter,
   RedisState,
@@ -17,14 +17,14 @@ import {
   RedisTaskLease,
   RedisWebhookDedupe,
   RedisWebhookQueue,
-} from "../../src/redis/mod.ts";
+} from "../../src/backends/redis/mod.ts";
 import {
   CloudflareWebhookQueue,
   CoordinatorRateLimiter,
   CoordinatorState,
   CoordinatorWebhookDedupe,
   D1Store,
-} from "../../src/cloudflare/mod.ts";
+} from "../../src/backends/cloudflare/mod.ts";
 
 function refused(build: () => unknown, message: string): void {
   throws(build, (error: unknown) => {

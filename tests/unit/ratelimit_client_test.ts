@@ -9,7 +9,7 @@ import { RateLimitException } from "../../src/errors.ts";
 import { MetricsCollector } from "../../src/metrics.ts";
 import { RateLimitGate } from "../../src/ratelimit/gate.ts";
 import type { RateLimiterInterface } from "../../src/ratelimit/limiter.ts";
-import { MemoryRateLimiter } from "../../src/ratelimit/memory.ts";
+import { MemoryRateLimiter } from "../../src/backends/memory/rate_limiter.ts";
 import { GatewayService } from "../../src/service.ts";
 import { fakeTime, json, scriptedFetch, type Step } from "../helpers/scripted_fetch.ts";
 

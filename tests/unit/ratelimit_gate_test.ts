@@ -9,9 +9,9 @@ import {
   RateLimitGate,
   type RateLimitGateOptions,
 } from "../../src/ratelimit/gate.ts";
-import { KvRateLimiter } from "../../src/ratelimit/kv.ts";
+import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
 import type { RateLimiterInterface } from "../../src/ratelimit/limiter.ts";
-import { MemoryRateLimiter } from "../../src/ratelimit/memory.ts";
+import { MemoryRateLimiter } from "../../src/backends/memory/rate_limiter.ts";
 import { type FakeClock, fakeClock } from "./ratelimit_contract.ts";
 import { captureLogs } from "../helpers/logs.ts";
 

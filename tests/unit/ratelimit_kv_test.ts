@@ -1,6 +1,6 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { GatewayApiException } from "../../src/errors.ts";
-import { KvRateLimiter } from "../../src/ratelimit/kv.ts";
+import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
 import { fakeClock, limiterContract } from "./ratelimit_contract.ts";
 
 limiterContract("KvRateLimiter", async (clock) => {
@@ -120,7 +120,8 @@ Deno.test("KvRateLimiter: rejects a bad maxConflictRetries option", () => {
   const kv = {} as Deno.Kv;
   throws(() => new KvRateLimiter(kv, { maxConflictRetries: 0 }), GatewayApiException);
   throws(() => new KvRateLimiter(kv, { maxConflictRetries: 0 }), {
-    message: 'Invalid KvRateLimiter option: "maxConflictRetries" must be an integer >= 1, got 0',
+    name: "ConfigurationException",
+    message: 'Invalid KvRateLimiter option: "maxConflictRetries" must be a positive integer, got "0"',
   });
 });
 

@@ -1,5 +1,5 @@
 import { strictEqual } from "node:assert/strict";
-import { MemoryRateLimiter } from "../../src/ratelimit/memory.ts";
+import { MemoryRateLimiter } from "../../src/backends/memory/rate_limiter.ts";
 import { fakeClock, limiterContract } from "./ratelimit_contract.ts";
 
 limiterContract(

@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { MessageException, ValidationException } from "../../src/errors.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { BASE, KEY, newSim } from "../helpers/simulator.ts";
 import type { GatewaySimulator } from "../../src/testing/mod.ts";
 

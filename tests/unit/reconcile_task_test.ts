@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { MessageStuck } from "../../src/delivery/status_events.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createScheduledHandler, registerScheduledTasks } from "../../src/tasks/schedule.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { BASE, KEY, newSim } from "../helpers/simulator.ts";
@@ -20,7 +20,8 @@ Deno.test("reconcile task: registered with Deno.cron's shape, recovers messages 
     });
   }
   const store = new MemoryStore({ now: () => NOW });
-  const processor = new WebhookProcessor({ store, log: false });
+  // Every collaborator on the one fake clock: the stuck-send check reads the processor's clock.
+  const processor = new WebhookProcessor({ store, log: false, now: () => NOW });
   const handled: string[] = [];
   processor.on("messages.upsert", (payload) => {
     handled.push(payload.messageId!);
@@ -40,6 +41,7 @@ Deno.test("reconcile task: registered with Deno.cron's shape, recovers messages 
   });
   const service = new GatewayService({ server_url: BASE, api_key: KEY, instance: "sales", store }, {
     fetch: sim.fetch,
+    now: () => NOW,
   });
   const jobs: string[] = [];
   const handlers = registerScheduledTasks({

@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { reconcileInboundMessages } from "../../src/delivery/reconcile.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewaySimulator } from "../../src/testing/mod.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
@@ -23,7 +23,8 @@ interface World {
 /** A receiver on the simulator's webhooks, 100 inbound messages over 5 chats, 30 of their webhooks dropped. */
 async function world(options: { failOnce?: string } = {}): Promise<World> {
   const store = new MemoryStore({ now: () => NOW });
-  const processor = new WebhookProcessor({ store, log: false });
+  // Every collaborator on the one fake clock: the processor's claims are read back on it.
+  const processor = new WebhookProcessor({ store, log: false, now: () => NOW });
   const seen = new Map<string, number>();
   let failed = false;
   processor.on("messages.upsert", (payload) => {
@@ -67,6 +68,7 @@ async function world(options: { failOnce?: string } = {}): Promise<World> {
   await sim.flushWebhooks();
   const gw = new GatewayService({ server_url: BASE, api_key: KEY, instance: "sales", store }, {
     fetch: sim.fetch,
+    now: () => NOW,
   });
   return { sim, gw, store, processor, seen, ids };
 }

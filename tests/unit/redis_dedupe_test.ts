@@ -1,5 +1,5 @@
 import { strictEqual, throws } from "node:assert/strict";
-import { RedisWebhookDedupe } from "../../src/redis/dedupe.ts";
+import { RedisWebhookDedupe } from "../../src/backends/redis/dedupe.ts";
 import { redisCommand, withRedisServer } from "../helpers/redis_server.ts";
 import { concurrentDeliveries, lifecycle, T0 } from "./dedupe_contract.ts";
 

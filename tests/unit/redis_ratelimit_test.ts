@@ -1,6 +1,6 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
 import { ConfigurationException, ConnectionException } from "../../src/errors.ts";
-import { RedisRateLimiter } from "../../src/redis/rate_limiter.ts";
+import { RedisRateLimiter } from "../../src/backends/redis/rate_limiter.ts";
 import { freePort, redisCommand, startRedisServer, withRedisServer } from "../helpers/redis_server.ts";
 import { fakeClock, limiterContract } from "./ratelimit_contract.ts";
 

@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { RedisState } from "../../src/redis/state.ts";
+import { RedisState } from "../../src/backends/redis/state.ts";
 import { redisCommand, startRedisServer, withRedisServer } from "../helpers/redis_server.ts";
 import { stateContract } from "./state_contract.ts";
 

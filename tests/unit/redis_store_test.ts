@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { RedisStore } from "../../src/redis/store.ts";
+import { RedisStore } from "../../src/backends/redis/store.ts";
 import { redisCommand, startRedisServer, withRedisServer } from "../helpers/redis_server.ts";
 import { ids, outbound, storeContract } from "./store_contract.ts";
 

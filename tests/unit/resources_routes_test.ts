@@ -15,7 +15,8 @@ import {
   WebhooksResource,
 } from "../../src/resources/mod.ts";
 import { ConnectionException } from "../../mod.ts";
-import { renderRoutesMarkdown, ROUTES } from "../../src/resources/routes.ts";
+import { renderRoutesMarkdown, ROUTE, ROUTES } from "../../src/resources/routes.ts";
+import { Resource, type ResourceContext } from "../../src/resources/resource.ts";
 import { CASES } from "../fixtures/resources_cases.ts";
 import { defaultAnswer, makeService, normalise, simplify } from "../fixtures/resources_server.ts";
 
@@ -160,4 +161,44 @@ Deno.test("a route answering an error body rejects with the mapped exception", a
     }),
   });
   await rejects(gw.groups().findInfo("120363025246125888@g.us"), { name: "ValidationException" });
+});
+
+Deno.test("Resource.call: a table row and a verb with a path reach the same route; the row brings its retry rule", async () => {
+  class Custom extends Resource {
+    byRow() {
+      return this.call(ROUTE.label.findLabels);
+    }
+    byPath() {
+      return this.call("GET", "/label/findLabels/{instance}");
+    }
+    changeByRow() {
+      return this.call(ROUTE.label.handleLabel, {
+        body: { number: "5511999999999", labelId: "3", action: "add" },
+      });
+    }
+  }
+  let failures = 0;
+  const { gw, calls } = makeService({
+    config: { retry: { max_retries: 1 } },
+    handler: (request) => {
+      if (request.method === "POST" && failures++ === 0) {
+        return {
+          status: 500,
+          body: { status: 500, error: "Internal Server Error", response: { message: "x" } },
+        };
+      }
+      return undefined;
+    },
+  });
+  // The resource's bound context, as GatewayService builds it for every resource.
+  const custom = new Custom((gw.labels() as unknown as { context: ResourceContext }).context);
+  await custom.byRow();
+  await custom.byPath();
+  deepStrictEqual(calls.map((call) => `${call.method} ${call.path}`), [
+    "GET /label/findLabels/sales",
+    "GET /label/findLabels/sales",
+  ]);
+  // handleLabel is a change: never retried when its outcome is unclear.
+  await rejects(custom.changeByRow(), { name: "ConnectionException" });
+  strictEqual(calls.filter((call) => call.method === "POST").length, 1);
 });

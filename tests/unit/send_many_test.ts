@@ -275,7 +275,10 @@ Deno.test("sendMany: bad items are refused before any request", async () => {
   );
   await rejects(
     gw.messages().sendMany(items(1, 1), { minGapMs: -1 }),
-    /"minGapMs" must be a number of at least 0/,
+    {
+      name: "ConfigurationException",
+      message: 'Invalid pacing: "minGapMs" must be a number from 0 to 2147483647 (ms), got "-1"',
+    },
   );
   strictEqual(sim.requests.length, 0);
   await sim.close();

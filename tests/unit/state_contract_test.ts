@@ -1,8 +1,8 @@
 import { strictEqual } from "node:assert/strict";
-import { KvState } from "../../src/store/kv_state.ts";
-import { MemoryState } from "../../src/store/memory_state.ts";
-import { KvStore } from "../../src/store/kv.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { KvState } from "../../src/backends/kv/state.ts";
+import { MemoryState } from "../../src/backends/memory/state.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { stateContract } from "./state_contract.ts";
 
 stateContract({

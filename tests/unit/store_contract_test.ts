@@ -1,7 +1,7 @@
 // The store contract suite (store_contract.ts) against MemoryStore and KvStore, and KvStore's own layout.
-import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { ids, outbound, storeContract } from "./store_contract.ts";
 
 storeContract({
@@ -86,13 +86,10 @@ Deno.test("KvStore: a record over maxRecordBytes is refused with a clear error",
     });
     strictEqual(await store.getOutbound("a"), null);
     deepStrictEqual(await keysUnder(kv, ["gateway"]), []);
-    let error: unknown;
-    try {
-      new KvStore(kv, { maxRecordBytes: 0 });
-    } catch (caught) {
-      error = caught;
-    }
-    ok(error instanceof RangeError);
+    throws(() => new KvStore(kv, { maxRecordBytes: 0 }), {
+      name: "ConfigurationException",
+      message: 'Cannot create KvStore: "maxRecordBytes" must be an integer from 1 to 33554432, got "0"',
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 // The TaskLease contract: every engine (Deno KV, Redis) runs this suite.
 import { ok, strictEqual } from "node:assert/strict";
-import type { TaskLease } from "../../src/tasks/task_guard.ts";
+import type { TaskLease } from "../../src/tasks/task_lease.ts";
 
 /** An engine under test: `open` gets a clock and returns two leases on the same backing store. */
 export interface LeaseHarness {

@@ -1,5 +1,5 @@
-import { RedisTaskLease } from "../../src/redis/lease.ts";
-import { kvTaskLease } from "../../src/tasks/task_guard.ts";
+import { RedisTaskLease } from "../../src/backends/redis/lease.ts";
+import { kvTaskLease } from "../../src/backends/kv/lease.ts";
 import { startRedisServer } from "../helpers/redis_server.ts";
 import { leaseContract } from "./task_lease_contract.ts";
 

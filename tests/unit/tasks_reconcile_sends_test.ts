@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException } from "../../src/errors.ts";
 import { IdempotencyClaims } from "../../src/store/idempotency.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { matchesContent, recipientJid } from "../../src/tasks/find_sent_message.ts";
 import {
   expireStaleClaims,
@@ -105,8 +105,8 @@ Deno.test("reconcileSends: a failed lookup leaves the record unknown; bad option
   }]);
   strictEqual((await store.getOutbound("a"))?.outcomeUnknown, true);
   await rejects(() => reconcileSends({ service, store, limit: -1 }), {
-    name: "RangeError",
-    message: 'Cannot reconcile sends: "limit" must be an integer >= 0, got "-1"',
+    name: "ConfigurationException",
+    message: 'Cannot reconcile sends: "limit" must be a non-negative integer, got "-1"',
   });
 });
 

@@ -1,7 +1,7 @@
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException, MessageException, ValidationException } from "../../src/errors.ts";
 import { MessageSent } from "../../src/events.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
 import { deferred, FakeService, NOW, outbound, serverMessage, STORES } from "../fixtures/tasks_fixtures.ts";
@@ -349,9 +349,12 @@ Deno.test("retryFailedMessages: bad maxRetries or limit is an error", async () =
   const store = new MemoryStore();
   const service = new FakeService();
   await rejects(() => retryFailedMessages({ service, store, maxRetries: -1 }), {
-    name: "RangeError",
+    name: "ConfigurationException",
     message: 'Cannot retry failed messages: "maxRetries" must be a non-negative integer, got "-1"',
   });
-  await rejects(() => retryFailedMessages({ service, store, limit: 1.5 }), RangeError);
+  await rejects(() => retryFailedMessages({ service, store, limit: 1.5 }), {
+    name: "ConfigurationException",
+    message: 'Cannot retry failed messages: "limit" must be a non-negative integer, got "1.5"',
+  });
   deepStrictEqual((await retryFailedMessages({ service, store, limit: 0 })).attempted, 0);
 });

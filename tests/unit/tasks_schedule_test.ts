@@ -1,13 +1,10 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
-import { KvStore } from "../../src/store/kv.ts";
-import { KvState } from "../../src/store/kv_state.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { KvStore } from "../../src/backends/kv/store.ts";
+import { KvState } from "../../src/backends/kv/state.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
-import {
-  createScheduledHandler,
-  registerScheduledTasks,
-  type RegisterScheduledTasksOptions,
-} from "../../src/tasks/schedule.ts";
+import { createScheduledHandler, registerScheduledTasks } from "../../src/tasks/schedule.ts";
+import type { RegisterScheduledTasksOptions } from "../../src/tasks/schedule_options.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import { DAY, deferred, FakeService, NOW, outbound, serverMessage } from "../fixtures/tasks_fixtures.ts";
 

@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { MemoryState } from "../../src/store/memory_state.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryState } from "../../src/backends/memory/state.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createScheduledHandler } from "../../src/tasks/schedule.ts";
 import { stateTaskLease } from "../../src/tasks/state_lease.ts";
 import { deferred, FakeService, NOW, outbound } from "../fixtures/tasks_fixtures.ts";

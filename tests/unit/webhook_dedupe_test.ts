@@ -1,5 +1,6 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
-import { KvWebhookDedupe, MemoryWebhookDedupe } from "../../src/webhooks/dedupe.ts";
+import { KvWebhookDedupe } from "../../src/backends/kv/dedupe.ts";
+import { MemoryWebhookDedupe } from "../../src/backends/memory/dedupe.ts";
 import { concurrentDeliveries, lifecycle, T0 } from "./dedupe_contract.ts";
 
 async function withKv(fn: (kv: Deno.Kv, path: string) => Promise<void>): Promise<void> {

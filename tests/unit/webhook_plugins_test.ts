@@ -2,7 +2,7 @@ import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/s
 import { ConfigurationException } from "../../src/errors.ts";
 import { WebhookReceived } from "../../src/events.ts";
 import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { WebhookPlugin } from "../../src/webhooks/events/plugin.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import {

@@ -2,7 +2,7 @@ import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/s
 import { type LogRecord, reset } from "@logtape/logtape";
 import { WebhookException } from "../../src/errors.ts";
 import { MessageReceived, WebhookReceived } from "../../src/events.ts";
-import { MemoryStore } from "../../src/store/memory.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { InboundMessageRecord } from "../../src/store/store.ts";
 import { AbstractWebhookHandler } from "../../src/webhooks/handler_base.ts";
 import { LogWebhookEvent, ProcessIncomingMessage } from "../../src/webhooks/listeners.ts";

@@ -456,7 +456,7 @@ Deno.test("visibly wrong configuration throws at creation, never showing the sec
     [{ secret: " padded-secret" }, /leading or trailing whitespace/],
     [{ secret: ["ok-secret", "padded-secret\n"] }, /secret #2: it has leading or trailing whitespace/],
     [{ secret: 5 as unknown as string }, /expected a string/],
-    [{ secret: "s", toleranceSeconds: NaN }, /toleranceSeconds" must be a number >= 0, got "NaN"/],
+    [{ secret: "s", toleranceSeconds: NaN }, /toleranceSeconds" must be a non-negative number, got "NaN"/],
     [{ secret: "s", toleranceSeconds: -1 }, /toleranceSeconds/],
     [{ secret: "s", scheme: "hmac256" as "hmac" }, /unknown signature scheme "hmac256"/],
     [{ secret: "s", header: "bad header" }, /not a header name/],

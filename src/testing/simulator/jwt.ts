@@ -5,18 +5,14 @@
  * @module
  */
 
-function base64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+import { toBase64Url } from "../../util/base64.ts";
 
 const encoder = new TextEncoder();
 
 /** Sign `payload` as a compact HS256 JWT with the secret string as given. */
 export async function signHs256Jwt(payload: Record<string, unknown>, secret: string): Promise<string> {
-  const header = base64Url(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
-  const body = base64Url(encoder.encode(JSON.stringify(payload)));
+  const header = toBase64Url(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
+  const body = toBase64Url(encoder.encode(JSON.stringify(payload)));
   const key = await crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),
@@ -25,7 +21,7 @@ export async function signHs256Jwt(payload: Record<string, unknown>, secret: str
     ["sign"],
   );
   const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(`${header}.${body}`));
-  return `${header}.${body}.${base64Url(new Uint8Array(signature))}`;
+  return `${header}.${body}.${toBase64Url(new Uint8Array(signature))}`;
 }
 
 /** The webhook JWT for the time `nowMs`. */

@@ -11,6 +11,7 @@
 
 import { webhookJwt } from "./jwt.ts";
 import type { WebhookDeliveryRecord, WebhookRetryOptions } from "./types.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /**
  * The retry defaults of the reference server (`WEBHOOK_RETRY_*`, `WEBHOOK_REQUEST_TIMEOUT_MS`).
@@ -89,7 +90,7 @@ export class WebhookDispatcher {
       .then(() => this.#deliver(record, request, rawBody, signal))
       .catch((error) => {
         record.state = "failed";
-        record.error = error instanceof Error ? error.message : String(error);
+        record.error = errorMessage(error);
       })
       .finally(() => {
         this.#pending.delete(run);
@@ -197,7 +198,7 @@ export class WebhookDispatcher {
       return this.#retry.nonRetryableStatuses.includes(response.status) ? "final" : "retry";
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      record.error = error instanceof Error ? error.message : String(error);
+      record.error = errorMessage(error);
       return "retry";
     } finally {
       clearTimeout(timer);

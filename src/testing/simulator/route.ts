@@ -5,7 +5,9 @@
  */
 
 import type { SimulatorCore } from "./core.ts";
+import { internalArray } from "./errors.ts";
 import type { InstanceState } from "./state.ts";
+import type { RouteEntry } from "../../resources/routes.ts";
 
 /** A `file` field of a multipart body. */
 export interface UploadedFile {
@@ -51,15 +53,27 @@ export interface RouteDef {
   /** Success status. */
   status: number;
   auth: RouteAuth;
+  /** The row of the library's route table this route serves (none for `GET /` and `/verify-creds`). */
+  row?: RouteEntry;
   handle(ctx: RouteContext): unknown;
 }
 
-/** Shorthand for a route with an instance segment and the instance guard. */
+/**
+ * The simulated route serving a row of the library's route table: verb, path and success status come from
+ * the row; `auth` defaults to the instance guard.
+ */
 export function route(
-  method: RouteDef["method"],
-  path: string,
-  status: number,
+  row: RouteEntry,
   handle: (ctx: RouteContext) => unknown,
+  auth: RouteAuth = "instance",
 ): RouteDef {
-  return { method, path, withInstance: true, status, auth: "instance", handle };
+  const withInstance = row.path.endsWith("/{instance}");
+  const path = withInstance ? row.path.slice(0, -"/{instance}".length) : row.path;
+  return { method: row.method, path, withInstance, status: row.status, auth, row, handle };
+}
+
+/** `InternalServerErrorException(text, error.toString())` when the socket is not open. */
+export function socketOr500(ctx: RouteContext, text: string, method?: string): void {
+  const failure = ctx.core.socketErrorText(ctx.instance, method);
+  if (failure) throw internalArray(text, failure);
 }

@@ -20,6 +20,7 @@ import {
 } from "./errors.ts";
 import type { RouteContext, RouteDef, UploadedFile } from "./route.ts";
 import { CHAT_ROUTES } from "./routes/chat.ts";
+import { PROFILE_ROUTES } from "./routes/profile.ts";
 import { GROUP_ROUTES } from "./routes/group.ts";
 import { INSTANCE_ROUTES } from "./routes/instance.ts";
 import { MESSAGE_ROUTES } from "./routes/message.ts";
@@ -27,12 +28,16 @@ import { MISC_ROUTES } from "./routes/misc.ts";
 import { SETTINGS_ROUTES } from "./routes/settings.ts";
 import { WEBHOOK_CONFIG_ROUTES } from "./routes/webhook_config.ts";
 import type { RequestLogEntry } from "./types.ts";
+import { toBase64 } from "../../util/base64.ts";
+import { isRecord } from "../../util/json_shape.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 75 core routes. */
 export const ALL_ROUTES: readonly RouteDef[] = [
   ...INSTANCE_ROUTES,
   ...MESSAGE_ROUTES,
   ...CHAT_ROUTES,
+  ...PROFILE_ROUTES,
   ...GROUP_ROUTES,
   ...WEBHOOK_CONFIG_ROUTES,
   ...SETTINGS_ROUTES,
@@ -55,17 +60,9 @@ interface ParsedBody {
   error?: string;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 async function fileOf(file: File): Promise<UploadedFile> {
   const bytes = new Uint8Array(await file.arrayBuffer());
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return { name: file.name, type: file.type, base64: btoa(binary) };
+  return { name: file.name, type: file.type, base64: toBase64(bytes) };
 }
 
 async function parseBody(request: Request): Promise<ParsedBody> {
@@ -91,7 +88,7 @@ async function parseBody(request: Request): Promise<ParsedBody> {
     }
     try {
       const value = JSON.parse(text);
-      return { logged: value, body: isObject(value) ? value : {} };
+      return { logged: value, body: isRecord(value) ? value : {} };
     } catch (error) {
       return { logged: text, body: {}, error: (error as Error).message };
     }
@@ -229,6 +226,6 @@ export async function handleRequest(
   } catch (error) {
     if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
     // What Express' handler does with an uncaught error.
-    return jsonResponse(500, internalString(error instanceof Error ? error.message : String(error)).body);
+    return jsonResponse(500, internalString(errorMessage(error)).body);
   }
 }

@@ -1,249 +1,37 @@
 /**
- * Request schemas of the reference server (`src/validate/*.schema.ts`), keyword order kept so that
- * errors come out in the same order.
+ * Request schemas of the reference server (`src/validate/*.schema.ts`) other than `/message/*` (see
+ * `message_schemas.ts`), keyword order kept so that errors come out in the same order. A body declared in
+ * `src/dto/` or `src/resources/bodies.ts` (the `BodySpec` its request object or resource validates with) has
+ * its schema derived from that declaration; the others are written here.
  *
  * @module
  */
 
-import { INSTANCE_EVENTS } from "./events.ts";
+import { CALL_OFFER_BODY } from "../../dto/call_offer.ts";
+import { CREATE_GROUP_BODY } from "../../dto/create_group.ts";
+import { CREATE_INSTANCE_BODY } from "../../dto/create_instance.ts";
+import { CREATE_TEMPLATE_BODY } from "../../dto/create_template.ts";
+import { PRIVACY_SETTINGS_BODY } from "../../dto/privacy_settings.ts";
+import { PROXY_BODY } from "../../dto/proxy.ts";
+import { SETTINGS_BODY } from "../../dto/settings.ts";
+import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
+import * as BODIES from "../../resources/bodies.ts";
+import { schemaOf } from "./body_schema.ts";
+import { bool, key, object } from "./schema_parts.ts";
 import type { Schema } from "./validate.ts";
 
-const number: Schema = { type: "string", description: "Invalid format" };
-const bool: Schema = { type: "boolean", enum: [true, false] };
-const delay: Schema = { type: "integer", description: "Enter a value in milliseconds" };
-const key: Schema = {
-  type: "object",
-  properties: { id: { type: "string" }, remoteJid: { type: "string" }, fromMe: bool },
-  required: ["id", "remoteJid", "fromMe"],
-  notEmpty: ["id", "remoteJid"],
-};
-const quoted: Schema = {
-  properties: {
-    key: {
-      type: "object",
-      properties: { id: { type: "string" }, remoteJid: { type: "string" }, fromMe: bool },
-      required: ["id"],
-      notEmpty: ["id"],
-    },
-    message: { type: "object" },
-  },
-};
-const mentioned: Schema = {
-  type: "array",
-  minItems: 1,
-  uniqueItems: true,
-  items: { type: "string", pattern: "^\\d+", description: '"mentioned" must be an array of numeric strings' },
-};
-const common: Record<string, Schema> = {
-  delay,
-  quoted,
-  mentionsEveryOne: bool,
-  everyOne: bool,
-  mentioned,
-};
-
-function send(properties: Record<string, Schema>, required: string[]): Schema {
-  return { type: "object", properties: { number, ...properties, ...common }, required };
-}
-
-/** `/message/*` schemas, by operation. */
-export const MESSAGE_SCHEMAS: Readonly<Record<string, Schema>> = {
-  sendText: send({ text: { type: "string" }, linkPreview: { type: "boolean" } }, ["number", "text"]),
-  sendMedia: send({
-    mediatype: { type: "string", enum: ["image", "document", "video", "audio"] },
-    mimetype: { type: "string" },
-    media: { type: "string" },
-    fileName: { type: "string" },
-    caption: { type: "string" },
-  }, ["number", "mediatype"]),
-  sendPtv: send({ video: { type: "string" } }, ["number"]),
-  sendWhatsAppAudio: send({ audio: { type: "string" } }, ["number"]),
-  sendSticker: send({ sticker: { type: "string" } }, ["number"]),
-  sendLocation: send({
-    latitude: { type: "number" },
-    longitude: { type: "number" },
-    name: { type: "string" },
-    address: { type: "string" },
-  }, ["number", "latitude", "longitude", "name", "address"]),
-  sendContact: {
-    type: "object",
-    properties: {
-      number,
-      contact: {
-        type: "array",
-        items: {
-          type: "object",
-          properties: {
-            fullName: { type: "string" },
-            wuid: {
-              type: "string",
-              minLength: 10,
-              pattern: "\\d+",
-              description: '"wuid" must be a numeric string',
-            },
-            phoneNumber: { type: "string", minLength: 10 },
-            organization: { type: "string" },
-            email: { type: "string" },
-            url: { type: "string" },
-          },
-          required: ["fullName", "phoneNumber"],
-          notEmpty: ["fullName"],
-        },
-        minItems: 1,
-        uniqueItems: true,
-      },
-    },
-    required: ["number", "contact"],
-  },
-  sendReaction: {
-    type: "object",
-    properties: { key, reaction: { type: "string" } },
-    required: ["key", "reaction"],
-  },
-  sendPoll: send({
-    name: { type: "string" },
-    selectableCount: { type: "integer", minimum: 0, maximum: 10 },
-    values: { type: "array", minItems: 2, maxItems: 10, uniqueItems: true, items: { type: "string" } },
-  }, ["number", "name", "selectableCount", "values"]),
-  sendList: send({
-    title: { type: "string" },
-    description: { type: "string" },
-    footerText: { type: "string" },
-    buttonText: { type: "string" },
-    sections: {
-      type: "array",
-      minItems: 1,
-      uniqueItems: true,
-      items: {
-        type: "object",
-        properties: {
-          title: { type: "string" },
-          rows: {
-            type: "array",
-            minItems: 1,
-            uniqueItems: true,
-            items: {
-              type: "object",
-              properties: {
-                title: { type: "string" },
-                description: { type: "string" },
-                rowId: { type: "string" },
-              },
-              required: ["title", "rowId"],
-              notEmpty: ["title", "description", "rowId"],
-            },
-          },
-        },
-        required: ["title", "rows"],
-        notEmpty: ["title"],
-      },
-    },
-  }, ["number", "title", "footerText", "buttonText", "sections"]),
-  sendButtons: send({
-    thumbnailUrl: { type: "string" },
-    title: { type: "string" },
-    description: { type: "string" },
-    footer: { type: "string" },
-    buttons: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          type: { type: "string", enum: ["reply", "copy", "url", "call", "pix"] },
-          displayText: { type: "string" },
-          id: { type: "string" },
-          url: { type: "string" },
-          phoneNumber: { type: "string" },
-          currency: { type: "string" },
-          name: { type: "string" },
-          keyType: { type: "string", enum: ["phone", "email", "cpf", "cnpj", "random"] },
-          key: { type: "string" },
-        },
-        required: ["type"],
-        notEmpty: ["id", "url", "phoneNumber"],
-      },
-    },
-  }, ["number"]),
-  sendStatus: {
-    type: "object",
-    properties: {
-      type: { type: "string", enum: ["text", "image", "audio", "video"] },
-      content: { type: "string" },
-      caption: { type: "string" },
-      backgroundColor: { type: "string" },
-      font: { type: "integer", minimum: 0, maximum: 5 },
-      statusJidList: {
-        type: "array",
-        minItems: 1,
-        uniqueItems: true,
-        items: {
-          type: "string",
-          pattern: "^\\d+",
-          description: '"statusJidList" must be an array of numeric strings',
-        },
-      },
-      allContacts: bool,
-    },
-    required: ["type"],
-  },
-  sendTemplate: {
-    type: "object",
-    properties: {
-      number,
-      name: { type: "string" },
-      language: { type: "string" },
-      components: { type: "array" },
-      webhookUrl: { type: "string" },
-    },
-    required: ["name", "language"],
-  },
-};
-
 /** `/instance/create`: nothing required (the controller checks the rest). */
-export const CREATE_INSTANCE_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    instanceName: { type: "string" },
-    token: { type: "string" },
-    number: { type: "string" },
-    businessId: { type: "string" },
-    qrcode: bool,
-    rejectCall: { type: "boolean" },
-    msgCall: { type: "string" },
-    groupsIgnore: { type: "boolean" },
-    alwaysOnline: { type: "boolean" },
-    readMessages: { type: "boolean" },
-    readStatus: { type: "boolean" },
-    syncFullHistory: { type: "boolean" },
-  },
-  notEmpty: ["instanceName"],
-};
-
-const presence: Schema = {
-  type: "string",
-  enum: ["unavailable", "available", "composing", "recording", "paused"],
-};
+export const CREATE_INSTANCE_SCHEMA: Schema = schemaOf(CREATE_INSTANCE_BODY);
 
 /** `/instance/setPresence`. */
-export const SET_PRESENCE_SCHEMA: Schema = {
-  type: "object",
-  properties: { presence },
-  required: ["presence"],
-};
+export const SET_PRESENCE_SCHEMA: Schema = schemaOf(BODIES.SET_PRESENCE_BODY);
 
 /** `/call/offer`. */
-export const OFFER_CALL_SCHEMA: Schema = {
-  type: "object",
-  properties: { number, isVideo: bool, callDuration: { type: "integer", minimum: 1, maximum: 15 } },
-  required: ["number", "callDuration"],
-};
+export const OFFER_CALL_SCHEMA: Schema = schemaOf(CALL_OFFER_BODY);
 
-const lastMessage: Schema = {
-  type: "object",
-  properties: { key, messageTimestamp: { type: "integer", minLength: 1 } },
-  required: ["key"],
-  notEmpty: ["messageTimestamp"],
-};
+const lastMessage: Schema = object({ key, messageTimestamp: { type: "integer", minLength: 1 } }, ["key"], [
+  "messageTimestamp",
+]);
 
 /** `/chat/*` schemas, by operation. */
 export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
@@ -284,17 +72,16 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { chat: { type: "string" }, lastMessage },
     required: ["lastMessage"],
   },
-  deleteMessageForEveryone: {
-    type: "object",
-    properties: {
+  deleteMessageForEveryone: object(
+    {
       id: { type: "string" },
       fromMe: bool,
       remoteJid: { type: "string" },
       participant: { type: "string" },
     },
-    required: ["id", "fromMe", "remoteJid"],
-    notEmpty: ["id", "remoteJid", "participant"],
-  },
+    ["id", "fromMe", "remoteJid"],
+    ["id", "remoteJid", "participant"],
+  ),
   fetchProfilePictureUrl: {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
@@ -308,17 +95,8 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: { number: { type: "string" }, text: { type: "string" }, key },
     notEmpty: ["number", "text", "key"],
   },
-  sendPresence: {
-    type: "object",
-    properties: { number, delay: { type: "number" }, presence },
-    required: ["number", "presence", "delay"],
-  },
-  updateBlockStatus: {
-    type: "object",
-    properties: { number: { type: "string" }, status: { type: "string", enum: ["block", "unblock"] } },
-    required: ["number", "status"],
-    notEmpty: ["number", "status"],
-  },
+  sendPresence: schemaOf(BODIES.SEND_PRESENCE_BODY),
+  updateBlockStatus: schemaOf(BODIES.BLOCK_STATUS_BODY),
   findContacts: {
     type: "object",
     properties: {
@@ -370,235 +148,52 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
       limit: { type: "integer" },
     },
   },
-  fetchProfile: { type: "object", properties: { number: { type: "string" } } },
-  fetchBusinessProfile: { type: "object", properties: { number: { type: "string" } } },
-  updateProfileName: { type: "object", properties: { name: { type: "string" } }, notEmpty: ["name"] },
-  updateProfileStatus: { type: "object", properties: { status: { type: "string" } }, notEmpty: ["status"] },
+  fetchProfile: schemaOf(BODIES.PROFILE_LOOKUP_BODY),
+  fetchBusinessProfile: schemaOf(BODIES.BUSINESS_PROFILE_BODY),
+  updateProfileName: schemaOf(BODIES.PROFILE_NAME_BODY),
+  updateProfileStatus: schemaOf(BODIES.PROFILE_STATUS_BODY),
   updateProfilePicture: {
     type: "object",
     properties: { number: { type: "string" }, picture: { type: "string" } },
   },
-  updatePrivacySettings: (() => {
-    const who = { type: "string", enum: ["all", "contacts", "contact_blacklist", "none"] };
-    const names = ["readreceipts", "profile", "status", "online", "last", "groupadd"];
-    return {
-      type: "object",
-      properties: {
-        readreceipts: { type: "string", enum: ["all", "none"] },
-        profile: who,
-        status: who,
-        online: { type: "string", enum: ["all", "match_last_seen"] },
-        last: who,
-        groupadd: who,
-      },
-      required: names,
-      notEmpty: names,
-    } satisfies Schema;
-  })(),
-};
-
-const participants: Schema = {
-  type: "array",
-  minItems: 1,
-  uniqueItems: true,
-  items: {
-    type: "string",
-    minLength: 10,
-    pattern: "\\d+",
-    description: '"participants" must be an array of numeric strings',
-  },
+  updatePrivacySettings: schemaOf(PRIVACY_SETTINGS_BODY),
 };
 
 /** `/group/*` schemas, by operation. */
 export const GROUP_SCHEMAS: Readonly<Record<string, Schema>> = {
-  create: {
-    type: "object",
-    properties: {
-      subject: { type: "string" },
-      description: { type: "string" },
-      profilePicture: { type: "string" },
-      promoteParticipants: bool,
-      participants,
-    },
-    required: ["subject", "participants"],
-    notEmpty: ["subject", "description", "profilePicture"],
-  },
-  groupJid: {
-    type: "object",
-    properties: { groupJid: { type: "string", pattern: "^[\\d-]+@g.us$" } },
-    required: ["groupJid"],
-    notEmpty: ["groupJid"],
-  },
-  getParticipants: {
-    type: "object",
-    properties: { getParticipants: { type: "string", enum: ["true", "false"] } },
-    required: ["getParticipants"],
-    notEmpty: ["getParticipants"],
-  },
-  sendInvite: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      description: { type: "string" },
-      numbers: {
-        type: "array",
-        minItems: 1,
-        uniqueItems: true,
-        items: {
-          type: "string",
-          minLength: 10,
-          pattern: "\\d+",
-          description: '"numbers" must be an array of numeric strings',
-        },
-      },
-    },
-    required: ["groupJid", "description", "numbers"],
-    notEmpty: ["groupJid", "description", "numbers"],
-  },
-  inviteCode: {
-    type: "object",
-    properties: { inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } },
-    required: ["inviteCode"],
-    notEmpty: ["inviteCode"],
-  },
-  updateParticipant: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      action: { type: "string", enum: ["add", "remove", "promote", "demote"] },
-      participants,
-    },
-    required: ["groupJid", "action", "participants"],
-    notEmpty: ["groupJid", "action"],
-  },
-  updateSetting: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      action: { type: "string", enum: ["announcement", "not_announcement", "locked", "unlocked"] },
-    },
-    required: ["groupJid", "action"],
-    notEmpty: ["groupJid", "action"],
-  },
-  toggleEphemeral: {
-    type: "object",
-    properties: {
-      groupJid: { type: "string" },
-      expiration: { type: "number", enum: [0, 86400, 604800, 7776000] },
-    },
-    required: ["groupJid", "expiration"],
-    notEmpty: ["groupJid", "expiration"],
-  },
-  updateGroupPicture: {
-    type: "object",
-    properties: { groupJid: { type: "string" }, image: { type: "string" } },
-    required: ["groupJid", "image"],
-    notEmpty: ["groupJid", "image"],
-  },
-  updateGroupSubject: {
-    type: "object",
-    properties: { groupJid: { type: "string" }, subject: { type: "string" } },
-    required: ["groupJid", "subject"],
-    notEmpty: ["groupJid", "subject"],
-  },
-  updateGroupDescription: {
-    type: "object",
-    properties: { groupJid: { type: "string" }, description: { type: "string" } },
-    required: ["groupJid", "description"],
-    notEmpty: ["groupJid", "description"],
-  },
+  create: schemaOf(CREATE_GROUP_BODY),
+  groupJid: schemaOf(BODIES.GROUP_JID_BODY),
+  getParticipants: object({ getParticipants: { type: "string", enum: ["true", "false"] } }, [
+    "getParticipants",
+  ]),
+  sendInvite: schemaOf(BODIES.GROUP_INVITE_BODY),
+  inviteCode: object({ inviteCode: { type: "string", pattern: "^[a-zA-Z0-9]{22}$" } }, ["inviteCode"]),
+  updateParticipant: schemaOf(BODIES.GROUP_PARTICIPANTS_BODY),
+  updateSetting: schemaOf(BODIES.GROUP_SETTING_BODY),
+  toggleEphemeral: schemaOf(BODIES.GROUP_EPHEMERAL_BODY),
+  updateGroupPicture: schemaOf(BODIES.GROUP_PICTURE_BODY),
+  updateGroupSubject: schemaOf(BODIES.GROUP_SUBJECT_BODY),
+  updateGroupDescription: schemaOf(BODIES.GROUP_DESCRIPTION_BODY),
   leaveGroup: {},
 };
 
 /** `/webhook/set`: the body is wrapped in `webhook`. */
-export const WEBHOOK_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    webhook: {
-      type: "object",
-      properties: {
-        enabled: { type: "boolean" },
-        url: { type: "string" },
-        headers: { type: "object" },
-        byEvents: { type: "boolean" },
-        base64: { type: "boolean" },
-        events: { type: "array", minItems: 0, items: { type: "string", enum: [...INSTANCE_EVENTS] } },
-      },
-      required: ["enabled", "url"],
-      notEmpty: ["enabled", "url"],
-    },
-  },
-  required: ["webhook"],
-};
-
-const SETTINGS_REQUIRED = [
-  "rejectCall",
-  "groupsIgnore",
-  "alwaysOnline",
-  "readMessages",
-  "readStatus",
-  "syncFullHistory",
-];
+export const WEBHOOK_SCHEMA: Schema = schemaOf(WEBHOOK_CONFIG_BODY);
 
 /** `/settings/set`. */
-export const SETTINGS_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    rejectCall: { type: "boolean" },
-    msgCall: { type: "string" },
-    groupsIgnore: { type: "boolean" },
-    alwaysOnline: { type: "boolean" },
-    readMessages: { type: "boolean" },
-    readStatus: { type: "boolean" },
-    syncFullHistory: { type: "boolean" },
-    wavoipToken: { type: "string" },
-  },
-  required: SETTINGS_REQUIRED,
-  notEmpty: SETTINGS_REQUIRED,
-};
+export const SETTINGS_SCHEMA: Schema = schemaOf(SETTINGS_BODY);
 
 /** `/proxy/set`. */
-export const PROXY_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    enabled: bool,
-    host: { type: "string" },
-    port: { type: "string" },
-    protocol: { type: "string" },
-    username: { type: "string" },
-    password: { type: "string" },
-  },
-  required: ["enabled", "host", "port", "protocol"],
-  notEmpty: ["enabled", "host", "port", "protocol"],
-};
+export const PROXY_SCHEMA: Schema = schemaOf(PROXY_BODY);
 
 /** `/label/handleLabel`. */
-export const HANDLE_LABEL_SCHEMA: Schema = {
-  type: "object",
-  properties: { number, labelId: { type: "string" }, action: { type: "string", enum: ["add", "remove"] } },
-  required: ["number", "labelId", "action"],
-  notEmpty: ["number", "labelId", "action"],
-};
+export const HANDLE_LABEL_SCHEMA: Schema = schemaOf(BODIES.HANDLE_LABEL_BODY);
 
 /** `/template/create`. */
-export const TEMPLATE_SCHEMA: Schema = {
-  type: "object",
-  properties: {
-    name: { type: "string" },
-    category: { type: "string", enum: ["AUTHENTICATION", "MARKETING", "UTILITY"] },
-    allowCategoryChange: { type: "boolean" },
-    language: { type: "string" },
-    components: { type: "array" },
-    webhookUrl: { type: "string" },
-  },
-  required: ["name", "category", "language", "components"],
-};
+export const TEMPLATE_SCHEMA: Schema = schemaOf(CREATE_TEMPLATE_BODY);
 
 /** `/business/getCatalog` and `/business/getCollections`. */
-export const CATALOG_SCHEMA: Schema = {
-  type: "object",
-  properties: { number: { type: "string" }, limit: { type: "number" } },
-};
+export const CATALOG_SCHEMA: Schema = schemaOf(BODIES.CATALOG_BODY);
 
 /** `/s3/getMedia`. */
 export const S3_MEDIA_SCHEMA: Schema = {

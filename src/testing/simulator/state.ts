@@ -186,15 +186,11 @@ export const DEFAULT_LABELS: readonly LabelRow[] = [
 ];
 
 /** A new instance record in state `close`. */
-export function newInstanceState(init: {
-  id: string;
-  name: string;
-  token: string;
-  integration: string;
-  number: string | null;
-  businessId: string | null;
-  now: string;
-}): InstanceState {
+export function newInstanceState(
+  init: Pick<InstanceState, "id" | "name" | "token" | "integration" | "number" | "businessId"> & {
+    now: string;
+  },
+): InstanceState {
   return {
     ...init,
     clientName: "evolution_exchange",

@@ -8,32 +8,12 @@
  * @module
  */
 
+import type { ServerSchema } from "../../dto/body_spec.ts";
 import { badRequest, type HttpError } from "./errors.ts";
+import { isRecord } from "../../util/json_shape.ts";
 
-/** The subset of JSON schema the server's schemas use. */
-export interface Schema {
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  enum?: unknown[];
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  pattern?: string;
-  /** When set, the server reports this text instead of the error. */
-  description?: string;
-  /**
-   * The server's `isNotEmpty(...names)` helper: an `if: {propertyNames: {enum: names}}` /
-   * `then: {properties: {<name>: {minLength: 1}}}` pair. It only applies when every key of the
-   * object is one of `names` (a quirk of `propertyNames`), which this reproduces.
-   */
-  notEmpty?: string[];
-}
+/** The subset of JSON schema the server's schemas use (declared beside the request bodies). */
+export type Schema = ServerSchema;
 
 /** One failure, as `jsonschema` reports it. */
 export interface SchemaError {
@@ -60,16 +40,12 @@ function typeMatches(value: unknown, type: string): boolean {
     case "array":
       return Array.isArray(value);
     case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
+      return isRecord(value);
     case "null":
       return value === null;
     default:
       return true;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function childPath(path: string, key: string): string {
@@ -78,7 +54,7 @@ function childPath(path: string, key: string): string {
 
 function stableKey(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableKey).join(",")}]`;
-  if (isObject(value)) {
+  if (isRecord(value)) {
     return `{${
       Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableKey(value[k])}`).join(",")
     }}`;
@@ -107,7 +83,7 @@ export function validateSchema(value: unknown, schema: Schema, path = "instance"
         }
         break;
       case "properties":
-        if (isObject(value)) {
+        if (isRecord(value)) {
           for (const [key, sub] of Object.entries(schema.properties!)) {
             if (value[key] !== undefined) {
               errors.push(...validateSchema(value[key], sub, childPath(path, key)));
@@ -116,7 +92,7 @@ export function validateSchema(value: unknown, schema: Schema, path = "instance"
         }
         break;
       case "required":
-        if (isObject(value)) {
+        if (isRecord(value)) {
           for (const key of schema.required!) {
             if (value[key] === undefined) fail(`requires property ${JSON.stringify(key)}`);
           }
@@ -170,7 +146,7 @@ export function validateSchema(value: unknown, schema: Schema, path = "instance"
         }
         break;
       case "notEmpty":
-        if (isObject(value) && Object.keys(value).every((k) => schema.notEmpty!.includes(k))) {
+        if (isRecord(value) && Object.keys(value).every((k) => schema.notEmpty!.includes(k))) {
           for (const key of schema.notEmpty!) {
             const sub: Schema = { minLength: 1, description: `The "${key}" cannot be empty` };
             if (value[key] !== undefined) {

@@ -11,9 +11,10 @@
 import { ConfigurationException } from "../../errors.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import { denoOnlyError } from "../../runtime.ts";
-import { openKvWhenFree } from "../../store/kv_busy.ts";
+import { openKvWhenFree } from "../../backends/kv/busy.ts";
 import type { GatewayStore } from "../../store/store.ts";
-import { KvWebhookDedupe, type WebhookDedupe } from "../dedupe.ts";
+import type { WebhookDedupe } from "../dedupe.ts";
+import { KvWebhookDedupe } from "../../backends/kv/dedupe.ts";
 import type { WebhookProcessor } from "../processor.ts";
 import {
   KvWebhookQueue,

@@ -1,8 +1,8 @@
 /**
  * The queue's interface: the job, the dead letter, the settings every queue engine checks the same way, what
- * a queue must do ({@link WebhookJobQueue}) and what a worker takes. Engines: `kv_queue.ts` (Deno KV), the
- * Redis and Cloudflare ones in their folders; `worker.ts` runs KV jobs, `settler.ts` runs a job for any
- * engine, `dead_letters.ts` lists and requeues the KV ones.
+ * a queue must do ({@link WebhookJobQueue}), what a worker takes and is. `settler.ts` runs a job for any
+ * engine. Engines: `src/backends/kv/queue.ts` (Deno KV, with `queue_worker.ts` and
+ * `queue_dead_letters.ts`), `src/backends/redis/queue.ts`, `src/backends/cloudflare/webhook_queue.ts`.
  *
  * @module
  */
@@ -10,6 +10,7 @@
 import { ConfigurationException } from "../../errors.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import type { GatewayStore } from "../../store/store.ts";
+import { positiveInteger } from "../../util/checks.ts";
 
 /** The `type` of every webhook job, to tell them from other messages on the same KV queue. */
 export const WEBHOOK_JOB_TYPE = "gateway.webhook.process";
@@ -99,15 +100,12 @@ const MAX_DELAY_MS = 30 * 24 * 3600_000;
 export function webhookQueueSettings(
   options: WebhookQueueOptions,
 ): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
-  const maxAttempts = options.maxAttempts ?? 5;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new ConfigurationException(
-      `Invalid webhook configuration: "queue.maxAttempts" must be an integer >= 1, got "${
-        String(maxAttempts)
-      }"`,
-      { setting: "queue.maxAttempts" },
-    );
-  }
+  const maxAttempts = positiveInteger(
+    "Invalid webhook configuration",
+    "queue.maxAttempts",
+    options.maxAttempts,
+    5,
+  );
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF;
   if (
     !Array.isArray(backoff) || backoff.length === 0 ||
@@ -174,3 +172,11 @@ export const WORKER_OPTION_KEYS = {
  * completed, or superseded by its own retry: a message the KV queue delivered again).
  */
 export type WebhookJobOutcome = "processed" | "retried" | "dead_lettered" | "skipped";
+
+/** A running worker (the Deno KV worker's `startWebhookWorker`, Redis's `startWorker`). */
+export interface WebhookWorker {
+  /** Settles when the KV is closed and the listener has stopped. */
+  readonly finished: Promise<void>;
+  /** Resolves once no job is being run (close the KV after it to stop without cutting a job short). */
+  idle(): Promise<void>;
+}

@@ -11,6 +11,7 @@ import { fromBase64Url, timingSafeEqual, utf8 } from "../encoding.ts";
 import { type HeaderSource, JWT_HEADER, reject, type VerifySettings } from "./common.ts";
 import type { VerifierKeys } from "./keys.ts";
 import type { WebhookVerification } from "./types.ts";
+import { isRecord } from "../../util/json_shape.ts";
 
 const BEARER = /^\s*Bearer\s+([A-Za-z0-9_.-]{1,8192})\s*$/i;
 
@@ -19,7 +20,7 @@ function decodeJsonPart(part: string): Record<string, unknown> | null {
   if (bytes === null) return null;
   try {
     const value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+    return isRecord(value) ? value : null;
   } catch {
     return null;
   }

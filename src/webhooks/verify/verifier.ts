@@ -9,6 +9,7 @@
 import { ConfigurationException } from "../../errors.ts";
 import { getGatewayLogger } from "../../log.ts";
 import { checkOptionKeys } from "../../option_keys.ts";
+import { numberSetting } from "../../util/checks.ts";
 import { utf8 } from "../encoding.ts";
 import { verifyAuto } from "./auto.ts";
 import { headerSource, type VerifySettings } from "./common.ts";
@@ -34,16 +35,9 @@ const DEFAULT_TOLERANCE = 300;
 const DEFAULT_JWT_LEEWAY = 30;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function checkSeconds(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new ConfigurationException(
-      `Invalid webhook configuration: "${name}" must be a number >= 0, got "${String(value)}"`,
-      { setting: name },
-    );
-  }
-  return value;
-}
+// Time settings in seconds: 0 is allowed (no tolerance).
+const checkSeconds = (name: string, value: number | undefined, fallback: number): number =>
+  numberSetting("Invalid webhook configuration", name, value, fallback, { min: 0 });
 
 function checkScheme(scheme: unknown): WebhookSignatureScheme {
   if (!WEBHOOK_SIGNATURE_SCHEMES.includes(scheme as WebhookSignatureScheme)) {

@@ -4,23 +4,19 @@
  * @module
  */
 
-import { badRequest, HttpError, internalArray, internalString, notFound } from "../errors.ts";
+import { badRequest, HttpError, internalArray, notFound } from "../errors.ts";
 import { createJid, isGroupJid, newMessageId } from "../jid.ts";
-import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { route, type RouteContext, type RouteDef, socketOr500 } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { CHAT_SCHEMAS } from "../schemas.ts";
 import type { ChatRow, InstanceState, StoredMessage } from "../state.ts";
 import { checkBody, validateSchema } from "../validate.ts";
+import { isRecord } from "../../../util/json_shape.ts";
 
 type Body = Record<string, unknown>;
 
 function obj(value: unknown): Body {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Body : {};
-}
-
-/** `InternalServerErrorException(text, error.toString())` when the socket is not open. */
-function socketOr500(ctx: RouteContext, text: string, method?: string): void {
-  const failure = ctx.core.socketErrorText(ctx.instance, method);
-  if (failure) throw internalArray(text, failure);
+  return isRecord(value) ? value : {};
 }
 
 /** A findMessages record. */
@@ -265,20 +261,6 @@ function deleteMessageForEveryone(ctx: RouteContext): unknown {
   };
 }
 
-function fetchProfilePictureUrl(ctx: RouteContext): unknown {
-  checkBody(ctx.body, CHAT_SCHEMAS.fetchProfilePictureUrl);
-  const number = ctx.body.number;
-  if (typeof number !== "string") {
-    throw internalString("Cannot read properties of undefined (reading 'replace')");
-  }
-  const jid = createJid(number);
-  const picture = jid === ctx.instance.ownerJid
-    ? ctx.instance.profilePicUrl
-    : ctx.instance.contacts.get(jid)?.profilePicUrl ?? null;
-  // The server swallows socket errors here and answers null.
-  return { wuid: jid, profilePictureUrl: ctx.instance.state === "open" ? picture : null };
-}
-
 function getBase64FromMediaMessage(ctx: RouteContext): unknown {
   checkBody(ctx.body, CHAT_SCHEMAS.getBase64FromMediaMessage);
   const id = obj(obj(ctx.body.message).key).id;
@@ -343,128 +325,20 @@ function updateBlockStatus(ctx: RouteContext): unknown {
   return { block: "success" };
 }
 
-function fetchBusinessProfile(ctx: RouteContext): unknown {
-  checkBody(ctx.body, CHAT_SCHEMAS.fetchBusinessProfile);
-  socketOr500(ctx, "Error updating profile name", "getBusinessProfile");
-  const number = typeof ctx.body.number === "string" ? ctx.body.number : String(ctx.instance.ownerJid);
-  const check = ctx.core.onWhatsApp(ctx.instance, number);
-  return { isBusiness: false, message: "Not is business profile", ...check };
-}
-
-function fetchProfile(ctx: RouteContext): unknown {
-  checkBody(ctx.body, CHAT_SCHEMAS.fetchProfile);
-  const { core, instance } = ctx;
-  core.requireSocket(instance, "onWhatsApp");
-  const number = ctx.body.number;
-  if (typeof number !== "string" || number === "") {
-    return {
-      wuid: instance.ownerJid,
-      name: instance.profileName,
-      numberExists: true,
-      picture: instance.profilePicUrl,
-      status: instance.state,
-      isBusiness: false,
-    };
-  }
-  const check = core.onWhatsApp(instance, number);
-  if (!check.exists) throw badRequest(check);
-  const contact = instance.contacts.get(check.jid);
-  return {
-    wuid: check.jid,
-    name: contact?.pushName ?? undefined,
-    numberExists: true,
-    picture: contact?.profilePicUrl ?? null,
-    status: "Hey there! I am using WhatsApp.",
-    isBusiness: false,
-  };
-}
-
-function profileUpdate(
-  schema: string | undefined,
-  text: string,
-  apply: (ctx: RouteContext) => void,
-): (ctx: RouteContext) => unknown {
-  return (ctx) => {
-    if (schema) checkBody(ctx.body, CHAT_SCHEMAS[schema]);
-    socketOr500(ctx, text);
-    apply(ctx);
-    return { update: "success" };
-  };
-}
-
-function updatePrivacySettings(ctx: RouteContext): unknown {
-  checkBody(ctx.body, CHAT_SCHEMAS.updatePrivacySettings);
-  socketOr500(ctx, "Error updating privacy settings", "updateReadReceiptsPrivacy");
-  const data: Record<string, string> = {};
-  for (const name of ["readreceipts", "profile", "status", "online", "last", "groupadd"]) {
-    data[name] = String(ctx.body[name]);
-  }
-  Object.assign(ctx.instance.privacy, data);
-  return { update: "success", data };
-}
-
-function fetchPrivacySettings(ctx: RouteContext): unknown {
-  ctx.core.requireSocket(ctx.instance, "fetchPrivacySettings");
-  return { ...ctx.instance.privacy };
-}
-
-/** The 23 chat and profile routes. */
+/** The 14 chat routes (the profile routes are in `profile.ts`). */
 export const CHAT_ROUTES: readonly RouteDef[] = [
-  route("POST", "/chat/whatsappNumbers", 200, whatsappNumbers),
-  route("POST", "/chat/markMessageAsRead", 201, markMessageAsRead),
-  route("POST", "/chat/archiveChat", 201, archiveChat),
-  route("POST", "/chat/markChatUnread", 201, markChatUnread),
-  route("DELETE", "/chat/deleteMessageForEveryone", 201, deleteMessageForEveryone),
-  route("POST", "/chat/fetchProfilePictureUrl", 200, fetchProfilePictureUrl),
-  route("POST", "/chat/getBase64FromMediaMessage", 201, getBase64FromMediaMessage),
-  route("POST", "/chat/updateMessage", 200, updateMessage),
-  route("POST", "/chat/sendPresence", 201, sendPresence),
-  route("POST", "/chat/updateBlockStatus", 201, updateBlockStatus),
-  route("POST", "/chat/findContacts", 200, findContacts),
-  route("POST", "/chat/findMessages", 200, findMessages),
-  route("POST", "/chat/findStatusMessage", 200, findStatusMessage),
-  route("POST", "/chat/findChats", 200, findChats),
-  route("GET", "/chat/findChatByRemoteJid", 200, findChatByRemoteJid),
-  route("POST", "/chat/fetchBusinessProfile", 200, fetchBusinessProfile),
-  route("POST", "/chat/fetchProfile", 200, fetchProfile),
-  route(
-    "POST",
-    "/chat/updateProfileName",
-    200,
-    profileUpdate("updateProfileName", "Error updating profile name", (ctx) => {
-      if (typeof ctx.body.name === "string") ctx.instance.profileName = ctx.body.name;
-    }),
-  ),
-  route(
-    "POST",
-    "/chat/updateProfileStatus",
-    200,
-    profileUpdate("updateProfileStatus", "Error updating profile status", (ctx) => {
-      if (typeof ctx.body.status === "string") ctx.instance.profileStatus = ctx.body.status;
-    }),
-  ),
-  route(
-    "POST",
-    "/chat/updateProfilePicture",
-    200,
-    profileUpdate("updateProfilePicture", "Error updating profile picture", (ctx) => {
-      const picture = ctx.body.picture;
-      if (typeof picture !== "string" || picture === "") {
-        throw internalArray("Error updating profile picture", 'TypeError: The "picture" cannot be empty');
-      }
-      ctx.instance.profilePicUrl = /^https?:\/\//.test(picture)
-        ? picture
-        : `https://pps.whatsapp.net/v/t61.24694-24/${crypto.randomUUID()}.jpg`;
-    }),
-  ),
-  route(
-    "DELETE",
-    "/chat/removeProfilePicture",
-    200,
-    profileUpdate(undefined, "Error removing profile picture", (ctx) => {
-      ctx.instance.profilePicUrl = null;
-    }),
-  ),
-  route("GET", "/chat/fetchPrivacySettings", 200, fetchPrivacySettings),
-  route("POST", "/chat/updatePrivacySettings", 201, updatePrivacySettings),
+  route(ROUTE.chat.whatsappNumbers, whatsappNumbers),
+  route(ROUTE.chat.markMessageAsRead, markMessageAsRead),
+  route(ROUTE.chat.archiveChat, archiveChat),
+  route(ROUTE.chat.markChatUnread, markChatUnread),
+  route(ROUTE.chat.deleteMessageForEveryone, deleteMessageForEveryone),
+  route(ROUTE.chat.getBase64FromMediaMessage, getBase64FromMediaMessage),
+  route(ROUTE.chat.updateMessage, updateMessage),
+  route(ROUTE.chat.sendPresence, sendPresence),
+  route(ROUTE.chat.updateBlockStatus, updateBlockStatus),
+  route(ROUTE.chat.findContacts, findContacts),
+  route(ROUTE.chat.findMessages, findMessages),
+  route(ROUTE.chat.findStatusMessage, findStatusMessage),
+  route(ROUTE.chat.findChats, findChats),
+  route(ROUTE.chat.findChatByRemoteJid, findChatByRemoteJid),
 ];

@@ -8,6 +8,7 @@
 import { badRequest, type HttpError, internalArray, internalString, notFound } from "../errors.ts";
 import { createJid, newGroupJid, newInviteCode } from "../jid.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { GROUP_SCHEMAS } from "../schemas.ts";
 import type { GroupState, InstanceState } from "../state.ts";
 import { checkBody, checkGroupBody } from "../validate.ts";
@@ -209,11 +210,9 @@ function sendInvite(ctx: RouteContext): unknown {
 
 /** The 16 group routes. */
 export const GROUP_ROUTES: readonly RouteDef[] = [
-  route("POST", "/group/create", 201, create),
+  route(ROUTE.group.create, create),
   route(
-    "POST",
-    "/group/updateGroupSubject",
-    201,
+    ROUTE.group.updateGroupSubject,
     update("updateGroupSubject", "Error updating group subject", (ctx, g) => {
       g.subject = String(ctx.body.subject);
       g.subjectOwner = ctx.instance.ownerJid ?? "";
@@ -222,9 +221,7 @@ export const GROUP_ROUTES: readonly RouteDef[] = [
     }),
   ),
   route(
-    "POST",
-    "/group/updateGroupPicture",
-    201,
+    ROUTE.group.updateGroupPicture,
     update("updateGroupPicture", "Error update group picture", (ctx, g) => {
       const image = String(ctx.body.image);
       g.pictureUrl = /^https?:\/\//.test(image)
@@ -233,21 +230,19 @@ export const GROUP_ROUTES: readonly RouteDef[] = [
     }),
   ),
   route(
-    "POST",
-    "/group/updateGroupDescription",
-    201,
+    ROUTE.group.updateGroupDescription,
     update("updateGroupDescription", "Error updating group description", (ctx, g) => {
       g.desc = String(ctx.body.description);
       g.descId = crypto.randomUUID().replace(/-/g, "").slice(0, 20).toUpperCase();
       emitUpdate(ctx, g, { desc: g.desc });
     }),
   ),
-  route("GET", "/group/findGroupInfos", 200, (ctx) => {
+  route(ROUTE.group.findGroupInfos, (ctx) => {
     const jid = groupJidOf(ctx, "groupJid");
     return withGroup(ctx, jid, notFound, "Error fetching group", (g) => groupInfo(g));
   }),
-  route("GET", "/group/fetchAllGroups", 200, fetchAllGroups),
-  route("GET", "/group/participants", 200, (ctx) => {
+  route(ROUTE.group.fetchAllGroups, fetchAllGroups),
+  route(ROUTE.group.participants, (ctx) => {
     const jid = groupJidOf(ctx, "groupJid");
     return withGroup(ctx, jid, notFound, "No participants", (g) => ({
       participants: g.participants.map((p) => {
@@ -256,20 +251,20 @@ export const GROUP_ROUTES: readonly RouteDef[] = [
       }),
     }));
   }),
-  route("GET", "/group/inviteCode", 200, (ctx) => {
+  route(ROUTE.group.inviteCode, (ctx) => {
     const jid = groupJidOf(ctx, "groupJid");
     return withGroup(ctx, jid, notFound, "No invite code", (g) => ({
       inviteUrl: `https://chat.whatsapp.com/${g.inviteCode}`,
       inviteCode: g.inviteCode,
     }));
   }),
-  route("GET", "/group/inviteInfo", 200, (ctx) => {
+  route(ROUTE.group.inviteInfo, (ctx) => {
     const code = inviteCodeOf(ctx);
     const group = findByInvite(ctx.instance, code);
     if (!group) throw notFound("No invite info", code);
     return groupInfo(group);
   }),
-  route("GET", "/group/acceptInviteCode", 200, (ctx) => {
+  route(ROUTE.group.acceptInviteCode, (ctx) => {
     const code = inviteCodeOf(ctx);
     const group = findByInvite(ctx.instance, code);
     if (!group) throw notFound("Accept invite error", "Error: item-not-found");
@@ -277,18 +272,18 @@ export const GROUP_ROUTES: readonly RouteDef[] = [
     if (!group.participants.some((p) => p.id === me)) group.participants.push({ id: me, admin: null });
     return { accepted: true, groupJid: group.id };
   }),
-  route("POST", "/group/sendInvite", 200, sendInvite),
-  route("POST", "/group/revokeInviteCode", 201, (ctx) => {
+  route(ROUTE.group.sendInvite, sendInvite),
+  route(ROUTE.group.revokeInviteCode, (ctx) => {
     const jid = groupJidOf(ctx, "groupJid");
     return withGroup(ctx, jid, notFound, "Revoke error", (g) => {
       g.inviteCode = newInviteCode();
       return { revoked: true, inviteCode: g.inviteCode };
     });
   }),
-  route("POST", "/group/updateParticipant", 201, updateParticipant),
-  route("POST", "/group/updateSetting", 201, updateSetting),
-  route("POST", "/group/toggleEphemeral", 201, toggleEphemeral),
-  route("DELETE", "/group/leaveGroup", 200, (ctx) => {
+  route(ROUTE.group.updateParticipant, updateParticipant),
+  route(ROUTE.group.updateSetting, updateSetting),
+  route(ROUTE.group.toggleEphemeral, toggleEphemeral),
+  route(ROUTE.group.leaveGroup, (ctx) => {
     const jid = groupJidOf(ctx, "leaveGroup");
     return withGroup(ctx, jid, badRequest, "Unable to leave the group", () => {
       ctx.instance.groups.delete(jid);

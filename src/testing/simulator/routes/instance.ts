@@ -8,6 +8,7 @@ import { badRequest, forbidden, notFound, Reply, unauthorized } from "../errors.
 import { INSTANCE_EVENTS } from "../events.ts";
 import { createJid } from "../jid.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { CREATE_INSTANCE_SCHEMA, SET_PRESENCE_SCHEMA } from "../schemas.ts";
 import { type InstanceState, newInstanceState, type WebhookRow } from "../state.ts";
 import { checkBody } from "../validate.ts";
@@ -268,28 +269,14 @@ export const INSTANCE_ROUTES: readonly RouteDef[] = [
     auth: "global",
     handle: () => ({ status: 200, message: "Credentials are valid" }),
   },
-  {
-    method: "POST",
-    path: "/instance/create",
-    withInstance: false,
-    status: 201,
-    auth: "none",
-    handle: create,
-  },
-  {
-    method: "GET",
-    path: "/instance/fetchInstances",
-    withInstance: false,
-    status: 200,
-    auth: "anyKey",
-    handle: fetchInstances,
-  },
-  route("POST", "/instance/restart", 200, restart),
-  route("GET", "/instance/connect", 200, connect),
-  route("GET", "/instance/connectionState", 200, (ctx) => ({
+  route(ROUTE.instance.create, create, "none"),
+  route(ROUTE.instance.fetchInstances, fetchInstances, "anyKey"),
+  route(ROUTE.instance.restart, restart),
+  route(ROUTE.instance.connect, connect),
+  route(ROUTE.instance.connectionState, (ctx) => ({
     instance: { instanceName: ctx.instance.name, state: ctx.instance.state },
   })),
-  route("POST", "/instance/setPresence", 201, setPresence),
-  route("DELETE", "/instance/logout", 200, logout),
-  route("DELETE", "/instance/delete", 200, remove),
+  route(ROUTE.instance.setPresence, setPresence),
+  route(ROUTE.instance.logout, logout),
+  route(ROUTE.instance.delete, remove),
 ];

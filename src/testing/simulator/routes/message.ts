@@ -8,7 +8,8 @@
 import { badRequest, internalString } from "../errors.ts";
 import { isBase64, isUrl } from "../jid.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
-import { MESSAGE_SCHEMAS } from "../schemas.ts";
+import { ROUTE } from "../../../resources/routes.ts";
+import { MESSAGE_SCHEMAS } from "../message_schemas.ts";
 import { checkBody } from "../validate.ts";
 import { type OutgoingContent, performSend } from "./send.ts";
 
@@ -299,12 +300,10 @@ function sendTemplate(ctx: RouteContext): unknown {
 
 /** The 13 message routes. */
 export const MESSAGE_ROUTES: readonly RouteDef[] = [
-  route("POST", "/message/sendText", 201, sendText),
-  route("POST", "/message/sendMedia", 201, sendMedia),
+  route(ROUTE.message.sendText, sendText),
+  route(ROUTE.message.sendMedia, sendMedia),
   route(
-    "POST",
-    "/message/sendPtv",
-    201,
+    ROUTE.message.sendPtv,
     simpleMedia(
       "sendPtv",
       "video",
@@ -314,9 +313,7 @@ export const MESSAGE_ROUTES: readonly RouteDef[] = [
     ),
   ),
   route(
-    "POST",
-    "/message/sendWhatsAppAudio",
-    201,
+    ROUTE.message.sendWhatsAppAudio,
     simpleMedia(
       "sendWhatsAppAudio",
       "audio",
@@ -326,9 +323,7 @@ export const MESSAGE_ROUTES: readonly RouteDef[] = [
     ),
   ),
   route(
-    "POST",
-    "/message/sendSticker",
-    201,
+    ROUTE.message.sendSticker,
     simpleMedia(
       "sendSticker",
       "sticker",
@@ -337,12 +332,12 @@ export const MESSAGE_ROUTES: readonly RouteDef[] = [
       "Owned media must be a url or base64",
     ),
   ),
-  route("POST", "/message/sendLocation", 201, sendLocation),
-  route("POST", "/message/sendContact", 201, sendContact),
-  route("POST", "/message/sendReaction", 201, sendReaction),
-  route("POST", "/message/sendPoll", 201, sendPoll),
-  route("POST", "/message/sendList", 201, sendList),
-  route("POST", "/message/sendButtons", 201, sendButtons),
-  route("POST", "/message/sendStatus", 201, sendStatus),
-  route("POST", "/message/sendTemplate", 201, sendTemplate),
+  route(ROUTE.message.sendLocation, sendLocation),
+  route(ROUTE.message.sendContact, sendContact),
+  route(ROUTE.message.sendReaction, sendReaction),
+  route(ROUTE.message.sendPoll, sendPoll),
+  route(ROUTE.message.sendList, sendList),
+  route(ROUTE.message.sendButtons, sendButtons),
+  route(ROUTE.message.sendStatus, sendStatus),
+  route(ROUTE.message.sendTemplate, sendTemplate),
 ];

@@ -7,6 +7,7 @@
 import { badRequest, metaError, notFound } from "../errors.ts";
 import { createJid, randomChars } from "../jid.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import {
   CATALOG_SCHEMA,
   HANDLE_LABEL_SCHEMA,
@@ -173,20 +174,20 @@ function findMedia(ctx: RouteContext, where: Record<string, unknown>): MediaRow[
 
 /** The call, business, template, proxy, label and S3 routes (12). */
 export const MISC_ROUTES: readonly RouteDef[] = [
-  route("POST", "/call/offer", 201, offerCall),
-  route("POST", "/business/getCatalog", 200, catalog("catalog")),
-  route("POST", "/business/getCollections", 200, catalog("collections")),
-  route("POST", "/template/create", 201, templateCreate),
-  route("GET", "/template/find", 200, templateFind),
-  route("POST", "/proxy/set", 201, proxySet),
-  route("GET", "/proxy/find", 200, (ctx) => (ctx.instance.proxy ? { ...ctx.instance.proxy } : null)),
-  route("GET", "/label/findLabels", 200, (ctx) => ctx.instance.labels.map((l) => ({ ...l }))),
-  route("POST", "/label/handleLabel", 200, handleLabel),
-  route("POST", "/s3/getMedia", 201, (ctx) => {
+  route(ROUTE.call.offer, offerCall),
+  route(ROUTE.business.getCatalog, catalog("catalog")),
+  route(ROUTE.business.getCollections, catalog("collections")),
+  route(ROUTE.template.create, templateCreate),
+  route(ROUTE.template.find, templateFind),
+  route(ROUTE.proxy.set, proxySet),
+  route(ROUTE.proxy.find, (ctx) => (ctx.instance.proxy ? { ...ctx.instance.proxy } : null)),
+  route(ROUTE.label.findLabels, (ctx) => ctx.instance.labels.map((l) => ({ ...l }))),
+  route(ROUTE.label.handleLabel, handleLabel),
+  route(ROUTE.s3.getMedia, (ctx) => {
     checkBody(ctx.body, S3_MEDIA_SCHEMA);
     return findMedia(ctx, ctx.body).map((m) => mediaView(ctx, m));
   }),
-  route("POST", "/s3/getMediaUrl", 200, (ctx) => {
+  route(ROUTE.s3.getMediaUrl, (ctx) => {
     checkBody(ctx.body, S3_URL_SCHEMA);
     const media = findMedia(ctx, { id: ctx.body.id })[0];
     const expiry = ctx.body.expiry ?? "3600";

@@ -5,6 +5,7 @@
  */
 
 import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { SETTINGS_SCHEMA } from "../schemas.ts";
 import { checkBody } from "../validate.ts";
 
@@ -35,6 +36,6 @@ function find(ctx: RouteContext): unknown {
 
 /** The 2 settings routes. */
 export const SETTINGS_ROUTES: readonly RouteDef[] = [
-  route("POST", "/settings/set", 201, set),
-  route("GET", "/settings/find", 200, find),
+  route(ROUTE.settings.set, set),
+  route(ROUTE.settings.find, find),
 ];

@@ -8,6 +8,7 @@
 import { internalString } from "../errors.ts";
 import { INSTANCE_EVENTS } from "../events.ts";
 import { route, type RouteContext, type RouteDef } from "../route.ts";
+import { ROUTE } from "../../../resources/routes.ts";
 import { WEBHOOK_SCHEMA } from "../schemas.ts";
 import { checkBody } from "../validate.ts";
 
@@ -44,6 +45,6 @@ function set(ctx: RouteContext): unknown {
 
 /** The 2 webhook configuration routes. */
 export const WEBHOOK_CONFIG_ROUTES: readonly RouteDef[] = [
-  route("POST", "/webhook/set", 201, set),
-  route("GET", "/webhook/find", 200, (ctx) => (ctx.instance.webhook ? { ...ctx.instance.webhook } : null)),
+  route(ROUTE.webhook.set, set),
+  route(ROUTE.webhook.find, (ctx) => (ctx.instance.webhook ? { ...ctx.instance.webhook } : null)),
 ];

@@ -1,0 +1,105 @@
+/**
+ * `D1State`: the `StateStore` on Cloudflare D1.
+ *
+ * @module
+ */
+
+import type {
+  StateEntry,
+  StateListEntry,
+  StateListOptions,
+  StateSetOptions,
+  StateStore,
+} from "../../store/state.ts";
+import type { D1Database } from "./bindings.ts";
+import { d1Runner } from "./sql.ts";
+import { SqlStateEngine } from "./sql_state.ts";
+
+/**
+ * Shared state in a D1 database (the `gateway_state` table of the shipped migration): exact across every
+ * isolate and region that uses the database. A compare-and-set is one SQL statement (`INSERT … ON CONFLICT
+ * DO UPDATE … WHERE` or `UPDATE … WHERE version = ?`), so of concurrent writers with the same expectation
+ * exactly one wins. An entry past its `expiresAt` reads as absent at once; each write also deletes a few
+ * expired rows, so they do not pile up.
+ *
+ * @example Claim a key once across isolates
+ * ```ts
+ * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
+ * export default {
+ *   async fetch(_request: Request, env: { DB: D1Database }) {
+ *     const state = new D1State(env.DB);
+ *     const won = await state.set("claims", "order-42", { by: "me" }, { expectedVersion: null });
+ *     return new Response(won === null ? "already claimed" : "claimed");
+ *   },
+ * };
+ * ```
+ */
+export class D1State implements StateStore {
+  readonly #engine: SqlStateEngine;
+
+  /**
+   * Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`).
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
+   * const open = (db: D1Database) => new D1State(db, { now: Date.now });
+   * ```
+   */
+  constructor(db: D1Database, options: { now?: () => number } = {}) {
+    this.#engine = new SqlStateEngine(d1Runner(db), options.now ?? Date.now);
+  }
+
+  /**
+   * Read a live entry, or null.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
+   * const read = (db: D1Database) => new D1State(db).get<string>("lid", "123@lid");
+   * ```
+   */
+  get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
+    return this.#engine.get<T>(namespace, key);
+  }
+
+  /**
+   * Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent).
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
+   * const claim = (db: D1Database) =>
+   *   new D1State(db).set("claims", "k", 1, { expectedVersion: null, expiresAt: Date.now() + 60_000 });
+   * ```
+   */
+  set<T>(namespace: string, key: string, value: T, options?: StateSetOptions): Promise<string | null> {
+    return this.#engine.set(namespace, key, value, options);
+  }
+
+  /**
+   * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
+   * const drop = (db: D1Database) => new D1State(db).delete("claims", "k");
+   * ```
+   */
+  delete(namespace: string, key: string, options?: { expectedVersion?: string }): Promise<boolean> {
+    return this.#engine.delete(namespace, key, options);
+  }
+
+  /**
+   * List live entries of a namespace in key order.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
+   * const list = (db: D1Database) => new D1State(db).list("lid", { prefix: "55", limit: 100 });
+   * ```
+   */
+  list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
+    return this.#engine.list<T>(namespace, options);
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * `D1Store`: a `GatewayStore` on Cloudflare D1 (SQLite).
+ *
+ * @module
+ */
+
+import { checkOptionKeys } from "../../option_keys.ts";
+import {
+  applyOutboundChanges,
+  checkInbound,
+  checkLimit,
+  checkOutbound,
+  checkPruneTime,
+  checkSnapshot,
+  checkWebhookLog,
+  withoutUndefined,
+} from "../../store/records.ts";
+import type {
+  GatewayStore,
+  InboundMessageRecord,
+  InstanceSnapshot,
+  OutboundMessageRecord,
+  OutboundQuery,
+  RecordKind,
+  WebhookLogRecord,
+  WebhookLogStatus,
+} from "../../store/store.ts";
+import type { StateStore } from "../../store/state.ts";
+import type { D1Database } from "./bindings.ts";
+import { outboundListQuery, pruneQueries, webhookLogListQuery } from "./d1_queries.ts";
+import { D1State } from "./d1_state.ts";
+import { d1Runner, sql, type SqlRunner, type SqlStatement } from "./sql.ts";
+import { positiveInteger } from "../../util/checks.ts";
+
+/** Options of {@link D1Store}. */
+export interface D1StoreOptions {
+  /** Clock in epoch ms, used when an update gives no `updatedAt` and for state expiry (default `Date.now`). */
+  now?: () => number;
+  /**
+   * Largest record, as JSON, the store accepts (default and most 1 900 000 bytes: a D1 row holds at most
+   * 2 MB). A larger one is refused with a `RangeError` (send large media by URL).
+   */
+  maxRecordBytes?: number;
+  /**
+   * The store's shared state (default a {@link D1State} on the same database). Pass a `CoordinatorState`
+   * to keep claims in Durable Objects instead.
+   */
+  state?: StateStore;
+}
+
+const MAX_RECORD_BYTES = 1_900_000;
+/** Rounds of an update that lost to a concurrent writer before giving up (each re-reads). */
+const MAX_ROUNDS = 50;
+const encoder = new TextEncoder();
+
+/**
+ * A {@link GatewayStore} on D1: one table per kind, each record whole as JSON beside its indexed columns,
+ * with the indexes `KvStore` keeps as keys (`outbound`: by time, by status, by instance and status;
+ * `inbound`, `webhook_logs` (also by status), `instances`: by time). Lists are index range reads in the same
+ * oldest-first order (time, then id in UTF-8 byte order); `updateOutbound` is a compare-and-set on a
+ * revision column, re-read and re-applied when another writer got there first; `prune` deletes in batches
+ * of 500 rows. `store.state` is a {@link D1State} on the same database.
+ *
+ * The tables come from the shipped migration: {@link applyD1Migrations} or `wrangler d1 migrations apply`.
+ *
+ * @example A Worker recording sends in D1
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+ * interface Env {
+ *   DB: D1Database;
+ *   GATEWAY_API_URL: string;
+ *   GATEWAY_API_KEY: string;
+ * }
+ * export default {
+ *   async fetch(_request: Request, env: Env) {
+ *     const store = new D1Store(env.DB);
+ *     const gw = new GatewayService({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store });
+ *     await gw.messages().text("5511999999999", "Hello", { instance: "sales" });
+ *     return Response.json(await store.listOutbound({ status: "failed", limit: 10 }));
+ *   },
+ * };
+ * ```
+ */
+export class D1Store implements GatewayStore {
+  readonly #run: SqlRunner;
+  readonly #now: () => number;
+  readonly #maxRecordBytes: number;
+  /** Shared key/value state: a {@link D1State} on the same database unless another was given. */
+  readonly state: StateStore;
+
+  /**
+   * Use `db`, whose tables the migration created.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const open = (db: D1Database) => new D1Store(db, { maxRecordBytes: 500_000 });
+   * ```
+   */
+  constructor(db: D1Database, options: D1StoreOptions = {}) {
+    checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");
+    const max = positiveInteger(
+      "Cannot create D1Store",
+      "maxRecordBytes",
+      options.maxRecordBytes,
+      MAX_RECORD_BYTES,
+      MAX_RECORD_BYTES,
+    );
+    this.#run = d1Runner(db);
+    this.#now = options.now ?? Date.now;
+    this.#maxRecordBytes = max;
+    this.state = options.state ?? new D1State(db, { now: this.#now });
+  }
+
+  #json(label: string, id: string, record: object): string {
+    const json = JSON.stringify(withoutUndefined(record));
+    const bytes = encoder.encode(json).byteLength;
+    if (bytes > this.#maxRecordBytes) {
+      throw new RangeError(
+        `Cannot save ${label} record "${id}": it takes ${bytes} bytes as JSON, ` +
+          `more than the ${this.#maxRecordBytes} allowed (maxRecordBytes); send large media by URL`,
+      );
+    }
+    return json;
+  }
+
+  async #rows(statement: SqlStatement): Promise<Record<string, unknown>[]> {
+    return (await this.#run([statement]))[0];
+  }
+
+  async #records<T>(statement: SqlStatement): Promise<T[]> {
+    return (await this.#rows(statement)).map((row) => JSON.parse(String(row.record)) as T);
+  }
+
+  async #record<T>(statement: SqlStatement): Promise<T | null> {
+    return (await this.#records<T>(statement))[0] ?? null;
+  }
+
+  /**
+   * Create or replace an outbound record.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const save = (db: D1Database) =>
+   *   new D1Store(db).saveOutbound({
+   *     id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
+   *     route: "/message/sendText/{instance}", body: {}, status: "pending", outcomeUnknown: false,
+   *     retryCount: 0, createdAt: 1, updatedAt: 1,
+   *   });
+   * ```
+   */
+  async saveOutbound(record: OutboundMessageRecord): Promise<void> {
+    checkOutbound(record);
+    const json = this.#json("outbound", record.id, record);
+    await this.#run([
+      sql(
+        "INSERT INTO gateway_outbound (id, instance, status, created_at, revision, record) VALUES (?, ?, ?, ?, 0, ?) " +
+          "ON CONFLICT (id) DO UPDATE SET instance = excluded.instance, status = excluded.status, " +
+          "created_at = excluded.created_at, revision = gateway_outbound.revision + 1, record = excluded.record",
+        record.id,
+        record.instance,
+        record.status,
+        record.createdAt,
+        json,
+      ),
+    ]);
+  }
+
+  /**
+   * Read an outbound record by its local id.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const read = (db: D1Database) => new D1Store(db).getOutbound("r1");
+   * ```
+   */
+  getOutbound(id: string): Promise<OutboundMessageRecord | null> {
+    return this.#record(sql("SELECT record FROM gateway_outbound WHERE id = ?", id));
+  }
+
+  /**
+   * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given); the write
+   * is guarded by the revision read, so a concurrent change makes it re-read (and, with an expectation,
+   * answer null).
+   *
+   * @example Claiming a failed record for a resend
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const claim = (db: D1Database, updatedAt: number) =>
+   *   new D1Store(db).updateOutbound("r1", { status: "pending" }, updatedAt);
+   * ```
+   */
+  async updateOutbound(
+    id: string,
+    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+    expectedUpdatedAt?: number,
+  ): Promise<OutboundMessageRecord | null> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const [row] = await this.#rows(sql("SELECT revision, record FROM gateway_outbound WHERE id = ?", id));
+      if (row === undefined) return null;
+      const current = JSON.parse(String(row.record)) as OutboundMessageRecord;
+      if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return null;
+      const next = applyOutboundChanges(current, structuredClone(changes), this.#now());
+      checkOutbound(next);
+      const written = await this.#rows(
+        sql(
+          "UPDATE gateway_outbound SET instance = ?, status = ?, revision = revision + 1, record = ? " +
+            "WHERE id = ? AND revision = ? RETURNING id",
+          next.instance,
+          next.status,
+          this.#json("outbound", id, next),
+          id,
+          row.revision,
+        ),
+      );
+      if (written.length > 0) return next;
+    }
+    throw new Error(`Cannot update outbound record "${id}": too many concurrent writers`);
+  }
+
+  /**
+   * List outbound records, oldest first (`createdAt`, then `id`), through the matching index.
+   *
+   * @example Failed sends older than an hour
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const failed = (db: D1Database) =>
+   *   new D1Store(db).listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
+   * ```
+   */
+  async listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
+    const limit = checkLimit(query.limit);
+    if (limit === 0) return [];
+    return await this.#records(outboundListQuery(query, limit));
+  }
+
+  /**
+   * Store an inbound message; a second save of the same instance and id is ignored.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const save = (db: D1Database) =>
+   *   new D1Store(db).saveInbound({
+   *     id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
+   *   });
+   * ```
+   */
+  async saveInbound(record: InboundMessageRecord): Promise<void> {
+    checkInbound(record);
+    await this.#run([
+      sql(
+        "INSERT INTO gateway_inbound (instance, id, received_at, record) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (instance, id) DO NOTHING",
+        record.instance,
+        record.id,
+        record.receivedAt,
+        this.#json("inbound", record.id, record),
+      ),
+    ]);
+  }
+
+  /**
+   * Read an inbound message.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const read = (db: D1Database) => new D1Store(db).getInbound("sales", "3EB0");
+   * ```
+   */
+  getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
+    return this.#record(
+      sql("SELECT record FROM gateway_inbound WHERE instance = ? AND id = ?", instance, id),
+    );
+  }
+
+  /**
+   * Create or replace a webhook log.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const save = (db: D1Database) =>
+   *   new D1Store(db).saveWebhookLog({
+   *     id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
+   *   });
+   * ```
+   */
+  async saveWebhookLog(record: WebhookLogRecord): Promise<void> {
+    checkWebhookLog(record);
+    await this.#run([
+      sql(
+        "INSERT INTO gateway_webhook_logs (id, status, received_at, record) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (id) DO UPDATE SET status = excluded.status, received_at = excluded.received_at, " +
+          "record = excluded.record",
+        record.id,
+        record.status,
+        record.receivedAt,
+        this.#json("webhook log", record.id, record),
+      ),
+    ]);
+  }
+
+  /**
+   * Read a webhook log.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const read = (db: D1Database) => new D1Store(db).getWebhookLog("d1");
+   * ```
+   */
+  getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
+    return this.#record(sql("SELECT record FROM gateway_webhook_logs WHERE id = ?", id));
+  }
+
+  /**
+   * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const failed = (db: D1Database) => new D1Store(db).listWebhookLogs({ status: "failed", limit: 20 });
+   * ```
+   */
+  async listWebhookLogs(
+    query: { status?: WebhookLogStatus; limit?: number } = {},
+  ): Promise<WebhookLogRecord[]> {
+    const limit = checkLimit(query.limit);
+    if (limit === 0) return [];
+    return await this.#records(webhookLogListQuery(query.status, limit));
+  }
+
+  /**
+   * Create or replace an instance snapshot.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const save = (db: D1Database) =>
+   *   new D1Store(db).saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
+   * ```
+   */
+  async saveInstanceSnapshot(snapshot: InstanceSnapshot): Promise<void> {
+    checkSnapshot(snapshot);
+    await this.#run([
+      sql(
+        "INSERT INTO gateway_instances (connection, instance, updated_at, record) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (connection, instance) DO UPDATE SET updated_at = excluded.updated_at, record = excluded.record",
+        snapshot.connection,
+        snapshot.instance,
+        snapshot.updatedAt,
+        this.#json("instance snapshot", `${snapshot.connection}/${snapshot.instance}`, snapshot),
+      ),
+    ]);
+  }
+
+  /**
+   * Read an instance snapshot.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const read = (db: D1Database) => new D1Store(db).getInstanceSnapshot("default", "sales");
+   * ```
+   */
+  getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
+    return this.#record(
+      sql("SELECT record FROM gateway_instances WHERE connection = ? AND instance = ?", connection, instance),
+    );
+  }
+
+  /**
+   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, through the kind's
+   * time index, in batches of 500 rows.
+   *
+   * @example
+   * ```ts
+   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
+   * const prune = (db: D1Database) => new D1Store(db).prune("webhook_logs", Date.now() - 30 * 86_400_000);
+   * ```
+   */
+  async prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+    checkPruneTime(before);
+    const queries = pruneQueries(kind, before);
+    if (options.dryRun === true) return Number((await this.#rows(queries.count))[0].n);
+    let total = 0;
+    while (true) {
+      const deleted = await this.#rows(queries.deleteBatch);
+      total += deleted.length;
+      if (deleted.length < queries.batch) return total;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * A per-process rate limiter: for tests, scripts, a single server process and Workers isolates.
+ *
+ * @module
+ */
+
+import { checkOptionKeys } from "../../option_keys.ts";
+import { ExpiryQueue } from "./expiry_queue.ts";
+import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
+import {
+  checkArguments,
+  checkDecay,
+  nextWindow,
+  secondsUntilFree,
+  type WindowEntry,
+} from "../../ratelimit/window.ts";
+
+/** Options of {@link MemoryRateLimiter}. */
+export interface MemoryRateLimiterOptions {
+  /** The clock, in epoch ms (default `Date.now`); tests pass a fake one. */
+  now?: () => number;
+}
+
+/**
+ * Fixed-window limiter kept in this process's memory. A window opens at a key's first attempt and lasts
+ * `decaySeconds`; `maxAttempts` attempts succeed in it. JavaScript runs one callback at a time, so it is
+ * exact within one isolate; several processes or isolates each count separately (use
+ * {@link KvRateLimiter} to share a limit).
+ *
+ * @example Five attempts per minute
+ * ```ts
+ * import { MemoryRateLimiter } from "@gw/gateway";
+ * const limiter = new MemoryRateLimiter();
+ * if (await limiter.attempt("report:alice", 5, 60)) {
+ *   // do the work
+ * } else {
+ *   console.log(`try again in ${await limiter.availableIn("report:alice", 60)} s`);
+ * }
+ * ```
+ */
+export class MemoryRateLimiter implements RateLimiterInterface {
+  readonly #windows = new Map<string, WindowEntry>();
+  // One queue of window ends per window length: windows of one length open in time order, so they end in
+  // that order and the ended ones are at the front. Every call pops them (constant time on average), so the
+  // memory held is the windows still open (no timer: nothing keeps a process or an isolate alive).
+  readonly #ends = new Map<number, ExpiryQueue>();
+  readonly #now: () => number;
+
+  /**
+   * Create an empty limiter.
+   *
+   * @example With a fake clock
+   * ```ts
+   * import { MemoryRateLimiter } from "@gw/gateway";
+   * let now = 0;
+   * const limiter = new MemoryRateLimiter({ now: () => now });
+   * ```
+   */
+  constructor(options: MemoryRateLimiterOptions = {}) {
+    checkOptionKeys(options, { now: true }, "new MemoryRateLimiter");
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
+   *
+   * @example
+   * ```ts
+   * import { MemoryRateLimiter } from "@gw/gateway";
+   * const allowed = await new MemoryRateLimiter().attempt("k", 1, 60); // true
+   * ```
+   */
+  attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
+    try {
+      checkArguments(key, maxAttempts, decaySeconds);
+      const now = this.#now();
+      this.#dropEnded(now);
+      const current = this.#windows.get(key);
+      const next = nextWindow(current, maxAttempts, decaySeconds, now);
+      if (next === null) return Promise.resolve(false);
+      this.#windows.set(key, next);
+      if (next !== current && next.start === now && next.count === 1) {
+        this.#queueFor(next).push(key, next.reset);
+      }
+      return Promise.resolve(true);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
+   * window (fractional, exact to the millisecond).
+   *
+   * @example
+   * ```ts
+   * import { MemoryRateLimiter } from "@gw/gateway";
+   * const limiter = new MemoryRateLimiter();
+   * await limiter.attempt("k", 1, 60);
+   * await limiter.availableIn("k", 60); // 60
+   * ```
+   */
+  availableIn(key: string, decaySeconds: number): Promise<number> {
+    try {
+      checkDecay(key, decaySeconds);
+      const now = this.#now();
+      this.#dropEnded(now);
+      return Promise.resolve(secondsUntilFree(this.#windows.get(key), now));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Forget every slot taken for `key`.
+   *
+   * @example
+   * ```ts
+   * import { MemoryRateLimiter } from "@gw/gateway";
+   * await new MemoryRateLimiter().clear("k");
+   * ```
+   */
+  clear(key: string): Promise<void> {
+    this.#windows.delete(key);
+    return Promise.resolve();
+  }
+
+  /**
+   * Number of keys with a window kept in memory: the open windows, plus those that ended since the last call.
+   *
+   * @example
+   * ```ts
+   * import { MemoryRateLimiter } from "@gw/gateway";
+   * new MemoryRateLimiter().size; // 0
+   * ```
+   */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  #queueFor(entry: WindowEntry): ExpiryQueue {
+    const length = entry.reset - entry.start;
+    let queue = this.#ends.get(length);
+    if (queue === undefined) this.#ends.set(length, queue = new ExpiryQueue());
+    return queue;
+  }
+
+  /** Drop every window that has ended; a queue item whose key has a newer window (or none) is skipped. */
+  #dropEnded(now: number): void {
+    for (const [length, queue] of this.#ends) {
+      while (queue.length > 0 && queue.frontTime <= now) {
+        const key = queue.frontKey!;
+        if (this.#windows.get(key)?.reset === queue.frontTime) this.#windows.delete(key);
+        queue.shift();
+      }
+      if (queue.length === 0) this.#ends.delete(length);
+    }
+  }
+}

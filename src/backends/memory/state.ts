@@ -1,0 +1,239 @@
+/**
+ * `MemoryState`: the in-process `StateStore`.
+ *
+ * @module
+ */
+
+import { settle } from "../../store/records.ts";
+import {
+  checkExpiresAt,
+  checkStateKey,
+  encodeStateValue,
+  listLimit,
+  type StateEntry,
+  type StateListEntry,
+  type StateListOptions,
+  type StateSetOptions,
+  type StateStore,
+} from "../../store/state.ts";
+
+interface Held {
+  json: string;
+  version: string;
+  expiresAt?: number;
+  /** The entry as `getNow` hands it out, parsed on its first read (a write replaces the whole `Held`). */
+  frozen?: StateEntry<unknown>;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+/**
+ * Shared state within one process: exact there, nothing shared with other isolates. Expired entries are
+ * dropped when read, and a sweep on writes keeps memory bounded by the live entries.
+ *
+ * @example
+ * ```ts
+ * import { MemoryState } from "@gw/gateway";
+ * const state = new MemoryState();
+ * await state.set("lid", "123@lid", "5511999999999");
+ * console.log((await state.get<string>("lid", "123@lid"))?.value); // "5511999999999"
+ * ```
+ */
+export class MemoryState implements StateStore {
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Map<string, Held>>();
+  #counter = 0;
+  #writesUntilSweep = 64;
+  #size = 0;
+
+  /**
+   * Create empty state.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * const state = new MemoryState({ now: () => 1_700_000_000_000 });
+   * ```
+   */
+  constructor(options: { now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * How many entries are held, counting expired ones not yet swept (for monitoring memory).
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * console.log(new MemoryState().size); // 0
+   * ```
+   */
+  get size(): number {
+    return this.#size;
+  }
+
+  #live(namespace: string, key: string): Held | undefined {
+    const held = this.#entries.get(namespace)?.get(key);
+    if (held === undefined) return undefined;
+    if (held.expiresAt !== undefined && held.expiresAt <= this.#now()) {
+      this.#remove(namespace, key);
+      return undefined;
+    }
+    return held;
+  }
+
+  #remove(namespace: string, key: string): void {
+    const space = this.#entries.get(namespace);
+    if (space?.delete(key)) {
+      this.#size--;
+      if (space.size === 0) this.#entries.delete(namespace);
+    }
+  }
+
+  // Sweeps every expired entry once there have been as many writes as entries were left by the last sweep,
+  // so a sweep costs at most two steps per write since the last one and memory stays bounded by the live
+  // entries plus the writes since the last sweep.
+  #sweepSometimes(): void {
+    if (--this.#writesUntilSweep > 0) return;
+    const now = this.#now();
+    for (const [namespace, space] of this.#entries) {
+      for (const [key, held] of space) {
+        if (held.expiresAt !== undefined && held.expiresAt <= now) this.#remove(namespace, key);
+      }
+    }
+    this.#writesUntilSweep = Math.max(64, this.#size);
+  }
+
+  /**
+   * Read a live entry.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * console.log(await new MemoryState().get("lid", "x")); // null
+   * ```
+   */
+  get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
+    return settle(() => {
+      checkStateKey(namespace, key);
+      const held = this.#live(namespace, key);
+      return held === undefined ? null : entryOf<T>(held);
+    });
+  }
+
+  /**
+   * Read a live entry at once, without a promise (memory needs none). Unlike {@link MemoryState.get}, the
+   * entry is shared and deeply frozen (parsed once per write, not per read): copy it to change it. The send
+   * path's breaker check reads one on every send.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * const state = new MemoryState();
+   * await state.set("lid", "123@lid", "5511999999999");
+   * console.log(state.getNow<string>("lid", "123@lid")?.value); // "5511999999999"
+   * ```
+   */
+  getNow<T>(namespace: string, key: string): Readonly<StateEntry<T>> | null {
+    checkStateKey(namespace, key);
+    const held = this.#live(namespace, key);
+    if (held === undefined) return null;
+    return (held.frozen ??= deepFreeze(entryOf<unknown>(held))) as StateEntry<T>;
+  }
+
+  /**
+   * Write an entry, with an optional compare-and-set on its version.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * const state = new MemoryState();
+   * const v1 = await state.set("n", "k", 1);
+   * console.log(await state.set("n", "k", 2, { expectedVersion: v1 }) !== null); // true
+   * ```
+   */
+  set<T>(namespace: string, key: string, value: T, options: StateSetOptions = {}): Promise<string | null> {
+    return settle(() => {
+      checkStateKey(namespace, key);
+      checkExpiresAt(options.expiresAt);
+      const json = encodeStateValue(namespace, key, value);
+      const current = this.#live(namespace, key);
+      if (options.expectedVersion !== undefined && (current?.version ?? null) !== options.expectedVersion) {
+        return null;
+      }
+      const version = String(++this.#counter).padStart(16, "0");
+      let space = this.#entries.get(namespace);
+      if (space === undefined) this.#entries.set(namespace, space = new Map());
+      if (current === undefined) this.#size++;
+      space.set(key, { json, version, expiresAt: options.expiresAt });
+      this.#sweepSometimes();
+      return version;
+    });
+  }
+
+  /**
+   * Delete an entry.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * console.log(await new MemoryState().delete("n", "k")); // false
+   * ```
+   */
+  delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
+    return settle(() => {
+      checkStateKey(namespace, key);
+      const current = this.#live(namespace, key);
+      if (current === undefined) return false;
+      if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return false;
+      this.#remove(namespace, key);
+      return true;
+    });
+  }
+
+  /**
+   * List live entries of a namespace in key order.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * const state = new MemoryState();
+   * await state.set("n", "b", 2);
+   * await state.set("n", "a", 1);
+   * console.log((await state.list("n")).map((e) => e.key)); // ["a", "b"]
+   * ```
+   */
+  list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
+    return settle(() => {
+      const limit = listLimit(options);
+      const prefix = options?.prefix ?? "";
+      const keys = [...(this.#entries.get(namespace)?.keys() ?? [])]
+        .filter((key) => key.startsWith(prefix))
+        .sort(compareText);
+      const out: StateListEntry<T>[] = [];
+      for (const key of keys) {
+        const held = this.#live(namespace, key);
+        if (held === undefined) continue;
+        out.push({ key, ...entryOf<T>(held) });
+        if (out.length >= limit) break;
+      }
+      return out;
+    });
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function entryOf<T>(held: Held): StateEntry<T> {
+  const entry: StateEntry<T> = { value: JSON.parse(held.json) as T, version: held.version };
+  if (held.expiresAt !== undefined) entry.expiresAt = held.expiresAt;
+  return entry;
+}

@@ -1,0 +1,329 @@
+/**
+ * `MemoryStore`: a `GatewayStore` in process memory, for tests and for runtimes without Deno KV. Records
+ * live as long as the isolate does.
+ *
+ * @module
+ */
+
+import { checkOptionKeys } from "../../option_keys.ts";
+import { MemoryState } from "./state.ts";
+import {
+  applyOutboundChanges,
+  checkInbound,
+  checkLimit,
+  checkOutbound,
+  checkPruneTime,
+  checkSnapshot,
+  checkWebhookLog,
+  compareParts,
+  settle,
+  withoutUndefined,
+} from "../../store/records.ts";
+import type {
+  GatewayStore,
+  InboundMessageRecord,
+  InstanceSnapshot,
+  OutboundMessageRecord,
+  OutboundQuery,
+  RecordKind,
+  WebhookLogRecord,
+  WebhookLogStatus,
+} from "../../store/store.ts";
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /** Clock in epoch ms, used when an update gives no `updatedAt` (default `Date.now`). */
+  now?: () => number;
+}
+
+// Two-part map keys; NUL cannot appear in instance or connection names the server accepts.
+function pairKey(a: string, b: string): string {
+  return `${a}\u0000${b}`;
+}
+
+// Runs `work` at once (so each operation stays atomic) and turns a throw into a rejection, like an async
+// store would.
+/**
+ * A {@link GatewayStore} kept in memory. Every method works on copies, so callers never change stored
+ * records by mutating what they passed or got back. It behaves like `KvStore` (same order, same
+ * compare-and-set rule), which the shared contract tests check.
+ *
+ * @example Recording a send and finding it again
+ * ```ts
+ * import { MemoryStore } from "@gw/gateway";
+ * const store = new MemoryStore();
+ * await store.saveOutbound({
+ *   id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
+ *   route: "/message/sendText/{instance}", body: { number: "5511999999999", text: "hi" },
+ *   status: "failed", outcomeUnknown: false, retryCount: 0, createdAt: 1, updatedAt: 1,
+ * });
+ * const failed = await store.listOutbound({ status: "failed" });
+ * console.log(failed.length); // 1
+ * ```
+ */
+export class MemoryStore implements GatewayStore {
+  readonly #now: () => number;
+  readonly #outbound = new Map<string, OutboundMessageRecord>();
+  readonly #inbound = new Map<string, InboundMessageRecord>();
+  readonly #webhookLogs = new Map<string, WebhookLogRecord>();
+  readonly #instances = new Map<string, InstanceSnapshot>();
+  /** Shared key/value state, in this process. */
+  readonly state: MemoryState;
+
+  /**
+   * Create an empty store.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * const store = new MemoryStore({ now: () => 1_700_000_000_000 });
+   * ```
+   */
+  constructor(options: MemoryStoreOptions = {}) {
+    checkOptionKeys(options, { now: true }, "new MemoryStore");
+    this.#now = options.now ?? Date.now;
+    this.state = new MemoryState({ now: this.#now });
+  }
+
+  /**
+   * Create or replace an outbound record.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * await new MemoryStore().saveOutbound({
+   *   id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
+   *   route: "/message/sendText/{instance}", body: {}, status: "pending", outcomeUnknown: false,
+   *   retryCount: 0, createdAt: 1, updatedAt: 1,
+   * });
+   * ```
+   */
+  saveOutbound(record: OutboundMessageRecord): Promise<void> {
+    return settle(() => {
+      checkOutbound(record);
+      this.#outbound.set(record.id, structuredClone(withoutUndefined(record)));
+    });
+  }
+
+  /**
+   * Read an outbound record by its local id.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * console.log(await new MemoryStore().getOutbound("r1")); // null
+   * ```
+   */
+  getOutbound(id: string): Promise<OutboundMessageRecord | null> {
+    return settle(() => copyOrNull(this.#outbound.get(id)));
+  }
+
+  /**
+   * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given).
+   * `updatedAt` always moves forward, so one version can be claimed only once.
+   *
+   * @example Claiming a record
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * const store = new MemoryStore();
+   * const claimed = await store.updateOutbound("r1", { status: "pending" }, 1);
+   * console.log(claimed); // null: no such record
+   * ```
+   */
+  updateOutbound(
+    id: string,
+    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+    expectedUpdatedAt?: number,
+  ): Promise<OutboundMessageRecord | null> {
+    return settle(() => {
+      const current = this.#outbound.get(id);
+      if (current === undefined) return null;
+      if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return null;
+      const next = applyOutboundChanges(current, structuredClone(changes), this.#now());
+      checkOutbound(next);
+      this.#outbound.set(id, next);
+      return structuredClone(next);
+    });
+  }
+
+  /**
+   * List outbound records, oldest first (`createdAt`, then `id`).
+   *
+   * @example Failed sends older than an hour
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * const store = new MemoryStore();
+   * await store.listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
+   * ```
+   */
+  listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
+    return settle(() => {
+      const limit = checkLimit(query.limit);
+      const after = query.startAfter;
+      const found = [...this.#outbound.values()].filter((record) =>
+        (query.status === undefined || record.status === query.status) &&
+        (query.instance === undefined || record.instance === query.instance) &&
+        (query.createdBefore === undefined || record.createdAt < query.createdBefore) &&
+        (after === undefined || compareParts([record.createdAt, record.id], [after.createdAt, after.id]) > 0)
+      );
+      found.sort((a, b) => compareParts([a.createdAt, a.id], [b.createdAt, b.id]));
+      return found.slice(0, limit).map((record) => structuredClone(record));
+    });
+  }
+
+  /**
+   * Store an inbound message; a second save of the same instance and id is ignored.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * await new MemoryStore().saveInbound({
+   *   id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
+   * });
+   * ```
+   */
+  saveInbound(record: InboundMessageRecord): Promise<void> {
+    return settle(() => {
+      checkInbound(record);
+      const key = pairKey(record.instance, record.id);
+      if (!this.#inbound.has(key)) this.#inbound.set(key, structuredClone(withoutUndefined(record)));
+    });
+  }
+
+  /**
+   * Read an inbound message.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * console.log(await new MemoryStore().getInbound("sales", "3EB0")); // null
+   * ```
+   */
+  getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
+    return settle(() => copyOrNull(this.#inbound.get(pairKey(instance, id))));
+  }
+
+  /**
+   * Create or replace a webhook log.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * await new MemoryStore().saveWebhookLog({
+   *   id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
+   * });
+   * ```
+   */
+  saveWebhookLog(record: WebhookLogRecord): Promise<void> {
+    return settle(() => {
+      checkWebhookLog(record);
+      this.#webhookLogs.set(record.id, structuredClone(withoutUndefined(record)));
+    });
+  }
+
+  /**
+   * Read a webhook log.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * console.log(await new MemoryStore().getWebhookLog("d1")); // null
+   * ```
+   */
+  getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
+    return settle(() => copyOrNull(this.#webhookLogs.get(id)));
+  }
+
+  /**
+   * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * await new MemoryStore().listWebhookLogs({ status: "failed", limit: 20 });
+   * ```
+   */
+  listWebhookLogs(query: { status?: WebhookLogStatus; limit?: number } = {}): Promise<WebhookLogRecord[]> {
+    return settle(() => {
+      const limit = checkLimit(query.limit);
+      const found = [...this.#webhookLogs.values()].filter((record) =>
+        query.status === undefined || record.status === query.status
+      );
+      found.sort((a, b) => compareParts([a.receivedAt, a.id], [b.receivedAt, b.id]));
+      return found.slice(0, limit).map((record) => structuredClone(record));
+    });
+  }
+
+  /**
+   * Create or replace an instance snapshot.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * await new MemoryStore().saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
+   * ```
+   */
+  saveInstanceSnapshot(snapshot: InstanceSnapshot): Promise<void> {
+    return settle(() => {
+      checkSnapshot(snapshot);
+      const key = pairKey(snapshot.connection, snapshot.instance);
+      this.#instances.set(key, structuredClone(withoutUndefined(snapshot)));
+    });
+  }
+
+  /**
+   * Read an instance snapshot.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * console.log(await new MemoryStore().getInstanceSnapshot("default", "sales")); // null
+   * ```
+   */
+  getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
+    return settle(() => copyOrNull(this.#instances.get(pairKey(connection, instance))));
+  }
+
+  /**
+   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * const removed = await new MemoryStore().prune("webhook_logs", Date.now() - 30 * 86_400_000);
+   * console.log(removed); // 0
+   * ```
+   */
+  prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+    return settle(() => {
+      checkPruneTime(before);
+      const dryRun = options.dryRun === true;
+      switch (kind) {
+        case "outbound":
+          return pruneMap(this.#outbound, (r) => r.createdAt < before, dryRun);
+        case "inbound":
+          return pruneMap(this.#inbound, (r) => r.receivedAt < before, dryRun);
+        case "webhook_logs":
+          return pruneMap(this.#webhookLogs, (r) => r.receivedAt < before, dryRun);
+        case "instances":
+          return pruneMap(this.#instances, (r) => r.updatedAt < before, dryRun);
+        default:
+          throw new TypeError(`Cannot prune records: unknown kind "${String(kind)}"`);
+      }
+    });
+  }
+}
+
+function copyOrNull<T>(record: T | undefined): T | null {
+  return record === undefined ? null : structuredClone(record);
+}
+
+function pruneMap<T>(map: Map<string, T>, old: (record: T) => boolean, dryRun: boolean): number {
+  let count = 0;
+  for (const [key, record] of map) {
+    if (!old(record)) continue;
+    count++;
+    if (!dryRun) map.delete(key);
+  }
+  return count;
+}

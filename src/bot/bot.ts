@@ -1,0 +1,398 @@
+/**
+ * `Bot`: a composer of middleware behind a verified webhook receiver. Each webhook becomes a `Context`;
+ * the bot runs the middleware once per inbound message (the processor's claims), one update at a time per
+ * chat (a turn in the store), never for its own echoes, and with replies that cannot be sent twice.
+ *
+ * @module
+ */
+
+import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
+import { MemoryStore } from "../backends/memory/store.ts";
+import type { GatewayStore } from "../store/store.ts";
+import { abortableSleep } from "../timing.ts";
+import type { WebhookExecutionContext } from "../webhooks/handler.ts";
+import { WebhookPayloadDto } from "../webhooks/payload.ts";
+import { InboundMessageClaims } from "../webhooks/message_claims.ts";
+import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
+import { ArrivalProcessor } from "./arrival_processor.ts";
+import { BotActions } from "./actions.ts";
+import { BotError } from "./bot_error.ts";
+import { BotEnvironment } from "./bot_env.ts";
+import { type BotOptions, checkBotOptions } from "./bot_options.ts";
+import { Bursts } from "./burst.ts";
+import { type ArrivalSlot, ChatOrder } from "./chat_order.ts";
+import { Composer, REGISTERED_QUERIES } from "./composer.ts";
+import { Context } from "./context.ts";
+import type { FilterQuery } from "./filter_table.ts";
+import { run } from "./middleware.ts";
+import { ChatPauses } from "./pauses.ts";
+import { addressesInstance, toBotUpdate } from "./update.ts";
+import type { BotUpdate } from "./update_types.ts";
+
+export type { BotGroups, BotOptions } from "./bot_options.ts";
+
+const DEFAULT_ORDER_LEASE_MS = 60_000;
+const ORDER_POLL_MS = 50;
+let warnedMemoryStore = false;
+
+/**
+ * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
+ *
+ * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
+ *
+ * @example The ten-line bot (`deno serve --allow-env --allow-net bot.ts`, or a Worker)
+ * ```ts ignore
+ * import { Bot } from "@gw/gateway/bot";
+ * const bot = new Bot(); // service, secret and scheme from the environment
+ * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
+ * export default { fetch: bot.fetch };
+ * ```
+ *
+ * @example Handling updates yourself (tests, queue consumers)
+ * ```ts
+ * import { MemoryStore } from "@gw/gateway";
+ * import { Bot } from "@gw/gateway/bot";
+ * const bot = new Bot({ store: new MemoryStore(), signature: { scheme: "none" } });
+ * bot.on("group:join", (ctx) => console.log(ctx.group.participants));
+ * await bot.handleUpdate({
+ *   event: "group-participants.update",
+ *   instance: "sales",
+ *   data: { id: "120363000000000000@g.us", action: "add", participants: ["5511999999999@s.whatsapp.net"] },
+ * });
+ * ```
+ */
+export class Bot<C extends Context = Context> extends Composer<C> {
+  /** The options the bot was built with (a harness builds a new bot with the same ones). */
+  readonly options: Readonly<BotOptions>;
+  /** Where claims, turns, pauses, sessions and dialogues live. */
+  readonly store: GatewayStore;
+  /** The processor the receiver runs; the bot is one of its handlers. */
+  readonly processor: WebhookProcessor;
+  readonly #now: () => number;
+  readonly #env: BotEnvironment;
+  readonly #actions: BotActions;
+  readonly #order: ChatOrder;
+  readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
+  readonly #pauses: ChatPauses;
+  readonly #claims: InboundMessageClaims;
+  readonly #bursts: Bursts | undefined;
+  #catch: ((error: BotError<C>) => unknown) | undefined;
+  #registered: Set<FilterQuery> | undefined;
+
+  /**
+   * Build a bot. The options are checked here (an unknown key throws with a suggestion); nothing is read
+   * from the environment until the first request or action.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ store: new MemoryStore(), groups: "mentions", debounceMs: 1500 });
+   * ```
+   */
+  constructor(options?: BotOptions) {
+    super();
+    const checked = checkBotOptions(options);
+    this.options = Object.freeze({ ...checked });
+    this.#now = checked.now ?? Date.now;
+    const sleep = checked.sleep ?? abortableSleep;
+    if (checked.store === undefined && !warnedMemoryStore) {
+      // Said once per process on stderr, like a missing webhook secret: the library logs nothing else
+      // unless LogTape is configured, and this is a choice the operator should know about.
+      warnedMemoryStore = true;
+      console.warn(
+        "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
+          "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",
+      );
+    }
+    this.store = checked.store ?? new MemoryStore({ now: this.#now });
+    const state = this.store.state;
+    this.processor = new ArrivalProcessor({ store: this.store, now: this.#now }, (payload) => {
+      const chat = payload.chatJid;
+      if (chat === undefined) return undefined;
+      const slot = this.#order.arrive(payload.instance, chat);
+      this.#slots.set(payload, slot);
+      return slot;
+    });
+    this.processor.onAny((payload) => this.#onPayload(payload));
+    this.#actions = new BotActions({
+      service: () => this.#env.service(),
+      state,
+      now: this.#now,
+      sleep: (ms) => sleep(ms),
+      pacing: checked.pacing ?? {},
+      remembers: () => this.#registeredQueries().has("outgoing"),
+    });
+    this.#order = new ChatOrder(state, {
+      now: this.#now,
+      sleep,
+      leaseMs: checked.orderLeaseMs ?? DEFAULT_ORDER_LEASE_MS,
+      pollMs: ORDER_POLL_MS,
+    });
+    this.#pauses = new ChatPauses(state, this.#now);
+    this.#claims = new InboundMessageClaims(state, this.#now);
+    const debounceMs = checked.debounceMs ?? 0;
+    this.#bursts = debounceMs > 0
+      ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
+      : undefined;
+    this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
+  }
+
+  /**
+   * The fetch handler: `POST /<routePrefix>/<instance>` verified, limited and answered like
+   * `createWebhookHandler`, configured from `GATEWAY_WEBHOOK_*` like `handleWebhook` (Workers `env` bindings
+   * when the runtime passes them, else `Deno.env`), with the bot's options on top. A bound function: pass
+   * it as it is (`export default { fetch: bot.fetch }`, `Deno.serve(bot.fetch)`).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "hmac", secret: "s3cret" } });
+   * bot.on("message", (ctx) => ctx.react("👍"));
+   * Deno.serve({ port: 8000 }, bot.fetch);
+   * ```
+   */
+  readonly fetch = (
+    request: Request,
+    envOrInfo?: unknown,
+    ctx?: WebhookExecutionContext,
+  ): Promise<Response> => this.#env.fetch(request, envOrInfo, ctx);
+
+  /**
+   * Run one webhook payload (parsed JSON or a `WebhookPayloadDto`) through the bot, with the same claims,
+   * order and echo safety as a webhook. Rejects with the `BotError` when the middleware failed and no
+   * `catch` handler took it (the message's claim is given back, so a retry runs it again).
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ store: new MemoryStore() });
+   * bot.on("connection", (ctx) => console.log(ctx.connection.state));
+   * await bot.handleUpdate({ event: "connection.update", instance: "sales", data: { state: "open" } });
+   * ```
+   */
+  async handleUpdate(payload: WebhookPayloadDto | Record<string, unknown>): Promise<void> {
+    const dto = payload instanceof WebhookPayloadDto ? payload : WebhookPayloadDto.from(payload);
+    if (dto === null) {
+      throw new ValidationException("Cannot handle update: not a gateway webhook (no event name)", {
+        messages: ["event is missing or invalid"],
+      });
+    }
+    try {
+      await this.processor.process(dto);
+    } catch (error) {
+      if (error instanceof WebhookProcessingException && error.errors.length === 1) throw error.errors[0];
+      throw error;
+    }
+  }
+
+  /**
+   * Handle errors thrown by the middleware. When `handler` returns, the update counts as handled; when it
+   * throws, the update fails (a webhook is answered 500 and the server retries it).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.catch((err) => console.error(`update in ${err.ctx.chat?.id} failed:`, err.error));
+   * ```
+   */
+  catch(handler: (error: BotError<C>) => unknown): this {
+    if (typeof handler !== "function") {
+      throw new ConfigurationException("Cannot use catch: the handler is not a function");
+    }
+    this.#catch = handler;
+    return this;
+  }
+
+  /**
+   * Pause a chat (a human took over): while paused, no middleware runs for its updates. Stored, so every
+   * process of the bot sees it; `untilMs` (epoch ms) ends it by itself.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("human", async (ctx) => {
+   *   await ctx.reply("An agent will answer you shortly");
+   *   await bot.pause(ctx.chat.id);
+   * });
+   * ```
+   */
+  async pause(chatId: string, options: { untilMs?: number } = {}): Promise<void> {
+    await this.#pauses.pause(chatId, options.untilMs);
+  }
+
+  /**
+   * Resume a paused chat; true when it was paused.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * await bot.resume("5511999999999");
+   * ```
+   */
+  resume(chatId: string): Promise<boolean> {
+    return this.#pauses.resume(chatId);
+  }
+
+  /**
+   * Whether a chat is paused.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * await bot.isPaused("5511999999999@s.whatsapp.net"); // false
+   * ```
+   */
+  isPaused(chatId: string): Promise<boolean> {
+    return this.#pauses.isPaused(chatId);
+  }
+
+  /**
+   * A new bot with the same options (so the same store), the same middleware and `catch` handler, and none
+   * of this one's in-memory caches: what a restarted process would build.
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ store: new MemoryStore() });
+   * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
+   * const restarted = bot.restart();
+   * ```
+   */
+  restart(): Bot<C> {
+    const fresh = new Bot<C>(this.options);
+    fresh.use(this as Composer<C>);
+    if (this.#catch !== undefined) fresh.catch(this.#catch);
+    return fresh;
+  }
+
+  /**
+   * Close what the bot's receivers opened (a KV queue and its worker).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * await bot.close();
+   * ```
+   */
+  close(): Promise<void> {
+    return this.#env.close();
+  }
+
+  /** The processor's handler: one payload through the guards, the turn and the middleware. */
+  async #onPayload(payload: WebhookPayloadDto): Promise<void> {
+    const update = toBotUpdate(payload);
+    await this.#canonicalize(update);
+    if (!(await this.#admits(update, payload))) return;
+    // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
+    const claimed = payload.isInboundMessage ? false : await this.#claim(update);
+    if (claimed === null) return;
+    try {
+      await this.#run(update, payload);
+    } catch (error) {
+      if (claimed) await this.#claims.release(update.instance, `update:${update.id}`).catch(() => {});
+      throw error;
+    }
+    if (claimed) await this.#claims.complete(update.instance, `update:${update.id}`);
+  }
+
+  /** Claim an update that is not an inbound message: true when claimed, null when done or running elsewhere. */
+  async #claim(update: BotUpdate): Promise<boolean | null> {
+    const id = `update:${update.id}`;
+    if (await this.#claims.claim(update.instance, id)) return true;
+    if ((await this.#claims.state(update.instance, id)) !== "processing") return null;
+    throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
+      status: 503,
+    });
+  }
+
+  /** The burst, the chat's turn, the pause and the middleware. */
+  async #run(update: BotUpdate, payload: WebhookPayloadDto): Promise<void> {
+    const chat = update.chat?.id;
+    const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
+      ? await this.#bursts.collect(update.instance, chat, update.msg!)
+      : undefined;
+    if (burst === null) return; // merged into a later message's update
+    const turn = chat === undefined
+      ? undefined
+      : await this.#order.enter(update.instance, chat, this.#slots.get(payload));
+    try {
+      if (chat !== undefined && await this.#pauses.isPaused(chat)) return void await burst?.done();
+      // An echo of a reply sent while this update waited for its turn.
+      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
+        return;
+      }
+      const ctx = new Context({
+        payload,
+        update,
+        messages: burst?.messages,
+        state: this.store.state,
+        now: this.#now,
+        actions: this.#actions,
+      }) as C;
+      await this.#runMiddleware(ctx);
+      await burst?.done();
+    } finally {
+      await turn?.leave();
+    }
+  }
+
+  async #runMiddleware(ctx: C): Promise<void> {
+    try {
+      await run(this.middleware(), ctx);
+    } catch (error) {
+      const wrapped = error instanceof BotError ? error as BotError<C> : new BotError(error, ctx);
+      if (this.#catch === undefined) throw wrapped;
+      await this.#catch(wrapped);
+    }
+  }
+
+  /** Name the chat and sender by phone when the store's LID directory knows the `@lid`. */
+  async #canonicalize(update: BotUpdate): Promise<void> {
+    const lids = this.processor.lidDirectory;
+    const chat = update.chat;
+    if (lids === undefined || chat === undefined || !chat.id.endsWith("@lid")) return;
+    const phone = await lids.toPhone(chat.id);
+    if (phone === undefined) return;
+    const lid = chat.id;
+    update.chat = { ...chat, id: `${phone}@s.whatsapp.net` };
+    if (update.from !== undefined && update.from.id === lid) {
+      update.from = { ...update.from, id: update.chat.id, phone, lid };
+    }
+  }
+
+  /** The queries registered anywhere in the bot (read once, at the first update that asks). */
+  #registeredQueries(): Set<FilterQuery> {
+    return this.#registered ??= this[REGISTERED_QUERIES]();
+  }
+
+  /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
+  async #admits(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
+    if (update.own) {
+      const registered = this.#registeredQueries();
+      if (!update.queries.some((q) => registered.has(q))) return false;
+      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
+        return false;
+      }
+    }
+    if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
+    const groups = this.options.groups ?? "all";
+    if (groups === "all") return true;
+    if (groups === "none") return false;
+    return addressesInstance(update, await this.#ownJids(payload));
+  }
+
+  async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {
+    const own = payload.sender;
+    if (own === undefined) return [];
+    const lid = await this.processor.lidDirectory?.toLid(own);
+    return lid === undefined ? [own] : [own, lid.includes("@") ? lid : `${lid}@lid`];
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * `BotError`: an error thrown by middleware, with the context it was thrown for.
+ *
+ * @module
+ */
+
+/**
+ * An error thrown by the bot's middleware, wrapped with the context of the update being handled. `bot.catch`
+ * and `errorBoundary` handlers receive it.
+ *
+ * @example
+ * ```ts
+ * import { Bot } from "@gw/gateway/bot";
+ * const bot = new Bot({ signature: { scheme: "none" } });
+ * bot.catch((err) => console.error(err.ctx.chat?.id, err.error));
+ * ```
+ */
+export class BotError<C = unknown> extends Error {
+  /** What the middleware threw. */
+  readonly error: unknown;
+  /** The context of the update being handled. */
+  readonly ctx: C;
+
+  /**
+   * Wrap `error` thrown while handling `ctx`.
+   *
+   * @example
+   * ```ts
+   * import { BotError } from "@gw/gateway/bot";
+   * const err = new BotError(new Error("down"), { chat: "5511999999999@s.whatsapp.net" });
+   * err.message; // "Cannot handle update: down"
+   * ```
+   */
+  constructor(error: unknown, ctx: C) {
+    super(`Cannot handle update: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+    this.name = "BotError";
+    this.error = error;
+    this.ctx = ctx;
+  }
+}

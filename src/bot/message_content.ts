@@ -1,0 +1,145 @@
+/**
+ * What a Baileys message object holds, by its content field (`conversation`, `imageMessage`,
+ * `buttonsResponseMessage`, ...): the filter query it matches and the message fields it sets, in one table.
+ *
+ * @module
+ */
+
+import { isRecord, nonEmptyString } from "../util/json_shape.ts";
+import type { FilterQuery } from "./filter_table.ts";
+import type { BotMedia, BotMessage } from "./update_types.ts";
+
+/** A JSON object. */
+export type Json = Record<string, unknown>;
+
+/** A non-empty string, or undefined. */
+export const str: (value: unknown) => string | undefined = nonEmptyString;
+
+/** A finite number (or numeric string), or undefined. */
+export function num(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}
+
+/** `message[field]` when it is an object, else an empty one. */
+export function part(message: Json, field: string): Json {
+  const value = message[field];
+  return isRecord(value) ? value : {};
+}
+
+function media(p: Json): BotMedia {
+  return {
+    mimetype: str(p.mimetype),
+    fileName: str(p.fileName),
+    seconds: num(p.seconds),
+    voice: typeof p.ptt === "boolean" ? p.ptt : undefined,
+  };
+}
+
+/** What one field of Baileys' message object means: its query and the fields it sets. */
+interface ContentRule {
+  query: FilterQuery;
+  read(p: Json, message: Json): Partial<BotMessage>;
+}
+
+const captioned = (p: Json): Partial<BotMessage> => ({ caption: str(p.caption), text: str(p.caption) });
+
+/** Baileys' message fields, in the order they are looked for. */
+const CONTENT: Readonly<Record<string, ContentRule>> = {
+  conversation: { query: "message:text", read: (_p, m) => ({ text: str(m.conversation) }) },
+  extendedTextMessage: { query: "message:text", read: (p) => ({ text: str(p.text) }) },
+  imageMessage: { query: "message:image", read: (p) => ({ ...captioned(p), media: media(p) }) },
+  videoMessage: { query: "message:video", read: (p) => ({ ...captioned(p), media: media(p) }) },
+  ptvMessage: { query: "message:video", read: (p) => ({ media: media(p) }) },
+  audioMessage: { query: "message:audio", read: (p) => ({ media: media(p) }) },
+  documentMessage: { query: "message:document", read: (p) => ({ ...captioned(p), media: media(p) }) },
+  documentWithCaptionMessage: {
+    query: "message:document",
+    read: (p) => {
+      const doc = part(part(p, "message"), "documentMessage");
+      return { ...captioned(doc), media: media(doc) };
+    },
+  },
+  stickerMessage: { query: "message:sticker", read: (p) => ({ media: media(p) }) },
+  locationMessage: { query: "message:location", read: (p) => ({ location: location(p) }) },
+  liveLocationMessage: { query: "message:location", read: (p) => ({ location: location(p) }) },
+  contactMessage: {
+    query: "message:contact",
+    read: (p) => ({ contacts: [{ name: str(p.displayName), vcard: str(p.vcard) }] }),
+  },
+  contactsArrayMessage: {
+    query: "message:contact",
+    read: (p) => ({
+      contacts: (Array.isArray(p.contacts) ? p.contacts : []).filter(isRecord).map((c) => ({
+        name: str(c.displayName),
+        vcard: str(c.vcard),
+      })),
+    }),
+  },
+  reactionMessage: {
+    query: "message:reaction",
+    read: (p) => ({ reaction: typeof p.text === "string" ? p.text : "", reactionTo: str(part(p, "key").id) }),
+  },
+  buttonsResponseMessage: {
+    query: "message:button",
+    read: (p) => ({ buttonId: str(p.selectedButtonId) ?? "", text: str(p.selectedDisplayText) }),
+  },
+  templateButtonReplyMessage: {
+    query: "message:button",
+    read: (p) => ({ buttonId: str(p.selectedId) ?? "", text: str(p.selectedDisplayText) }),
+  },
+  listResponseMessage: {
+    query: "message:list",
+    read: (p) => ({ rowId: str(part(p, "singleSelectReply").selectedRowId) ?? "", text: str(p.title) }),
+  },
+  pollCreationMessage: { query: "message:poll", read: (p) => ({ poll: poll(p), text: str(p.name) }) },
+  pollCreationMessageV2: { query: "message:poll", read: (p) => ({ poll: poll(p), text: str(p.name) }) },
+  pollCreationMessageV3: { query: "message:poll", read: (p) => ({ poll: poll(p), text: str(p.name) }) },
+};
+
+function location(p: Json): BotMessage["location"] {
+  return {
+    latitude: num(p.degreesLatitude) ?? 0,
+    longitude: num(p.degreesLongitude) ?? 0,
+    name: str(p.name),
+    address: str(p.address),
+  };
+}
+
+function poll(p: Json): { name: string; options: string[] } {
+  const options = Array.isArray(p.options) ? p.options : [];
+  return {
+    name: str(p.name) ?? "",
+    options: options.map((o) => isRecord(o) ? str(o.optionName) : undefined).filter((o) => o !== undefined),
+  };
+}
+
+/** The first known content field of a message object, with what it sets. */
+export function readContent(
+  message: Json,
+): { type: string; query?: FilterQuery; fields: Partial<BotMessage> } {
+  for (const field of Object.keys(message)) {
+    const rule = CONTENT[field];
+    if (rule !== undefined) {
+      return { type: field, query: rule.query, fields: rule.read(part(message, field), message) };
+    }
+  }
+  const type = Object.keys(message).find((key) => key !== "messageContextInfo") ?? "unknown";
+  return { type, fields: {} };
+}
+
+/** Quoted message and mentions: the server lifts `contextInfo` to `data`; Baileys keeps it in the part. */
+export function readContext(
+  data: Json,
+  message: Json,
+  type: string,
+): Pick<BotMessage, "quoted" | "mentions"> {
+  const info = isRecord(data.contextInfo) ? data.contextInfo : part(part(message, type), "contextInfo");
+  const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
+  const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
+  const id = str(info.stanzaId);
+  if (id === undefined) return { mentions };
+  const quotedMessage = isRecord(info.quotedMessage) ? info.quotedMessage : {};
+  const text = readContent(quotedMessage).fields.text;
+  return { mentions, quoted: { id, participant: str(info.participant), text } };
+}

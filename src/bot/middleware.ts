@@ -1,0 +1,56 @@
+/**
+ * Middleware: the shape of a bot's handlers, and the three operations the composer is built from (turn a
+ * middleware into a function, chain two, run one).
+ *
+ * @module
+ */
+
+import { ConfigurationException } from "../errors.ts";
+
+/** Runs the rest of the chain; resolves when the downstream middleware finished. */
+export type NextFunction = () => Promise<void>;
+
+/** A middleware function: do something with `ctx`, call `next()` to let the following middleware run. */
+export type MiddlewareFn<C> = (ctx: C, next: NextFunction) => unknown;
+
+/** An object that provides a middleware function (a `Composer`, a plugin). */
+export interface MiddlewareObj<C> {
+  /** The middleware function this object stands for. */
+  middleware(): MiddlewareFn<C>;
+}
+
+/** A middleware function or an object providing one. */
+export type Middleware<C> = MiddlewareFn<C> | MiddlewareObj<C>;
+
+/** The middleware function of `middleware`; throws `ConfigurationException` for anything else. */
+export function flatten<C>(middleware: Middleware<C>): MiddlewareFn<C> {
+  if (typeof middleware === "function") return middleware;
+  if (middleware !== null && typeof (middleware as MiddlewareObj<C>)?.middleware === "function") {
+    return (middleware as MiddlewareObj<C>).middleware();
+  }
+  throw new ConfigurationException(
+    "Cannot use middleware: expected a function (ctx, next) or an object with a middleware() method",
+  );
+}
+
+/** `first`, then (when it calls `next`) `then`, then the outer `next`. Calling `next` twice throws. */
+export function concat<C>(first: MiddlewareFn<C>, then: MiddlewareFn<C>): MiddlewareFn<C> {
+  return async (ctx, next) => {
+    let called = false;
+    await first(ctx, async () => {
+      if (called) throw new Error("Cannot call next() twice in one middleware");
+      called = true;
+      await then(ctx, next);
+    });
+  };
+}
+
+/** Middleware that only calls `next`. */
+export function pass<C>(_ctx: C, next: NextFunction): Promise<void> {
+  return next();
+}
+
+/** Run `middleware` on `ctx` with nothing after it (its `next` too may be called once only). */
+export async function run<C>(middleware: MiddlewareFn<C>, ctx: C): Promise<void> {
+  await concat(middleware, pass)(ctx, () => Promise.resolve());
+}

@@ -1,0 +1,63 @@
+/**
+ * `@gw/gateway/bot`: a bot framework for WhatsApp gateways. Middleware composed with typed filter queries,
+ * behind the verified webhook receiver, with exactly-once handling per inbound message, per-chat order
+ * across processes, echo safety and replies that are never sent twice.
+ *
+ * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
+ *
+ * @example The ten-line bot
+ * ```ts ignore
+ * import { Bot } from "@gw/gateway/bot";
+ * const bot = new Bot(); // service, secret and scheme from the environment
+ * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
+ * export default { fetch: bot.fetch }; // deno serve, Deno Deploy, Cloudflare Workers
+ * ```
+ *
+ * @module
+ */
+
+// The types the bot's options and context refer to, so that users need no second import for them.
+export type { GatewayService } from "../service.ts";
+export type { GatewayStore } from "../store/store.ts";
+export type { StateStore } from "../store/state.ts";
+export type { WebhookPayloadDto } from "../webhooks/payload.ts";
+export type { WebhookProcessor } from "../webhooks/processor.ts";
+export type { WebhookHandlerOptions, WebhookHandlerQueueOptions } from "../webhooks/handler.ts";
+export type { WebhookSignatureOptions } from "../webhooks/signature.ts";
+export type { PacingOptions } from "../pacing/rules.ts";
+export type { MediaKind, MediaSource } from "../media/media_input.ts";
+export type { SendResponse } from "../resources/messages.ts";
+
+export { Bot, type BotGroups, type BotOptions } from "./bot.ts";
+export type { ActionTarget, BotActions } from "./actions.ts";
+export { BotError } from "./bot_error.ts";
+export {
+  type CommandContext,
+  Composer,
+  type HearsContext,
+  type HearsTrigger,
+  type MaybePromise,
+} from "./composer.ts";
+export { Context, type ContextInit, type ReplyOptions, type ReplyWithMediaOptions } from "./context.ts";
+export {
+  type Filter,
+  type FilterNarrowing,
+  type FilterQuery,
+  type HasQueries,
+  matchFilter,
+  type MessageFields,
+  type WithMedia,
+} from "./filter.ts";
+export { FILTER_QUERIES, type FilterQueryInfo } from "./filter_table.ts";
+export type { Middleware, MiddlewareFn, MiddlewareObj, NextFunction } from "./middleware.ts";
+export type {
+  BotCall,
+  BotChat,
+  BotConnection,
+  BotGroupChange,
+  BotMedia,
+  BotMessage,
+  BotSender,
+  BotUpdate,
+  BotUpdateKind,
+} from "./update.ts";

@@ -1,0 +1,280 @@
+/**
+ * One webhook payload as a bot update: which filter queries it matches, and the chat, sender, message,
+ * status, group change, connection or call it carries. Table-driven and pure (no I/O); the bot makes the
+ * chat id canonical through the `LidDirectory` afterwards.
+ *
+ * The shapes are those the server sends (2.3.6): `messages.upsert` / `send.message` carry Baileys'
+ * message object (`extendedTextMessage` is usually already folded into `conversation` by the server, but
+ * both are read); `messages.edited` a protocol message `{ key, type, editedMessage }`; `messages.update`
+ * `{ keyId, remoteJid, fromMe, status }` with `DELETED` for a revoke; `messages.delete` the message key;
+ * `group-participants.update` `{ id, participants, action, author? }`.
+ *
+ * @module
+ */
+
+import { parseMessageStatus } from "../delivery/status_updates.ts";
+import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import type { FilterQuery } from "./filter_table.ts";
+import { isRecord } from "../util/json_shape.ts";
+import { num, readContent, readContext, str } from "./message_content.ts";
+import type {
+  BotCall,
+  BotChat,
+  BotGroupChange,
+  BotMessage,
+  BotSender,
+  BotUpdate,
+  BotUpdateKind,
+} from "./update_types.ts";
+
+// The entry point takes the update's types from here, beside the function that builds an update.
+export type {
+  BotCall,
+  BotChat,
+  BotConnection,
+  BotGroupChange,
+  BotMedia,
+  BotMessage,
+  BotSender,
+  BotUpdate,
+  BotUpdateKind,
+} from "./update_types.ts";
+
+function timestampOf(payload: WebhookPayloadDto): number {
+  return payload.messageTimestamp ?? payload.receivedAt;
+}
+
+function chatOf(jid: string | undefined): BotChat | undefined {
+  return jid === undefined ? undefined : { id: jid, isGroup: jid.endsWith("@g.us") };
+}
+
+function senderOf(payload: WebhookPayloadDto): BotSender | undefined {
+  const id = payload.senderJid;
+  if (id === undefined) return undefined;
+  const fromMe = payload.fromMe === true;
+  return {
+    id,
+    phone: payload.senderPhone,
+    lid: fromMe ? undefined : payload.senderLid,
+    name: fromMe ? undefined : payload.pushName,
+  };
+}
+
+function base(
+  payload: WebhookPayloadDto,
+  kind: BotUpdateKind,
+  queries: FilterQuery[],
+  own: boolean,
+): BotUpdate {
+  return { id: "", kind, queries, own, instance: payload.instance };
+}
+
+/** Events whose message id names the update itself (a message, not something about one). */
+const MESSAGE_EVENTS = new Set(["MESSAGES_UPSERT", "SEND_MESSAGE"]);
+
+function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
+  const msg = update.msg?.id;
+  if (MESSAGE_EVENTS.has(payload.event) && msg) return msg;
+  const delivery = payload.deliveryId ?? payload.dateTime ?? String(payload.receivedAt);
+  return `${payload.event.toLowerCase()}:${msg ?? ""}:${delivery}`;
+}
+
+/** messages.upsert and send.message. */
+function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate {
+  const data = payload.dataObject;
+  const message = payload.message ?? {};
+  const content = readContent(message);
+  const fromMe = sentEvent || payload.fromMe === true;
+  const msg: BotMessage = {
+    id: payload.messageId ?? "",
+    type: str(data.messageType) ?? content.type,
+    fromMe,
+    ...content.fields,
+    ...readContext(data, message, content.type),
+    timestamp: timestampOf(payload),
+  };
+  const chat = chatOf(payload.chatJid);
+  if (payload.remoteJid === "status@broadcast") {
+    // A status post names its author as the participant.
+    const key = payload.key ?? {};
+    const author = str(key.participantAlt) ?? payload.participant ?? "status@broadcast";
+    return { ...base(payload, "story", ["story"], true), msg, from: { id: author, name: payload.pushName } };
+  }
+  if (fromMe) return { ...base(payload, "outgoing", ["outgoing"], true), msg, chat };
+  const queries: FilterQuery[] = ["message"];
+  if (content.query !== undefined) queries.push(content.query);
+  return { ...base(payload, "message", queries, false), msg, chat, from: senderOf(payload) };
+}
+
+const EDIT_TYPES = new Set<unknown>([14, "MESSAGE_EDIT"]);
+const REVOKE_TYPES = new Set<unknown>([0, "REVOKE"]);
+
+/** messages.edited (and send.message.update, an edit made through the API): a protocol message. */
+function fromEdit(payload: WebhookPayloadDto): BotUpdate {
+  const data = payload.dataObject;
+  const key = payload.key ?? {};
+  const fromMe = key.fromMe === true || payload.event === "SEND_MESSAGE_UPDATE";
+  const revoke = REVOKE_TYPES.has(data.type);
+  const edited = isRecord(data.editedMessage) ? data.editedMessage : {};
+  const inner = isRecord(edited.message) ? edited.message : edited; // FutureProofMessage wraps it
+  const content = readContent(inner);
+  const msg: BotMessage = {
+    id: str(key.id) ?? "",
+    type: content.type,
+    fromMe,
+    ...content.fields,
+    mentions: [],
+    timestamp: num(data.timestampMs) ?? timestampOf(payload),
+  };
+  const chat = chatOf(payload.chatJid);
+  if (fromMe) return { ...base(payload, "outgoing", ["outgoing"], true), msg, chat };
+  if (revoke) return { ...base(payload, "delete", ["delete"], false), msg: { ...msg, type: "revoke" }, chat };
+  if (!EDIT_TYPES.has(data.type) && Object.keys(edited).length === 0) {
+    return base(payload, "other", [], false);
+  }
+  return { ...base(payload, "edit", ["edit"], false), msg, chat, from: senderOf(payload) };
+}
+
+/** messages.update: a status change, or DELETED for a message revoked. */
+function fromStatus(payload: WebhookPayloadDto): BotUpdate {
+  const data = payload.dataObject;
+  const fromMe = data.fromMe === true;
+  const msg: BotMessage = {
+    id: str(data.keyId) ?? payload.messageId ?? "",
+    type: "status",
+    fromMe,
+    mentions: [],
+    timestamp: payload.receivedAt,
+  };
+  const chat = chatOf(payload.chatJid);
+  if (data.remoteJid === "status@broadcast") return base(payload, "other", [], true);
+  if (data.status === "DELETED") {
+    return { ...base(payload, "delete", fromMe ? ["outgoing"] : ["delete"], fromMe), msg, chat };
+  }
+  const status = parseMessageStatus(data.status);
+  if (status === undefined) return base(payload, "other", [], fromMe);
+  return { ...base(payload, "status", ["status"], fromMe), msg, chat, status };
+}
+
+/** messages.delete: the deleted message's key (or the stored message, for a delete through the API). */
+function fromDelete(payload: WebhookPayloadDto): BotUpdate {
+  const data = payload.dataObject;
+  const key = isRecord(data.key) ? data.key : data;
+  const fromMe = key.fromMe === true;
+  const msg: BotMessage = {
+    id: str(key.id) ?? "",
+    type: "revoke",
+    fromMe,
+    mentions: [],
+    timestamp: payload.receivedAt,
+  };
+  const queries: FilterQuery[] = fromMe ? ["outgoing"] : ["delete"];
+  return { ...base(payload, "delete", queries, fromMe), msg, chat: chatOf(str(key.remoteJid)) };
+}
+
+const GROUP_ACTIONS: Readonly<Record<string, FilterQuery>> = {
+  add: "group:join",
+  remove: "group:leave",
+  leave: "group:leave",
+  promote: "group:promote",
+  demote: "group:demote",
+};
+
+function fromGroup(payload: WebhookPayloadDto): BotUpdate {
+  const data = payload.dataObject;
+  const id = str(data.id) ?? "";
+  const action = str(data.action) ?? "";
+  const list = Array.isArray(data.participants) ? data.participants : [];
+  // Newer servers send participant objects ({ id, phoneNumber }); 2.3.6 sends JIDs.
+  const participants = list.map((p) => typeof p === "string" ? p : isRecord(p) ? str(p.id) : undefined)
+    .filter((p): p is string => p !== undefined);
+  const query = GROUP_ACTIONS[action];
+  const group: BotGroupChange = { id, action, participants, author: str(data.author) };
+  const author = group.author;
+  return {
+    ...base(payload, "group", query === undefined ? [] : [query], false),
+    chat: chatOf(id),
+    from: author === undefined ? undefined : { id: author },
+    group,
+  };
+}
+
+function fromConnection(payload: WebhookPayloadDto): BotUpdate {
+  const state = payload.connectionState ?? "";
+  return {
+    ...base(payload, "connection", ["connection"], false),
+    connection: { state, statusReason: payload.statusReason },
+  };
+}
+
+function fromCall(payload: WebhookPayloadDto): BotUpdate {
+  const data = Array.isArray(payload.data) && isRecord(payload.data[0])
+    ? payload.data[0]
+    : payload.dataObject;
+  const from = str(data.from) ?? "";
+  const call: BotCall = {
+    id: str(data.id) ?? "",
+    from,
+    isVideo: data.isVideo === true,
+    status: str(data.status),
+  };
+  return {
+    ...base(payload, "call", ["call"], false),
+    call,
+    chat: chatOf(str(data.chatId) ?? from),
+    from: { id: from },
+  };
+}
+
+/** How each event becomes an update. */
+const BY_EVENT: Readonly<Record<string, (payload: WebhookPayloadDto) => BotUpdate>> = {
+  MESSAGES_UPSERT: (payload) => fromMessage(payload, false),
+  SEND_MESSAGE: (payload) => fromMessage(payload, true),
+  MESSAGES_EDITED: fromEdit,
+  SEND_MESSAGE_UPDATE: fromEdit,
+  MESSAGES_UPDATE: fromStatus,
+  MESSAGES_DELETE: fromDelete,
+  GROUP_PARTICIPANTS_UPDATE: fromGroup,
+  CONNECTION_UPDATE: fromConnection,
+  CALL: fromCall,
+};
+
+/**
+ * The bot update of one webhook payload.
+ *
+ * @example
+ * ```ts
+ * import { WebhookPayloadDto } from "@gw/gateway";
+ * import { toBotUpdate } from "./update.ts";
+ * const payload = WebhookPayloadDto.from({
+ *   event: "messages.upsert",
+ *   instance: "sales",
+ *   data: { key: { remoteJid: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" }, message: { conversation: "hi" } },
+ * })!;
+ * toBotUpdate(payload).queries; // ["message", "message:text"]
+ * ```
+ */
+export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
+  const read = BY_EVENT[payload.event];
+  const update = read === undefined
+    ? { ...base(payload, "other", [], false), chat: chatOf(payload.chatJid) }
+    : read(payload);
+  if (update.chat !== undefined && update.chat.id === "") delete update.chat;
+  update.id = updateId(payload, update);
+  return update;
+}
+
+/** The chat's `@lid` JID when the update names the chat by one (for the directory lookup). */
+export function lidChat(update: BotUpdate): string | undefined {
+  const id = update.chat?.id;
+  return id !== undefined && id.endsWith("@lid") ? id : undefined;
+}
+
+/** Whether `update`'s message is from a group and mentions `own` (JIDs of the instance) or quotes it. */
+export function addressesInstance(update: BotUpdate, own: readonly string[]): boolean {
+  const msg = update.msg;
+  if (msg === undefined) return false;
+  if (msg.mentions.some((jid) => own.includes(jid))) return true;
+  const quoted = msg.quoted?.participant;
+  return quoted !== undefined && own.includes(quoted);
+}

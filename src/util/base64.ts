@@ -1,0 +1,126 @@
+/**
+ * Base64, standard and url-safe, both ways: the one implementation used by media inputs and downloads, the
+ * webhook signatures and the Redis job queue. The platform's `Uint8Array.prototype.toBase64` /
+ * `Uint8Array.fromBase64` where the runtime has them, a chunked `btoa`/`atob` fallback elsewhere (Workers).
+ *
+ * @module
+ */
+
+type WithBase64 = Uint8Array & { toBase64?: () => string };
+type FromBase64 = { fromBase64?: (text: string) => Uint8Array };
+
+// `String.fromCharCode(...chunk)` takes its bytes as arguments: keep a chunk well under the argument limit.
+const CHUNK = 0x8000;
+const STANDARD = /^[A-Za-z0-9+/]*={0,2}$/;
+const URL_SAFE = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * Standard base64 (with padding, no line breaks) of `bytes`.
+ *
+ * @example
+ * ```ts
+ * import { toBase64 } from "./base64.ts";
+ * toBase64(new Uint8Array([104, 105])); // "aGk="
+ * ```
+ */
+export function toBase64(bytes: Uint8Array): string {
+  const native = (bytes as WithBase64).toBase64;
+  if (typeof native === "function") return native.call(bytes);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  }
+  return btoa(binary);
+}
+
+/**
+ * The bytes of standard base64 (padding optional), or null when `text` is not base64 (any character
+ * outside the alphabet, whitespace included, or an impossible length) or not canonical: the unused low bits
+ * of the last character must be zero, so that one value has one spelling (a signature cannot be altered
+ * into another text that still verifies).
+ *
+ * @example
+ * ```ts
+ * import { fromBase64 } from "./base64.ts";
+ * fromBase64("aGk"); // Uint8Array [104, 105]
+ * fromBase64("a b"); // null
+ * fromBase64("aGl="); // null (not canonical: "aGk=" is)
+ * ```
+ */
+export function fromBase64(text: string): Uint8Array | null {
+  if (!STANDARD.test(text)) return null;
+  const unpadded = text.replace(/=+$/, "");
+  if (unpadded.length % 4 === 1) return null;
+  const padded = unpadded + "===".slice((unpadded.length + 3) % 4);
+  let bytes: Uint8Array;
+  try {
+    bytes = decode(padded);
+  } catch {
+    return null;
+  }
+  return toBase64(bytes).replace(/=+$/, "") === unpadded ? bytes : null;
+}
+
+function decode(padded: string): Uint8Array {
+  const native = (Uint8Array as unknown as FromBase64).fromBase64;
+  if (typeof native === "function") return native(padded);
+  const binary = atob(padded);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+/**
+ * Unpadded base64url of `bytes` (JWT segments).
+ *
+ * @example
+ * ```ts
+ * import { toBase64Url } from "./base64.ts";
+ * toBase64Url(new Uint8Array([251, 255])); // "-_8"
+ * ```
+ */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * The bytes of unpadded base64url, or null when malformed.
+ *
+ * @example
+ * ```ts
+ * import { fromBase64Url } from "./base64.ts";
+ * fromBase64Url("-_8"); // Uint8Array [251, 255]
+ * ```
+ */
+export function fromBase64Url(text: string): Uint8Array | null {
+  if (!URL_SAFE.test(text)) return null;
+  return fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
+}
+
+/**
+ * How many bytes a base64 text decodes to, without decoding it.
+ *
+ * @example
+ * ```ts
+ * import { base64Size } from "./base64.ts";
+ * base64Size("aGk="); // 2
+ * ```
+ */
+export function base64Size(text: string): number {
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  return Math.floor((text.length * 3) / 4) - padding;
+}
+
+/**
+ * The first `bytes` bytes of a base64 text, decoding only its head; null when that head is not base64.
+ *
+ * @example
+ * ```ts
+ * import { base64Head } from "./base64.ts";
+ * base64Head("aGVsbG8gd29ybGQ=", 3); // Uint8Array [104, 101, 108] ("hel")
+ * ```
+ */
+export function base64Head(text: string, bytes: number): Uint8Array | null {
+  const chars = Math.ceil(bytes / 3) * 4;
+  return fromBase64(text.slice(0, Math.min(chars, text.length - (text.length % 4))));
+}

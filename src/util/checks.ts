@@ -1,0 +1,142 @@
+/**
+ * Number settings checked once, the same way everywhere: a value that is absent takes its default, a value
+ * out of range is refused with a `ConfigurationException` that names the setting. Every option of a
+ * long-lived object (tracker, queue, limiter, store, pacer, handler, scheduled tasks) goes through here.
+ *
+ * @module
+ */
+
+import { ConfigurationException } from "../errors.ts";
+import { MAX_TIMER_MS } from "./timers.ts";
+
+/** What a number setting must be. */
+export interface NumberRule {
+  /** Whole numbers only (default false). */
+  integer?: boolean;
+  /**
+   * The smallest value allowed, inclusive. Default: 1 for integers; for other numbers anything above 0
+   * (0 itself refused).
+   */
+  min?: number;
+  /** The largest value allowed, inclusive (default none). */
+  max?: number;
+  /** The unit shown in the message (`ms`). */
+  unit?: string;
+}
+
+function describe(rule: NumberRule): string {
+  const unit = rule.unit === undefined ? "" : ` (${rule.unit})`;
+  if (rule.integer) {
+    const min = rule.min ?? 1;
+    if (rule.max !== undefined) return `an integer from ${min} to ${rule.max}${unit}`;
+    if (min === 1) return `a positive integer${unit}`;
+    if (min === 0) return `a non-negative integer${unit}`;
+    return `an integer >= ${min}${unit}`;
+  }
+  if (rule.min === undefined) {
+    return rule.max === undefined ? `a positive number${unit}` : `a number > 0 and <= ${rule.max}${unit}`;
+  }
+  if (rule.max !== undefined) return `a number from ${rule.min} to ${rule.max}${unit}`;
+  return rule.min === 0 ? `a non-negative number${unit}` : `a number >= ${rule.min}${unit}`;
+}
+
+function fits(value: number, rule: NumberRule): boolean {
+  if (!Number.isFinite(value)) return false;
+  if (rule.integer && !Number.isInteger(value)) return false;
+  const min = rule.min ?? (rule.integer ? 1 : undefined);
+  if (min === undefined ? !(value > 0) : value < min) return false;
+  return rule.max === undefined || value <= rule.max;
+}
+
+/**
+ * `value` when it follows `rule`, `fallback` when it is undefined; otherwise a `ConfigurationException`
+ * phrased `<where>: "<setting>" must be <rule>, got "<value>"`, whose `setting` is `setting`.
+ *
+ * @example
+ * ```ts
+ * import { numberSetting } from "./checks.ts";
+ * numberSetting("Cannot create pacer", "gapMs", undefined, 1_000, { integer: true, min: 0 }); // 1000
+ * numberSetting("Cannot create pacer", "gapMs", 250, 1_000, { integer: true, min: 0 }); // 250
+ * ```
+ */
+export function numberSetting(
+  where: string,
+  setting: string,
+  value: unknown,
+  fallback: number,
+  rule: NumberRule = {},
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && fits(value, rule)) return value;
+  throw new ConfigurationException(
+    `${where}: "${setting}" must be ${describe(rule)}, got "${String(value)}"`,
+    {
+      setting,
+    },
+  );
+}
+
+/**
+ * A number setting above 0 (see {@link numberSetting}).
+ *
+ * @example
+ * ```ts
+ * import { positiveNumber } from "./checks.ts";
+ * positiveNumber("Cannot track message status", "pollMs", undefined, 5_000); // 5000
+ * ```
+ */
+export function positiveNumber(where: string, setting: string, value: unknown, fallback: number): number {
+  return numberSetting(where, setting, value, fallback);
+}
+
+/**
+ * A whole-number setting of at least 1, at most `max` when given (see {@link numberSetting}).
+ *
+ * @example
+ * ```ts
+ * import { positiveInteger } from "./checks.ts";
+ * positiveInteger("Cannot reconcile messages", "pageSize", 50, 100); // 50
+ * ```
+ */
+export function positiveInteger(
+  where: string,
+  setting: string,
+  value: unknown,
+  fallback: number,
+  max?: number,
+): number {
+  return numberSetting(where, setting, value, fallback, { integer: true, min: 1, max });
+}
+
+/**
+ * A whole-number setting of at least 0 (a count that may be zero; see {@link numberSetting}).
+ *
+ * @example
+ * ```ts
+ * import { nonNegativeInteger } from "./checks.ts";
+ * nonNegativeInteger("Cannot schedule tasks", "retry_failed.limit", 0, 100); // 0
+ * ```
+ */
+export function nonNegativeInteger(where: string, setting: string, value: unknown, fallback: number): number {
+  return numberSetting(where, setting, value, fallback, { integer: true, min: 0 });
+}
+
+/**
+ * A delay in ms that a timer must hold: above 0 (or at least `min`) and at most {@link MAX_TIMER_MS},
+ * since `setTimeout` fires at once beyond it (see {@link numberSetting}).
+ *
+ * @example
+ * ```ts
+ * import { timerMs } from "./checks.ts";
+ * timerMs("Cannot create instance health", "probeIntervalMs", undefined, 30_000); // 30000
+ * ```
+ */
+export function timerMs(
+  where: string,
+  setting: string,
+  value: unknown,
+  fallback: number,
+  min?: number,
+): number {
+  return numberSetting(where, setting, value, fallback, { min, max: MAX_TIMER_MS, unit: "ms" });
+}

@@ -1,0 +1,19 @@
+/**
+ * `errorMessage`: the text of a caught value, which may be an `Error` or anything thrown.
+ *
+ * @module
+ */
+
+/**
+ * The message of `error` when it is an `Error`, else the value as a string.
+ *
+ * @example
+ * ```ts
+ * import { errorMessage } from "./error_message.ts";
+ * errorMessage(new Error("disk full")); // "disk full"
+ * errorMessage("timeout"); // "timeout"
+ * ```
+ */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
