@@ -75,7 +75,9 @@ export class MetricsCollector {
   readonly #enabled: boolean;
   // Label objects of request outcomes, reused so that their series keys are built once.
   // Request series are touched on every call: kept per method, route and status, like the webhook ones.
-  readonly #requestSeries = new Map<string, [BoundSeries, BoundSeries]>();
+  /** Request series by route, method and status: nested maps, so a request builds no key string. */
+  readonly #requestSeries = new Map<string, Map<string, Map<number | string, [BoundSeries, BoundSeries]>>>();
+  #requestSeriesCount = 0;
   readonly #sentSeries = new Map<string, BoundSeries>();
   // Webhook series are touched on every request: their labels and states are kept per event (and result)
   // so that the hot path skips the generic lookups. reset() drops them with the states they point to.
@@ -137,8 +139,11 @@ export class MetricsCollector {
    */
   request(method: string, route: string, status: number | "error", durationMs: number): void {
     if (!this.#enabled) return;
-    const key = `${method} ${route} ${status}`;
-    let series = this.#requestSeries.get(key);
+    let methods = this.#requestSeries.get(route);
+    if (methods === undefined) this.#requestSeries.set(route, methods = new Map());
+    let statuses = methods.get(method);
+    if (statuses === undefined) methods.set(method, statuses = new Map());
+    let series = statuses.get(status);
     if (series === undefined) {
       const label = routeLabel(route);
       const counted = Object.freeze({ method, route: label, status: String(status) });
@@ -147,7 +152,10 @@ export class MetricsCollector {
         { labels: counted, state: this.#state("gateway_requests_total", counted) },
         { labels: timed, state: this.#state("gateway_request_duration_ms", timed) },
       ];
-      if (this.#requestSeries.size < 10_000) this.#requestSeries.set(key, series);
+      if (this.#requestSeriesCount < 10_000) {
+        statuses.set(status, series);
+        this.#requestSeriesCount += 1;
+      }
     }
     series[0].state.count += 1;
     this.#counter("gateway_requests_total").add(1, series[0].labels);
@@ -337,6 +345,7 @@ export class MetricsCollector {
     this.#webhookSeries.clear();
     this.#processedSeries.clear();
     this.#requestSeries.clear();
+    this.#requestSeriesCount = 0;
     this.#sentSeries.clear();
   }
 

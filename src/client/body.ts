@@ -18,6 +18,17 @@ export interface BoundedBody {
 const decoder = new TextDecoder();
 
 /**
+ * The body length `response` declares, when the runtime will read exactly that many bytes: its
+ * `content-length`, unless a `content-encoding` makes the decoded body larger than declared. NaN otherwise.
+ */
+export function declaredLength(response: Response): number {
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  return Number.isInteger(declared) && declared >= 0 && !response.headers.has("content-encoding")
+    ? declared
+    : NaN;
+}
+
+/**
  * Read `response`'s body up to `limit` bytes. A declared `content-length` within the limit (with no
  * `content-encoding`, which would make the decoded body larger than declared) takes the runtime's fast path;
  * anything else is read chunk by chunk and cancelled once past the limit. With `skipWhenDeclaredOver`, a
@@ -29,8 +40,8 @@ export async function readBoundedText(
   skipWhenDeclaredOver = false,
 ): Promise<BoundedBody> {
   // The headers first: `response.body` builds a stream object, which the fast path never needs.
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (Number.isInteger(declared) && declared >= 0 && !response.headers.has("content-encoding")) {
+  const declared = declaredLength(response);
+  if (!Number.isNaN(declared)) {
     if (declared <= limit) {
       const text = await response.text();
       return { text, bytes: declared, truncated: false };

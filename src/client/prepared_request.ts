@@ -219,6 +219,43 @@ function urlOf(connection: ResolvedConnection, path: string, query: QueryValues 
   return text === "" ? connection.server_url + path : `${connection.server_url}${path}?${text}`;
 }
 
+/** A filled route and its full URL. */
+interface Target {
+  path: string;
+  url: string;
+}
+
+/** Targets of calls with no params and no query, per connection, route and instance: each built once. */
+const plainTargets = new WeakMap<ResolvedConnection, Map<string, Map<string, Target>>>();
+
+function targetOf(
+  connection: ResolvedConnection,
+  route: string,
+  instance: string | undefined,
+  options: RequestOptions,
+): Target {
+  if (options.params !== undefined || options.query !== undefined) {
+    const path = buildPath(route, options.params ? { ...options.params, instance } : { instance });
+    return { path, url: urlOf(connection, path, options.query) };
+  }
+  let routes = plainTargets.get(connection);
+  if (routes === undefined) plainTargets.set(connection, routes = new Map());
+  let instances = routes.get(route);
+  if (instances === undefined) {
+    instances = new Map();
+    if (routes.size < 1000) routes.set(route, instances);
+  }
+  const key = instance ?? "";
+  let target = instances.get(key);
+  if (target === undefined) {
+    const path = buildPath(route, { instance });
+    // Joined, not concatenated: a flat string, which fetch's URL parser takes on its fast path.
+    target = { path, url: [connection.server_url, path].join("") };
+    if (instances.size < 1000) instances.set(key, target);
+  }
+  return target;
+}
+
 /** The headers of calls with no header of their own, per connection: with a JSON body and without. */
 const plainHeaders = new WeakMap<ResolvedConnection, [Record<string, string>, Record<string, string>]>();
 
@@ -267,7 +304,7 @@ export function prepareRequest(
   const instance = route.includes("{instance}")
     ? instanceFor(options.instance, connection)
     : options.instance;
-  const path = buildPath(route, options.params ? { ...options.params, instance } : { instance });
+  const { path, url } = targetOf(connection, route, instance, options);
   const serverDelayMs = Math.max(0, options.serverDelayMs ?? 0);
   const startedAt = settings.now();
   const timeoutMs = options.timeoutMs ?? connection.timeout_ms ?? config.http?.timeout_ms ??
@@ -278,7 +315,7 @@ export function prepareRequest(
     method,
     route,
     path,
-    url: urlOf(connection, path, options.query),
+    url,
     headers: headersOf(connection, options),
     json: options.body,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),

@@ -8,7 +8,7 @@
 
 import { ValidationException } from "../errors.ts";
 import { Problems } from "./validate.ts";
-import { compact, isRecord } from "../util/json_shape.ts";
+import { isRecord } from "../util/json_shape.ts";
 
 /**
  * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).
@@ -240,9 +240,16 @@ export function readFields(
   fields: Readonly<Record<string, FieldSpec>>,
   record: Record<string, unknown>,
 ): Record<string, unknown> {
+  let list = fieldLists.get(fields);
+  if (list === undefined) fieldLists.set(fields, list = Object.entries(fields));
+  // Unset values are left out as they come (no second, compacted copy): every send reads its body here.
   const body: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(fields)) {
-    body[name] = readField(problems, name, field, record[name]);
+  for (const [name, field] of list) {
+    const value = readField(problems, name, field, record[name]);
+    if (value !== undefined) body[name] = value;
   }
-  return compact(body);
+  return body;
 }
+
+/** The declared fields of each body declaration as a list, made once per declaration. */
+const fieldLists = new WeakMap<Readonly<Record<string, FieldSpec>>, [string, FieldSpec][]>();

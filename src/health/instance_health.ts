@@ -8,7 +8,7 @@
  */
 
 import { InstanceDisconnectedException } from "../errors.ts";
-import type { StateStore } from "../store/state.ts";
+import type { StateEntry, StateStore } from "../store/state.ts";
 import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
 import { positiveNumber } from "../util/checks.ts";
 import { compact } from "../util/json_shape.ts";
@@ -41,6 +41,11 @@ interface Stored {
 }
 
 const NAMESPACE = "health";
+
+/** A state store that can read at once (`MemoryState.getNow`). */
+interface SyncState {
+  getNow<T>(namespace: string, key: string): Readonly<StateEntry<T>> | null;
+}
 const CAS_ATTEMPTS = 8;
 
 /**
@@ -67,6 +72,8 @@ const CAS_ATTEMPTS = 8;
  */
 export class InstanceHealth {
   readonly #state: StateStore;
+  /** A synchronous read of the state, when it has one (`MemoryState`). */
+  readonly #readNow?: (key: string) => Readonly<StateEntry<Stored>> | null;
   readonly #now: () => number;
   readonly #threshold: number;
   readonly #cooldownMs: number;
@@ -85,6 +92,10 @@ export class InstanceHealth {
    */
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
+    const sync = state as Partial<SyncState>;
+    if (typeof sync.getNow === "function") {
+      this.#readNow = (key) => sync.getNow!<Stored>(NAMESPACE, key);
+    }
     this.#now = options.now ?? Date.now;
     this.#threshold = positiveNumber(
       "Cannot create instance health",
@@ -122,9 +133,37 @@ export class InstanceHealth {
    * console.log((await health.get({ connection: "default", instance: "sales" })).status); // "unknown"
    * ```
    */
-  async get(ref: InstanceRef): Promise<InstanceHealthRecord> {
-    const entry = await this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
-    return this.#view(ref, entry?.value);
+  get(ref: InstanceRef): Promise<InstanceHealthRecord> {
+    // A chain, not an async method: an async layer costs more than the read on a fast round trip.
+    let read: Promise<StateEntry<Stored> | null>;
+    try {
+      read = this.#state.get<Stored>(NAMESPACE, instanceKey(ref));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return read.then((entry) => this.#view(ref, entry?.value));
+  }
+
+  /**
+   * The breaker read at once, when the state store can (`MemoryState`, the default without a store):
+   * `clean` (closed, the instance known open with no failure), `closed` (closed, nothing to tell), or
+   * undefined when the breaker is not closed or the store only reads asynchronously (ask
+   * {@link InstanceHealth.get} and {@link InstanceHealth.admit} then). Each send checks it.
+   *
+   * @example
+   * ```ts
+   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * const health = new InstanceHealth(new MemoryState());
+   * console.log(health.breakerNow({ connection: "default", instance: "sales" })); // "closed"
+   * ```
+   */
+  breakerNow(ref: InstanceRef): "clean" | "closed" | undefined {
+    const readNow = this.#readNow;
+    if (readNow === undefined) return undefined;
+    const value = readNow(instanceKey(ref))?.value;
+    if (value === undefined) return "closed";
+    if (value.retryAt !== undefined) return undefined;
+    return value.status === "open" && value.consecutiveFailures === 0 ? "clean" : "closed";
   }
 
   /**

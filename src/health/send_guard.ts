@@ -5,7 +5,7 @@
  */
 
 import { getGatewayLogger } from "../log.ts";
-import type { InstanceRef } from "./health_types.ts";
+import type { InstanceHealthRecord, InstanceRef } from "./health_types.ts";
 import type { InstanceHealth } from "./instance_health.ts";
 
 const log = getGatewayLogger("health");
@@ -16,15 +16,37 @@ const log = getGatewayLogger("health");
  * Resolves true when the instance was known open with no failure (the common case, one read of the
  * health): its success then has nothing to heal, and {@link settleSend} skips it.
  */
-export async function guardSend(
+export function guardSend(
   health: InstanceHealth | undefined,
   ref: InstanceRef,
   pollState: () => Promise<unknown>,
 ): Promise<boolean> {
-  if (!health) return false;
-  const seen = await health.get(ref);
-  // A closed breaker admits without a write: no need to ask `admit` for it.
-  if (seen.breaker === "closed") return seen.status === "open" && seen.consecutiveFailures === 0;
+  if (!health) return Promise.resolve(false);
+  return health.get(ref).then((seen) =>
+    seen.breaker === "closed" ? isClean(seen) : admitThroughBreaker(health, ref, pollState)
+  );
+}
+
+/**
+ * {@link guardSend}'s answer without waiting, when the health reads at once (memory) and the breaker is
+ * closed: whether the instance is clean. Undefined when the guard has to take its asynchronous way.
+ */
+export function guardSendNow(health: InstanceHealth, ref: InstanceRef): boolean | undefined {
+  const breaker = health.breakerNow(ref);
+  return breaker === undefined ? undefined : breaker === "clean";
+}
+
+/** A closed breaker admits without a write; a send to an instance known open with no failure is clean. */
+function isClean(seen: InstanceHealthRecord): boolean {
+  return seen.status === "open" && seen.consecutiveFailures === 0;
+}
+
+/** The breaker is not closed: ask `admit`, and for a `state` probe poll the state first. */
+async function admitThroughBreaker(
+  health: InstanceHealth,
+  ref: InstanceRef,
+  pollState: () => Promise<unknown>,
+): Promise<boolean> {
   const admission = await health.admit(ref);
   if (admission !== "probe_state") return false;
   await pollState();

@@ -96,20 +96,32 @@ export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: stri
  * ```
  */
 export class MessagesResource extends Resource {
-  async #deliver(
+  #deliver(
     route: RouteEntry,
     dto: RequestDto,
     to: string,
     options?: CallOptions,
     vary: Pick<SendSpec, "kind" | "bucket"> = {},
   ): Promise<SendResponse> {
-    let body = dto.body as Record<string, unknown>;
+    const body = dto.body as Record<string, unknown>;
     const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
+    // The common case hands the pipeline's promise back as it is: no async layer of its own.
     if (!resolve || typeof body.number !== "string") {
-      return await this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
+      return this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
     }
-    const recipient = await this.resolveRecipient(body.number, options);
-    body = { ...body, number: recipient.jid };
+    return this.#deliverResolved(route, body, body.number, to, options, vary);
+  }
+
+  async #deliverResolved(
+    route: RouteEntry,
+    given: Record<string, unknown>,
+    number: string,
+    to: string,
+    options: CallOptions | undefined,
+    vary: Pick<SendSpec, "kind" | "bucket">,
+  ): Promise<SendResponse> {
+    const recipient = await this.resolveRecipient(number, options);
+    const body = { ...given, number: recipient.jid };
     const response = await this.send<SendMessageResponse>({ route, body, to, ...vary }, options);
     return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
   }
@@ -156,9 +168,10 @@ export class MessagesResource extends Resource {
    * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
    * ```
    */
-  async text(to: string, text: string, options?: SendOptions): Promise<SendResponse> {
+  text(to: string, text: string, options?: SendOptions): Promise<SendResponse> {
+    if (options === undefined) return this.sendText({ number: to, text });
     const [body, call] = splitOptions(options);
-    return await this.sendText({ ...body, number: to, text }, call);
+    return this.sendText({ ...body, number: to, text }, call);
   }
 
   /**
@@ -171,12 +184,18 @@ export class MessagesResource extends Resource {
    * await gw.messages().sendText(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
    * ```
    */
-  async sendText(
+  sendText(
     dto: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse> {
-    const valid = SendTextMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendText, valid, valid.body.number, options);
+    let valid: SendTextMessageDto;
+    try {
+      valid = SendTextMessageDto.from(dto);
+    } catch (error) {
+      // A bad argument rejects the promise, as from every other send method.
+      return Promise.reject(error);
+    }
+    return this.#deliver(ROUTE.message.sendText, valid, valid.body.number, options);
   }
 
   /**

@@ -21,22 +21,22 @@ function counts(events: EventTarget): events is CountingTarget {
 /** The announce stage: counts on `metrics`, dispatches on `events`. */
 export function announceStage(metrics: MetricsCollector, events: EventTarget): SendStage {
   const listened = counts(events) ? () => events.listenerCount(MessageSent.type) > 0 : () => true;
-  return async (send, next) => {
-    const response = await next(send);
-    metrics.messageSent(send.type);
-    if (listened()) {
-      const messageId = response.json<unknown>("key.id");
-      events.dispatchEvent(
-        new MessageSent({
-          messageId: typeof messageId === "string" ? messageId : null,
-          instance: send.ref.instance,
-          connection: send.ref.connection,
-          to: send.to,
-          messageType: send.type,
-          response: response.data,
-        }),
-      );
-    }
-    return response;
-  };
+  return (send, next) =>
+    next(send).then((response) => {
+      metrics.messageSent(send.type);
+      if (listened()) {
+        const messageId = response.json<unknown>("key.id");
+        events.dispatchEvent(
+          new MessageSent({
+            messageId: typeof messageId === "string" ? messageId : null,
+            instance: send.ref.instance,
+            connection: send.ref.connection,
+            to: send.to,
+            messageType: send.type,
+            response: response.data,
+          }),
+        );
+      }
+      return response;
+    });
 }

@@ -11,14 +11,13 @@ import type { SendStage } from "./types.ts";
 
 /** The settle stage over `health`. */
 export function settleStage(health: InstanceHealth): SendStage {
-  return async (send, next) => {
-    try {
-      const response = await next(send);
-      await settleSend(health, send.ref, undefined, send.healthClean);
-      return response;
-    } catch (error) {
-      await settleSend(health, send.ref, error);
-      throw error;
-    }
-  };
+  return (send, next) =>
+    next(send).then(
+      // A send the guard found clean has nothing to heal: no call, no wait.
+      (response) => send.healthClean ? response : settleSend(health, send.ref).then(() => response),
+      (error) =>
+        settleSend(health, send.ref, error).then(() => {
+          throw error;
+        }),
+    );
 }

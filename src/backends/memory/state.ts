@@ -21,6 +21,16 @@ interface Held {
   json: string;
   version: string;
   expiresAt?: number;
+  /** The entry as `getNow` hands it out, parsed on its first read (a write replaces the whole `Held`). */
+  frozen?: StateEntry<unknown>;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 /**
@@ -115,6 +125,26 @@ export class MemoryState implements StateStore {
       const held = this.#live(namespace, key);
       return held === undefined ? null : entryOf<T>(held);
     });
+  }
+
+  /**
+   * Read a live entry at once, without a promise (memory needs none). Unlike {@link MemoryState.get}, the
+   * entry is shared and deeply frozen (parsed once per write, not per read): copy it to change it. The send
+   * path's breaker check reads one on every send.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * const state = new MemoryState();
+   * await state.set("lid", "123@lid", "5511999999999");
+   * console.log(state.getNow<string>("lid", "123@lid")?.value); // "5511999999999"
+   * ```
+   */
+  getNow<T>(namespace: string, key: string): Readonly<StateEntry<T>> | null {
+    checkStateKey(namespace, key);
+    const held = this.#live(namespace, key);
+    if (held === undefined) return null;
+    return (held.frozen ??= deepFreeze(entryOf<unknown>(held))) as StateEntry<T>;
   }
 
   /**
