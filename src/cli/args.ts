@@ -63,7 +63,7 @@ export interface ParsedFlags {
  */
 export function parseFlags(
   args: string[],
-  flags: Record<string, FlagSpec>,
+  flags: Readonly<Record<string, FlagSpec>>,
   maxPositionals: number,
 ): ParsedFlags {
   const options = Object.fromEntries(

@@ -1,11 +1,12 @@
 /**
- * The shape of a CLI command and the help text every command prints for `--help`.
+ * The shape of a CLI command, the base every command extends ({@link FlagCommand}: `--help` and flag
+ * parsing in one place) and the help text every command prints for `--help`.
  *
  * @module
  */
 
-import { COMMON_FLAGS, type FlagSpec } from "./args.ts";
-import type { CliIo } from "./io.ts";
+import { booleanFlag, COMMON_FLAGS, type FlagSpec, type ParsedFlags, parseFlags } from "./args.ts";
+import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
 
 /** One `deno task <name>` command. */
 export interface CliCommand {
@@ -85,4 +86,121 @@ ${flagLines(COMMON_FLAGS)}
 
 Exit codes: 0 ok, 1 a check failed, 2 bad usage or configuration.
 `;
+}
+
+/** What a {@link FlagCommand} is made of: everything its `--help` text and its parsing come from. */
+export interface CommandSpec {
+  /** Name on the command line. */
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /**
+   * Its positional argument as the usage line shows it: `"<file>"` (required: missing or blank is a
+   * usage error), `"[instance]"` (optional), or left out for none.
+   */
+  argument?: string;
+  /** The paragraph of `--help` under the usage line. */
+  description: string;
+  /** The flags it accepts besides {@link COMMON_FLAGS}. */
+  flags: Readonly<Record<string, FlagSpec>>;
+  /** Whether it watches `io.signal` to stop gracefully (see {@link CliCommand.handlesSignals}). */
+  handlesSignals?: boolean;
+}
+
+/**
+ * A command whose `run` parses the arguments against its flags, answers `--help`, checks its positional
+ * argument, then calls {@link FlagCommand.execute}: a command only says what it is and what it does.
+ *
+ * @example A command with one flag
+ * ```ts
+ * import { FlagCommand } from "./command.ts";
+ * import type { ParsedFlags } from "./args.ts";
+ * import { type CliIo, EXIT_OK, memoryIo } from "./io.ts";
+ *
+ * class HelloCommand extends FlagCommand {
+ *   constructor() {
+ *     super({
+ *       name: "hello",
+ *       summary: "say hello",
+ *       argument: "<name>",
+ *       description: "Print a greeting.",
+ *       flags: { loud: { type: "boolean", help: "shout it" } },
+ *     });
+ *   }
+ *   protected execute({ values, positionals }: ParsedFlags, io: CliIo): Promise<number> {
+ *     io.stdout(values.loud ? `HELLO ${positionals[0]}!\n` : `hello ${positionals[0]}\n`);
+ *     return Promise.resolve(EXIT_OK);
+ *   }
+ * }
+ * const code = await new HelloCommand().run(["world", "--loud"], memoryIo());
+ * ```
+ */
+export abstract class FlagCommand implements CliCommand {
+  /** Name on the command line. */
+  readonly name: string;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** Full `--help` text, built from the spec's flags (so it lists exactly what is accepted). */
+  readonly help: string;
+  /** Its own flags (the common ones come with every command). */
+  readonly flags: Readonly<Record<string, FlagSpec>>;
+  /** Whether it stops gracefully on SIGINT/SIGTERM. */
+  readonly handlesSignals: boolean;
+  readonly #argument: string;
+
+  /**
+   * Describe the command.
+   *
+   * @example
+   * ```ts
+   * import { FlagCommand } from "./command.ts";
+   * class NoopCommand extends FlagCommand {
+   *   constructor() {
+   *     super({ name: "noop", summary: "do nothing", description: "Does nothing.", flags: {} });
+   *   }
+   *   protected execute(): Promise<number> {
+   *     return Promise.resolve(0);
+   *   }
+   * }
+   * new NoopCommand().help.startsWith("Usage: deno task noop"); // true
+   * ```
+   */
+  constructor(spec: CommandSpec) {
+    this.name = spec.name;
+    this.summary = spec.summary;
+    this.flags = spec.flags;
+    this.handlesSignals = spec.handlesSignals ?? false;
+    this.#argument = spec.argument ?? "";
+    this.help = helpText(spec.name, this.#argument, spec.description, spec.flags);
+  }
+
+  /**
+   * Run with the arguments after the command name: `--help` prints {@link FlagCommand.help}; an unknown
+   * flag, a surplus or a missing argument is a {@link UsageError}; anything else goes to `execute`.
+   *
+   * @example
+   * ```ts
+   * import { PruneCommand } from "./prune.ts";
+   * import { memoryIo } from "./io.ts";
+   * const code = await new PruneCommand().run(["--help"], memoryIo()); // 0
+   * ```
+   */
+  async run(args: string[], io: CliIo): Promise<number> {
+    const parsed = parseFlags(args, this.flags, this.#argument === "" ? 0 : 1);
+    if (booleanFlag(parsed.values, "help")) {
+      io.stdout(this.help);
+      return EXIT_OK;
+    }
+    const given = parsed.positionals[0];
+    if (this.#argument.startsWith("<") && (given === undefined || given.trim() === "")) {
+      throw new UsageError(`Missing argument: ${this.#argument}`);
+    }
+    return await this.execute(parsed, io);
+  }
+
+  /**
+   * What the command does, with its parsed flags and (when it takes one) its argument; resolves to the
+   * exit code.
+   */
+  protected abstract execute(parsed: ParsedFlags, io: CliIo): Promise<number>;
 }

@@ -7,10 +7,17 @@
  */
 
 import { InstanceNotFoundException } from "../errors.ts";
-import { booleanFlag, CONNECTION_FLAG, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import {
+  booleanFlag,
+  CONNECTION_FLAG,
+  type FlagSpec,
+  numberFlag,
+  type ParsedFlags,
+  stringFlag,
+} from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
-import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
+import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { Spinner } from "./progress.ts";
 import { renderQr } from "./qr_terminal.ts";
 import { writeJson } from "./table.ts";
@@ -67,46 +74,26 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new ConnectCommand().run(["sales", "--timeout", "60"], memoryIo());
  * ```
  */
-export class ConnectCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "connect";
-  /** One-line summary. */
-  readonly summary: string = "show an instance's QR code and wait until it is paired";
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "connect",
-    "<instance>",
-    `Connect an instance (GET /instance/connect/<instance>), draw each QR code in the terminal (or, with
+export class ConnectCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "connect",
+      summary: "show an instance's QR code and wait until it is paired",
+      argument: "<instance>",
+      flags: FLAGS,
+      description:
+        `Connect an instance (GET /instance/connect/<instance>), draw each QR code in the terminal (or, with
 --pairing, print the code to type on that phone under Linked devices > Link with phone number), and wait
 until the state is "open" (exit 0). Exit code 1 when the timeout passes, the QR code limit is reached, the
 attempt is closed (with the reason), or the instance stays "connecting" with no code even after one
 restart. An instance that is already open exits 0 at once. With --json the QR code is drawn on standard
 error and the result printed as JSON on standard output.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { ConnectCommand } from "./connect.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new ConnectCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseFlags(args, FLAGS, 1);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Connect the instance and wait until it is paired, the timeout passes or the attempt ends. */
+  protected async execute({ values, positionals }: ParsedFlags, io: CliIo): Promise<number> {
     const instance = positionals[0];
-    if (instance === undefined || instance.trim() === "") {
-      throw new UsageError("Missing argument: <instance>");
-    }
     const timeoutMs = numberFlag(values, "timeout", { fallback: 120 }) * 1000;
     const intervalMs = numberFlag(values, "interval", { fallback: 2000, integer: true });
     const json = booleanFlag(values, "json");

@@ -6,10 +6,10 @@
  */
 
 import { InstanceAlreadyExistsException } from "../errors.ts";
-import { booleanFlag, CONNECTION_FLAG, type FlagSpec, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, CONNECTION_FLAG, type FlagSpec, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
-import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
+import { type CliIo, EXIT_OK } from "./io.ts";
 import { writeJson } from "./table.ts";
 
 /** What `create --json` prints. */
@@ -41,43 +41,25 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new CreateCommand().run(["sales"], memoryIo());
  * ```
  */
-export class CreateCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "create";
-  /** One-line summary. */
-  readonly summary: string = "create an instance on the gateway server (then pair it with connect)";
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "create",
-    "<instance>",
-    `Create the instance on the gateway server (POST /instance/create, with the global api key; WhatsApp
+export class CreateCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "create",
+      summary: "create an instance on the gateway server (then pair it with connect)",
+      argument: "<instance>",
+      flags: FLAGS,
+      description:
+        `Create the instance on the gateway server (POST /instance/create, with the global api key; WhatsApp
 Baileys integration), then print the next step: pair it with a phone with "connect <instance>". An
 instance that exists already is not an error: the command says so and exits 0, so it is safe to run
 again. The instance's own api key (the server's "hash") is never printed. Exit code 1 when the server
 refuses (for example an instance api key instead of the global one).`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { CreateCommand } from "./create.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new CreateCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseFlags(args, FLAGS, 1);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
-    const instance = positionals[0]?.trim();
-    if (instance === undefined || instance === "") throw new UsageError("Missing argument: <instance>");
+  /** Create the instance (an existing one is fine) and print the next step. */
+  protected async execute({ values, positionals }: ParsedFlags, io: CliIo): Promise<number> {
+    const instance = positionals[0].trim();
     const json = booleanFlag(values, "json");
     const gw = createService(await loadCliConfig(io, stringFlag(values, "config")));
     const connection = selectConnection(gw, stringFlag(values, "connection"));

@@ -7,8 +7,8 @@
 
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { Spinner } from "./progress.ts";
@@ -208,41 +208,23 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new HealthCommand().run(["--json"], memoryIo());
  * ```
  */
-export class HealthCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "health";
-  /** One-line summary. */
-  readonly summary: string = "check that every connection is reachable and its key accepted";
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "health",
-    "",
-    `For each configured connection (or the one named): is the server reachable (GET /: version and
+export class HealthCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "health",
+      summary: "check that every connection is reachable and its key accepted",
+      flags: FLAGS,
+      description:
+        `For each configured connection (or the one named): is the server reachable (GET /: version and
 latency), is the api key accepted (GET /instance/fetchInstances), and which instances exist in which
 state, with the library's health of each (suspect, banned, the send breaker) when the KV file holds
 what senders recorded. When a connection names a default instance, that instance must exist. Exit code 1
 when any connection fails.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { HealthCommand } from "./health.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new HealthCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Check each connection and print the report. */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const timeoutMs = numberFlag(values, "timeout", { fallback: 10_000, integer: true });
     const only = stringFlag(values, "connection");
     const json = booleanFlag(values, "json");

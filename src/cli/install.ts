@@ -7,8 +7,8 @@
 import { CONFIG_FILE, DEFAULTS } from "../config.ts";
 import { InstanceNotFoundException } from "../errors.ts";
 import { generateWebhookSecret } from "../webhooks/signature.ts";
-import { booleanFlag, type FlagSpec, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { DEFAULT_KV_PATH } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
 import { writeJson } from "./table.ts";
@@ -74,40 +74,22 @@ const FLAGS: Record<string, FlagSpec> = {
  * await new InstallCommand().run(["--server-url", "http://localhost:8080", "--api-key", "k"], memoryIo());
  * ```
  */
-export class InstallCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "install";
-  /** One-line summary. */
-  readonly summary: string = "write a starter gateway-api.json and print the next steps";
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "install",
-    "",
-    `Write a starter ${CONFIG_FILE} (or --config <path>) with the server, key, default instance, a generated
+export class InstallCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "install",
+      summary: "write a starter gateway-api.json and print the next steps",
+      flags: FLAGS,
+      description:
+        `Write a starter ${CONFIG_FILE} (or --config <path>) with the server, key, default instance, a generated
 webhook secret and the KV file path, then print the next steps. Prompts for missing values when standard
 input is a terminal. Never replaces an existing file unless --force is given. The file holds secrets: it is
 written with mode 0600; keep it out of version control.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { InstallCommand } from "./install.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new InstallCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Write the configuration file (and the webhook, with --secure-webhook) and print the next steps. */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const path = stringFlag(values, "config") ?? CONFIG_FILE;
     const force = booleanFlag(values, "force");
     const json = booleanFlag(values, "json");
@@ -160,7 +142,7 @@ interface InstallAnswers {
 
 /** The flags, with the missing values asked for when `interactive`. */
 async function askAnswers(
-  values: ReturnType<typeof parseFlags>["values"],
+  values: ParsedFlags["values"],
   io: CliIo,
   interactive: boolean,
 ): Promise<InstallAnswers> {

@@ -6,8 +6,8 @@
 
 import { RECORD_KINDS, type RecordKind } from "../store/store.ts";
 import { pruneOldRecords } from "../tasks/prune.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
@@ -52,39 +52,21 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new PruneCommand().run(["--days", "14", "--dry-run"], memoryIo());
  * ```
  */
-export class PruneCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "prune";
-  /** One-line summary. */
-  readonly summary: string = "delete stored records older than N days";
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "prune",
-    "",
-    `Remove records older than N days from the Deno KV store ("kv.path" in gateway-api.json, GATEWAY_KV_PATH,
+export class PruneCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "prune",
+      summary: "delete stored records older than N days",
+      flags: FLAGS,
+      description:
+        `Remove records older than N days from the Deno KV store ("kv.path" in gateway-api.json, GATEWAY_KV_PATH,
 default gateway.kv): outbound messages by creation time, inbound messages and webhook logs by arrival,
 instance snapshots by their last update. The store file must exist.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { PruneCommand } from "./prune.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new PruneCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Count, or delete, the records older than the age limit and print the counts. */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const days = numberFlag(values, "days", { fallback: 30 });
     const kinds = ((values.kind as string[] | undefined) ?? [...RECORD_KINDS]) as RecordKind[];
     for (const kind of kinds) {

@@ -6,8 +6,8 @@
 
 import { reconcileInboundMessages, type ReconcileInboundResult } from "../delivery/reconcile.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -48,42 +48,24 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new ReconcileCommand().run(["--help"], memoryIo());
  * ```
  */
-export class ReconcileCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "reconcile";
-  /** One-line summary. */
-  readonly summary: string = "recover inbound messages whose webhooks were dropped";
-  /** Stops between pages on SIGINT/SIGTERM (progress is kept). */
-  readonly handlesSignals: boolean = true;
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "reconcile",
-    "",
-    `Ask the server (findMessages) for each chat's messages newer than the last one checked, and store the
+export class ReconcileCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "reconcile",
+      summary: "recover inbound messages whose webhooks were dropped",
+      // Stops between pages on SIGINT/SIGTERM (progress is kept).
+      handlesSignals: true,
+      flags: FLAGS,
+      description:
+        `Ask the server (findMessages) for each chat's messages newer than the last one checked, and store the
 inbound ones the webhook receiver never got, through the same per-message claims as "serve": a message
 is stored once whether it came by webhook or here. Progress is kept per chat in the store, so a run
 that stops (budget, SIGINT, an error) resumes where it was. Exit code 1 when a chat failed.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { ReconcileCommand } from "./reconcile.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new ReconcileCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Recover the missed inbound messages of each instance and print what was found. */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const maxMessages = numberFlag(values, "max-messages", { fallback: 1000, min: 1, integer: true });
     const lookbackHours = numberFlag(values, "lookback-hours", { fallback: 24, min: 1 });
     const instance = stringFlag(values, "instance");

@@ -6,8 +6,8 @@
  */
 
 import { reconcileSends, type ReconcileSendsResult } from "../tasks/reconcile_sends.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -48,44 +48,26 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new ReconcileSendsCommand().run(["--dry-run"], memoryIo());
  * ```
  */
-export class ReconcileSendsCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "reconcile-sends";
-  /** One-line summary. */
-  readonly summary: string = "settle sends whose outcome is unknown by looking for them on the server";
-  /** Stops after the record in flight on SIGINT/SIGTERM. */
-  readonly handlesSignals: boolean = true;
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "reconcile-sends",
-    "",
-    `Settle the sends recorded in the Deno KV store whose outcome is unknown (the server may have delivered
+export class ReconcileSendsCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "reconcile-sends",
+      summary: "settle sends whose outcome is unknown by looking for them on the server",
+      // Stops after the record in flight on SIGINT/SIGTERM.
+      handlesSignals: true,
+      flags: FLAGS,
+      description:
+        `Settle the sends recorded in the Deno KV store whose outcome is unknown (the server may have delivered
 them). First, a send left "pending" by a process that died mid-send (its claim ended) becomes unknown.
 Then each unknown send is looked for on the server (POST /chat/findMessages: sent from the instance to its
 recipient, around the time of its attempts, with its content): found, it is settled as sent with the real
 message id; not found, it is settled as not sent, and retry-failed may resend it. The server must store
 sent messages (DATABASE_SAVE_DATA_NEW_MESSAGE=true, its default). Exit code 1 when some stay unknown.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { ReconcileSendsCommand } from "./reconcile_sends.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new ReconcileSendsCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Look up the sends of unknown outcome on the server, settle them and print the report. */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const limit = numberFlag(values, "limit", { fallback: 100, integer: true });
     const minAgeSeconds = numberFlag(values, "min-age", { fallback: 60, min: 0 });
     const instance = stringFlag(values, "instance");

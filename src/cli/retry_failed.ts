@@ -5,8 +5,8 @@
  */
 
 import { retryFailedMessages, type RetryFailedResult } from "../tasks/retry_failed.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
@@ -43,43 +43,25 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new RetryFailedCommand().run(["--dry-run"], memoryIo());
  * ```
  */
-export class RetryFailedCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "retry-failed";
-  /** One-line summary. */
-  readonly summary: string = "resend failed messages recorded in the store";
-  /** Stops after the record in flight on SIGINT/SIGTERM. */
-  readonly handlesSignals: boolean = true;
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "retry-failed",
-    "",
-    `Resend the failed messages recorded in the Deno KV store, oldest first, with their original body and
+export class RetryFailedCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "retry-failed",
+      summary: "resend failed messages recorded in the store",
+      // Stops after the record in flight on SIGINT/SIGTERM.
+      handlesSignals: true,
+      flags: FLAGS,
+      description:
+        `Resend the failed messages recorded in the Deno KV store, oldest first, with their original body and
 connection. Each record is claimed atomically, so two runs never resend the same message. A message whose
 outcome is unknown (the server may have delivered it) is first looked for on the server: found, it is
 settled as sent and not resent; not found, it is resent; otherwise it is skipped. Exit code 1 when any
 resend failed again. SIGINT stops after the message in flight.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { RetryFailedCommand } from "./retry_failed.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new RetryFailedCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Resend the failed records (or list them with --dry-run) and print the report. */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const maxRetries = numberFlag(values, "max-retries", { fallback: 3, min: 0, integer: true });
     const limit = numberFlag(values, "limit", { fallback: 100, integer: true });
     const instance = stringFlag(values, "instance");

@@ -7,10 +7,10 @@
  */
 
 import type { SendManyItem, SendManyReport } from "../pacing/send_many.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
-import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
+import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
@@ -67,46 +67,28 @@ const FLAGS: Record<string, FlagSpec> = {
  * await new SendCommand().run(["--help"], memoryIo());
  * ```
  */
-export class SendCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "send";
-  /** One-line summary. */
-  readonly summary: string = "send many messages from a file, paced and resumable";
-  /** The command stops between two messages on SIGINT/SIGTERM. */
-  readonly handlesSignals: boolean = true;
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "send",
-    "<file>",
-    `Send the messages in <file> (a JSON array or JSON Lines of {"idempotencyKey", "to", "text"}) one at a
+export class SendCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "send",
+      summary: "send many messages from a file, paced and resumable",
+      argument: "<file>",
+      // The command stops between two messages on SIGINT/SIGTERM.
+      handlesSignals: true,
+      flags: FLAGS,
+      description:
+        `Send the messages in <file> (a JSON array or JSON Lines of {"idempotencyKey", "to", "text"}) one at a
 time at a pace that does not look like spam: a jittered gap between sends, a minimum interval per
 recipient, a daily cap, "typing..." before each text, and a pause on restriction signals (a banned number,
 a refused key, repeated failures). Progress is kept in the KV file: run the command again after a crash or
 Ctrl-C and only what is left is sent, never a message twice. Exit code 1 when a message failed or the
 run paused.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { SendCommand } from "./send.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new SendCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseFlags(args, FLAGS, 1);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Send what is left in the file, paced, and print the report. */
+  protected async execute({ values, positionals }: ParsedFlags, io: CliIo): Promise<number> {
     const path = positionals[0];
-    if (path === undefined || path.trim() === "") throw new UsageError("Missing argument: <file>");
     const minGapMs = numberFlag(values, "min-gap", { fallback: 4_000, min: 0, integer: true });
     const jitterMs = numberFlag(values, "jitter", { fallback: 3_000, min: 0, integer: true });
     const recipientIntervalMs = numberFlag(values, "recipient-interval", {

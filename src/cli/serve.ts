@@ -18,8 +18,8 @@ import { WEBHOOK_ENV_VARIABLES, type WebhookEnvOptions, webhookOptionsFromEnv } 
 import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/handler.ts";
 import { WebhookProcessor } from "../webhooks/processor.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
-import { booleanFlag, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { type CliConfig, createService, loadCliConfig, type TasksFileConfig } from "./config.ts";
 import { CliError, type CliIo, errorText, EXIT_OK, EXIT_USAGE } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -103,20 +103,16 @@ const FLAGS: Record<string, FlagSpec> = {
  * await running;
  * ```
  */
-export class ServeCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "serve";
-  /** One-line summary. */
-  readonly summary: string = "run the webhook receiver, queue worker and scheduled tasks";
-  /** Shuts down gracefully on SIGINT/SIGTERM. */
-  readonly handlesSignals: boolean = true;
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "serve",
-    "",
-    `Run the webhook receiver: POST /<webhook.route_prefix>/<instance> (default /${DEFAULTS.route_prefix}/<instance>),
+export class ServeCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "serve",
+      summary: "run the webhook receiver, queue worker and scheduled tasks",
+      // Shuts down gracefully on SIGINT/SIGTERM.
+      handlesSignals: true,
+      flags: FLAGS,
+      description:
+        `Run the webhook receiver: POST /<webhook.route_prefix>/<instance> (default /${DEFAULTS.route_prefix}/<instance>),
 GET /${DEFAULTS.route_prefix}/health. Webhooks are verified with webhook.secret / GATEWAY_WEBHOOK_SECRET
 (every GATEWAY_WEBHOOK_* variable overrides the file), redeliveries are dropped, and inbound messages and
 webhook logs are recorded in the Deno KV store (created when missing), and connection.update webhooks
@@ -128,25 +124,11 @@ default every 15 minutes) recovers inbound messages whose webhooks were dropped;
 the configuration changes them. A webhook body that has not arrived within webhook.body_timeout_ms
 (GATEWAY_WEBHOOK_BODY_TIMEOUT_MS, default 10000) is answered 408. SIGINT or SIGTERM stops accepting
 requests, finishes the work in flight and closes the store.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run until `io.signal` aborts (SIGINT/SIGTERM in a real process).
-   *
-   * @example
-   * ```ts
-   * import { ServeCommand } from "./serve.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new ServeCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseFlags(args, FLAGS, 0);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Run until `io.signal` aborts (SIGINT/SIGTERM in a real process). */
+  protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const port = numberFlag(values, "port", { fallback: 8000, min: 0, integer: true });
     if (port > 65535) {
       throw new CliError(`Cannot parse arguments: "--port" must be at most 65535, got "${port}"`, EXIT_USAGE);

@@ -5,8 +5,15 @@
  */
 
 import { InstanceNotFoundException } from "../errors.ts";
-import { booleanFlag, CONNECTION_FLAG, type FlagSpec, numberFlag, parseFlags, stringFlag } from "./args.ts";
-import { type CliCommand, helpText } from "./command.ts";
+import {
+  booleanFlag,
+  CONNECTION_FLAG,
+  type FlagSpec,
+  numberFlag,
+  type ParsedFlags,
+  stringFlag,
+} from "./args.ts";
+import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -80,40 +87,23 @@ const FLAGS: Record<string, FlagSpec> = {
  * const code = await new InstanceStatusCommand().run(["sales", "--json"], memoryIo());
  * ```
  */
-export class InstanceStatusCommand implements CliCommand {
-  /** Command name. */
-  readonly name: string = "status";
-  /** One-line summary. */
-  readonly summary: string = "list instances with their state, owner and profile name";
-  /** Its own flags (the common ones come with every command). */
-  readonly flags: Readonly<Record<string, FlagSpec>> = FLAGS;
-  /** `--help` text. */
-  readonly help: string = helpText(
-    "status",
-    "[instance]",
-    `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
+export class InstanceStatusCommand extends FlagCommand {
+  constructor() {
+    super({
+      name: "status",
+      summary: "list instances with their state, owner and profile name",
+      argument: "[instance]",
+      flags: FLAGS,
+      description:
+        `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
 their connection state, the library's health and send breaker (with what senders recorded in the KV
 file, when there is one), owner (the paired number's JID) and profile name. Exit code 1 when the named
 instance does not exist or the server cannot be asked.`,
-    FLAGS,
-  );
+    });
+  }
 
-  /**
-   * Run the command.
-   *
-   * @example
-   * ```ts
-   * import { InstanceStatusCommand } from "./status.ts";
-   * import { memoryIo } from "./io.ts";
-   * await new InstanceStatusCommand().run(["--help"], memoryIo());
-   * ```
-   */
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseFlags(args, FLAGS, 1);
-    if (booleanFlag(values, "help")) {
-      io.stdout(this.help);
-      return EXIT_OK;
-    }
+  /** Print the state of every instance, or of the one named. */
+  protected async execute({ values, positionals }: ParsedFlags, io: CliIo): Promise<number> {
     const timeoutMs = numberFlag(values, "timeout", { fallback: 10_000, integer: true });
     const instance = positionals[0];
     const cli = await loadCliConfig(io, stringFlag(values, "config"));

@@ -51,6 +51,17 @@ Deno.test("cli: every command's usage line and flag list name every flag it acce
   }
 });
 
+Deno.test("cli: the command list shows each command with the summary the command itself carries", async () => {
+  const io = memoryIo();
+  strictEqual(await main(["--help"], io), 0);
+  for (const command of COMMANDS) {
+    ok(
+      new RegExp(`^  ${command.name} +${RegExp.escape(command.summary)}$`, "m").test(io.out()),
+      command.name,
+    );
+  }
+});
+
 Deno.test("cli: an unknown flag is exit 2 with one line that points to the command's --help", async () => {
   for (const command of COMMANDS) {
     const io = memoryIo();
