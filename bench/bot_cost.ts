@@ -58,39 +58,48 @@ const stubFetch: typeof fetch = async (input, init) => {
   }, { status: 201 });
 };
 
-/** The stub server in its own process (`--http`): answers every request like sendText's 201. */
+/**
+ * The stub server in its own process (`--http`): answers every request like sendText's 201. It exits when
+ * its stdin closes, so it never outlives this process (also killed, or ended by `Deno.exit`), and its
+ * stdout is read to the end, so nothing it prints can ever block it.
+ */
 async function startStub(): Promise<{ url: string; stop: () => Promise<void> }> {
   const source = `
 const body = JSON.stringify({ key: { remoteJid: "5511900000000@s.whatsapp.net", fromMe: true, id: "3EB0BENCH" },
   pushName: "Você", status: "PENDING", message: { conversation: "x" }, contextInfo: null, messageType: "conversation",
   messageTimestamp: 1760000000, instanceId: "bench-instance-id", source: "unknown" });
-Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
   await request.arrayBuffer();
   return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
-});`;
+});
+await Deno.stdin.readable.pipeTo(new WritableStream());
+await server.shutdown();
+Deno.exit(0);`;
+  const module = `data:application/javascript;base64,${
+    btoa(String.fromCharCode(...new TextEncoder().encode(source)))
+  }`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "-"],
+    args: ["run", "--allow-net=127.0.0.1", module],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(source));
-  await writer.close();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let line = "";
   while (!line.includes("\n")) {
-    const { value, done } = await reader.read();
+    const { value, done } = await lines.read();
     if (done) throw new Error("the stub server did not start");
     line += value;
   }
-  reader.releaseLock();
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
   return {
     url: `http://127.0.0.1:${Number(line.trim())}`,
     stop: async () => {
-      child.kill();
+      await child.stdin.close();
       await child.status;
-      await child.stdout.cancel().catch(() => {});
+      await drained;
     },
   };
 }
@@ -200,5 +209,6 @@ for (const variant of variants) {
     }×)`,
   );
 }
+await stub?.stop();
 // The client's shared per-attempt timeout timer would keep the process alive for up to its timeout.
 Deno.exit(0);
