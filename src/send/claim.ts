@@ -45,7 +45,7 @@ export function claimStage(
     if (acquired.kind !== "owner") throw new Error(`Unexpected idempotency claim state "${acquired.kind}"`);
     const settle = async (outcome: Parameters<IdempotencyClaims["settle"]>[2]) => {
       try {
-        if (await claims.settle(scope, acquired.version, outcome) === null) {
+        if (await claims.settle(scope, acquired.version, outcome, acquired.claim) === null) {
           log.warn("Cannot settle idempotency key {key}: the claim changed meanwhile", { key: scope.key });
         }
       } catch (error) {

@@ -334,7 +334,8 @@ export class IdempotencyClaims {
   /**
    * Move a claim held at `version` to `done`, `unknown` or `released`. Returns the new version, or null
    * when the claim changed meanwhile (it is then left as it is). The settled claim lasts until the end of
-   * the key's window.
+   * the key's window. `held` is the claim as written at `version` (what `acquire` returned): given, it is
+   * not read again, since the compare-and-set on `version` already proves it is still the stored one.
    *
    * @example
    * ```ts
@@ -353,16 +354,23 @@ export class IdempotencyClaims {
       | { state: "done"; response: StoredSendResponse; messageId?: string }
       | { state: "unknown" }
       | { state: "released" },
+    held?: IdempotencyClaim,
   ): Promise<string | null> {
     const stateKey = IdempotencyClaims.keyOf(scope);
-    const entry = await this.#state.get<IdempotencyClaim>(IDEMPOTENCY_NAMESPACE, stateKey);
-    if (entry === null || entry.version !== version) return null;
-    const next: IdempotencyClaim = { ...entry.value, state: outcome.state, updatedAt: this.#now() };
+    let claim = held;
+    let expiresAt: number | undefined = held?.windowEndsAt;
+    if (claim === undefined) {
+      const entry = await this.#state.get<IdempotencyClaim>(IDEMPOTENCY_NAMESPACE, stateKey);
+      if (entry === null || entry.version !== version) return null;
+      claim = entry.value;
+      expiresAt = entry.value.windowEndsAt ?? entry.expiresAt;
+    }
+    const next: IdempotencyClaim = { ...claim, state: outcome.state, updatedAt: this.#now() };
     if (outcome.state === "done") {
       next.response = outcome.response;
       if (outcome.messageId !== undefined) next.messageId = outcome.messageId;
     }
-    const options = { expectedVersion: version, expiresAt: entry.value.windowEndsAt ?? entry.expiresAt };
+    const options = { expectedVersion: version, expiresAt };
     try {
       return await this.#state.set(IDEMPOTENCY_NAMESPACE, stateKey, next, options);
     } catch (error) {

@@ -387,14 +387,20 @@ for (const engine of ENGINES) {
         messageId: "M1",
       });
       ok(done !== null);
-      // A stale version cannot settle it again.
+      // A stale version cannot settle it again, also when the claim it held is given (no read).
       strictEqual(await claims.settle(scope, owner.version, { state: "released" }), null);
+      strictEqual(await claims.settle(scope, owner.version, { state: "released" }, owner.claim), null);
       const later = await claims.acquire(scope, request);
       strictEqual(later.kind, "done");
       deepStrictEqual(later.claim.response, { status: 201, body: { key: { id: "M1" } } });
       strictEqual(later.claim.messageId, "M1");
-      // Another scope with the same key is independent.
-      strictEqual((await claims.acquire({ ...scope, instance: "j" }, request)).kind, "owner");
+      // Another scope with the same key is independent; settled with the claim it holds, it lasts the window.
+      const other = await claims.acquire({ ...scope, instance: "j" }, request);
+      if (other.kind !== "owner") throw new Error("expected to own the other scope");
+      ok(await claims.settle({ ...scope, instance: "j" }, other.version, { state: "unknown" }, other.claim));
+      const read = await claims.read({ ...scope, instance: "j" });
+      deepStrictEqual(read?.value, { ...other.claim, state: "unknown", updatedAt: read!.value.updatedAt });
+      strictEqual(read?.expiresAt, other.claim.windowEndsAt);
     } finally {
       close();
     }
