@@ -7,11 +7,11 @@
  */
 
 import type { ApiResponse } from "../client/response.ts";
-import { SendPacer } from "../pacing/pacer.ts";
-import { type PacingOptions, readRules } from "../pacing/rules.ts";
+import type { PacingOptions } from "../pacing/rules.ts";
 import type { CallOptions } from "../resources/resource.ts";
 import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
+import { type ReplyGap, replyGap } from "./reply_gap.ts";
 
 const SENT = "bot_sent";
 /** How long the bot remembers the ids it sent, to recognise their echoes. */
@@ -56,9 +56,7 @@ export interface ActionTarget {
 export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
-  #pacer: SendPacer | undefined;
-  // Replies paced per chat only (no gap between the instance's sends): only the chat's last reply is kept.
-  #perChatOnly = false;
+  #gap: ReplyGap | null | undefined; // null: no pacing
 
   /** Build the actions of one bot (the bot does). */
   constructor(options: BotActionsOptions) {
@@ -84,20 +82,16 @@ export class BotActions {
     target: ActionTarget,
     send: (api: GatewayService, options: CallOptions) => Promise<T>,
   ): Promise<T> {
-    const pacer = this.#pacing();
+    const gap = this.#pacing();
     const ref = { connection: "bot", instance: target.instance };
-    if (pacer !== undefined) {
-      const wait = await pacer.waitFor(ref, target.chat);
+    if (gap !== null) {
+      const wait = await gap.waitMs(ref, target.chat);
       if (wait > 0) await this.#options.sleep(wait);
     }
     const response = await send(this.api(target.instance), { idempotencyKey: target.key });
     const id = this.#options.remembers() ? idOf(response) : undefined;
     if (id !== undefined) await this.rememberSent(target.instance, id);
-    if (pacer !== undefined && !response.replayed) {
-      await (this.#perChatOnly
-        ? pacer.recordRecipientSent(ref, target.chat)
-        : pacer.recordSent(ref, target.chat));
-    }
+    if (gap !== null && !response.replayed) await gap.sent(ref, target.chat);
     return response;
   }
 
@@ -113,14 +107,10 @@ export class BotActions {
     return (await this.#options.state.get(SENT, `${instance}/${id}`)) !== null;
   }
 
-  #pacing(): SendPacer | undefined {
-    const pacing = this.#options.pacing;
-    if (pacing === false) return undefined;
-    if (this.#pacer !== undefined) return this.#pacer;
-    const options = { ...BOT_PACING, ...pacing };
-    const rules = readRules(options);
-    this.#perChatOnly = rules.minGapMs === 0 && rules.jitterMs === 0;
-    return this.#pacer = new SendPacer(this.#options.state, options, { now: this.#options.now });
+  #pacing(): ReplyGap | null {
+    if (this.#gap !== undefined) return this.#gap;
+    const { pacing, state, now } = this.#options;
+    return this.#gap = pacing === false ? null : replyGap(state, BOT_PACING, pacing, now);
   }
 }
 

@@ -3,7 +3,15 @@ import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import { Bot } from "../../src/bot/mod.ts";
-import { ANA, GatewayStub, inbound, INSTANCE, stubBot, stubService } from "../helpers/bot.ts";
+import {
+  ANA,
+  GatewayStub,
+  inbound,
+  INSTANCE,
+  sharedLikeStore,
+  stubBot,
+  stubService,
+} from "../helpers/bot.ts";
 
 const PNG = new Uint8Array([
   0x89,
@@ -133,13 +141,47 @@ Deno.test("replies with an instance-wide gap wait for it across chats; per-chat 
   deepStrictEqual(waits, [700]); // the instance's gap, though the chats differ
   strictEqual((await store.state.list("pacing")).length, 1); // the instance's record
 
-  // The default (one reply per chat per second) keeps no instance record: only each chat's last reply.
-  const perChat = new MemoryStore({ now });
-  const second = stubBot({ store: perChat, now, sleep, pacing: {} }).bot;
+  // The default (one reply per chat per second) on a shared store keeps no instance record: only each
+  // chat's last reply, which the bot's other processes read.
+  const shared = sharedLikeStore(now);
+  const second = stubBot({ store: shared, now, sleep, pacing: {} }).bot;
   second.on("message:text", (ctx) => ctx.reply("ok"));
   await second.handleUpdate(inbound("ana", { id: "G3" }));
-  deepStrictEqual(await perChat.state.list("pacing"), []);
-  deepStrictEqual((await perChat.state.list("pacing-recipient")).map((e) => e.value), [clock]);
+  deepStrictEqual(await shared.state.list("pacing"), []);
+  deepStrictEqual((await shared.state.list("pacing-recipient")).map((e) => e.value), [clock]);
+  const other = stubBot({ store: shared, now, sleep, pacing: {} }).bot; // another process
+  other.on("message:text", (ctx) => ctx.reply("ok"));
+  clock += 400;
+  waits.length = 0;
+  await other.handleUpdate(inbound("again", { id: "G4" }));
+  deepStrictEqual(waits, [600]);
+});
+
+Deno.test("on a memory store the chat's gap is kept in memory, shared by a restarted bot and bots on the store", async () => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const waits: number[] = [];
+  const sleep = (ms: number) => {
+    waits.push(ms);
+    clock += ms;
+    return Promise.resolve();
+  };
+  const store = new MemoryStore({ now });
+  const { bot, stub } = stubBot({ store, now, sleep, pacing: {} });
+  bot.on("message:text", (ctx) => ctx.reply(`re: ${ctx.text}`));
+  await bot.handleUpdate(inbound("one", { id: "L1" }));
+  clock += 250;
+  await bot.restart().handleUpdate(inbound("two", { id: "L2" }));
+  clock += 100;
+  const neighbour = stubBot({ store, now, sleep, pacing: {} }).bot;
+  neighbour.on("message:text", (ctx) => ctx.reply(`re: ${ctx.text}`));
+  await neighbour.handleUpdate(inbound("three", { id: "L3" }));
+  await bot.handleUpdate(inbound("other chat", { id: "L4", from: "5511988887777@s.whatsapp.net" }));
+  clock += 5000;
+  await bot.handleUpdate(inbound("much later", { id: "L5" }));
+  deepStrictEqual(waits, [750, 900]); // one reply per chat per second; another chat or a second later: none
+  deepStrictEqual(stub.texts(), ["re: one", "re: two", "re: other chat", "re: much later"]);
+  deepStrictEqual(await store.state.list("pacing-recipient"), []); // nothing in the store
 });
 
 Deno.test("ctx.api is the service bound to the update's instance", async () => {
