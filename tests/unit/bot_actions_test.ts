@@ -122,20 +122,29 @@ Deno.test("replies wait for the chat's gap (the pacer), with the bot's clock and
   deepStrictEqual(waits, [1300]);
 });
 
-Deno.test("replies with an instance-wide gap wait for it across chats; per-chat pacing keeps one entry per chat", async () => {
-  let clock = 1_000_000;
-  const now = () => clock;
-  const waits: number[] = [];
-  const sleep = (ms: number) => {
-    waits.push(ms);
-    clock += ms;
-    return Promise.resolve();
+/** A fake clock whose sleeps are recorded and move it on at once. */
+function fakeTime() {
+  const time = {
+    clock: 1_000_000,
+    waits: [] as number[],
+    now: () => time.clock,
+    sleep: (ms: number) => {
+      time.waits.push(ms);
+      time.clock += ms;
+      return Promise.resolve();
+    },
   };
+  return time;
+}
+
+Deno.test("replies with an instance-wide gap wait for it across chats; per-chat pacing keeps one entry per chat", async () => {
+  const time = fakeTime();
+  const { now, sleep, waits } = time;
   const store = new MemoryStore({ now });
   const { bot, stub } = stubBot({ store, now, sleep, pacing: { minGapMs: 1000, recipientIntervalMs: 0 } });
   bot.on("message:text", (ctx) => ctx.reply(`to ${ctx.text}`));
   await bot.handleUpdate(inbound("ana", { id: "G1" }));
-  clock += 300;
+  time.clock += 300;
   await bot.handleUpdate(inbound("bia", { id: "G2", from: "5511988887777@s.whatsapp.net" }));
   deepStrictEqual(stub.texts(), ["to ana", "to bia"]);
   deepStrictEqual(waits, [700]); // the instance's gap, though the chats differ
@@ -148,36 +157,30 @@ Deno.test("replies with an instance-wide gap wait for it across chats; per-chat 
   second.on("message:text", (ctx) => ctx.reply("ok"));
   await second.handleUpdate(inbound("ana", { id: "G3" }));
   deepStrictEqual(await shared.state.list("pacing"), []);
-  deepStrictEqual((await shared.state.list("pacing-recipient")).map((e) => e.value), [clock]);
+  deepStrictEqual((await shared.state.list("pacing-recipient")).map((e) => e.value), [time.clock]);
   const other = stubBot({ store: shared, now, sleep, pacing: {} }).bot; // another process
   other.on("message:text", (ctx) => ctx.reply("ok"));
-  clock += 400;
+  time.clock += 400;
   waits.length = 0;
   await other.handleUpdate(inbound("again", { id: "G4" }));
   deepStrictEqual(waits, [600]);
 });
 
 Deno.test("on a memory store the chat's gap is kept in memory, shared by a restarted bot and bots on the store", async () => {
-  let clock = 1_000_000;
-  const now = () => clock;
-  const waits: number[] = [];
-  const sleep = (ms: number) => {
-    waits.push(ms);
-    clock += ms;
-    return Promise.resolve();
-  };
+  const time = fakeTime();
+  const { now, sleep, waits } = time;
   const store = new MemoryStore({ now });
   const { bot, stub } = stubBot({ store, now, sleep, pacing: {} });
   bot.on("message:text", (ctx) => ctx.reply(`re: ${ctx.text}`));
   await bot.handleUpdate(inbound("one", { id: "L1" }));
-  clock += 250;
+  time.clock += 250;
   await bot.restart().handleUpdate(inbound("two", { id: "L2" }));
-  clock += 100;
+  time.clock += 100;
   const neighbour = stubBot({ store, now, sleep, pacing: {} }).bot;
   neighbour.on("message:text", (ctx) => ctx.reply(`re: ${ctx.text}`));
   await neighbour.handleUpdate(inbound("three", { id: "L3" }));
   await bot.handleUpdate(inbound("other chat", { id: "L4", from: "5511988887777@s.whatsapp.net" }));
-  clock += 5000;
+  time.clock += 5000;
   await bot.handleUpdate(inbound("much later", { id: "L5" }));
   deepStrictEqual(waits, [750, 900]); // one reply per chat per second; another chat or a second later: none
   deepStrictEqual(stub.texts(), ["re: one", "re: two", "re: other chat", "re: much later"]);
