@@ -50,17 +50,7 @@ export {
 } from "./filter.ts";
 export { FILTER_QUERIES, type FilterQueryInfo } from "./filter_table.ts";
 export type { Middleware, MiddlewareFn, MiddlewareObj, NextFunction } from "./middleware.ts";
-export type {
-  BotCall,
-  BotChat,
-  BotConnection,
-  BotGroupChange,
-  BotMedia,
-  BotMessage,
-  BotSender,
-  BotUpdate,
-  BotUpdateKind,
-} from "./update.ts";
+export type * from "./update_types.ts";
 
 // --- sessions and conversations (durable per-chat state and dialogues)
 export {

@@ -103,16 +103,7 @@ export function defaultSessionKey(ctx: { instance: string; chat?: { id: string }
 export function session<S, C extends Context = Context>(
   options: SessionOptions<S, C>,
 ): MiddlewareFn<C & SessionFlavor<S>> {
-  checkSessionOptions(options);
-  const getKey = options.getKey ?? defaultSessionKey;
-  const namespace = options.namespace ?? "session";
-  return async (ctx, next) => {
-    const key = getKey(ctx);
-    if (key === undefined) {
-      noSession(ctx);
-      await next();
-      return;
-    }
+  return keyedSession<S, C, C & SessionFlavor<S>>(options, async (ctx, next, namespace, key) => {
     const slot = new SessionSlot<S>(await ctx.state.get<S>(namespace, key), options.initial);
     Object.defineProperty(ctx, "session", {
       configurable: true,
@@ -121,9 +112,8 @@ export function session<S, C extends Context = Context>(
       set: (value: S | null | undefined) => slot.assign(value),
     });
     await next();
-    const expiresAt = options.ttlMs === undefined ? undefined : ctx.now() + options.ttlMs;
-    await slot.save(ctx.state, namespace, key, expiresAt);
-  };
+    await slot.save(ctx.state, namespace, key, expiryOf(options, ctx));
+  });
 }
 
 /**
@@ -170,16 +160,7 @@ export type LazySessionFlavor<S> = {
 export function lazySession<S, C extends Context = Context>(
   options: SessionOptions<S, C>,
 ): MiddlewareFn<C & LazySessionFlavor<S>> {
-  checkSessionOptions(options);
-  const getKey = options.getKey ?? defaultSessionKey;
-  const namespace = options.namespace ?? "session";
-  return async (ctx, next) => {
-    const key = getKey(ctx);
-    if (key === undefined) {
-      noSession(ctx);
-      await next();
-      return;
-    }
+  return keyedSession<S, C, C & LazySessionFlavor<S>>(options, async (ctx, next, namespace, key) => {
     let loaded: Promise<SessionSlot<S>> | undefined;
     const load = () =>
       loaded ??= ctx.state.get<S>(namespace, key).then((entry) => new SessionSlot(entry, options.initial));
@@ -192,9 +173,35 @@ export function lazySession<S, C extends Context = Context>(
     });
     await next();
     if (loaded === undefined) return; // never touched: no read, no write
-    const expiresAt = options.ttlMs === undefined ? undefined : ctx.now() + options.ttlMs;
-    await (await loaded).save(ctx.state, namespace, key, expiresAt);
+    await (await loaded).save(ctx.state, namespace, key, expiryOf(options, ctx));
+  });
+}
+
+/**
+ * What {@link session} and {@link lazySession} share: the options checked once, the key of each update,
+ * and a throwing `ctx.session` for an update without a key; `withKey` runs for an update with one.
+ */
+function keyedSession<S, B extends Context, C extends B>(
+  options: SessionOptions<S, B>,
+  withKey: (ctx: C, next: () => Promise<void>, namespace: string, key: string) => Promise<void>,
+): MiddlewareFn<C> {
+  checkSessionOptions(options);
+  const getKey = options.getKey ?? defaultSessionKey;
+  const namespace = options.namespace ?? "session";
+  return async (ctx, next) => {
+    const key = getKey(ctx);
+    if (key === undefined) {
+      noSession(ctx);
+      await next();
+      return;
+    }
+    await withKey(ctx, next, namespace, key);
   };
+}
+
+/** When a session saved now expires: `ttlMs` after now on the bot's clock, or never. */
+function expiryOf(options: { ttlMs?: number }, ctx: Context): number | undefined {
+  return options.ttlMs === undefined ? undefined : ctx.now() + options.ttlMs;
 }
 
 /** `ctx.session` of an update without a session key: every use throws. */

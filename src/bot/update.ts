@@ -27,19 +27,6 @@ import type {
   BotUpdateKind,
 } from "./update_types.ts";
 
-// The entry point takes the update's types from here, beside the function that builds an update.
-export type {
-  BotCall,
-  BotChat,
-  BotConnection,
-  BotGroupChange,
-  BotMedia,
-  BotMessage,
-  BotSender,
-  BotUpdate,
-  BotUpdateKind,
-} from "./update_types.ts";
-
 function timestampOf(payload: WebhookPayloadDto): number {
   return payload.messageTimestamp ?? payload.receivedAt;
 }

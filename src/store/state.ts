@@ -85,7 +85,7 @@ export function checkStateKey(namespace: string, key: string): void {
 }
 
 /** Encode a value to JSON, refusing one over the size limit or not JSON-compatible. */
-export function encodeStateValue(namespace: string, key: string, value: unknown): string {
+function encodeStateValue(namespace: string, key: string, value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) {
     throw new TypeError(`Cannot store state "${namespace}/${key}": the value is not JSON-compatible`);
@@ -102,17 +102,38 @@ export function encodeStateValue(namespace: string, key: string, value: unknown)
 }
 
 /** Check `expiresAt` when given. */
-export function checkExpiresAt(expiresAt: number | undefined): void {
+function checkExpiresAt(expiresAt: number | undefined): void {
   if (expiresAt !== undefined && !Number.isFinite(expiresAt)) {
     throw new TypeError(`Cannot store state: "expiresAt" must be a finite epoch-ms time`);
   }
 }
 
 /** The list limit, checked. */
-export function listLimit(options: StateListOptions | undefined): number {
+function listLimit(options: StateListOptions | undefined): number {
   const limit = options?.limit ?? DEFAULT_LIST_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) {
     throw new RangeError(`Cannot list state: "limit" must be a positive integer, got "${String(limit)}"`);
   }
   return limit;
+}
+
+/**
+ * Check the arguments of a `StateStore.set` (namespace, key, `expiresAt`, value) the same way in every
+ * engine, and return the value as JSON.
+ */
+export function checkStateSet(
+  namespace: string,
+  key: string,
+  value: unknown,
+  options: StateSetOptions,
+): string {
+  checkStateKey(namespace, key);
+  checkExpiresAt(options.expiresAt);
+  return encodeStateValue(namespace, key, value);
+}
+
+/** Check the arguments of a `StateStore.list` the same way in every engine, and return the limit. */
+export function checkStateList(namespace: string, options: StateListOptions | undefined): number {
+  checkStateKey(namespace, "-");
+  return listLimit(options);
 }

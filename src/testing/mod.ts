@@ -31,21 +31,7 @@ export { MockGatewayServer, type MockGatewayServerOptions } from "./mock_server.
 export { SimulatedConnectionDrop } from "./simulator/faults.ts";
 export { DEFAULT_WEBHOOK_RETRY } from "./simulator/outbound_webhooks.ts";
 export { INSTANCE_EVENTS } from "./simulator/events.ts";
-export type {
-  DeliveryState,
-  EmittedEventRecord,
-  FailNextOptions,
-  RequestLogEntry,
-  RouteSelector,
-  SentMessageRecord,
-  SimulatedConnectionState,
-  SimulateInboundOptions,
-  SimulateScanOptions,
-  SimulateStatusOptions,
-  SimulatorOptions,
-  WebhookDeliveryRecord,
-  WebhookRetryOptions,
-} from "./simulator/types.ts";
+export type * from "./simulator/types.ts";
 
 // --- in-process fake (GatewayFake)
 export {

@@ -73,23 +73,7 @@ export {
   type WebhookMiddleware,
 } from "./handler.ts";
 export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./default_handler.ts";
-export {
-  generateWebhookSecret,
-  type RawWebhookBody,
-  signWebhook,
-  type SignWebhookOptions,
-  type VerifiedWebhookScheme,
-  verifyWebhook,
-  WEBHOOK_SIGNATURE_SCHEMES,
-  type WebhookHeaders,
-  type WebhookRejectReason,
-  type WebhookSignatureOptions,
-  type WebhookSignatureScheme,
-  type WebhookVerification,
-  WebhookVerificationException,
-  WebhookVerifier,
-  type WebhookVerifyOptions,
-} from "./signature.ts";
+export * from "./signature.ts";
 export {
   dottedWebhookEvent,
   normalizeWebhookEvent,

@@ -6,13 +6,7 @@
  */
 
 import { ConfigurationException } from "../../errors.ts";
-import {
-  checkArguments,
-  checkDecay,
-  nextWindow,
-  secondsUntilFree,
-  type WindowEntry,
-} from "../../ratelimit/window.ts";
+import * as fixedWindow from "../../ratelimit/window.ts";
 import type { DurableObjectState, DurableObjectStorage, SqlStorage } from "./bindings.ts";
 import { storageRunner } from "./sql.ts";
 import { SqlStateEngine, STATE_INDEX_SQL, STATE_TABLE_SQL } from "./sql_state.ts";
@@ -135,9 +129,9 @@ export class GatewayCoordinator {
     const sql = this.#sql;
     switch (body.op) {
       case "ratelimit.attempt": {
-        checkArguments(body.key, body.maxAttempts, body.decaySeconds);
+        fixedWindow.checkArguments(body.key, body.maxAttempts, body.decaySeconds);
         const now = clockOf(body.now);
-        const next = nextWindow(this.#window(body.key), body.maxAttempts, body.decaySeconds, now);
+        const next = fixedWindow.nextWindow(this.#window(body.key), body.maxAttempts, body.decaySeconds, now);
         if (next === null) return false;
         const purgeAt = this.#purgeAt(next.reset, now);
         sql.exec(
@@ -154,8 +148,8 @@ export class GatewayCoordinator {
         return true;
       }
       case "ratelimit.availableIn":
-        checkDecay(body.key, body.decaySeconds);
-        return secondsUntilFree(this.#window(body.key), clockOf(body.now));
+        fixedWindow.checkDecay(body.key, body.decaySeconds);
+        return fixedWindow.secondsUntilFree(this.#window(body.key), clockOf(body.now));
       case "ratelimit.clear":
         sql.exec("DELETE FROM gateway_rate_windows WHERE key = ?", body.key);
         return null;
@@ -220,8 +214,8 @@ export class GatewayCoordinator {
     if (row?.next !== null && row?.next !== undefined) await this.#wakeAt(Number(row.next));
   }
 
-  #window(key: string): WindowEntry | undefined {
-    const [row] = this.#sql.exec<WindowEntry>(
+  #window(key: string): fixedWindow.WindowEntry | undefined {
+    const [row] = this.#sql.exec<fixedWindow.WindowEntry>(
       "SELECT count, max, start, reset FROM gateway_rate_windows WHERE key = ?",
       key,
     ).toArray();

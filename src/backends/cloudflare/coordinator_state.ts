@@ -5,17 +5,7 @@
  */
 
 import { checkOptionKeys } from "../../option_keys.ts";
-import {
-  checkExpiresAt,
-  checkStateKey,
-  encodeStateValue,
-  listLimit,
-  type StateEntry,
-  type StateListEntry,
-  type StateListOptions,
-  type StateSetOptions,
-  type StateStore,
-} from "../../store/state.ts";
+import * as state from "../../store/state.ts";
 import type { DurableObjectNamespace } from "./bindings.ts";
 import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordinator_protocol.ts";
 
@@ -46,7 +36,7 @@ export interface CoordinatorStateOptions {
  * };
  * ```
  */
-export class CoordinatorState implements StateStore {
+export class CoordinatorState implements state.StateStore {
   readonly #namespace: DurableObjectNamespace;
   readonly #objectName: CoordinatorObjectName;
   readonly #now: () => number;
@@ -80,8 +70,8 @@ export class CoordinatorState implements StateStore {
    * const read = (ns: DurableObjectNamespace) => new CoordinatorState(ns).get<string>("lid", "123@lid");
    * ```
    */
-  async get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
-    checkStateKey(namespace, key);
+  async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
+    state.checkStateKey(namespace, key);
     return await this.#call(
       namespace,
       { op: "state.get", namespace, key, now: this.#now() },
@@ -103,12 +93,10 @@ export class CoordinatorState implements StateStore {
     namespace: string,
     key: string,
     value: T,
-    options: StateSetOptions = {},
+    options: state.StateSetOptions = {},
   ): Promise<string | null> {
-    checkStateKey(namespace, key);
-    checkExpiresAt(options.expiresAt);
-    encodeStateValue(namespace, key, value);
-    const sent: StateSetOptions = {};
+    state.checkStateSet(namespace, key, value, options);
+    const sent: state.StateSetOptions = {};
     if (options.expectedVersion !== undefined) sent.expectedVersion = options.expectedVersion;
     if (options.expiresAt !== undefined) sent.expiresAt = options.expiresAt;
     return await this.#call(
@@ -128,7 +116,7 @@ export class CoordinatorState implements StateStore {
    * ```
    */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
-    checkStateKey(namespace, key);
+    state.checkStateKey(namespace, key);
     return await this.#call(
       namespace,
       { op: "state.delete", namespace, key, options, now: this.#now() },
@@ -145,9 +133,8 @@ export class CoordinatorState implements StateStore {
    * const list = (ns: DurableObjectNamespace) => new CoordinatorState(ns).list("lid", { limit: 100 });
    * ```
    */
-  async list<T>(namespace: string, options: StateListOptions = {}): Promise<StateListEntry<T>[]> {
-    checkStateKey(namespace, "-");
-    listLimit(options);
+  async list<T>(namespace: string, options: state.StateListOptions = {}): Promise<state.StateListEntry<T>[]> {
+    state.checkStateList(namespace, options);
     return await this.#call(
       namespace,
       { op: "state.list", namespace, options, now: this.#now() },

@@ -4,13 +4,7 @@
  * @module
  */
 
-import type {
-  StateEntry,
-  StateListEntry,
-  StateListOptions,
-  StateSetOptions,
-  StateStore,
-} from "../../store/state.ts";
+import type * as state from "../../store/state.ts";
 import type { D1Database } from "./bindings.ts";
 import { d1Runner } from "./sql.ts";
 import { SqlStateEngine } from "./sql_state.ts";
@@ -34,7 +28,7 @@ import { SqlStateEngine } from "./sql_state.ts";
  * };
  * ```
  */
-export class D1State implements StateStore {
+export class D1State implements state.StateStore {
   readonly #engine: SqlStateEngine;
 
   /**
@@ -59,7 +53,7 @@ export class D1State implements StateStore {
    * const read = (db: D1Database) => new D1State(db).get<string>("lid", "123@lid");
    * ```
    */
-  get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
+  get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return this.#engine.get<T>(namespace, key);
   }
 
@@ -73,7 +67,7 @@ export class D1State implements StateStore {
    *   new D1State(db).set("claims", "k", 1, { expectedVersion: null, expiresAt: Date.now() + 60_000 });
    * ```
    */
-  set<T>(namespace: string, key: string, value: T, options?: StateSetOptions): Promise<string | null> {
+  set<T>(namespace: string, key: string, value: T, options?: state.StateSetOptions): Promise<string | null> {
     return this.#engine.set(namespace, key, value, options);
   }
 
@@ -99,7 +93,7 @@ export class D1State implements StateStore {
    * const list = (db: D1Database) => new D1State(db).list("lid", { prefix: "55", limit: 100 });
    * ```
    */
-  list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
+  list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return this.#engine.list<T>(namespace, options);
   }
 }

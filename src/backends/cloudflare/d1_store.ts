@@ -5,26 +5,8 @@
  */
 
 import { checkOptionKeys } from "../../option_keys.ts";
-import {
-  applyOutboundChanges,
-  checkInbound,
-  checkLimit,
-  checkOutbound,
-  checkPruneTime,
-  checkSnapshot,
-  checkWebhookLog,
-  withoutUndefined,
-} from "../../store/records.ts";
-import type {
-  GatewayStore,
-  InboundMessageRecord,
-  InstanceSnapshot,
-  OutboundMessageRecord,
-  OutboundQuery,
-  RecordKind,
-  WebhookLogRecord,
-  WebhookLogStatus,
-} from "../../store/store.ts";
+import * as records from "../../store/records.ts";
+import type * as store from "../../store/store.ts";
 import type { StateStore } from "../../store/state.ts";
 import type { D1Database } from "./bindings.ts";
 import { outboundListQuery, pruneQueries, webhookLogListQuery } from "./d1_queries.ts";
@@ -82,7 +64,7 @@ const encoder = new TextEncoder();
  * };
  * ```
  */
-export class D1Store implements GatewayStore {
+export class D1Store implements store.GatewayStore {
   readonly #run: SqlRunner;
   readonly #now: () => number;
   readonly #maxRecordBytes: number;
@@ -114,7 +96,7 @@ export class D1Store implements GatewayStore {
   }
 
   #json(label: string, id: string, record: object): string {
-    const json = JSON.stringify(withoutUndefined(record));
+    const json = JSON.stringify(records.withoutUndefined(record));
     const bytes = encoder.encode(json).byteLength;
     if (bytes > this.#maxRecordBytes) {
       throw new RangeError(
@@ -151,8 +133,8 @@ export class D1Store implements GatewayStore {
    *   });
    * ```
    */
-  async saveOutbound(record: OutboundMessageRecord): Promise<void> {
-    checkOutbound(record);
+  async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
+    records.checkOutbound(record);
     const json = this.#json("outbound", record.id, record);
     await this.#run([
       sql(
@@ -177,7 +159,7 @@ export class D1Store implements GatewayStore {
    * const read = (db: D1Database) => new D1Store(db).getOutbound("r1");
    * ```
    */
-  getOutbound(id: string): Promise<OutboundMessageRecord | null> {
+  getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return this.#record(sql("SELECT record FROM gateway_outbound WHERE id = ?", id));
   }
 
@@ -195,16 +177,16 @@ export class D1Store implements GatewayStore {
    */
   async updateOutbound(
     id: string,
-    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+    changes: Partial<Omit<store.OutboundMessageRecord, "id" | "createdAt">>,
     expectedUpdatedAt?: number,
-  ): Promise<OutboundMessageRecord | null> {
+  ): Promise<store.OutboundMessageRecord | null> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const [row] = await this.#rows(sql("SELECT revision, record FROM gateway_outbound WHERE id = ?", id));
       if (row === undefined) return null;
-      const current = JSON.parse(String(row.record)) as OutboundMessageRecord;
+      const current = JSON.parse(String(row.record)) as store.OutboundMessageRecord;
       if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return null;
-      const next = applyOutboundChanges(current, structuredClone(changes), this.#now());
-      checkOutbound(next);
+      const next = records.applyOutboundChanges(current, structuredClone(changes), this.#now());
+      records.checkOutbound(next);
       const written = await this.#rows(
         sql(
           "UPDATE gateway_outbound SET instance = ?, status = ?, revision = revision + 1, record = ? " +
@@ -231,8 +213,8 @@ export class D1Store implements GatewayStore {
    *   new D1Store(db).listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
    * ```
    */
-  async listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
-    const limit = checkLimit(query.limit);
+  async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
+    const limit = records.checkLimit(query.limit);
     if (limit === 0) return [];
     return await this.#records(outboundListQuery(query, limit));
   }
@@ -249,8 +231,8 @@ export class D1Store implements GatewayStore {
    *   });
    * ```
    */
-  async saveInbound(record: InboundMessageRecord): Promise<void> {
-    checkInbound(record);
+  async saveInbound(record: store.InboundMessageRecord): Promise<void> {
+    records.checkInbound(record);
     await this.#run([
       sql(
         "INSERT INTO gateway_inbound (instance, id, received_at, record) VALUES (?, ?, ?, ?) " +
@@ -272,7 +254,7 @@ export class D1Store implements GatewayStore {
    * const read = (db: D1Database) => new D1Store(db).getInbound("sales", "3EB0");
    * ```
    */
-  getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
+  getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return this.#record(
       sql("SELECT record FROM gateway_inbound WHERE instance = ? AND id = ?", instance, id),
     );
@@ -290,8 +272,8 @@ export class D1Store implements GatewayStore {
    *   });
    * ```
    */
-  async saveWebhookLog(record: WebhookLogRecord): Promise<void> {
-    checkWebhookLog(record);
+  async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
+    records.checkWebhookLog(record);
     await this.#run([
       sql(
         "INSERT INTO gateway_webhook_logs (id, status, received_at, record) VALUES (?, ?, ?, ?) " +
@@ -314,7 +296,7 @@ export class D1Store implements GatewayStore {
    * const read = (db: D1Database) => new D1Store(db).getWebhookLog("d1");
    * ```
    */
-  getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
+  getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return this.#record(sql("SELECT record FROM gateway_webhook_logs WHERE id = ?", id));
   }
 
@@ -328,9 +310,9 @@ export class D1Store implements GatewayStore {
    * ```
    */
   async listWebhookLogs(
-    query: { status?: WebhookLogStatus; limit?: number } = {},
-  ): Promise<WebhookLogRecord[]> {
-    const limit = checkLimit(query.limit);
+    query: { status?: store.WebhookLogStatus; limit?: number } = {},
+  ): Promise<store.WebhookLogRecord[]> {
+    const limit = records.checkLimit(query.limit);
     if (limit === 0) return [];
     return await this.#records(webhookLogListQuery(query.status, limit));
   }
@@ -345,8 +327,8 @@ export class D1Store implements GatewayStore {
    *   new D1Store(db).saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
    * ```
    */
-  async saveInstanceSnapshot(snapshot: InstanceSnapshot): Promise<void> {
-    checkSnapshot(snapshot);
+  async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
+    records.checkSnapshot(snapshot);
     await this.#run([
       sql(
         "INSERT INTO gateway_instances (connection, instance, updated_at, record) VALUES (?, ?, ?, ?) " +
@@ -368,7 +350,7 @@ export class D1Store implements GatewayStore {
    * const read = (db: D1Database) => new D1Store(db).getInstanceSnapshot("default", "sales");
    * ```
    */
-  getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
+  getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return this.#record(
       sql("SELECT record FROM gateway_instances WHERE connection = ? AND instance = ?", connection, instance),
     );
@@ -384,8 +366,8 @@ export class D1Store implements GatewayStore {
    * const prune = (db: D1Database) => new D1Store(db).prune("webhook_logs", Date.now() - 30 * 86_400_000);
    * ```
    */
-  async prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
-    checkPruneTime(before);
+  async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+    records.checkPruneTime(before);
     const queries = pruneQueries(kind, before);
     if (options.dryRun === true) return Number((await this.#rows(queries.count))[0].n);
     let total = 0;

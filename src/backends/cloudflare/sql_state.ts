@@ -6,16 +6,7 @@
  * @module
  */
 
-import {
-  checkExpiresAt,
-  checkStateKey,
-  encodeStateValue,
-  listLimit,
-  type StateEntry,
-  type StateListEntry,
-  type StateListOptions,
-  type StateSetOptions,
-} from "../../store/state.ts";
+import * as state from "../../store/state.ts";
 import { sql, type SqlRunner, type SqlStatement } from "./sql.ts";
 
 /** The table, as created by the D1 migration and by the coordinator. */
@@ -58,8 +49,8 @@ export class SqlStateEngine {
     this.#now = now;
   }
 
-  async get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
-    checkStateKey(namespace, key);
+  async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
+    state.checkStateKey(namespace, key);
     const [rows] = await this.#run([
       sql(
         `SELECT value, version, expires_at FROM gateway_state WHERE namespace = ? AND key = ? AND ${LIVE}`,
@@ -75,11 +66,9 @@ export class SqlStateEngine {
     namespace: string,
     key: string,
     value: T,
-    options: StateSetOptions = {},
+    options: state.StateSetOptions = {},
   ): Promise<string | null> {
-    checkStateKey(namespace, key);
-    checkExpiresAt(options.expiresAt);
-    const json = encodeStateValue(namespace, key, value);
+    const json = state.checkStateSet(namespace, key, value, options);
     const now = this.#now();
     const version = crypto.randomUUID();
     const expiresAt = options.expiresAt ?? null;
@@ -116,7 +105,7 @@ export class SqlStateEngine {
   }
 
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
-    checkStateKey(namespace, key);
+    state.checkStateKey(namespace, key);
     const now = this.#now();
     const [rows] = await this.#run([
       options.expectedVersion === undefined
@@ -137,9 +126,8 @@ export class SqlStateEngine {
     return rows.length > 0;
   }
 
-  async list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
-    checkStateKey(namespace, "-");
-    const limit = listLimit(options);
+  async list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
+    const limit = state.checkStateList(namespace, options);
     const prefix = options?.prefix ?? "";
     if (typeof prefix !== "string") throw new TypeError(`Cannot list state: "prefix" must be a string`);
     const end = prefixEnd(prefix);
@@ -152,7 +140,7 @@ export class SqlStateEngine {
         limit,
       ),
     ]);
-    const out: StateListEntry<T>[] = [];
+    const out: state.StateListEntry<T>[] = [];
     for (const row of rows as unknown as Row[]) {
       if (!row.key!.startsWith(prefix)) continue;
       out.push({ key: row.key!, ...entryOf<T>(row) });
@@ -174,8 +162,8 @@ function prefixEnd(prefix: string): string | null {
   return null;
 }
 
-function entryOf<T>(row: Row): StateEntry<T> {
-  const entry: StateEntry<T> = { value: JSON.parse(row.value) as T, version: row.version };
+function entryOf<T>(row: Row): state.StateEntry<T> {
+  const entry: state.StateEntry<T> = { value: JSON.parse(row.value) as T, version: row.version };
   if (row.expires_at !== null && row.expires_at !== undefined) entry.expiresAt = Number(row.expires_at);
   return entry;
 }

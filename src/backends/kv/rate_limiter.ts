@@ -11,13 +11,7 @@ import { withBusyRetry } from "./busy.ts";
 import { abortableSleep } from "../../timing.ts";
 import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
 import { positiveInteger } from "../../util/checks.ts";
-import {
-  checkArguments,
-  checkDecay,
-  nextWindow,
-  secondsUntilFree,
-  type WindowEntry,
-} from "../../ratelimit/window.ts";
+import * as fixedWindow from "../../ratelimit/window.ts";
 
 /** Options of {@link KvRateLimiter}. */
 export interface KvRateLimiterOptions {
@@ -96,7 +90,7 @@ export class KvRateLimiter implements RateLimiterInterface {
    * ```
    */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
-    checkArguments(key, maxAttempts, decaySeconds);
+    fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
     const previous = this.#queues.get(key);
     const run = () => this.#attempt(key, maxAttempts, decaySeconds);
     const current = previous ? previous.then(run, run) : run();
@@ -111,9 +105,9 @@ export class KvRateLimiter implements RateLimiterInterface {
   async #attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     const kvKey = [...this.#prefix, key];
     for (let round = 0; round < this.#maxConflictRetries; round++) {
-      const current = await this.#kv.get<WindowEntry>(kvKey);
+      const current = await this.#kv.get<fixedWindow.WindowEntry>(kvKey);
       const now = this.#now();
-      const next = nextWindow(current.value, maxAttempts, decaySeconds, now);
+      const next = fixedWindow.nextWindow(current.value, maxAttempts, decaySeconds, now);
       // The read was strongly consistent and counts only grow within a window: refusing needs no write.
       if (next === null) return false;
       const op = this.#kv.atomic()
@@ -139,9 +133,9 @@ export class KvRateLimiter implements RateLimiterInterface {
    * ```
    */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
-    checkDecay(key, decaySeconds);
-    const entry = await this.#kv.get<WindowEntry>([...this.#prefix, key]);
-    return secondsUntilFree(entry.value, this.#now());
+    fixedWindow.checkDecay(key, decaySeconds);
+    const entry = await this.#kv.get<fixedWindow.WindowEntry>([...this.#prefix, key]);
+    return fixedWindow.secondsUntilFree(entry.value, this.#now());
   }
 
   /**

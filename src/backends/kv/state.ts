@@ -7,17 +7,7 @@
  */
 
 import { withBusyRetry } from "./busy.ts";
-import {
-  checkExpiresAt,
-  checkStateKey,
-  encodeStateValue,
-  listLimit,
-  type StateEntry,
-  type StateListEntry,
-  type StateListOptions,
-  type StateSetOptions,
-  type StateStore,
-} from "../../store/state.ts";
+import * as state from "../../store/state.ts";
 
 interface Stored {
   json: string;
@@ -42,7 +32,7 @@ const MAX_ROUNDS = 50;
  * kv.close();
  * ```
  */
-export class KvState implements StateStore {
+export class KvState implements state.StateStore {
   readonly #kv: Deno.Kv;
   readonly #base: Deno.KvKey;
   readonly #now: () => number;
@@ -83,8 +73,8 @@ export class KvState implements StateStore {
    * kv.close();
    * ```
    */
-  async get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
-    checkStateKey(namespace, key);
+  async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
+    state.checkStateKey(namespace, key);
     const entry = await this.#kv.get<Stored>(this.#key(namespace, key));
     return this.#isLive(entry.value) ? entryOf<T>(entry.value, entry.versionstamp!) : null;
   }
@@ -106,11 +96,9 @@ export class KvState implements StateStore {
     namespace: string,
     key: string,
     value: T,
-    options: StateSetOptions = {},
+    options: state.StateSetOptions = {},
   ): Promise<string | null> {
-    checkStateKey(namespace, key);
-    checkExpiresAt(options.expiresAt);
-    const stored: Stored = { json: encodeStateValue(namespace, key, value) };
+    const stored: Stored = { json: state.checkStateSet(namespace, key, value, options) };
     if (options.expiresAt !== undefined) stored.expiresAt = options.expiresAt;
     const kvKey = this.#key(namespace, key);
     const expected = options.expectedVersion;
@@ -148,7 +136,7 @@ export class KvState implements StateStore {
    * ```
    */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
-    checkStateKey(namespace, key);
+    state.checkStateKey(namespace, key);
     const kvKey = this.#key(namespace, key);
     const current = await this.#kv.get<Stored>(kvKey);
     if (!this.#isLive(current.value)) return false;
@@ -174,15 +162,14 @@ export class KvState implements StateStore {
    * kv.close();
    * ```
    */
-  async list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
-    checkStateKey(namespace, "-");
-    const limit = listLimit(options);
+  async list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
+    const limit = state.checkStateList(namespace, options);
     const prefix = options?.prefix ?? "";
     const space = [...this.#base, namespace];
     const selector: Deno.KvListSelector = prefix === ""
       ? { prefix: space }
       : { start: [...space, prefix], end: [...space, prefix + "\u{10FFFF}"] };
-    const out: StateListEntry<T>[] = [];
+    const out: state.StateListEntry<T>[] = [];
     for await (const entry of this.#kv.list<Stored>(selector)) {
       const key = entry.key[entry.key.length - 1];
       if (typeof key !== "string" || !key.startsWith(prefix) || !this.#isLive(entry.value)) continue;
@@ -193,8 +180,8 @@ export class KvState implements StateStore {
   }
 }
 
-function entryOf<T>(stored: Stored, version: string): StateEntry<T> {
-  const entry: StateEntry<T> = { value: JSON.parse(stored.json) as T, version };
+function entryOf<T>(stored: Stored, version: string): state.StateEntry<T> {
+  const entry: state.StateEntry<T> = { value: JSON.parse(stored.json) as T, version };
   if (stored.expiresAt !== undefined) entry.expiresAt = stored.expiresAt;
   return entry;
 }

@@ -12,28 +12,8 @@ import { KvState } from "./state.ts";
 import { KvTable } from "./table.ts";
 import { INBOUND, INSTANCES, OUTBOUND, WEBHOOK_LOGS } from "./store_tables.ts";
 import { positiveInteger } from "../../util/checks.ts";
-import {
-  applyOutboundChanges,
-  checkInbound,
-  checkLimit,
-  checkOutbound,
-  checkPruneTime,
-  checkSnapshot,
-  checkWebhookLog,
-  compareParts,
-  withoutUndefined,
-} from "../../store/records.ts";
-import type {
-  GatewayStore,
-  InboundMessageRecord,
-  InstanceSnapshot,
-  OutboundMessageRecord,
-  OutboundQuery,
-  OutboundStatus,
-  RecordKind,
-  WebhookLogRecord,
-  WebhookLogStatus,
-} from "../../store/store.ts";
+import * as records from "../../store/records.ts";
+import type * as store from "../../store/store.ts";
 
 /** Options of {@link KvStore}. */
 export interface KvStoreOptions {
@@ -52,7 +32,7 @@ export interface KvStoreOptions {
 const DEFAULT_PREFIX: Deno.KvKey = ["gateway"];
 const DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024;
 const HARD_MAX_RECORD_BYTES = 32 * 1024 * 1024;
-const OUTBOUND_STATUSES: readonly OutboundStatus[] = ["pending", "sent", "failed"];
+const OUTBOUND_STATUSES: readonly store.OutboundStatus[] = ["pending", "sent", "failed"];
 
 /**
  * A {@link GatewayStore} on Deno KV. Every write of a record and its index keys is one atomic
@@ -78,12 +58,12 @@ const OUTBOUND_STATUSES: readonly OutboundStatus[] = ["pending", "sent", "failed
  * kv.close();
  * ```
  */
-export class KvStore implements GatewayStore {
+export class KvStore implements store.GatewayStore {
   readonly #now: () => number;
-  readonly #outbound: KvTable<OutboundMessageRecord>;
-  readonly #inbound: KvTable<InboundMessageRecord>;
-  readonly #webhookLogs: KvTable<WebhookLogRecord>;
-  readonly #instances: KvTable<InstanceSnapshot>;
+  readonly #outbound: KvTable<store.OutboundMessageRecord>;
+  readonly #inbound: KvTable<store.InboundMessageRecord>;
+  readonly #webhookLogs: KvTable<store.WebhookLogRecord>;
+  readonly #instances: KvTable<store.InstanceSnapshot>;
   /** Shared key/value state, in the same KV database under the same prefix. */
   readonly state: KvState;
 
@@ -131,9 +111,9 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  async saveOutbound(record: OutboundMessageRecord): Promise<void> {
-    checkOutbound(record);
-    await this.#outbound.save(withoutUndefined(record));
+  async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
+    records.checkOutbound(record);
+    await this.#outbound.save(records.withoutUndefined(record));
   }
 
   /**
@@ -147,7 +127,7 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  getOutbound(id: string): Promise<OutboundMessageRecord | null> {
+  getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return this.#outbound.get([id]);
   }
 
@@ -167,14 +147,14 @@ export class KvStore implements GatewayStore {
    */
   async updateOutbound(
     id: string,
-    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+    changes: Partial<Omit<store.OutboundMessageRecord, "id" | "createdAt">>,
     expectedUpdatedAt?: number,
-  ): Promise<OutboundMessageRecord | null> {
+  ): Promise<store.OutboundMessageRecord | null> {
     const now = this.#now();
     return await this.#outbound.update([id], (current) => {
       if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return null;
-      const next = applyOutboundChanges(current, changes, now);
-      checkOutbound(next);
+      const next = records.applyOutboundChanges(current, changes, now);
+      records.checkOutbound(next);
       return next;
     });
   }
@@ -191,8 +171,8 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  async listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
-    const limit = checkLimit(query.limit);
+  async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
+    const limit = records.checkLimit(query.limit);
     const range = {
       before: query.createdBefore,
       after: query.startAfter === undefined ? undefined : [query.startAfter.createdAt, query.startAfter.id],
@@ -212,7 +192,7 @@ export class KvStore implements GatewayStore {
       ),
     );
     return lists.flat()
-      .sort((a, b) => compareParts([a.createdAt, a.id], [b.createdAt, b.id]))
+      .sort((a, b) => records.compareParts([a.createdAt, a.id], [b.createdAt, b.id]))
       .slice(0, limit);
   }
 
@@ -229,9 +209,9 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  async saveInbound(record: InboundMessageRecord): Promise<void> {
-    checkInbound(record);
-    await this.#inbound.save(withoutUndefined(record), { ifAbsent: true });
+  async saveInbound(record: store.InboundMessageRecord): Promise<void> {
+    records.checkInbound(record);
+    await this.#inbound.save(records.withoutUndefined(record), { ifAbsent: true });
   }
 
   /**
@@ -245,7 +225,7 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
+  getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return this.#inbound.get([instance, id]);
   }
 
@@ -262,9 +242,9 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  async saveWebhookLog(record: WebhookLogRecord): Promise<void> {
-    checkWebhookLog(record);
-    await this.#webhookLogs.save(withoutUndefined(record));
+  async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
+    records.checkWebhookLog(record);
+    await this.#webhookLogs.save(records.withoutUndefined(record));
   }
 
   /**
@@ -278,7 +258,7 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
+  getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return this.#webhookLogs.get([id]);
   }
 
@@ -294,9 +274,9 @@ export class KvStore implements GatewayStore {
    * ```
    */
   async listWebhookLogs(
-    query: { status?: WebhookLogStatus; limit?: number } = {},
-  ): Promise<WebhookLogRecord[]> {
-    const limit = checkLimit(query.limit);
+    query: { status?: store.WebhookLogStatus; limit?: number } = {},
+  ): Promise<store.WebhookLogRecord[]> {
+    const limit = records.checkLimit(query.limit);
     const index = query.status === undefined ? ["by_time"] : ["by_status", query.status];
     return await this.#webhookLogs.list(index, {}, limit);
   }
@@ -312,9 +292,9 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  async saveInstanceSnapshot(snapshot: InstanceSnapshot): Promise<void> {
-    checkSnapshot(snapshot);
-    await this.#instances.save(withoutUndefined(snapshot));
+  async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
+    records.checkSnapshot(snapshot);
+    await this.#instances.save(records.withoutUndefined(snapshot));
   }
 
   /**
@@ -328,7 +308,7 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
+  getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return this.#instances.get([connection, instance]);
   }
 
@@ -345,8 +325,8 @@ export class KvStore implements GatewayStore {
    * kv.close();
    * ```
    */
-  async prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
-    checkPruneTime(before);
+  async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+    records.checkPruneTime(before);
     const dryRun = options.dryRun === true;
     switch (kind) {
       case "outbound":

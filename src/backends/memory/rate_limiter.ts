@@ -7,13 +7,7 @@
 import { checkOptionKeys } from "../../option_keys.ts";
 import { ExpiryQueue } from "./expiry_queue.ts";
 import type { RateLimiterInterface } from "../../ratelimit/limiter.ts";
-import {
-  checkArguments,
-  checkDecay,
-  nextWindow,
-  secondsUntilFree,
-  type WindowEntry,
-} from "../../ratelimit/window.ts";
+import * as fixedWindow from "../../ratelimit/window.ts";
 
 /** Options of {@link MemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions {
@@ -39,7 +33,7 @@ export interface MemoryRateLimiterOptions {
  * ```
  */
 export class MemoryRateLimiter implements RateLimiterInterface {
-  readonly #windows = new Map<string, WindowEntry>();
+  readonly #windows = new Map<string, fixedWindow.WindowEntry>();
   // One queue of window ends per window length: windows of one length open in time order, so they end in
   // that order and the ended ones are at the front. Every call pops them (constant time on average), so the
   // memory held is the windows still open (no timer: nothing keeps a process or an isolate alive).
@@ -72,11 +66,11 @@ export class MemoryRateLimiter implements RateLimiterInterface {
    */
   attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     try {
-      checkArguments(key, maxAttempts, decaySeconds);
+      fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
       const now = this.#now();
       this.#dropEnded(now);
       const current = this.#windows.get(key);
-      const next = nextWindow(current, maxAttempts, decaySeconds, now);
+      const next = fixedWindow.nextWindow(current, maxAttempts, decaySeconds, now);
       if (next === null) return Promise.resolve(false);
       this.#windows.set(key, next);
       if (next !== current && next.start === now && next.count === 1) {
@@ -102,10 +96,10 @@ export class MemoryRateLimiter implements RateLimiterInterface {
    */
   availableIn(key: string, decaySeconds: number): Promise<number> {
     try {
-      checkDecay(key, decaySeconds);
+      fixedWindow.checkDecay(key, decaySeconds);
       const now = this.#now();
       this.#dropEnded(now);
-      return Promise.resolve(secondsUntilFree(this.#windows.get(key), now));
+      return Promise.resolve(fixedWindow.secondsUntilFree(this.#windows.get(key), now));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -138,7 +132,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     return this.#windows.size;
   }
 
-  #queueFor(entry: WindowEntry): ExpiryQueue {
+  #queueFor(entry: fixedWindow.WindowEntry): ExpiryQueue {
     const length = entry.reset - entry.start;
     let queue = this.#ends.get(length);
     if (queue === undefined) this.#ends.set(length, queue = new ExpiryQueue());

@@ -5,24 +5,14 @@
  */
 
 import { settle } from "../../store/records.ts";
-import {
-  checkExpiresAt,
-  checkStateKey,
-  encodeStateValue,
-  listLimit,
-  type StateEntry,
-  type StateListEntry,
-  type StateListOptions,
-  type StateSetOptions,
-  type StateStore,
-} from "../../store/state.ts";
+import * as state from "../../store/state.ts";
 
 interface Held {
   json: string;
   version: string;
   expiresAt?: number;
   /** The entry as `getNow` hands it out, parsed on its first read (a write replaces the whole `Held`). */
-  frozen?: StateEntry<unknown>;
+  frozen?: state.StateEntry<unknown>;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -45,7 +35,7 @@ function deepFreeze<T>(value: T): T {
  * console.log((await state.get<string>("lid", "123@lid"))?.value); // "5511999999999"
  * ```
  */
-export class MemoryState implements StateStore {
+export class MemoryState implements state.StateStore {
   readonly #now: () => number;
   readonly #entries = new Map<string, Map<string, Held>>();
   #counter = 0;
@@ -119,9 +109,9 @@ export class MemoryState implements StateStore {
    * console.log(await new MemoryState().get("lid", "x")); // null
    * ```
    */
-  get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
+  get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return settle(() => {
-      checkStateKey(namespace, key);
+      state.checkStateKey(namespace, key);
       const held = this.#live(namespace, key);
       return held === undefined ? null : entryOf<T>(held);
     });
@@ -140,11 +130,11 @@ export class MemoryState implements StateStore {
    * console.log(state.getNow<string>("lid", "123@lid")?.value); // "5511999999999"
    * ```
    */
-  getNow<T>(namespace: string, key: string): Readonly<StateEntry<T>> | null {
-    checkStateKey(namespace, key);
+  getNow<T>(namespace: string, key: string): Readonly<state.StateEntry<T>> | null {
+    state.checkStateKey(namespace, key);
     const held = this.#live(namespace, key);
     if (held === undefined) return null;
-    return (held.frozen ??= deepFreeze(entryOf<unknown>(held))) as StateEntry<T>;
+    return (held.frozen ??= deepFreeze(entryOf<unknown>(held))) as state.StateEntry<T>;
   }
 
   /**
@@ -158,11 +148,14 @@ export class MemoryState implements StateStore {
    * console.log(await state.set("n", "k", 2, { expectedVersion: v1 }) !== null); // true
    * ```
    */
-  set<T>(namespace: string, key: string, value: T, options: StateSetOptions = {}): Promise<string | null> {
+  set<T>(
+    namespace: string,
+    key: string,
+    value: T,
+    options: state.StateSetOptions = {},
+  ): Promise<string | null> {
     return settle(() => {
-      checkStateKey(namespace, key);
-      checkExpiresAt(options.expiresAt);
-      const json = encodeStateValue(namespace, key, value);
+      const json = state.checkStateSet(namespace, key, value, options);
       const current = this.#live(namespace, key);
       if (options.expectedVersion !== undefined && (current?.version ?? null) !== options.expectedVersion) {
         return null;
@@ -188,7 +181,7 @@ export class MemoryState implements StateStore {
    */
   delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     return settle(() => {
-      checkStateKey(namespace, key);
+      state.checkStateKey(namespace, key);
       const current = this.#live(namespace, key);
       if (current === undefined) return false;
       if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return false;
@@ -209,14 +202,14 @@ export class MemoryState implements StateStore {
    * console.log((await state.list("n")).map((e) => e.key)); // ["a", "b"]
    * ```
    */
-  list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
+  list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return settle(() => {
-      const limit = listLimit(options);
+      const limit = state.checkStateList(namespace, options);
       const prefix = options?.prefix ?? "";
       const keys = [...(this.#entries.get(namespace)?.keys() ?? [])]
         .filter((key) => key.startsWith(prefix))
         .sort(compareText);
-      const out: StateListEntry<T>[] = [];
+      const out: state.StateListEntry<T>[] = [];
       for (const key of keys) {
         const held = this.#live(namespace, key);
         if (held === undefined) continue;
@@ -232,8 +225,8 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function entryOf<T>(held: Held): StateEntry<T> {
-  const entry: StateEntry<T> = { value: JSON.parse(held.json) as T, version: held.version };
+function entryOf<T>(held: Held): state.StateEntry<T> {
+  const entry: state.StateEntry<T> = { value: JSON.parse(held.json) as T, version: held.version };
   if (held.expiresAt !== undefined) entry.expiresAt = held.expiresAt;
   return entry;
 }

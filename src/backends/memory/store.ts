@@ -20,16 +20,7 @@ import {
   settle,
   withoutUndefined,
 } from "../../store/records.ts";
-import type {
-  GatewayStore,
-  InboundMessageRecord,
-  InstanceSnapshot,
-  OutboundMessageRecord,
-  OutboundQuery,
-  RecordKind,
-  WebhookLogRecord,
-  WebhookLogStatus,
-} from "../../store/store.ts";
+import type * as store from "../../store/store.ts";
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -62,12 +53,12 @@ function pairKey(a: string, b: string): string {
  * console.log(failed.length); // 1
  * ```
  */
-export class MemoryStore implements GatewayStore {
+export class MemoryStore implements store.GatewayStore {
   readonly #now: () => number;
-  readonly #outbound = new Map<string, OutboundMessageRecord>();
-  readonly #inbound = new Map<string, InboundMessageRecord>();
-  readonly #webhookLogs = new Map<string, WebhookLogRecord>();
-  readonly #instances = new Map<string, InstanceSnapshot>();
+  readonly #outbound = new Map<string, store.OutboundMessageRecord>();
+  readonly #inbound = new Map<string, store.InboundMessageRecord>();
+  readonly #webhookLogs = new Map<string, store.WebhookLogRecord>();
+  readonly #instances = new Map<string, store.InstanceSnapshot>();
   /** Shared key/value state, in this process. */
   readonly state: MemoryState;
 
@@ -99,7 +90,7 @@ export class MemoryStore implements GatewayStore {
    * });
    * ```
    */
-  saveOutbound(record: OutboundMessageRecord): Promise<void> {
+  saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     return settle(() => {
       checkOutbound(record);
       this.#outbound.set(record.id, copyRecord(withoutUndefined(record)));
@@ -115,7 +106,7 @@ export class MemoryStore implements GatewayStore {
    * console.log(await new MemoryStore().getOutbound("r1")); // null
    * ```
    */
-  getOutbound(id: string): Promise<OutboundMessageRecord | null> {
+  getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return settle(() => copyOrNull(this.#outbound.get(id)));
   }
 
@@ -133,9 +124,9 @@ export class MemoryStore implements GatewayStore {
    */
   updateOutbound(
     id: string,
-    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+    changes: Partial<Omit<store.OutboundMessageRecord, "id" | "createdAt">>,
     expectedUpdatedAt?: number,
-  ): Promise<OutboundMessageRecord | null> {
+  ): Promise<store.OutboundMessageRecord | null> {
     return settle(() => {
       const current = this.#outbound.get(id);
       if (current === undefined) return null;
@@ -157,7 +148,7 @@ export class MemoryStore implements GatewayStore {
    * await store.listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
    * ```
    */
-  listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
+  listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     return settle(() => {
       const limit = checkLimit(query.limit);
       const after = query.startAfter;
@@ -183,7 +174,7 @@ export class MemoryStore implements GatewayStore {
    * });
    * ```
    */
-  saveInbound(record: InboundMessageRecord): Promise<void> {
+  saveInbound(record: store.InboundMessageRecord): Promise<void> {
     return settle(() => {
       checkInbound(record);
       const key = pairKey(record.instance, record.id);
@@ -200,7 +191,7 @@ export class MemoryStore implements GatewayStore {
    * console.log(await new MemoryStore().getInbound("sales", "3EB0")); // null
    * ```
    */
-  getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
+  getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return settle(() => copyOrNull(this.#inbound.get(pairKey(instance, id))));
   }
 
@@ -215,7 +206,7 @@ export class MemoryStore implements GatewayStore {
    * });
    * ```
    */
-  saveWebhookLog(record: WebhookLogRecord): Promise<void> {
+  saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     return settle(() => {
       checkWebhookLog(record);
       this.#webhookLogs.set(record.id, copyRecord(withoutUndefined(record)));
@@ -231,7 +222,7 @@ export class MemoryStore implements GatewayStore {
    * console.log(await new MemoryStore().getWebhookLog("d1")); // null
    * ```
    */
-  getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
+  getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return settle(() => copyOrNull(this.#webhookLogs.get(id)));
   }
 
@@ -244,7 +235,9 @@ export class MemoryStore implements GatewayStore {
    * await new MemoryStore().listWebhookLogs({ status: "failed", limit: 20 });
    * ```
    */
-  listWebhookLogs(query: { status?: WebhookLogStatus; limit?: number } = {}): Promise<WebhookLogRecord[]> {
+  listWebhookLogs(
+    query: { status?: store.WebhookLogStatus; limit?: number } = {},
+  ): Promise<store.WebhookLogRecord[]> {
     return settle(() => {
       const limit = checkLimit(query.limit);
       const found = [...this.#webhookLogs.values()].filter((record) =>
@@ -264,7 +257,7 @@ export class MemoryStore implements GatewayStore {
    * await new MemoryStore().saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
    * ```
    */
-  saveInstanceSnapshot(snapshot: InstanceSnapshot): Promise<void> {
+  saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     return settle(() => {
       checkSnapshot(snapshot);
       const key = pairKey(snapshot.connection, snapshot.instance);
@@ -281,7 +274,7 @@ export class MemoryStore implements GatewayStore {
    * console.log(await new MemoryStore().getInstanceSnapshot("default", "sales")); // null
    * ```
    */
-  getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
+  getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return settle(() => copyOrNull(this.#instances.get(pairKey(connection, instance))));
   }
 
@@ -295,7 +288,7 @@ export class MemoryStore implements GatewayStore {
    * console.log(removed); // 0
    * ```
    */
-  prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+  prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     return settle(() => {
       checkPruneTime(before);
       const dryRun = options.dryRun === true;

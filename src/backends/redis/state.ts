@@ -5,17 +5,7 @@
  */
 
 import { checkOptionKeys } from "../../option_keys.ts";
-import {
-  checkExpiresAt,
-  checkStateKey,
-  encodeStateValue,
-  listLimit,
-  type StateEntry,
-  type StateListEntry,
-  type StateListOptions,
-  type StateSetOptions,
-  type StateStore,
-} from "../../store/state.ts";
+import * as state from "../../store/state.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisScript } from "./script.ts";
 
@@ -100,7 +90,7 @@ function escapeNamespace(namespace: string): string {
  * await state.close();
  * ```
  */
-export class RedisState implements StateStore {
+export class RedisState implements state.StateStore {
   readonly #redis: RedisConnection;
   readonly #now: () => number;
 
@@ -136,16 +126,16 @@ export class RedisState implements StateStore {
    * console.log(await state.get("lid", "123@lid"));
    * ```
    */
-  async get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
-    checkStateKey(namespace, key);
+  async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
+    state.checkStateKey(namespace, key);
     const [entry] = this.#keys(namespace, key);
     const held = await this.#redis.command<(string | null)[]>(["HMGET", entry, "v", "ver", "exp"]);
     return this.#entry<T>(held);
   }
 
-  #entry<T>([json, version, expires]: (string | null)[]): StateEntry<T> | null {
+  #entry<T>([json, version, expires]: (string | null)[]): state.StateEntry<T> | null {
     if (json === null || version === null) return null;
-    const out: StateEntry<T> = { value: JSON.parse(json) as T, version };
+    const out: state.StateEntry<T> = { value: JSON.parse(json) as T, version };
     if (expires !== null && expires !== "") {
       const expiresAt = Number(expires);
       if (expiresAt <= this.#now()) return null;
@@ -168,11 +158,9 @@ export class RedisState implements StateStore {
     namespace: string,
     key: string,
     value: T,
-    options: StateSetOptions = {},
+    options: state.StateSetOptions = {},
   ): Promise<string | null> {
-    checkStateKey(namespace, key);
-    const json = encodeStateValue(namespace, key, value);
-    checkExpiresAt(options.expiresAt);
+    const json = state.checkStateSet(namespace, key, value, options);
     const now = this.#now();
     const expected = options.expectedVersion;
     const mode = expected === undefined ? "any" : expected === null ? "absent" : "version";
@@ -201,7 +189,7 @@ export class RedisState implements StateStore {
    * ```
    */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
-    checkStateKey(namespace, key);
+    state.checkStateKey(namespace, key);
     const [entry, index, expiry] = this.#keys(namespace, key);
     const deleted = await DELETE.run<number>(this.#redis, [entry, index, expiry], [
       String(this.#now()),
@@ -221,15 +209,12 @@ export class RedisState implements StateStore {
    * for (const entry of await state.list("lid", { prefix: "123", limit: 10 })) console.log(entry.key);
    * ```
    */
-  async list<T>(namespace: string, options: StateListOptions = {}): Promise<StateListEntry<T>[]> {
-    if (typeof namespace !== "string" || namespace === "") {
-      throw new TypeError(`Cannot use state: namespace must be a non-empty string`);
-    }
-    const limit = listLimit(options);
+  async list<T>(namespace: string, options: state.StateListOptions = {}): Promise<state.StateListEntry<T>[]> {
+    const limit = state.checkStateList(namespace, options);
     const prefix = options.prefix ?? "";
     const ns = escapeNamespace(namespace);
     const index = `${this.#redis.prefix}state_index:${ns}`;
-    const out: StateListEntry<T>[] = [];
+    const out: state.StateListEntry<T>[] = [];
     let from = prefix === "" ? "-" : `[${prefix}`;
     while (out.length < limit) {
       const keys = await this.#redis.command<string[]>([

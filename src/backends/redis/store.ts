@@ -17,27 +17,8 @@
  */
 
 import { checkOptionKeys } from "../../option_keys.ts";
-import {
-  applyOutboundChanges,
-  checkInbound,
-  checkLimit,
-  checkOutbound,
-  checkPruneTime,
-  checkSnapshot,
-  checkWebhookLog,
-  compareParts,
-  withoutUndefined,
-} from "../../store/records.ts";
-import type {
-  GatewayStore,
-  InboundMessageRecord,
-  InstanceSnapshot,
-  OutboundMessageRecord,
-  OutboundQuery,
-  RecordKind,
-  WebhookLogRecord,
-  WebhookLogStatus,
-} from "../../store/store.ts";
+import * as records from "../../store/records.ts";
+import type * as store from "../../store/store.ts";
 import { REDIS_BACKEND_OPTION_KEYS, type RedisBackendOptions, RedisConnection } from "./connection.ts";
 import { RedisState } from "./state.ts";
 import { readRecord, scanIndex, score } from "./store_reads.ts";
@@ -51,7 +32,7 @@ export type RedisStoreOptions = RedisBackendOptions & {
 
 // Records deleted per round of `prune`.
 const BATCH = 200;
-const KINDS: readonly RecordKind[] = ["outbound", "inbound", "webhook_logs", "instances"];
+const KINDS: readonly store.RecordKind[] = ["outbound", "inbound", "webhook_logs", "instances"];
 // Lost compare-and-sets retried by an update without an expected version before it gives up.
 const UPDATE_ROUNDS = 32;
 
@@ -70,7 +51,7 @@ const UPDATE_ROUNDS = 32;
  * await store.close();
  * ```
  */
-export class RedisStore implements GatewayStore {
+export class RedisStore implements store.GatewayStore {
   readonly #redis: RedisConnection;
   readonly #now: () => number;
   /** Shared key/value state on the same connection and prefix. */
@@ -98,7 +79,7 @@ export class RedisStore implements GatewayStore {
     });
   }
 
-  #base(kind: RecordKind): string {
+  #base(kind: store.RecordKind): string {
     return `${this.#redis.prefix}${kind}:`;
   }
 
@@ -115,12 +96,16 @@ export class RedisStore implements GatewayStore {
    * });
    * ```
    */
-  async saveOutbound(record: OutboundMessageRecord): Promise<void> {
-    checkOutbound(record);
-    await this.#putOutbound(withoutUndefined(record), "save", "");
+  async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
+    records.checkOutbound(record);
+    await this.#putOutbound(records.withoutUndefined(record), "save", "");
   }
 
-  #putOutbound(record: OutboundMessageRecord, mode: "save" | "update", expected: string): Promise<number> {
+  #putOutbound(
+    record: store.OutboundMessageRecord,
+    mode: "save" | "update",
+    expected: string,
+  ): Promise<number> {
     return PUT_OUTBOUND.run<number>(this.#redis, [], [
       this.#base("outbound"),
       record.id,
@@ -143,7 +128,7 @@ export class RedisStore implements GatewayStore {
    * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getOutbound("r1"));
    * ```
    */
-  getOutbound(id: string): Promise<OutboundMessageRecord | null> {
+  getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return readRecord(this.#redis, "outbound", id);
   }
 
@@ -161,15 +146,15 @@ export class RedisStore implements GatewayStore {
    */
   async updateOutbound(
     id: string,
-    changes: Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>,
+    changes: Partial<Omit<store.OutboundMessageRecord, "id" | "createdAt">>,
     expectedUpdatedAt?: number,
-  ): Promise<OutboundMessageRecord | null> {
+  ): Promise<store.OutboundMessageRecord | null> {
     for (let round = 0; round < UPDATE_ROUNDS; round++) {
       const current = await this.getOutbound(id);
       if (current === null) return null;
       if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return null;
-      const next = applyOutboundChanges(current, structuredClone(changes), this.#now());
-      checkOutbound(next);
+      const next = records.applyOutboundChanges(current, structuredClone(changes), this.#now());
+      records.checkOutbound(next);
       if (await this.#putOutbound(next, "update", String(current.updatedAt)) === 1) return next;
       if (expectedUpdatedAt !== undefined) return null;
     }
@@ -186,8 +171,8 @@ export class RedisStore implements GatewayStore {
    * await store.listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
    * ```
    */
-  async listOutbound(query: OutboundQuery = {}): Promise<OutboundMessageRecord[]> {
-    const limit = checkLimit(query.limit);
+  async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
+    const limit = records.checkLimit(query.limit);
     const base = this.#base("outbound");
     const index = query.status !== undefined && query.instance !== undefined
       ? `by_status_instance:${query.status}:${query.instance}`
@@ -197,7 +182,7 @@ export class RedisStore implements GatewayStore {
       ? `by_instance:${query.instance}`
       : "by_time";
     const after = query.startAfter;
-    return await scanIndex<OutboundMessageRecord>(this.#redis, "outbound", base + index, {
+    return await scanIndex<store.OutboundMessageRecord>(this.#redis, "outbound", base + index, {
       min: after === undefined ? "-inf" : score(after.createdAt),
       max: query.createdBefore === undefined ? "+inf" : `(${score(query.createdBefore)}`,
       limit,
@@ -206,7 +191,8 @@ export class RedisStore implements GatewayStore {
         (query.status === undefined || record.status === query.status) &&
         (query.instance === undefined || record.instance === query.instance) &&
         (query.createdBefore === undefined || record.createdAt < query.createdBefore) &&
-        (after === undefined || compareParts([record.createdAt, record.id], [after.createdAt, after.id]) > 0),
+        (after === undefined ||
+          records.compareParts([record.createdAt, record.id], [after.createdAt, after.id]) > 0),
     });
   }
 
@@ -221,12 +207,12 @@ export class RedisStore implements GatewayStore {
    * });
    * ```
    */
-  async saveInbound(record: InboundMessageRecord): Promise<void> {
-    checkInbound(record);
+  async saveInbound(record: store.InboundMessageRecord): Promise<void> {
+    records.checkInbound(record);
     await ADD_ONCE.run(this.#redis, [], [
       this.#base("inbound"),
       JSON.stringify([record.instance, record.id]),
-      JSON.stringify(withoutUndefined(record)),
+      JSON.stringify(records.withoutUndefined(record)),
       String(record.receivedAt),
     ]);
   }
@@ -240,7 +226,7 @@ export class RedisStore implements GatewayStore {
    * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getInbound("sales", "3EB0"));
    * ```
    */
-  getInbound(instance: string, id: string): Promise<InboundMessageRecord | null> {
+  getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return readRecord(this.#redis, "inbound", JSON.stringify([instance, id]));
   }
 
@@ -255,12 +241,12 @@ export class RedisStore implements GatewayStore {
    * });
    * ```
    */
-  async saveWebhookLog(record: WebhookLogRecord): Promise<void> {
-    checkWebhookLog(record);
+  async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
+    records.checkWebhookLog(record);
     await PUT.run(this.#redis, [], [
       this.#base("webhook_logs"),
       record.id,
-      JSON.stringify(withoutUndefined(record)),
+      JSON.stringify(records.withoutUndefined(record)),
       String(record.receivedAt),
       record.status,
     ]);
@@ -275,7 +261,7 @@ export class RedisStore implements GatewayStore {
    * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getWebhookLog("d1"));
    * ```
    */
-  getWebhookLog(id: string): Promise<WebhookLogRecord | null> {
+  getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return readRecord(this.#redis, "webhook_logs", id);
   }
 
@@ -289,11 +275,11 @@ export class RedisStore implements GatewayStore {
    * ```
    */
   async listWebhookLogs(
-    query: { status?: WebhookLogStatus; limit?: number } = {},
-  ): Promise<WebhookLogRecord[]> {
-    const limit = checkLimit(query.limit);
+    query: { status?: store.WebhookLogStatus; limit?: number } = {},
+  ): Promise<store.WebhookLogRecord[]> {
+    const limit = records.checkLimit(query.limit);
     const base = this.#base("webhook_logs");
-    return await scanIndex<WebhookLogRecord>(
+    return await scanIndex<store.WebhookLogRecord>(
       this.#redis,
       "webhook_logs",
       base + (query.status === undefined ? "by_time" : `by_status:${query.status}`),
@@ -316,12 +302,12 @@ export class RedisStore implements GatewayStore {
    *   .saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
    * ```
    */
-  async saveInstanceSnapshot(snapshot: InstanceSnapshot): Promise<void> {
-    checkSnapshot(snapshot);
+  async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
+    records.checkSnapshot(snapshot);
     await PUT.run(this.#redis, [], [
       this.#base("instances"),
       JSON.stringify([snapshot.connection, snapshot.instance]),
-      JSON.stringify(withoutUndefined(snapshot)),
+      JSON.stringify(records.withoutUndefined(snapshot)),
       String(snapshot.updatedAt),
       "",
     ]);
@@ -336,7 +322,7 @@ export class RedisStore implements GatewayStore {
    * await new RedisStore({ url: "redis://127.0.0.1:6379" }).getInstanceSnapshot("default", "sales");
    * ```
    */
-  getInstanceSnapshot(connection: string, instance: string): Promise<InstanceSnapshot | null> {
+  getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return readRecord(this.#redis, "instances", JSON.stringify([connection, instance]));
   }
 
@@ -350,8 +336,8 @@ export class RedisStore implements GatewayStore {
    * await store.prune("webhook_logs", Date.now() - 30 * 86_400_000);
    * ```
    */
-  async prune(kind: RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
-    checkPruneTime(before);
+  async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+    records.checkPruneTime(before);
     if (!KINDS.includes(kind)) throw new TypeError(`Cannot prune records: unknown kind "${String(kind)}"`);
     const base = this.#base(kind);
     if (options.dryRun === true) {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BotMessage, BotUpdate } from "../update.ts";
+import type { BotMessage, BotUpdate } from "../update_types.ts";
 import type { Context } from "../context.ts";
 import { checkQueries, type FilterQuery } from "../filter.ts";
 import { WebhookPayloadDto } from "../../webhooks/payload.ts";

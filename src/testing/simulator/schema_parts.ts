@@ -19,3 +19,13 @@ export function object(
 ): Schema {
   return { type: "object", properties, required, notEmpty };
 }
+
+/**
+ * A `find*` body of the server: `{ where: { ... }, limit? }`, where `where` is an object whose fields in
+ * `notEmpty` may not be empty strings; `limit` (an integer) is accepted unless `withLimit` is false.
+ */
+export function whereQuery(where: Record<string, Schema>, notEmpty: string[], withLimit = true): Schema {
+  const properties: Record<string, Schema> = { where: { type: "object", properties: where, notEmpty } };
+  if (withLimit) properties.limit = { type: "integer" };
+  return { type: "object", properties };
+}

@@ -17,7 +17,7 @@ import { SETTINGS_BODY } from "../../dto/settings.ts";
 import { WEBHOOK_CONFIG_BODY } from "../../dto/webhook_config.ts";
 import * as BODIES from "../../resources/bodies.ts";
 import { schemaOf } from "./body_schema.ts";
-import { bool, key, object } from "./schema_parts.ts";
+import { bool, key, object, whereQuery } from "./schema_parts.ts";
 import type { Schema } from "./validate.ts";
 
 /** `/instance/create`: nothing required (the controller checks the rest). */
@@ -97,57 +97,32 @@ export const CHAT_SCHEMAS: Readonly<Record<string, Schema>> = {
   },
   sendPresence: schemaOf(BODIES.SEND_PRESENCE_BODY),
   updateBlockStatus: schemaOf(BODIES.BLOCK_STATUS_BODY),
-  findContacts: {
-    type: "object",
-    properties: {
-      where: {
-        type: "object",
-        properties: {
-          _id: { type: "string", minLength: 1 },
-          pushName: { type: "string", minLength: 1 },
-          id: { type: "string", minLength: 1 },
-          remoteJid: { type: "string", minLength: 1 },
-        },
-        notEmpty: ["_id", "id", "pushName", "remoteJid"],
-      },
+  findContacts: whereQuery(
+    {
+      _id: { type: "string", minLength: 1 },
+      pushName: { type: "string", minLength: 1 },
+      id: { type: "string", minLength: 1 },
+      remoteJid: { type: "string", minLength: 1 },
     },
-  },
-  findMessages: {
-    type: "object",
-    properties: {
-      where: {
-        type: "object",
-        properties: {
-          _id: { type: "string", minLength: 1 },
-          key: { type: "object" },
-          message: { type: "object" },
-        },
-        notEmpty: ["_id"],
-      },
-      limit: { type: "integer" },
+    ["_id", "id", "pushName", "remoteJid"],
+    false,
+  ),
+  findMessages: whereQuery({
+    _id: { type: "string", minLength: 1 },
+    key: { type: "object" },
+    message: { type: "object" },
+  }, ["_id"]),
+  findStatusMessage: whereQuery({
+    _id: { type: "string" },
+    remoteJid: { type: "string" },
+    id: { type: "string" },
+    fromMe: bool,
+    participant: { type: "string" },
+    status: {
+      type: "string",
+      enum: ["ERROR", "PENDING", "SERVER_ACK", "DELIVERY_ACK", "READ", "PLAYED"],
     },
-  },
-  findStatusMessage: {
-    type: "object",
-    properties: {
-      where: {
-        type: "object",
-        properties: {
-          _id: { type: "string" },
-          remoteJid: { type: "string" },
-          id: { type: "string" },
-          fromMe: bool,
-          participant: { type: "string" },
-          status: {
-            type: "string",
-            enum: ["ERROR", "PENDING", "SERVER_ACK", "DELIVERY_ACK", "READ", "PLAYED"],
-          },
-        },
-        notEmpty: ["_id", "remoteJid", "id", "status"],
-      },
-      limit: { type: "integer" },
-    },
-  },
+  }, ["_id", "remoteJid", "id", "status"]),
   fetchProfile: schemaOf(BODIES.PROFILE_LOOKUP_BODY),
   fetchBusinessProfile: schemaOf(BODIES.BUSINESS_PROFILE_BODY),
   updateProfileName: schemaOf(BODIES.PROFILE_NAME_BODY),

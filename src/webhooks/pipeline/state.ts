@@ -59,8 +59,8 @@ export type BodyReadResult = Uint8Array | 400 | 408 | 413;
 export interface BodyDeadlines {
   /** Time for a body to arrive once the headers did, in ms. */
   readonly timeoutMs: number;
-  /** Read the request's body into `state.body` within the limits, or resolve with the refusal. */
-  read(receiver: Receiver, state: RequestState): Promise<Response | undefined>;
+  /** Read `request`'s body within the limits. */
+  read(request: Request, max: number): Promise<BodyReadResult>;
   /** Stop the timer (the handler is closed). */
   stop(): void;
 }

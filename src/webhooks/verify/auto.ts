@@ -8,21 +8,13 @@
  * @module
  */
 
-import { type HeaderSource, JWT_HEADER, reject, SIGNATURE_HEADERS, type VerifySettings } from "./common.ts";
+import { JWT_HEADER, reject, SIGNATURE_HEADERS } from "./common.ts";
 import { verifyHmac } from "./hmac.ts";
 import { verifyJwt } from "./jwt.ts";
-import type { VerifierKeys } from "./keys.ts";
 import { verifyStandard } from "./standard.ts";
-import type { WebhookVerification } from "./types.ts";
 
-/** Check a request by the scheme its headers show. */
-export function verifyAuto(
-  keys: VerifierKeys,
-  settings: VerifySettings,
-  body: Uint8Array,
-  source: HeaderSource,
-  now: number,
-): Promise<WebhookVerification> {
+/** Check a request by the scheme its headers show (the same inputs as the Standard Webhooks check). */
+export const verifyAuto: typeof verifyStandard = (keys, settings, body, source, now) => {
   if (source.get("webhook-signature") !== null) return verifyStandard(keys, settings, body, source, now);
   for (const name of SIGNATURE_HEADERS) {
     const value = source.get(name);
@@ -34,4 +26,4 @@ export function verifyAuto(
     'no signature: expected "authorization: Bearer <JWT>" (the server\'s jwt_key), "x-gateway-signature" ' +
       'or the Standard Webhooks headers ("webhook-id", "webhook-timestamp", "webhook-signature")',
   );
-}
+};

@@ -122,21 +122,31 @@ function simpleMedia(
   };
 }
 
+/** Send one message of `type` (its content `inner`) to the body's `number`, as the `operation` route. */
+function sendOne(
+  ctx: RouteContext,
+  operation: string,
+  type: string,
+  inner: Record<string, unknown>,
+  text: string | undefined,
+): unknown {
+  return performSend(ctx, operation, ctx.body.number as string, {
+    message: { [type]: inner },
+    messageType: type,
+    text,
+  });
+}
+
 function sendLocation(ctx: RouteContext): unknown {
   const b = ctx.body;
   checkBody(b, MESSAGE_SCHEMAS.sendLocation);
-  return performSend(ctx, "sendLocation", b.number as string, {
-    message: {
-      locationMessage: {
-        degreesLatitude: b.latitude,
-        degreesLongitude: b.longitude,
-        name: b.name,
-        address: b.address,
-      },
-    },
-    messageType: "locationMessage",
-    text: b.name as string,
-  });
+  const location = {
+    degreesLatitude: b.latitude,
+    degreesLongitude: b.longitude,
+    name: b.name,
+    address: b.address,
+  };
+  return sendOne(ctx, "sendLocation", "locationMessage", location, b.name as string);
 }
 
 function vcard(contact: Record<string, unknown>): string {
@@ -186,36 +196,17 @@ function sendPoll(ctx: RouteContext): unknown {
   const b = ctx.body;
   checkBody(b, MESSAGE_SCHEMAS.sendPoll);
   const type = b.selectableCount === 1 ? "pollCreationMessageV3" : "pollCreationMessage";
-  return performSend(ctx, "sendPoll", b.number as string, {
-    message: {
-      [type]: {
-        name: b.name,
-        options: (b.values as string[]).map((optionName) => ({ optionName })),
-        selectableOptionsCount: b.selectableCount,
-      },
-    },
-    messageType: type,
-    text: b.name as string,
-  });
+  const options = (b.values as string[]).map((optionName) => ({ optionName }));
+  const poll = { name: b.name, options, selectableOptionsCount: b.selectableCount };
+  return sendOne(ctx, "sendPoll", type, poll, b.name as string);
 }
 
 function sendList(ctx: RouteContext): unknown {
   const b = ctx.body;
   checkBody(b, MESSAGE_SCHEMAS.sendList);
-  return performSend(ctx, "sendList", b.number as string, {
-    message: {
-      listMessage: {
-        title: b.title,
-        description: b.description,
-        buttonText: b.buttonText,
-        footerText: b.footerText,
-        sections: b.sections,
-        listType: 2,
-      },
-    },
-    messageType: "listMessage",
-    text: b.title as string,
-  });
+  const { title, description, buttonText, footerText, sections } = b;
+  const list = { title, description, buttonText, footerText, sections, listType: 2 };
+  return sendOne(ctx, "sendList", "listMessage", list, b.title as string);
 }
 
 function sendButtons(ctx: RouteContext): unknown {
@@ -239,19 +230,9 @@ function sendButtons(ctx: RouteContext): unknown {
     pix: "payment_info",
   };
   const text = `*${b.title}*${b.description ? `\n\n${b.description}\n` : ""}`;
-  return performSend(ctx, "sendButtons", b.number as string, {
-    message: {
-      interactiveMessage: {
-        body: { text },
-        footer: { text: b.footer },
-        nativeFlowMessage: {
-          buttons: buttons.map((x) => ({ name: names[String(x.type)], buttonParamsJson: JSON.stringify(x) })),
-        },
-      },
-    },
-    messageType: "interactiveMessage",
-    text: b.title as string | undefined,
-  });
+  const flow = buttons.map((x) => ({ name: names[String(x.type)], buttonParamsJson: JSON.stringify(x) }));
+  const interactive = { body: { text }, footer: { text: b.footer }, nativeFlowMessage: { buttons: flow } };
+  return sendOne(ctx, "sendButtons", "interactiveMessage", interactive, b.title as string | undefined);
 }
 
 function sendStatus(ctx: RouteContext): unknown {
