@@ -85,13 +85,15 @@ export class BotActions {
     const gap = this.#pacing();
     const ref = { connection: "bot", instance: target.instance };
     if (gap !== null) {
-      const wait = await gap.waitMs(ref, target.chat);
+      let wait = gap.waitMs(ref, target.chat);
+      if (typeof wait !== "number") wait = await wait;
       if (wait > 0) await this.#options.sleep(wait);
     }
     const response = await send(this.api(target.instance), { idempotencyKey: target.key });
     const id = this.#options.remembers() ? idOf(response) : undefined;
     if (id !== undefined) await this.rememberSent(target.instance, id);
-    if (gap !== null && !response.replayed) await gap.sent(ref, target.chat);
+    const noted = gap !== null && !response.replayed ? gap.sent(ref, target.chat) : undefined;
+    if (noted !== undefined) await noted;
     return response;
   }
 

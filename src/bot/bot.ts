@@ -27,7 +27,7 @@ import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import { addressesInstance, toBotUpdate } from "./update.ts";
+import { addressesInstance, canonicalize, lidChat, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -291,8 +291,11 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
     const update = toBotUpdate(payload);
-    await this.#canonicalize(update);
-    if (!(await this.#admits(update, payload))) return;
+    const lids = this.processor.lidDirectory;
+    if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
+    // Most updates are admitted (or not) at once: no promise to wait for then.
+    const admitted = this.#admits(update, payload);
+    if (admitted !== true && !(await admitted)) return;
     // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
     const claimed = payload.isInboundMessage ? false : await this.#claim(update);
     if (claimed === null) return;
@@ -322,11 +325,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       ? await this.#bursts.collect(update.instance, chat, update.msg!)
       : undefined;
     if (burst === null) return; // merged into a later message's update
-    const turn = chat === undefined
+    let turn = chat === undefined
       ? undefined
-      : await this.#order.enter(update.instance, chat, this.#slots.get(payload));
+      : this.#order.enter(update.instance, chat, this.#slots.get(payload));
+    if (turn instanceof Promise) turn = await turn;
     try {
-      if (chat !== undefined && await this.#pauses.isPaused(chat)) return void await burst?.done();
+      const paused = chat !== undefined && this.#pauses.pausedNow(chat);
+      if (paused === true || (paused !== false && await paused)) return void await burst?.done();
       // An echo of a reply sent while this update waited for its turn.
       if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
         return;
@@ -340,9 +345,10 @@ export class Bot<C extends Context = Context> extends Composer<C> {
         actions: this.#actions,
       }) as C;
       await this.#runMiddleware(ctx);
-      await burst?.done();
+      if (burst !== undefined) await burst.done();
     } finally {
-      await turn?.leave();
+      const left = turn?.leave();
+      if (left !== undefined) await left;
     }
   }
 
@@ -356,39 +362,24 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
   }
 
-  /** Name the chat and sender by phone when the store's LID directory knows the `@lid`. */
-  async #canonicalize(update: BotUpdate): Promise<void> {
-    const lids = this.processor.lidDirectory;
-    const chat = update.chat;
-    if (lids === undefined || chat === undefined || !chat.id.endsWith("@lid")) return;
-    const phone = await lids.toPhone(chat.id);
-    if (phone === undefined) return;
-    const lid = chat.id;
-    update.chat = { ...chat, id: `${phone}@s.whatsapp.net` };
-    if (update.from !== undefined && update.from.id === lid) {
-      update.from = { ...update.from, id: update.chat.id, phone, lid };
-    }
-  }
-
   /** The queries registered anywhere in the bot (read once, at the first update that asks). */
   #registeredQueries(): Set<FilterQuery> {
     return this.#registered ??= this[REGISTERED_QUERIES]();
   }
 
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
-  async #admits(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
+  #admits(update: BotUpdate, payload: WebhookPayloadDto): boolean | Promise<boolean> {
     if (update.own) {
+      // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();
       if (!update.queries.some((q) => registered.has(q))) return false;
-      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
-        return false;
-      }
+      if (update.kind !== "outgoing") return true;
+      return this.#actions.sentByBot(update.instance, update.msg!.id).then((sent) => !sent);
     }
     if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
     const groups = this.options.groups ?? "all";
-    if (groups === "all") return true;
-    if (groups === "none") return false;
-    return addressesInstance(update, await this.#ownJids(payload));
+    if (groups !== "mentions") return groups === "all";
+    return this.#ownJids(payload).then((own) => addressesInstance(update, own));
   }
 
   async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {

@@ -59,8 +59,8 @@ interface Taken {
 
 /** A turn taken: leave it when done (always, also after a failure). */
 export interface ChatTurn {
-  /** End the turn: the next ticket runs. */
-  leave(): Promise<void>;
+  /** End the turn: the next ticket runs (undefined: ended at once). */
+  leave(): Promise<void> | undefined;
 }
 
 /** Per-chat lines: in the store ({@link ChatOrder}) or, on a `MemoryState`, in memory (`LocalChatOrder`). */
@@ -68,7 +68,7 @@ export interface ChatLines {
   /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot;
   /** Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). */
-  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn>;
+  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn>;
 }
 
 /** The lines of every chat of one bot, in the store. */

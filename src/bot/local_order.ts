@@ -68,16 +68,14 @@ export class LocalChatOrder implements ChatLines {
     return new Place(this.#tails, `${instance}/${chat}`);
   }
 
-  /** Wait for the turn of an update of `chat`: once every update that arrived before it ended its turn. */
-  async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
+  /**
+   * The turn of an update of `chat`: once every update that arrived before it ended its turn (at once,
+   * without a promise, when none is left before it).
+   */
+  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn> {
     const place = slot ?? this.arrive(instance, chat);
-    await place.before;
-    return {
-      leave: () => {
-        place.release();
-        return DONE;
-      },
-    };
+    const turn: ChatTurn = { leave: () => void place.release() };
+    return place.before === DONE ? turn : place.before.then(() => turn);
   }
 }
 

@@ -14,16 +14,13 @@ import { SendPacer } from "../pacing/pacer.ts";
 import { type PacingOptions, readRules } from "../pacing/rules.ts";
 import type { StateStore } from "../store/state.ts";
 
-/** How a bot's replies are paced. */
+/** How a bot's replies are paced (at once, without a promise, when kept in memory). */
 export interface ReplyGap {
   /** How long a reply to `chat` must wait (0: now). */
-  waitMs(ref: InstanceRef, chat: string): Promise<number>;
-  /** Note a reply to `chat` the server accepted. */
-  sent(ref: InstanceRef, chat: string): Promise<void>;
+  waitMs(ref: InstanceRef, chat: string): number | Promise<number>;
+  /** Note a reply to `chat` the server accepted (undefined: noted at once). */
+  sent(ref: InstanceRef, chat: string): Promise<void> | undefined;
 }
-
-const NO_WAIT: Promise<number> = Promise.resolve(0);
-const DONE: Promise<void> = Promise.resolve();
 
 // Per state: each chat's last reply (epoch ms), by `<instance>/<chat>`.
 const lastRepliesByState = new WeakMap<MemoryState, Map<string, number>>();
@@ -44,19 +41,16 @@ class LocalChatGap implements ReplyGap {
     this.#now = now;
   }
 
-  waitMs(ref: InstanceRef, chat: string): Promise<number> {
+  waitMs(ref: InstanceRef, chat: string): number {
     const last = this.#last.get(`${ref.instance}/${chat}`);
-    if (last === undefined) return NO_WAIT;
-    const wait = last + this.#intervalMs - this.#now();
-    return wait > 0 ? Promise.resolve(wait) : NO_WAIT;
+    return last === undefined ? 0 : Math.max(0, last + this.#intervalMs - this.#now());
   }
 
-  sent(ref: InstanceRef, chat: string): Promise<void> {
+  sent(ref: InstanceRef, chat: string): undefined {
     const now = this.#now();
     this.#last.delete(`${ref.instance}/${chat}`); // re-inserted last: the map stays in reply order
     this.#last.set(`${ref.instance}/${chat}`, now);
     if (this.#last.size >= this.#sweepAt) this.#sweep(now);
-    return DONE;
   }
 
   #sweep(now: number): void {

@@ -12,6 +12,7 @@
  * @module
  */
 
+import type { LidDirectory } from "../address/lid_directory.ts";
 import { parseMessageStatus } from "../delivery/status_updates.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
@@ -255,6 +256,22 @@ export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
 export function lidChat(update: BotUpdate): string | undefined {
   const id = update.chat?.id;
   return id !== undefined && id.endsWith("@lid") ? id : undefined;
+}
+
+/**
+ * Name the chat and sender by phone when `lids` knows the chat's `@lid` (one canonical id per chat, the
+ * same for an `@lid` message and its phone-number forms).
+ */
+export async function canonicalize(update: BotUpdate, lids: LidDirectory): Promise<void> {
+  const chat = update.chat;
+  const lid = chat === undefined ? undefined : lidChat(update);
+  if (chat === undefined || lid === undefined) return;
+  const phone = await lids.toPhone(lid);
+  if (phone === undefined) return;
+  update.chat = { ...chat, id: `${phone}@s.whatsapp.net` };
+  if (update.from !== undefined && update.from.id === lid) {
+    update.from = { ...update.from, id: update.chat.id, phone, lid };
+  }
 }
 
 /** Whether `update`'s message is from a group and mentions `own` (JIDs of the instance) or quotes it. */
