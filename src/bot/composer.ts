@@ -272,7 +272,14 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     this.#adopt(onFalse);
     const yes = flatten(onTrue);
     const no = flatten(onFalse);
-    return this.use(async (ctx, next) => (await predicate(ctx) ? yes : no)(ctx, next));
+    return this.use((ctx, next) => {
+      // A predicate that answers at once (every filter query does) costs no promise.
+      const holds = predicate(ctx);
+      if (typeof (holds as PromiseLike<boolean> | undefined)?.then !== "function") {
+        return (holds ? yes : no)(ctx, next);
+      }
+      return Promise.resolve(holds).then((held) => (held ? yes : no)(ctx, next));
+    });
   }
 
   /**

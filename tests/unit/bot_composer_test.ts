@@ -63,6 +63,27 @@ Deno.test("filter, drop, branch and route pick middleware per update", async () 
   deepStrictEqual(log, ["filter", "drop", "branch:yes", "route:one", "route:two", "route:fallback"]);
 });
 
+Deno.test("filter predicates: async ones are awaited, truthy values count, a throw fails the update", async () => {
+  const { bot } = stubBot();
+  const log: string[] = [];
+  bot.filter(async (ctx) => {
+    await Promise.resolve();
+    return ctx.text === "a";
+  }, () => void log.push("async"));
+  // A JavaScript caller may return any value: a non-empty string holds, like a true.
+  bot.filter((ctx) => (ctx.text === "t" ? "yes" : "") as unknown as boolean, () => void log.push("truthy"));
+  bot.filter((ctx) => {
+    if (ctx.text === "boom") throw new Error("predicate failed");
+    return false;
+  }, () => void log.push("never"));
+  for (const text of ["a", "t", "x"]) await bot.handleUpdate(inbound(text, { id: `P${text}` }));
+  await rejects(
+    bot.handleUpdate(inbound("boom", { id: "Pboom" })),
+    (e: unknown) => e instanceof Error && (e as { error?: Error }).error?.message === "predicate failed",
+  );
+  deepStrictEqual(log, ["async", "truthy"]);
+});
+
 Deno.test("lazy builds middleware per update; fork runs beside the chain", async () => {
   const { bot } = stubBot();
   const log: string[] = [];
