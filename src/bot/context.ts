@@ -182,14 +182,17 @@ export class Context {
    * bot.on("message:text", (ctx) => ctx.reply("Got it", { quote: true }));
    * ```
    */
-  async reply(text: string, options: ReplyOptions = {}): Promise<SendResponse> {
+  async reply(text: string, options?: ReplyOptions): Promise<SendResponse> {
     const chat = this.#chatFor("reply");
-    const { quote, ...rest } = options;
-    return await this.#actions.send(
-      this.#target(chat),
-      (api, call) =>
-        api.messages().text(chat, text, { ...rest, quoted: quote ? this.#quoted() : undefined, ...call }),
-    );
+    return await this.#actions.send(this.#target(chat), (api, call) => {
+      if (options === undefined) return api.messages().text(chat, text, call); // the usual reply: no copies
+      const { quote, ...rest } = options;
+      return api.messages().text(chat, text, {
+        ...rest,
+        quoted: quote ? this.#quoted() : undefined,
+        ...call,
+      });
+    });
   }
 
   /**
