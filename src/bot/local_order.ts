@@ -19,43 +19,48 @@ import {
 
 const DONE: Promise<void> = Promise.resolve();
 
-// Per state: the turn end of each chat's last arrival (absent when its line is empty).
-const linesByState = new WeakMap<MemoryState, Map<string, Promise<void>>>();
+// Per state: the last arrival of each chat (absent when its line is empty).
+const linesByState = new WeakMap<MemoryState, Map<string, Place>>();
 
 /** A place in a chat's line: its turn comes when the arrival before it ends its own (or gives it up). */
 class Place implements ArrivalSlot {
   readonly before: Promise<void>;
-  readonly #tails: Map<string, Promise<void>>;
+  readonly #tails: Map<string, Place>;
   readonly #key: string;
-  #mine: Promise<void> | undefined;
+  #released = false;
+  // Made only when a later arrival waits for this one (most never do: their chat's line is empty).
+  #ending: Promise<void> | undefined;
   #end: (() => void) | undefined;
 
-  constructor(tails: Map<string, Promise<void>>, key: string) {
+  constructor(tails: Map<string, Place>, key: string) {
     this.#tails = tails;
     this.#key = key;
-    this.before = tails.get(key) ?? DONE;
-    this.#mine = new Promise<void>((resolve) => this.#end = resolve);
-    tails.set(key, this.#mine);
+    const last = tails.get(key);
+    this.before = last === undefined ? DONE : last.#whenEnded();
+    tails.set(key, this);
+  }
+
+  #whenEnded(): Promise<void> {
+    return this.#ending ??= new Promise<void>((resolve) => this.#end = resolve);
   }
 
   /** End the turn (or give up the place): the next arrival's turn comes once the earlier ones ended. */
   release = (): void => {
-    const mine = this.#mine;
-    if (mine === undefined) return; // released already
-    this.#mine = undefined;
-    const end = this.#end!;
-    const pass = () => {
-      if (this.#tails.get(this.#key) === mine) this.#tails.delete(this.#key);
-      end();
-    };
-    if (this.before === DONE) pass();
-    else void this.before.then(pass);
+    if (this.#released) return;
+    this.#released = true;
+    if (this.before === DONE) this.#pass();
+    else void this.before.then(() => this.#pass());
   };
+
+  #pass(): void {
+    if (this.#tails.get(this.#key) === this) this.#tails.delete(this.#key);
+    this.#end?.();
+  }
 }
 
 /** The lines of every chat of the bots on one `MemoryState`. */
 export class LocalChatOrder implements ChatLines {
-  readonly #tails: Map<string, Promise<void>>;
+  readonly #tails: Map<string, Place>;
 
   constructor(state: MemoryState) {
     let tails = linesByState.get(state);
