@@ -22,6 +22,7 @@ import { WebhookPayloadDto } from "../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../src/webhooks/processor.ts";
 import { Bot, type BotOptions } from "../src/bot/mod.ts";
 import { median } from "./stats.ts";
+import { startStubProcess, type StubProcess } from "./stub_process.ts";
 
 function arg(name: string, fallback: number): number {
   const at = Deno.args.indexOf(`--${name}`);
@@ -59,40 +60,18 @@ const stubFetch: typeof fetch = async (input, init) => {
 };
 
 /** The stub server in its own process (`--http`): answers every request like sendText's 201. */
-async function startStub(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const source = `
-const body = JSON.stringify({ key: { remoteJid: "5511900000000@s.whatsapp.net", fromMe: true, id: "3EB0BENCH" },
-  pushName: "Você", status: "PENDING", message: { conversation: "x" }, contextInfo: null, messageType: "conversation",
-  messageTimestamp: 1760000000, instanceId: "bench-instance-id", source: "unknown" });
-Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
-  await request.arrayBuffer();
-  return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
-});`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "-"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(source));
-  await writer.close();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let line = "";
-  while (!line.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the stub server did not start");
-    line += value;
-  }
-  reader.releaseLock();
-  return {
-    url: `http://127.0.0.1:${Number(line.trim())}`,
-    stop: async () => {
-      child.kill();
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-    },
-  };
+function startStub(): Promise<StubProcess> {
+  return startStubProcess(JSON.stringify({
+    key: { remoteJid: "5511900000000@s.whatsapp.net", fromMe: true, id: "3EB0BENCH" },
+    pushName: "Você",
+    status: "PENDING",
+    message: { conversation: "x" },
+    contextInfo: null,
+    messageType: "conversation",
+    messageTimestamp: 1760000000,
+    instanceId: "bench-instance-id",
+    source: "unknown",
+  }));
 }
 
 const stub = HTTP ? await startStub() : undefined;
@@ -200,5 +179,6 @@ for (const variant of variants) {
     }×)`,
   );
 }
+await stub?.stop();
 // The client's shared per-attempt timeout timer would keep the process alive for up to its timeout.
 Deno.exit(0);
