@@ -9,7 +9,6 @@
  * @module
  */
 
-import type { Counter, Histogram } from "@opentelemetry/api";
 import { OtelInstruments } from "./metrics/otel.ts";
 
 import { renderPrometheus } from "./metrics/prometheus.ts";
@@ -109,7 +108,7 @@ export class MetricsCollector {
   increment(name: string, labels: MetricLabels, value = 1): void {
     if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
     this.#state(name, labels).count += value;
-    this.#counter(name).add(value, labels);
+    this.#handOverCount(name, labels, value);
   }
 
   /**
@@ -124,7 +123,7 @@ export class MetricsCollector {
   observe(name: string, labels: MetricLabels, value: number): void {
     if (!this.#enabled || Number.isNaN(value)) return;
     addObservation(this.#state(name, labels), value);
-    this.#histogram(name).record(value, labels);
+    this.#handOverObservation(name, labels, value);
   }
 
   /**
@@ -157,11 +156,12 @@ export class MetricsCollector {
         this.#requestSeriesCount += 1;
       }
     }
+    const otel = this.#otel.active();
     series[0].state.count += 1;
-    this.#counter("gateway_requests_total").add(1, series[0].labels);
+    if (otel) this.#otel.counter("gateway_requests_total").add(1, series[0].labels);
     if (Number.isNaN(durationMs)) return;
     addObservation(series[1].state, durationMs);
-    this.#histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
+    if (otel) this.#otel.histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
   }
 
   /**
@@ -222,7 +222,7 @@ export class MetricsCollector {
       if (this.#sentSeries.size < 1000) this.#sentSeries.set(type, series);
     }
     series.state.count += 1;
-    this.#counter(name).add(1, series.labels);
+    this.#handOverCount(name, series.labels, 1);
   }
 
   /**
@@ -249,7 +249,7 @@ export class MetricsCollector {
       if (byResult.size < 100) byResult.set(result, series);
     }
     series.state.count += 1;
-    this.#counter(name).add(1, series.labels);
+    this.#handOverCount(name, series.labels, 1);
   }
 
   /**
@@ -271,7 +271,7 @@ export class MetricsCollector {
       if (this.#processedSeries.size < 1000) this.#processedSeries.set(event, series);
     }
     addObservation(series.state, durationMs);
-    this.#histogram(name).record(durationMs, series.labels);
+    this.#handOverObservation(name, series.labels, durationMs);
   }
 
   /**
@@ -362,12 +362,14 @@ export class MetricsCollector {
     return renderPrometheus(this.#series, METRIC_DESCRIPTIONS);
   }
 
-  #counter(name: string): Counter {
-    return this.#otel.counter(name);
+  /** Add to the OpenTelemetry counter too, when a meter provider is registered. */
+  #handOverCount(name: string, labels: MetricLabels, value: number): void {
+    if (this.#otel.active()) this.#otel.counter(name).add(value, labels);
   }
 
-  #histogram(name: string): Histogram {
-    return this.#otel.histogram(name);
+  /** Record on the OpenTelemetry histogram too, when a meter provider is registered. */
+  #handOverObservation(name: string, labels: MetricLabels, value: number): void {
+    if (this.#otel.active()) this.#otel.histogram(name).record(value, labels);
   }
 
   #state(name: string, labels: MetricLabels): SeriesState {

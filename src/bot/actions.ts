@@ -8,7 +8,7 @@
 
 import type { ApiResponse } from "../client/response.ts";
 import { SendPacer } from "../pacing/pacer.ts";
-import type { PacingOptions } from "../pacing/rules.ts";
+import { type PacingOptions, readRules } from "../pacing/rules.ts";
 import type { CallOptions } from "../resources/resource.ts";
 import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
@@ -57,6 +57,8 @@ export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
   #pacer: SendPacer | undefined;
+  // Replies paced per chat only (no gap between the instance's sends): only the chat's last reply is kept.
+  #perChatOnly = false;
 
   /** Build the actions of one bot (the bot does). */
   constructor(options: BotActionsOptions) {
@@ -91,7 +93,11 @@ export class BotActions {
     const response = await send(this.api(target.instance), { idempotencyKey: target.key });
     const id = this.#options.remembers() ? idOf(response) : undefined;
     if (id !== undefined) await this.rememberSent(target.instance, id);
-    if (pacer !== undefined && !response.replayed) await pacer.recordSent(ref, target.chat);
+    if (pacer !== undefined && !response.replayed) {
+      await (this.#perChatOnly
+        ? pacer.recordRecipientSent(ref, target.chat)
+        : pacer.recordSent(ref, target.chat));
+    }
     return response;
   }
 
@@ -110,9 +116,11 @@ export class BotActions {
   #pacing(): SendPacer | undefined {
     const pacing = this.#options.pacing;
     if (pacing === false) return undefined;
-    return this.#pacer ??= new SendPacer(this.#options.state, { ...BOT_PACING, ...pacing }, {
-      now: this.#options.now,
-    });
+    if (this.#pacer !== undefined) return this.#pacer;
+    const options = { ...BOT_PACING, ...pacing };
+    const rules = readRules(options);
+    this.#perChatOnly = rules.minGapMs === 0 && rules.jitterMs === 0;
+    return this.#pacer = new SendPacer(this.#options.state, options, { now: this.#options.now });
   }
 }
 

@@ -20,9 +20,10 @@ import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import { type ArrivalSlot, ChatOrder } from "./chat_order.ts";
+import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
+import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
@@ -71,7 +72,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #now: () => number;
   readonly #env: BotEnvironment;
   readonly #actions: BotActions;
-  readonly #order: ChatOrder;
+  readonly #order: ChatLines;
   readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
   readonly #claims: InboundMessageClaims;
@@ -123,7 +124,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       pacing: checked.pacing ?? {},
       remembers: () => this.#registeredQueries().has("outgoing"),
     });
-    this.#order = new ChatOrder(state, {
+    this.#order = chatLines(state, {
       now: this.#now,
       sleep,
       leaseMs: checked.orderLeaseMs ?? DEFAULT_ORDER_LEASE_MS,

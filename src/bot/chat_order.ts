@@ -63,8 +63,16 @@ export interface ChatTurn {
   leave(): Promise<void>;
 }
 
-/** The lines of every chat of one bot. */
-export class ChatOrder {
+/** Per-chat lines: in the store ({@link ChatOrder}) or, on a `MemoryState`, in memory (`LocalChatOrder`). */
+export interface ChatLines {
+  /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
+  arrive(instance: string, chat: string): ArrivalSlot;
+  /** Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). */
+  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn>;
+}
+
+/** The lines of every chat of one bot, in the store. */
+export class ChatOrder implements ChatLines {
   readonly #state: StateStore;
   readonly #options: ChatOrderOptions;
   // The last arrival of each chat in this process: the next one takes its ticket after it.

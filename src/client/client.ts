@@ -256,22 +256,25 @@ export class GatewayClient {
   send<T = unknown>(call: PreparedRequest): Promise<ApiResponse<T>> {
     // One promise chain, no async layer of its own: on a fast local round trip each layer costs more than
     // its share (see bench/README.md, "Client overhead").
+    // Whether the call is logged is asked once, as it starts: when the outcome's level is off, so is the
+    // attempts' debug level below it (one question to the logger per call instead of two or more).
+    const logged = this.#log.isEnabledFor(this.#outcomeLevel);
     const answered = this.#gate
-      ? this.#acquire(call).then(() => runRequest<T>(this.#runtime, call))
-      : runRequest<T>(this.#runtime, call);
+      ? this.#acquire(call).then(() => runRequest<T>(this.#runtime, call, logged))
+      : runRequest<T>(this.#runtime, call, logged);
     return answered.then(
-      (response) => this.#recordSuccess(call, response),
+      (response) => this.#recordSuccess(call, response, logged),
       (error) => {
-        if (error instanceof GatewayApiException) this.#recordFailure(call, error);
+        if (error instanceof GatewayApiException) this.#recordFailure(call, error, logged);
         throw error;
       },
     );
   }
 
   /** Count a successful call and write its one log record. */
-  #recordSuccess<T>(call: PreparedRequest, response: ApiResponse<T>): ApiResponse<T> {
+  #recordSuccess<T>(call: PreparedRequest, response: ApiResponse<T>, logged: boolean): ApiResponse<T> {
     this.#metrics.request(call.method, call.route, response.status, response.durationMs);
-    if (this.#log.isEnabledFor(this.#outcomeLevel)) {
+    if (logged) {
       this.#logOutcome("{method} {route} {status} in {durationMs} ms after {attempts} attempt(s)", {
         method: call.method,
         route: call.route,
@@ -308,12 +311,12 @@ export class GatewayClient {
   }
 
   /** Count a failed call and write its one log record. */
-  #recordFailure(call: PreparedRequest, error: GatewayApiException): void {
+  #recordFailure(call: PreparedRequest, error: GatewayApiException, logged: boolean): void {
     const durationMs = this.#runtime.now() - call.startedAt;
     const status = error.status ?? "error";
     this.#metrics.request(call.method, call.route, status, durationMs);
     this.#metrics.error(error.name);
-    if (this.#log.isEnabledFor(this.#outcomeLevel)) {
+    if (logged) {
       this.#logOutcome("{method} {route} failed: {status} after {attempts} attempt(s) in {durationMs} ms", {
         method: call.method,
         route: call.route,

@@ -45,11 +45,18 @@ export interface RequestRuntime {
   log: Logger;
 }
 
-/** Attempt `call` until it is answered or fails for good; the answer, or the exception it stands for. */
-export async function runRequest<T>(rt: RequestRuntime, call: PreparedRequest): Promise<ApiResponse<T>> {
+/**
+ * Attempt `call` until it is answered or fails for good; the answer, or the exception it stands for. With
+ * `logged` false (the client's outcome level is off, so debug is off too) the attempts are not logged.
+ */
+export async function runRequest<T>(
+  rt: RequestRuntime,
+  call: PreparedRequest,
+  logged: boolean,
+): Promise<ApiResponse<T>> {
   const fetcher = rt.fetch;
   for (let attempt = 1;; attempt++) {
-    const timeout = startAttempt(rt, call, attempt);
+    const timeout = startAttempt(rt, call, attempt, logged);
     let response: Response;
     try {
       const signal = call.signal ? AbortSignal.any([call.signal, timeout.timer]) : timeout.timer;
@@ -102,12 +109,20 @@ export async function runRequest<T>(rt: RequestRuntime, call: PreparedRequest): 
   }
 }
 
-/** Check the deadline and the caller's signal, log the attempt, and start its timeout. */
-function startAttempt(rt: RequestRuntime, call: PreparedRequest, attempt: number): AttemptTimeout {
+/**
+ * Check the deadline and the caller's signal, log the attempt (when the call is `logged` at all and debug
+ * records are on), and start its timeout.
+ */
+function startAttempt(
+  rt: RequestRuntime,
+  call: PreparedRequest,
+  attempt: number,
+  logged: boolean,
+): AttemptTimeout {
   const remaining = call.deadlineAt - rt.now();
   if (remaining <= 0) throw deadlinePassed(call, attempt);
   if (call.signal?.aborted) throw call.signal.reason;
-  if (rt.log.isEnabledFor("debug")) {
+  if (logged && rt.log.isEnabledFor("debug")) {
     // The request as sent, with the apikey header, tokens, secrets and base64 media redacted.
     rt.log.debug("{method} {route} attempt {attempt}", {
       method: call.method,

@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type Counter, type Histogram, type MeterProvider, metrics as otelMetrics } from "@opentelemetry/api";
+import {
+  type Counter,
+  createNoopMeter,
+  type Histogram,
+  type MeterProvider,
+  metrics as otelMetrics,
+} from "@opentelemetry/api";
 
 /** The instruments of the current meter provider, by metric name. */
 export class OtelInstruments {
@@ -14,14 +20,30 @@ export class OtelInstruments {
   // Instruments from a provider registered later (an SDK set up after the first metric) replace the
   // no-op ones: the API has no proxy meter provider, so the collector notices the change itself.
   #provider?: MeterProvider;
+  #active = false;
 
   constructor(
     readonly descriptions: Readonly<Record<string, { readonly help: string; readonly unit?: string }>>,
   ) {}
 
-  /** The counter of `name`. */
+  /**
+   * Whether a meter provider other than the API's no-op one is registered, asked before each recording (so
+   * an SDK set up later is picked up). While there is none, nothing is handed over: every send records
+   * metrics, and a no-op hand-over still costs lookups on its way.
+   */
+  active(): boolean {
+    const provider = otelMetrics.getMeterProvider();
+    if (provider !== this.#provider) {
+      this.#provider = provider;
+      this.#counters.clear();
+      this.#histograms.clear();
+      this.#active = provider.getMeter("@gw/gateway") !== createNoopMeter();
+    }
+    return this.#active;
+  }
+
+  /** The counter of `name` (ask {@link OtelInstruments.active} first). */
   counter(name: string): Counter {
-    this.#checkProvider();
     let counter = this.#counters.get(name);
     if (!counter) {
       counter = otelMetrics.getMeter("@gw/gateway").createCounter(name, {
@@ -32,9 +54,8 @@ export class OtelInstruments {
     return counter;
   }
 
-  /** The histogram of `name`. */
+  /** The histogram of `name` (ask {@link OtelInstruments.active} first). */
   histogram(name: string): Histogram {
-    this.#checkProvider();
     let histogram = this.#histograms.get(name);
     if (!histogram) {
       histogram = otelMetrics.getMeter("@gw/gateway").createHistogram(name, {
@@ -44,13 +65,5 @@ export class OtelInstruments {
       this.#histograms.set(name, histogram);
     }
     return histogram;
-  }
-
-  #checkProvider(): void {
-    const provider = otelMetrics.getMeterProvider();
-    if (provider === this.#provider) return;
-    this.#provider = provider;
-    this.#counters.clear();
-    this.#histograms.clear();
   }
 }

@@ -146,6 +146,11 @@ export class SendPacer {
    * ```
    */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
+    // No gap between an instance's sends: its last send cannot make this one wait, so it is not read.
+    if (this.#rules.minGapMs === 0 && jitter === 0) {
+      const last = await this.recipientLastSent(ref, recipient);
+      return last === null ? 0 : last + this.#rules.recipientIntervalMs;
+    }
     const [instance, last] = await Promise.all([
       this.#state.get<Stored>(NAMESPACE, instanceKey(ref)),
       this.recipientLastSent(ref, recipient),
@@ -263,11 +268,31 @@ export class SendPacer {
       firstDay: current.firstDay ?? Math.floor(now / DAY_MS),
       consecutiveFailures: 0,
     }));
-    if (this.#rules.recipientIntervalMs > 0) {
-      await this.#state.set(RECIPIENTS, `${instanceKey(ref)}/${encodeURIComponent(recipient)}`, now, {
-        expiresAt: now + this.#rules.recipientIntervalMs,
-      });
-    }
+    await this.#recordRecipient(ref, recipient, now);
+  }
+
+  /**
+   * Record a send to `recipient` for its interval only: the instance's gap, count and cap are left as
+   * they are. For a caller that paces per recipient only (a bot's replies, with `minGapMs` and `jitterMs`
+   * 0): one write instead of three.
+   *
+   * @example
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * const pacer = new SendPacer(new MemoryState(), { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 });
+   * await pacer.recordRecipientSent({ connection: "default", instance: "sales" }, "5511999999999");
+   * ```
+   */
+  async recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> {
+    await this.#recordRecipient(ref, recipient, this.#now());
+  }
+
+  async #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> {
+    if (this.#rules.recipientIntervalMs === 0) return;
+    await this.#state.set(RECIPIENTS, `${instanceKey(ref)}/${encodeURIComponent(recipient)}`, now, {
+      expiresAt: now + this.#rules.recipientIntervalMs,
+    });
   }
 
   /**

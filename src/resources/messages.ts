@@ -14,7 +14,6 @@ import {
   SendStickerMessageDto,
 } from "../dto/media_messages.ts";
 import type { MessageOptions } from "../dto/message_options.ts";
-import type { RequestDto } from "../dto/request_dto.ts";
 import {
   type ButtonInput,
   type ListSection,
@@ -29,8 +28,8 @@ import {
   SendReactionMessageDto,
   SendTemplateMessageDto,
 } from "../dto/structured_messages.ts";
-import { SendTextMessageDto } from "../dto/text_message.ts";
-import type { RequestInput } from "../dto/request_dto.ts";
+import { readTextBody, SendTextMessageDto, textBodyOf } from "../dto/text_message.ts";
+import type { RequestBody, RequestInput } from "../dto/request_dto.ts";
 import {
   type NumberCheckRow,
   RECIPIENT_CACHE_TTL_MS,
@@ -98,12 +97,12 @@ export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: stri
 export class MessagesResource extends Resource {
   #deliver(
     route: RouteEntry,
-    dto: RequestDto,
+    validBody: object,
     to: string,
     options?: CallOptions,
     vary: Pick<SendSpec, "kind" | "bucket"> = {},
   ): Promise<SendResponse> {
-    const body = dto.body as Record<string, unknown>;
+    const body = validBody as Record<string, unknown>;
     const resolve = options?.resolve ?? this.context.recipients?.resolve ?? false;
     // The common case hands the pipeline's promise back as it is: no async layer of its own.
     if (!resolve || typeof body.number !== "string") {
@@ -169,9 +168,17 @@ export class MessagesResource extends Resource {
    * ```
    */
   text(to: string, text: string, options?: SendOptions): Promise<SendResponse> {
-    if (options === undefined) return this.sendText({ number: to, text });
-    const [body, call] = splitOptions(options);
-    return this.sendText({ ...body, number: to, text }, call);
+    if (options !== undefined) {
+      const [body, call] = splitOptions(options);
+      return this.sendText({ ...body, number: to, text }, call);
+    }
+    let body: RequestBody<SendTextMessageDto>;
+    try {
+      body = textBodyOf(to, text);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#deliver(ROUTE.message.sendText, body, body.number);
   }
 
   /**
@@ -188,14 +195,15 @@ export class MessagesResource extends Resource {
     dto: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse> {
-    let valid: SendTextMessageDto;
+    // The body alone: a request object built here would never be read.
+    let body: RequestBody<SendTextMessageDto>;
     try {
-      valid = SendTextMessageDto.from(dto);
+      body = dto instanceof SendTextMessageDto ? dto.body : readTextBody(dto);
     } catch (error) {
       // A bad argument rejects the promise, as from every other send method.
       return Promise.reject(error);
     }
-    return this.#deliver(ROUTE.message.sendText, valid, valid.body.number, options);
+    return this.#deliver(ROUTE.message.sendText, body, body.number, options);
   }
 
   /**
@@ -379,7 +387,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendMediaMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendMedia, valid, valid.body.number, options, {
+    return await this.#deliver(ROUTE.message.sendMedia, valid.body, valid.body.number, options, {
       kind: valid.body.mediatype,
     });
   }
@@ -418,7 +426,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendAudioMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendWhatsAppAudio, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendWhatsAppAudio, valid.body, valid.body.number, options);
   }
 
   /**
@@ -451,7 +459,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendPtvMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendPtv, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendPtv, valid.body, valid.body.number, options);
   }
 
   /**
@@ -488,7 +496,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendStickerMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendSticker, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendSticker, valid.body, valid.body.number, options);
   }
 
   /**
@@ -528,7 +536,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendLocationMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendLocation, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendLocation, valid.body, valid.body.number, options);
   }
 
   /**
@@ -568,7 +576,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendContactMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendContact, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendContact, valid.body, valid.body.number, options);
   }
 
   /**
@@ -604,7 +612,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendReactionMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendReaction, valid, valid.body.key.remoteJid, options);
+    return await this.#deliver(ROUTE.message.sendReaction, valid.body, valid.body.key.remoteJid, options);
   }
 
   /**
@@ -642,7 +650,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendPollMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendPoll, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendPoll, valid.body, valid.body.number, options);
   }
 
   /**
@@ -689,7 +697,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendListMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendList, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendList, valid.body, valid.body.number, options);
   }
 
   /**
@@ -732,7 +740,7 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendButtonsMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendButtons, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendButtons, valid.body, valid.body.number, options);
   }
 
   /**
@@ -768,7 +776,7 @@ export class MessagesResource extends Resource {
   ): Promise<SendResponse> {
     const valid = SendStatusMessageDto.from(dto);
     const bucket = valid.body.type === "text" ? "messages" : "media";
-    return await this.#deliver(ROUTE.message.sendStatus, valid, "status@broadcast", options, { bucket });
+    return await this.#deliver(ROUTE.message.sendStatus, valid.body, "status@broadcast", options, { bucket });
   }
 
   /**
@@ -807,6 +815,6 @@ export class MessagesResource extends Resource {
     options?: CallOptions,
   ): Promise<SendResponse> {
     const valid = SendTemplateMessageDto.from(dto);
-    return await this.#deliver(ROUTE.message.sendTemplate, valid, valid.body.number, options);
+    return await this.#deliver(ROUTE.message.sendTemplate, valid.body, valid.body.number, options);
   }
 }

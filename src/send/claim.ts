@@ -37,7 +37,7 @@ export function claimStage(
   return async (send, next) => {
     const scope: IdempotencyScope = { ...send.ref, key: send.idempotencyKey! };
     const acquired = await claims.acquire(scope, {
-      fingerprint: await sendFingerprint(send.route, send.body),
+      fingerprint: sendFingerprint(send.route, send.body),
       recordId: crypto.randomUUID(),
       claimedUntil: send.claimedUntil,
     }, { deadlineAt: send.call.deadlineAt, signal: send.call.signal, sleep });

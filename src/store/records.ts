@@ -33,6 +33,34 @@ export function withoutUndefined<T extends object>(record: T): T {
   return out as T;
 }
 
+/**
+ * A deep copy of a record for the memory engines, so a caller never shares objects with what is stored.
+ * Plain objects and arrays (all of a record, JSON bodies included) are copied by hand, several times
+ * faster than `structuredClone` on the send path; anything else (a `Date`, a typed array, a structure
+ * deeper than any record) goes through `structuredClone`. `undefined` properties are kept, as
+ * `structuredClone` keeps them.
+ */
+export function copyRecord<T>(value: T, depth = 0): T {
+  if (value === null || typeof value !== "object") return value;
+  if (depth > 32) return structuredClone(value); // deeper than a record gets: cycles are structuredClone's
+  if (Array.isArray(value)) {
+    const items = new Array(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = copyRecord(value[i], depth + 1);
+    return items as T;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyRecord((value as Record<string, unknown>)[key], depth + 1);
+    // A "__proto__" key (JSON.parse makes one) stays a property: assigning it would set the prototype.
+    if (key === "__proto__") {
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    } else out[key] = item;
+  }
+  return out as T;
+}
+
 function requireText(kind: string, field: string, value: unknown): void {
   if (typeof value !== "string" || value === "") {
     throw new TypeError(`Cannot save ${kind} record: "${field}" must be a non-empty string`);

@@ -90,6 +90,8 @@ function encodeStateValue(namespace: string, key: string, value: unknown): strin
   if (json === undefined) {
     throw new TypeError(`Cannot store state "${namespace}/${key}": the value is not JSON-compatible`);
   }
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a short text needs no encoding to be known small enough.
+  if (json.length * 3 <= MAX_STATE_VALUE_BYTES) return json;
   const bytes = encoder.encode(json).byteLength;
   if (bytes > MAX_STATE_VALUE_BYTES) {
     throw new RangeError(

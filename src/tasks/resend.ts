@@ -95,7 +95,7 @@ async function holdKey(
   const { store, now, claims } = task;
   const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
   const acquired = await claims.acquire(scope, {
-    fingerprint: await sendFingerprint(record.route, record.body),
+    fingerprint: sendFingerprint(record.route, record.body),
     recordId: record.id,
     claimedUntil,
   });

@@ -1,7 +1,14 @@
 /** Helpers for the bot tests: a recording gateway stub, payload builders, a bot wired to both. */
 
-import { GatewayService, MemoryStore } from "../../mod.ts";
+import { GatewayService, MemoryState, MemoryStore } from "../../mod.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
+import type {
+  StateEntry,
+  StateListEntry,
+  StateListOptions,
+  StateSetOptions,
+  StateStore,
+} from "../../src/store/state.ts";
 import { Bot, type BotOptions, type Context } from "../../src/bot/mod.ts";
 
 export const INSTANCE = "sales";
@@ -76,6 +83,48 @@ export function stubBot<C extends Context = Context>(
   });
   return { bot, stub, store };
 }
+
+/**
+ * Memory state behind a plain `StateStore`: the bot cannot tell it from a shared store (KV, Redis...), so
+ * it takes the paths it takes for those (a chat's turn as tickets in the store), in one process.
+ */
+export class SharedLikeState implements StateStore {
+  readonly #inner: MemoryState;
+  constructor(now?: () => number) {
+    this.#inner = new MemoryState({ now });
+  }
+  get<T>(namespace: string, key: string): Promise<StateEntry<T> | null> {
+    return this.#inner.get<T>(namespace, key);
+  }
+  set<T>(namespace: string, key: string, value: T, options?: StateSetOptions): Promise<string | null> {
+    return this.#inner.set(namespace, key, value, options);
+  }
+  delete(namespace: string, key: string, options?: { expectedVersion?: string }): Promise<boolean> {
+    return this.#inner.delete(namespace, key, options);
+  }
+  list<T>(namespace: string, options?: StateListOptions): Promise<StateListEntry<T>[]> {
+    return this.#inner.list<T>(namespace, options);
+  }
+}
+
+/** A memory store whose `state` is a {@link SharedLikeState}: the bot's shared-store paths, in one process. */
+export function sharedLikeStore(now?: () => number): GatewayStore {
+  const store = new MemoryStore({ now });
+  const state = new SharedLikeState(now);
+  return new Proxy(store, {
+    get: (target, name) => {
+      if (name === "state") return state;
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The two kinds of store the bot orders chats on: memory (in-memory lines) and shared (tickets in the store). */
+export const ORDER_STORES: readonly [string, (now?: () => number) => GatewayStore][] = [
+  ["memory store", (now) => new MemoryStore({ now })],
+  ["shared store", sharedLikeStore],
+];
 
 let counter = 0;
 

@@ -114,6 +114,34 @@ Deno.test("replies wait for the chat's gap (the pacer), with the bot's clock and
   deepStrictEqual(waits, [1300]);
 });
 
+Deno.test("replies with an instance-wide gap wait for it across chats; per-chat pacing keeps one entry per chat", async () => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const waits: number[] = [];
+  const sleep = (ms: number) => {
+    waits.push(ms);
+    clock += ms;
+    return Promise.resolve();
+  };
+  const store = new MemoryStore({ now });
+  const { bot, stub } = stubBot({ store, now, sleep, pacing: { minGapMs: 1000, recipientIntervalMs: 0 } });
+  bot.on("message:text", (ctx) => ctx.reply(`to ${ctx.text}`));
+  await bot.handleUpdate(inbound("ana", { id: "G1" }));
+  clock += 300;
+  await bot.handleUpdate(inbound("bia", { id: "G2", from: "5511988887777@s.whatsapp.net" }));
+  deepStrictEqual(stub.texts(), ["to ana", "to bia"]);
+  deepStrictEqual(waits, [700]); // the instance's gap, though the chats differ
+  strictEqual((await store.state.list("pacing")).length, 1); // the instance's record
+
+  // The default (one reply per chat per second) keeps no instance record: only each chat's last reply.
+  const perChat = new MemoryStore({ now });
+  const second = stubBot({ store: perChat, now, sleep, pacing: {} }).bot;
+  second.on("message:text", (ctx) => ctx.reply("ok"));
+  await second.handleUpdate(inbound("ana", { id: "G3" }));
+  deepStrictEqual(await perChat.state.list("pacing"), []);
+  deepStrictEqual((await perChat.state.list("pacing-recipient")).map((e) => e.value), [clock]);
+});
+
 Deno.test("ctx.api is the service bound to the update's instance", async () => {
   const { bot, stub } = stubBot();
   bot.on("message", async (ctx) => {

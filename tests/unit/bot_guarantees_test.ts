@@ -12,7 +12,9 @@ import {
   GROUP,
   inbound,
   INSTANCE,
+  ORDER_STORES,
   OWN,
+  sharedLikeStore,
   stubBot,
   stubService,
 } from "../helpers/bot.ts";
@@ -104,40 +106,62 @@ Deno.test("explicit queries reach own updates: outgoing (not the bot's echoes), 
   deepStrictEqual(stub.texts(), ["ok"]);
 });
 
-Deno.test("per-chat order: one chat's updates run one at a time in arrival order, other chats meanwhile", async () => {
-  const store = new MemoryStore();
-  const { bot } = stubBot({ store });
-  const second = stubBot({ store }).bot; // another isolate on the same store
-  const log: string[] = [];
-  const hold = gate();
-  const started = gate();
-  const handler = async (ctx: Context) => {
-    log.push(`start:${ctx.text}`);
-    if (ctx.text === "ana-1") {
-      started.open();
-      await hold.promise;
-    }
-    log.push(`end:${ctx.text}`);
-  };
-  bot.on("message:text", handler);
-  second.on("message:text", handler);
-  const first = bot.handleUpdate(inbound("ana-1", { id: "Q1" }));
-  await started.promise;
-  const later = [
-    second.handleUpdate(inbound("ana-2", { id: "Q2" })),
-    bot.handleUpdate(inbound("ana-3", { id: "Q3" })),
-  ];
-  await bot.handleUpdate(inbound("bia-1", { id: "Q4", from: BIA })); // another chat does not wait
-  deepStrictEqual(log, ["start:ana-1", "start:bia-1", "end:bia-1"]);
-  hold.open();
-  await Promise.all([first, ...later]);
-  deepStrictEqual(log.slice(3), ["end:ana-1", "start:ana-2", "end:ana-2", "start:ana-3", "end:ana-3"]);
-});
+for (const [kind, makeStore] of ORDER_STORES) {
+  Deno.test(`per-chat order (${kind}): one chat's updates run one at a time in arrival order, other chats meanwhile`, async () => {
+    const store = makeStore();
+    const { bot } = stubBot({ store });
+    const second = stubBot({ store }).bot; // another isolate on the same store
+    const log: string[] = [];
+    const hold = gate();
+    const started = gate();
+    const handler = async (ctx: Context) => {
+      log.push(`start:${ctx.text}`);
+      if (ctx.text === "ana-1") {
+        started.open();
+        await hold.promise;
+      }
+      log.push(`end:${ctx.text}`);
+    };
+    bot.on("message:text", handler);
+    second.on("message:text", handler);
+    const first = bot.handleUpdate(inbound("ana-1", { id: "Q1" }));
+    await started.promise;
+    const later = [
+      second.handleUpdate(inbound("ana-2", { id: "Q2" })),
+      bot.handleUpdate(inbound("ana-3", { id: "Q3" })),
+    ];
+    await bot.handleUpdate(inbound("bia-1", { id: "Q4", from: BIA })); // another chat does not wait
+    deepStrictEqual(log, ["start:ana-1", "start:bia-1", "end:bia-1"]);
+    hold.open();
+    await Promise.all([first, ...later]);
+    deepStrictEqual(log.slice(3), ["end:ana-1", "start:ana-2", "end:ana-2", "start:ana-3", "end:ana-3"]);
+  });
+
+  Deno.test(`per-chat order (${kind}): a failed update and a redelivered one end their turns, the next runs`, async () => {
+    const { bot } = stubBot({ store: makeStore() });
+    const log: string[] = [];
+    bot.on("message:text", (ctx) => {
+      log.push(ctx.text);
+      if (ctx.text === "boom") throw new Error("handler failed");
+    });
+    const updates = [
+      bot.handleUpdate(inbound("one", { id: "F1" })),
+      bot.handleUpdate(inbound("boom", { id: "F2" })),
+      bot.handleUpdate(inbound("one", { id: "F1" })), // redelivered while the first may still run
+      bot.handleUpdate(inbound("two", { id: "F3" })),
+    ];
+    const settled = await Promise.allSettled(updates);
+    deepStrictEqual(settled.map((s) => s.status), ["fulfilled", "rejected", "rejected", "fulfilled"]);
+    deepStrictEqual(log, ["one", "boom", "two"]);
+    await bot.handleUpdate(inbound("boom again", { id: "F4" }));
+    deepStrictEqual(log, ["one", "boom", "two", "boom again"]);
+  });
+}
 
 Deno.test("per-chat order: a turn held by a crashed process is skipped after orderLeaseMs", async () => {
   let clock = 1_000_000;
   const now = () => clock;
-  const store = new MemoryStore({ now });
+  const store = sharedLikeStore(now); // a memory store is this process's alone: nobody else can hold a turn
   const sleeps: number[] = [];
   const { bot } = stubBot({
     store,
@@ -241,7 +265,7 @@ Deno.test("restart keeps the store and the middleware, not the caches", async ()
 
 Deno.test("per-chat order: a live holder renews its turn, so a handler slower than the lease is not skipped", async () => {
   // Real time here: renewals run on real timers. The first handler lasts more than three leases.
-  const { bot } = stubBot({ orderLeaseMs: 150 });
+  const { bot } = stubBot({ orderLeaseMs: 150, store: sharedLikeStore() });
   const log: string[] = [];
   bot.on("message:text", async (ctx) => {
     log.push(`start:${ctx.text}`);

@@ -17,6 +17,8 @@ import {
   ValidationException,
 } from "../../mod.ts";
 import { mediaKind } from "../../src/dto/validate.ts";
+import { readBody } from "../../src/dto/body_spec.ts";
+import { readTextBody, SEND_TEXT_BODY, textBodyOf } from "../../src/dto/text_message.ts";
 
 const BAD_NUMBER = (value: string, field = "number") =>
   `${field} must be a phone number in international form (e.g. "5511999999999") or a JID ending in ` +
@@ -98,6 +100,55 @@ Deno.test("SendTextMessageDto: normalized body, everyOne refused (the server ign
   invalid(() => SendTextMessageDto.from({ number: "5511999999999", text: "x", everyOne: true } as never), [
     "everyOne is not read by the server; use mentionsEveryOne",
   ]);
+});
+
+Deno.test("a text body read on the quick way equals the full reading: same body, same errors", () => {
+  const outcome = (read: () => unknown) => {
+    try {
+      return { body: read() };
+    } catch (error) {
+      ok(error instanceof ValidationException);
+      return { error: error.message, messages: error.messages };
+    }
+  };
+  const inputs: unknown[] = [
+    { number: "5511999999999", text: "Hi" },
+    { number: "1234567", text: "7 digits" },
+    { number: "123456", text: "6 digits" },
+    { number: "1".repeat(20), text: "20 digits" },
+    { number: "1".repeat(21), text: "21 digits" },
+    { number: " 5511999999999 ", text: "padded" },
+    { number: "+55 (11) 99999-9999", text: "formatted" },
+    { number: "120363025246125888@g.us", text: "group" },
+    { number: "5511999999999", text: "   " },
+    { number: "5511999999999", text: "" },
+    { number: 5511999999999, text: "a number" },
+    { number: "5511999999999" },
+    { text: "no number" },
+    { number: "5511999999999", text: "Hi", delay: 1200 },
+    { number: "5511999999999", text: "Hi", delay: -1 },
+    { number: "5511999999999", text: "Hi", linkPreview: null },
+    { number: "5511999999999", text: "Hi", everyOne: true },
+    { number: "5511999999999", text: "Hi", unknownKey: 1 },
+    null,
+    ["5511999999999", "Hi"],
+    "5511999999999",
+  ];
+  for (const input of inputs) {
+    const full = outcome(() => readBody(SEND_TEXT_BODY, input));
+    deepStrictEqual(outcome(() => readTextBody(input)), full, JSON.stringify(input));
+    deepStrictEqual(
+      outcome(() => SendTextMessageDto.from(input as never).toJSON()),
+      full,
+      JSON.stringify(input),
+    );
+    if (
+      input !== null && typeof input === "object" && !Array.isArray(input) && Object.keys(input).length === 2
+    ) {
+      const { number, text } = input as { number: unknown; text: unknown };
+      deepStrictEqual(outcome(() => textBodyOf(number, text)), full, JSON.stringify(input));
+    }
+  }
 });
 
 Deno.test("a DTO is frozen, serialises with JSON.stringify, and from(dto) returns it", () => {

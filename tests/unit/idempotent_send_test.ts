@@ -266,7 +266,7 @@ Deno.test("idempotent send: a call while another holds the key waits, bounded by
     const other = new IdempotencyClaims(state, { now: () => NOW });
     const body = { number: TO, text: "slow" };
     await other.acquire({ connection: "default", instance: "sales", key: "slow-1" }, {
-      fingerprint: await sendFingerprint("/message/sendText/{instance}", body),
+      fingerprint: sendFingerprint("/message/sendText/{instance}", body),
       recordId: "elsewhere",
       claimedUntil: NOW + 600_000,
     });
@@ -292,7 +292,7 @@ Deno.test("idempotent send: a holder past its claimedUntil died mid-send: its ou
     await new IdempotencyClaims(state, { now: () => clock.now }).acquire(
       { connection: "default", instance: "sales", key: "dead-1" },
       {
-        fingerprint: await sendFingerprint("/message/sendText/{instance}", { number: TO, text: "x" }),
+        fingerprint: sendFingerprint("/message/sendText/{instance}", { number: TO, text: "x" }),
         recordId: "r-dead",
         claimedUntil: NOW + 10,
       },

@@ -114,6 +114,32 @@ contract("saves and reads an outbound record, as a copy", async (store) => {
   strictEqual(await store.getOutbound("missing"), null);
 });
 
+contract(
+  "nested bodies (arrays, a __proto__ key) round-trip as copies through save, update and list",
+  async (store) => {
+    const body = JSON.parse(
+      '{"number":"5511999999999","sections":[{"title":"A","rows":[{"rowId":"r1"},{"rowId":"r2"}]}],"__proto__":{"x":1}}',
+    );
+    const record = outbound("a", 100, { body });
+    await store.saveOutbound(record);
+    body.sections[0].rows.push({ rowId: "r3" }); // the caller's object changes after the save
+    const read = await store.getOutbound("a");
+    deepStrictEqual(
+      read!.body,
+      JSON.parse(
+        '{"number":"5511999999999","sections":[{"title":"A","rows":[{"rowId":"r1"},{"rowId":"r2"}]}],"__proto__":{"x":1}}',
+      ),
+    );
+    strictEqual(Object.getPrototypeOf(read!.body), Object.prototype); // a key, not a prototype
+    deepStrictEqual(Object.keys(read!.body), ["number", "sections", "__proto__"]);
+    const changes = { body: { number: "5511999999999", list: [[1, 2], [3]] } };
+    const updated = await store.updateOutbound("a", changes);
+    changes.body.list[0].push(9);
+    (updated!.body as { list: number[][] }).list[1].push(9);
+    deepStrictEqual((await store.listOutbound())[0].body, { number: "5511999999999", list: [[1, 2], [3]] });
+  },
+);
+
 contract("replacing an outbound record moves it between status indexes", async (store) => {
   await store.saveOutbound(outbound("a", 100, { status: "failed" }));
   await store.saveOutbound(outbound("a", 100, { status: "sent", messageId: "3EB0" }));

@@ -16,6 +16,7 @@ import {
   checkSnapshot,
   checkWebhookLog,
   compareParts,
+  copyRecord,
   settle,
   withoutUndefined,
 } from "../../store/records.ts";
@@ -92,7 +93,7 @@ export class MemoryStore implements store.GatewayStore {
   saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     return settle(() => {
       checkOutbound(record);
-      this.#outbound.set(record.id, structuredClone(withoutUndefined(record)));
+      this.#outbound.set(record.id, copyRecord(withoutUndefined(record)));
     });
   }
 
@@ -130,10 +131,10 @@ export class MemoryStore implements store.GatewayStore {
       const current = this.#outbound.get(id);
       if (current === undefined) return null;
       if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return null;
-      const next = applyOutboundChanges(current, structuredClone(changes), this.#now());
+      const next = applyOutboundChanges(current, copyRecord(changes), this.#now());
       checkOutbound(next);
       this.#outbound.set(id, next);
-      return structuredClone(next);
+      return copyRecord(next);
     });
   }
 
@@ -158,7 +159,7 @@ export class MemoryStore implements store.GatewayStore {
         (after === undefined || compareParts([record.createdAt, record.id], [after.createdAt, after.id]) > 0)
       );
       found.sort((a, b) => compareParts([a.createdAt, a.id], [b.createdAt, b.id]));
-      return found.slice(0, limit).map((record) => structuredClone(record));
+      return found.slice(0, limit).map((record) => copyRecord(record));
     });
   }
 
@@ -177,7 +178,7 @@ export class MemoryStore implements store.GatewayStore {
     return settle(() => {
       checkInbound(record);
       const key = pairKey(record.instance, record.id);
-      if (!this.#inbound.has(key)) this.#inbound.set(key, structuredClone(withoutUndefined(record)));
+      if (!this.#inbound.has(key)) this.#inbound.set(key, copyRecord(withoutUndefined(record)));
     });
   }
 
@@ -208,7 +209,7 @@ export class MemoryStore implements store.GatewayStore {
   saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     return settle(() => {
       checkWebhookLog(record);
-      this.#webhookLogs.set(record.id, structuredClone(withoutUndefined(record)));
+      this.#webhookLogs.set(record.id, copyRecord(withoutUndefined(record)));
     });
   }
 
@@ -243,7 +244,7 @@ export class MemoryStore implements store.GatewayStore {
         query.status === undefined || record.status === query.status
       );
       found.sort((a, b) => compareParts([a.receivedAt, a.id], [b.receivedAt, b.id]));
-      return found.slice(0, limit).map((record) => structuredClone(record));
+      return found.slice(0, limit).map((record) => copyRecord(record));
     });
   }
 
@@ -260,7 +261,7 @@ export class MemoryStore implements store.GatewayStore {
     return settle(() => {
       checkSnapshot(snapshot);
       const key = pairKey(snapshot.connection, snapshot.instance);
-      this.#instances.set(key, structuredClone(withoutUndefined(snapshot)));
+      this.#instances.set(key, copyRecord(withoutUndefined(snapshot)));
     });
   }
 
@@ -308,7 +309,7 @@ export class MemoryStore implements store.GatewayStore {
 }
 
 function copyOrNull<T>(record: T | undefined): T | null {
-  return record === undefined ? null : structuredClone(record);
+  return record === undefined ? null : copyRecord(record);
 }
 
 function pruneMap<T>(map: Map<string, T>, old: (record: T) => boolean, dryRun: boolean): number {

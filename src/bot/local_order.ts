@@ -1,0 +1,90 @@
+/**
+ * Per-chat order on a `MemoryState`: the state lives in this process only, so no other process can hold a
+ * chat's turn, and a line of promises in memory gives the same order as tickets in the store, without a
+ * store operation or a renewal timer per update. Every bot on the same `MemoryState` shares the lines (a
+ * restarted bot, two bots on one store), as they would share the tickets.
+ *
+ * @module
+ */
+
+import { MemoryState } from "../backends/memory/state.ts";
+import type { StateStore } from "../store/state.ts";
+import {
+  type ArrivalSlot,
+  type ChatLines,
+  ChatOrder,
+  type ChatOrderOptions,
+  type ChatTurn,
+} from "./chat_order.ts";
+
+const DONE: Promise<void> = Promise.resolve();
+
+// Per state: the turn end of each chat's last arrival (absent when its line is empty).
+const linesByState = new WeakMap<MemoryState, Map<string, Promise<void>>>();
+
+/** A place in a chat's line: its turn comes when the arrival before it ends its own (or gives it up). */
+class Place implements ArrivalSlot {
+  readonly before: Promise<void>;
+  readonly #tails: Map<string, Promise<void>>;
+  readonly #key: string;
+  #mine: Promise<void> | undefined;
+  #end: (() => void) | undefined;
+
+  constructor(tails: Map<string, Promise<void>>, key: string) {
+    this.#tails = tails;
+    this.#key = key;
+    this.before = tails.get(key) ?? DONE;
+    this.#mine = new Promise<void>((resolve) => this.#end = resolve);
+    tails.set(key, this.#mine);
+  }
+
+  /** End the turn (or give up the place): the next arrival's turn comes once the earlier ones ended. */
+  release = (): void => {
+    const mine = this.#mine;
+    if (mine === undefined) return; // released already
+    this.#mine = undefined;
+    const end = this.#end!;
+    const pass = () => {
+      if (this.#tails.get(this.#key) === mine) this.#tails.delete(this.#key);
+      end();
+    };
+    if (this.before === DONE) pass();
+    else void this.before.then(pass);
+  };
+}
+
+/** The lines of every chat of the bots on one `MemoryState`. */
+export class LocalChatOrder implements ChatLines {
+  readonly #tails: Map<string, Promise<void>>;
+
+  constructor(state: MemoryState) {
+    let tails = linesByState.get(state);
+    if (tails === undefined) linesByState.set(state, tails = new Map());
+    this.#tails = tails;
+  }
+
+  /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
+  arrive(instance: string, chat: string): ArrivalSlot {
+    return new Place(this.#tails, `${instance}/${chat}`);
+  }
+
+  /** Wait for the turn of an update of `chat`: once every update that arrived before it ended its turn. */
+  async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
+    const place = slot ?? this.arrive(instance, chat);
+    await place.before;
+    return {
+      leave: () => {
+        place.release();
+        return DONE;
+      },
+    };
+  }
+}
+
+/**
+ * The lines a bot orders its chats in: in memory on a `MemoryState` (this process's alone, so a line in
+ * memory is exact and costs no store operation), else as tickets in the shared store.
+ */
+export function chatLines(state: StateStore, options: ChatOrderOptions): ChatLines {
+  return state instanceof MemoryState ? new LocalChatOrder(state) : new ChatOrder(state, options);
+}
