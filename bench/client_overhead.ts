@@ -7,6 +7,7 @@
 // Run: deno run --allow-net=127.0.0.1 --allow-run --allow-read --allow-write --allow-env \
 //        --lock=tests/npm/deno.lock bench/client_overhead.ts [--rounds 30] [--per-round 300] [--stub inline]
 import { median } from "./stats.ts";
+import { startStubProcess } from "./stub_process.ts";
 import { parseArgs } from "node:util";
 import { ky, ofetch } from "../tests/npm/http_clients.ts";
 import { GatewayService, KvStore } from "../mod.ts";
@@ -37,13 +38,6 @@ const body = JSON.stringify({
 // By default the stub runs in its own process, as a real gateway would; `--stub inline` serves it from this
 // process instead (the server's work then shares the client's event loop, which magnifies the client's own
 // CPU cost: the stricter of the two).
-const stubSource = `
-const body = ${JSON.stringify(body)};
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
-  await request.arrayBuffer();
-  return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
-});
-`;
 async function startStub(): Promise<{ port: number; stop: () => Promise<void> }> {
   if (values.stub === "inline") {
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
@@ -52,31 +46,7 @@ async function startStub(): Promise<{ port: number; stop: () => Promise<void> }>
     });
     return { port: server.addr.port, stop: () => server.shutdown() };
   }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "-"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(stubSource));
-  await writer.close();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let firstLine = "";
-  while (!firstLine.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the stub server did not start");
-    firstLine += value;
-  }
-  reader.releaseLock();
-  return {
-    port: Number(firstLine.trim()),
-    stop: async () => {
-      child.kill();
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-    },
-  };
+  return await startStubProcess(body);
 }
 const { port, stop } = await startStub();
 const url = `http://127.0.0.1:${port}`;

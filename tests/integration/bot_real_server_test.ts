@@ -3,26 +3,14 @@
 // webhook's jwt_key (Bearer JWT) and on its byEvents path: the bot verifies it with its default scheme
 // (`auto`, only the secret given) and runs `on("connection")`.
 import { ok } from "node:assert/strict";
-import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { Bot } from "../../src/bot/mod.ts";
-
-const url = Deno.env.get("GW_REAL_URL");
-const key = Deno.env.get("GW_REAL_KEY");
+import { NO_REAL_SERVER, realServerService } from "../helpers/real_server.ts";
 
 Deno.test({
   name: "real server: the bot verifies the server's signed webhooks with its default scheme and runs on()",
-  ignore: !url || !key,
+  ignore: NO_REAL_SERVER,
   async fn() {
-    const name = `bot-${crypto.randomUUID().slice(0, 8)}`;
-    const store = new MemoryStore();
-    const gw = new GatewayService({
-      server_url: url,
-      api_key: key,
-      instance: name,
-      store,
-      retry: { max_retries: 0 },
-    });
+    const { name, store, gw } = realServerService("bot");
     const seen: string[] = [];
     const connected = Promise.withResolvers<void>();
     await gw.instances().create(name);

@@ -2,27 +2,15 @@
 // without them. Its instances never connect, but creating, connecting and deleting one makes the server send
 // connection.update, instance.delete, remove.instance and status.instance, to byEvents URLs, signed with its JWT.
 import { deepStrictEqual, ok } from "node:assert/strict";
-import { GatewayService } from "../../src/service.ts";
-import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
-
-const url = Deno.env.get("GW_REAL_URL");
-const key = Deno.env.get("GW_REAL_KEY");
+import { NO_REAL_SERVER, realServerService } from "../helpers/real_server.ts";
 
 Deno.test({
   name: "real server: webhooks arrive typed by their event name, and a processor with a store records health",
-  ignore: !url || !key,
+  ignore: NO_REAL_SERVER,
   async fn() {
-    const name = `events-${crypto.randomUUID().slice(0, 8)}`;
-    const store = new MemoryStore();
-    const gw = new GatewayService({
-      server_url: url,
-      api_key: key,
-      instance: name,
-      store,
-      retry: { max_retries: 0 },
-    });
+    const { name, store, gw } = realServerService("events");
     const seen: string[] = [];
     const paths: string[] = [];
     // The four kinds arrive each on its own request, in no fixed order.

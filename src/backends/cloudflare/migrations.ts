@@ -1,13 +1,15 @@
 /**
  * The D1 schema of `D1Store` and `D1State`, shipped twice with the same text: as `.sql` files under
  * `migrations/` for `wrangler d1 migrations apply`, and here for {@link applyD1Migrations} (a Worker cannot
- * read files). A test keeps the two equal.
+ * read files). A test keeps the two equal; the state table's statements come from `sql_state.ts`, which the
+ * coordinator creates its table with too.
  *
  * @module
  */
 
 import type { D1Database } from "./bindings.ts";
 import { d1Runner, splitStatements, sql } from "./sql.ts";
+import { STATE_INDEX_SQL, STATE_TABLE_SQL } from "./sql_state.ts";
 
 /** One migration: its file name (without `.sql`) and its text. */
 export interface D1Migration {
@@ -74,15 +76,8 @@ CREATE TABLE IF NOT EXISTS gateway_instances (
 );
 CREATE INDEX IF NOT EXISTS gateway_instances_by_time ON gateway_instances (updated_at, connection, instance);
 
-CREATE TABLE IF NOT EXISTS gateway_state (
-  namespace TEXT NOT NULL,
-  key TEXT NOT NULL,
-  value TEXT NOT NULL,
-  version TEXT NOT NULL,
-  expires_at NUMERIC,
-  PRIMARY KEY (namespace, key)
-);
-CREATE INDEX IF NOT EXISTS gateway_state_by_expiry ON gateway_state (expires_at) WHERE expires_at IS NOT NULL;
+${STATE_TABLE_SQL};
+${STATE_INDEX_SQL};
 
 CREATE TABLE IF NOT EXISTS gateway_webhook_bodies (
   id TEXT NOT NULL PRIMARY KEY,
