@@ -26,6 +26,7 @@ import { WebhookPayloadDto } from "../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../src/webhooks/processor.ts";
 import { Bot, type BotOptions } from "../src/bot/mod.ts";
 import { median } from "./stats.ts";
+import { startStubProcess } from "./stub_process.ts";
 
 function arg(name: string, fallback: number): number {
   const at = Deno.args.indexOf(`--${name}`);
@@ -62,53 +63,19 @@ const stubFetch: typeof fetch = async (input, init) => {
   }, { status: 201 });
 };
 
-/**
- * The stub server in its own process (`--http`): answers every request like sendText's 201. It exits when
- * its stdin closes, so it never outlives this process (also killed, or ended by `Deno.exit`), and its
- * stdout is read to the end, so nothing it prints can ever block it.
- */
-async function startStub(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const source = `
-const body = JSON.stringify({ key: { remoteJid: "5511900000000@s.whatsapp.net", fromMe: true, id: "3EB0BENCH" },
-  pushName: "Você", status: "PENDING", message: { conversation: "x" }, contextInfo: null, messageType: "conversation",
-  messageTimestamp: 1760000000, instanceId: "bench-instance-id", source: "unknown" });
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
-  await request.arrayBuffer();
-  return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
+// The gateway stub in its own process (`--http`), with the same answer as `stubFetch` gives.
+const STUB_ANSWER = JSON.stringify({
+  key: { remoteJid: "5511900000000@s.whatsapp.net", fromMe: true, id: "3EB0BENCH" },
+  pushName: "Você",
+  status: "PENDING",
+  message: { conversation: "x" },
+  contextInfo: null,
+  messageType: "conversation",
+  messageTimestamp: 1760000000,
+  instanceId: "bench-instance-id",
+  source: "unknown",
 });
-await Deno.stdin.readable.pipeTo(new WritableStream());
-await server.shutdown();
-Deno.exit(0);`;
-  const module = `data:application/javascript;base64,${
-    btoa(String.fromCharCode(...new TextEncoder().encode(source)))
-  }`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", module],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let line = "";
-  while (!line.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the stub server did not start");
-    line += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
-  return {
-    url: `http://127.0.0.1:${Number(line.trim())}`,
-    stop: async () => {
-      await child.stdin.close();
-      await child.status;
-      await drained;
-    },
-  };
-}
-
-const stub = HTTP ? await startStub() : undefined;
+const stub = HTTP ? await startStubProcess(STUB_ANSWER) : undefined;
 
 function service(store: MemoryStore): GatewayService {
   return new GatewayService({

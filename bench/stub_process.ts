@@ -12,40 +12,50 @@ export interface StubProcess {
   stop(): Promise<void>;
 }
 
-/** Start a stub server process on 127.0.0.1 that answers every request with `body` (JSON text), status 201. */
+/**
+ * Start a stub server process on 127.0.0.1 that answers every request with `body` (JSON text), status 201.
+ * It exits when its stdin closes, so it never outlives the bench (also when the bench is killed or ends with
+ * `Deno.exit`), and its stdout is read to the end, so nothing it prints can block it.
+ */
 export async function startStubProcess(body: string): Promise<StubProcess> {
   const source = `
 const body = ${JSON.stringify(body)};
-Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen({ port }) { console.log(port); } }, async (request) => {
   await request.arrayBuffer();
   return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
 });
+await Deno.stdin.readable.pipeTo(new WritableStream());
+await server.shutdown();
+Deno.exit(0);
 `;
+  // The source is the module itself (a data: URL), so stdin stays free to tell the stub when to stop.
+  const module = `data:application/javascript;base64,${
+    btoa(String.fromCharCode(...new TextEncoder().encode(source)))
+  }`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "-"],
+    args: ["run", "--allow-net=127.0.0.1", module],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(source));
-  await writer.close();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let firstLine = "";
   while (!firstLine.includes("\n")) {
-    const { value, done } = await reader.read();
+    const { value, done } = await lines.read();
     if (done) throw new Error("the stub server did not start");
     firstLine += value;
   }
-  reader.releaseLock();
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
   const port = Number(firstLine.trim());
   return {
     port,
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
-      child.kill();
+      await child.stdin.close();
       await child.status;
-      await child.stdout.cancel().catch(() => {});
+      await drained;
     },
   };
 }
