@@ -382,15 +382,20 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     const fn = child.middleware();
     this.#append(async (ctx, next) => {
       let goOn = false;
-      const resume = () => {
-        goOn = true;
-        return Promise.resolve();
+      // The middleware and the handler each get a `next` that, like every other, may be called once.
+      const resume = (): NextFunction => {
+        let called = false;
+        return () => {
+          if (called) return Promise.reject(new Error("Cannot call next() twice in one middleware"));
+          called = goOn = true;
+          return Promise.resolve();
+        };
       };
       try {
-        await fn(ctx, resume);
+        await fn(ctx, resume());
       } catch (error) {
         goOn = false;
-        await handler(new BotError(error, ctx), resume);
+        await handler(new BotError(error, ctx), resume());
       }
       if (goOn) await next();
     });
