@@ -16,6 +16,7 @@ import {
   type MiddlewareFn,
   type MiddlewareObj,
   type NextFunction,
+  nextOnce,
   pass,
   run,
 } from "./middleware.ts";
@@ -383,14 +384,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     this.#append(async (ctx, next) => {
       let goOn = false;
       // The middleware and the handler each get a `next` that, like every other, may be called once.
-      const resume = (): NextFunction => {
-        let called = false;
-        return () => {
-          if (called) return Promise.reject(new Error("Cannot call next() twice in one middleware"));
-          called = goOn = true;
-          return Promise.resolve();
-        };
-      };
+      const resume = () => nextOnce(() => Promise.resolve(void (goOn = true)));
       try {
         await fn(ctx, resume());
       } catch (error) {
