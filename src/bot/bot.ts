@@ -27,7 +27,14 @@ import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import { addressesInstance, canonicalize, lidChat, toBotUpdate } from "./update.ts";
+import {
+  addressesInstance,
+  canonicalize,
+  lidChat,
+  mayBeContactEdit,
+  placeEdit,
+  toBotUpdate,
+} from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -290,7 +297,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    const update = toBotUpdate(payload);
+    let update = toBotUpdate(payload);
+    // A contact's edit names the message as they wrote it (`fromMe`): theirs when it came in here.
+    if (mayBeContactEdit(payload, update)) update = await placeEdit(payload, update, this.#claims);
     const lids = this.processor.lidDirectory;
     if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
     // Most updates are admitted (or not) at once: no promise to wait for then.

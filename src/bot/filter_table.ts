@@ -87,12 +87,12 @@ export const FILTER_QUERIES = {
     narrows: ["msg", "chat", "from", "msg.poll"],
   },
   "edit": {
-    matches: "a contact edited a message (messages.edited)",
-    reads: "event, data.key, data.type (MESSAGE_EDIT), data.editedMessage",
+    matches: "a contact edited a message (messages.edited; chat and sender: where the message came in)",
+    reads: "event, data.key.id, data.type (MESSAGE_EDIT), data.editedMessage",
     narrows: ["msg", "chat", "from"],
   },
   "delete": {
-    matches: "a contact deleted a message for everyone",
+    matches: "a contact deleted a message for everyone (once, however many events report it)",
     reads: "messages.delete data.id | messages.update data.status DELETED | messages.edited data.type REVOKE",
     narrows: ["msg", "chat"],
   },
