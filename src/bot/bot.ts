@@ -27,14 +27,7 @@ import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import {
-  addressesInstance,
-  canonicalize,
-  lidChat,
-  mayBeContactEdit,
-  placeEdit,
-  toBotUpdate,
-} from "./update.ts";
+import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -297,9 +290,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    let update = toBotUpdate(payload);
     // A contact's edit names the message as they wrote it (`fromMe`): theirs when it came in here.
-    if (mayBeContactEdit(payload, update)) update = await placeEdit(payload, update, this.#claims);
+    let update = placeEdit(payload, toBotUpdate(payload), this.#claims);
+    if (update instanceof Promise) update = await update;
     const lids = this.processor.lidDirectory;
     if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
     // Most updates are admitted (or not) at once: no promise to wait for then.

@@ -274,24 +274,20 @@ function finish(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate {
 }
 
 /**
- * Whether `update` may be a contact's edit that reads as the instance's own: a messages.edited whose key
- * says `fromMe` (the sender's side). The bot then looks for where it received the message.
+ * `update` placed: a messages.edited that reads as the instance's own (its key says `fromMe`, the sender's
+ * side) is the edit (or revoke) of a contact in the chat this instance received the message in, when
+ * `claims` remember that message; anything else is returned as it is, at once.
  */
-export function mayBeContactEdit(payload: WebhookPayloadDto, update: BotUpdate): boolean {
-  return payload.event === "MESSAGES_EDITED" && update.kind === "outgoing" && update.msg?.id !== "";
-}
-
-/**
- * A messages.edited `update` that reads as the instance's own, placed: the edit (or revoke) of a contact in
- * the chat this instance received the message in, when `claims` remember it; else `update` as it was.
- */
-export async function placeEdit(
+export function placeEdit(
   payload: WebhookPayloadDto,
   update: BotUpdate,
   claims: InboundMessageClaims,
-): Promise<BotUpdate> {
-  const origin = await claims.origin(update.instance, update.msg!.id);
-  return origin === undefined ? update : finish(payload, fromEdit(payload, origin));
+): BotUpdate | Promise<BotUpdate> {
+  const id = update.msg?.id;
+  if (payload.event !== "MESSAGES_EDITED" || update.kind !== "outgoing" || !id) return update;
+  return claims.origin(update.instance, id).then((origin) =>
+    origin === undefined ? update : finish(payload, fromEdit(payload, origin))
+  );
 }
 
 /** The chat's `@lid` JID when the update names the chat by one (for the directory lookup). */
