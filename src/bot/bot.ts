@@ -122,7 +122,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       sleep: (ms) => sleep(ms),
       pacing: checked.pacing ?? {},
-      remembers: () => this.#registeredQueries().has("outgoing"),
+      // Sent ids tell echoes apart (`outgoing`), and replies to the bot in groups that address it by `@lid`.
+      remembers: () => checked.groups === "mentions" || this.#registeredQueries().has("outgoing"),
     });
     this.#order = chatLines(state, {
       now: this.#now,
@@ -381,7 +382,11 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
-    return this.#ownJids(payload).then((own) => addressesInstance(update, own));
+    const quoted = update.msg?.quoted?.id;
+    return this.#ownJids(payload).then((own) =>
+      addressesInstance(update, own) ||
+      (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
+    );
   }
 
   async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {
