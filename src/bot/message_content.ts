@@ -114,10 +114,33 @@ function poll(p: Json): { name: string; options: string[] } {
   };
 }
 
-/** The first known content field of a message object, with what it sets. */
+/** Envelopes Baileys keeps around the content, which the server forwards as they are. */
+const WRAPPERS = ["ephemeralMessage", "viewOnceMessage", "viewOnceMessageV2", "viewOnceMessageV2Extension"];
+
+/** The message type to show: the server's `messageType`, unless it names an envelope (then the content's). */
+export function messageType(declared: unknown, content: string): string {
+  const type = str(declared);
+  return type === undefined || WRAPPERS.includes(type) ? content : type;
+}
+
+/**
+ * The message inside its envelopes: a text in a chat with disappearing messages comes as
+ * `{ ephemeralMessage: { message: { extendedTextMessage } } }`, a view-once photo in `viewOnceMessageV2`.
+ */
+export function unwrap(message: Json): Json {
+  for (let depth = 0; depth < 4; depth++) {
+    const wrapper = WRAPPERS.find((field) => isRecord(part(message, field).message));
+    if (wrapper === undefined) return message;
+    message = part(message, wrapper).message as Json;
+  }
+  return message;
+}
+
+/** The first known content field of a message object (inside its envelopes), with what it sets. */
 export function readContent(
-  message: Json,
+  wrapped: Json,
 ): { type: string; query?: FilterQuery; fields: Partial<BotMessage> } {
+  const message = unwrap(wrapped);
   for (const field of Object.keys(message)) {
     const rule = CONTENT[field];
     if (rule !== undefined) {
@@ -134,7 +157,9 @@ export function readContext(
   message: Json,
   type: string,
 ): Pick<BotMessage, "quoted" | "mentions"> {
-  const info = isRecord(data.contextInfo) ? data.contextInfo : part(part(message, type), "contextInfo");
+  const info = isRecord(data.contextInfo)
+    ? data.contextInfo
+    : part(part(unwrap(message), type), "contextInfo");
   const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
   const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
   const id = str(info.stanzaId);

@@ -18,7 +18,7 @@ import { parseMessageStatus } from "../delivery/status_updates.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { isRecord } from "../util/json_shape.ts";
-import { num, readContent, readContext, str } from "./message_content.ts";
+import { messageType, num, readContent, readContext, str } from "./message_content.ts";
 import type {
   BotCall,
   BotChat,
@@ -79,7 +79,7 @@ function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate 
   const fromMe = sentEvent || payload.fromMe === true;
   const msg: BotMessage = {
     id: payload.messageId ?? "",
-    type: str(data.messageType) ?? content.type,
+    type: messageType(data.messageType, content.type),
     fromMe,
     ...content.fields,
     ...readContext(data, message, content.type),

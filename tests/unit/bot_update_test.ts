@@ -156,6 +156,40 @@ const CASES: Case[] = [
     check: (u) => strictEqual(u.msg?.reaction, ""),
   },
   {
+    // 2.3.6 forwards Baileys' envelope as it is (prepareMessage unwraps none): messageType is the envelope's.
+    name: "a text in a chat with disappearing messages (ephemeralMessage)",
+    body: upsert({
+      ephemeralMessage: {
+        message: {
+          extendedTextMessage: {
+            text: "hi, it vanishes",
+            contextInfo: { expiration: 604800, mentionedJid: ["5511900000000@s.whatsapp.net"] },
+          },
+        },
+      },
+    }),
+    queries: ["message", "message:text"],
+    check: (u) => {
+      strictEqual(u.msg?.text, "hi, it vanishes");
+      strictEqual(u.msg?.type, "extendedTextMessage");
+      deepStrictEqual(u.msg?.mentions, ["5511900000000@s.whatsapp.net"]);
+    },
+  },
+  {
+    name: "a view-once photo with a caption (viewOnceMessageV2)",
+    body: upsert({
+      viewOnceMessageV2: {
+        message: { imageMessage: { caption: "once", mimetype: "image/jpeg", viewOnce: true } },
+      },
+    }),
+    queries: ["message", "message:image"],
+    check: (u) => {
+      strictEqual(u.msg?.caption, "once");
+      strictEqual(u.msg?.type, "imageMessage");
+      strictEqual(u.msg?.media?.mimetype, "image/jpeg");
+    },
+  },
+  {
     name: "messages.edited (protocol message, enum as a string)",
     body: {
       event: "messages.edited",
