@@ -72,8 +72,9 @@ export const FILTER_QUERIES = {
     narrows: ["msg", "chat", "from", "msg.reaction"],
   },
   "message:button": {
-    matches: "a buttons or template-button reply",
-    reads: "data.message.buttonsResponseMessage.selectedButtonId | templateButtonReplyMessage.selectedId",
+    matches: "a buttons, template-button or quick-reply button reply (the buttons sendButtons sends)",
+    reads:
+      "data.message.buttonsResponseMessage.selectedButtonId | templateButtonReplyMessage.selectedId | interactiveResponseMessage.nativeFlowResponseMessage.paramsJson id",
     narrows: ["msg", "chat", "from", "msg.buttonId"],
   },
   "message:list": {

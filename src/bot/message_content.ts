@@ -40,6 +40,20 @@ function media(p: Json): BotMedia {
 interface ContentRule {
   query: FilterQuery;
   read(p: Json, message: Json): Partial<BotMessage>;
+  /** A field the query needs: without it the message matches `message` only. */
+  needs?: keyof BotMessage;
+}
+
+/** The `id` of a native flow reply's parameters (a quick-reply button's), when they are JSON with one. */
+function flowButtonId(p: Json): string | undefined {
+  const flow = part(p, "nativeFlowResponseMessage");
+  if (typeof flow.paramsJson !== "string") return undefined;
+  try {
+    const params: unknown = JSON.parse(flow.paramsJson);
+    return isRecord(params) ? str(params.id) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const captioned = (p: Json): Partial<BotMessage> => ({ caption: str(p.caption), text: str(p.caption) });
@@ -87,6 +101,12 @@ const CONTENT: Readonly<Record<string, ContentRule>> = {
   templateButtonReplyMessage: {
     query: "message:button",
     read: (p) => ({ buttonId: str(p.selectedId) ?? "", text: str(p.selectedDisplayText) }),
+  },
+  // The reply to the buttons 2.3.6 sends (`sendButtons`: an interactive message with quick-reply buttons).
+  interactiveResponseMessage: {
+    query: "message:button",
+    read: (p) => ({ buttonId: flowButtonId(p), text: str(part(p, "body").text) }),
+    needs: "buttonId",
   },
   listResponseMessage: {
     query: "message:list",
@@ -144,7 +164,9 @@ export function readContent(
   for (const field of Object.keys(message)) {
     const rule = CONTENT[field];
     if (rule !== undefined) {
-      return { type: field, query: rule.query, fields: rule.read(part(message, field), message) };
+      const fields = rule.read(part(message, field), message);
+      const query = rule.needs === undefined || fields[rule.needs] !== undefined ? rule.query : undefined;
+      return { type: field, query, fields };
     }
   }
   const type = Object.keys(message).find((key) => key !== "messageContextInfo") ?? "unknown";

@@ -156,6 +156,35 @@ const CASES: Case[] = [
     check: (u) => strictEqual(u.msg?.reaction, ""),
   },
   {
+    // 2.3.6's sendButtons sends an interactive message with quick-reply buttons ({ display_text, id }); a tap
+    // comes back as a native flow reply whose parameters carry the id.
+    name: "quick-reply button reply (interactiveResponseMessage)",
+    body: upsert({
+      interactiveResponseMessage: {
+        body: { text: "Yes", format: "DEFAULT" },
+        nativeFlowResponseMessage: { name: "quick_reply", paramsJson: '{"id":"yes"}', version: 3 },
+        contextInfo: { stanzaId: "BOT8", participant: "5511900000000@s.whatsapp.net", quotedMessage: {} },
+      },
+    }),
+    queries: ["message", "message:button"],
+    check: (u) => {
+      strictEqual(u.msg?.buttonId, "yes");
+      strictEqual(u.msg?.text, "Yes");
+      strictEqual(u.msg?.quoted?.id, "BOT8");
+    },
+  },
+  {
+    name: "a native flow reply without a button id is a message only",
+    body: upsert({
+      interactiveResponseMessage: {
+        body: { text: "Form sent" },
+        nativeFlowResponseMessage: { name: "galaxy_message", paramsJson: '{"flow_token":"t"}', version: 3 },
+      },
+    }),
+    queries: ["message"],
+    check: (u) => strictEqual(u.msg?.buttonId, undefined),
+  },
+  {
     // 2.3.6 forwards Baileys' envelope as it is (prepareMessage unwraps none): messageType is the envelope's.
     name: "a text in a chat with disappearing messages (ephemeralMessage)",
     body: upsert({
