@@ -27,7 +27,7 @@ import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import { addressesInstance, canonicalize, lidChat, toBotUpdate } from "./update.ts";
+import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -122,7 +122,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       sleep: (ms) => sleep(ms),
       pacing: checked.pacing ?? {},
-      remembers: () => this.#registeredQueries().has("outgoing"),
+      // Sent ids tell echoes apart (`outgoing`), and replies to the bot in groups that address it by `@lid`.
+      remembers: () => checked.groups === "mentions" || this.#registeredQueries().has("outgoing"),
     });
     this.#order = chatLines(state, {
       now: this.#now,
@@ -290,7 +291,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    const update = toBotUpdate(payload);
+    // A contact's edit names the message as they wrote it (`fromMe`): theirs when it came in here.
+    let update = placeEdit(payload, toBotUpdate(payload), this.#claims);
+    if (update instanceof Promise) update = await update;
     const lids = this.processor.lidDirectory;
     if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
     // Most updates are admitted (or not) at once: no promise to wait for then.
@@ -379,7 +382,11 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
-    return this.#ownJids(payload).then((own) => addressesInstance(update, own));
+    const quoted = update.msg?.quoted?.id;
+    return this.#ownJids(payload).then((own) =>
+      addressesInstance(update, own) ||
+      (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
+    );
   }
 
   async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {

@@ -236,6 +236,28 @@ Deno.test("groups: none drops group messages, mentions keeps those that mention 
   }
 });
 
+Deno.test("groups: mentions keeps a reply to one of the bot's messages that names the bot by an unknown @lid", async () => {
+  const { bot, stub } = stubBot({ groups: "mentions" });
+  bot.on("message:text", (ctx) => ctx.reply(`answer to ${ctx.msg.id}`));
+  const quoting = (id: string, quoted: string) =>
+    inbound("yes", {
+      id,
+      group: GROUP,
+      participant: ANA,
+      // 2.3.6 in a LID group: the quoted message's author as an @lid the store has not learned.
+      extra: { contextInfo: { stanzaId: quoted, participant: "88888888888888@lid", quotedMessage: {} } },
+    });
+  await bot.handleUpdate(inbound("hey bot", {
+    id: "m1",
+    group: GROUP,
+    participant: ANA,
+    extra: { contextInfo: { mentionedJid: [OWN] } },
+  }));
+  await bot.handleUpdate(quoting("m2", "BOT1")); // BOT1: the stub's id of the bot's first reply
+  await bot.handleUpdate(quoting("m3", "3EB0SOMEONE")); // a quote of someone else's message
+  deepStrictEqual(stub.texts(), ["answer to m1", "answer to m2"]);
+});
+
 Deno.test("pause and resume: stored, seen by another bot on the store, by JID or phone number", async () => {
   const store = new MemoryStore();
   const { bot } = stubBot({ store });
