@@ -20,7 +20,7 @@ import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
+import type { ChatLines } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
@@ -69,11 +69,11 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly store: GatewayStore;
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
+  readonly #arrivals: ArrivalProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
   readonly #actions: BotActions;
   readonly #order: ChatLines;
-  readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
   readonly #claims: InboundMessageClaims;
   readonly #bursts: Bursts | undefined;
@@ -108,13 +108,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = new ArrivalProcessor({ store: this.store, now: this.#now }, (payload) => {
-      const chat = payload.chatJid;
-      if (chat === undefined) return undefined;
-      const slot = this.#order.arrive(payload.instance, chat);
-      this.#slots.set(payload, slot);
-      return slot;
-    });
+    this.processor = this.#arrivals = new ArrivalProcessor(
+      { store: this.store, now: this.#now },
+      (payload) => {
+        const chat = payload.chatJid;
+        return chat === undefined ? undefined : this.#order.arrive(payload.instance, chat);
+      },
+    );
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -330,7 +330,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     if (burst === null) return; // merged into a later message's update
     let turn = chat === undefined
       ? undefined
-      : this.#order.enter(update.instance, chat, this.#slots.get(payload));
+      : this.#order.enter(update.instance, chat, this.#arrivals.slotOf(payload));
     if (turn instanceof Promise) turn = await turn;
     try {
       const paused = chat !== undefined && this.#pauses.pausedNow(chat);

@@ -53,6 +53,25 @@ Deno.test("exactly once: two receivers on one store run a message once, also whi
   deepStrictEqual(stub.texts(), ["from a"]);
 });
 
+Deno.test("exactly once: one payload object given to handleUpdate twice at once runs once; neither hangs", async () => {
+  const { bot, stub } = stubBot();
+  const runs: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    runs.push(ctx.msg!.id);
+    await ctx.reply(`got ${ctx.text}`);
+  });
+  const update = inbound("twice", { id: "SAME1" });
+  // The same object both times: each processing must keep its own place in the chat's line.
+  const settled = await Promise.allSettled([bot.handleUpdate(update), bot.handleUpdate(update)]);
+  deepStrictEqual(settled.map((s) => s.status), ["fulfilled", "rejected"]);
+  const busy = (settled[1] as PromiseRejectedResult).reason;
+  ok(busy instanceof WebhookException && busy.status === 503, String(busy));
+  await bot.handleUpdate(update); // the server's retry: already done
+  deepStrictEqual(runs, ["SAME1"]);
+  deepStrictEqual(stub.texts(), ["got twice"]);
+  await bot.close();
+});
+
 Deno.test("echo-safe: own messages, send.message and status posts never reach plain middleware", async () => {
   const { bot, stub } = stubBot();
   const seen: string[] = [];
