@@ -20,14 +20,14 @@ import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
+import type { ChatLines } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
-import { addressesInstance, canonicalize, lidChat, toBotUpdate } from "./update.ts";
+import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -69,11 +69,11 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly store: GatewayStore;
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
+  readonly #arrivals: ArrivalProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
   readonly #actions: BotActions;
   readonly #order: ChatLines;
-  readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
   readonly #claims: InboundMessageClaims;
   readonly #bursts: Bursts | undefined;
@@ -108,13 +108,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = new ArrivalProcessor({ store: this.store, now: this.#now }, (payload) => {
-      const chat = payload.chatJid;
-      if (chat === undefined) return undefined;
-      const slot = this.#order.arrive(payload.instance, chat);
-      this.#slots.set(payload, slot);
-      return slot;
-    });
+    this.processor = this.#arrivals = new ArrivalProcessor(
+      { store: this.store, now: this.#now },
+      (payload) => {
+        const chat = payload.chatJid;
+        return chat === undefined ? undefined : this.#order.arrive(payload.instance, chat);
+      },
+    );
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -122,7 +122,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       sleep: (ms) => sleep(ms),
       pacing: checked.pacing ?? {},
-      remembers: () => this.#registeredQueries().has("outgoing"),
+      // Sent ids tell echoes apart (`outgoing`), and replies to the bot in groups that address it by `@lid`.
+      remembers: () => checked.groups === "mentions" || this.#registeredQueries().has("outgoing"),
     });
     this.#order = chatLines(state, {
       now: this.#now,
@@ -290,7 +291,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    const update = toBotUpdate(payload);
+    // A contact's edit names the message as they wrote it (`fromMe`): theirs when it came in here.
+    let update = placeEdit(payload, toBotUpdate(payload), this.#claims);
+    if (update instanceof Promise) update = await update;
     const lids = this.processor.lidDirectory;
     if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
     // Most updates are admitted (or not) at once: no promise to wait for then.
@@ -327,7 +330,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     if (burst === null) return; // merged into a later message's update
     let turn = chat === undefined
       ? undefined
-      : this.#order.enter(update.instance, chat, this.#slots.get(payload));
+      : this.#order.enter(update.instance, chat, this.#arrivals.slotOf(payload));
     if (turn instanceof Promise) turn = await turn;
     try {
       const paused = chat !== undefined && this.#pauses.pausedNow(chat);
@@ -379,7 +382,11 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
-    return this.#ownJids(payload).then((own) => addressesInstance(update, own));
+    const quoted = update.msg?.quoted?.id;
+    return this.#ownJids(payload).then((own) =>
+      addressesInstance(update, own) ||
+      (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
+    );
   }
 
   async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {

@@ -16,6 +16,7 @@ import {
   type MiddlewareFn,
   type MiddlewareObj,
   type NextFunction,
+  nextOnce,
   pass,
   run,
 } from "./middleware.ts";
@@ -382,15 +383,13 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     const fn = child.middleware();
     this.#append(async (ctx, next) => {
       let goOn = false;
-      const resume = () => {
-        goOn = true;
-        return Promise.resolve();
-      };
+      // The middleware and the handler each get a `next` that, like every other, may be called once.
+      const resume = () => nextOnce(() => Promise.resolve(void (goOn = true)));
       try {
-        await fn(ctx, resume);
+        await fn(ctx, resume());
       } catch (error) {
         goOn = false;
-        await handler(new BotError(error, ctx), resume);
+        await handler(new BotError(error, ctx), resume());
       }
       if (goOn) await next();
     });

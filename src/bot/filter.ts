@@ -116,7 +116,7 @@ export function checkQueries(query: unknown): FilterQuery[] {
   for (const item of list) {
     if (typeof item === "string" && Object.hasOwn(FILTER_QUERIES, item)) continue;
     const guess = typeof item === "string" ? suggestKey(item, QUERY_KEYS) : undefined;
-    const hint = guess === undefined ? "" : `; did you mean "${guess}"?`;
+    const hint = guess === undefined ? "." : `; did you mean "${guess}"?`;
     throw new ConfigurationException(
       `Cannot use filter query "${String(item)}": it is not a query${hint} Valid queries: ${
         FILTER_QUERY_NAMES.join(", ")

@@ -72,8 +72,9 @@ export const FILTER_QUERIES = {
     narrows: ["msg", "chat", "from", "msg.reaction"],
   },
   "message:button": {
-    matches: "a buttons or template-button reply",
-    reads: "data.message.buttonsResponseMessage.selectedButtonId | templateButtonReplyMessage.selectedId",
+    matches: "a buttons, template-button or quick-reply button reply (the buttons sendButtons sends)",
+    reads:
+      "data.message.buttonsResponseMessage.selectedButtonId | templateButtonReplyMessage.selectedId | interactiveResponseMessage.nativeFlowResponseMessage.paramsJson id",
     narrows: ["msg", "chat", "from", "msg.buttonId"],
   },
   "message:list": {
@@ -87,12 +88,12 @@ export const FILTER_QUERIES = {
     narrows: ["msg", "chat", "from", "msg.poll"],
   },
   "edit": {
-    matches: "a contact edited a message (messages.edited)",
-    reads: "event, data.key, data.type (MESSAGE_EDIT), data.editedMessage",
+    matches: "a contact edited a message (messages.edited; chat and sender: where the message came in)",
+    reads: "event, data.key.id, data.type (MESSAGE_EDIT), data.editedMessage",
     narrows: ["msg", "chat", "from"],
   },
   "delete": {
-    matches: "a contact deleted a message for everyone",
+    matches: "a contact deleted a message for everyone (once, however many events report it)",
     reads: "messages.delete data.id | messages.update data.status DELETED | messages.edited data.type REVOKE",
     narrows: ["msg", "chat"],
   },

@@ -40,6 +40,20 @@ function media(p: Json): BotMedia {
 interface ContentRule {
   query: FilterQuery;
   read(p: Json, message: Json): Partial<BotMessage>;
+  /** A field the query needs: without it the message matches `message` only. */
+  needs?: keyof BotMessage;
+}
+
+/** The `id` of a native flow reply's parameters (a quick-reply button's), when they are JSON with one. */
+function flowButtonId(p: Json): string | undefined {
+  const flow = part(p, "nativeFlowResponseMessage");
+  if (typeof flow.paramsJson !== "string") return undefined;
+  try {
+    const params: unknown = JSON.parse(flow.paramsJson);
+    return isRecord(params) ? str(params.id) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const captioned = (p: Json): Partial<BotMessage> => ({ caption: str(p.caption), text: str(p.caption) });
@@ -88,6 +102,12 @@ const CONTENT: Readonly<Record<string, ContentRule>> = {
     query: "message:button",
     read: (p) => ({ buttonId: str(p.selectedId) ?? "", text: str(p.selectedDisplayText) }),
   },
+  // The reply to the buttons 2.3.6 sends (`sendButtons`: an interactive message with quick-reply buttons).
+  interactiveResponseMessage: {
+    query: "message:button",
+    read: (p) => ({ buttonId: flowButtonId(p), text: str(part(p, "body").text) }),
+    needs: "buttonId",
+  },
   listResponseMessage: {
     query: "message:list",
     read: (p) => ({ rowId: str(part(p, "singleSelectReply").selectedRowId) ?? "", text: str(p.title) }),
@@ -114,14 +134,39 @@ function poll(p: Json): { name: string; options: string[] } {
   };
 }
 
-/** The first known content field of a message object, with what it sets. */
+/** Envelopes Baileys keeps around the content, which the server forwards as they are. */
+const WRAPPERS = ["ephemeralMessage", "viewOnceMessage", "viewOnceMessageV2", "viewOnceMessageV2Extension"];
+
+/** The message type to show: the server's `messageType`, unless it names an envelope (then the content's). */
+export function messageType(declared: unknown, content: string): string {
+  const type = str(declared);
+  return type === undefined || WRAPPERS.includes(type) ? content : type;
+}
+
+/**
+ * The message inside its envelopes: a text in a chat with disappearing messages comes as
+ * `{ ephemeralMessage: { message: { extendedTextMessage } } }`, a view-once photo in `viewOnceMessageV2`.
+ */
+export function unwrap(message: Json): Json {
+  for (let depth = 0; depth < 4; depth++) {
+    const wrapper = WRAPPERS.find((field) => isRecord(part(message, field).message));
+    if (wrapper === undefined) return message;
+    message = part(message, wrapper).message as Json;
+  }
+  return message;
+}
+
+/** The first known content field of a message object (inside its envelopes), with what it sets. */
 export function readContent(
-  message: Json,
+  wrapped: Json,
 ): { type: string; query?: FilterQuery; fields: Partial<BotMessage> } {
+  const message = unwrap(wrapped);
   for (const field of Object.keys(message)) {
     const rule = CONTENT[field];
     if (rule !== undefined) {
-      return { type: field, query: rule.query, fields: rule.read(part(message, field), message) };
+      const fields = rule.read(part(message, field), message);
+      const query = rule.needs === undefined || fields[rule.needs] !== undefined ? rule.query : undefined;
+      return { type: field, query, fields };
     }
   }
   const type = Object.keys(message).find((key) => key !== "messageContextInfo") ?? "unknown";
@@ -134,7 +179,9 @@ export function readContext(
   message: Json,
   type: string,
 ): Pick<BotMessage, "quoted" | "mentions"> {
-  const info = isRecord(data.contextInfo) ? data.contextInfo : part(part(message, type), "contextInfo");
+  const info = isRecord(data.contextInfo)
+    ? data.contextInfo
+    : part(part(unwrap(message), type), "contextInfo");
   const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
   const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
   const id = str(info.stanzaId);

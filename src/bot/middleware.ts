@@ -50,13 +50,20 @@ export function pass<C>(_ctx: C, next: NextFunction): Promise<void> {
   return next();
 }
 
-/** Run `middleware` on `ctx` with nothing after it (its `next` too may be called once only). */
-export async function run<C>(middleware: MiddlewareFn<C>, ctx: C): Promise<void> {
+/** A `next` that runs `then` when first called; a second call rejects. */
+export function nextOnce(then: () => Promise<void>): NextFunction {
   let called = false;
-  // What `concat(middleware, pass)` would run, without its layers: once per update, on the bot's hot path.
-  await middleware(ctx, () => {
+  return () => {
     if (called) return Promise.reject(new Error("Cannot call next() twice in one middleware"));
     called = true;
-    return Promise.resolve();
-  });
+    return then();
+  };
+}
+
+const DONE = (): Promise<void> => Promise.resolve();
+
+/** Run `middleware` on `ctx` with nothing after it (its `next` too may be called once only). */
+export async function run<C>(middleware: MiddlewareFn<C>, ctx: C): Promise<void> {
+  // What `concat(middleware, pass)` would run, without its layers: once per update, on the bot's hot path.
+  await middleware(ctx, nextOnce(DONE));
 }

@@ -13,11 +13,12 @@
  */
 
 import type { LidDirectory } from "../address/lid_directory.ts";
+import type { InboundMessageClaims, MessageOrigin } from "../webhooks/message_claims.ts";
 import { parseMessageStatus } from "../delivery/status_updates.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { isRecord } from "../util/json_shape.ts";
-import { num, readContent, readContext, str } from "./message_content.ts";
+import { messageType, num, readContent, readContext, str } from "./message_content.ts";
 import type {
   BotCall,
   BotChat,
@@ -63,6 +64,9 @@ const MESSAGE_EVENTS = new Set(["MESSAGES_UPSERT", "SEND_MESSAGE"]);
 function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
   const msg = update.msg?.id;
   if (MESSAGE_EVENTS.has(payload.event) && msg) return msg;
+  // 2.3.6 reports one revoke twice (messages.edited with a REVOKE protocol message, and messages.delete):
+  // one id for both, so a `delete` handler runs once. A message is deleted once.
+  if (update.kind === "delete" && msg) return `delete:${msg}`;
   const delivery = payload.deliveryId ?? payload.dateTime ?? String(payload.receivedAt);
   return `${payload.event.toLowerCase()}:${msg ?? ""}:${delivery}`;
 }
@@ -75,7 +79,7 @@ function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate 
   const fromMe = sentEvent || payload.fromMe === true;
   const msg: BotMessage = {
     id: payload.messageId ?? "",
-    type: str(data.messageType) ?? content.type,
+    type: messageType(data.messageType, content.type),
     fromMe,
     ...content.fields,
     ...readContext(data, message, content.type),
@@ -97,11 +101,16 @@ function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate 
 const EDIT_TYPES = new Set<unknown>([14, "MESSAGE_EDIT"]);
 const REVOKE_TYPES = new Set<unknown>([0, "REVOKE"]);
 
-/** messages.edited (and send.message.update, an edit made through the API): a protocol message. */
-function fromEdit(payload: WebhookPayloadDto): BotUpdate {
+/**
+ * messages.edited (and send.message.update, an edit made through the API): a protocol message, whose key is
+ * the edited message's as its sender wrote it (Baileys does not turn it to the receiver's side): `fromMe` is
+ * true for a contact's edit of their own message too. With `origin` (where this instance received the
+ * message), the edit is the contact's, in that chat.
+ */
+function fromEdit(payload: WebhookPayloadDto, origin?: MessageOrigin): BotUpdate {
   const data = payload.dataObject;
   const key = payload.key ?? {};
-  const fromMe = key.fromMe === true || payload.event === "SEND_MESSAGE_UPDATE";
+  const fromMe = origin === undefined && (key.fromMe === true || payload.event === "SEND_MESSAGE_UPDATE");
   const revoke = REVOKE_TYPES.has(data.type);
   const edited = isRecord(data.editedMessage) ? data.editedMessage : {};
   const inner = isRecord(edited.message) ? edited.message : edited; // FutureProofMessage wraps it
@@ -114,13 +123,21 @@ function fromEdit(payload: WebhookPayloadDto): BotUpdate {
     mentions: [],
     timestamp: num(data.timestampMs) ?? timestampOf(payload),
   };
-  const chat = chatOf(payload.chatJid);
+  const chat = chatOf(origin?.chat ?? payload.chatJid);
   if (fromMe) return { ...base(payload, "outgoing", ["outgoing"], true), msg, chat };
   if (revoke) return { ...base(payload, "delete", ["delete"], false), msg: { ...msg, type: "revoke" }, chat };
   if (!EDIT_TYPES.has(data.type) && Object.keys(edited).length === 0) {
     return base(payload, "other", [], false);
   }
-  return { ...base(payload, "edit", ["edit"], false), msg, chat, from: senderOf(payload) };
+  const from = origin === undefined ? senderOf(payload) : senderOfOrigin(origin);
+  return { ...base(payload, "edit", ["edit"], false), msg, chat, from };
+}
+
+function senderOfOrigin(origin: MessageOrigin): BotSender | undefined {
+  const id = origin.from ?? origin.chat;
+  if (id === undefined) return undefined;
+  const phone = /^(\d+)@s\.whatsapp\.net$/.exec(id)?.[1];
+  return phone === undefined ? { id } : { id, phone };
 }
 
 /** messages.update: a status change, or DELETED for a message revoked. */
@@ -247,9 +264,30 @@ export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
   const update = read === undefined
     ? { ...base(payload, "other", [], false), chat: chatOf(payload.chatJid) }
     : read(payload);
+  return finish(payload, update);
+}
+
+function finish(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate {
   if (update.chat !== undefined && update.chat.id === "") delete update.chat;
   update.id = updateId(payload, update);
   return update;
+}
+
+/**
+ * `update` placed: a messages.edited that reads as the instance's own (its key says `fromMe`, the sender's
+ * side) is the edit (or revoke) of a contact in the chat this instance received the message in, when
+ * `claims` remember that message; anything else is returned as it is, at once.
+ */
+export function placeEdit(
+  payload: WebhookPayloadDto,
+  update: BotUpdate,
+  claims: InboundMessageClaims,
+): BotUpdate | Promise<BotUpdate> {
+  const id = update.msg?.id;
+  if (payload.event !== "MESSAGES_EDITED" || update.kind !== "outgoing" || !id) return update;
+  return claims.origin(update.instance, id).then((origin) =>
+    origin === undefined ? update : finish(payload, fromEdit(payload, origin))
+  );
 }
 
 /** The chat's `@lid` JID when the update names the chat by one (for the directory lookup). */

@@ -123,7 +123,8 @@ export type BotUpdateKind =
 export interface BotUpdate {
   /**
    * A stable id of the update, the same for every delivery of it: the message id of a message; for other
-   * events the event, the message id if any, and the delivery id (a digest of the body), else `date_time`.
+   * events the event, the message id if any, and the delivery id (a digest of the body), else `date_time`;
+   * `delete:<message id>` for a delete, however many events report it.
    */
   id: string;
   /** What kind of update this is. */

@@ -17,6 +17,21 @@ export const MESSAGE_CLAIM_LEASE_MS = 120_000;
 /** Where a message's claim stands. */
 export type MessageClaimState = "processing" | "done" | null;
 
+/**
+ * Where a handled message came from, kept with its claim: a later event that names the message only as
+ * its sender wrote it (an edit's protocol message) is placed in its chat with it.
+ */
+export interface MessageOrigin {
+  /** The chat's JID, as the message's payload gave it. */
+  chat?: string;
+  /** The sender's JID, as the message's payload gave it. */
+  from?: string;
+}
+
+interface ClaimRecord extends MessageOrigin {
+  state: "processing" | "done";
+}
+
 /** Claims on inbound messages (`instance` + `key.id`) in a store's shared state. */
 export class InboundMessageClaims {
   readonly #state: StateStore;
@@ -40,9 +55,10 @@ export class InboundMessageClaims {
     return version !== null;
   }
 
-  /** The handlers ran: refuse the message for the window. */
-  async complete(instance: string, id: string): Promise<void> {
-    await this.#state.set(NAMESPACE, this.#key(instance, id), { state: "done" }, {
+  /** The handlers ran: refuse the message for the window, and remember where it came from. */
+  async complete(instance: string, id: string, origin: MessageOrigin = {}): Promise<void> {
+    const record: ClaimRecord = { state: "done", ...origin };
+    await this.#state.set(NAMESPACE, this.#key(instance, id), record, {
       expiresAt: this.#now() + MESSAGE_CLAIM_WINDOW_MS,
     });
   }
@@ -54,7 +70,14 @@ export class InboundMessageClaims {
 
   /** Where a message's claim stands. */
   async state(instance: string, id: string): Promise<MessageClaimState> {
-    const entry = await this.#state.get<{ state: "processing" | "done" }>(NAMESPACE, this.#key(instance, id));
+    const entry = await this.#state.get<ClaimRecord>(NAMESPACE, this.#key(instance, id));
     return entry?.value.state ?? null;
+  }
+
+  /** Where a handled message came from (its chat and sender), when it was handled within the window. */
+  async origin(instance: string, id: string): Promise<MessageOrigin | undefined> {
+    const entry = await this.#state.get<ClaimRecord>(NAMESPACE, this.#key(instance, id));
+    if (entry?.value.state !== "done" || entry.value.chat === undefined) return undefined;
+    return { chat: entry.value.chat, from: entry.value.from };
   }
 }

@@ -384,7 +384,7 @@ export class WebhookProcessor {
       await claims.release(payload.instance, id).catch(() => {});
       throw error;
     }
-    await claims.complete(payload.instance, id);
+    await claims.complete(payload.instance, id, { chat: payload.chatJid, from: payload.senderJid });
     return "processed";
   }
 }

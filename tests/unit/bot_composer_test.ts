@@ -131,6 +131,32 @@ Deno.test("calling next twice throws; bot.catch receives a BotError with ctx", a
   strictEqual(caught[0].ctx.msg?.id, "N1");
 });
 
+Deno.test("inside errorBoundary too, calling next twice throws: the boundary's handler gets the error", async () => {
+  const { bot } = stubBot();
+  const log: string[] = [];
+  bot.errorBoundary((err, next) => {
+    log.push(`caught:${(err.error as Error).message}`);
+    return next(); // the handler's own next: once is fine
+  }, async (_ctx, next) => {
+    await next();
+    await next();
+  });
+  bot.use(() => void log.push("after"));
+  await bot.handleUpdate(inbound("n", { id: "N2" }));
+  deepStrictEqual(log, ["caught:Cannot call next() twice in one middleware", "after"]);
+
+  const { bot: second } = stubBot();
+  second.errorBoundary(async (_err, next) => {
+    await next();
+    await next();
+  }, () => {
+    throw new Error("inner");
+  });
+  const error = await second.handleUpdate(inbound("m", { id: "N3" })).then(() => undefined, (e) => e);
+  ok(error instanceof BotError);
+  strictEqual((error.error as Error).message, "Cannot call next() twice in one middleware");
+});
+
 Deno.test("without catch, handleUpdate rejects with the BotError", async () => {
   const { bot } = stubBot();
   bot.use(() => {

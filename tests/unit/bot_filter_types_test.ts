@@ -63,7 +63,13 @@ Deno.test("an unknown query throws at registration, suggesting and listing the v
   );
   void error;
   // @ts-expect-error not a filter query
-  throws(() => matchFilter(["message", "nope"]), ConfigurationException);
+  throws(() => matchFilter(["message", "nope"]), {
+    name: "ConfigurationException",
+    message: 'Cannot use filter query "nope": it is not a query. Valid queries: message, message:text, ' +
+      "message:image, message:video, message:audio, message:document, message:sticker, message:location, " +
+      "message:contact, message:reaction, message:button, message:list, message:poll, edit, delete, status, " +
+      "group:join, group:leave, group:promote, group:demote, connection, call, outgoing, story",
+  });
   throws(() => matchFilter([]), ConfigurationException);
 });
 

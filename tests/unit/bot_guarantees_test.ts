@@ -53,6 +53,25 @@ Deno.test("exactly once: two receivers on one store run a message once, also whi
   deepStrictEqual(stub.texts(), ["from a"]);
 });
 
+Deno.test("exactly once: one payload object given to handleUpdate twice at once runs once; neither hangs", async () => {
+  const { bot, stub } = stubBot();
+  const runs: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    runs.push(ctx.msg!.id);
+    await ctx.reply(`got ${ctx.text}`);
+  });
+  const update = inbound("twice", { id: "SAME1" });
+  // The same object both times: each processing must keep its own place in the chat's line.
+  const settled = await Promise.allSettled([bot.handleUpdate(update), bot.handleUpdate(update)]);
+  deepStrictEqual(settled.map((s) => s.status), ["fulfilled", "rejected"]);
+  const busy = (settled[1] as PromiseRejectedResult).reason;
+  ok(busy instanceof WebhookException && busy.status === 503, String(busy));
+  await bot.handleUpdate(update); // the server's retry: already done
+  deepStrictEqual(runs, ["SAME1"]);
+  deepStrictEqual(stub.texts(), ["got twice"]);
+  await bot.close();
+});
+
 Deno.test("echo-safe: own messages, send.message and status posts never reach plain middleware", async () => {
   const { bot, stub } = stubBot();
   const seen: string[] = [];
@@ -234,6 +253,28 @@ Deno.test("groups: none drops group messages, mentions keeps those that mention 
     await bot.handleUpdate(inbound("private", { id: "p1" }));
     deepStrictEqual(seen, expected, groups);
   }
+});
+
+Deno.test("groups: mentions keeps a reply to one of the bot's messages that names the bot by an unknown @lid", async () => {
+  const { bot, stub } = stubBot({ groups: "mentions" });
+  bot.on("message:text", (ctx) => ctx.reply(`answer to ${ctx.msg.id}`));
+  const quoting = (id: string, quoted: string) =>
+    inbound("yes", {
+      id,
+      group: GROUP,
+      participant: ANA,
+      // 2.3.6 in a LID group: the quoted message's author as an @lid the store has not learned.
+      extra: { contextInfo: { stanzaId: quoted, participant: "88888888888888@lid", quotedMessage: {} } },
+    });
+  await bot.handleUpdate(inbound("hey bot", {
+    id: "m1",
+    group: GROUP,
+    participant: ANA,
+    extra: { contextInfo: { mentionedJid: [OWN] } },
+  }));
+  await bot.handleUpdate(quoting("m2", "BOT1")); // BOT1: the stub's id of the bot's first reply
+  await bot.handleUpdate(quoting("m3", "3EB0SOMEONE")); // a quote of someone else's message
+  deepStrictEqual(stub.texts(), ["answer to m1", "answer to m2"]);
 });
 
 Deno.test("pause and resume: stored, seen by another bot on the store, by JID or phone number", async () => {

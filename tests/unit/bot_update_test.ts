@@ -156,6 +156,69 @@ const CASES: Case[] = [
     check: (u) => strictEqual(u.msg?.reaction, ""),
   },
   {
+    // 2.3.6's sendButtons sends an interactive message with quick-reply buttons ({ display_text, id }); a tap
+    // comes back as a native flow reply whose parameters carry the id.
+    name: "quick-reply button reply (interactiveResponseMessage)",
+    body: upsert({
+      interactiveResponseMessage: {
+        body: { text: "Yes", format: "DEFAULT" },
+        nativeFlowResponseMessage: { name: "quick_reply", paramsJson: '{"id":"yes"}', version: 3 },
+        contextInfo: { stanzaId: "BOT8", participant: "5511900000000@s.whatsapp.net", quotedMessage: {} },
+      },
+    }),
+    queries: ["message", "message:button"],
+    check: (u) => {
+      strictEqual(u.msg?.buttonId, "yes");
+      strictEqual(u.msg?.text, "Yes");
+      strictEqual(u.msg?.quoted?.id, "BOT8");
+    },
+  },
+  {
+    name: "a native flow reply without a button id is a message only",
+    body: upsert({
+      interactiveResponseMessage: {
+        body: { text: "Form sent" },
+        nativeFlowResponseMessage: { name: "galaxy_message", paramsJson: '{"flow_token":"t"}', version: 3 },
+      },
+    }),
+    queries: ["message"],
+    check: (u) => strictEqual(u.msg?.buttonId, undefined),
+  },
+  {
+    // 2.3.6 forwards Baileys' envelope as it is (prepareMessage unwraps none): messageType is the envelope's.
+    name: "a text in a chat with disappearing messages (ephemeralMessage)",
+    body: upsert({
+      ephemeralMessage: {
+        message: {
+          extendedTextMessage: {
+            text: "hi, it vanishes",
+            contextInfo: { expiration: 604800, mentionedJid: ["5511900000000@s.whatsapp.net"] },
+          },
+        },
+      },
+    }),
+    queries: ["message", "message:text"],
+    check: (u) => {
+      strictEqual(u.msg?.text, "hi, it vanishes");
+      strictEqual(u.msg?.type, "extendedTextMessage");
+      deepStrictEqual(u.msg?.mentions, ["5511900000000@s.whatsapp.net"]);
+    },
+  },
+  {
+    name: "a view-once photo with a caption (viewOnceMessageV2)",
+    body: upsert({
+      viewOnceMessageV2: {
+        message: { imageMessage: { caption: "once", mimetype: "image/jpeg", viewOnce: true } },
+      },
+    }),
+    queries: ["message", "message:image"],
+    check: (u) => {
+      strictEqual(u.msg?.caption, "once");
+      strictEqual(u.msg?.type, "imageMessage");
+      strictEqual(u.msg?.media?.mimetype, "image/jpeg");
+    },
+  },
+  {
     name: "messages.edited (protocol message, enum as a string)",
     body: {
       event: "messages.edited",
