@@ -10,7 +10,7 @@
 import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
-import { type RecipientTimes, recipientTimes } from "./recipient_times.ts";
+import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
 import { type PacingOptions, readRules, type Rules } from "./rules.ts";
 
 export type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
@@ -51,6 +51,7 @@ export class SendPacer {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #recipients: RecipientTimes;
+  readonly #keys = new RecipientKeys();
 
   /**
    * Build with pacing rules; `now` and `random` are test seams.
@@ -162,7 +163,7 @@ export class SendPacer {
    * ```
    */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
-    return await this.#recipients.last(recipientKey(ref, recipient), this.#now());
+    return await this.#recipients.last(this.#keys.of(ref, recipient), this.#now());
   }
 
   /**
@@ -185,9 +186,10 @@ export class SendPacer {
    */
   waitMs(ref: InstanceRef, recipient: string): number | Promise<number> {
     if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return this.waitFor(ref, recipient);
-    const last = this.#recipients.last(recipientKey(ref, recipient), this.#now());
+    const now = this.#now();
+    const last = this.#recipients.last(this.#keys.of(ref, recipient), now);
     if (last === null) return 0;
-    if (typeof last === "number") return Math.max(0, last + this.#rules.recipientIntervalMs - this.#now());
+    if (typeof last === "number") return Math.max(0, last + this.#rules.recipientIntervalMs - now);
     return this.waitFor(ref, recipient);
   }
 
@@ -284,7 +286,11 @@ export class SendPacer {
 
   #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> | undefined {
     if (this.#rules.recipientIntervalMs === 0) return undefined;
-    return this.#recipients.note(recipientKey(ref, recipient), now, now + this.#rules.recipientIntervalMs);
+    return this.#recipients.note(
+      this.#keys.of(ref, recipient),
+      now,
+      now + this.#rules.recipientIntervalMs,
+    );
   }
 
   /**
@@ -386,12 +392,4 @@ export class SendPacer {
     }
     throw new Error(`Cannot record pacing of instance "${ref.instance}": too many concurrent writes`);
   }
-}
-
-const PERSON = "@s.whatsapp.net";
-
-// A person's JID and their bare number are one recipient: a bot replies to the JID, `sendMany` to the number.
-function recipientKey(ref: InstanceRef, recipient: string): string {
-  const id = recipient.endsWith(PERSON) ? recipient.slice(0, -PERSON.length) : recipient;
-  return `${instanceKey(ref)}/${encodeURIComponent(id)}`;
 }

@@ -8,9 +8,34 @@
  */
 
 import { MemoryState } from "../backends/memory/state.ts";
+import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 
 const RECIPIENTS = "pacing-recipient";
+const PERSON = "@s.whatsapp.net";
+
+/**
+ * Recipient keys, `<instance key>/<recipient>`: a person's JID and their bare number are one recipient (a bot
+ * replies to the JID, `sendMany` to the number). Internal.
+ */
+export class RecipientKeys {
+  // The last instance's key: a pacer mostly paces one instance, whose key is then encoded once.
+  #instance: InstanceRef & { key: string } = { connection: "", instance: "", key: "/" };
+
+  /** The key of `recipient` of the instance `ref`. */
+  of(ref: InstanceRef, recipient: string): string {
+    let instance = this.#instance;
+    if (instance.instance !== ref.instance || instance.connection !== ref.connection) {
+      this.#instance = instance = {
+        connection: ref.connection,
+        instance: ref.instance,
+        key: instanceKey(ref),
+      };
+    }
+    const id = recipient.endsWith(PERSON) ? recipient.slice(0, -PERSON.length) : recipient;
+    return `${instance.key}/${encodeURIComponent(id)}`;
+  }
+}
 
 /** The last paced send per recipient key (`<instance key>/<recipient>`). Internal. */
 export interface RecipientTimes {
