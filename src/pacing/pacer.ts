@@ -190,7 +190,9 @@ export class SendPacer {
     const last = this.#recipients.last(this.#keys.of(ref, recipient), now);
     if (last === null) return 0;
     if (typeof last === "number") return Math.max(0, last + this.#rules.recipientIntervalMs - now);
-    return this.waitFor(ref, recipient);
+    return last.then((at) =>
+      at === null ? 0 : Math.max(0, at + this.#rules.recipientIntervalMs - this.#now())
+    );
   }
 
   /**

@@ -4,7 +4,16 @@ import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { MemoryState } from "../../src/backends/memory/state.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { SendPacer } from "../../src/pacing/pacer.ts";
-import { fakeTime, inbound, INSTANCE, sharedLikeStore, stubBot, stubService } from "../helpers/bot.ts";
+import {
+  fakeTime,
+  inbound,
+  INSTANCE,
+  SharedLikeState,
+  sharedLikeStore,
+  stubBot,
+  stubService,
+} from "../helpers/bot.ts";
+import type { StateSetOptions } from "../../src/store/state.ts";
 
 const NUMBER = "5511999999999"; // ANA's number: the bot replies to her JID
 const SALES = { connection: "default", instance: INSTANCE };
@@ -101,4 +110,25 @@ Deno.test("on a shared store the bot's reply is noted for the service's connecti
   deepStrictEqual((await store.state.list("pacing-recipient")).map((e) => e.key), [
     `default/${INSTANCE}/${NUMBER}`,
   ]);
+});
+
+Deno.test("on a shared store waitMs reads the chat's record once and recordRecipientSent writes it once", async () => {
+  let clock = 1_700_000_000_000;
+  const calls: string[] = [];
+  class CountingState extends SharedLikeState {
+    override get<T>(namespace: string, key: string) {
+      calls.push(`get ${namespace}`);
+      return super.get<T>(namespace, key);
+    }
+    override set<T>(namespace: string, key: string, value: T, options?: StateSetOptions) {
+      calls.push(`set ${namespace}`);
+      return super.set(namespace, key, value, options);
+    }
+  }
+  const pacer = new SendPacer(new CountingState(() => clock), PER_CHAT, { now: () => clock });
+  strictEqual(await pacer.waitMs(SALES, NUMBER), 0);
+  await pacer.recordRecipientSent(SALES, `${NUMBER}@s.whatsapp.net`);
+  clock += 250;
+  strictEqual(await pacer.waitMs(SALES, NUMBER), 750);
+  deepStrictEqual(calls, ["get pacing-recipient", "set pacing-recipient", "get pacing-recipient"]);
 });
