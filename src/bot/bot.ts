@@ -27,6 +27,7 @@ import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
+import { OwnJids } from "./own_jids.ts";
 import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
@@ -76,6 +77,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #order: ChatLines;
   readonly #pauses: ChatPauses;
   readonly #claims: InboundMessageClaims;
+  readonly #own: OwnJids;
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
@@ -133,6 +135,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     });
     this.#pauses = new ChatPauses(state, this.#now);
     this.#claims = new InboundMessageClaims(state, this.#now);
+    this.#own = new OwnJids(this.processor.lidDirectory, (instance) => this.#actions.api(instance));
     const debounceMs = checked.debounceMs ?? 0;
     this.#bursts = debounceMs > 0
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
@@ -383,16 +386,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
     const quoted = update.msg?.quoted?.id;
-    return this.#ownJids(payload).then((own) =>
+    return this.#own.of(update, payload.sender).then((own) =>
       addressesInstance(update, own) ||
       (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
     );
-  }
-
-  async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {
-    const own = payload.sender;
-    if (own === undefined) return [];
-    const lid = await this.processor.lidDirectory?.toLid(own);
-    return lid === undefined ? [own] : [own, lid.includes("@") ? lid : `${lid}@lid`];
   }
 }
