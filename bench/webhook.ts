@@ -8,6 +8,8 @@
 // Run: bash bench/webhook_load.sh            (installs wrk with apt-get when missing)
 //  or: deno run -A bench/webhook.ts [--rounds 5] [--seconds 3] [--warmup 3] [--only ours,minimal]
 //      (--seconds: one-second slices per variant and round)
+//      [--reference ../other-checkout]: adds the variant "reference", the receiver of another checkout of
+//      this repository (e.g. `git worktree add --detach ../ref <commit>`), measured in the same rounds as ours
 import { median } from "./stats.ts";
 import { BODY, PATH, SECRET } from "./webhook_body.ts";
 import { signWebhook } from "../src/webhooks/signature.ts";
@@ -30,7 +32,10 @@ const all = [
   "minimal_queue",
   "ours_queue",
 ];
+const reference = flag("reference", "");
+if (reference !== "") all.push("reference");
 const variants = flag("only", all.join(",")).split(",");
+if (reference !== "" && !variants.includes("reference")) variants.push("reference");
 const hasTaskset = await new Deno.Command("sh", { args: ["-c", "command -v taskset"], stdout: "null" })
   .output()
   .then((r) => r.success, () => false);
@@ -108,6 +113,7 @@ async function start(variant: string): Promise<Server> {
     variant,
     String(port),
     kvDir,
+    ...(variant === "reference" ? [reference] : []),
   ];
   // With --pin (default when taskset exists and there are 2+ CPUs) the servers run on CPU 0 and wrk on
   // CPU 1, so that the two do not steal each other's time slices unevenly between variants.
@@ -220,6 +226,8 @@ for (
   const [a, b] of [
     ["ours", "minimal"],
     ["ours_no_metrics", "minimal"],
+    ["reference", "minimal"],
+    ["ours", "reference"],
     ["minimal_checks", "minimal"],
     ["ours", "minimal_checks"],
     ["minimal", "bare"],

@@ -1,10 +1,10 @@
 // One variant of the webhook load benchmark, served on 127.0.0.1:<port> until killed.
-// Usage: deno run -A --unstable-kv bench/webhook_server.ts <variant> <port> [kv-dir]
+// Usage: deno run -A --unstable-kv bench/webhook_server.ts <variant> <port> [kv-dir] [reference-checkout]
 import { createWebhookHandler, WebhookProcessor } from "../mod.ts";
 import { SECRET } from "./webhook_body.ts";
 import { JSON_HEADERS, minimalCheck, minimalHandler } from "./webhook_minimal.ts";
 
-const [variant, portText, kvDir] = Deno.args;
+const [variant, portText, kvDir, referenceDir] = Deno.args;
 const port = Number(portText);
 const decoder = new TextDecoder();
 
@@ -59,6 +59,14 @@ switch (variant) {
   case "ours":
     handler = createWebhookHandler({ signature: { secret: SECRET }, processor: noop });
     break;
+  case "reference": {
+    // The same receiver from another checkout (`bench/webhook.ts --reference <dir>`), to compare two versions
+    // within the same rounds: the machine's speed drifts too much between runs for a before/after of a few %.
+    const other = await import(new URL(`file://${Deno.realPathSync(referenceDir)}/mod.ts`).href);
+    const processor = new other.WebhookProcessor({ log: false }).onAny(() => {});
+    handler = other.createWebhookHandler({ signature: { secret: SECRET }, processor });
+    break;
+  }
   case "ours_no_metrics":
     handler = createWebhookHandler({ signature: { secret: SECRET }, processor: noop, metrics: false });
     break;

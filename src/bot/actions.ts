@@ -11,7 +11,7 @@ import type { PacingOptions } from "../pacing/rules.ts";
 import type { CallOptions } from "../resources/resource.ts";
 import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
-import { type ReplyGap, replyGap } from "./reply_gap.ts";
+import { ReplyGap } from "./reply_gap.ts";
 
 const SENT = "bot_sent";
 /** How long the bot remembers the ids it sent, to recognise their echoes. */
@@ -83,7 +83,8 @@ export class BotActions {
     send: (api: GatewayService, options: CallOptions) => Promise<T>,
   ): Promise<T> {
     const gap = this.#pacing();
-    const ref = { connection: "bot", instance: target.instance };
+    // The service's connection, as `sendMany` names it: both pace one chat through one record.
+    const ref = { connection: this.api(target.instance).getConnectionName(), instance: target.instance };
     if (gap !== null) {
       let wait = gap.waitMs(ref, target.chat);
       if (typeof wait !== "number") wait = await wait;
@@ -112,7 +113,7 @@ export class BotActions {
   #pacing(): ReplyGap | null {
     if (this.#gap !== undefined) return this.#gap;
     const { pacing, state, now } = this.#options;
-    return this.#gap = pacing === false ? null : replyGap(state, BOT_PACING, pacing, now);
+    return this.#gap = pacing === false ? null : new ReplyGap(state, BOT_PACING, pacing, now);
   }
 }
 

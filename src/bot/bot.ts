@@ -20,13 +20,14 @@ import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
+import type { ChatLines } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
+import { OwnJids } from "./own_jids.ts";
 import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
@@ -69,13 +70,14 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly store: GatewayStore;
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
+  readonly #arrivals: ArrivalProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
   readonly #actions: BotActions;
   readonly #order: ChatLines;
-  readonly #slots = new WeakMap<WebhookPayloadDto, ArrivalSlot>();
   readonly #pauses: ChatPauses;
   readonly #claims: InboundMessageClaims;
+  readonly #own: OwnJids;
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
@@ -108,13 +110,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = new ArrivalProcessor({ store: this.store, now: this.#now }, (payload) => {
-      const chat = payload.chatJid;
-      if (chat === undefined) return undefined;
-      const slot = this.#order.arrive(payload.instance, chat);
-      this.#slots.set(payload, slot);
-      return slot;
-    });
+    this.processor = this.#arrivals = new ArrivalProcessor(
+      { store: this.store, now: this.#now },
+      (payload) => {
+        const chat = payload.chatJid;
+        return chat === undefined ? undefined : this.#order.arrive(payload.instance, chat);
+      },
+    );
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -133,6 +135,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     });
     this.#pauses = new ChatPauses(state, this.#now);
     this.#claims = new InboundMessageClaims(state, this.#now);
+    this.#own = new OwnJids(this.processor.lidDirectory, (instance) => this.#actions.api(instance));
     const debounceMs = checked.debounceMs ?? 0;
     this.#bursts = debounceMs > 0
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
@@ -330,7 +333,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     if (burst === null) return; // merged into a later message's update
     let turn = chat === undefined
       ? undefined
-      : this.#order.enter(update.instance, chat, this.#slots.get(payload));
+      : this.#order.enter(update.instance, chat, this.#arrivals.slotOf(payload));
     if (turn instanceof Promise) turn = await turn;
     try {
       const paused = chat !== undefined && this.#pauses.pausedNow(chat);
@@ -383,16 +386,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
     const quoted = update.msg?.quoted?.id;
-    return this.#ownJids(payload).then((own) =>
+    return this.#own.of(update, payload.sender).then((own) =>
       addressesInstance(update, own) ||
       (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
     );
-  }
-
-  async #ownJids(payload: WebhookPayloadDto): Promise<string[]> {
-    const own = payload.sender;
-    if (own === undefined) return [];
-    const lid = await this.processor.lidDirectory?.toLid(own);
-    return lid === undefined ? [own] : [own, lid.includes("@") ? lid : `${lid}@lid`];
   }
 }

@@ -9,44 +9,12 @@
 
 import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
+import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
+import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
 import { PACING_OPTION_KEYS, type PacingOptions, readRules, type Rules } from "./rules.ts";
 import { checkOptionKeys } from "../option_keys.ts";
 
-/** Why an instance's paced sending is paused. */
-export type PauseReason =
-  | "restricted"
-  | "refused"
-  | "disconnected"
-  | "repeated_failures"
-  | "daily_cap"
-  | "stopped"
-  | "manual";
-
-/** A pause, as {@link SendPacer.status} reports it. */
-export interface PacingPause {
-  /** Why. */
-  reason: PauseReason;
-  /** One sentence for people. */
-  message: string;
-  /** When it started (epoch ms). */
-  at: number;
-  /** When it ends by itself (epoch ms; the daily cap), or absent: until `resume`. */
-  until?: number;
-}
-
-/** An instance's pacing state. */
-export interface PacingStatus {
-  /** Last paced send (epoch ms), or null. */
-  lastSentAt: number | null;
-  /** Sends today (UTC). */
-  sentToday: number;
-  /** Today's cap (warm-up or `dailyCap`). */
-  capToday: number;
-  /** The pause in force, or null. */
-  pause: PacingPause | null;
-  /** Failed sends in a row. */
-  consecutiveFailures: number;
-}
+export type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
 
 interface Stored {
   lastSentAt: number | null;
@@ -59,12 +27,14 @@ interface Stored {
 
 const DAY_MS = 86_400_000;
 const NAMESPACE = "pacing";
-const RECIPIENTS = "pacing-recipient";
 const CAS_ATTEMPTS = 8;
 
 /**
  * Pacing of one service's sends, over a state store (`store.state` to share it between processes).
- * `messages().sendMany` uses it; use it directly to pace your own loop.
+ * `messages().sendMany` and a bot's replies use it; use it directly to pace your own loop. Every pacer on
+ * one state shares one record of each recipient's last send (in memory on a `MemoryState`, in the store
+ * otherwise), so a bot's reply, a `sendMany` run and your own loop keep one recipient's interval together
+ * (a person's JID and their bare number are one recipient).
  *
  * @example Pace your own loop
  * ```ts
@@ -81,6 +51,8 @@ export class SendPacer {
   readonly #rules: Rules;
   readonly #now: () => number;
   readonly #random: () => number;
+  readonly #recipients: RecipientTimes;
+  readonly #keys = new RecipientKeys();
 
   /**
    * Build with pacing rules; `now` and `random` are test seams.
@@ -102,6 +74,7 @@ export class SendPacer {
     this.#rules = readRules(options);
     this.#now = seams.now ?? Date.now;
     this.#random = seams.random ?? Math.random;
+    this.#recipients = recipientTimes(state);
   }
 
   /**
@@ -192,11 +165,36 @@ export class SendPacer {
    * ```
    */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
-    const entry = await this.#state.get<number>(
-      RECIPIENTS,
-      `${instanceKey(ref)}/${encodeURIComponent(recipient)}`,
+    return await this.#recipients.last(this.#keys.of(ref, recipient), this.#now());
+  }
+
+  /**
+   * {@link SendPacer.waitFor}, answered at once (a number, no promise) where it can be: with no gap
+   * between the instance's sends (`minGapMs` and `jitterMs` 0) on a `MemoryState`, whose recipients' last
+   * sends are kept in memory. For a hot path that should not wait for a promise (a bot's replies).
+   *
+   * @example Wait for a recipient's interval without a promise
+   * ```ts
+   * import { MemoryState } from "@gw/gateway";
+   * import { SendPacer } from "@gw/gateway/resources";
+   * let now = 1_700_000_000_000;
+   * const rules = { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 };
+   * const pacer = new SendPacer(new MemoryState(), rules, { now: () => now });
+   * const sales = { connection: "default", instance: "sales" };
+   * pacer.recordRecipientSent(sales, "5511999999999");
+   * now += 400;
+   * console.log(pacer.waitMs(sales, "5511999999999")); // 600
+   * ```
+   */
+  waitMs(ref: InstanceRef, recipient: string): number | Promise<number> {
+    if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return this.waitFor(ref, recipient);
+    const now = this.#now();
+    const last = this.#recipients.last(this.#keys.of(ref, recipient), now);
+    if (last === null) return 0;
+    if (typeof last === "number") return Math.max(0, last + this.#rules.recipientIntervalMs - now);
+    return last.then((at) =>
+      at === null ? 0 : Math.max(0, at + this.#rules.recipientIntervalMs - this.#now())
     );
-    return entry?.value ?? null;
   }
 
   /**
@@ -276,7 +274,7 @@ export class SendPacer {
   /**
    * Record a send to `recipient` for its interval only: the instance's gap, count and cap are left as
    * they are. For a caller that paces per recipient only (a bot's replies, with `minGapMs` and `jitterMs`
-   * 0): one write instead of three.
+   * 0): one write instead of three; on a `MemoryState` noted at once, without a promise (undefined).
    *
    * @example
    * ```ts
@@ -286,15 +284,17 @@ export class SendPacer {
    * await pacer.recordRecipientSent({ connection: "default", instance: "sales" }, "5511999999999");
    * ```
    */
-  async recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> {
-    await this.#recordRecipient(ref, recipient, this.#now());
+  recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> | undefined {
+    return this.#recordRecipient(ref, recipient, this.#now());
   }
 
-  async #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> {
-    if (this.#rules.recipientIntervalMs === 0) return;
-    await this.#state.set(RECIPIENTS, `${instanceKey(ref)}/${encodeURIComponent(recipient)}`, now, {
-      expiresAt: now + this.#rules.recipientIntervalMs,
-    });
+  #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> | undefined {
+    if (this.#rules.recipientIntervalMs === 0) return undefined;
+    return this.#recipients.note(
+      this.#keys.of(ref, recipient),
+      now,
+      now + this.#rules.recipientIntervalMs,
+    );
   }
 
   /**

@@ -168,3 +168,18 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   const promise = new Promise<void>((resolve) => open = resolve);
   return { promise, open };
 }
+
+/** A fake clock whose sleeps are recorded and move it on at once. */
+export function fakeTime() {
+  const time = {
+    clock: 1_000_000,
+    waits: [] as number[],
+    now: () => time.clock,
+    sleep: (ms: number) => {
+      time.waits.push(ms);
+      time.clock += ms;
+      return Promise.resolve();
+    },
+  };
+  return time;
+}

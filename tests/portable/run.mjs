@@ -4,6 +4,7 @@ import "./client_cases.mjs";
 import "./webhook_cases.mjs";
 import "./backend_cases.mjs";
 import "./deno_only_cases.mjs";
+import "./bot_cases.mjs";
 import { run } from "./runner.mjs";
 
 const failed = await run();

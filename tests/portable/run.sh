@@ -10,7 +10,7 @@ root="$(cd "$here/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-deno run --quiet --allow-read --allow-write --allow-run --allow-env "$here/build_package.ts" "$work/package" || exit 1
+deno run --quiet --lock="$root/tests/npm/deno.lock" --allow-read --allow-write --allow-run --allow-env "$here/build_package.ts" "$work/package" || exit 1
 mkdir -p "$work/app"
 # A packed copy (not a link), so that the package resolves its npm dependencies from the app as installed.
 (cd "$work" && npm pack ./package --silent >/dev/null && mv gw-gateway-*.tgz app/gw-gateway.tgz) || exit 1

@@ -5,6 +5,7 @@ import { ConfigurationException } from "../../src/errors.ts";
 import { Bot } from "../../src/bot/mod.ts";
 import {
   ANA,
+  fakeTime,
   GatewayStub,
   inbound,
   INSTANCE,
@@ -121,21 +122,6 @@ Deno.test("replies wait for the chat's gap (the pacer), with the bot's clock and
   deepStrictEqual(stub.texts(), ["one", "two"]);
   deepStrictEqual(waits, [1300]);
 });
-
-/** A fake clock whose sleeps are recorded and move it on at once. */
-function fakeTime() {
-  const time = {
-    clock: 1_000_000,
-    waits: [] as number[],
-    now: () => time.clock,
-    sleep: (ms: number) => {
-      time.waits.push(ms);
-      time.clock += ms;
-      return Promise.resolve();
-    },
-  };
-  return time;
-}
 
 Deno.test("replies with an instance-wide gap wait for it across chats; per-chat pacing keeps one entry per chat", async () => {
   const time = fakeTime();

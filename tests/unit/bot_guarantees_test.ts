@@ -5,6 +5,7 @@ import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { WebhookException } from "../../src/errors.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";
+import { GatewayService } from "../../src/service.ts";
 import {
   ANA,
   gate,
@@ -51,6 +52,25 @@ Deno.test("exactly once: two receivers on one store run a message once, also whi
   await a.handleUpdate(update); // a plain redelivery
   deepStrictEqual(runs, ["a"]);
   deepStrictEqual(stub.texts(), ["from a"]);
+});
+
+Deno.test("exactly once: one payload object given to handleUpdate twice at once runs once; neither hangs", async () => {
+  const { bot, stub } = stubBot();
+  const runs: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    runs.push(ctx.msg!.id);
+    await ctx.reply(`got ${ctx.text}`);
+  });
+  const update = inbound("twice", { id: "SAME1" });
+  // The same object both times: each processing must keep its own place in the chat's line.
+  const settled = await Promise.allSettled([bot.handleUpdate(update), bot.handleUpdate(update)]);
+  deepStrictEqual(settled.map((s) => s.status), ["fulfilled", "rejected"]);
+  const busy = (settled[1] as PromiseRejectedResult).reason;
+  ok(busy instanceof WebhookException && busy.status === 503, String(busy));
+  await bot.handleUpdate(update); // the server's retry: already done
+  deepStrictEqual(runs, ["SAME1"]);
+  deepStrictEqual(stub.texts(), ["got twice"]);
+  await bot.close();
 });
 
 Deno.test("echo-safe: own messages, send.message and status posts never reach plain middleware", async () => {
@@ -256,6 +276,59 @@ Deno.test("groups: mentions keeps a reply to one of the bot's messages that name
   await bot.handleUpdate(quoting("m2", "BOT1")); // BOT1: the stub's id of the bot's first reply
   await bot.handleUpdate(quoting("m3", "3EB0SOMEONE")); // a quote of someone else's message
   deepStrictEqual(stub.texts(), ["answer to m1", "answer to m2"]);
+});
+
+Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID group's members", async () => {
+  const BOT_LID = "77777777777777@lid";
+  const OTHER_GROUP = "120363111111111111@g.us";
+  const store = new MemoryStore();
+  const stub = new GatewayStub();
+  const memberReads: string[] = [];
+  let membersAnswer = 200;
+  const fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!url.pathname.startsWith("/group/participants/")) return stub.fetch(input, init);
+    memberReads.push(url.searchParams.get("groupJid")!);
+    if (membersAnswer !== 200) {
+      return Promise.resolve(
+        Response.json({ status: 500, error: "x", response: { message: ["x"] } }, { status: 500 }),
+      );
+    }
+    return Promise.resolve(Response.json({
+      participants: [
+        { id: BOT_LID, phoneNumber: OWN, admin: null },
+        { id: "123456789012345@lid", phoneNumber: ANA, admin: "admin" },
+      ],
+    }));
+  };
+  const service = new GatewayService({
+    server_url: "http://gateway.test",
+    api_key: "k",
+    instance: INSTANCE,
+    store,
+    retry: { max_retries: 0 },
+  }, { fetch });
+  const bot = new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+  const seen: string[] = [];
+  bot.on("message", (ctx) => void seen.push(ctx.msg.id));
+  const mention = (id: string, group: string, who: string) =>
+    inbound("hey", {
+      id,
+      group,
+      participant: "123456789012345@lid",
+      extra: { contextInfo: { mentionedJid: [who] } },
+    });
+  membersAnswer = 500; // the first group's members cannot be read: judged on the phone JID alone, not read again
+  await bot.handleUpdate(mention("L0", OTHER_GROUP, BOT_LID));
+  await bot.handleUpdate(mention("L1", OTHER_GROUP, BOT_LID));
+  membersAnswer = 200;
+  await bot.handleUpdate(mention("L2", GROUP, BOT_LID)); // members read: the bot's @lid is learned
+  await bot.handleUpdate(mention("L3", GROUP, "123456789012345@lid")); // mentions Ana only
+  await bot.handleUpdate(mention("L4", OTHER_GROUP, BOT_LID)); // known now, in every group
+  deepStrictEqual(seen, ["L2", "L4"]);
+  deepStrictEqual(memberReads, [OTHER_GROUP, GROUP]);
+  strictEqual(await bot.processor.lidDirectory?.toPhone(BOT_LID), "5511900000000");
+  await bot.close();
 });
 
 Deno.test("pause and resume: stored, seen by another bot on the store, by JID or phone number", async () => {

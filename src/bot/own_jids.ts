@@ -1,0 +1,80 @@
+/**
+ * The instance's own addresses in a group, for `groups: "mentions"`. A group addressed by `@lid` (most groups
+ * on 2.3.6) mentions and quotes the instance by its own `@lid`, which no webhook states; the group's member
+ * list does (`GET /group/participants`: each member's `id` with its `phoneNumber`). So when a group message
+ * names someone by an `@lid` the directory cannot place, the bot reads that group's members once, and the
+ * directory learns every pair they show, its own among them (once known, it serves every group). Internal.
+ *
+ * @module
+ */
+
+import type { LidDirectory } from "../address/lid_directory.ts";
+import { getGatewayLogger } from "../log.ts";
+import type { GatewayService } from "../service.ts";
+import type { BotUpdate } from "./update_types.ts";
+
+// Groups whose members were read, per instance; bounded, since a group is read at most once per process.
+const MAX_READ_GROUPS = 10_000;
+
+/** Whether the update names someone by an `@lid` (a mention, or the author of the quoted message). */
+function namesByLid(update: BotUpdate): boolean {
+  const msg = update.msg;
+  if (msg === undefined) return false;
+  return msg.mentions.some((jid) => jid.endsWith("@lid")) ||
+    msg.quoted?.participant?.endsWith("@lid") === true;
+}
+
+/** Finds the instance's own JIDs: its phone JID, and its `@lid` once the directory knows it. */
+export class OwnJids {
+  readonly #directory: LidDirectory | undefined;
+  readonly #api: (instance: string) => GatewayService;
+  readonly #readGroups = new Set<string>();
+
+  constructor(directory: LidDirectory | undefined, api: (instance: string) => GatewayService) {
+    this.#directory = directory;
+    this.#api = api;
+  }
+
+  /**
+   * The JIDs that address the instance in `update`'s group: `own` (the phone JID the webhook gives as its
+   * `sender`) and its `@lid` when known, reading the group's members first when the update names someone by
+   * an `@lid` and the instance's own is not known yet.
+   */
+  async of(update: BotUpdate, own: string | undefined): Promise<string[]> {
+    if (own === undefined) return [];
+    const directory = this.#directory;
+    if (directory === undefined) return [own];
+    let lid = await directory.toLid(own);
+    const group = update.chat?.id;
+    if (
+      lid === undefined && group !== undefined && namesByLid(update) &&
+      this.#firstRead(update.instance, group)
+    ) {
+      await this.#learnMembers(update.instance, group);
+      lid = await directory.toLid(own);
+    }
+    return lid === undefined ? [own] : [own, lid.includes("@") ? lid : `${lid}@lid`];
+  }
+
+  #firstRead(instance: string, group: string): boolean {
+    const key = `${instance}/${group}`;
+    if (this.#readGroups.has(key)) return false;
+    if (this.#readGroups.size >= MAX_READ_GROUPS) this.#readGroups.clear();
+    this.#readGroups.add(key);
+    return true;
+  }
+
+  async #learnMembers(instance: string, group: string): Promise<void> {
+    try {
+      const answer = await this.#api(instance).groups().participants(group);
+      await this.#directory!.learn(answer.data.participants);
+    } catch (error) {
+      // Without the member list the message is judged on what is known (the phone JID); the group is not read
+      // again by this process, so a server that refuses the route costs one request per group.
+      getGatewayLogger("bot").warn(
+        "Bot: cannot read the members of {group} to find the instance's own @lid ({error}); its @lid mentions are not recognised there",
+        { group, error: error instanceof Error ? error.message : String(error) },
+      );
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Where `SendPacer` keeps each recipient's last paced send. On a `MemoryState` (this process's alone) the
+ * times are kept in one in-memory map per state, shared by every pacer on that state (a bot's replies,
+ * `sendMany`, a user's own pacer), answered at once and at no store cost; on any other state they are
+ * records in the store, shared by every process using it. Internal.
+ *
+ * @module
+ */
+
+import { MemoryState } from "../backends/memory/state.ts";
+import { instanceKey, type InstanceRef } from "../health/health_types.ts";
+import type { StateStore } from "../store/state.ts";
+
+const RECIPIENTS = "pacing-recipient";
+const PERSON = "@s.whatsapp.net";
+
+/**
+ * Recipient keys, `<instance key>/<recipient>`: a person's JID and their bare number are one recipient (a bot
+ * replies to the JID, `sendMany` to the number). Internal.
+ */
+export class RecipientKeys {
+  // The last instance's key: a pacer mostly paces one instance, whose key is then encoded once.
+  #instance: InstanceRef & { key: string } = { connection: "", instance: "", key: "/" };
+
+  /** The key of `recipient` of the instance `ref`. */
+  of(ref: InstanceRef, recipient: string): string {
+    let instance = this.#instance;
+    if (instance.instance !== ref.instance || instance.connection !== ref.connection) {
+      this.#instance = instance = {
+        connection: ref.connection,
+        instance: ref.instance,
+        key: instanceKey(ref),
+      };
+    }
+    const id = recipient.endsWith(PERSON) ? recipient.slice(0, -PERSON.length) : recipient;
+    return `${instance.key}/${encodeURIComponent(id)}`;
+  }
+}
+
+/** The last paced send per recipient key (`<instance key>/<recipient>`). Internal. */
+export interface RecipientTimes {
+  /** The last send to `key` (epoch ms) while its record lives at `now`, else null. */
+  last(key: string, now: number): number | null | Promise<number | null>;
+  /** Note a send to `key` at `at`, kept until `expiresAt` (undefined: noted at once). */
+  note(key: string, at: number, expiresAt: number): Promise<void> | undefined;
+}
+
+interface Held {
+  at: number;
+  expiresAt: number;
+}
+
+/** Times in memory, one map per state; expiry judged on the caller's clock. */
+class MemoryRecipientTimes implements RecipientTimes {
+  readonly #held = new Map<string, Held>();
+  // Expired entries are dropped once the map doubled since the last sweep.
+  #sweepAt = 1024;
+
+  last(key: string, now: number): number | null {
+    const held = this.#held.get(key);
+    return held === undefined || held.expiresAt <= now ? null : held.at;
+  }
+
+  note(key: string, at: number, expiresAt: number): undefined {
+    this.#held.delete(key); // re-inserted last: the map stays in send order
+    this.#held.set(key, { at, expiresAt });
+    if (this.#held.size >= this.#sweepAt) this.#sweep(at);
+  }
+
+  #sweep(now: number): void {
+    for (const [key, held] of this.#held) {
+      if (held.expiresAt <= now) this.#held.delete(key);
+    }
+    this.#sweepAt = Math.max(1024, this.#held.size * 2);
+  }
+}
+
+/** Times as records in the store (expiry on the store's clock, as for every record). */
+class StoredRecipientTimes implements RecipientTimes {
+  readonly #state: StateStore;
+
+  constructor(state: StateStore) {
+    this.#state = state;
+  }
+
+  async last(key: string): Promise<number | null> {
+    return (await this.#state.get<number>(RECIPIENTS, key))?.value ?? null;
+  }
+
+  async note(key: string, at: number, expiresAt: number): Promise<void> {
+    await this.#state.set(RECIPIENTS, key, at, { expiresAt });
+  }
+}
+
+const timesByState = new WeakMap<MemoryState, MemoryRecipientTimes>();
+
+/** The recipients' last sends kept for `state`: the one in-memory map of a `MemoryState`, else the store. */
+export function recipientTimes(state: StateStore): RecipientTimes {
+  if (!(state instanceof MemoryState)) return new StoredRecipientTimes(state);
+  let times = timesByState.get(state);
+  if (times === undefined) timesByState.set(state, times = new MemoryRecipientTimes());
+  return times;
+}
