@@ -270,6 +270,29 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
   return out as GatewayConfig;
 }
 
+/**
+ * Lay the `GATEWAY_*` settings ({@link configFromEnv}) over a file's configuration, key by key. When the file
+ * names its `connections`, the variables set the fields of its default connection (`default`, or
+ * `"default"`), the one a call without a connection uses; otherwise they are its shorthand keys.
+ *
+ * @example
+ * ```ts
+ * import { mergeEnvConfig } from "./config.ts";
+ * const file = { default: "main", connections: { main: { server_url: "http://a", api_key: "k" } } };
+ * mergeEnvConfig(file, { instance: "sales" }).connections?.main.instance; // "sales"
+ * ```
+ */
+export function mergeEnvConfig(file: GatewayConfig, env: GatewayConfig): GatewayConfig {
+  const { server_url, api_key, instance, timeout_ms, ...rest } = env;
+  const fields = Object.entries({ server_url, api_key, instance, timeout_ms }).filter(([, v]) =>
+    v !== undefined
+  );
+  if (file.connections === undefined || fields.length === 0) return mergeConfig(file, env);
+  const name = file.default ?? DEFAULTS.connection;
+  const connection = { ...file.connections[name], ...Object.fromEntries(fields) } as ConnectionConfig;
+  return mergeConfig({ ...file, connections: { ...file.connections, [name]: connection } }, rest);
+}
+
 /** The configuration without the command line's own file sections (`kv`, `tasks`), for `GatewayService`. */
 export function serviceConfig(config: GatewayConfig): GatewayConfig {
   const out: Record<string, unknown> = { ...config };

@@ -14,6 +14,7 @@ import {
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
+  mergeEnvConfig,
   serviceConfig,
   validateConfig,
 } from "./config.ts";
@@ -696,7 +697,7 @@ export class GatewayService {
     const file = await loadConfigFile(path);
     // A variable the permissions do not allow is treated as unset (and named once); a bad one is an error.
     const env = configFromEnv(envReader().get);
-    const config = mergeConfig(serviceConfig(file ?? {}), env, validateConfig(overrides));
+    const config = mergeConfig(mergeEnvConfig(serviceConfig(file ?? {}), env), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
       throw new ConfigurationException(
         `Cannot configure gateway: no "${path}" and GATEWAY_API_URL is not set`,

@@ -6,7 +6,7 @@
 
 import { ConfigurationException } from "../errors.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
-import type { PacingOptions } from "../pacing/rules.ts";
+import { PACING_OPTION_KEYS, type PacingOptions } from "../pacing/rules.ts";
 import type { GatewayService } from "../service.ts";
 import type { GatewayStore } from "../store/store.ts";
 import type { WebhookHandlerOptions } from "../webhooks/handler.ts";
@@ -54,7 +54,7 @@ export interface BotOptions {
 }
 
 // Nested objects whose own keys are checked where they are used (the receiver's, the pacer's) are `true`.
-const KEYS: Readonly<Record<keyof BotOptions, true>> & OptionKeys = {
+const KEYS: Readonly<Record<keyof BotOptions, true | OptionKeys>> & OptionKeys = {
   service: true,
   signature: true,
   store: true,
@@ -62,7 +62,7 @@ const KEYS: Readonly<Record<keyof BotOptions, true>> & OptionKeys = {
   dedupe: true,
   groups: true,
   debounceMs: true,
-  pacing: true,
+  pacing: PACING_OPTION_KEYS,
   orderLeaseMs: true,
   receiver: true,
   now: true,

@@ -12,6 +12,7 @@ import {
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
+  mergeEnvConfig,
   serviceConfig,
 } from "../config.ts";
 import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
@@ -94,7 +95,7 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
     throw configError(error);
   }
   const fileConfig = serviceConfig(file ?? {});
-  const config = mergeConfig(fileConfig, env);
+  const config = mergeEnvConfig(fileConfig, env);
   const envKv = io.env("GATEWAY_KV_PATH");
   return {
     config,

@@ -11,7 +11,8 @@ import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
 import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
-import { type PacingOptions, readRules, type Rules } from "./rules.ts";
+import { PACING_OPTION_KEYS, type PacingOptions, readRules, type Rules } from "./rules.ts";
+import { checkOptionKeys } from "../option_keys.ts";
 
 export type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
 
@@ -68,6 +69,7 @@ export class SendPacer {
     options: PacingOptions = {},
     seams: { now?: () => number; random?: () => number } = {},
   ) {
+    checkOptionKeys(options, PACING_OPTION_KEYS, "new SendPacer");
     this.#state = state;
     this.#rules = readRules(options);
     this.#now = seams.now ?? Date.now;

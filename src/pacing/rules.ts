@@ -6,6 +6,7 @@
  */
 
 import { numberSetting, timerMs } from "../util/checks.ts";
+import type { OptionKeys } from "../option_keys.ts";
 
 /** Pacing rules (every field optional; defaults in brackets). */
 export interface PacingOptions {
@@ -32,6 +33,27 @@ export interface PacingOptions {
   maxTypingMs?: number;
   /** Failed sends in a row that pause the instance [5]. */
   pauseAfterFailures?: number;
+}
+
+/** The keys of {@link PacingOptions}: any other key is refused with a suggestion. Internal. */
+export const PACING_OPTION_KEYS: OptionKeys = {
+  minGapMs: true,
+  jitterMs: true,
+  recipientIntervalMs: true,
+  dailyCap: true,
+  warmup: true,
+  typing: true,
+  typingMsPerChar: true,
+  minTypingMs: true,
+  maxTypingMs: true,
+  pauseAfterFailures: true,
+};
+
+/** Only the pacing rules of `options` (which may hold other settings, as `sendMany`'s do). Internal. */
+export function pacingOptions(options: PacingOptions): PacingOptions {
+  return Object.fromEntries(
+    Object.entries(options).filter(([key]) => Object.hasOwn(PACING_OPTION_KEYS, key)),
+  );
 }
 
 const DEFAULT_WARMUP: readonly number[] = [20, 40, 80, 160, 320];

@@ -11,6 +11,8 @@ import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import { SendPacer } from "./pacer.ts";
+import { PACING_OPTION_KEYS, pacingOptions } from "./rules.ts";
+import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type {
   SendManyDeps,
@@ -68,12 +70,26 @@ function checkItems(items: readonly SendManyItem[]): void {
   }
 }
 
+/** The keys of `SendManyOptions`: the pacing rules and the run's own settings. */
+const SEND_MANY_OPTION_KEYS: OptionKeys = {
+  ...PACING_OPTION_KEYS,
+  batchId: true,
+  instance: true,
+  onProgress: true,
+  signal: true,
+  sleep: true,
+  random: true,
+  workerId: true,
+  leaseMs: true,
+};
+
 /** Run a bulk send (see `messages().sendMany`). */
 export async function runSendMany(
   deps: SendManyDeps,
   items: readonly SendManyItem[],
   options: SendManyOptions = {},
 ): Promise<SendManyReport> {
+  checkOptionKeys(options, SEND_MANY_OPTION_KEYS, "messages().sendMany");
   checkItems(items);
   const sleep = options.sleep ?? deps.sleep;
   const batchId = options.batchId ?? await defaultBatchId(items);
@@ -82,7 +98,7 @@ export async function runSendMany(
     items,
     options,
     sleep,
-    pacer: new SendPacer(deps.state, options, { now: deps.now, random: options.random }),
+    pacer: new SendPacer(deps.state, pacingOptions(options), { now: deps.now, random: options.random }),
     batchId,
     report: emptyReport(batchId, items),
     done: 0,

@@ -190,4 +190,12 @@ Deno.test("new Bot refuses an unknown option with a suggestion, and bad values",
   // @ts-expect-error not a groups value
   throws(() => new Bot({ groups: "some" }), /Invalid bot option "groups"/);
   throws(() => new Bot({ debounceMs: -1 }), /Invalid bot option "debounceMs"/);
+  throws(
+    // @ts-expect-error not a pacing rule
+    () => new Bot({ pacing: { recipientInterval: 1000 } }),
+    (e: unknown) =>
+      e instanceof ConfigurationException &&
+      e.message ===
+        'new Bot: "pacing.recipientInterval" is not an option; did you mean "pacing.recipientIntervalMs"?',
+  );
 });

@@ -253,6 +253,35 @@ Deno.test("config: the configuration manual's block loads as gateway-api.json", 
   });
 });
 
+Deno.test("config: GATEWAY_* variables win over a file with named connections, on its default connection", async () => {
+  const file =
+    '{ "default": "main", "connections": { "main": { "server_url": "http://a.test", "api_key": "k", ' +
+    '"instance": "sales" }, "eu": { "server_url": "http://eu.test", "api_key": "e" } } }';
+  await withFile(file, async (path) => {
+    // The command line reads the variables through its io.
+    const cli = await loadCliConfig(
+      memoryIo({ env: { GATEWAY_INSTANCE: "support", GATEWAY_API_KEY: "k2" } }),
+      path,
+    );
+    deepStrictEqual(cli.config.connections?.main, {
+      server_url: "http://a.test",
+      api_key: "k2",
+      instance: "support",
+    });
+    deepStrictEqual(cli.config.connections?.eu, { server_url: "http://eu.test", api_key: "e" });
+    // GatewayService.fromFile reads Deno.env.
+    const saved = Deno.env.get("GATEWAY_INSTANCE");
+    Deno.env.set("GATEWAY_INSTANCE", "support");
+    try {
+      const gw = await GatewayService.fromFile(path);
+      deepStrictEqual(gw.getConnectionManager().getConnectionNames(), ["main", "eu"]);
+      strictEqual(gw.getConfig().connections?.main.instance, "support");
+    } finally {
+      saved === undefined ? Deno.env.delete("GATEWAY_INSTANCE") : Deno.env.set("GATEWAY_INSTANCE", saved);
+    }
+  });
+});
+
 Deno.test("config: the file is checked when read, with its path in the message", async () => {
   await withFile(
     '{ "server_url": "http://x", "api_key": "k", "queue": { "max_attempts": 0 }, }',

@@ -1,4 +1,4 @@
-import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { GatewayService, MemoryStore, ValidationException } from "../../mod.ts";
 import { type SendManyItem, type SendManyProgress, SendPacer } from "../../src/resources/mod.ts";
 import { KEY, newSim } from "../helpers/simulator.ts";
@@ -281,6 +281,26 @@ Deno.test("sendMany: bad items are refused before any request", async () => {
     },
   );
   strictEqual(sim.requests.length, 0);
+  await sim.close();
+});
+
+Deno.test("sendMany and SendPacer: an unknown option key is refused with a suggestion before any request", async () => {
+  const { sim, gw, store } = setup();
+  await rejects(
+    gw.messages().sendMany(items(1, 1), { minGapMs: 10, jiter: 5 } as never),
+    {
+      name: "ConfigurationException",
+      message: 'messages().sendMany: "jiter" is not an option; did you mean "jitterMs"?',
+    },
+  );
+  strictEqual(sim.requests.length, 0);
+  throws(() => new SendPacer(store.state, { dailyCaps: 5 } as never), {
+    name: "ConfigurationException",
+    message: 'new SendPacer: "dailyCaps" is not an option; did you mean "dailyCap"?',
+  });
+  // sendMany's own settings are not pacing rules, yet are accepted next to them.
+  const report = await gw.messages().sendMany(items(1, 1), { minGapMs: 0, jitterMs: 0, batchId: "b1" });
+  strictEqual(report.batchId, "b1");
   await sim.close();
 });
 
