@@ -331,6 +331,48 @@ Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID 
   await bot.close();
 });
 
+Deno.test("groups: mentions keeps a second @lid mention that arrives while the group's members are being read", async () => {
+  const BOT_LID = "77777777777777@lid";
+  const store = new MemoryStore();
+  const stub = new GatewayStub();
+  const answer = gate();
+  const asked = gate();
+  let memberReads = 0;
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!url.pathname.startsWith("/group/participants/")) return stub.fetch(input, init);
+    memberReads++;
+    asked.open();
+    await answer.promise;
+    return Response.json({ participants: [{ id: BOT_LID, phoneNumber: OWN, admin: null }] });
+  };
+  const service = new GatewayService({
+    server_url: "http://gateway.test",
+    api_key: "k",
+    instance: INSTANCE,
+    store,
+    retry: { max_retries: 0 },
+  }, { fetch });
+  const bot = new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+  const seen: string[] = [];
+  bot.on("message", (ctx) => void seen.push(ctx.msg.id));
+  const mention = (id: string) =>
+    inbound("hey", {
+      id,
+      group: GROUP,
+      participant: ANA,
+      extra: { contextInfo: { mentionedJid: [BOT_LID] } },
+    });
+  const first = bot.handleUpdate(mention("C1"));
+  await asked.promise; // the members are being read for C1
+  const second = bot.handleUpdate(mention("C2"));
+  answer.open();
+  await Promise.all([first, second]);
+  deepStrictEqual(seen, ["C1", "C2"]);
+  strictEqual(memberReads, 1);
+  await bot.close();
+});
+
 Deno.test("pause and resume: stored, seen by another bot on the store, by JID or phone number", async () => {
   const store = new MemoryStore();
   const { bot } = stubBot({ store });
