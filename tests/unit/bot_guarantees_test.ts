@@ -278,6 +278,18 @@ Deno.test("groups: mentions keeps a reply to one of the bot's messages that name
   deepStrictEqual(stub.texts(), ["answer to m1", "answer to m2"]);
 });
 
+/** A `groups: "mentions"` bot whose service calls `fetch`. */
+function mentionsBot(store: MemoryStore, fetch: typeof globalThis.fetch): Bot {
+  const service = new GatewayService({
+    server_url: "http://gateway.test",
+    api_key: "k",
+    instance: INSTANCE,
+    store,
+    retry: { max_retries: 0 },
+  }, { fetch });
+  return new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+}
+
 Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID group's members", async () => {
   const BOT_LID = "77777777777777@lid";
   const OTHER_GROUP = "120363111111111111@g.us";
@@ -301,14 +313,7 @@ Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID 
       ],
     }));
   };
-  const service = new GatewayService({
-    server_url: "http://gateway.test",
-    api_key: "k",
-    instance: INSTANCE,
-    store,
-    retry: { max_retries: 0 },
-  }, { fetch });
-  const bot = new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+  const bot = mentionsBot(store, fetch);
   const seen: string[] = [];
   bot.on("message", (ctx) => void seen.push(ctx.msg.id));
   const mention = (id: string, group: string, who: string) =>
@@ -346,14 +351,7 @@ Deno.test("groups: mentions keeps a second @lid mention that arrives while the g
     await answer.promise;
     return Response.json({ participants: [{ id: BOT_LID, phoneNumber: OWN, admin: null }] });
   };
-  const service = new GatewayService({
-    server_url: "http://gateway.test",
-    api_key: "k",
-    instance: INSTANCE,
-    store,
-    retry: { max_retries: 0 },
-  }, { fetch });
-  const bot = new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+  const bot = mentionsBot(store, fetch);
   const seen: string[] = [];
   bot.on("message", (ctx) => void seen.push(ctx.msg.id));
   const mention = (id: string) =>
