@@ -301,6 +301,12 @@ Deno.test("config: GATEWAY_TIMEOUT_MS wins over the default connection's own tim
   );
   deepStrictEqual(plain.connections?.default, { server_url: "http://a.test", api_key: "k" });
   strictEqual(plain.http?.timeout_ms, 5_000);
+  // The shorthand's own timeout_ms is its connection's: the variable wins over it too.
+  const shorthand = mergeEnvConfig({ server_url: "http://a.test", api_key: "k", timeout_ms: 20_000 }, {
+    http: { timeout_ms: 5_000 },
+  });
+  strictEqual(shorthand.timeout_ms, 5_000);
+  strictEqual(mergeEnvConfig({ server_url: "http://a.test", api_key: "k" }, {}).timeout_ms, undefined);
 });
 
 Deno.test("config: the file is checked when read, with its path in the message", async () => {
