@@ -274,6 +274,8 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
  * Lay the `GATEWAY_*` settings ({@link configFromEnv}) over a file's configuration, key by key. When the file
  * names its `connections`, the variables set the fields of its default connection (`default`, or
  * `"default"`), the one a call without a connection uses; otherwise they are its shorthand keys.
+ * `GATEWAY_TIMEOUT_MS` is `http.timeout_ms`, and also the default connection's own `timeout_ms` (or the
+ * shorthand's) when the file gives one (which would otherwise win over the variable).
  *
  * @example
  * ```ts
@@ -283,13 +285,20 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
  * ```
  */
 export function mergeEnvConfig(file: GatewayConfig, env: GatewayConfig): GatewayConfig {
-  const { server_url, api_key, instance, timeout_ms, ...rest } = env;
+  if (file.connections === undefined) {
+    // The shorthand's `timeout_ms` is its connection's own: the variable sets it too.
+    const timeout = file.timeout_ms !== undefined ? env.http?.timeout_ms : undefined;
+    return mergeConfig(file, env, timeout === undefined ? {} : { timeout_ms: timeout });
+  }
+  const { server_url, api_key, instance, ...rest } = env;
+  const name = file.default ?? DEFAULTS.connection;
+  const own = file.connections[name];
+  const timeout_ms = own?.timeout_ms !== undefined ? env.http?.timeout_ms : undefined;
   const fields = Object.entries({ server_url, api_key, instance, timeout_ms }).filter(([, v]) =>
     v !== undefined
   );
-  if (file.connections === undefined || fields.length === 0) return mergeConfig(file, env);
-  const name = file.default ?? DEFAULTS.connection;
-  const connection = { ...file.connections[name], ...Object.fromEntries(fields) } as ConnectionConfig;
+  if (fields.length === 0) return mergeConfig(file, env);
+  const connection = { ...own, ...Object.fromEntries(fields) } as ConnectionConfig;
   return mergeConfig({ ...file, connections: { ...file.connections, [name]: connection } }, rest);
 }
 

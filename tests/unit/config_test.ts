@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { ConfigurationException, type GatewayConfig, GatewayService } from "../../mod.ts";
-import { loadConfigFile, validateConfig } from "../../src/config.ts";
+import { configFromEnv, loadConfigFile, mergeEnvConfig, validateConfig } from "../../src/config.ts";
 import { parseJsonc } from "../../src/jsonc.ts";
 import { loadCliConfig } from "../../src/cli/config.ts";
 import { memoryIo } from "../../src/cli/io.ts";
@@ -280,6 +280,33 @@ Deno.test("config: GATEWAY_* variables win over a file with named connections, o
       saved === undefined ? Deno.env.delete("GATEWAY_INSTANCE") : Deno.env.set("GATEWAY_INSTANCE", saved);
     }
   });
+});
+
+Deno.test("config: GATEWAY_TIMEOUT_MS wins over the default connection's own timeout_ms in a file", () => {
+  const file = {
+    default: "main",
+    connections: {
+      main: { server_url: "http://a.test", api_key: "k", timeout_ms: 20_000 },
+      eu: { server_url: "http://eu.test", api_key: "e", timeout_ms: 9_000 },
+    },
+  };
+  const merged = mergeEnvConfig(file, configFromEnv((name) => ({ GATEWAY_TIMEOUT_MS: "5000" })[name]));
+  strictEqual(merged.connections?.main.timeout_ms, 5_000);
+  strictEqual(merged.connections?.eu.timeout_ms, 9_000); // another connection's own setting stays
+  strictEqual(merged.http?.timeout_ms, 5_000);
+  // A default connection without its own timeout takes http.timeout_ms: nothing is added to it.
+  const plain = mergeEnvConfig(
+    { connections: { default: { server_url: "http://a.test", api_key: "k" } } },
+    { http: { timeout_ms: 5_000 } },
+  );
+  deepStrictEqual(plain.connections?.default, { server_url: "http://a.test", api_key: "k" });
+  strictEqual(plain.http?.timeout_ms, 5_000);
+  // The shorthand's own timeout_ms is its connection's: the variable wins over it too.
+  const shorthand = mergeEnvConfig({ server_url: "http://a.test", api_key: "k", timeout_ms: 20_000 }, {
+    http: { timeout_ms: 5_000 },
+  });
+  strictEqual(shorthand.timeout_ms, 5_000);
+  strictEqual(mergeEnvConfig({ server_url: "http://a.test", api_key: "k" }, {}).timeout_ms, undefined);
 });
 
 Deno.test("config: the file is checked when read, with its path in the message", async () => {
