@@ -28,7 +28,7 @@ function namesByLid(update: BotUpdate): boolean {
 export class OwnJids {
   readonly #directory: LidDirectory | undefined;
   readonly #api: (instance: string) => GatewayService;
-  readonly #readGroups = new Set<string>();
+  readonly #readGroups = new Map<string, Promise<void>>();
 
   constructor(directory: LidDirectory | undefined, api: (instance: string) => GatewayService) {
     this.#directory = directory;
@@ -46,22 +46,22 @@ export class OwnJids {
     if (directory === undefined) return [own];
     let lid = await directory.toLid(own);
     const group = update.chat?.id;
-    if (
-      lid === undefined && group !== undefined && namesByLid(update) &&
-      this.#firstRead(update.instance, group)
-    ) {
-      await this.#learnMembers(update.instance, group);
+    if (lid === undefined && group !== undefined && namesByLid(update)) {
+      // A message that arrives while the members are read waits for that read, not judged without it.
+      await this.#read(update.instance, group);
       lid = await directory.toLid(own);
     }
     return lid === undefined ? [own] : [own, lid.includes("@") ? lid : `${lid}@lid`];
   }
 
-  #firstRead(instance: string, group: string): boolean {
+  /** The read of `group`'s members: started on the first call, the same (settled) promise after. */
+  #read(instance: string, group: string): Promise<void> {
     const key = `${instance}/${group}`;
-    if (this.#readGroups.has(key)) return false;
+    let read = this.#readGroups.get(key);
+    if (read !== undefined) return read;
     if (this.#readGroups.size >= MAX_READ_GROUPS) this.#readGroups.clear();
-    this.#readGroups.add(key);
-    return true;
+    this.#readGroups.set(key, read = this.#learnMembers(instance, group));
+    return read;
   }
 
   async #learnMembers(instance: string, group: string): Promise<void> {

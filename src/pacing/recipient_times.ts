@@ -62,6 +62,10 @@ class MemoryRecipientTimes implements RecipientTimes {
   }
 
   note(key: string, at: number, expiresAt: number): undefined {
+    // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
+    // end the record a longer one (a `sendMany` run) still waits on.
+    const held = this.#held.get(key);
+    if (held !== undefined && held.expiresAt > expiresAt) expiresAt = held.expiresAt;
     this.#held.delete(key); // re-inserted last: the map stays in send order
     this.#held.set(key, { at, expiresAt });
     if (this.#held.size >= this.#sweepAt) this.#sweep(at);

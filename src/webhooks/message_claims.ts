@@ -46,9 +46,13 @@ export class InboundMessageClaims {
     return `${instance}/${id}`;
   }
 
-  /** Claim a message: true when this delivery should run the handlers. */
-  async claim(instance: string, id: string): Promise<boolean> {
-    const version = await this.#state.set(NAMESPACE, this.#key(instance, id), { state: "processing" }, {
+  /**
+   * Claim a message: true when this delivery should run the handlers. Its `origin` is kept from now: an edit
+   * of the message that arrives while its handlers run is placed too.
+   */
+  async claim(instance: string, id: string, origin: MessageOrigin = {}): Promise<boolean> {
+    const record: ClaimRecord = { state: "processing", ...origin };
+    const version = await this.#state.set(NAMESPACE, this.#key(instance, id), record, {
       expectedVersion: null,
       expiresAt: this.#now() + MESSAGE_CLAIM_LEASE_MS,
     });
@@ -74,10 +78,10 @@ export class InboundMessageClaims {
     return entry?.value.state ?? null;
   }
 
-  /** Where a handled message came from (its chat and sender), when it was handled within the window. */
+  /** Where a message came from (its chat and sender), while it is handled or was within the window. */
   async origin(instance: string, id: string): Promise<MessageOrigin | undefined> {
     const entry = await this.#state.get<ClaimRecord>(NAMESPACE, this.#key(instance, id));
-    if (entry?.value.state !== "done" || entry.value.chat === undefined) return undefined;
+    if (entry === null || entry.value.chat === undefined) return undefined;
     return { chat: entry.value.chat, from: entry.value.from };
   }
 }

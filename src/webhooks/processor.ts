@@ -375,7 +375,8 @@ export class WebhookProcessor {
       await dispatchWebhook(entries, payload);
       return "processed";
     }
-    if (!(await claims.claim(payload.instance, id))) {
+    const origin = { chat: payload.chatJid, from: payload.senderJid };
+    if (!(await claims.claim(payload.instance, id, origin))) {
       return (await claims.state(payload.instance, id)) === "processing" ? "busy" : "duplicate";
     }
     try {
@@ -384,7 +385,7 @@ export class WebhookProcessor {
       await claims.release(payload.instance, id).catch(() => {});
       throw error;
     }
-    await claims.complete(payload.instance, id, { chat: payload.chatJid, from: payload.senderJid });
+    await claims.complete(payload.instance, id, origin);
     return "processed";
   }
 }

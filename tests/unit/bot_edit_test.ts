@@ -5,7 +5,7 @@
 // with a REVOKE protocol message, then messages.delete with the key on the receiver's side.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import type { Context } from "../../src/bot/mod.ts";
-import { ANA, GROUP, inbound, INSTANCE, OWN, stubBot } from "../helpers/bot.ts";
+import { ANA, gate, GROUP, inbound, INSTANCE, OWN, stubBot } from "../helpers/bot.ts";
 
 const BIA = "5511988887777@s.whatsapp.net";
 
@@ -33,6 +33,30 @@ Deno.test("a contact's edit (key on the sender's side) is an edit in the chat th
   ]);
   deepStrictEqual(stub.texts(), ["you changed it to hello"]);
   strictEqual(stub.requests[0].body.number, ANA);
+});
+
+Deno.test("a contact's edit that arrives while their message is still handled is an edit, after it", async () => {
+  const { bot } = stubBot();
+  const seen: string[] = [];
+  const hold = gate();
+  const started = gate();
+  bot.on("message", async (ctx) => {
+    seen.push(record(ctx));
+    started.open();
+    await hold.promise; // a slow handler (a debounce, a reply waiting for its pacing)
+  });
+  bot.on(["edit", "outgoing"], (ctx) => void seen.push(record(ctx)));
+  const first = bot.handleUpdate(inbound("helo", { id: "3EB0E2" }));
+  await started.promise;
+  const edit = bot.handleUpdate(
+    edited({ remoteJid: OWN, fromMe: true, id: "3EB0E2" }, "MESSAGE_EDIT", "hello"),
+  );
+  hold.open();
+  await Promise.all([first, edit]);
+  deepStrictEqual(seen, [
+    `message:${ANA}:${ANA}/5511999999999:3EB0E2:false:helo`,
+    `edit:${ANA}:${ANA}/5511999999999:3EB0E2:false:hello`,
+  ]);
 });
 
 Deno.test("an edit made on the instance's phone stays `outgoing`, in the contact's chat", async () => {

@@ -278,6 +278,18 @@ Deno.test("groups: mentions keeps a reply to one of the bot's messages that name
   deepStrictEqual(stub.texts(), ["answer to m1", "answer to m2"]);
 });
 
+/** A `groups: "mentions"` bot whose service calls `fetch`. */
+function mentionsBot(store: MemoryStore, fetch: typeof globalThis.fetch): Bot {
+  const service = new GatewayService({
+    server_url: "http://gateway.test",
+    api_key: "k",
+    instance: INSTANCE,
+    store,
+    retry: { max_retries: 0 },
+  }, { fetch });
+  return new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+}
+
 Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID group's members", async () => {
   const BOT_LID = "77777777777777@lid";
   const OTHER_GROUP = "120363111111111111@g.us";
@@ -301,14 +313,7 @@ Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID 
       ],
     }));
   };
-  const service = new GatewayService({
-    server_url: "http://gateway.test",
-    api_key: "k",
-    instance: INSTANCE,
-    store,
-    retry: { max_retries: 0 },
-  }, { fetch });
-  const bot = new Bot({ signature: { scheme: "none" }, store, service, pacing: false, groups: "mentions" });
+  const bot = mentionsBot(store, fetch);
   const seen: string[] = [];
   bot.on("message", (ctx) => void seen.push(ctx.msg.id));
   const mention = (id: string, group: string, who: string) =>
@@ -328,6 +333,41 @@ Deno.test("groups: mentions recognises the bot's own @lid, read once from a LID 
   deepStrictEqual(seen, ["L2", "L4"]);
   deepStrictEqual(memberReads, [OTHER_GROUP, GROUP]);
   strictEqual(await bot.processor.lidDirectory?.toPhone(BOT_LID), "5511900000000");
+  await bot.close();
+});
+
+Deno.test("groups: mentions keeps a second @lid mention that arrives while the group's members are being read", async () => {
+  const BOT_LID = "77777777777777@lid";
+  const store = new MemoryStore();
+  const stub = new GatewayStub();
+  const answer = gate();
+  const asked = gate();
+  let memberReads = 0;
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!url.pathname.startsWith("/group/participants/")) return stub.fetch(input, init);
+    memberReads++;
+    asked.open();
+    await answer.promise;
+    return Response.json({ participants: [{ id: BOT_LID, phoneNumber: OWN, admin: null }] });
+  };
+  const bot = mentionsBot(store, fetch);
+  const seen: string[] = [];
+  bot.on("message", (ctx) => void seen.push(ctx.msg.id));
+  const mention = (id: string) =>
+    inbound("hey", {
+      id,
+      group: GROUP,
+      participant: ANA,
+      extra: { contextInfo: { mentionedJid: [BOT_LID] } },
+    });
+  const first = bot.handleUpdate(mention("C1"));
+  await asked.promise; // the members are being read for C1
+  const second = bot.handleUpdate(mention("C2"));
+  answer.open();
+  await Promise.all([first, second]);
+  deepStrictEqual(seen, ["C1", "C2"]);
+  strictEqual(memberReads, 1);
   await bot.close();
 });
 

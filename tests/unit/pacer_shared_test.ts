@@ -132,3 +132,18 @@ Deno.test("on a shared store waitMs reads the chat's record once and recordRecip
   strictEqual(await pacer.waitMs(SALES, NUMBER), 750);
   deepStrictEqual(calls, ["get pacing-recipient", "set pacing-recipient", "get pacing-recipient"]);
 });
+
+Deno.test("a send under a shorter interval keeps a longer interval's record alive (memory store)", async () => {
+  const time = fakeTime();
+  const state = new MemoryState({ now: time.now });
+  const bulk = new SendPacer(state, { ...PER_CHAT, recipientIntervalMs: 60_000 }, { now: time.now });
+  const replies = new SendPacer(state, PER_CHAT, { now: time.now });
+  await bulk.recordSent(SALES, NUMBER);
+  time.clock += 10_000;
+  const repliedAt = time.clock;
+  await replies.recordRecipientSent(SALES, `${NUMBER}@s.whatsapp.net`); // a bot's reply: 1 s interval
+  time.clock += 5_000;
+  strictEqual(await bulk.recipientLastSent(SALES, NUMBER), repliedAt);
+  strictEqual(await bulk.waitFor(SALES, NUMBER), 55_000); // 60 s from the reply, not 0 once its second ended
+  strictEqual(replies.waitMs(SALES, NUMBER), 0);
+});
