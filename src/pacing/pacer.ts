@@ -10,7 +10,12 @@
 import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
-import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
+import {
+  RECIPIENT_RETENTION_MS,
+  RecipientKeys,
+  type RecipientTimes,
+  recipientTimes,
+} from "./recipient_times.ts";
 import { PACING_OPTION_KEYS, type PacingOptions, readRules, type Rules } from "./rules.ts";
 import { checkOptionKeys } from "../option_keys.ts";
 
@@ -155,7 +160,8 @@ export class SendPacer {
   }
 
   /**
-   * The last paced send to `recipient` (epoch ms) while its interval runs, else null.
+   * The last paced send to `recipient` (epoch ms) by any pacer on this state, remembered for an hour (or the
+   * sender's interval when longer), else null.
    *
    * @example
    * ```ts
@@ -293,7 +299,7 @@ export class SendPacer {
     return this.#recipients.note(
       this.#keys.of(ref, recipient),
       now,
-      now + this.#rules.recipientIntervalMs,
+      now + Math.max(this.#rules.recipientIntervalMs, RECIPIENT_RETENTION_MS),
     );
   }
 

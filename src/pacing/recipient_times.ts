@@ -12,6 +12,14 @@ import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 
 const RECIPIENTS = "pacing-recipient";
+
+/**
+ * How long a recipient's last send is remembered at least: pacers with different intervals share the record
+ * and each judges it by its own interval, so a record must outlive the sender's own interval (a bot's reply,
+ * 1 s) for a pacer with a longer one (`sendMany`, 60 s by default) to see it. A sender's interval longer than
+ * this keeps its record for that interval. Internal.
+ */
+export const RECIPIENT_RETENTION_MS = 3_600_000;
 const PERSON = "@s.whatsapp.net";
 
 /**

@@ -88,7 +88,10 @@ Deno.test("on a MemoryState the interval is judged on the pacer's clock and answ
   strictEqual(await pacer.waitFor(SALES, NUMBER), 600);
   clock += 600;
   strictEqual(pacer.waitMs(SALES, NUMBER), 0);
-  strictEqual(await pacer.recipientLastSent(SALES, NUMBER), null); // expired on the pacer's clock
+  // Remembered for an hour on the pacer's clock, for pacers with longer intervals sharing the record.
+  strictEqual(await pacer.recipientLastSent(SALES, NUMBER), 1_700_000_000_000);
+  clock += 3_600_000 - 1000;
+  strictEqual(await pacer.recipientLastSent(SALES, NUMBER), null);
   deepStrictEqual(await state.list("pacing-recipient"), []); // nothing in the store
 
   // A pacer with an instance gap answers through the store, as before.
@@ -147,3 +150,22 @@ Deno.test("a send under a shorter interval keeps a longer interval's record aliv
   strictEqual(await bulk.waitFor(SALES, NUMBER), 55_000); // 60 s from the reply, not 0 once its second ended
   strictEqual(replies.waitMs(SALES, NUMBER), 0);
 });
+
+for (const kind of ["memory", "shared"] as const) {
+  Deno.test(`a longer interval waits for a send made under a shorter one, after the shorter ran out (${kind} state)`, async () => {
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const state = kind === "memory" ? new MemoryState({ now }) : new SharedLikeState(now);
+    const bulk = new SendPacer(state, { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 60_000 }, { now });
+    const replies = new SendPacer(state, PER_CHAT, { now }); // a bot's: one second per chat
+    await replies.recordRecipientSent(SALES, NUMBER);
+    clock += 5_000; // the reply's own second is long over
+    strictEqual(await replies.waitFor(SALES, NUMBER), 0);
+    strictEqual(await bulk.waitFor(SALES, NUMBER), 55_000);
+    await bulk.recordRecipientSent(SALES, NUMBER);
+    clock += 10_000;
+    await replies.recordRecipientSent(SALES, NUMBER); // a reply 10 s into the bulk interval
+    clock += 5_000;
+    strictEqual(await bulk.waitFor(SALES, NUMBER), 55_000); // from the latest send, whoever made it
+  });
+}
