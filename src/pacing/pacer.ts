@@ -10,12 +10,7 @@
 import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
-import {
-  RECIPIENT_RETENTION_MS,
-  RecipientKeys,
-  type RecipientTimes,
-  recipientTimes,
-} from "./recipient_times.ts";
+import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
 import { PACING_OPTION_KEYS, type PacingOptions, readRules, type Rules } from "./rules.ts";
 import { checkOptionKeys } from "../option_keys.ts";
 
@@ -296,11 +291,7 @@ export class SendPacer {
 
   #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> | undefined {
     if (this.#rules.recipientIntervalMs === 0) return undefined;
-    return this.#recipients.note(
-      this.#keys.of(ref, recipient),
-      now,
-      now + Math.max(this.#rules.recipientIntervalMs, RECIPIENT_RETENTION_MS),
-    );
+    return this.#recipients.note(this.#keys.of(ref, recipient), now, this.#rules.recipientIntervalMs);
   }
 
   /**

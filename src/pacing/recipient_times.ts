@@ -17,9 +17,14 @@ const RECIPIENTS = "pacing-recipient";
  * How long a recipient's last send is remembered at least: pacers with different intervals share the record
  * and each judges it by its own interval, so a record must outlive the sender's own interval (a bot's reply,
  * 1 s) for a pacer with a longer one (`sendMany`, 60 s by default) to see it. A sender's interval longer than
- * this keeps its record for that interval. Internal.
+ * this keeps its record for that interval.
  */
-export const RECIPIENT_RETENTION_MS = 3_600_000;
+const RETENTION_MS = 3_600_000;
+
+function keptUntil(at: number, intervalMs: number): number {
+  return at + Math.max(intervalMs, RETENTION_MS);
+}
+
 const PERSON = "@s.whatsapp.net";
 
 /**
@@ -49,8 +54,11 @@ export class RecipientKeys {
 export interface RecipientTimes {
   /** The last send to `key` (epoch ms) while its record lives at `now`, else null. */
   last(key: string, now: number): number | null | Promise<number | null>;
-  /** Note a send to `key` at `at`, kept until `expiresAt` (undefined: noted at once). */
-  note(key: string, at: number, expiresAt: number): Promise<void> | undefined;
+  /**
+   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval
+   * (undefined: noted at once).
+   */
+  note(key: string, at: number, intervalMs: number): Promise<void> | undefined;
 }
 
 interface Held {
@@ -69,7 +77,8 @@ class MemoryRecipientTimes implements RecipientTimes {
     return held === undefined || held.expiresAt <= now ? null : held.at;
   }
 
-  note(key: string, at: number, expiresAt: number): undefined {
+  note(key: string, at: number, intervalMs: number): undefined {
+    let expiresAt = keptUntil(at, intervalMs);
     // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
     // end the record a longer one (a `sendMany` run) still waits on.
     const held = this.#held.get(key);
@@ -99,8 +108,8 @@ class StoredRecipientTimes implements RecipientTimes {
     return (await this.#state.get<number>(RECIPIENTS, key))?.value ?? null;
   }
 
-  async note(key: string, at: number, expiresAt: number): Promise<void> {
-    await this.#state.set(RECIPIENTS, key, at, { expiresAt });
+  async note(key: string, at: number, intervalMs: number): Promise<void> {
+    await this.#state.set(RECIPIENTS, key, at, { expiresAt: keptUntil(at, intervalMs) });
   }
 }
 
