@@ -85,6 +85,32 @@ export function instanceKey(ref: InstanceRef): string {
   return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
 }
 
+/**
+ * {@link instanceKey} of each instance, built once: the breaker and the pacer key an entry by it on every
+ * send, and each call would escape both names again. Bounded (10 000 instances per connection). Internal.
+ *
+ * @example
+ * ```ts
+ * import { InstanceKeys } from "./health_types.ts";
+ * new InstanceKeys().of({ connection: "default", instance: "sales/eu" }); // "default/sales%2Feu"
+ * ```
+ */
+export class InstanceKeys {
+  readonly #keys = new Map<string, Map<string, string>>();
+
+  /** The state key of `ref`. */
+  of(ref: InstanceRef): string {
+    let keys = this.#keys.get(ref.connection);
+    if (keys === undefined) this.#keys.set(ref.connection, keys = new Map());
+    let key = keys.get(ref.instance);
+    if (key === undefined) {
+      if (keys.size >= 10_000) keys.clear();
+      keys.set(ref.instance, key = instanceKey(ref));
+    }
+    return key;
+  }
+}
+
 /** The instance a state key names (the reverse of {@link instanceKey}). Internal. */
 export function refOf(key: string): InstanceRef {
   const [connection, instance] = key.split("/");

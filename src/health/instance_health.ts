@@ -18,7 +18,7 @@ import {
   type InstanceHealthOptions,
   type InstanceHealthRecord,
   type InstanceHealthStatus,
-  instanceKey,
+  InstanceKeys,
   type InstanceRef,
   refOf,
 } from "./health_types.ts";
@@ -76,7 +76,7 @@ export class InstanceHealth {
   readonly #readNow?: (key: string) => Readonly<StateEntry<Stored>> | null;
   readonly #now: () => number;
   /** State keys by connection and instance: the breaker reads one on every send, built once each. */
-  readonly #keys = new Map<string, Map<string, string>>();
+  readonly #keys = new InstanceKeys();
   readonly #threshold: number;
   readonly #cooldownMs: number;
   readonly #maxCooldownMs: number;
@@ -139,7 +139,7 @@ export class InstanceHealth {
     // A chain, not an async method: an async layer costs more than the read on a fast round trip.
     let read: Promise<StateEntry<Stored> | null>;
     try {
-      read = this.#state.get<Stored>(NAMESPACE, this.#key(ref));
+      read = this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -162,21 +162,10 @@ export class InstanceHealth {
   breakerNow(ref: InstanceRef): "clean" | "closed" | undefined {
     const readNow = this.#readNow;
     if (readNow === undefined) return undefined;
-    const value = readNow(this.#key(ref))?.value;
+    const value = readNow(this.#keys.of(ref))?.value;
     if (value === undefined) return "closed";
     if (value.retryAt !== undefined) return undefined;
     return value.status === "open" && value.consecutiveFailures === 0 ? "clean" : "closed";
-  }
-
-  #key(ref: InstanceRef): string {
-    let keys = this.#keys.get(ref.connection);
-    if (keys === undefined) this.#keys.set(ref.connection, keys = new Map());
-    let key = keys.get(ref.instance);
-    if (key === undefined) {
-      if (keys.size >= 10_000) keys.clear();
-      keys.set(ref.instance, key = instanceKey(ref));
-    }
-    return key;
   }
 
   /**
@@ -246,7 +235,7 @@ export class InstanceHealth {
    * ```
    */
   async recordSendSuccess(ref: InstanceRef): Promise<void> {
-    const entry = await this.#state.get<Stored>(NAMESPACE, this.#key(ref));
+    const entry = await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref));
     // The common case writes nothing: an instance already known open with no failures stays as it is.
     if (entry?.value.status === "open" && entry.value.consecutiveFailures === 0) return;
     await this.#update(ref, () => ({ status: "open", consecutiveFailures: 0, source: "send" }));
@@ -305,7 +294,7 @@ export class InstanceHealth {
    */
   async admit(ref: InstanceRef): Promise<Admission> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const entry = await this.#state.get<Stored>(NAMESPACE, this.#key(ref));
+      const entry = await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref));
       const value = entry?.value;
       if (!value || value.retryAt === undefined) return "pass";
       const now = this.#now();
@@ -313,12 +302,12 @@ export class InstanceHealth {
         throw this.#refusal(ref, value);
       }
       const claimed: Stored = { ...value, probeUntil: now + this.#probeTimeoutMs };
-      const version = await this.#state.set(NAMESPACE, this.#key(ref), claimed, {
+      const version = await this.#state.set(NAMESPACE, this.#keys.of(ref), claimed, {
         expectedVersion: entry!.version,
       });
       if (version !== null) return value.probe === "state" ? "probe_state" : "probe_send";
     }
-    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, this.#key(ref)))?.value);
+    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref)))?.value);
   }
 
   /**
@@ -332,7 +321,7 @@ export class InstanceHealth {
    * ```
    */
   async reset(ref: InstanceRef): Promise<void> {
-    await this.#state.delete(NAMESPACE, this.#key(ref));
+    await this.#state.delete(NAMESPACE, this.#keys.of(ref));
   }
 
   #refusal(ref: InstanceRef, value: Stored | undefined): InstanceDisconnectedException {
@@ -403,7 +392,7 @@ export class InstanceHealth {
     ref: InstanceRef,
     change: (current: Stored) => Partial<Stored>,
   ): Promise<InstanceHealthRecord> {
-    const key = this.#key(ref);
+    const key = this.#keys.of(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
       const current: Stored = entry?.value ??

@@ -8,7 +8,7 @@
  */
 
 import { MemoryState } from "../backends/memory/state.ts";
-import { instanceKey, type InstanceRef } from "../health/health_types.ts";
+import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 
 const RECIPIENTS = "pacing-recipient";
@@ -32,21 +32,12 @@ const PERSON = "@s.whatsapp.net";
  * replies to the JID, `sendMany` to the number). Internal.
  */
 export class RecipientKeys {
-  // The last instance's key: a pacer mostly paces one instance, whose key is then encoded once.
-  #instance: InstanceRef & { key: string } = { connection: "", instance: "", key: "/" };
+  readonly #instances = new InstanceKeys();
 
   /** The key of `recipient` of the instance `ref`. */
   of(ref: InstanceRef, recipient: string): string {
-    let instance = this.#instance;
-    if (instance.instance !== ref.instance || instance.connection !== ref.connection) {
-      this.#instance = instance = {
-        connection: ref.connection,
-        instance: ref.instance,
-        key: instanceKey(ref),
-      };
-    }
     const id = recipient.endsWith(PERSON) ? recipient.slice(0, -PERSON.length) : recipient;
-    return `${instance.key}/${encodeURIComponent(id)}`;
+    return `${this.#instances.of(ref)}/${encodeURIComponent(id)}`;
   }
 }
 
