@@ -156,32 +156,33 @@ export function unwrap(message: Json): Json {
   return message;
 }
 
-/** The first known content field of a message object (inside its envelopes), with what it sets. */
+/**
+ * The first known content field of a message object (inside its envelopes), with what it sets and the
+ * content itself (`part`, where Baileys keeps its `contextInfo`).
+ */
 export function readContent(
   wrapped: Json,
-): { type: string; query?: FilterQuery; fields: Partial<BotMessage> } {
+): { type: string; query?: FilterQuery; fields: Partial<BotMessage>; part: Json } {
   const message = unwrap(wrapped);
   for (const field of Object.keys(message)) {
     const rule = CONTENT[field];
     if (rule !== undefined) {
-      const fields = rule.read(part(message, field), message);
+      const content = part(message, field);
+      const fields = rule.read(content, message);
       const query = rule.needs === undefined || fields[rule.needs] !== undefined ? rule.query : undefined;
-      return { type: field, query, fields };
+      return { type: field, query, fields, part: content };
     }
   }
   const type = Object.keys(message).find((key) => key !== "messageContextInfo") ?? "unknown";
-  return { type, fields: {} };
+  return { type, fields: {}, part: part(message, type) };
 }
 
-/** Quoted message and mentions: the server lifts `contextInfo` to `data`; Baileys keeps it in the part. */
-export function readContext(
-  data: Json,
-  message: Json,
-  type: string,
-): Pick<BotMessage, "quoted" | "mentions"> {
-  const info = isRecord(data.contextInfo)
-    ? data.contextInfo
-    : part(part(unwrap(message), type), "contextInfo");
+/**
+ * Quoted message and mentions: the server lifts `contextInfo` to `data`; Baileys keeps it in the content
+ * (`readContent(...).part`).
+ */
+export function readContext(data: Json, content: Json): Pick<BotMessage, "quoted" | "mentions"> {
+  const info = isRecord(data.contextInfo) ? data.contextInfo : part(content, "contextInfo");
   const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
   const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
   const id = str(info.stanzaId);

@@ -74,15 +74,14 @@ function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
 /** messages.upsert and send.message. */
 function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate {
   const data = payload.dataObject;
-  const message = payload.message ?? {};
-  const content = readContent(message);
+  const content = readContent(payload.message ?? {});
   const fromMe = sentEvent || payload.fromMe === true;
   const msg: BotMessage = {
     id: payload.messageId ?? "",
     type: messageType(data.messageType, content.type),
     fromMe,
     ...content.fields,
-    ...readContext(data, message, content.type),
+    ...readContext(data, content.part),
     timestamp: timestampOf(payload),
   };
   const chat = chatOf(payload.chatJid);
