@@ -191,11 +191,14 @@ export class SendPacer {
     if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return this.waitFor(ref, recipient);
     const now = this.#now();
     const last = this.#recipients.last(this.#keys.of(ref, recipient), now);
-    if (last === null) return 0;
-    if (typeof last === "number") return Math.max(0, last + this.#rules.recipientIntervalMs - now);
-    return last.then((at) =>
-      at === null ? 0 : Math.max(0, at + this.#rules.recipientIntervalMs - this.#now())
-    );
+    return last instanceof Promise
+      ? last.then((at) => this.#intervalLeft(at, this.#now()))
+      : this.#intervalLeft(last, now);
+  }
+
+  /** How much of the recipient's interval is left at `now` after its last send (0: none, or no send). */
+  #intervalLeft(last: number | null, now: number): number {
+    return last === null ? 0 : Math.max(0, last + this.#rules.recipientIntervalMs - now);
   }
 
   /**
