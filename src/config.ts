@@ -285,15 +285,15 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
  * ```
  */
 export function mergeEnvConfig(file: GatewayConfig, env: GatewayConfig): GatewayConfig {
+  const name = file.default ?? DEFAULTS.connection;
+  // The default connection: a named one, or the shorthand's keys at the top of the file.
+  const own = file.connections === undefined ? file : file.connections[name];
+  // A connection's own `timeout_ms` wins over `http.timeout_ms`: the variable sets it too.
+  const timeout_ms = own?.timeout_ms !== undefined ? env.http?.timeout_ms : undefined;
   if (file.connections === undefined) {
-    // The shorthand's `timeout_ms` is its connection's own: the variable sets it too.
-    const timeout = file.timeout_ms !== undefined ? env.http?.timeout_ms : undefined;
-    return mergeConfig(file, env, timeout === undefined ? {} : { timeout_ms: timeout });
+    return mergeConfig(file, env, timeout_ms === undefined ? {} : { timeout_ms });
   }
   const { server_url, api_key, instance, ...rest } = env;
-  const name = file.default ?? DEFAULTS.connection;
-  const own = file.connections[name];
-  const timeout_ms = own?.timeout_ms !== undefined ? env.http?.timeout_ms : undefined;
   const fields = Object.entries({ server_url, api_key, instance, timeout_ms }).filter(([, v]) =>
     v !== undefined
   );
