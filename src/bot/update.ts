@@ -300,12 +300,11 @@ export function lidChat(update: BotUpdate): string | undefined {
  * same for an `@lid` message and its phone-number forms).
  */
 export async function canonicalize(update: BotUpdate, lids: LidDirectory): Promise<void> {
-  const chat = update.chat;
-  const lid = chat === undefined ? undefined : lidChat(update);
-  if (chat === undefined || lid === undefined) return;
+  const lid = lidChat(update); // undefined without a chat too
+  if (lid === undefined) return;
   const phone = await lids.toPhone(lid);
   if (phone === undefined) return;
-  update.chat = { ...chat, id: `${phone}@s.whatsapp.net` };
+  update.chat = { ...update.chat!, id: `${phone}@s.whatsapp.net` };
   if (update.from !== undefined && update.from.id === lid) {
     update.from = { ...update.from, id: update.chat.id, phone, lid };
   }
