@@ -44,37 +44,36 @@ const now = () => clock;
 
 const HTTP = Deno.args.includes("--http");
 
+/** sendText's answer (201) for a text sent to `number`. */
+function sentAnswer(number: string, text: string, id: string, timestamp: number) {
+  return {
+    key: { remoteJid: number, fromMe: true, id },
+    pushName: "Você",
+    status: "PENDING",
+    message: { conversation: text },
+    contextInfo: null,
+    messageType: "conversation",
+    messageTimestamp: timestamp,
+    instanceId: "bench-instance-id",
+    source: "unknown",
+  };
+}
+
 let sentCount = 0;
 /** The gateway server, in-process: every send answered like sendText's 201. */
 const stubFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   const body = await request.json() as { number: string; text: string };
   const id = `3EB0${(++sentCount).toString(16).toUpperCase().padStart(18, "0")}`;
-  return Response.json({
-    key: { remoteJid: body.number, fromMe: true, id },
-    pushName: "Você",
-    status: "PENDING",
-    message: { conversation: body.text },
-    contextInfo: null,
-    messageType: "conversation",
-    messageTimestamp: Math.floor(Date.now() / 1000),
-    instanceId: "bench-instance-id",
-    source: "unknown",
-  }, { status: 201 });
+  return Response.json(sentAnswer(body.number, body.text, id, Math.floor(Date.now() / 1000)), {
+    status: 201,
+  });
 };
 
-// The gateway stub in its own process (`--http`), with the same answer as `stubFetch` gives.
-const STUB_ANSWER = JSON.stringify({
-  key: { remoteJid: "5511900000000@s.whatsapp.net", fromMe: true, id: "3EB0BENCH" },
-  pushName: "Você",
-  status: "PENDING",
-  message: { conversation: "x" },
-  contextInfo: null,
-  messageType: "conversation",
-  messageTimestamp: 1760000000,
-  instanceId: "bench-instance-id",
-  source: "unknown",
-});
+// The gateway stub in its own process (`--http`): the same answer, fixed.
+const STUB_ANSWER = JSON.stringify(
+  sentAnswer("5511900000000@s.whatsapp.net", "x", "3EB0BENCH", 1760000000),
+);
 const stub = HTTP ? await startStubProcess(STUB_ANSWER) : undefined;
 
 function service(store: MemoryStore): GatewayService {
