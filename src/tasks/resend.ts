@@ -1,6 +1,6 @@
 /**
- * One resend of a failed record by `retryFailedMessages`: hold the record's idempotency key, claim the
- * record, send its original body through the client, then record and announce the outcome.
+ * One resend of a failed record by `retryFailedMessages`: claim the record, hold its idempotency key,
+ * send its original body through the client, then record and announce the outcome.
  *
  * @module
  */
@@ -35,22 +35,24 @@ export interface ResendTask {
 /** The idempotency key a resend holds, settled once the resend is done. */
 type HeldKey = { scope: IdempotencyScope; version: string } | undefined;
 
-/** Resend one failed record; its result says what happened. */
+/**
+ * Resend one failed record; its result says what happened. The record is claimed before its key: the
+ * record's claim is what a later run reads to learn that a send may have started, so a run killed between
+ * the two leaves a `pending` record (looked up on the server, then resent) rather than a held key with a
+ * record that does not show it.
+ */
 export async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<RetryRecordResult> {
   const { store, now } = task;
   const claimedUntil = now() + task.claimMs;
-  const held = await holdKey(record, task, claimedUntil);
-  if (held !== undefined && "status" in held) return held;
-  const key: HeldKey = held;
   const claimed = await store.updateOutbound(
     record.id,
     { status: "pending", retryCount: record.retryCount + 1, claimedUntil, updatedAt: now() },
     record.updatedAt,
   );
-  if (claimed === null) {
-    await settleKey(task, record, key, { state: "released" });
-    return skipped(record, "claimed_elsewhere");
-  }
+  if (claimed === null) return skipped(record, "claimed_elsewhere");
+  const held = await holdKey(record, claimed, task, claimedUntil);
+  if (held !== undefined && "status" in held) return held;
+  const key: HeldKey = held;
   let data: unknown;
   try {
     const response = await task.service.getClient().request("POST", record.route, {
@@ -68,12 +70,14 @@ export async function resend(record: OutboundMessageRecord, task: ResendTask): P
   }
   const responseKey = (data as { key?: { id?: unknown } } | null)?.key;
   const messageId = typeof responseKey?.id === "string" ? responseKey.id : undefined;
-  await finish(store, claimed, { status: "sent", messageId, claimedUntil: undefined, updatedAt: now() });
+  // The key first: a run stopped between the two leaves a pending record, which is looked up and found,
+  // rather than a sent record whose key reads as unknown to every later call with it.
   await settleKey(task, record, key, {
     state: "done",
     response: { status: 201, body: data },
     ...(messageId === undefined ? {} : { messageId }),
   });
+  await finish(store, claimed, { status: "sent", messageId, claimedUntil: undefined, updatedAt: now() });
   announceSent(task.service, record, messageId, data);
   return { id: record.id, status: "sent", messageId, retryCount: claimed.retryCount };
 }
@@ -84,41 +88,47 @@ function skipped(record: OutboundMessageRecord, reason: RetrySkipReason): RetryR
 
 /**
  * A keyed send also holds its key: the caller's later call with the key and this resend never both send.
- * Returns the key held (undefined for an unkeyed record), or the record's result when the key settles it.
+ * Returns the key held (undefined for an unkeyed record), or the record's result when the key settles it;
+ * then the record's claim is given back with the outcome the key told.
  */
 async function holdKey(
   record: OutboundMessageRecord,
+  claimed: OutboundMessageRecord,
   task: ResendTask,
   claimedUntil: number,
 ): Promise<HeldKey | RetryRecordResult> {
   if (record.idempotencyKey === undefined) return undefined;
   const { store, now, claims } = task;
   const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
-  const acquired = await claims.acquire(scope, {
+  const request = {
     fingerprint: sendFingerprint(record.route, record.body),
     recordId: record.id,
     claimedUntil,
-  });
+  };
+  let acquired = await claims.acquire(scope, request);
+  if (acquired.kind === "unknown" && acquired.claim.recordId === record.id) {
+    // This record's own key, left unsettled by a run that stopped after recording a failure the server
+    // did not take (or after a lookup found nothing): the record, which we now hold, is the truth.
+    const released = await claims.settle(scope, acquired.version, { state: "released" });
+    if (released !== null) acquired = await claims.acquire(scope, request);
+  }
+  const giveBack = { status: "failed", retryCount: record.retryCount, claimedUntil: undefined } as const;
   if (acquired.kind === "done") {
     // The key's send happened (this record's, or a later call's): it is settled, never resent.
-    await finish(store, record, { status: "sent", messageId: acquired.claim.messageId, updatedAt: now() });
-    return {
-      id: record.id,
-      status: "reconciled",
-      messageId: acquired.claim.messageId,
-      retryCount: record.retryCount,
-    };
+    const { messageId } = acquired.claim;
+    await finish(store, claimed, { ...giveBack, status: "sent", messageId, updatedAt: now() });
+    return { id: record.id, status: "reconciled", messageId, retryCount: record.retryCount };
   }
   if (acquired.kind === "unknown") {
-    await finish(store, record, { outcomeUnknown: true, updatedAt: now() });
+    await finish(store, claimed, { ...giveBack, outcomeUnknown: true, updatedAt: now() });
     return skipped(record, "outcome_unknown");
   }
-  if (acquired.kind === "in_flight") return skipped(record, "claimed_elsewhere");
-  if (acquired.claim.recordId !== record.id) {
-    await claims.settle(scope, acquired.version, { state: "released" });
-    return skipped(record, "claimed_elsewhere");
+  if (acquired.kind === "owner" && acquired.claim.recordId === record.id) {
+    return { scope, version: acquired.version };
   }
-  return { scope, version: acquired.version };
+  if (acquired.kind === "owner") await claims.settle(scope, acquired.version, { state: "released" });
+  await finish(store, claimed, { ...giveBack, updatedAt: now() });
+  return skipped(record, "claimed_elsewhere");
 }
 
 async function settleKey(

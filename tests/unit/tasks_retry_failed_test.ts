@@ -2,6 +2,7 @@ import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException, MessageException, ValidationException } from "../../src/errors.ts";
 import { MessageSent } from "../../src/events.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
+import { IdempotencyClaims } from "../../src/store/idempotency.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
 import { deferred, FakeService, NOW, outbound, serverMessage, STORES } from "../fixtures/tasks_fixtures.ts";
@@ -358,3 +359,78 @@ Deno.test("retryFailedMessages: bad maxRetries or limit is an error", async () =
   });
   deepStrictEqual((await retryFailedMessages({ service, store, limit: 0 })).attempted, 0);
 });
+
+for (const refused of [false, true]) {
+  const first = refused ? "refused by the server" : "delivered";
+  Deno.test(`retryFailedMessages: a keyed resend (${first}) stopped before any of its steps is finished by one later run, sent once`, async () => {
+    // The steps of one keyed resend: every write to the record or the key, and the send. A run "dies"
+    // before step `stopAt`: from then on nothing it writes or sends happens.
+    const steps: string[] = [];
+    for (let stopAt = 0; stopAt <= 6; stopAt++) {
+      const memory = new MemoryStore({ now });
+      await memory.saveOutbound(outbound("a", 100, { idempotencyKey: "order-7" }));
+      let taken = 0;
+      let recovering = false;
+      const step = (what: string) => {
+        if (recovering) return;
+        if (taken++ >= stopAt) throw new Error("stopped");
+        if (stopAt === 6) steps.push(what);
+      };
+      const state = new Proxy(memory.state, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property !== "set") return typeof value === "function" ? value.bind(target) : value;
+          return (...args: Parameters<typeof target.set>) => (step("key"), target.set(...args));
+        },
+      });
+      const store = new Proxy(memory, {
+        get(target, property) {
+          if (property === "state") return state;
+          const value = Reflect.get(target, property, target);
+          if (property !== "updateOutbound") return typeof value === "function" ? value.bind(target) : value;
+          return (
+            ...args: Parameters<typeof target.updateOutbound>
+          ) => (step("record"), target.updateOutbound(...args));
+        },
+      });
+      const service = new FakeService((request) => {
+        step("send");
+        if (refused && !recovering) {
+          return Promise.reject(
+            new MessageException("Cannot send: instance is not connected", { reason: "not_connected" }),
+          );
+        }
+        const text = (request.options.body as { text: string }).text;
+        service.delivered.push(serverMessage(text, `WA-${stopAt}`));
+        return Promise.resolve({ data: { key: { id: `WA-${stopAt}` } } });
+      });
+      await retryFailedMessages({ service, store, now }).catch(() => {});
+      recovering = true;
+
+      // Recovery an hour later, on what the stopped run left: claims have ended.
+      const later = () => NOW + 3_600_000;
+      const recovery = await retryFailedMessages({
+        service,
+        store: memory,
+        now: later,
+        reconcileMinAgeMs: 0,
+      });
+      const record = await memory.getOutbound("a");
+      strictEqual(service.delivered.length, 1, `stopped before step ${stopAt}: ${JSON.stringify(recovery)}`);
+      deepStrictEqual([record?.status, record?.messageId, record?.claimedUntil], [
+        "sent",
+        `WA-${stopAt}`,
+        undefined,
+      ]);
+      // A later call with the key replays that message.
+      const claims = new IdempotencyClaims(memory.state, { now: later });
+      const key = await claims.read({ connection: "default", instance: "sales", key: "order-7" });
+      deepStrictEqual([key?.value.state, key?.value.messageId], ["done", `WA-${stopAt}`]);
+    }
+    // The sweep covered every step of a whole resend: claim, key, send, then the outcome.
+    deepStrictEqual(
+      steps,
+      refused ? ["record", "key", "send", "record", "key"] : ["record", "key", "send", "key", "record"],
+    );
+  });
+}
