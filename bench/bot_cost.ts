@@ -2,22 +2,20 @@
  * The bot's own cost per update: a `Bot` answering each text with `ctx.reply(text)` against a bare
  * `WebhookProcessor` handler that sends the same reply through the same service, in the same process.
  *
- * Each variant runs on its own `MemoryStore` (so each claims each message once) and a service whose fetch
- * is an in-process stub answering 201 with a sendText messageRaw, so the figure is the bot's work (update
- * normalisation, context, per-chat turn, pause check, idempotency key, pacing) and not the network. Each
- * block runs `--per-block` updates (new message ids, 64 chats in turn, the shared clock 2 s further at each
- * update so the per-chat pacing gap never makes a reply wait) through each variant, each variant taking
- * every place in the order in turn; the figure is the median over the blocks of the per-block ratio of the
- * mean time per update.
+ * Each variant runs on its own `MemoryStore` (so each claims each message once) and a service talking to the
+ * same gateway stub: by default a stub server in its own process on 127.0.0.1 over real HTTP, as a bot talks
+ * to a gateway server (the way `client_overhead.ts` measures the send path); with `--in-process`, a stub
+ * `fetch` in this process answering 201 with a sendText messageRaw, the stricter figure (no network at all,
+ * so the bot's work is a larger share). Each block runs `--per-block` updates (new message ids, 64 chats in
+ * turn, the shared clock 2 s further at each update so the per-chat pacing gap never makes a reply wait)
+ * through each variant, each variant taking every place in the order in turn; the figure is the median over
+ * the blocks of the per-block ratio of the mean time per update.
  *
  * The headline is the bot against the keyed handler: "the same reply" is the send the bot makes, with the
  * idempotency key its guarantee (replies never doubled) needs. The ratio against the bare handler without
  * a key is printed too.
  *
- * With `--http`, the service talks to a stub server in its own process on 127.0.0.1 over real HTTP instead
- * (the same answer), as a bot talks to a gateway server on the same host.
- *
- *   deno run -A --lock=tests/npm/deno.lock bench/bot_cost.ts [--blocks 30] [--per-block 400] [--http]
+ *   deno run -A --lock=tests/npm/deno.lock bench/bot_cost.ts [--blocks 30] [--per-block 400] [--in-process]
  */
 
 import { GatewayService } from "../src/service.ts";
@@ -42,7 +40,7 @@ const CHATS = 64;
 let clock = Date.now();
 const now = () => clock;
 
-const HTTP = Deno.args.includes("--http");
+const HTTP = !Deno.args.includes("--in-process");
 
 /** sendText's answer (201) for a text sent to `number`. */
 function sentAnswer(number: string, text: string, id: string, timestamp: number) {
