@@ -36,10 +36,10 @@ export interface ResendTask {
 type HeldKey = { scope: IdempotencyScope; version: string } | undefined;
 
 /**
- * Resend one failed record; its result says what happened. The record is claimed before its key: the
- * record's claim is what a later run reads to learn that a send may have started, so a run killed between
- * the two leaves a `pending` record (looked up on the server, then resent) rather than a held key with a
- * record that does not show it.
+ * Resend one failed record; its result says what happened. The record is claimed before its key and
+ * settled after it, so the record shows a send that may have started for as long as the key does: a run
+ * killed anywhere in between leaves a `pending` record, which a later run expires, looks up on the server
+ * (releasing the key when the server does not have the message) and then resends.
  */
 export async function resend(record: OutboundMessageRecord, task: ResendTask): Promise<RetryRecordResult> {
   const { store, now } = task;
@@ -50,7 +50,14 @@ export async function resend(record: OutboundMessageRecord, task: ResendTask): P
     record.updatedAt,
   );
   if (claimed === null) return skipped(record, "claimed_elsewhere");
-  const held = await holdKey(record, claimed, task, claimedUntil);
+  let held: HeldKey | RetryRecordResult;
+  try {
+    held = await holdKey(record, claimed, task, claimedUntil);
+  } catch (error) {
+    // Nothing was sent: the record goes back as it was (a key reused for another body, a state error).
+    await finish(store, claimed, { ...giveBack(record), updatedAt: now() });
+    throw error;
+  }
   if (held !== undefined && "status" in held) return held;
   const key: HeldKey = held;
   let data: unknown;
@@ -70,8 +77,6 @@ export async function resend(record: OutboundMessageRecord, task: ResendTask): P
   }
   const responseKey = (data as { key?: { id?: unknown } } | null)?.key;
   const messageId = typeof responseKey?.id === "string" ? responseKey.id : undefined;
-  // The key first: a run stopped between the two leaves a pending record, which is looked up and found,
-  // rather than a sent record whose key reads as unknown to every later call with it.
   await settleKey(task, record, key, {
     state: "done",
     response: { status: 201, body: data },
@@ -80,6 +85,11 @@ export async function resend(record: OutboundMessageRecord, task: ResendTask): P
   await finish(store, claimed, { status: "sent", messageId, claimedUntil: undefined, updatedAt: now() });
   announceSent(task.service, record, messageId, data);
   return { id: record.id, status: "sent", messageId, retryCount: claimed.retryCount };
+}
+
+/** The record's claim given back: failed again, its retry not counted. */
+function giveBack(record: OutboundMessageRecord) {
+  return { status: "failed", retryCount: record.retryCount, claimedUntil: undefined } as const;
 }
 
 function skipped(record: OutboundMessageRecord, reason: RetrySkipReason): RetryRecordResult {
@@ -105,29 +115,23 @@ async function holdKey(
     recordId: record.id,
     claimedUntil,
   };
-  let acquired = await claims.acquire(scope, request);
-  if (acquired.kind === "unknown" && acquired.claim.recordId === record.id) {
-    // This record's own key, left unsettled by a run that stopped after recording a failure the server
-    // did not take (or after a lookup found nothing): the record, which we now hold, is the truth.
-    const released = await claims.settle(scope, acquired.version, { state: "released" });
-    if (released !== null) acquired = await claims.acquire(scope, request);
-  }
-  const giveBack = { status: "failed", retryCount: record.retryCount, claimedUntil: undefined } as const;
+  const acquired = await claims.acquire(scope, request);
   if (acquired.kind === "done") {
     // The key's send happened (this record's, or a later call's): it is settled, never resent.
     const { messageId } = acquired.claim;
-    await finish(store, claimed, { ...giveBack, status: "sent", messageId, updatedAt: now() });
+    await finish(store, claimed, { ...giveBack(record), status: "sent", messageId, updatedAt: now() });
     return { id: record.id, status: "reconciled", messageId, retryCount: record.retryCount };
   }
   if (acquired.kind === "unknown") {
-    await finish(store, claimed, { ...giveBack, outcomeUnknown: true, updatedAt: now() });
+    // A key left unknown, even by this record's own earlier send: only a lookup on the server may settle it.
+    await finish(store, claimed, { ...giveBack(record), outcomeUnknown: true, updatedAt: now() });
     return skipped(record, "outcome_unknown");
   }
   if (acquired.kind === "owner" && acquired.claim.recordId === record.id) {
     return { scope, version: acquired.version };
   }
   if (acquired.kind === "owner") await claims.settle(scope, acquired.version, { state: "released" });
-  await finish(store, claimed, { ...giveBack, updatedAt: now() });
+  await finish(store, claimed, { ...giveBack(record), updatedAt: now() });
   return skipped(record, "claimed_elsewhere");
 }
 
@@ -149,7 +153,10 @@ async function settleKey(
   }
 }
 
-/** The resend threw: record the failure (unknown outcome when it may have gone out) and free the key. */
+/**
+ * The resend threw: free the key (unknown when the send may have gone out), then record the failure, in
+ * that order for the reason `resend` gives.
+ */
 async function settleFailedResend(
   task: ResendTask,
   record: OutboundMessageRecord,
@@ -159,6 +166,7 @@ async function settleFailedResend(
 ): Promise<RetryRecordResult> {
   const unknown = isOutcomeUnknown(error);
   const lastError = errorMessage(error);
+  await settleKey(task, record, key, { state: unknown ? "unknown" : "released" });
   await finish(task.store, claimed, {
     status: "failed",
     lastError,
@@ -167,7 +175,6 @@ async function settleFailedResend(
     ...(isPermanentFailure(error) ? { permanent: true } : {}),
     updatedAt: task.now(),
   });
-  await settleKey(task, record, key, { state: unknown ? "unknown" : "released" });
   log.warn("Resend of {id} failed: {error}", { id: record.id, error: lastError });
   return { id: record.id, status: "failed", error: lastError, retryCount: claimed.retryCount };
 }

@@ -2,10 +2,20 @@ import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException, MessageException, ValidationException } from "../../src/errors.ts";
 import { MessageSent } from "../../src/events.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
-import { IdempotencyClaims } from "../../src/store/idempotency.ts";
+import { IdempotencyClaims, sendFingerprint } from "../../src/store/idempotency.ts";
+import { GatewayService } from "../../src/service.ts";
+import { GatewaySimulator } from "../../src/testing/mod.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { retryFailedMessages } from "../../src/tasks/retry_failed.ts";
-import { deferred, FakeService, NOW, outbound, serverMessage, STORES } from "../fixtures/tasks_fixtures.ts";
+import {
+  DAY,
+  deferred,
+  FakeService,
+  NOW,
+  outbound,
+  serverMessage,
+  STORES,
+} from "../fixtures/tasks_fixtures.ts";
 
 const now = () => NOW;
 
@@ -427,10 +437,104 @@ for (const refused of [false, true]) {
       const key = await claims.read({ connection: "default", instance: "sales", key: "order-7" });
       deepStrictEqual([key?.value.state, key?.value.messageId], ["done", `WA-${stopAt}`]);
     }
-    // The sweep covered every step of a whole resend: claim, key, send, then the outcome.
-    deepStrictEqual(
-      steps,
-      refused ? ["record", "key", "send", "record", "key"] : ["record", "key", "send", "key", "record"],
-    );
+    // The sweep covered every step of a whole resend: claim, key, send, then the key and the record.
+    deepStrictEqual(steps, ["record", "key", "send", "key", "record"]);
   });
 }
+
+Deno.test("retryFailedMessages: a key a caller's own send left unknown is never taken over by the resend of its record", async () => {
+  // The caller's second call with the key delivered but its record could not be written (the store is a
+  // record of sends, not a gate), so the record still reads "failed, not unknown" while the key is unknown.
+  const clock = { now: NOW };
+  const later = () => clock.now;
+  const memory = new MemoryStore({ now: later });
+  let storeDown = false;
+  const store = new Proxy(memory, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (storeDown && (property === "updateOutbound" || property === "saveOutbound")) {
+        return () => Promise.reject(new Error("store unavailable"));
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const simulator = new GatewaySimulator({ now: later, serverUrl: "http://gateway.test" });
+  simulator.addInstance("sales", { open: true });
+  const answers: ("refuse" | "deliver, then 500")[] = ["refuse", "deliver, then 500"];
+  const error = (status: number) =>
+    Response.json({ status, error: "x", response: { message: ["boom"] } }, { status });
+  const gateway = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    if (!new URL(request.url).pathname.startsWith("/message/")) return await simulator.handle(request);
+    const answer = answers.shift();
+    if (answer === "refuse") return error(503);
+    const delivered = await simulator.handle(request);
+    return answer === undefined ? delivered : error(500);
+  };
+  const service = new GatewayService({
+    server_url: "http://gateway.test",
+    api_key: simulator.apiKey,
+    instance: "sales",
+    rate_limiting: { enabled: false },
+    retry: { max_retries: 0 },
+    store,
+  }, { fetch: gateway, now: later, sleep: (ms) => (clock.now += ms, Promise.resolve()) });
+  try {
+    await rejects(service.messages().text("5511999999999", "pay 10", { idempotencyKey: "pay-1" }));
+    const [record] = await memory.listOutbound();
+    storeDown = true;
+    await rejects(service.messages().text("5511999999999", "pay 10", { idempotencyKey: "pay-1" }), {
+      name: "ConnectionException",
+    });
+    storeDown = false;
+    deepStrictEqual([record.status, record.outcomeUnknown, simulator.sentMessages.length], [
+      "failed",
+      false,
+      1,
+    ]);
+
+    clock.now += 120_000;
+    const run = await retryFailedMessages({ service, store: memory, now: later });
+    deepStrictEqual(run.results, [{
+      id: record.id,
+      status: "skipped",
+      reason: "outcome_unknown",
+      retryCount: 0,
+    }]);
+    strictEqual(simulator.sentMessages.length, 1);
+    // The next run looks it up on the server, finds the caller's message and settles record and key.
+    clock.now += 120_000;
+    const next = await retryFailedMessages({ service, store: memory, now: later });
+    strictEqual(next.reconciled, 1);
+    strictEqual(simulator.sentMessages.length, 1);
+    strictEqual((await memory.getOutbound(record.id))?.status, "sent");
+  } finally {
+    await simulator.close();
+  }
+});
+
+Deno.test("retryFailedMessages: a key that cannot be taken (reused for another body) gives the record back untouched", async () => {
+  const memory = new MemoryStore({ now });
+  const record = outbound("a", NOW - 2 * DAY, { idempotencyKey: "k" });
+  await memory.saveOutbound(record);
+  // After the key's window, the key was used for another text.
+  const claims = new IdempotencyClaims(memory.state, { now });
+  const scope = { connection: "default", instance: "sales", key: "k" };
+  const other = await claims.acquire(scope, {
+    fingerprint: sendFingerprint(record.route, { number: "5511999999999", text: "other" }),
+    recordId: "b",
+    claimedUntil: NOW + 1000,
+  });
+  if (other.kind !== "owner") throw new Error(other.kind);
+  await claims.settle(scope, other.version, { state: "done", response: { status: 201, body: {} } });
+  const service = new FakeService();
+  await rejects(retryFailedMessages({ service, store: memory, now }), { name: "ValidationException" });
+  const after = await memory.getOutbound("a");
+  deepStrictEqual([after?.status, after?.retryCount, after?.claimedUntil, after?.outcomeUnknown], [
+    "failed",
+    0,
+    undefined,
+    false,
+  ]);
+  strictEqual(service.requests.length, 0);
+});
