@@ -165,6 +165,18 @@ async function takenIds(store: GatewayStore, record: OutboundMessageRecord, from
   return taken;
 }
 
+/** The send of `record` its own idempotency key holds as done (a later call's send with the key counts too). */
+async function sentUnderKey(
+  record: OutboundMessageRecord,
+  store: GatewayStore,
+  now: () => number,
+): Promise<{ messageId: string | undefined } | undefined> {
+  if (record.idempotencyKey === undefined) return undefined;
+  const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
+  const claim = (await new IdempotencyClaims(store.state, { now }).read(scope))?.value;
+  return claim?.state === "done" && claim.recordId === record.id ? { messageId: claim.messageId } : undefined;
+}
+
 /** The answer a later call with the record's key replays: the message as the server stored it. */
 function responseOf(message: FoundMessage): { status: number; body: unknown } {
   const { key, pushName, message: content, messageType, messageTimestamp, instanceId, source } = message;
@@ -175,7 +187,8 @@ function responseOf(message: FoundMessage): { status: number; body: unknown } {
 }
 
 /**
- * Settle one failed record whose outcome is unknown: found on the server → `sent` with the real message
+ * Settle one failed record whose outcome is unknown: its idempotency key `done` for it → `sent` with the
+ * key's message id, without a lookup; else found on the server → `sent` with the real message
  * id (and its idempotency key, if any, replays that message); not found → still `failed` but no longer
  * unknown, so it may be resent (and its key may send again); otherwise left as it is (`undecided`).
  *
@@ -194,6 +207,17 @@ export async function reconcileRecord(
   context: ReconcileContext,
 ): Promise<ReconcileRecordResult> {
   const { store, now } = context;
+  const keyed = await sentUnderKey(record, store, now);
+  if (keyed !== undefined) {
+    // The key says the send happened (a resend settles the key before the record): no lookup needed.
+    const { messageId } = keyed;
+    const sent = { status: "sent" as const, messageId, outcomeUnknown: false, lastError: undefined };
+    if (await store.updateOutbound(record.id, { ...sent, updatedAt: now() }, record.updatedAt) === null) {
+      return { id: record.id, status: "undecided", reason: "changed" };
+    }
+    log.info("Reconciled send {id}: sent (its idempotency key holds the answer)", { id: record.id });
+    return { id: record.id, status: "sent", ...(messageId ? { messageId } : {}) };
+  }
   if (now() - record.updatedAt < (context.minAgeMs ?? DEFAULT_MIN_AGE_MS)) {
     return { id: record.id, status: "undecided", reason: "too_recent" };
   }

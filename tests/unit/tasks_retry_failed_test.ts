@@ -538,3 +538,35 @@ Deno.test("retryFailedMessages: a key that cannot be taken (reused for another b
   ]);
   strictEqual(service.requests.length, 0);
 });
+
+Deno.test("retryFailedMessages: a record whose key holds its send is settled from the key, even at its retry limit and unseen by the lookup", async () => {
+  // A resend settled its key `done`, then its run died before writing the record: the record is left
+  // pending at its last retry, and this server keeps no sent messages (the lookup finds nothing).
+  const memory = new MemoryStore({ now });
+  const claims = new IdempotencyClaims(memory.state, { now });
+  const scope = { connection: "default", instance: "sales", key: "order-9" };
+  const record = outbound("a", NOW - DAY, {
+    idempotencyKey: "order-9",
+    status: "pending",
+    retryCount: 1,
+    claimedUntil: NOW - 1000,
+  });
+  await memory.saveOutbound(record);
+  const taken = await claims.acquire(scope, {
+    fingerprint: sendFingerprint(record.route, record.body),
+    recordId: "a",
+    claimedUntil: NOW - 1000,
+  });
+  if (taken.kind !== "owner") throw new Error(taken.kind);
+  await claims.settle(scope, taken.version, {
+    state: "done",
+    response: { status: 201, body: { key: { id: "WA-1" } } },
+    messageId: "WA-1",
+  });
+  const service = new FakeService();
+  const run = await retryFailedMessages({ service, store: memory, now, maxRetries: 1 });
+  deepStrictEqual(run.results, [{ id: "a", status: "reconciled", messageId: "WA-1", retryCount: 1 }]);
+  const after = await memory.getOutbound("a");
+  deepStrictEqual([after?.status, after?.messageId, after?.outcomeUnknown], ["sent", "WA-1", false]);
+  deepStrictEqual([service.requests.length, service.lookups.length], [0, 0]);
+});
