@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ValidationException } from "../errors.ts";
 import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
@@ -54,9 +55,11 @@ export async function resend(record: OutboundMessageRecord, task: ResendTask): P
   try {
     held = await holdKey(record, claimed, task, claimedUntil);
   } catch (error) {
-    // Nothing was sent: the record goes back as it was (a key reused for another body, a state error).
+    // Nothing was sent: the record goes back as it was. A key reused for another body holds only this record
+    // back (until the key's window ends); anything else (the state failing) ends the run.
     await finish(store, claimed, { ...giveBack(record), updatedAt: now() });
-    throw error;
+    if (!(error instanceof ValidationException)) throw error;
+    return { ...skipped(record, "key_reused"), error: error.message };
   }
   if (held !== undefined && "status" in held) return held;
   const key: HeldKey = held;

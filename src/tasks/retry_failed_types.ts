@@ -54,7 +54,13 @@ export interface RetryFailedOptions {
 }
 
 /** Why a record was skipped. */
-export type RetrySkipReason = "outcome_unknown" | "max_retries" | "permanent" | "claimed_elsewhere";
+export type RetrySkipReason =
+  | "outcome_unknown"
+  | "max_retries"
+  | "permanent"
+  | "claimed_elsewhere"
+  // Its idempotency key was used for another request within the key's window (the error says which key).
+  | "key_reused";
 
 /** What happened to one record. */
 export interface RetryRecordResult {
@@ -65,7 +71,7 @@ export interface RetryRecordResult {
    * server: settled as sent, not resent), or in a dry run `would_retry`.
    */
   status: "sent" | "failed" | "skipped" | "reconciled" | "would_retry";
-  /** The error of a failed resend. */
+  /** The error of a failed resend, or of the key a `key_reused` record could not take. */
   error?: string;
   /** Why it was skipped. */
   reason?: RetrySkipReason;

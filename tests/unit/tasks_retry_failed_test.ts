@@ -513,22 +513,33 @@ Deno.test("retryFailedMessages: a key a caller's own send left unknown is never 
   }
 });
 
-Deno.test("retryFailedMessages: a key that cannot be taken (reused for another body) gives the record back untouched", async () => {
+Deno.test("retryFailedMessages: a record whose key was reused for another body is skipped untouched, and the run goes on", async () => {
   const memory = new MemoryStore({ now });
   const record = outbound("a", NOW - 2 * DAY, { idempotencyKey: "k" });
   await memory.saveOutbound(record);
+  await memory.saveOutbound(outbound("b", NOW - DAY));
   // After the key's window, the key was used for another text.
   const claims = new IdempotencyClaims(memory.state, { now });
   const scope = { connection: "default", instance: "sales", key: "k" };
   const other = await claims.acquire(scope, {
     fingerprint: sendFingerprint(record.route, { number: "5511999999999", text: "other" }),
-    recordId: "b",
+    recordId: "c",
     claimedUntil: NOW + 1000,
   });
   if (other.kind !== "owner") throw new Error(other.kind);
   await claims.settle(scope, other.version, { state: "done", response: { status: 201, body: {} } });
   const service = new FakeService();
-  await rejects(retryFailedMessages({ service, store: memory, now }), { name: "ValidationException" });
+  const run = await retryFailedMessages({ service, store: memory, now });
+  deepStrictEqual(run.results, [
+    {
+      id: "a",
+      status: "skipped",
+      reason: "key_reused",
+      error: 'Cannot send with idempotency key "k": it was used for a different request within its window',
+      retryCount: 0,
+    },
+    { id: "b", status: "sent", messageId: "WA-hello b", retryCount: 1 },
+  ]);
   const after = await memory.getOutbound("a");
   deepStrictEqual([after?.status, after?.retryCount, after?.claimedUntil, after?.outcomeUnknown], [
     "failed",
@@ -536,7 +547,7 @@ Deno.test("retryFailedMessages: a key that cannot be taken (reused for another b
     undefined,
     false,
   ]);
-  strictEqual(service.requests.length, 0);
+  deepStrictEqual(service.requests.map((r) => (r.options.body as { text: string }).text), ["hello b"]);
 });
 
 Deno.test("retryFailedMessages: a record whose key holds its send is settled from the key, even at its retry limit and unseen by the lookup", async () => {
