@@ -69,6 +69,23 @@ export interface IdempotencyScope {
   key: string;
 }
 
+/**
+ * The scope of the key an outbound record was sent with, or undefined for a record sent without one.
+ *
+ * @example
+ * ```ts
+ * import { recordKeyScope } from "./idempotency.ts";
+ * recordKeyScope({ connection: "default", instance: "sales", idempotencyKey: "order-42" });
+ * // { connection: "default", instance: "sales", key: "order-42" }
+ * ```
+ */
+export function recordKeyScope(
+  record: { connection: string; instance: string; idempotencyKey?: string },
+): IdempotencyScope | undefined {
+  const key = record.idempotencyKey;
+  return key === undefined ? undefined : { connection: record.connection, instance: record.instance, key };
+}
+
 /** What the caller of {@link IdempotencyClaims.acquire} wants to claim. */
 export interface ClaimRequest {
   /** See {@link IdempotencyClaim.fingerprint}. */

@@ -7,7 +7,7 @@
  */
 
 import { getGatewayLogger } from "../log.ts";
-import { IdempotencyClaims } from "../store/idempotency.ts";
+import { IdempotencyClaims, recordKeyScope } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { type FindMessagesClient, findSentMessage, type FoundMessage } from "./find_sent_message.ts";
 import { scanOutbound } from "./outbound_scan.ts";
@@ -165,18 +165,6 @@ async function takenIds(store: GatewayStore, record: OutboundMessageRecord, from
   return taken;
 }
 
-/** The send of `record` its own idempotency key holds as done (a later call's send with the key counts too). */
-async function sentUnderKey(
-  record: OutboundMessageRecord,
-  store: GatewayStore,
-  now: () => number,
-): Promise<{ messageId: string | undefined } | undefined> {
-  if (record.idempotencyKey === undefined) return undefined;
-  const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
-  const claim = (await new IdempotencyClaims(store.state, { now }).read(scope))?.value;
-  return claim?.state === "done" && claim.recordId === record.id ? { messageId: claim.messageId } : undefined;
-}
-
 /** The answer a later call with the record's key replays: the message as the server stored it. */
 function responseOf(message: FoundMessage): { status: number; body: unknown } {
   const { key, pushName, message: content, messageType, messageTimestamp, instanceId, source } = message;
@@ -207,10 +195,13 @@ export async function reconcileRecord(
   context: ReconcileContext,
 ): Promise<ReconcileRecordResult> {
   const { store, now } = context;
-  const keyed = await sentUnderKey(record, store, now);
-  if (keyed !== undefined) {
-    // The key says the send happened (a resend settles the key before the record): no lookup needed.
-    const { messageId } = keyed;
+  const scope = recordKeyScope(record);
+  const claims = new IdempotencyClaims(store.state, { now });
+  const held = scope === undefined ? undefined : (await claims.read(scope))?.value;
+  if (held?.state === "done" && held.recordId === record.id) {
+    // The key says the send happened (a resend settles the key before the record; a later call's send with
+    // the key counts too): no lookup needed.
+    const { messageId } = held;
     const sent = { status: "sent" as const, messageId, outcomeUnknown: false, lastError: undefined };
     if (await store.updateOutbound(record.id, { ...sent, updatedAt: now() }, record.updatedAt) === null) {
       return { id: record.id, status: "undecided", reason: "changed" };
@@ -252,9 +243,8 @@ export async function reconcileRecord(
     record.updatedAt,
   );
   if (settled === null) return { id: record.id, status: "undecided", reason: "changed" };
-  if (record.idempotencyKey !== undefined) {
-    const claims = new IdempotencyClaims(store.state, { now });
-    const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
+  if (scope !== undefined) {
+    // Read again: the key may have changed during the lookup.
     const claim = await claims.read(scope);
     if (claim !== null && claim.value.recordId === record.id && claim.value.state === "unknown") {
       await claims.settle(

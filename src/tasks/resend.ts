@@ -10,7 +10,12 @@ import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";
 import { MessageSent } from "../events.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
-import { type IdempotencyClaims, type IdempotencyScope, sendFingerprint } from "../store/idempotency.ts";
+import {
+  type IdempotencyClaims,
+  type IdempotencyScope,
+  recordKeyScope,
+  sendFingerprint,
+} from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { RetryRecordResult, RetryService, RetrySkipReason } from "./retry_failed_types.ts";
@@ -110,15 +115,14 @@ async function holdKey(
   task: ResendTask,
   claimedUntil: number,
 ): Promise<HeldKey | RetryRecordResult> {
-  if (record.idempotencyKey === undefined) return undefined;
+  const scope = recordKeyScope(record);
+  if (scope === undefined) return undefined;
   const { store, now, claims } = task;
-  const scope = { connection: record.connection, instance: record.instance, key: record.idempotencyKey };
-  const request = {
+  const acquired = await claims.acquire(scope, {
     fingerprint: sendFingerprint(record.route, record.body),
     recordId: record.id,
     claimedUntil,
-  };
-  const acquired = await claims.acquire(scope, request);
+  });
   if (acquired.kind === "done") {
     // The key's send happened (this record's, or a later call's): it is settled, never resent.
     const { messageId } = acquired.claim;
