@@ -13,6 +13,7 @@ import {
   FakeService,
   NOW,
   outbound,
+  overriding,
   serverMessage,
   STORES,
 } from "../fixtures/tasks_fixtures.ts";
@@ -281,18 +282,12 @@ for (const harness of STORES) {
     // Both runs read the first page before either claims anything.
     const bothListed = deferred();
     let listings = 0;
-    const listing = new Proxy(store, {
-      get(target, property) {
-        if (property === "listOutbound") {
-          return async (query: Parameters<GatewayStore["listOutbound"]>[0]) => {
-            const page = await target.listOutbound(query);
-            if (++listings === 2) bothListed.resolve();
-            await bothListed.promise;
-            return page;
-          };
-        }
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
+    const listing = overriding(store, {
+      listOutbound: async (query) => {
+        const page = await store.listOutbound(query);
+        if (++listings === 2) bothListed.resolve();
+        await bothListed.promise;
+        return page;
       },
     });
     const service = new FakeService();
@@ -336,16 +331,11 @@ for (const harness of STORES) {
 
 Deno.test("retryFailedMessages: a store failure after the send does not hide the send, nor allow a resend", async () => {
   const memory = new MemoryStore({ now });
-  const failingUpdate: GatewayStore["updateOutbound"] = (id, changes, expected) =>
-    changes.status === "sent"
-      ? Promise.reject(new Error("KV is down"))
-      : memory.updateOutbound(id, changes, expected);
-  const store = new Proxy(memory, {
-    get(target, property) {
-      if (property === "updateOutbound") return failingUpdate;
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const store = overriding(memory, {
+    updateOutbound: (id, changes, expected) =>
+      changes.status === "sent"
+        ? Promise.reject(new Error("KV is down"))
+        : memory.updateOutbound(id, changes, expected),
   });
   await memory.saveOutbound(outbound("a", 100));
   const service = new FakeService();
@@ -386,22 +376,21 @@ for (const refused of [false, true]) {
         if (taken++ >= stopAt) throw new Error("stopped");
         if (stopAt === 6) steps.push(what);
       };
-      const state = new Proxy(memory.state, {
-        get(target, property) {
-          const value = Reflect.get(target, property, target);
-          if (property !== "set") return typeof value === "function" ? value.bind(target) : value;
-          return (...args: Parameters<typeof target.set>) => (step("key"), target.set(...args));
-        },
+      const state = overriding(memory.state, {
+        set: (
+          namespace,
+          key,
+          value,
+          options,
+        ) => (step("key"), memory.state.set(namespace, key, value, options)),
       });
-      const store = new Proxy(memory, {
-        get(target, property) {
-          if (property === "state") return state;
-          const value = Reflect.get(target, property, target);
-          if (property !== "updateOutbound") return typeof value === "function" ? value.bind(target) : value;
-          return (
-            ...args: Parameters<typeof target.updateOutbound>
-          ) => (step("record"), target.updateOutbound(...args));
-        },
+      const store = overriding(memory, {
+        state,
+        updateOutbound: (
+          id,
+          changes,
+          expected,
+        ) => (step("record"), memory.updateOutbound(id, changes, expected)),
       });
       const service = new FakeService((request) => {
         step("send");
@@ -449,14 +438,11 @@ Deno.test("retryFailedMessages: a key a caller's own send left unknown is never 
   const later = () => clock.now;
   const memory = new MemoryStore({ now: later });
   let storeDown = false;
-  const store = new Proxy(memory, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (storeDown && (property === "updateOutbound" || property === "saveOutbound")) {
-        return () => Promise.reject(new Error("store unavailable"));
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const down = () => Promise.reject(new Error("store unavailable"));
+  const store = overriding(memory, {
+    updateOutbound: (id, changes, expected) =>
+      storeDown ? down() : memory.updateOutbound(id, changes, expected),
+    saveOutbound: (record) => storeDown ? down() : memory.saveOutbound(record),
   });
   const simulator = new GatewaySimulator({ now: later, serverUrl: "http://gateway.test" });
   simulator.addInstance("sales", { open: true });
