@@ -10,6 +10,8 @@
 //      (--seconds: one-second slices per variant and round)
 //      [--reference ../other-checkout]: adds the variant "reference", the receiver of another checkout of
 //      this repository (e.g. `git worktree add --detach ../ref <commit>`), measured in the same rounds as ours
+//      --only minimal,steps_1,steps_2,steps_3,steps_4,ours: the minimal handler with ours' work added one
+//      step at a time (see stepsHandler in webhook_server.ts), to see where ours' cost under load lies
 import { median } from "./stats.ts";
 import { BODY, PATH, SECRET } from "./webhook_body.ts";
 import { signWebhook } from "../src/webhooks/signature.ts";
@@ -225,6 +227,10 @@ console.log("\nratios per round (same round), median [min–max]:");
 for (
   const [a, b] of [
     ["ours", "minimal"],
+    ["steps_1", "minimal"],
+    ["steps_2", "minimal"],
+    ["steps_3", "minimal"],
+    ["steps_4", "minimal"],
     ["ours_no_metrics", "minimal"],
     ["reference", "minimal"],
     ["ours", "reference"],

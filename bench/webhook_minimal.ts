@@ -22,15 +22,19 @@ function hex(text: string): Uint8Array<ArrayBuffer> | null {
   return out;
 }
 
+/** Whether `body` carries a valid `x-gateway-signature` (hex HMAC-SHA256, `sha256=` optional). */
+export async function minimalVerify(body: Uint8Array, headers: Headers): Promise<boolean> {
+  const signature = hex((headers.get("x-gateway-signature") ?? "").replace(/^sha256=/, ""));
+  return signature !== null &&
+    await crypto.subtle.verify("HMAC", key, signature, body as Uint8Array<ArrayBuffer>);
+}
+
 /** Read, verify and parse a request: the raw body and the parsed JSON, or a 401 response. */
 export async function minimalCheck(
   request: Request,
 ): Promise<{ body: Uint8Array<ArrayBuffer>; parsed: unknown } | Response> {
   const body = new Uint8Array(await request.arrayBuffer());
-  const signature = hex((request.headers.get("x-gateway-signature") ?? "").replace(/^sha256=/, ""));
-  if (signature === null || !(await crypto.subtle.verify("HMAC", key, signature, body))) {
-    return new Response("unauthorized", { status: 401 });
-  }
+  if (!(await minimalVerify(body, request.headers))) return new Response("unauthorized", { status: 401 });
   return { body, parsed: JSON.parse(decoder.decode(body)) };
 }
 

@@ -1,8 +1,12 @@
 // One variant of the webhook load benchmark, served on 127.0.0.1:<port> until killed.
 // Usage: deno run -A --unstable-kv bench/webhook_server.ts <variant> <port> [kv-dir] [reference-checkout]
-import { createWebhookHandler, WebhookProcessor } from "../mod.ts";
+import { createWebhookHandler, MetricsCollector, WebhookPayloadDto, WebhookProcessor } from "../mod.ts";
+import { WebhookVerifier } from "../src/webhooks/verify/verifier.ts";
+import { ReadDeadlines } from "../src/webhooks/pipeline/read_body.ts";
+import { BODIES, respond } from "../src/webhooks/pipeline/respond.ts";
+import { runWebhook } from "../src/webhooks/run.ts";
 import { SECRET } from "./webhook_body.ts";
-import { JSON_HEADERS, minimalCheck, minimalHandler } from "./webhook_minimal.ts";
+import { JSON_HEADERS, minimalCheck, minimalHandler, minimalVerify } from "./webhook_minimal.ts";
 
 const [variant, portText, kvDir, referenceDir] = Deno.args;
 const port = Number(portText);
@@ -31,6 +35,12 @@ switch (variant) {
       void headers.get("x-gateway-timestamp");
       return minimalHandler(request);
     };
+    break;
+  case "steps_1":
+  case "steps_2":
+  case "steps_3":
+  case "steps_4":
+    handler = stepsHandler(Number(variant.slice(-1)));
     break;
   case "minimal_dedupe": {
     const seen = new Map<string, number>();
@@ -84,6 +94,46 @@ switch (variant) {
   }
   default:
     throw new Error(`unknown variant "${variant}"`);
+}
+
+/**
+ * The minimal handler with ours' work added one step at a time (each step keeps the ones before), to find
+ * where ours' cost under load lies: 1 the body read with the size and time limits (`ReadDeadlines`); 2 the
+ * verifier instead of one `crypto.subtle.verify`; 3 the payload, the handlers' dispatch and the metrics; 4
+ * the route and content-type checks and the shared response.
+ */
+function stepsHandler(steps: number): (request: Request) => Promise<Response> {
+  const deadlines = new ReadDeadlines(30_000);
+  const verifier = new WebhookVerifier({ scheme: "auto", secret: SECRET });
+  const metrics = new MetricsCollector();
+  const routes = new Map<string, string>();
+  return async (request) => {
+    if (steps >= 4) {
+      if (!routes.has(request.url)) routes.set(request.url, "sales");
+      if (request.method !== "POST" || request.headers.get("content-type") !== "application/json") {
+        return new Response(null, { status: 400 });
+      }
+    }
+    const body = await deadlines.read(request, 1 << 20);
+    if (typeof body === "number") return new Response(null, { status: body });
+    const receivedAt = Date.now();
+    if (steps >= 2) {
+      try {
+        await verifier.verify(body, request.headers, receivedAt);
+      } catch {
+        return new Response(null, { status: 401 });
+      }
+    } else if (!(await minimalVerify(body, request.headers))) return new Response(null, { status: 401 });
+    const parsed = JSON.parse(decoder.decode(body));
+    if (steps >= 3) {
+      const payload = WebhookPayloadDto.from(parsed, { instance: "sales", receivedAt });
+      if (payload === null) return new Response(null, { status: 400 });
+      const pending = runWebhook(noop, payload, { metrics, final: true, now: Date.now });
+      if (pending !== undefined) await pending;
+      metrics.webhookReceived(payload.event, "200");
+    }
+    return steps >= 4 ? respond(200, BODIES.ok) : new Response('{"ok":true}', { headers: JSON_HEADERS });
+  };
 }
 
 Deno.serve({ hostname: "127.0.0.1", port, onListen: () => console.log("ready") }, handler);
