@@ -7,7 +7,7 @@
  * @module
  */
 
-import { instanceKey, type InstanceRef } from "../health/health_types.ts";
+import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
 import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
@@ -52,7 +52,9 @@ export class SendPacer {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #recipients: RecipientTimes;
-  readonly #keys = new RecipientKeys();
+  /** State keys of the instances: read on every paced send, each built once. */
+  readonly #instances = new InstanceKeys();
+  readonly #recipientKeys = new RecipientKeys(this.#instances);
 
   /**
    * Build with pacing rules; `now` and `random` are test seams.
@@ -127,7 +129,7 @@ export class SendPacer {
       return last === null ? 0 : last + this.#rules.recipientIntervalMs;
     }
     const [instance, last] = await Promise.all([
-      this.#state.get<Stored>(NAMESPACE, instanceKey(ref)),
+      this.#state.get<Stored>(NAMESPACE, this.#instances.of(ref)),
       this.recipientLastSent(ref, recipient),
     ]);
     const lastSentAt = instance?.value.lastSentAt ?? null;
@@ -166,7 +168,7 @@ export class SendPacer {
    * ```
    */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
-    return await this.#recipients.last(this.#keys.of(ref, recipient), this.#now());
+    return await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
   }
 
   /**
@@ -190,7 +192,7 @@ export class SendPacer {
   waitMs(ref: InstanceRef, recipient: string): number | Promise<number> {
     if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return this.waitFor(ref, recipient);
     const now = this.#now();
-    const last = this.#recipients.last(this.#keys.of(ref, recipient), now);
+    const last = this.#recipients.last(this.#recipientKeys.of(ref, recipient), now);
     return last instanceof Promise
       ? last.then((at) => this.#intervalLeft(at, this.#now()))
       : this.#intervalLeft(last, now);
@@ -214,7 +216,10 @@ export class SendPacer {
    */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
-    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value, now);
+    const stored = this.#today(
+      (await this.#state.get<Stored>(NAMESPACE, this.#instances.of(ref)))?.value,
+      now,
+    );
     return {
       lastSentAt: stored.lastSentAt,
       sentToday: stored.sentToday,
@@ -237,7 +242,10 @@ export class SendPacer {
    */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
-    const stored = this.#today((await this.#state.get<Stored>(NAMESPACE, instanceKey(ref)))?.value, now);
+    const stored = this.#today(
+      (await this.#state.get<Stored>(NAMESPACE, this.#instances.of(ref)))?.value,
+      now,
+    );
     const pause = this.#activePause(stored, now);
     if (pause) return pause;
     const cap = this.#capFor(stored, now);
@@ -294,7 +302,11 @@ export class SendPacer {
 
   #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> | undefined {
     if (this.#rules.recipientIntervalMs === 0) return undefined;
-    return this.#recipients.note(this.#keys.of(ref, recipient), now, this.#rules.recipientIntervalMs);
+    return this.#recipients.note(
+      this.#recipientKeys.of(ref, recipient),
+      now,
+      this.#rules.recipientIntervalMs,
+    );
   }
 
   /**
@@ -383,7 +395,7 @@ export class SendPacer {
   }
 
   async #update(ref: InstanceRef, change: (current: Stored) => Partial<Stored>): Promise<void> {
-    const key = instanceKey(ref);
+    const key = this.#instances.of(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
       const current = this.#today(entry?.value, this.#now());

@@ -8,7 +8,7 @@
  */
 
 import { MemoryState } from "../backends/memory/state.ts";
-import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
+import type { InstanceKeys, InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 
 const RECIPIENTS = "pacing-recipient";
@@ -32,7 +32,12 @@ const PERSON = "@s.whatsapp.net";
  * replies to the JID, `sendMany` to the number). Internal.
  */
 export class RecipientKeys {
-  readonly #instances = new InstanceKeys();
+  readonly #instances: InstanceKeys;
+
+  /** Build on `instances`, the instance keys the pacer also keys its own records by. */
+  constructor(instances: InstanceKeys) {
+    this.#instances = instances;
+  }
 
   /** The key of `recipient` of the instance `ref`. */
   of(ref: InstanceRef, recipient: string): string {
