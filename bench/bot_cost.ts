@@ -68,7 +68,7 @@ const stubFetch: typeof fetch = async (input, init) => {
   });
 };
 
-// The gateway stub in its own process (`--http`): the same answer, fixed.
+// The gateway stub in its own process (the default; not with `--in-process`): the same answer, fixed.
 const STUB_ANSWER = JSON.stringify(
   sentAnswer("5511900000000@s.whatsapp.net", "x", "3EB0BENCH", 1760000000),
 );
