@@ -10,6 +10,7 @@
 
 import type { HttpMethod } from "../client/prepared_request.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import type { RouteTable, Rows } from "./route_table.ts";
 
 /** Route groups as the contract counts them (the first path segment). */
 export type RouteGroup =
@@ -172,6 +173,39 @@ function botRows<
 /** An event sink's two routes: `set` (201) and `find`. */
 const sink = (): Record<"set" | "find", RowSpec> => ({ set: post(201, ["set"]), find: get(["find"]) });
 
+function sinkGroup(name: EventSinkGroup): Rows<"set" | "find"> {
+  return group(name, name, sink());
+}
+
+function botGroup(name: ChatbotGroup): Rows<BotOp> {
+  return group(name, name, botRows());
+}
+
+const CHATWOOT_ROUTES: Rows<"set" | "find" | "webhook"> = group("chatwoot", "chatwoot", {
+  set: post(201, ["set"]),
+  find: get(["find"]),
+  webhook: post(200, ["webhook"]),
+});
+
+const TYPEBOT_ROUTES: Rows<BotOp | "start"> = group(
+  "typebot",
+  "typebot",
+  botRows({ middle: { start: post(200, ["start"]) } }),
+);
+
+const OPENAI_ROUTES: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | "getModels"> = group(
+  "openai",
+  "openai",
+  botRows({
+    head: {
+      createCreds: post(201, ["createCreds"], { op: "creds" }),
+      findCreds: get(["findCreds"], { op: "creds" }),
+      deleteCreds: del(200, ["deleteCreds"], { op: "creds", id: true }),
+    },
+    tail: { getModels: get(["getModels"]) },
+  }),
+);
+
 /**
  * Every route (165) by group and operation, in the contract's order: `ROUTE.message.sendText` is
  * `POST /message/sendText/{instance}`.
@@ -183,7 +217,7 @@ const sink = (): Record<"set" | "find", RowSpec> => ({ set: post(201, ["set"]), 
  * ROUTE.message.sendMedia.bucket; // "media"
  * ```
  */
-export const ROUTE = Object.freeze({
+export const ROUTE: RouteTable = Object.freeze({
   instance: group("instance", "instances", {
     create: post(201, ["create"], { bare: true }),
     restart: post(200, ["restart"]),
@@ -292,36 +326,21 @@ export const ROUTE = Object.freeze({
     getMediaUrl: post(200, ["getMediaUrl"], { idempotent: true }),
   }),
   // Event sinks, in the server's mount order after `/webhook`.
-  websocket: group("websocket", "websocket", sink()),
-  rabbitmq: group("rabbitmq", "rabbitmq", sink()),
-  nats: group("nats", "nats", sink()),
-  pusher: group("pusher", "pusher", sink()),
-  sqs: group("sqs", "sqs", sink()),
-  kafka: group("kafka", "kafka", sink()),
+  websocket: sinkGroup("websocket"),
+  rabbitmq: sinkGroup("rabbitmq"),
+  nats: sinkGroup("nats"),
+  pusher: sinkGroup("pusher"),
+  sqs: sinkGroup("sqs"),
+  kafka: sinkGroup("kafka"),
   // Chatbot integrations, in the server's mount order.
-  evolutionBot: group("evolutionBot", "evolutionBot", botRows()),
-  chatwoot: group("chatwoot", "chatwoot", {
-    set: post(201, ["set"]),
-    find: get(["find"]),
-    webhook: post(200, ["webhook"]),
-  }),
-  typebot: group("typebot", "typebot", botRows({ middle: { start: post(200, ["start"]) } })),
-  openai: group(
-    "openai",
-    "openai",
-    botRows({
-      head: {
-        createCreds: post(201, ["createCreds"], { op: "creds" }),
-        findCreds: get(["findCreds"], { op: "creds" }),
-        deleteCreds: del(200, ["deleteCreds"], { op: "creds", id: true }),
-      },
-      tail: { getModels: get(["getModels"]) },
-    }),
-  ),
-  dify: group("dify", "dify", botRows()),
-  flowise: group("flowise", "flowise", botRows()),
-  n8n: group("n8n", "n8n", botRows()),
-  evoai: group("evoai", "evoai", botRows()),
+  evolutionBot: botGroup("evolutionBot"),
+  chatwoot: CHATWOOT_ROUTES,
+  typebot: TYPEBOT_ROUTES,
+  openai: OPENAI_ROUTES,
+  dify: botGroup("dify"),
+  flowise: botGroup("flowise"),
+  n8n: botGroup("n8n"),
+  evoai: botGroup("evoai"),
 });
 
 /**
