@@ -96,6 +96,21 @@ function triggerRule(problems: Problems, read: Record<string, unknown>): void {
   }
 }
 
+/** A required field; a reader of its own (a list) is told so, since readers see only the value. */
+function requiredField(field: FieldSpec): FieldSpec {
+  const read = field.read;
+  if (read === undefined) return { ...field, required: true };
+  return {
+    ...field,
+    required: true,
+    read: (problems, name, value) => {
+      if (value !== undefined && value !== null) return read(problems, name, value);
+      problems.add(`${name} is required`);
+      return undefined;
+    },
+  };
+}
+
 /** The server's schema does not list these; its controllers read them. */
 const hidden = (field: FieldSpec): FieldSpec => ({ ...field, server: false });
 
@@ -132,8 +147,13 @@ function botBody(
 function settingsBody(
   what: string,
   required: readonly string[],
-  options: { before?: Record<string, FieldSpec>; after?: Record<string, FieldSpec>; unlisted?: string[] } =
-    {},
+  options: {
+    before?: Record<string, FieldSpec>;
+    after?: Record<string, FieldSpec>;
+    unlisted?: string[];
+    /** Why the integration takes no `fallbackId`. */
+    noFallback?: string;
+  } = {},
 ): BodySpec {
   const fields: Record<string, FieldSpec> = {
     ...options.before,
@@ -146,8 +166,12 @@ function settingsBody(
     fallbackId: hidden({ type: "string" }),
   };
   for (const name of options.unlisted ?? []) fields[name] = hidden(fields[name]);
-  for (const name of required) fields[name] = { ...fields[name], required: true };
-  return body(what, fields);
+  for (const name of required) fields[name] = requiredField(fields[name]);
+  const noFallback = options.noFallback;
+  if (noFallback === undefined) return body(what, fields);
+  return body(what, fields, (problems, read) => {
+    if (read.fallbackId !== undefined) problems.add(`fallbackId: ${noFallback}`);
+  });
 }
 
 const ELEVEN = [
@@ -243,6 +267,8 @@ export const OPENAI_SETTINGS_BODY: BodySpec = settingsBody("OpenAI settings", [
   before: { openaiCredsId: { type: "string" } },
   after: { speechToText: { type: "boolean" } },
   unlisted: ["splitMessages", "timePerChar"],
+  // Its controller writes the fallback column beside a relation connect, which Prisma refuses.
+  noFallback: "the server (2.3.6) cannot store an OpenAI fallback bot: it answers 500 to any fallbackId",
 });
 /** `/dify/settings`, `/evolutionBot/settings`, `/n8n/settings` and `/evoai/settings`. */
 export const BOT_SETTINGS_BODY: BodySpec = settingsBody("bot settings", ELEVEN);

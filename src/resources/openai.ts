@@ -106,7 +106,8 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
   }
 
   /**
-   * Delete a stored API key (`DELETE /openai/creds/{id}`).
+   * Delete a stored API key (`DELETE /openai/creds/{id}`). The server refuses (500 "Error deleting openai
+   * creds") a key that a bot or the settings still use.
    *
    * @example
    * ```ts

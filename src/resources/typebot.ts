@@ -52,8 +52,11 @@ export class TypebotResource extends BotResource<TypebotInput> {
   protected readonly bodies = { bot: TYPEBOT_BODY, settings: TYPEBOT_SETTINGS_BODY };
 
   /**
-   * Start a flow for a chat (`POST /typebot/start`). The server calls the Typebot server at `url`, and
-   * refuses a chat on the ignore list (500 "Jid not allowed").
+   * Start a flow for a chat (`POST /typebot/start`). The server calls the Typebot server at `url` before it
+   * answers (`startChat`, or the whole first step with `startSession`). When that call fails the server
+   * answers 200 with an empty body, which is `data: null` here: the flow did not start. It refuses a chat on
+   * the ignore list (500 "Jid not allowed") and answers 500 when the typebot settings do not exist yet
+   * (create a bot or call `setSettings` first).
    *
    * @example
    * ```ts

@@ -291,6 +291,10 @@ export function botRoutes(group: string, rows: BotRoutes): RouteDef[] {
     route(rows.delete, remove(group, bot)),
     route(rows.settings, (ctx) => {
       checkBody(ctx.body, bot.settings);
+      // Openai's controller writes its fallback column beside a relation connect, which Prisma refuses.
+      if (group === "openai" && ctx.body.fallbackId !== undefined) {
+        throw internalString("Error setting default settings");
+      }
       const settings = saveSettings(ctx, store(ctx), bot, ctx.body);
       return { ...settings, fallbackId: settings[bot.fallback] };
     }),
