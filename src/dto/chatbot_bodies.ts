@@ -8,7 +8,7 @@
  */
 
 import type { BodySpec, FieldSpec } from "./body_spec.ts";
-import type { Problems } from "./validate.ts";
+import { personJid, type Problems } from "./validate.ts";
 import { suggestKey } from "../option_keys.ts";
 
 /** When a bot answers: every message, a keyword, an advanced expression, or never by itself. */
@@ -26,6 +26,15 @@ export function readStringList(problems: Problems, field: string, value: unknown
   });
   return list as string[] | undefined;
 }
+
+/** A chat, as the server stores it in bot sessions and ignore lists: a number becomes a person's JID. */
+export function readChatJid(problems: Problems, field: string, value: unknown): string | undefined {
+  const chat = problems.recipient(field, value);
+  return chat === undefined ? undefined : personJid(chat);
+}
+
+/** The chat of a status change, an ignore-list change or a typebot start. */
+const CHAT_FIELD: FieldSpec = { type: "string", required: true, read: readChatJid };
 
 const STRING_LIST: FieldSpec = {
   type: "array",
@@ -277,19 +286,19 @@ export const FLOWISE_SETTINGS_BODY: BodySpec = settingsBody("Flowise settings", 
 
 /** `/<bot>/changeStatus`: a chat's session state. */
 export const BOT_STATUS_BODY: BodySpec = body("session status", {
-  remoteJid: { type: "string", required: true, trim: true },
+  remoteJid: CHAT_FIELD,
   status: { type: "string", required: true, values: SESSION_STATUSES },
 });
 
 /** `/<bot>/ignoreJid`: add a chat to the ignore list, or remove it. */
 export const IGNORE_JID_BODY: BodySpec = body("ignore list change", {
-  remoteJid: { type: "string", required: true, trim: true },
+  remoteJid: CHAT_FIELD,
   action: { type: "string", required: true, values: ["add", "remove"] },
 });
 
 /** `/typebot/start`: start a flow for a chat (`variables` and `startSession` are read, not listed). */
 export const TYPEBOT_START_BODY: BodySpec = body("typebot start", {
-  remoteJid: { type: "string", required: true, trim: true },
+  remoteJid: CHAT_FIELD,
   url: { type: "string", required: true },
   typebot: { type: "string", required: true },
   startSession: hidden({ type: "boolean" }),

@@ -63,3 +63,15 @@ Deno.test("integrations: ids are percent-encoded in their path segment, before t
     "GET /typebot/fetchSessions/a%2Fb/sales%20team",
   ]);
 });
+
+Deno.test("integrations: a chat given as a number is sent as the JID the server stores sessions under", async () => {
+  const { gw, calls } = makeService();
+  await gw.typebot().changeStatus("+55 (11) 99999-9999", "paused");
+  await gw.dify().ignoreJid("120363025246125888@g.us", "add");
+  deepStrictEqual(calls.map((call) => call.body), [
+    { remoteJid: "5511999999999@s.whatsapp.net", status: "paused" },
+    { remoteJid: "120363025246125888@g.us", action: "add" },
+  ]);
+  await rejects(gw.n8n().ignoreJid("not a chat", "add"), { name: "ValidationException" });
+  strictEqual(calls.length, 2);
+});
