@@ -112,3 +112,47 @@ Deno.test("simulator integrations: settings, sinks and Chatwoot are stored per i
   strictEqual((await service.chatwoot().find()).data.accountId, "1");
   await fake.close();
 });
+
+Deno.test("simulator integrations: typebot start needs the settings; OpenAI settings keep their credentials", async () => {
+  const { service, fake } = GatewayFake.create({ instance: "sales" });
+  const jid = "5511999999999@s.whatsapp.net";
+  await rejects(service.typebot().start({ remoteJid: jid, url: "https://t.example.com", typebot: "w" }), {
+    messages: ["Cannot read properties of null (reading 'expire')"],
+  });
+  await service.typebot().create({ url: "https://t.example.com", typebot: "w", triggerType: "none" });
+  const started = await service.typebot().start({
+    remoteJid: jid,
+    url: "https://t.example.com",
+    typebot: "w",
+  });
+  deepStrictEqual(started.data, {
+    typebot: {
+      instanceName: "sales",
+      typebot: { url: "https://t.example.com", remoteJid: jid, typebot: "w", prefilledVariables: {} },
+    },
+  });
+  const creds = (await service.openai().createCreds("main", "sk-1")).data;
+  await rejects(service.openai().createCreds("main", "sk-2"), {
+    status: 400,
+    messages: ["This credential name is already in use. Please choose a different name."],
+  });
+  const settings = (await service.openai().setSettings({
+    openaiCredsId: creds.id,
+    expire: 20,
+    keywordFinish: "#stop",
+    delayMessage: 1000,
+    unknownMessage: "?",
+    listeningFromMe: false,
+    stopBotFromMe: true,
+    keepOpen: false,
+    debounceTime: 5,
+    ignoreJids: [],
+    speechToText: true,
+  })).data;
+  deepStrictEqual([settings.openaiCredsId, settings.speechToText, settings.fallbackId], [
+    creds.id,
+    true,
+    null,
+  ]);
+  await fake.close();
+});

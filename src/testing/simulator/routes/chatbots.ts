@@ -171,7 +171,9 @@ function checkTriggers(store: BotStore, bot: BotKind, body: Row, except?: string
 function saveSettings(ctx: RouteContext, store: BotStore, bot: BotKind, body: Row): Row {
   const now = ctx.core.isoNow();
   const given: Row = {};
-  for (const name of SETTING_FIELDS) if (body[name] !== undefined) given[name] = body[name];
+  // The shared settings, and the integration's own (openai's credentials and speech to text).
+  const names = new Set([...SETTING_FIELDS, ...Object.keys(bot.settings.properties ?? {})]);
+  for (const name of names) if (body[name] !== undefined) given[name] = body[name];
   if (body.fallbackId !== undefined) given[bot.fallback] = body.fallbackId;
   store.settings = store.settings ? { ...store.settings, ...given, updatedAt: now } : {
     id: crypto.randomUUID(),

@@ -120,7 +120,10 @@ function chatwootWebhook(ctx: RouteContext): unknown {
 function typebotStart(ctx: RouteContext): unknown {
   checkBody(ctx.body, schemaOf(TYPEBOT_START_BODY));
   const { remoteJid, url, typebot } = ctx.body;
-  const ignored = botStore(ctx.instance, "typebot").settings?.ignoreJids;
+  const settings = botStore(ctx.instance, "typebot").settings;
+  // The controller reads the settings' fields without checking they exist.
+  if (!settings) throw internalString("Cannot read properties of null (reading 'expire')");
+  const ignored = settings.ignoreJids;
   if (Array.isArray(ignored) && ignored.includes(remoteJid)) throw internalString("Jid not allowed");
   const prefilledVariables: Row = {};
   if (Array.isArray(ctx.body.variables)) {
