@@ -48,11 +48,16 @@ const STRING_LIST: FieldSpec = {
  */
 export function refuseUnknownKeys(
   fields: Readonly<Record<string, FieldSpec>>,
+  renamed: Readonly<Record<string, string>> = {},
 ): (problems: Problems, read: Record<string, unknown>, input: Record<string, unknown>) => void {
   const keys = Object.fromEntries(Object.keys(fields).map((name) => [name, true as const]));
   return (problems, _read, input) => {
     for (const key of Object.keys(input)) {
       if (Object.hasOwn(fields, key) || input[key] === undefined) continue;
+      if (Object.hasOwn(renamed, key)) {
+        problems.add(`${key} is ignored by the server; use ${renamed[key]}`);
+        continue;
+      }
       const guess = suggestKey(key, keys);
       problems.add(`${key} is not a field of this body${guess ? `; did you mean "${guess}"?` : ""}`);
     }
@@ -64,8 +69,9 @@ function body(
   what: string,
   fields: Record<string, FieldSpec>,
   rule?: (problems: Problems, body: Record<string, unknown>) => void,
+  renamed?: Record<string, string>,
 ): BodySpec {
-  const unknown = refuseUnknownKeys(fields);
+  const unknown = refuseUnknownKeys(fields, renamed);
   return {
     what,
     requiredNotEmpty: true,
@@ -130,9 +136,16 @@ const hidden = (field: FieldSpec): FieldSpec => ({ ...field, server: false });
 function botBody(
   what: string,
   own: Record<string, FieldSpec>,
-  unlisted: readonly string[] = [],
-  rule?: (problems: Problems, body: Record<string, unknown>) => void,
+  options: {
+    /** Shared fields the integration's schema does not list (its controller reads them). */
+    unlisted?: readonly string[];
+    /** The integration's own rule across fields. */
+    rule?: (problems: Problems, body: Record<string, unknown>) => void;
+    /** Schema fields the controller reads under another name: refused, naming the one it reads. */
+    renamed?: Record<string, string>;
+  } = {},
 ): BodySpec {
+  const { unlisted = [], rule, renamed } = options;
   const common: Record<string, FieldSpec> = {
     ...TRIGGER_FIELDS,
     ...SESSION_FIELDS,
@@ -149,7 +162,7 @@ function botBody(
   }, (problems, read) => {
     triggerRule(problems, read);
     rule?.(problems, read);
-  });
+  }, renamed);
 }
 
 /** A settings body: the session settings, the fields the integration requires, and `fallbackId`. */
@@ -201,7 +214,17 @@ const ELEVEN = [
 export const TYPEBOT_BODY: BodySpec = botBody("typebot", {
   url: { type: "string", required: true },
   typebot: { type: "string", required: true },
-}, ["keepOpen", "debounceTime", "splitMessages", "timePerChar"]);
+}, { unlisted: ["keepOpen", "debounceTime", "splitMessages", "timePerChar"] });
+
+/** What openai's controller refuses with a 500 after the schema. */
+function openaiRule(problems: Problems, read: Record<string, unknown>): void {
+  if (read.botType === "assistant" && !read.assistantId) {
+    problems.add('botType "assistant" needs assistantId');
+  }
+  if (read.botType === "chatCompletion" && (!read.model || read.maxTokens === undefined)) {
+    problems.add('botType "chatCompletion" needs model and maxTokens');
+  }
+}
 
 /** `/openai/create` and `/openai/update`; a chat-completion bot needs `model` and `maxTokens`. */
 export const OPENAI_BODY: BodySpec = botBody(
@@ -217,17 +240,7 @@ export const OPENAI_BODY: BodySpec = botBody(
     userMessages: STRING_LIST,
     maxTokens: { type: "integer", min: 1 },
   },
-  ["splitMessages", "timePerChar"],
-  (problems, read) => {
-    if (read.botType === "assistant" && !read.assistantId) {
-      problems.add(
-        'botType "assistant" needs assistantId',
-      );
-    }
-    if (read.botType === "chatCompletion" && (!read.model || read.maxTokens === undefined)) {
-      problems.add('botType "chatCompletion" needs model and maxTokens');
-    }
-  },
+  { unlisted: ["splitMessages", "timePerChar"], rule: openaiRule },
 );
 
 /** `/dify/create` and `/dify/update`. */
@@ -249,12 +262,15 @@ export const EVOLUTION_BOT_BODY: BodySpec = botBody("Evolution bot", {
   apiKey: { type: "string" },
 });
 
-/** `/n8n/create` and `/n8n/update`. */
+/**
+ * `/n8n/create` and `/n8n/update`. The server's schema lists `basicAuthPassword`, but its controller stores
+ * `basicAuthPass` (and drops the other): the library sends `basicAuthPass` and refuses `basicAuthPassword`.
+ */
 export const N8N_BODY: BodySpec = botBody("n8n bot", {
   webhookUrl: { type: "string", required: true },
   basicAuthUser: { type: "string" },
-  basicAuthPassword: { type: "string" },
-});
+  basicAuthPass: hidden({ type: "string" }),
+}, { renamed: { basicAuthPassword: "basicAuthPass" } });
 
 /** `/evoai/create` and `/evoai/update`. */
 export const EVOAI_BODY: BodySpec = botBody("EvoAI bot", {

@@ -50,8 +50,8 @@ export interface N8nInput extends BotInput {
   webhookUrl: string;
   /** Basic auth user for the webhook. */
   basicAuthUser?: string;
-  /** Basic auth password for the webhook. */
-  basicAuthPassword?: string;
+  /** Basic auth password for the webhook (the server stores this name; `basicAuthPassword` is refused). */
+  basicAuthPass?: string;
 }
 
 /** An EvoAI agent, as `create` and `update` take it. */

@@ -163,6 +163,21 @@ Deno.test({
         { ...evolution, enabled: false, triggerValue: "e2" },
         SETTINGS,
       );
+      // The server stores the webhook's password from `basicAuthPass` (its schema lists `basicAuthPassword`,
+      // which its controller never reads: the library refuses that name rather than see it dropped).
+      const auth = {
+        webhookUrl: "https://n8n.example.com/w",
+        basicAuthUser: "u",
+        basicAuthPass: "p",
+        ...keyword("x"),
+      };
+      const n8nBot = (await gw.n8n().create(auth)).data;
+      deepStrictEqual([n8nBot.basicAuthUser, n8nBot.basicAuthPass], ["u", "p"]);
+      await gw.n8n().delete(n8nBot.id);
+      // deno-lint-ignore no-explicit-any
+      await rejects(gw.n8n().create({ ...auth, basicAuthPass: undefined, basicAuthPassword: "p" } as any), {
+        messages: ["basicAuthPassword is ignored by the server; use basicAuthPass"],
+      });
       const n8n = { webhookUrl: "https://n8n.example.com/webhook/1", ...keyword("n") };
       await botRoundTrip(gw.n8n(), n8n, { ...n8n, enabled: false, triggerValue: "n2" }, SETTINGS);
       const evoai = { agentUrl: "https://evoai.example.com/agent", ...keyword("a") };

@@ -38,6 +38,16 @@ Deno.test("integrations: a bad bot, settings or sink body is refused before any 
     return true;
   });
   await rejects(gw.flowise().fetch(" "), { messages: ["id must be a non-empty string"] });
+  // n8n's schema lists basicAuthPassword, its controller stores basicAuthPass only.
+  // deno-lint-ignore no-explicit-any
+  await rejects(
+    gw.n8n().create(
+      { webhookUrl: "https://n.example.com", triggerType: "all", basicAuthPassword: "p" } as any,
+    ),
+    {
+      messages: ["basicAuthPassword is ignored by the server; use basicAuthPass"],
+    },
+  );
   // deno-lint-ignore no-explicit-any
   await rejects(gw.evoai().changeStatus("5511999999999@s.whatsapp.net", "stopped" as any), {
     name: "ValidationException",
