@@ -7,6 +7,19 @@
 
 import type { RouteEntry } from "./routes.ts";
 
+/** The operations every bot integration has (contract §2.9). */
+export type BotOp =
+  | "create"
+  | "find"
+  | "fetch"
+  | "update"
+  | "delete"
+  | "settings"
+  | "fetchSettings"
+  | "changeStatus"
+  | "fetchSessions"
+  | "ignoreJid";
+
 /** A group's rows by operation. */
 export type Rows<K extends string> = { readonly [P in K]: RouteEntry };
 
@@ -94,94 +107,12 @@ export interface RouteTable {
   readonly pusher: Rows<"set" | "find">;
   readonly sqs: Rows<"set" | "find">;
   readonly kafka: Rows<"set" | "find">;
-  readonly evolutionBot: Rows<
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-  >;
+  readonly evolutionBot: Rows<BotOp>;
   readonly chatwoot: Rows<"set" | "find" | "webhook">;
-  readonly typebot: Rows<
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "start"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-  >;
-  readonly openai: Rows<
-    | "createCreds"
-    | "findCreds"
-    | "deleteCreds"
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-    | "getModels"
-  >;
-  readonly dify: Rows<
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-  >;
-  readonly flowise: Rows<
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-  >;
-  readonly n8n: Rows<
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-  >;
-  readonly evoai: Rows<
-    | "create"
-    | "find"
-    | "fetch"
-    | "update"
-    | "delete"
-    | "settings"
-    | "fetchSettings"
-    | "changeStatus"
-    | "fetchSessions"
-    | "ignoreJid"
-  >;
+  readonly typebot: Rows<BotOp | "start">;
+  readonly openai: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | "getModels">;
+  readonly dify: Rows<BotOp>;
+  readonly flowise: Rows<BotOp>;
+  readonly n8n: Rows<BotOp>;
+  readonly evoai: Rows<BotOp>;
 }

@@ -10,7 +10,7 @@
 
 import type { HttpMethod } from "../client/prepared_request.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
-import type { RouteTable, Rows } from "./route_table.ts";
+import type { BotOp, RouteTable, Rows } from "./route_table.ts";
 
 /** Route groups as the contract counts them (the first path segment). */
 export type RouteGroup =
@@ -130,18 +130,6 @@ function group<T extends Record<string, RowSpec>>(
   });
   return Object.freeze(Object.fromEntries(entries)) as { readonly [K in keyof T]: RouteEntry };
 }
-
-type BotOp =
-  | "create"
-  | "find"
-  | "fetch"
-  | "update"
-  | "delete"
-  | "settings"
-  | "fetchSettings"
-  | "changeStatus"
-  | "fetchSessions"
-  | "ignoreJid";
 
 /**
  * The ten routes every bot integration has (contract §2.9), in the server's order, with the rows the server

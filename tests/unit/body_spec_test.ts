@@ -33,6 +33,7 @@ import {
   TYPEBOT_START_BODY,
 } from "../../src/dto/chatbot_bodies.ts";
 import { CHATWOOT_BODY } from "../../src/dto/integration_bodies.ts";
+import { SETTINGS } from "../fixtures/resources_cases_integrations.ts";
 
 /** A body the resources read with its declaration (no request object). */
 const plain = (spec: BodySpec) => (input: unknown) => {
@@ -188,19 +189,7 @@ const BODIES: DeclaredBody[] = [
     spec: BOT_SETTINGS_BODY,
     from: plain(BOT_SETTINGS_BODY),
     route: "/dify/settings/sales",
-    valid: {
-      expire: 20,
-      keywordFinish: "#stop",
-      delayMessage: 1000,
-      unknownMessage: "?",
-      listeningFromMe: false,
-      stopBotFromMe: true,
-      keepOpen: false,
-      debounceTime: 5,
-      ignoreJids: [],
-      splitMessages: false,
-      timePerChar: 0,
-    },
+    valid: SETTINGS,
   },
   {
     spec: TYPEBOT_START_BODY,

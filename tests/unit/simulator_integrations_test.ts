@@ -5,6 +5,7 @@ import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { ConnectionException } from "../../mod.ts";
 import { GatewayFake } from "../../src/testing/mod.ts";
 import { call, createInstance, newSim } from "../helpers/simulator.ts";
+import { SETTINGS } from "../fixtures/resources_cases_integrations.ts";
 
 const JID = "5511999999999@s.whatsapp.net";
 
@@ -82,20 +83,7 @@ Deno.test("simulator integrations: settings, sinks and Chatwoot are stored per i
   const { service, fake } = GatewayFake.create({ instance: "sales" });
   strictEqual((await service.n8n().fetchSettings()).data.expire, 300);
   await rejects(service.n8n().ignoreJid(JID, "add"), { status: 500 });
-  const settings = {
-    expire: 20,
-    keywordFinish: "#stop",
-    delayMessage: 1000,
-    unknownMessage: "?",
-    listeningFromMe: false,
-    stopBotFromMe: true,
-    keepOpen: false,
-    debounceTime: 5,
-    ignoreJids: [],
-    splitMessages: false,
-    timePerChar: 0,
-  };
-  const stored = (await service.n8n().setSettings({ ...settings, fallbackId: "b1" })).data;
+  const stored = (await service.n8n().setSettings({ ...SETTINGS, fallbackId: "b1" })).data;
   deepStrictEqual([stored.expire, stored.fallbackId, stored.botIdFallback], [20, "b1", "b1"]);
   strictEqual((await service.n8n().fetchSettings()).data.keywordFinish, "#stop");
 
@@ -136,19 +124,9 @@ Deno.test("simulator integrations: typebot start needs the settings; OpenAI sett
     status: 400,
     messages: ["This credential name is already in use. Please choose a different name."],
   });
-  const settings = (await service.openai().setSettings({
-    openaiCredsId: creds.id,
-    expire: 20,
-    keywordFinish: "#stop",
-    delayMessage: 1000,
-    unknownMessage: "?",
-    listeningFromMe: false,
-    stopBotFromMe: true,
-    keepOpen: false,
-    debounceTime: 5,
-    ignoreJids: [],
-    speechToText: true,
-  })).data;
+  const settings =
+    (await service.openai().setSettings({ openaiCredsId: creds.id, ...SETTINGS, speechToText: true }))
+      .data;
   deepStrictEqual([settings.openaiCredsId, settings.speechToText, settings.fallbackId], [
     creds.id,
     true,
