@@ -6,9 +6,8 @@ import { makeService } from "../fixtures/resources_server.ts";
 Deno.test("integrations: a bad bot, settings or sink body is refused before any request, every field named", async () => {
   const { gw, calls } = makeService();
   await rejects(
-    // deno-lint-ignore no-explicit-any
     gw.typebot().create(
-      { url: "https://t.example.com", triggerType: "keyword", expire: -1, typebotId: "x" } as any,
+      { url: "https://t.example.com", triggerType: "keyword", expire: -1, typebotId: "x" } as never,
     ),
     {
       name: "ValidationException",
@@ -39,17 +38,15 @@ Deno.test("integrations: a bad bot, settings or sink body is refused before any 
   });
   await rejects(gw.flowise().fetch(" "), { messages: ["id must be a non-empty string"] });
   // n8n's schema lists basicAuthPassword, its controller stores basicAuthPass only.
-  // deno-lint-ignore no-explicit-any
   await rejects(
     gw.n8n().create(
-      { webhookUrl: "https://n.example.com", triggerType: "all", basicAuthPassword: "p" } as any,
+      { webhookUrl: "https://n.example.com", triggerType: "all", basicAuthPassword: "p" } as never,
     ),
     {
       messages: ["basicAuthPassword is ignored by the server; use basicAuthPass"],
     },
   );
-  // deno-lint-ignore no-explicit-any
-  await rejects(gw.evoai().changeStatus("5511999999999@s.whatsapp.net", "stopped" as any), {
+  await rejects(gw.evoai().changeStatus("5511999999999@s.whatsapp.net", "stopped" as never), {
     name: "ValidationException",
   });
   await rejects(gw.rabbitmq().set({ events: ["messages.upsert", "NOPE"] }), {
@@ -57,12 +54,12 @@ Deno.test("integrations: a bad bot, settings or sink body is refused before any 
       'events[1] "NOPE" is not a webhook event (use UPPER_SNAKE names such as "MESSAGES_UPSERT"; see WEBHOOK_CONFIG_EVENTS)',
     ],
   });
-  // deno-lint-ignore no-explicit-any
-  await rejects(gw.pusher().set({ appId: "1", key: "k", secret: "s" } as any), {
+  await rejects(gw.pusher().set({ appId: "1", key: "k", secret: "s" } as never), {
     messages: ["cluster is required"],
   });
-  // deno-lint-ignore no-explicit-any
-  await rejects(gw.chatwoot().set({ accountId: "1", token: "t" } as any), { messages: ["url is required"] });
+  await rejects(gw.chatwoot().set({ accountId: "1", token: "t" } as never), {
+    messages: ["url is required"],
+  });
   strictEqual(calls.length, 0);
 });
 
