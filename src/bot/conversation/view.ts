@@ -8,48 +8,47 @@
  * @module
  */
 
-import type { BotMessage, BotUpdate } from "../update_types.ts";
+import type { BotUpdate } from "../update_types.ts";
 import type { Context } from "../context.ts";
 import { checkQueries, type FilterQuery } from "../filter.ts";
-import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import type { Replay } from "./replay.ts";
-
-/** An update as the dialogue's log keeps it (JSON). */
-export interface StoredUpdate {
-  /** The envelope, without `apikey` and inline media (`base64`). */
-  raw: Record<string, unknown>;
-  /** The update read from it, with the canonical chat id the bot gave it. */
-  update: BotUpdate;
-  /** The messages of a debounced burst, when more than one. */
-  messages?: BotMessage[];
-  receivedAt: number;
-  deliveryId?: string;
-}
+import {
+  rebuildAnswer,
+  rebuildWait,
+  storeAnswer,
+  type StoredAnswer,
+  type StoredWait,
+  storeWait,
+} from "./stored.ts";
 
 /** The context methods that act on the chat: logged, so a replay never repeats them. */
 const ACTIONS: ReadonlySet<PropertyKey> = new Set(["reply", "replyWithMedia", "react", "markRead", "typing"]);
 
+/** The fields a view takes from its own update. */
+const OWN: ReadonlySet<PropertyKey> = new Set([
+  "payload",
+  "update",
+  "instance",
+  "chat",
+  "from",
+  "msg",
+  "text",
+  "status",
+  "group",
+  "connection",
+  "call",
+  "messages",
+  "match",
+]);
+
 /** Reduce a context's update to what the log keeps. */
-export function storeUpdate(ctx: Context): StoredUpdate {
-  const { apikey: _secret, ...raw } = ctx.payload.raw as Record<string, unknown>;
-  const data = raw.data;
-  if (isRecord(data) && isRecord(data.message) && "base64" in data.message) {
-    const { base64: _inline, ...message } = data.message;
-    raw.data = { ...data, message };
-  }
-  const stored: StoredUpdate = { raw, update: ctx.update, receivedAt: ctx.payload.receivedAt };
-  if (ctx.payload.deliveryId !== undefined) stored.deliveryId = ctx.payload.deliveryId;
-  if (ctx.messages.length > 1) stored.messages = [...ctx.messages];
-  return stored;
+export function storeUpdate(ctx: Context): StoredWait {
+  return storeWait(ctx.payload, ctx.update, ctx.messages);
 }
 
 /** The fields a view takes from the update it stands for. */
-function ownFields(stored: StoredUpdate): Record<PropertyKey, unknown> {
-  const update = stored.update;
-  const payload = WebhookPayloadDto.from(stored.raw, {
-    receivedAt: stored.receivedAt,
-    deliveryId: stored.deliveryId,
-  });
+function ownFields(stored: StoredWait): Record<PropertyKey, unknown> {
+  const { payload, update, messages } = rebuildWait(stored);
   return {
     payload,
     update,
@@ -62,7 +61,7 @@ function ownFields(stored: StoredUpdate): Record<PropertyKey, unknown> {
     group: update.group,
     connection: update.connection,
     call: update.call,
-    messages: stored.messages ?? (update.msg === undefined ? [] : [update.msg]),
+    messages,
     match: undefined,
   };
 }
@@ -74,18 +73,22 @@ function ownFields(stored: StoredUpdate): Record<PropertyKey, unknown> {
 export function contextView<C extends Context>(
   live: C,
   replay: Pick<Replay<C>, "call">,
-  stored?: StoredUpdate,
+  stored?: StoredWait,
 ): C {
-  const own = stored === undefined ? undefined : ownFields(stored);
-  const queries = own === undefined ? undefined : (own.update as BotUpdate).queries;
+  // Built at the first read of one of them: most replayed contexts are only awaited, or read once.
+  let fields: Record<PropertyKey, unknown> | undefined;
+  const own = () => fields ??= ownFields(stored!);
   return new Proxy(live, {
     get(target, property) {
-      if (own !== undefined && Object.hasOwn(own, property)) return own[property];
+      if (stored !== undefined && OWN.has(property)) return own()[property];
       if (ACTIONS.has(property)) {
         const action = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => replay.call(String(property), () => action.apply(target, args));
+        return (...args: unknown[]) =>
+          replay.call(String(property), async () => storeAnswer(await action.apply(target, args)))
+            .then((answer) => rebuildAnswer(answer as StoredAnswer | undefined));
       }
-      if (property === "has" && queries !== undefined) {
+      if (property === "has" && stored !== undefined) {
+        const queries = (own().update as BotUpdate).queries;
         return (query: FilterQuery | readonly FilterQuery[]) =>
           checkQueries(query).some((q) => queries.includes(q));
       }
@@ -93,15 +96,11 @@ export function contextView<C extends Context>(
       return typeof value === "function" ? value.bind(target) : value;
     },
     set(target, property, value) {
-      if (own !== undefined && Object.hasOwn(own, property)) {
-        own[property] = value;
+      if (stored !== undefined && OWN.has(property)) {
+        own()[property] = value;
         return true;
       }
       return Reflect.set(target, property, value, target);
     },
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,0 +1,317 @@
+/**
+ * Where a chat's dialogue lives in the bot's store. The record (`conversation` / `<instance>:<chat id>`,
+ * format 2) holds the dialogue's name and version, the update that entered it, the newest steps of its log,
+ * when its wait gives up, and the ids of the sealed chunks that hold the older steps
+ * (`conversation-log` / `<instance>:<chat id>#<id>`). A chunk is written once, under a fresh random id,
+ * before the record that names it; the record is written with compare-and-set, so the record alone decides
+ * which chunks are the dialogue's, and a writer that lost the race only leaves chunks no record names
+ * (deleted when the chat's dialogue next ends or starts).
+ *
+ * @module
+ */
+
+import { getGatewayLogger } from "../../log.ts";
+import { MAX_STATE_VALUE_BYTES, type StateStore } from "../../store/state.ts";
+import { StateConflictException } from "../state_conflict.ts";
+import type { LogEntry } from "./replay.ts";
+import { deepFreeze, storeAnswer, type StoredAnswer, type StoredWait, storeWait } from "./stored.ts";
+import { WebhookPayloadDto } from "../../webhooks/payload.ts";
+import { ApiResponse } from "../../client/response.ts";
+import type { BotMessage, BotUpdate } from "../update_types.ts";
+
+export const NAMESPACE = "conversation";
+export const CHUNK_NAMESPACE = "conversation-log";
+/** The stored format this code writes. */
+const FORMAT = 2;
+/** The record's own steps are sealed into a chunk once they pass this many bytes as JSON. */
+const TAIL_BYTES = 16 * 1024;
+/** The most a chunk holds, as JSON. */
+const CHUNK_BYTES = 40 * 1024;
+/** The most chunks a dialogue has: past them, it cannot be stored. */
+export const MAX_CHUNKS = 64;
+
+/** A stored dialogue (format 2). */
+export interface ConversationRecord {
+  v: 2;
+  name: string;
+  version: string;
+  enter: StoredWait;
+  /** The steps after the sealed chunks. */
+  log: LogEntry[];
+  /** The sealed chunks, oldest first: their ids and how many steps each holds. */
+  chunks?: { id: string; n: number }[];
+  /** When the current wait gives up (epoch ms on the bot's clock). */
+  deadline?: number;
+}
+
+/** A dialogue as read: its record, the record's version, and the whole log. */
+export interface LoadedDialogue {
+  record: ConversationRecord;
+  version: string;
+  log: LogEntry[];
+}
+
+/** What to store after a run. */
+export interface DialogueState {
+  /** Whether this continues the dialogue that was read (its sealed chunks stay), or replaces it. */
+  continues: boolean;
+  name: string;
+  version: string;
+  enter: StoredWait;
+  log: readonly LogEntry[];
+  deadline?: number;
+}
+
+const encoder = new TextEncoder();
+const bytesOf = (value: unknown) => encoder.encode(JSON.stringify(value)).byteLength;
+
+/** A dialogue that cannot be stored: it was dropped (the error says why). */
+export class DialogueTooLargeError extends RangeError {
+  constructor(name: string, key: string, reason: string) {
+    super(`Cannot store conversation "${name}" of ${key}: ${reason}; the dialogue is dropped`);
+    this.name = "RangeError";
+  }
+}
+
+/** One chat's dialogue in the store. */
+export class DialogueRecords {
+  readonly #state: StateStore;
+  readonly #key: string;
+
+  constructor(state: StateStore, key: string) {
+    this.#state = state;
+    this.#key = key;
+  }
+
+  /** The chat's dialogue, or null (a record that cannot be read is dropped, with a log line). */
+  async load(): Promise<LoadedDialogue | null> {
+    const entry = await this.#state.get<Record<string, unknown>>(NAMESPACE, this.#key);
+    if (entry === null) return null;
+    const record = entry.value.v === FORMAT
+      ? entry.value as unknown as ConversationRecord
+      : migrate(entry.value);
+    if (record === undefined) return await this.#unreadable(entry.version, "its stored format is unknown");
+    const chunks = await Promise.all((record.chunks ?? []).map((chunk) => this.#chunk(chunk.id)));
+    if (chunks.some((chunk) => chunk === null)) {
+      return await this.#unreadable(entry.version, "a part of its log is missing");
+    }
+    const log = [...chunks.flatMap((chunk) => chunk!), ...record.log];
+    return { record, version: entry.version, log };
+  }
+
+  /**
+   * Store `next` over `loaded` (compare-and-set). Throws `StateConflictException` when the record changed
+   * meanwhile, and `DialogueTooLargeError` (after dropping the dialogue) when it cannot be stored.
+   */
+  async save(loaded: LoadedDialogue | null, next: DialogueState): Promise<LoadedDialogue> {
+    const chunks = loaded !== null && next.continues ? [...loaded.record.chunks ?? []] : [];
+    let sealed = chunks.reduce((sum, chunk) => sum + chunk.n, 0);
+    const written: string[] = [];
+    let tail = next.log.slice(sealed);
+    try {
+      if (bytesOf(tail) > TAIL_BYTES) {
+        for (const part of pack(tail, (reason) => this.#tooLarge(next.name, reason))) {
+          if (chunks.length >= MAX_CHUNKS) {
+            throw this.#tooLarge(
+              next.name,
+              `its log needs more than ${MAX_CHUNKS} parts of ${CHUNK_BYTES} bytes`,
+            );
+          }
+          const id = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+          const ok = await this.#state.set(CHUNK_NAMESPACE, this.#chunkKey(id), part, {
+            expectedVersion: null,
+          });
+          if (ok === null) throw new StateConflictException("conversation", this.#key);
+          written.push(id);
+          cacheChunk(this.#state, this.#chunkKey(id), part);
+          chunks.push({ id, n: part.length });
+          sealed += part.length;
+        }
+        tail = next.log.slice(sealed);
+      }
+      const record: ConversationRecord = {
+        v: FORMAT,
+        name: next.name,
+        version: next.version,
+        enter: next.enter,
+        log: tail,
+      };
+      if (chunks.length > 0) record.chunks = chunks;
+      if (next.deadline !== undefined) record.deadline = next.deadline;
+      if (bytesOf(record) > MAX_STATE_VALUE_BYTES) {
+        throw this.#tooLarge(next.name, `its record is over ${MAX_STATE_VALUE_BYTES} bytes as JSON`);
+      }
+      const version = await this.#state.set(NAMESPACE, this.#key, record, {
+        expectedVersion: loaded?.version ?? null,
+        expiresAt: next.deadline,
+      });
+      if (version === null) throw new StateConflictException("conversation", this.#key);
+      // A dialogue that replaced another (or a timed-out one whose chunks stayed): those chunks go.
+      if (!next.continues) await this.#sweep(chunks.map((chunk) => chunk.id));
+      return { record, version, log: [...next.log] };
+    } catch (error) {
+      await Promise.all(
+        written.map((id) => this.#state.delete(CHUNK_NAMESPACE, this.#chunkKey(id)).catch(() => {})),
+      );
+      if (error instanceof DialogueTooLargeError) await this.drop(loaded).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** End the dialogue read as `loaded` (compare-and-set): its record, then its chunks. */
+  async drop(loaded: LoadedDialogue | null): Promise<void> {
+    if (loaded === null) return;
+    if (!await this.#state.delete(NAMESPACE, this.#key, { expectedVersion: loaded.version })) {
+      if ((await this.#state.get(NAMESPACE, this.#key)) !== null) {
+        throw new StateConflictException("conversation", this.#key);
+      }
+    }
+    await this.#sweep([]);
+  }
+
+  /** End whatever dialogue the chat has (`ctx.conversation.exit()`); true when one was stored. */
+  async clear(): Promise<boolean> {
+    const deleted = await this.#state.delete(NAMESPACE, this.#key);
+    await this.#sweep([]);
+    return deleted;
+  }
+
+  /** Delete the chat's chunks that `keep` does not name. */
+  async #sweep(keep: readonly string[]): Promise<void> {
+    const prefix = `${this.#key}#`;
+    const found = await this.#state.list(CHUNK_NAMESPACE, { prefix });
+    const kept = new Set(keep.map((id) => this.#chunkKey(id)));
+    await Promise.all(
+      found.filter((entry) => !kept.has(entry.key)).map((entry) =>
+        this.#state.delete(CHUNK_NAMESPACE, entry.key)
+      ),
+    );
+  }
+
+  async #unreadable(version: string, reason: string): Promise<null> {
+    getGatewayLogger("bot", "conversation").warn("Dropped conversation of {key}: {reason}", {
+      key: this.#key,
+      reason,
+    });
+    await this.#state.delete(NAMESPACE, this.#key, { expectedVersion: version });
+    await this.#sweep([]);
+    return null;
+  }
+
+  /** A sealed chunk's steps: from the process's cache (chunks never change), else read (null: missing). */
+  async #chunk(id: string): Promise<readonly LogEntry[] | null> {
+    const key = this.#chunkKey(id);
+    const cached = chunkCache.get(this.#state)?.get(key);
+    if (cached !== undefined) return cached;
+    const entry = await this.#state.get<LogEntry[]>(CHUNK_NAMESPACE, key);
+    return entry === null ? null : cacheChunk(this.#state, key, entry.value);
+  }
+
+  #tooLarge(name: string, reason: string): DialogueTooLargeError {
+    return new DialogueTooLargeError(name, this.#key, reason);
+  }
+
+  #chunkKey(id: string): string {
+    return `${this.#key}#${id}`;
+  }
+}
+
+/**
+ * Sealed chunks already read or written by this process, per store: a chunk is written once under a
+ * random id and never changed, so a copy stays right for as long as it is kept. The newest
+ * {@link CACHED_CHUNKS} are kept (a 1,000-step dialogue has about 15).
+ */
+const chunkCache = new WeakMap<StateStore, Map<string, readonly LogEntry[]>>();
+const CACHED_CHUNKS = 256;
+
+function cacheChunk(state: StateStore, key: string, entries: readonly LogEntry[]): readonly LogEntry[] {
+  let cache = chunkCache.get(state);
+  if (cache === undefined) chunkCache.set(state, cache = new Map());
+  cache.delete(key);
+  cache.set(key, deepFreeze(entries));
+  if (cache.size > CACHED_CHUNKS) cache.delete(cache.keys().next().value!);
+  return entries;
+}
+
+/** Split `entries` into parts of at most {@link CHUNK_BYTES} as JSON, in order. */
+function pack(entries: readonly LogEntry[], tooLarge: (reason: string) => Error): LogEntry[][] {
+  const parts: LogEntry[][] = [];
+  let part: LogEntry[] = [];
+  let size = 2;
+  for (const entry of entries) {
+    const bytes = bytesOf(entry);
+    if (bytes + 2 > CHUNK_BYTES) {
+      throw tooLarge(`one of its steps is ${bytes} bytes as JSON, over ${CHUNK_BYTES}`);
+    }
+    if (size + bytes + 1 > CHUNK_BYTES) {
+      parts.push(part);
+      part = [];
+      size = 2;
+    }
+    part.push(entry);
+    size += bytes + 1;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
+
+/** A record of format 1 (before the stored steps were reduced), in format 2; undefined when not one. */
+function migrate(value: Record<string, unknown>): ConversationRecord | undefined {
+  if (value.v !== undefined || typeof value.name !== "string" || typeof value.version !== "string") {
+    return undefined;
+  }
+  if (!Array.isArray(value.log) || !isRecord(value.enter)) return undefined;
+  const enter = migrateWait(value.enter);
+  if (enter === undefined) return undefined;
+  const log: LogEntry[] = [];
+  for (const entry of value.log as unknown[]) {
+    if (!isRecord(entry)) return undefined;
+    if ("wait" in entry) {
+      const wait = migrateWait(entry.wait);
+      if (wait === undefined) return undefined;
+      log.push({ wait });
+    } else if (typeof entry.call === "string") {
+      log.push(
+        migrateCall(entry as { call: string; value?: unknown; error?: { name: string; message: string } }),
+      );
+    } else return undefined;
+  }
+  const record: ConversationRecord = { v: FORMAT, name: value.name, version: value.version, enter, log };
+  if (typeof value.deadline === "number") record.deadline = value.deadline;
+  return record;
+}
+
+/** A format-1 wait (`{ raw, update, messages?, receivedAt, deliveryId? }`) in its reduced form. */
+function migrateWait(old: unknown): StoredWait | undefined {
+  if (!isRecord(old) || !isRecord(old.raw) || !isRecord(old.update) || typeof old.receivedAt !== "number") {
+    return undefined;
+  }
+  const deliveryId = typeof old.deliveryId === "string" ? old.deliveryId : undefined;
+  const payload = WebhookPayloadDto.from(old.raw, { receivedAt: old.receivedAt, deliveryId });
+  if (payload === null) return undefined;
+  const update = old.update as unknown as BotUpdate;
+  const messages = Array.isArray(old.messages)
+    ? old.messages as BotMessage[]
+    : update.msg === undefined
+    ? []
+    : [update.msg];
+  return storeWait(payload, update, messages);
+}
+
+/** A format-1 call: a send's logged answer (the whole response as JSON) reduced to status and key. */
+function migrateCall(
+  old: { call: string; value?: unknown; error?: { name: string; message: string } },
+): LogEntry {
+  if (old.error !== undefined) return { call: old.call, error: old.error };
+  const sends = old.call === "reply" || old.call === "replyWithMedia" || old.call === "react";
+  if (!sends || !isRecord(old.value) || typeof old.value.status !== "number") {
+    return old.value === undefined ? { call: old.call } : { call: old.call, value: old.value };
+  }
+  const answer = new ApiResponse(old.value.status, new Headers(), old.value.data ?? null, 0, 0);
+  const value: StoredAnswer | undefined = storeAnswer(answer);
+  return { call: old.call, value };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
