@@ -235,3 +235,46 @@ Deno.test("conversation storage: a record of an unknown format is dropped; the m
   deepStrictEqual(texts(ana.replies), ["Send /form to fill in the form."]);
   strictEqual(await store.state.get("conversation", ANA_KEY), null);
 });
+
+// Two runs that continue one dialogue from the same read (two processes, a key shared without chat order):
+// each seals its steps into chunks of its own; the record's compare-and-set lets one win, and the other's
+// chunks are not the dialogue's.
+Deno.test("conversation storage: two saves from one read: the first wins, the other conflicts, the log is the winner's", async () => {
+  const { DialogueRecords } = await import("../../src/bot/conversation/record_store.ts");
+  const { StateConflictException } = await import("../../src/bot/state_conflict.ts");
+  const store = new MemoryStore();
+  const records = new DialogueRecords(store.state, ANA_KEY);
+  const enter = { r: { event: "messages.upsert", instance: "bot", data: {} }, t: 1 };
+  const steps = (label: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ call: "external", value: `${label}-${i}-${"x".repeat(200)}` }));
+  const state = { continues: false, name: "d", version: "1", enter };
+  await records.save(null, { ...state, log: steps("base", 10) });
+  const read = (await records.load())!;
+  const winner = await records.save(read, {
+    ...state,
+    continues: true,
+    log: [...read.log, ...steps("a", 200)],
+  });
+  let conflict: unknown;
+  try {
+    await records.save(read, { ...state, continues: true, log: [...read.log, ...steps("b", 200)] });
+  } catch (error) {
+    conflict = error;
+  }
+  ok(conflict instanceof StateConflictException);
+  const again = (await records.load())!;
+  strictEqual(again.version, winner.version);
+  deepStrictEqual(
+    again.log.map((e) => (e as { value: string }).value.split("-")[0]).filter((v) => v === "b"),
+    [],
+  );
+  strictEqual(again.log.length, 210);
+  ok((again.record.chunks ?? []).length >= 2);
+  const chunkKeys = (await store.state.list("conversation-log")).map((c) => c.key).sort();
+  deepStrictEqual(chunkKeys, again.record.chunks!.map((c) => `${ANA_KEY}#${c.id}`).sort());
+  // A chunk left by a writer killed before its record (no record names it) goes when the dialogue ends.
+  await store.state.set("conversation-log", `${ANA_KEY}#orphan`, [{ call: "external" }]);
+  await records.drop(again);
+  deepStrictEqual(await store.state.list("conversation-log"), []);
+  strictEqual(await store.state.get("conversation", ANA_KEY), null);
+});
