@@ -275,3 +275,20 @@ Deno.test("lazySession: a session assigned while the store cannot be read fails 
   deepStrictEqual(caught, ["store down"]);
   strictEqual(await get("session", ANA_KEY), null);
 });
+
+// The limit docs/bot.md states: a save is not undone when the update fails after it.
+Deno.test("session: an update that fails after its save runs again on the saved value", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<CounterContext>({ store });
+  let failures = 1;
+  bot.use(async (_ctx, next) => {
+    await next();
+    if (failures-- > 0) throw new Error("failed after the session was saved");
+  });
+  bot.use(session({ initial: (): Counter => ({ count: 0 }) }));
+  bot.on("message:text", (ctx) => void ctx.session.count++);
+  await using h = new BotHarness(bot);
+  await rejects(h.user(ANA).send("hi"), /failed after the session was saved/);
+  await h.redeliver();
+  strictEqual((await store.state.get<Counter>("session", ANA_KEY))?.value.count, 2);
+});

@@ -213,7 +213,7 @@ export class ConversationControl {
     resumes: boolean,
   ): Promise<RunOutcome<Context>> {
     const live = this.#ctx;
-    const calls = { call: <T>(label: string, fn: () => T | Promise<T>) => replay.call(label, fn) };
+    const calls: Pick<Replay<Context>, "call"> = { call: (label, fn, read) => replay.call(label, fn, read) };
     const replay: Replay<Context> = new Replay<Context>({
       log,
       offer: resumes ? contextView(live, calls) : undefined,

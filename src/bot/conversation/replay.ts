@@ -140,8 +140,15 @@ export class Replay<U> {
     return never;
   }
 
-  /** A step with a side effect or a varying result: logged result in replay, `fn()` for real past the log. */
-  call<T>(label: string, fn: () => T | Promise<T>): Promise<T> {
+  /**
+   * A step with a side effect or a varying result: logged result in replay, `fn()` for real past the log.
+   * The caller gets `read` of the logged result (default: a copy of it), on the first run as on replays.
+   */
+  call<T>(
+    label: string,
+    fn: () => unknown,
+    read: (logged: unknown) => T = copyJson as (v: unknown) => T,
+  ): Promise<T> {
     const position = this.#cursor++;
     if (position < this.#input.log.length) {
       const entry = this.#input.log[position];
@@ -150,7 +157,7 @@ export class Replay<U> {
         throw new ReplayMismatchError(position, `call ${label}`, `call ${entry.call}`);
       }
       if ("error" in entry) return Promise.reject(revive(entry.error));
-      return Promise.resolve(copyJson(entry.value) as T);
+      return Promise.resolve(read(entry.value));
     }
     const slot: LogEntry = { call: label };
     this.#log.push(slot);
@@ -171,7 +178,7 @@ export class Replay<U> {
     // The logged result, as a replay will return it: the first run sees what every replay sees.
     return settled.then(() => {
       if ("error" in slot) return Promise.reject(revive(slot.error as { name: string; message: string }));
-      return copyJson((slot as { value?: unknown }).value) as T;
+      return read((slot as { value?: unknown }).value);
     });
   }
 

@@ -8,13 +8,13 @@
  * @module
  */
 
-import type { BotUpdate } from "../update_types.ts";
 import type { Context } from "../context.ts";
 import { checkQueries, type FilterQuery } from "../filter.ts";
 import type { Replay } from "./replay.ts";
 import {
   rebuildAnswer,
   rebuildWait,
+  type RebuiltWait,
   storeAnswer,
   type StoredAnswer,
   type StoredWait,
@@ -24,7 +24,7 @@ import {
 /** The context methods that act on the chat: logged, so a replay never repeats them. */
 const ACTIONS: ReadonlySet<PropertyKey> = new Set(["reply", "replyWithMedia", "react", "markRead", "typing"]);
 
-/** The fields a view takes from its own update. */
+/** The fields a view takes from its own update (and its own `match`). */
 const OWN: ReadonlySet<PropertyKey> = new Set([
   "payload",
   "update",
@@ -46,24 +46,23 @@ export function storeUpdate(ctx: Context): StoredWait {
   return storeWait(ctx.payload, ctx.update, ctx.messages);
 }
 
-/** The fields a view takes from the update it stands for. */
-function ownFields(stored: StoredWait): Record<PropertyKey, unknown> {
-  const { payload, update, messages } = rebuildWait(stored);
-  return {
-    payload,
-    update,
-    instance: update.instance,
-    chat: update.chat,
-    from: update.from,
-    msg: update.msg,
-    text: update.msg?.text,
-    status: update.status,
-    group: update.group,
-    connection: update.connection,
-    call: update.call,
-    messages,
-    match: undefined,
-  };
+/** The value of one of a view's own fields (`match` aside), read from its rebuilt update. */
+function ownField(rebuilt: RebuiltWait, property: PropertyKey): unknown {
+  const update = rebuilt.update;
+  switch (property) {
+    case "payload":
+      return rebuilt.payload;
+    case "update":
+      return update;
+    case "text":
+      return update.msg?.text;
+    case "messages":
+      return rebuilt.messages;
+    default:
+      return update[
+        property as "instance" | "chat" | "from" | "msg" | "status" | "group" | "connection" | "call"
+      ];
+  }
 }
 
 /**
@@ -75,20 +74,26 @@ export function contextView<C extends Context>(
   replay: Pick<Replay<C>, "call">,
   stored?: StoredWait,
 ): C {
-  // Built at the first read of one of them: most replayed contexts are only awaited, or read once.
-  let fields: Record<PropertyKey, unknown> | undefined;
-  const own = () => fields ??= ownFields(stored!);
+  // Rebuilt at the first read of one of them (once per stored step: most replayed contexts are only awaited).
+  let rebuilt: RebuiltWait | undefined;
+  const own = () => rebuilt ??= rebuildWait(stored!);
+  let match: string | RegExpMatchArray | undefined;
   return new Proxy(live, {
     get(target, property) {
-      if (stored !== undefined && OWN.has(property)) return own()[property];
+      if (stored !== undefined && OWN.has(property)) {
+        return property === "match" ? match : ownField(own(), property);
+      }
       if (ACTIONS.has(property)) {
         const action = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
         return (...args: unknown[]) =>
-          replay.call(String(property), async () => storeAnswer(await action.apply(target, args)))
-            .then((answer) => rebuildAnswer(answer as StoredAnswer | undefined));
+          replay.call(
+            String(property),
+            async () => storeAnswer(await action.apply(target, args)),
+            (answer) => rebuildAnswer(answer as StoredAnswer | undefined),
+          );
       }
       if (property === "has" && stored !== undefined) {
-        const queries = (own().update as BotUpdate).queries;
+        const queries = own().update.queries;
         return (query: FilterQuery | readonly FilterQuery[]) =>
           checkQueries(query).some((q) => queries.includes(q));
       }
@@ -96,9 +101,14 @@ export function contextView<C extends Context>(
       return typeof value === "function" ? value.bind(target) : value;
     },
     set(target, property, value) {
-      if (stored !== undefined && OWN.has(property)) {
-        own()[property] = value;
+      if (stored !== undefined && property === "match") {
+        match = value;
         return true;
+      }
+      if (stored !== undefined && OWN.has(property)) {
+        throw new TypeError(
+          `Cannot set "${String(property)}" of a dialogue's context: its update is read-only`,
+        );
       }
       return Reflect.set(target, property, value, target);
     },
