@@ -1,8 +1,9 @@
 /**
  * `createConversation(fn, name)`: the middleware that runs a dialogue function for the chats in it, and
  * `ctx.conversation` (enter, exit, which one is active). One dialogue at a time per chat (and instance); its
- * record lives in the bot's store under `conversation/<instance>:<chat id>`: the dialogue's name and
- * version, the update that entered it, the replay log, and when its current wait gives up.
+ * record lives in the bot's store under `conversation/<instance>:<chat id>` (see `record_store.ts`): the
+ * dialogue's name and version, the update that entered it, the replay log (its older steps in chunks), and
+ * when its current wait gives up.
  *
  * @module
  */
