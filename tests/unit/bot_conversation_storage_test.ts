@@ -278,3 +278,24 @@ Deno.test("conversation storage: two saves from one read: the first wins, the ot
   deepStrictEqual(await store.state.list("conversation-log"), []);
   strictEqual(await store.state.get("conversation", ANA_KEY), null);
 });
+
+Deno.test("conversation storage: the live update stays writable for the middleware after a dialogue that passes it on", async () => {
+  const bot = new Bot<C>({ store: new MemoryStore() });
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("A photo, please");
+    await conversation.waitFor("message:image");
+  }, "photo"));
+  bot.use(async (ctx, next) => {
+    if (ctx.text === "/photo") await ctx.conversation.enter("photo"); // stores this update, then passes it on
+    await next();
+  });
+  bot.on("message:text", async (ctx) => {
+    const key = (ctx.payload.raw.data as { key: Record<string, unknown> }).key;
+    key.seen = true; // the webhook the dialogue stored is a copy
+    await ctx.reply(`outside: ${ctx.text} ${Object.isFrozen(ctx.msg)}`);
+  });
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("/photo");
+  deepStrictEqual(texts(ana.replies), ["A photo, please", "outside: /photo false"]);
+});

@@ -53,7 +53,8 @@ export function storeWait(
     if (isRecord(data.message)) data.message = withoutKeys(data.message, MESSAGE_DROPPED);
     r.data = data;
   }
-  const stored: StoredWait = { r, t: payload.receivedAt };
+  // A copy (of what is kept): the stored form is frozen when rebuilt, and the live webhook stays as it came.
+  const stored: StoredWait = { r: copyJson(r), t: payload.receivedAt };
   if (payload.deliveryId !== undefined) stored.d = payload.deliveryId;
   const derived = toBotUpdate(payloadOf(stored)) as unknown as Record<string, unknown>;
   const own = update as unknown as Record<string, unknown>;
