@@ -9,6 +9,7 @@ import {
   type Context,
   type Conversation,
   type ConversationFlavor,
+  conversations,
   createConversation,
 } from "../../src/bot/mod.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
@@ -298,4 +299,30 @@ Deno.test("conversation storage: the live update stays writable for the middlewa
   const ana = h.user(ANA);
   await ana.send("/photo");
   deepStrictEqual(texts(ana.replies), ["A photo, please", "outside: /photo false"]);
+});
+
+Deno.test("conversation storage: leaving a dialogue, or entering another over it, deletes its chunks", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<C>({ store });
+  bot.use(conversations());
+  bot.command("cancel", (ctx) => ctx.conversation.exit());
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Count with me");
+    for (let i = 1; i <= 100; i++) {
+      const answer = await conversation.waitForHears(/^n\d+$/);
+      await answer.reply(`#${i}`);
+    }
+  }, "long"));
+  bot.command("long", (ctx) => ctx.conversation.enter("long"));
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  const chunks = async () => (await store.state.list("conversation-log")).length;
+  for (const leave of ["/cancel", "/long"]) {
+    await ana.send("/long");
+    for (let i = 1; i <= 60; i++) await ana.send(`n${i}`);
+    ok((await chunks()) > 0);
+    await ana.send(leave);
+    strictEqual(await chunks(), 0, `after ${leave}`);
+  }
+  strictEqual((await store.state.get<{ log: unknown[] }>("conversation", ANA_KEY))?.value.log.length, 1);
 });
