@@ -326,3 +326,37 @@ Deno.test("conversation storage: leaving a dialogue, or entering another over it
   }
   strictEqual((await store.state.get<{ log: unknown[] }>("conversation", ANA_KEY))?.value.log.length, 1);
 });
+
+Deno.test("conversation storage: chunks live as long as their dialogue, and go by themselves a week after it timed out", async () => {
+  const DAY = 24 * 60 * 60_000;
+  let now = Date.UTC(2027, 0, 1);
+  const clock = () => now;
+  const store = new MemoryStore({ now: clock });
+  const bot = new Bot<C>({ store, now: clock });
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Count with me, one a day");
+    for (let i = 1; i <= 100; i++) {
+      const answer = await conversation.waitFor("message:text", { maxMs: 2 * DAY });
+      await answer.reply(`#${i}`);
+    }
+  }, "daily"));
+  bot.command("daily", (ctx) => ctx.conversation.enter("daily"));
+  bot.on("message:text", (ctx) => ctx.reply(`outside: ${ctx.text}`));
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("/daily");
+  for (let i = 1; i <= 60; i++) {
+    now += DAY; // 60 days: far past the first chunks' first expiry, which each step pushes on
+    await ana.send(`n${i}`);
+  }
+  strictEqual(ana.replies.at(-1)?.text, "#60");
+  const chunks = (await store.state.list("conversation-log")).length; // in the store, for every process
+  const record = await store.state.get<{ chunks: unknown[] }>("conversation", ANA_KEY);
+  ok(chunks > 0);
+  strictEqual(chunks, record?.value.chunks.length);
+  now += 2 * DAY; // the wait timed out: the record is gone, its chunks stay a while
+  strictEqual(await store.state.get("conversation", ANA_KEY), null);
+  strictEqual((await store.state.list("conversation-log")).length, chunks);
+  now += 7 * DAY;
+  deepStrictEqual(await store.state.list("conversation-log"), []);
+});

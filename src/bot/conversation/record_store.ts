@@ -5,7 +5,8 @@
  * (`conversation-log` / `<instance>:<chat id>#<id>`). A chunk is written once, under a fresh random id,
  * before the record that names it; the record is written with compare-and-set, so the record alone decides
  * which chunks are the dialogue's, and a writer that lost the race only leaves chunks no record names
- * (deleted when the chat's dialogue next ends or starts).
+ * (deleted when the chat's dialogue next ends or starts). A record with a deadline expires then; its chunks
+ * expire a week after it, so the chunks of a dialogue that timed out go by themselves.
  *
  * @module
  */
@@ -36,10 +37,28 @@ export interface ConversationRecord {
   enter: StoredWait;
   /** The steps after the sealed chunks. */
   log: LogEntry[];
-  /** The sealed chunks, oldest first: their ids and how many steps each holds. */
-  chunks?: { id: string; n: number }[];
+  /** The sealed chunks, oldest first. */
+  chunks?: ChunkRef[];
   /** When the current wait gives up (epoch ms on the bot's clock). */
   deadline?: number;
+}
+
+/** A sealed chunk of a dialogue's log: its id, how many steps it holds, and when it expires (if it does). */
+export interface ChunkRef {
+  id: string;
+  n: number;
+  until?: number;
+}
+
+/**
+ * How long a chunk outlives its record's deadline: the record expires at its wait's deadline, and a chunk
+ * whose record expired (no one is left to delete it) goes by itself this long after.
+ */
+const CHUNK_GRACE_MS = 7 * 24 * 60 * 60_000;
+
+/** The expiry of a chunk written when the record's deadline is `deadline` (none without a deadline). */
+function chunkExpiry(deadline: number | undefined): number | undefined {
+  return deadline === undefined ? undefined : deadline + CHUNK_GRACE_MS;
 }
 
 /** A dialogue as read: its record, the record's version, and the whole log. */
@@ -103,30 +122,11 @@ export class DialogueRecords {
    */
   async save(loaded: LoadedDialogue | null, next: DialogueState): Promise<LoadedDialogue> {
     const chunks = loaded !== null && next.continues ? [...loaded.record.chunks ?? []] : [];
-    let sealed = chunks.reduce((sum, chunk) => sum + chunk.n, 0);
     const written: string[] = [];
-    let tail = next.log.slice(sealed);
     try {
-      if (bytesOf(tail) > TAIL_BYTES) {
-        for (const part of pack(tail, (reason) => this.#tooLarge(next.name, reason))) {
-          if (chunks.length >= MAX_CHUNKS) {
-            throw this.#tooLarge(
-              next.name,
-              `its log needs more than ${MAX_CHUNKS} parts of ${CHUNK_BYTES} bytes`,
-            );
-          }
-          const id = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-          const ok = await this.#state.set(CHUNK_NAMESPACE, this.#chunkKey(id), part, {
-            expectedVersion: null,
-          });
-          if (ok === null) throw new StateConflictException("conversation", this.#key);
-          written.push(id);
-          cacheChunk(this.#state, this.#chunkKey(id), part);
-          chunks.push({ id, n: part.length });
-          sealed += part.length;
-        }
-        tail = next.log.slice(sealed);
-      }
+      let tail = next.log.slice(chunks.reduce((sum, chunk) => sum + chunk.n, 0));
+      if (bytesOf(tail) > TAIL_BYTES) tail = await this.#seal(tail, chunks, written, next);
+      await this.#extend(chunks, next.deadline);
       const record: ConversationRecord = {
         v: FORMAT,
         name: next.name,
@@ -154,6 +154,52 @@ export class DialogueRecords {
       if (error instanceof DialogueTooLargeError) await this.drop(loaded).catch(() => {});
       throw error;
     }
+  }
+
+  /** Write `tail`'s steps as new chunks (appended to `chunks`, their ids to `written`); none are left. */
+  async #seal(
+    tail: readonly LogEntry[],
+    chunks: ChunkRef[],
+    written: string[],
+    next: DialogueState,
+  ): Promise<LogEntry[]> {
+    const until = chunkExpiry(next.deadline);
+    for (const part of pack(tail, (reason) => this.#tooLarge(next.name, reason))) {
+      if (chunks.length >= MAX_CHUNKS) {
+        throw this.#tooLarge(
+          next.name,
+          `its log needs more than ${MAX_CHUNKS} parts of ${CHUNK_BYTES} bytes`,
+        );
+      }
+      const id = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+      const key = this.#chunkKey(id);
+      const ok = await this.#state.set(CHUNK_NAMESPACE, key, part, {
+        expectedVersion: null,
+        expiresAt: until,
+      });
+      if (ok === null) throw new StateConflictException("conversation", this.#key);
+      written.push(id);
+      cacheChunk(this.#state, key, part);
+      chunks.push(until === undefined ? { id, n: part.length } : { id, n: part.length, until });
+    }
+    return [];
+  }
+
+  /**
+   * Keep the chunks alive at least {@link CHUNK_GRACE_MS} / 2 past the record's new deadline (rewritten with
+   * a later expiry, or none when the record has none); `chunks` gets their new expiries.
+   */
+  async #extend(chunks: ChunkRef[], deadline: number | undefined): Promise<void> {
+    const until = chunkExpiry(deadline);
+    const stale = (chunk: ChunkRef) =>
+      chunk.until !== undefined && (until === undefined || chunk.until < deadline! + CHUNK_GRACE_MS / 2);
+    await Promise.all(chunks.map(async (chunk, index) => {
+      if (!stale(chunk)) return;
+      const entries = await this.#chunk(chunk.id);
+      if (entries === null) throw new StateConflictException("conversation", this.#key);
+      await this.#state.set(CHUNK_NAMESPACE, this.#chunkKey(chunk.id), entries, { expiresAt: until });
+      chunks[index] = until === undefined ? { id: chunk.id, n: chunk.n } : { ...chunk, until };
+    }));
   }
 
   /** End the dialogue read as `loaded` (compare-and-set): its record, then its chunks. */
