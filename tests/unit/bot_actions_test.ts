@@ -66,12 +66,12 @@ Deno.test("reply (quoted), replyWithMedia, react, markRead and typing go to the 
   deepStrictEqual(reaction.body, { key: { remoteJid: ANA, id: "A1", fromMe: false }, reaction: "👍" });
   deepStrictEqual(read.body, { readMessages: [{ remoteJid: ANA, id: "A1", fromMe: false }] });
   deepStrictEqual(presence.body, { number: ANA, presence: "composing", delay: 1200 });
-  // Sends carry a key made of the inbound message id and the action's position.
+  // Sends carry a key made of the inbound message id and the action's position (reactions counted apart).
   deepStrictEqual(stub.requests.slice(0, 4).map((r) => r.idempotencyKey), [
     "bot:sales:A1:0",
     "bot:sales:A1:1",
     "bot:sales:A1:2",
-    "bot:sales:A1:3",
+    "bot:sales:A1:react:0",
   ]);
 });
 

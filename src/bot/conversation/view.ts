@@ -9,7 +9,7 @@
  */
 
 import type { BotMessage, BotUpdate } from "../update_types.ts";
-import type { Context } from "../context.ts";
+import { type Context, CONTEXT_ACTIONS } from "../context.ts";
 import { checkQueries, type FilterQuery } from "../filter.ts";
 import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import type { Replay } from "./replay.ts";
@@ -25,9 +25,6 @@ export interface StoredUpdate {
   receivedAt: number;
   deliveryId?: string;
 }
-
-/** The context methods that act on the chat: logged, so a replay never repeats them. */
-const ACTIONS: ReadonlySet<PropertyKey> = new Set(["reply", "replyWithMedia", "react", "markRead", "typing"]);
 
 /** Reduce a context's update to what the log keeps. */
 export function storeUpdate(ctx: Context): StoredUpdate {
@@ -79,11 +76,12 @@ export function contextView<C extends Context>(
   const own = stored === undefined ? undefined : ownFields(stored);
   const queries = own === undefined ? undefined : (own.update as BotUpdate).queries;
   return new Proxy(live, {
-    get(target, property) {
+    get(target, property, receiver) {
       if (own !== undefined && Object.hasOwn(own, property)) return own[property];
-      if (ACTIONS.has(property)) {
+      if (CONTEXT_ACTIONS.has(property)) {
         const action = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => replay.call(String(property), () => action.apply(target, args));
+        // Called on the view: the action acts on the view's own message, with the live context's keys.
+        return (...args: unknown[]) => replay.call(String(property), () => action.apply(receiver, args));
       }
       if (property === "has" && queries !== undefined) {
         return (query: FilterQuery | readonly FilterQuery[]) =>
