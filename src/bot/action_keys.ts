@@ -21,6 +21,7 @@ export async function sendOnce<T extends ApiResponse<unknown>>(
   api: GatewayService,
   key: string,
   send: (options: CallOptions) => Promise<T>,
+  now: () => number,
 ): Promise<T> {
   try {
     return await send({ idempotencyKey: key });
@@ -35,7 +36,7 @@ export async function sendOnce<T extends ApiResponse<unknown>>(
       instance: api.getInstanceName() ?? "",
       key,
     };
-    const earlier = await new IdempotencyClaims(state).read(scope);
+    const earlier = await new IdempotencyClaims(state, { now }).read(scope);
     if (earlier === null) throw error; // a request refused for itself (a bad body), not for its key
     const claim = earlier.value;
     if (claim.state === "done") return replay(claim) as T;

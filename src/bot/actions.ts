@@ -97,7 +97,7 @@ export class BotActions {
       if (typeof wait !== "number") wait = await wait;
       if (wait > 0) await this.#options.sleep(wait);
     }
-    const response = await sendOnce(api, target.key, (call) => send(api, call));
+    const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
     const id = idOf(response);
     // The service announced the send and its note is being written; a replay is noted again (cheap).
     const noted = id === undefined ? undefined : this.#own.note(target.instance, id);

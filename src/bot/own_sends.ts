@@ -26,10 +26,33 @@ export interface OwnSendsOptions {
   remembers: () => boolean;
 }
 
+/**
+ * The bots watching each service's announcements, by their state: one listener per service, and one bot per
+ * state (a restarted bot replaces the one it restarts, so restarts neither pile up listeners nor notes).
+ */
+const watchers = new WeakMap<EventTarget, Map<StateStore, OwnSends>>();
+
+function listen(events: EventTarget): Map<StateStore, OwnSends> {
+  const bots = new Map<StateStore, OwnSends>();
+  events.addEventListener(MessageSent.type, (event) => {
+    const { instance, messageId } = event as MessageSent;
+    if (messageId === null) return;
+    for (const own of bots.values()) {
+      // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
+      own.note(instance, messageId)?.catch((error) =>
+        getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
+          id: messageId,
+          error: error instanceof Error ? error.message : String(error),
+        })
+      );
+    }
+  });
+  return bots;
+}
+
 /** The ids of the messages the bot sent, noted as the service announces them. */
 export class OwnSends {
   readonly #options: OwnSendsOptions;
-  readonly #watched = new WeakSet<EventTarget>();
   /** Notes being written, by `instance/id`: an echo checked meanwhile is the bot's already. */
   readonly #writing = new Map<string, Promise<void>>();
 
@@ -40,19 +63,9 @@ export class OwnSends {
   /** Note every send `service` (and every view of it) makes from now on. */
   watch(service: GatewayService): void {
     const events = service.events;
-    if (this.#watched.has(events)) return;
-    this.#watched.add(events);
-    events.addEventListener(MessageSent.type, (event) => {
-      const { instance, messageId } = event as MessageSent;
-      if (messageId === null) return;
-      // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
-      this.note(instance, messageId)?.catch((error) =>
-        getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
-          id: messageId,
-          error: error instanceof Error ? error.message : String(error),
-        })
-      );
-    });
+    let bots = watchers.get(events);
+    if (bots === undefined) watchers.set(events, bots = listen(events));
+    bots.set(this.#options.state, this);
   }
 
   /** Note `id` as the bot's own; the write (shared with a note of the same id in flight), or undefined. */

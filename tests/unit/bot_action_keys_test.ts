@@ -1,7 +1,9 @@
 // An action's key names "the k-th action of this update": a retry whose actions differ in body (an LLM answer,
 // a timestamp) or in the order they were started is answered from the first run, never refused or sent twice.
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import { inbound, stubBot } from "../helpers/bot.ts";
+import type { OutcomeUnknownException } from "../../src/errors.ts";
+import { IdempotencyClaims } from "../../src/store/idempotency.ts";
+import { inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 Deno.test("keys: a retry whose reply text differs sends nothing, fails nothing and reports the reply replayed", async () => {
   const { bot, stub } = stubBot();
@@ -128,5 +130,28 @@ Deno.test("keys: a bad action option is refused before any request, with a sugge
     'ctx.reply: "idempotency_key" is not an option; did you mean "idempotencyKey"?',
     "Invalid idempotencyKey: expected a non-empty string of at most 255 characters",
   ]);
+  deepStrictEqual(stub.requests, []);
+});
+
+Deno.test("keys: while the step's first send is in flight elsewhere, the retry's different text is not sent", async () => {
+  const { bot, stub, store } = stubBot();
+  // Another process holds the key of the update's first message, sending another text.
+  const claims = new IdempotencyClaims(store.state);
+  const scope = { connection: "default", instance: INSTANCE, key: "bot:sales:K9:0" };
+  const held = await claims.acquire(scope, {
+    fingerprint: "other",
+    recordId: "r1",
+    claimedUntil: Date.now() + 60_000,
+  });
+  strictEqual(held.kind, "owner");
+  const errors: string[] = [];
+  bot.on("message:text", async (ctx) => {
+    await ctx.reply("another text").catch((e: Error) => {
+      errors.push(`${e.constructor.name} ${(e as OutcomeUnknownException).inFlight}`);
+      throw e;
+    });
+  });
+  await rejects(bot.handleUpdate(inbound("hi", { id: "K9" })));
+  deepStrictEqual(errors, ["OutcomeUnknownException true"]);
   deepStrictEqual(stub.requests, []);
 });
