@@ -276,7 +276,7 @@ export class Context {
   }
 
   /**
-   * Send a poll to this chat; its votes come back as `messages.update` statuses.
+   * Send a poll to this chat.
    *
    * @example
    * ```ts
