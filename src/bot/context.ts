@@ -6,21 +6,19 @@
 
 import type { ContactCard } from "../dto/structured_messages.ts";
 import type { MediaSource } from "../media/media_input.ts";
-import type { MessagesResource, SendOptions, SendResponse } from "../resources/messages.ts";
+import type { MessagesResource, SendResponse } from "../resources/messages.ts";
 import type { GatewayService } from "../service.ts";
-import { checkIdempotencyKey } from "../store/idempotency.ts";
 import type { StateStore } from "../store/state.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { BotActions } from "./actions.ts";
-import {
-  type ActionOptions,
-  checkActionOptions,
-  type ReplyOptions,
-  type ReplyWithLocationOptions,
-  type ReplyWithMediaOptions,
-  type ReplyWithPollOptions,
+import type {
+  ActionOptions,
+  ReplyOptions,
+  ReplyWithLocationOptions,
+  ReplyWithMediaOptions,
+  ReplyWithPollOptions,
 } from "./action_options.ts";
-import { chatOf, messageRefOf, quotedOf, readRefsOf } from "./action_subject.ts";
+import { chatOf, deliver, messageRefOf, readRefsOf, runOf, startRun } from "./action_path.ts";
 import { checkQueries, type FilterQuery } from "./filter.ts";
 import type {
   BotCall,
@@ -31,6 +29,8 @@ import type {
   BotSender,
   BotUpdate,
 } from "./update_types.ts";
+
+export { CONTEXT_ACTIONS } from "./action_path.ts";
 
 /** What a context is built from (the bot builds contexts; plugins and tests rarely need to). */
 export interface ContextInit {
@@ -46,36 +46,6 @@ export interface ContextInit {
   now: () => number;
   /** The bot's actions. */
   actions: BotActions;
-}
-
-/** The context methods that act on the chat (a dialogue logs them, so a replay never repeats them). */
-export const CONTEXT_ACTIONS: ReadonlySet<PropertyKey> = new Set([
-  "reply",
-  "replyWithMedia",
-  "replyWithLocation",
-  "replyWithContact",
-  "replyWithPoll",
-  "replyWithList",
-  "replyWithButtons",
-  "react",
-  "markRead",
-  "typing",
-]);
-
-/** One update's run of actions: the bot's actions and the positions given so far. */
-interface ActionRun {
-  readonly actions: BotActions;
-  readonly prefix: string;
-  messages: number;
-  reactions: number;
-}
-
-// A symbol, not a #private field: a dialogue's view of an earlier context (a Proxy) calls the actions with
-// itself as `this`, so they read its message and share the live context's run (keys, positions).
-const RUN: unique symbol = Symbol("gateway.bot.actionRun");
-
-function runOf(ctx: Context): ActionRun {
-  return (ctx as unknown as { [RUN]: ActionRun })[RUN];
 }
 
 /**
@@ -155,13 +125,7 @@ export class Context {
     this.messages = init.messages ?? (update.msg === undefined ? [] : [update.msg]);
     this.state = init.state;
     this.now = init.now;
-    const run: ActionRun = {
-      actions: init.actions,
-      prefix: `bot:${update.instance}:${update.id}:`,
-      messages: 0,
-      reactions: 0,
-    };
-    Object.defineProperty(this, RUN, { value: run });
+    startRun(this, init.actions, update.instance, update.id);
   }
 
   /**
@@ -352,16 +316,9 @@ export class Context {
    * ```
    */
   async react(emoji: string, options?: Pick<ActionOptions, "idempotencyKey">): Promise<SendResponse> {
-    checkActionOptions("react", options);
-    const chat = chatOf(this, "react");
+    chatOf(this, "react");
     const ref = messageRefOf(this, "react");
-    const run = runOf(this);
-    const key = options?.idempotencyKey ?? `${run.prefix}react:${run.reactions++}`;
-    checkIdempotencyKey(key);
-    return await run.actions.send(
-      { instance: this.instance, chat, key },
-      (api, call) => api.messages().reaction(ref, emoji, call),
-    );
+    return await deliver(this, "react", options, (m, _to, o) => m.reaction(ref, emoji, o));
   }
 
   /**
@@ -399,27 +356,4 @@ export class Context {
     const chat = chatOf(this, "show typing");
     await this.api.chats().sendPresence(chat, "composing", ms);
   }
-}
-
-/**
- * The one way a context sends a message: checked options, the chat, the key (given, or the update's next
- * message position, taken now, before any await), the quote, then the bot's guarded send.
- */
-function deliver(
-  ctx: Context,
-  action: string,
-  options: ActionOptions | undefined,
-  send: (messages: MessagesResource, to: string, options: SendOptions) => Promise<SendResponse>,
-): Promise<SendResponse> {
-  checkActionOptions(action, options);
-  const chat = chatOf(ctx, "reply");
-  const run = runOf(ctx);
-  const given = options?.idempotencyKey;
-  if (given !== undefined) checkIdempotencyKey(given);
-  const key = given ?? `${run.prefix}${run.messages++}`;
-  const quoted = options?.quote === true ? quotedOf(ctx) : undefined;
-  return run.actions.send(
-    { instance: ctx.instance, chat, key },
-    (api, call) => send(api.messages(), chat, quoted === undefined ? call : { ...call, quoted }),
-  );
 }
