@@ -34,7 +34,7 @@ export interface ActionSubject {
 export function chatOf(ctx: ActionSubject, action: string): string {
   const chat = ctx.chat?.id;
   if (chat === undefined) {
-    throw new TypeError(`Cannot ${action}: this update (${ctx.payload.rawEvent}) has no chat`);
+    throw new TypeError(`Cannot ${action}: this update (${ctx.payload?.rawEvent}) has no chat`);
   }
   return chat;
 }
@@ -43,14 +43,14 @@ export function chatOf(ctx: ActionSubject, action: string): string {
 export function messageRefOf(ctx: ActionSubject, action: string): MessageRef {
   const msg = ctx.msg;
   if (msg === undefined || msg.id === "") {
-    throw new TypeError(`Cannot ${action}: this update (${ctx.payload.rawEvent}) has no message`);
+    throw new TypeError(`Cannot ${action}: this update (${ctx.payload?.rawEvent}) has no message`);
   }
   const ref: MessageRef = {
-    remoteJid: ctx.payload.remoteJid ?? chatOf(ctx, action),
+    remoteJid: ctx.payload?.remoteJid ?? chatOf(ctx, action),
     id: msg.id,
     fromMe: msg.fromMe,
   };
-  const participant = ctx.payload.participant;
+  const participant = ctx.payload?.participant;
   return participant === undefined ? ref : { ...ref, participant };
 }
 

@@ -155,3 +155,25 @@ Deno.test("keys: while the step's first send is in flight elsewhere, the retry's
   deepStrictEqual(errors, ["OutcomeUnknownException true"]);
   deepStrictEqual(stub.requests, []);
 });
+
+Deno.test("keys: a fork whose reply comes first on one run and last on the retry sends nothing again", async () => {
+  const { bot, stub } = stubBot();
+  let runs = 0;
+  const replayed: boolean[] = [];
+  bot.fork(async (ctx) => {
+    if (runs === 2) { for (let i = 0; i < 5; i++) await Promise.resolve(); // the retry's fork is slower
+     }
+    replayed.push((await ctx.reply(`audit ${runs}`)).replayed);
+  });
+  bot.on("message:text", async (ctx) => {
+    runs++;
+    await Promise.resolve();
+    replayed.push((await ctx.reply(`answer ${runs}`)).replayed);
+    if (runs === 1) throw new Error("crashed after both");
+  });
+  const update = inbound("hi", { id: "K10" });
+  await rejects(bot.handleUpdate(update), /crashed after both/);
+  await bot.handleUpdate(update);
+  deepStrictEqual(replayed, [false, false, true, true]);
+  strictEqual(stub.texts().length, 2);
+});
