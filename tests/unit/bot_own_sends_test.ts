@@ -55,15 +55,17 @@ for (const [kind, makeStore] of ORDER_STORES) {
   });
 }
 
-Deno.test("own sends: a send through the bot's service object, outside any handler, is the bot's own", async () => {
+Deno.test("own sends: a send through the bot's service object or bot.api, outside any handler, is the bot's own", async () => {
   const { bot } = stubBot({ store: sharedLikeStore() });
   const paused: string[] = [];
   handoffBot(bot, paused);
   const service = bot.options.service as GatewayService;
   const sent = await service.messages().text(ANA, "Our sale starts today");
   strictEqual(sent.json("key.id"), "BOT1");
+  strictEqual((await bot.api.messages().text(ANA, "Until Sunday")).json("key.id"), "BOT2");
   await bot.handleUpdate(inbound("Our sale starts today", { id: "BOT1", fromMe: true }));
   await bot.restart().handleUpdate(inbound("Our sale starts today", { id: "BOT1", fromMe: true }));
+  await bot.handleUpdate(inbound("Until Sunday", { id: "BOT2", fromMe: true }));
   deepStrictEqual(paused, []);
   strictEqual(await bot.isPaused(ANA), false);
 });
