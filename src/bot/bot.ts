@@ -8,7 +8,6 @@
 
 import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
 import { MemoryStore } from "../backends/memory/store.ts";
-import type { GatewayService } from "../service.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
@@ -292,25 +291,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    */
   close(): Promise<void> {
     return this.#env.close();
-  }
-
-  /**
-   * The bot's service (the one its actions use; built at first use from the environment when not given), for
-   * sends outside any handler. Its sends are the bot's own, like every send through it: their echoes never
-   * match `outgoing`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const store = new MemoryStore();
-   * const service = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales", store });
-   * const bot = new Bot({ store, service });
-   * await bot.api.messages().text("5511999999999", "Our sale starts today");
-   * ```
-   */
-  get api(): GatewayService {
-    return this.#actions.api("");
   }
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */

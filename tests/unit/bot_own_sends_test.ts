@@ -55,17 +55,18 @@ for (const [kind, makeStore] of ORDER_STORES) {
   });
 }
 
-Deno.test("own sends: a send through the bot's service object or bot.api, outside any handler, is the bot's own", async () => {
+Deno.test("own sends: a send through the bot's service object (any view of it), outside any handler, is the bot's own", async () => {
   const { bot } = stubBot({ store: sharedLikeStore() });
   const paused: string[] = [];
   handoffBot(bot, paused);
   const service = bot.options.service as GatewayService;
   const sent = await service.messages().text(ANA, "Our sale starts today");
   strictEqual(sent.json("key.id"), "BOT1");
-  strictEqual((await bot.api.messages().text(ANA, "Until Sunday")).json("key.id"), "BOT2");
+  const support = await service.instance("support").messages().text(ANA, "Until Sunday");
+  strictEqual(support.json("key.id"), "BOT2");
   await bot.handleUpdate(inbound("Our sale starts today", { id: "BOT1", fromMe: true }));
   await bot.restart().handleUpdate(inbound("Our sale starts today", { id: "BOT1", fromMe: true }));
-  await bot.handleUpdate(inbound("Until Sunday", { id: "BOT2", fromMe: true }));
+  await bot.handleUpdate({ ...inbound("Until Sunday", { id: "BOT2", fromMe: true }), instance: "support" });
   deepStrictEqual(paused, []);
   strictEqual(await bot.isPaused(ANA), false);
 });
