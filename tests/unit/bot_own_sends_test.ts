@@ -100,7 +100,7 @@ Deno.test("own sends: another process on the store drops the echo of a ctx.api s
   let finished = false;
   const handled = first.handleUpdate(inbound("/menu", { id: "X1" })).then(() => finished = true);
   await noteStarted.promise;
-  await Promise.resolve();
+  for (let tick = 0; tick < 200; tick++) await Promise.resolve(); // everything else the update does, done
   strictEqual(finished, false); // the chat's turn is still held: the note is being written
   noteHeld.open();
   await handled;
