@@ -54,12 +54,11 @@ export function messageRefOf(ctx: ActionSubject, action: string): MessageRef {
   return participant === undefined ? ref : { ...ref, participant };
 }
 
-/** The context's message as a quote, or undefined when it has none. */
-export function quotedOf(ctx: ActionSubject): QuotedInput | undefined {
-  const msg = ctx.msg;
-  if (msg === undefined || msg.id === "") return undefined;
+/** The context's message as a quote; throws for an update without a message (nothing to quote). */
+export function quotedOf(ctx: ActionSubject): QuotedInput {
   const key = messageRefOf(ctx, "quote");
-  return { key, message: msg.text === undefined ? undefined : { conversation: msg.text } };
+  const text = ctx.msg!.text;
+  return { key, message: text === undefined ? undefined : { conversation: text } };
 }
 
 /** The keys of the messages to mark as read: every message of a burst (or the message alone). */
@@ -118,12 +117,13 @@ export function deliver(
 ): Promise<SendResponse> {
   checkActionOptions(action, options);
   const chat = chatOf(ctx, action === "react" ? "react" : "reply");
-  const run = runOf(ctx);
+  const quoted = options?.quote === true ? quotedOf(ctx) : undefined;
   const given = options?.idempotencyKey;
   if (given !== undefined) checkIdempotencyKey(given);
+  // Taken last, once nothing can refuse the action: a refused action takes no position.
+  const run = runOf(ctx);
   const key = given ??
     (action === "react" ? `${run.prefix}react:${run.reactions++}` : `${run.prefix}${run.messages++}`);
-  const quoted = options?.quote === true ? quotedOf(ctx) : undefined;
   return run.actions.send(
     { instance: ctx.instance, chat, key },
     (api, call) => send(api.messages(), chat, quoted === undefined ? call : { ...call, quoted }),

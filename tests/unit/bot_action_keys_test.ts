@@ -104,12 +104,12 @@ Deno.test("keys: a step whose first send failed (nothing went out) sends the ret
 Deno.test("keys: an explicit idempotencyKey is the action's key as given, and takes no position", async () => {
   const { bot, stub } = stubBot();
   bot.on("message:text", async (ctx) => {
-    await ctx.reply("Welcome!", { idempotencyKey: `welcome-${ctx.chat.id}` });
+    await ctx.reply(`Welcome, ${ctx.text}!`, { idempotencyKey: `welcome-${ctx.chat.id}` });
     await ctx.reply(`You said ${ctx.text}`);
   });
   await bot.handleUpdate(inbound("one", { id: "K6" }));
   await bot.handleUpdate(inbound("two", { id: "K7" })); // the welcome went out already: replayed
-  deepStrictEqual(stub.texts(), ["Welcome!", "You said one", "You said two"]);
+  deepStrictEqual(stub.texts(), ["Welcome, one!", "You said one", "You said two"]);
   deepStrictEqual(stub.requests.map((r) => r.idempotencyKey), [
     "welcome-5511999999999@s.whatsapp.net",
     "bot:sales:K6:0",

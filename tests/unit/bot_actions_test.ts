@@ -192,6 +192,24 @@ Deno.test("actions on an update without a chat or message throw a clear TypeErro
   deepStrictEqual(errors, ["TypeError: Cannot reply: this update (connection.update) has no chat"]);
 });
 
+Deno.test("quote on an update without a message is refused, not dropped", async () => {
+  const { bot, stub } = stubBot();
+  const errors: string[] = [];
+  bot.on("group:join", async (ctx) => {
+    await ctx.reply("Welcome", { quote: true }).catch((e: Error) => errors.push(`${e.name}: ${e.message}`));
+  });
+  await bot.handleUpdate({
+    event: "group-participants.update",
+    instance: INSTANCE,
+    date_time: "2026-11-28T03:00:00.000Z",
+    data: { id: "120363000000000000@g.us", action: "add", participants: [ANA] },
+  });
+  deepStrictEqual(errors, [
+    "TypeError: Cannot quote: this update (group-participants.update) has no message",
+  ]);
+  deepStrictEqual(stub.requests, []);
+});
+
 Deno.test("without a service, the first action builds one from GATEWAY_API_URL / GATEWAY_API_KEY", async () => {
   const bot = new Bot({ signature: { scheme: "none" }, store: new MemoryStore(), pacing: false });
   const seen: unknown[] = [];
