@@ -59,6 +59,8 @@ export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
   readonly #own: OwnSends;
+  /** Per chat, the end of its last send in flight (with pacing: the next one starts after it). */
+  readonly #lanes = new Map<string, Promise<void>>();
   #gap: ReplyGap | null | undefined; // null: no pacing
 
   /** Build the actions of one bot (the bot does). */
@@ -82,13 +84,33 @@ export class BotActions {
 
   /**
    * Send a message: wait for the chat's gap, send once per the target's key (an earlier send with the key,
-   * whatever its body, answers instead: `replayed`), then make sure its id is noted as the bot's own.
+   * whatever its body, answers instead: `replayed`), then make sure its id is noted as the bot's own. With
+   * pacing, one chat's sends go one after the other in call order (`Promise.all` of replies keeps the gap).
    */
-  async send<T extends ApiResponse<unknown>>(
+  send<T extends ApiResponse<unknown>>(
     target: ActionTarget,
     send: (api: GatewayService, options: CallOptions) => Promise<T>,
   ): Promise<T> {
     const gap = this.#pacing();
+    if (gap === null) return this.#send(target, send, null);
+    const lane = `${target.instance}\n${target.chat}`;
+    const before = this.#lanes.get(lane);
+    const mine = before === undefined
+      ? this.#send(target, send, gap)
+      : before.then(() => this.#send(target, send, gap));
+    const after = mine.then(() => {}, () => {});
+    this.#lanes.set(lane, after);
+    after.then(() => {
+      if (this.#lanes.get(lane) === after) this.#lanes.delete(lane);
+    });
+    return mine;
+  }
+
+  async #send<T extends ApiResponse<unknown>>(
+    target: ActionTarget,
+    send: (api: GatewayService, options: CallOptions) => Promise<T>,
+    gap: ReplyGap | null,
+  ): Promise<T> {
     const api = this.api(target.instance);
     // The service's connection, as `sendMany` names it: both pace one chat through one record.
     const ref = { connection: api.getConnectionName(), instance: target.instance };

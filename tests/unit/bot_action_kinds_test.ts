@@ -142,3 +142,19 @@ Deno.test("kinds: every reply action waits for the chat's gap, and its sent id i
   deepStrictEqual(seen, ["PHONE1"]);
   strictEqual(stub.requests.length, 3);
 });
+
+Deno.test("kinds: replies started together (Promise.all) still keep the chat's gap, and go out in call order", async () => {
+  const time = fakeTime();
+  const store = new MemoryStore({ now: time.now });
+  const { bot, stub } = stubBot({ store, now: time.now, sleep: time.sleep, pacing: {} });
+  bot.on("message:text", async (ctx) => {
+    await Promise.all([
+      ctx.reply("first"),
+      ctx.replyWithLocation(1, 2),
+      ctx.react("👍"),
+    ]);
+  });
+  await bot.handleUpdate(inbound("go", { id: "PA1" }));
+  deepStrictEqual(time.waits, [1000, 1000]);
+  deepStrictEqual(stub.requests.map((r) => r.path.split("/")[2]), ["sendText", "sendLocation", "sendReaction"]);
+});
