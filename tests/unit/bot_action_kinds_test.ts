@@ -156,5 +156,9 @@ Deno.test("kinds: replies started together (Promise.all) still keep the chat's g
   });
   await bot.handleUpdate(inbound("go", { id: "PA1" }));
   deepStrictEqual(time.waits, [1000, 1000]);
-  deepStrictEqual(stub.requests.map((r) => r.path.split("/")[2]), ["sendText", "sendLocation", "sendReaction"]);
+  deepStrictEqual(stub.requests.map((r) => r.path.split("/")[2]), [
+    "sendText",
+    "sendLocation",
+    "sendReaction",
+  ]);
 });
