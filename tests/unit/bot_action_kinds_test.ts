@@ -2,6 +2,8 @@
 // as the bot's own, about the context's own message. No `ctx.api` needed for any of them.
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
+import { Bot } from "../../src/bot/mod.ts";
+import { BotHarness } from "../../src/testing/mod.ts";
 import { ANA, fakeTime, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 const PNG = new Uint8Array([
@@ -160,5 +162,38 @@ Deno.test("kinds: replies started together (Promise.all) still keep the chat's g
     "sendText",
     "sendLocation",
     "sendReaction",
+  ]);
+});
+
+Deno.test("kinds: a bot tested with BotHarness gets every reply kind recorded, with the default pacing", async () => {
+  const bot = new Bot({ store: new MemoryStore() });
+  bot.on("message:text", async (ctx) => {
+    await ctx.replyWithLocation(-23.5614, -46.6559, { name: "Shop", quote: true });
+    await ctx.replyWithContact({ fullName: "Support", phoneNumber: "5511988887777" });
+    await ctx.replyWithPoll("Lunch?", ["Pizza", "Sushi"]);
+    await ctx.replyWithList({
+      title: "Menu",
+      footerText: "Thanks",
+      buttonText: "Open",
+      sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
+    });
+    await ctx.replyWithButtons({
+      title: "Sure?",
+      buttons: [{ type: "reply", displayText: "Yes", id: "yes" }],
+    });
+    await ctx.replyWithMedia("https://example.com/a.ogg", { type: "audio" });
+    await ctx.react("👍");
+  });
+  await using h = new BotHarness(bot);
+  const ana = h.user("5511999999999");
+  await ana.send("hi");
+  deepStrictEqual(ana.replies.map((r) => [r.operation, r.text ?? null]), [
+    ["sendLocation", "Shop"],
+    ["sendContact", null],
+    ["sendPoll", "Lunch?"],
+    ["sendList", "Menu"],
+    ["sendButtons", "Sure?"],
+    ["sendWhatsAppAudio", null],
+    ["sendReaction", "👍"],
   ]);
 });
