@@ -129,7 +129,9 @@ export class Context {
   }
 
   /**
-   * The service's resources bound to this update's instance (built at first use).
+   * The service's resources bound to this update's instance (built at first use). Its sends are the bot's
+   * own (their echoes never match `outgoing`) but carry no key of the bot's: prefer the actions, or pass
+   * your own `idempotencyKey`.
    *
    * @example
    * ```ts
