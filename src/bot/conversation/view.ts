@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Context } from "../context.ts";
+import { type Context, CONTEXT_ACTIONS } from "../context.ts";
 import { checkQueries, type FilterQuery } from "../filter.ts";
 import type { Replay } from "./replay.ts";
 import {
@@ -21,9 +21,6 @@ import {
   type StoredWait,
   storeWait,
 } from "./stored.ts";
-
-/** The context methods that act on the chat: logged, so a replay never repeats them. */
-const ACTIONS: ReadonlySet<PropertyKey> = new Set(["reply", "replyWithMedia", "react", "markRead", "typing"]);
 
 /** The fields a view takes from its own update (and its own `match`). */
 const OWN: ReadonlySet<PropertyKey> = new Set([
@@ -80,16 +77,17 @@ export function contextView<C extends Context>(
   const own = () => rebuilt ??= rebuildWait(stored!);
   let match: string | RegExpMatchArray | undefined;
   return new Proxy(live, {
-    get(target, property) {
+    get(target, property, receiver) {
       if (stored !== undefined && OWN.has(property)) {
         return property === "match" ? match : ownField(own(), property);
       }
-      if (ACTIONS.has(property)) {
+      if (CONTEXT_ACTIONS.has(property)) {
         const action = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
+        // Called on the view: the action acts on the view's own message, with the live context's keys.
         return (...args: unknown[]) =>
           replay.call(
             String(property),
-            async () => storeAnswer(await action.apply(target, args)),
+            async () => storeAnswer(await action.apply(receiver, args)),
             (answer) => rebuildAnswer(answer as StoredAnswer | undefined),
           );
       }
