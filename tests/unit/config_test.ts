@@ -133,7 +133,7 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
     [
       { webhook: { secret: 42 } },
       "webhook.secret",
-      '"webhook.secret" must be a non-empty string or a non-empty array of non-empty strings, got 42',
+      '"webhook.secret" must be a non-empty string or a non-empty array of non-empty strings, got a number',
     ],
     [
       { webhook: { secret: ["s3cret-value", ""] } },
@@ -159,7 +159,7 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
     [
       { connections: { eu: "http://x" } },
       "connections.eu",
-      '"connections.eu" must be an object, got "http://x"',
+      '"connections.eu" must be an object, got a string',
     ],
     [
       { kv: { path: "gateway.kv" } },
