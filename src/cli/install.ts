@@ -194,20 +194,50 @@ function starterConfig({ serverUrl, apiKey, instance }: InstallAnswers) {
   };
 }
 
-/** Write the file (mode 0600: it holds secrets); never over an existing one without `force`. */
+/**
+ * Write the file (mode 0600: it holds secrets); never over an existing one without `force`. With `force` the
+ * new file is written beside the old one and renamed over it, so a crash leaves the old file or the new one,
+ * never half of one; a symbolic link or anything but a regular file is refused, so nothing is ever written
+ * through a link to a file elsewhere.
+ */
 async function writeStarter(path: string, starter: object, force: boolean): Promise<void> {
-  try {
-    await Deno.writeTextFile(path, JSON.stringify(starter, null, 2) + "\n", {
-      createNew: !force,
-      mode: 0o600,
+  const text = JSON.stringify(starter, null, 2) + "\n";
+  const failed = (error: unknown) =>
+    new CliError(`Cannot write "${path}": ${error instanceof Error ? error.message : error}`, EXIT_FAILED, {
+      cause: error,
     });
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
+  if (!force || !await exists(path)) {
+    try {
+      // createNew (O_EXCL) fails on any existing name, a link included: it never follows one.
+      await Deno.writeTextFile(path, text, { createNew: true, mode: 0o600 });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
+      throw failed(error);
+    }
+    return;
+  }
+  const info = await Deno.lstat(path);
+  if (info.isSymlink) {
     throw new CliError(
-      `Cannot write "${path}": ${error instanceof Error ? error.message : error}`,
+      `Cannot install: "${path}" is a symbolic link, and install never writes through one (remove the link, ` +
+        "or pass --config with the path of the file it points to)",
       EXIT_FAILED,
-      { cause: error },
     );
+  }
+  if (!info.isFile) {
+    throw new CliError(
+      `Cannot install: "${path}" is not a regular file, and install replaces only a file`,
+      EXIT_FAILED,
+    );
+  }
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeTextFile(temporary, text, { createNew: true, mode: 0o600 });
+    // rename replaces the name itself: a link put there meanwhile is replaced, never followed.
+    await Deno.rename(temporary, path);
+  } catch (error) {
+    await Deno.remove(temporary).catch(() => {});
+    throw failed(error);
   }
 }
 
