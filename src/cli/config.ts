@@ -18,7 +18,7 @@ import {
 import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
 import { GatewayApiException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
-import { CliError, type CliIo, EXIT_USAGE, isPermissionError } from "./io.ts";
+import { CliError, type CliIo, EXIT_USAGE, isPermissionError, resolvePath } from "./io.ts";
 
 /** The environment variables every command reads (`serve` adds the `GATEWAY_WEBHOOK_*` ones). */
 export const CLI_ENV_VARS: readonly string[] = Object.keys(envVariables([...CONNECTION_KEYS, ...CLI_KEYS]));
@@ -54,6 +54,8 @@ export interface CliConfig {
   fileFound: boolean;
   /** The Deno KV file: `GATEWAY_KV_PATH`, else `kv.path`, else `gateway.kv`. */
   kvPath: string;
+  /** `kvPath` resolved against the io's working directory: the file opened. */
+  kvFile: string;
   /** Whether a KV path was configured explicitly (file or environment). */
   kvConfigured: boolean;
   /** The `tasks` section (empty when absent). */
@@ -75,7 +77,7 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   const path = configPath ?? CONFIG_FILE;
   let file: GatewayConfig | null;
   try {
-    file = await loadConfigFile(path);
+    file = await loadConfigFile(resolvePath(io, path));
   } catch (error) {
     // loadConfigFile wraps Deno's permission error: look at its cause too.
     if (isPermissionError(error) || (error instanceof Error && isPermissionError(error.cause))) {
@@ -97,11 +99,13 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   const fileConfig = serviceConfig(file ?? {});
   const config = mergeEnvConfig(fileConfig, env);
   const envKv = io.env("GATEWAY_KV_PATH");
+  const kvPath = envKv || kvFile.path || DEFAULT_KV_PATH;
   return {
     config,
     path,
     fileFound: file !== null,
-    kvPath: envKv || kvFile.path || DEFAULT_KV_PATH,
+    kvPath,
+    kvFile: resolvePath(io, kvPath),
     kvConfigured: Boolean(envKv || kvFile.path),
     tasks: tasks ?? {},
   };
