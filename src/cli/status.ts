@@ -19,6 +19,7 @@ import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 import { nonEmptyString } from "../util/json_shape.ts";
+import type { InstancesResource } from "../resources/instances.ts";
 
 /** One instance as `status` reports it. */
 export interface InstanceStatus {
@@ -71,6 +72,35 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
   });
 }
 
+/**
+ * Replace each stored state that is not `open` by the instance's live state (`connectionState`), and
+ * return the names whose state changed. `fetchInstances` lists the stored rows, which the server writes
+ * when a connection opens or closes: an instance whose socket is still connecting (waiting for a QR code)
+ * is `close` there and `connecting` live, which is what `connect` sees.
+ */
+async function readLiveStates(
+  instances: InstancesResource,
+  rows: InstanceStatus[],
+  timeoutMs: number,
+): Promise<Set<string>> {
+  const changed = new Set<string>();
+  for (const row of rows) {
+    if (row.state === "open") continue;
+    try {
+      const answer = await instances.connectionState(row.name, { timeoutMs, maxRetries: 0 });
+      const state = answer.json<string | undefined>("instance.state");
+      if (typeof state === "string" && state !== "" && state !== row.state) {
+        row.state = state;
+        changed.add(row.name);
+      }
+    } catch (error) {
+      // Deleted between the two calls: its row is all there is.
+      if (!(error instanceof InstanceNotFoundException)) throw error;
+    }
+  }
+  return changed;
+}
+
 const FLAGS: Record<string, FlagSpec> = {
   connection: CONNECTION_FLAG,
   timeout: { type: "string", value: "<ms>", help: "request timeout (default 10000)" },
@@ -96,7 +126,8 @@ export class InstanceStatusCommand extends FlagCommand {
       flags: FLAGS,
       description:
         `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
-their connection state, the library's health and send breaker (with what senders recorded in the KV
+their connection state (for an instance not open, the live state of GET /instance/connectionState: the
+listed row says "close" while a socket is still connecting), the library's health and send breaker (with what senders recorded in the KV
 file, when there is one), owner (the paired number's JID) and profile name. Exit code 1 when the named
 instance does not exist or the server cannot be asked.`,
     });
@@ -118,9 +149,11 @@ instance does not exist or the server cannot be asked.`,
         ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
         : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
       instances = toInstanceStatus(rows);
+      const live = await readLiveStates(view.instances(), instances, timeoutMs);
       for (const row of instances) {
-        // A single fetch records nothing by itself: record what it read, like fetchAll does.
-        if (instance !== undefined && row.state) {
+        // A single fetch records nothing by itself: record what it read, like fetchAll does; and a live
+        // state that differs from the stored row replaces what fetchAll recorded from that row.
+        if ((instance !== undefined || live.has(row.name)) && row.state) {
           const code = (rows[0] as { disconnectionReasonCode?: unknown }).disconnectionReasonCode;
           await gw.health().recordState(
             { connection, instance: row.name },
