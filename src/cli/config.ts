@@ -18,6 +18,7 @@ import {
 import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
 import { GatewayApiException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
+import { inCheckout } from "./command.ts";
 import { CliError, type CliIo, EXIT_USAGE, isPermissionError, resolvePath } from "./io.ts";
 
 /** The environment variables every command reads (`serve` adds the `GATEWAY_WEBHOOK_*` ones). */
@@ -143,8 +144,10 @@ export function createService(cli: CliConfig, overrides: GatewayConfig = {}): Ga
 /** The tasks may read the project directory only: say how to use a file elsewhere. */
 function unreadable(path: string, error: unknown): CliError {
   return new CliError(
-    `Cannot read configuration "${path}": not allowed by --allow-read (the deno tasks read files in the ` +
-      `project directory only; for a file elsewhere run "deno run" with --allow-read=${path}, see docs/cli.md)`,
+    `Cannot read configuration "${path}": not allowed by --allow-read (${
+      inCheckout() ? "the deno tasks read" : "the package command reads"
+    } files in the project directory only; for a file elsewhere run "deno run" with --allow-read=${path}, ` +
+      "see docs/cli.md)",
     EXIT_USAGE,
     { cause: error },
   );
@@ -167,6 +170,7 @@ function configError(error: unknown): CliError {
  * ```ts
  * import { selectConnection } from "./config.ts";
  * import { GatewayService } from "../service.ts";
+import { inCheckout } from "./command.ts";
  * selectConnection(GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" }), undefined); // "default"
  * ```
  */

@@ -15,7 +15,7 @@ import {
   type ParsedFlags,
   stringFlag,
 } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { Spinner } from "./progress.ts";
@@ -164,7 +164,9 @@ async function currentState(
   } catch (error) {
     if (error instanceof InstanceNotFoundException) {
       throw new CliError(
-        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: ${
+          runCommand(`create ${instance}`)
+        })`,
         EXIT_FAILED,
         { cause: error },
       );

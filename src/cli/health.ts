@@ -8,7 +8,7 @@
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { Spinner } from "./progress.ts";
@@ -189,7 +189,9 @@ export async function checkConnection(
 
 /** The configured instance is not on the server: say so, with the command that creates it. */
 function missingInstance(instance: string): string {
-  return `instance "${instance}" does not exist on the server (create it: deno task create ${instance})`;
+  return `instance "${instance}" does not exist on the server (create it: ${
+    runCommand(`create ${instance}`)
+  })`;
 }
 
 const FLAGS: Record<string, FlagSpec> = {

@@ -8,7 +8,7 @@ import { CONFIG_FILE, DEFAULTS } from "../config.ts";
 import { InstanceNotFoundException } from "../errors.ts";
 import { generateWebhookSecret } from "../webhooks/signature.ts";
 import { booleanFlag, type FlagSpec, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { DEFAULT_KV_PATH } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, resolvePath, UsageError } from "./io.ts";
 import { writeJson } from "./table.ts";
@@ -255,11 +255,11 @@ function nextSteps(
   const name = instance ?? "<instance>";
   return [
     apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
-    "Check the server and key: deno task health",
+    `Check the server and key: ${runCommand("health")}`,
     // An existing instance is fine for `create`: it says so and exits 0.
-    `Create the instance on the server, then pair it with a phone: deno task create ${name} && ` +
-    `deno task connect ${name}`,
-    "Run the webhook receiver: deno task serve",
+    `Create the instance on the server, then pair it with a phone: ${runCommand(`create ${name}`)} && ` +
+    runCommand(`connect ${name}`),
+    `Run the webhook receiver: ${runCommand("serve")}`,
     secureWebhook
       ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
         ` webhook.secret (jwt), for events ${JSON.stringify(SUGGESTED_EVENTS)}.`

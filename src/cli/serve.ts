@@ -19,7 +19,7 @@ import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/ha
 import { WebhookProcessor } from "../webhooks/processor.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { type CliConfig, createService, loadCliConfig, type TasksFileConfig } from "./config.ts";
 import { CliError, type CliIo, errorText, EXIT_OK, EXIT_USAGE } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -72,8 +72,9 @@ function secretWarning(options: WebhookHandlerOptions, configPath: string): stri
     ? " If you set GATEWAY_WEBHOOK_SECRET in this shell, export it (export GATEWAY_WEBHOOK_SECRET=...): a " +
       "shell variable that is not exported does not reach the process."
     : "";
-  return `warning: ${what}: set GATEWAY_WEBHOOK_SECRET, or webhook.secret in ${configPath} (deno task ` +
-    `install writes one); until then every webhook is answered 503 and the server retries it.${hint}\n`;
+  return `warning: ${what}: set GATEWAY_WEBHOOK_SECRET, or webhook.secret in ${configPath} (${
+    runCommand("install")
+  } writes one); until then every webhook is answered 503 and the server retries it.${hint}\n`;
 }
 
 /** The file's `tasks` section as `registerScheduledTasks` options (camelCase, through the settings table). */

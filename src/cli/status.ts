@@ -13,7 +13,7 @@ import {
   type ParsedFlags,
   stringFlag,
 } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -171,7 +171,9 @@ instance does not exist or the server cannot be asked.`,
       opened?.close();
       if (error instanceof InstanceNotFoundException && instance !== undefined) {
         throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+          `Instance "${instance}" does not exist on connection "${connection}" (create it: ${
+            runCommand(`create ${instance}`)
+          })`,
           EXIT_FAILED,
           {
             cause: error,
@@ -184,7 +186,9 @@ instance does not exist or the server cannot be asked.`,
     if (instance !== undefined) instances = instances.filter((item) => item.name === instance);
     if (instance !== undefined && instances.length === 0) {
       throw new CliError(
-        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: ${
+          runCommand(`create ${instance}`)
+        })`,
         EXIT_FAILED,
       );
     }

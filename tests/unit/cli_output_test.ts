@@ -2,7 +2,8 @@ import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { numberFlag, parseFlags } from "../../src/cli/args.ts";
 import { errorText, UsageError } from "../../src/cli/io.ts";
 import { isolatedIo } from "../integration/cli_helpers.ts";
-import { COMMAND_NAMES, main } from "../../src/cli/main.ts";
+import { COMMAND_NAMES, main, PACKAGE_COMMAND } from "../../src/cli/main.ts";
+import { runCommand } from "../../src/cli/command.ts";
 import { ProgressBar, renderBar, Spinner } from "../../src/cli/progress.ts";
 import { qrMatrix, renderQr } from "../../src/cli/qr_terminal.ts";
 import { renderTable } from "../../src/cli/table.ts";
@@ -140,5 +141,33 @@ Deno.test("cli main: usage, version, unknown commands, --help of every command",
     strictEqual(await main([name, "--help"], io), 0, name);
     strictEqual(io.out().startsWith(`Usage: deno task ${name}`), true, name);
     strictEqual(io.err(), "");
+  }
+});
+
+Deno.test("cli: a command it suggests is one that exists where the user runs it", () => {
+  // In a checkout of this repository the deno.json tasks exist; from the package, in a user's project, not.
+  strictEqual(
+    runCommand("create sales", "file:///home/me/gateway/src/cli/command.ts"),
+    "deno task create sales",
+  );
+  strictEqual(
+    runCommand("create sales", "https://jsr.io/@gw/gateway/0.1.0/src/cli/command.ts"),
+    `${PACKAGE_COMMAND} create sales`,
+  );
+  strictEqual(
+    PACKAGE_COMMAND,
+    'deno run --allow-net "--allow-env=GATEWAY_*" --allow-read=. --allow-write=. --unstable-kv --unstable-cron ' +
+      "jsr:@gw/gateway/cli",
+  );
+  // Every message of the command line builds its suggestion with runCommand: no "deno task" written out
+  // but in runPrefix itself.
+  const dir = new URL("../../src/cli/", import.meta.url);
+  for (const entry of Deno.readDirSync(dir)) {
+    const lines = Deno.readTextFileSync(new URL(entry.name, dir)).split("\n");
+    const written = lines.filter((line) =>
+      /deno task\b/.test(line) && !/^\s*(\*|\/\/|\/\*\*)/.test(line) &&
+      !line.includes('inCheckout(from) ? "deno task" : PACKAGE_COMMAND')
+    );
+    deepStrictEqual(written, [], entry.name);
   }
 });
