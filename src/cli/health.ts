@@ -233,16 +233,18 @@ when any connection fails.`,
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     // With a KV file, the health that senders recorded there (suspect, banned, breaker) is shown too.
     const opened = await openStore(cli, { mustExist: true }).catch(() => undefined);
-    const gw = createService(cli, opened ? { store: opened.store } : {});
-    const names = only === undefined
-      ? gw.getConnectionManager().getConnectionNames()
-      : [selectConnection(gw, only)];
-    const spinner = new Spinner(io, "Checking connections").start();
+    const spinner = new Spinner(io, "Checking connections");
     let connections: ConnectionHealth[];
     try {
+      const gw = createService(cli, opened ? { store: opened.store } : {});
+      const names = only === undefined
+        ? gw.getConnectionManager().getConnectionNames()
+        : [selectConnection(gw, only)];
+      spinner.start();
       connections = await Promise.all(names.map((name) => checkConnection(gw, name, timeoutMs)));
     } finally {
       spinner.stop();
+      // Also when the service cannot be built: the KV file must not stay open.
       opened?.close();
     }
     const report: HealthReport = { ok: connections.every((item) => item.ok), connections };

@@ -20,6 +20,7 @@ import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 import { nonEmptyString } from "../util/json_shape.ts";
 import type { InstancesResource } from "../resources/instances.ts";
+import type { GatewayService } from "../service.ts";
 
 /** One instance as `status` reports it. */
 export interface InstanceStatus {
@@ -70,6 +71,41 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
       reason: null,
     };
   });
+}
+
+/**
+ * The instances (all, or the one named) with their live state and the library's health. A single fetch
+ * records nothing by itself: record what it read, as `fetchAll` does; and a live state that differs from
+ * the listed row replaces what `fetchAll` recorded from that row.
+ */
+async function readInstances(
+  gw: GatewayService,
+  connection: string,
+  instance: string | undefined,
+  timeoutMs: number,
+): Promise<InstanceStatus[]> {
+  const view = gw.connection(connection);
+  const rows = instance === undefined
+    ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
+    : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
+  const instances = toInstanceStatus(rows);
+  const live = await readLiveStates(view.instances(), instances, timeoutMs);
+  for (const [index, row] of instances.entries()) {
+    if ((instance !== undefined || live.has(row.name)) && row.state) {
+      const code = (rows[index] as { disconnectionReasonCode?: unknown } | null)?.disconnectionReasonCode;
+      await gw.health().recordState(
+        { connection, instance: row.name },
+        row.state,
+        typeof code === "number" ? code : null,
+      );
+    }
+    const record = await gw.health().get({ connection, instance: row.name });
+    if (record.status === "unknown") continue;
+    row.health = record.status;
+    row.breaker = record.breaker;
+    row.reason = record.reason?.name ?? null;
+  }
+  return instances;
 }
 
 /**
@@ -140,33 +176,12 @@ instance does not exist or the server cannot be asked.`,
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     // With a KV file, the health senders recorded there (suspect, banned, breaker) is shown too.
     const opened = await openStore(cli, { mustExist: true }).catch(() => undefined);
-    const gw = createService(cli, opened ? { store: opened.store } : {});
-    const connection = selectConnection(gw, stringFlag(values, "connection"));
-    const view = gw.connection(connection);
+    let connection = stringFlag(values, "connection") ?? "default";
     let instances: InstanceStatus[];
     try {
-      const rows = instance === undefined
-        ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
-        : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
-      instances = toInstanceStatus(rows);
-      const live = await readLiveStates(view.instances(), instances, timeoutMs);
-      for (const row of instances) {
-        // A single fetch records nothing by itself: record what it read, like fetchAll does; and a live
-        // state that differs from the stored row replaces what fetchAll recorded from that row.
-        if ((instance !== undefined || live.has(row.name)) && row.state) {
-          const code = (rows[0] as { disconnectionReasonCode?: unknown }).disconnectionReasonCode;
-          await gw.health().recordState(
-            { connection, instance: row.name },
-            row.state,
-            typeof code === "number" ? code : null,
-          );
-        }
-        const record = await gw.health().get({ connection, instance: row.name });
-        if (record.status === "unknown") continue;
-        row.health = record.status;
-        row.breaker = record.breaker;
-        row.reason = record.reason?.name ?? null;
-      }
+      const gw = createService(cli, opened ? { store: opened.store } : {});
+      connection = selectConnection(gw, stringFlag(values, "connection"));
+      instances = await readInstances(gw, connection, instance, timeoutMs);
     } catch (error) {
       opened?.close();
       if (error instanceof InstanceNotFoundException && instance !== undefined) {

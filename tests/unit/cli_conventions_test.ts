@@ -153,3 +153,25 @@ Deno.test("cli: an in-process run reads its files from io.cwd, never from the pr
       '(run the "install" command to create one)',
   );
 });
+
+Deno.test("cli: status and health close the KV file they opened when they fail before asking the server", async () => {
+  await using dir = await tempDir();
+  (await Deno.openKv(`${dir.path}/gateway.kv`)).close();
+  // No configuration: the store was opened, then the service could not be built.
+  for (const command of ["status", "health"]) {
+    const io = memoryIo({ cwd: dir.path });
+    strictEqual(await main([command], io), 2, command);
+    ok(io.err().startsWith("error: Cannot configure gateway"), io.err());
+  }
+  // An unknown connection: refused after the store was opened.
+  await Deno.writeTextFile(
+    `${dir.path}/gateway-api.json`,
+    '{"server_url": "http://127.0.0.1:1", "api_key": "k"}',
+  );
+  for (const command of ["status", "health"]) {
+    const io = memoryIo({ cwd: dir.path });
+    strictEqual(await main([command, "--connection", "nope"], io), 2, command);
+    strictEqual(io.err(), 'error: Unknown connection "nope" (configured: "default")\n');
+  }
+  // The test's resource sanitizer fails it if a KV was left open.
+});
