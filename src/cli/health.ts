@@ -11,6 +11,7 @@ import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } 
 import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { readLiveStates } from "./live_state.ts";
 import { Spinner } from "./progress.ts";
 import { openStore } from "./store.ts";
 import { colors, renderTable, writeJson } from "./table.ts";
@@ -175,9 +176,11 @@ export async function checkConnection(
     }
   }
   try {
+    // The state connect and status see, not the stored row's; then the health recorded for it.
+    await readLiveStates(gw, name, result.instances, timeoutMs);
     await addHealth(gw, name, result.instances);
   } catch {
-    // Health is extra information: a store that cannot be read leaves it out.
+    // Live state and health are extra information: a failure leaves the listed rows as they are.
   }
   if (result.instance !== null && !result.instances.some((item) => item.name === result.instance)) {
     result.error = missingInstance(result.instance);

@@ -19,7 +19,7 @@ import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 import { nonEmptyString } from "../util/json_shape.ts";
-import type { InstancesResource } from "../resources/instances.ts";
+import { readLiveStates } from "./live_state.ts";
 import type { GatewayService } from "../service.ts";
 
 /** One instance as `status` reports it. */
@@ -75,8 +75,7 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
 
 /**
  * The instances (all, or the one named) with their live state and the library's health. A single fetch
- * records nothing by itself: record what it read, as `fetchAll` does; and a live state that differs from
- * the listed row replaces what `fetchAll` recorded from that row.
+ * records nothing by itself: record what it read, as `fetchAll` does, before the live state replaces it.
  */
 async function readInstances(
   gw: GatewayService,
@@ -89,16 +88,16 @@ async function readInstances(
     ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
     : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
   const instances = toInstanceStatus(rows);
-  const live = await readLiveStates(view.instances(), instances, timeoutMs);
-  for (const [index, row] of instances.entries()) {
-    if ((instance !== undefined || live.has(row.name)) && row.state) {
-      const code = (rows[index] as { disconnectionReasonCode?: unknown } | null)?.disconnectionReasonCode;
-      await gw.health().recordState(
-        { connection, instance: row.name },
-        row.state,
-        typeof code === "number" ? code : null,
-      );
-    }
+  if (instance !== undefined && instances[0]?.state) {
+    const code = (rows[0] as { disconnectionReasonCode?: unknown } | null)?.disconnectionReasonCode;
+    await gw.health().recordState(
+      { connection, instance: instances[0].name },
+      instances[0].state,
+      typeof code === "number" ? code : null,
+    );
+  }
+  await readLiveStates(gw, connection, instances, timeoutMs);
+  for (const row of instances) {
     const record = await gw.health().get({ connection, instance: row.name });
     if (record.status === "unknown") continue;
     row.health = record.status;
@@ -106,35 +105,6 @@ async function readInstances(
     row.reason = record.reason?.name ?? null;
   }
   return instances;
-}
-
-/**
- * Replace each stored state that is not `open` by the instance's live state (`connectionState`), and
- * return the names whose state changed. `fetchInstances` lists the stored rows, which the server writes
- * when a connection opens or closes: an instance whose socket is still connecting (waiting for a QR code)
- * is `close` there and `connecting` live, which is what `connect` sees.
- */
-async function readLiveStates(
-  instances: InstancesResource,
-  rows: InstanceStatus[],
-  timeoutMs: number,
-): Promise<Set<string>> {
-  const changed = new Set<string>();
-  for (const row of rows) {
-    if (row.state === "open") continue;
-    try {
-      const answer = await instances.connectionState(row.name, { timeoutMs, maxRetries: 0 });
-      const state = answer.json<string | undefined>("instance.state");
-      if (typeof state === "string" && state !== "" && state !== row.state) {
-        row.state = state;
-        changed.add(row.name);
-      }
-    } catch (error) {
-      // Deleted between the two calls: its row is all there is.
-      if (!(error instanceof InstanceNotFoundException)) throw error;
-    }
-  }
-  return changed;
 }
 
 const FLAGS: Record<string, FlagSpec> = {

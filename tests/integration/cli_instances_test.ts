@@ -271,7 +271,7 @@ Deno.test("cli connect: a server that never produces a QR code says so; status a
     },
   );
 
-  await t.step("status reads the state that is true: connecting, as connect saw it", async () => {
+  await t.step("status and health read the state that is true: connecting, as connect saw it", async () => {
     const one = await runCli("status", ["dark", "--json"], { cwd: dir.path });
     strictEqual(one.code, 0, one.stderr);
     strictEqual(JSON.parse(one.stdout).instances[0].state, "connecting");
@@ -282,5 +282,15 @@ Deno.test("cli connect: a server that never produces a QR code says so; status a
     ]);
     const table = await runCli("status", [], { cwd: dir.path });
     match(table.stdout, /\ndark +connecting /);
+    // health lists the same state, and the health it records follows it.
+    const health = await runCli("health", ["--json"], { cwd: dir.path });
+    strictEqual(health.code, 0, health.stderr);
+    deepStrictEqual(
+      JSON.parse(health.stdout).connections[0].instances.map((row: { name: string; state: string }) => [
+        row.name,
+        row.state,
+      ]),
+      [["dark", "connecting"]],
+    );
   });
 });
