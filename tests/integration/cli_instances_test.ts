@@ -1,4 +1,5 @@
-import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { main, memoryIo } from "../../src/cli/main.ts";
 import { InstanceDisconnectedException, InstanceHealth, KvStore } from "../../mod.ts";
 import { GatewaySimulator, MockGatewayServer } from "../../src/testing/mod.ts";
 import { cliCommand, closedPort, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
@@ -270,6 +271,23 @@ Deno.test("cli connect: a server that never produces a QR code says so; status a
       );
     },
   );
+
+  await t.step("on a terminal the spinner waits for the server, never for a scan", async () => {
+    const io = memoryIo({ terminal: true, cwd: dir.path, env: { NO_COLOR: "1" } });
+    strictEqual(await main(["connect", "dark", "--timeout", "0.3", "--interval", "20"], io), 1);
+    strictEqual(io.out(), "");
+    ok(io.err().includes("⠙ Waiting for a QR code from the server (1 s left)"), io.err());
+    ok(!io.err().includes("scan"), io.err());
+    ok(!io.err().includes("Connecting"), io.err());
+    ok(
+      io.err().endsWith(
+        'error: Cannot connect "dark": no QR code arrived within 0.3 s (state "connecting"): ' +
+          "the server started the WhatsApp connection but got no code from WhatsApp; check that the server can " +
+          "reach WhatsApp (its network, proxy or firewall) and look at its logs, then run connect again\n",
+      ),
+      io.err(),
+    );
+  });
 
   await t.step("status and health read the state that is true: connecting, as connect saw it", async () => {
     const one = await runCli("status", ["dark", "--json"], { cwd: dir.path });
