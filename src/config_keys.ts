@@ -111,6 +111,13 @@ export const WEBHOOK_KEYS: readonly SettingKey[] = [
     help: "signature.toleranceSeconds (default 300)",
   },
   {
+    file: "webhook.signature.jwt_max_age_seconds",
+    option: "signature.jwtMaxAgeSeconds",
+    env: "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
+    kind: "number",
+    help: "signature.jwtMaxAgeSeconds: how long after its iat the server's JWT is accepted (default 1800)",
+  },
+  {
     file: "webhook.signature.require_timestamp",
     option: "signature.requireTimestamp",
     env: "GATEWAY_WEBHOOK_REQUIRE_TIMESTAMP",

@@ -110,6 +110,7 @@ Deno.test("GATEWAY_WEBHOOK_* variables that may not be read are named in one std
     "SCHEME",
     "HEADER",
     "TOLERANCE_SECONDS",
+    "JWT_MAX_AGE_SECONDS",
     "REQUIRE_TIMESTAMP",
     "MAX_BODY_BYTES",
     "BODY_TIMEOUT_MS",
