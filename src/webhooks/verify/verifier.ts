@@ -16,7 +16,7 @@ import { headerSource, type VerifySettings } from "./common.ts";
 import { signatureHeader, verifyHmac } from "./hmac.ts";
 import { verifyJwt } from "./jwt.ts";
 import { VerifierKeys } from "./keys.ts";
-import { checkSecrets, standardKeyBytes } from "./secrets.ts";
+import { checkSecrets, standardKeyBytes, warnWeakSecrets } from "./secrets.ts";
 import { verifyStandard } from "./standard.ts";
 import { verifyToken } from "./token.ts";
 import {
@@ -127,6 +127,10 @@ export class WebhookVerifier {
         standardKeyBytes(secret);
       }
     }
+    warnWeakSecrets(
+      secrets,
+      (secret) => scheme === "standard" || (scheme === "auto" && secret.startsWith("whsec_")),
+    );
     this.hasSecret = secrets.length > 0;
     this.header = checkHeader(scheme, options.header);
     this.#settings = {
