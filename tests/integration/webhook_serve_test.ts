@@ -90,7 +90,10 @@ async function runFixtureWithStderr(
 }
 
 Deno.test("handleWebhook without env permission answers 503 instead of throwing or prompting", async () => {
-  strictEqual(await runFixture(["--allow-read"], { GATEWAY_WEBHOOK_SECRET: "fixture-secret-0123456789abcdef-32" }), "503");
+  strictEqual(
+    await runFixture(["--allow-read"], { GATEWAY_WEBHOOK_SECRET: "fixture-secret-0123456789abcdef-32" }),
+    "503",
+  );
   strictEqual(
     await runFixture(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_SECRET"], {
       GATEWAY_WEBHOOK_SECRET: "fixture-secret-0123456789abcdef-32",
