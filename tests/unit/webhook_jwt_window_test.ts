@@ -5,6 +5,7 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { ConfigurationException } from "../../src/errors.ts";
 import { toBase64Url } from "../../src/webhooks/encoding.ts";
+import { optionsFromFile, WEBHOOK_KEYS } from "../../src/config_keys.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
 import { createWebhookHandler } from "../../src/webhooks/handler.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
@@ -163,7 +164,11 @@ Deno.test("jwt window: tokens the server would never send are refused, even vali
   );
 });
 
-Deno.test("jwt window: GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS sets the window", () => {
+Deno.test("jwt window: GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS and webhook.signature.jwt_max_age_seconds set the window", () => {
+  deepStrictEqual(
+    optionsFromFile(WEBHOOK_KEYS, { webhook: { signature: { jwt_max_age_seconds: 900 } } }),
+    { signature: { jwtMaxAgeSeconds: 900 } },
+  );
   const env: Record<string, string> = {
     GATEWAY_WEBHOOK_SECRET: JWT_KEY,
     GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS: "900",
