@@ -183,7 +183,7 @@ Deno.test({
     const ageOf = (delivery: Delivery) =>
       Math.floor(delivery.receivedAt / 1000) - (partOf(delivery.authorization.slice(7), 1).iat as number);
     // A receiver that is "down" (503: the server retries) until the token of the request is past its exp and
-    // the 30 s leeway (660 s: what a receiver that honoured `exp` refused).
+    // the 30 s leeway (630 s: a receiver that honoured `exp` refused it from there), with a margin: 660 s.
     const front = frontServer(
       live,
       (delivery) => ageOf(delivery) <= 660 ? new Response('{"ok":false}', { status: 503 }) : undefined,
