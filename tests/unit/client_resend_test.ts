@@ -1,0 +1,87 @@
+// The runtime must never send a message twice by itself. Deno's fetch retries, once and silently, a request
+// whose reused (pooled) connection closed before the answer: a send the server had read in full went out again
+// and the caller saw one 201 after "1 attempt". These tests use the runtime's real fetch (nothing injected)
+// against a hand-written HTTP/1.1 server that reads the second send in full and closes without answering.
+
+import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
+import { ConnectionException, ConnectionManager, GatewayClient, GatewayService } from "../../mod.ts";
+import { rawHttpServer } from "../helpers/raw_http_server.ts";
+
+const KEY = "resend-test-key-0123456789";
+
+function clientFor(url: string): GatewayClient {
+  return new GatewayClient({}, {
+    connections: new ConnectionManager({ server_url: url, api_key: KEY, instance: "sales" }),
+  });
+}
+
+Deno.test("a send whose connection closes after the server read it is read once and fails outcome-unknown", async () => {
+  const server = rawHttpServer([{ answer: 201, body: '{"key":{"id":"A"}}' }, "close"]);
+  try {
+    const client = clientFor(server.url);
+    const first = await client.request("POST", "/message/sendText/{instance}", {
+      body: { number: "5511999999999", text: "first" },
+    });
+    strictEqual(first.status, 201);
+    await rejects(
+      client.request("POST", "/message/sendText/{instance}", {
+        body: { number: "5511999999999", text: "second" },
+      }),
+      (thrown: unknown) => {
+        ok(thrown instanceof ConnectionException, String(thrown));
+        strictEqual(thrown.outcomeUnknown, true);
+        strictEqual(thrown.attempts, 1);
+        strictEqual(thrown.reason, "network");
+        return true;
+      },
+    );
+    deepStrictEqual(server.requests.map((request) => request.body), [
+      '{"number":"5511999999999","text":"first"}',
+      '{"number":"5511999999999","text":"second"}',
+    ]);
+    // Both sends went out on one kept-alive connection: the case in which the runtime would retry.
+    strictEqual(server.requests[1].connection, server.requests[0].connection);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("messages().text through the service: the send the server read is never delivered a second time", async () => {
+  const server = rawHttpServer([
+    { answer: 200, body: '{"instance":{"state":"open"}}' },
+    { answer: 201, body: '{"key":{"id":"A"}}' },
+    "close",
+  ]);
+  try {
+    const gw = new GatewayService({ server_url: server.url, api_key: KEY, instance: "sales" });
+    await gw.getClient().request("GET", "/instance/connectionState/{instance}");
+    const sent = await gw.messages().text("5511999999999", "first");
+    deepStrictEqual(sent.data, { key: { id: "A" } });
+    await rejects(
+      gw.messages().text("5511999999999", "second"),
+      (thrown: unknown) => thrown instanceof ConnectionException && thrown.outcomeUnknown === true,
+    );
+    const texts = server.requests.filter((request) => request.head.startsWith("POST"))
+      .map((request) => JSON.parse(request.body).text);
+    deepStrictEqual(texts, ["first", "second"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a safe read whose reused connection closes unanswered may be sent again: it is answered", async () => {
+  const server = rawHttpServer([
+    { answer: 200, body: '{"instance":{"state":"open"}}' },
+    "close",
+    { answer: 200, body: '{"instance":{"state":"close"}}' },
+  ]);
+  try {
+    const client = clientFor(server.url);
+    await client.request("GET", "/instance/connectionState/{instance}");
+    const again = await client.request("GET", "/instance/connectionState/{instance}");
+    strictEqual(again.json("instance.state"), "close");
+    strictEqual(server.requests.length, 3);
+  } finally {
+    await server.close();
+  }
+});
