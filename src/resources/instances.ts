@@ -109,13 +109,14 @@ export class InstancesResource extends Resource {
     name?: string,
     options?: CallOptions & { number?: string },
   ): Promise<ApiResponse<QrCode | ConnectionStateResponse>> {
-    const number = options?.number === undefined
+    const { number: given, ...call } = options ?? {};
+    const number = given === undefined
       ? undefined
-      : check("connect", (problems) => problems.recipient("number", options.number));
+      : check("connect", (problems) => problems.recipient("number", given));
     return await this.call<QrCode | ConnectionStateResponse>(
       ROUTE.instance.connect,
       { query: { number } },
-      this.#named(name, options),
+      this.#named(name, call),
     );
   }
 
