@@ -12,6 +12,8 @@
  * @module
  */
 
+import { hostAndPort } from "./fetch_failure.ts";
+
 /** The global fetch, called with an undefined `this` (Workers throws "Illegal invocation" otherwise). */
 export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
@@ -26,6 +28,30 @@ function streamOf(body: string): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
+}
+
+interface DenoPermissions {
+  querySync?: (descriptor: { name: "net"; host: string }) => { state: string };
+}
+
+/** Origins whose network permission was granted (a permission is seldom revoked while a process runs). */
+const granted = new Set<string>();
+
+/**
+ * True when fetch may reach `url` without asking: a streamed body is then safe to hand over. Without the
+ * permission, Deno's fetch fails (or prompts) before sending, and a stream it was given stays open and keeps
+ * the process alive, so such a request gets its body as a string: it cannot have gone out on a reused
+ * connection anyway, since no request to that host went out before the permission.
+ */
+function netGranted(url: string): boolean {
+  const origin = url.slice(0, url.indexOf("/", url.indexOf("//") + 2) >>> 0);
+  if (granted.has(origin)) return true;
+  const permissions = (globalThis as { Deno?: { permissions?: DenoPermissions } }).Deno?.permissions;
+  if (typeof permissions?.querySync !== "function") return true;
+  const state = permissions.querySync({ name: "net", host: hostAndPort(url) }).state;
+  if (state !== "granted") return false;
+  if (granted.size < 100) granted.add(origin);
+  return true;
 }
 
 /**
@@ -43,7 +69,10 @@ export function sendFetch(): typeof fetch {
   if (typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version !== "object") return globalFetch;
   return (input, init) => {
     const body = init?.body;
-    if (body !== undefined && body !== null && typeof body !== "string") return globalThis.fetch(input, init);
+    if ((body !== undefined && body !== null && typeof body !== "string") || typeof input !== "string") {
+      return globalThis.fetch(input, init);
+    }
+    if (!netGranted(input)) return globalThis.fetch(input, init);
     return globalThis.fetch(input, { ...init, body: streamOf(body ?? "") });
   };
 }
