@@ -22,6 +22,7 @@ import type {
   Presence,
   QrCode,
 } from "./types.ts";
+import { cliCommand } from "../errors/command_hint.ts";
 
 /** Options of {@link InstancesResource.waitForConnection}. */
 export interface WaitForConnectionOptions extends CallOptions {
@@ -254,7 +255,7 @@ export class InstancesResource extends Resource {
     const row = Array.isArray(res.data) ? res.data[0] : undefined;
     if (row === undefined) {
       throw new InstanceNotFoundException(
-        `Instance "${name}" not found (create it: deno task create ${name})`,
+        `Instance "${name}" not found (create it: ${cliCommand(`create ${name}`)})`,
         {
           instance: name,
           messages: [`Instance "${name}" not found`],
