@@ -60,9 +60,32 @@ function netGranted(url: string): boolean {
   return true;
 }
 
+/** Redirects a send follows, as many as fetch's own limit allows for any request (20). */
+const MAX_REDIRECTS = 20;
+
+/**
+ * Send `body` to `url` as a stream, following a 307 or 308 itself: fetch cannot follow a redirect with a
+ * streamed body ("Can not redeliver a streaming request body"), and those two keep the method and body (a
+ * proxy that moves http to https answers 308). The server that redirected did not act on the request, so the
+ * send still reaches one server once. Any other answer, a 301, 302 or 303 included, is returned as it is.
+ */
+async function streamed(url: string, init: RequestInit | undefined, body: string): Promise<Response> {
+  for (let hop = 0;; hop++) {
+    if (!netGranted(url)) return await globalThis.fetch(url, { ...init, body });
+    const response = await globalThis.fetch(url, { ...init, body: streamOf(body), redirect: "manual" });
+    const location = response.headers.get("location");
+    if ((response.status !== 307 && response.status !== 308) || location === null || hop === MAX_REDIRECTS) {
+      return response;
+    }
+    await response.body?.cancel();
+    url = new URL(location, url).href;
+  }
+}
+
 /**
  * The fetch of sends: in Deno, every request's body (an empty one too) is sent as a stream, which Deno's own
- * retry cannot replay; elsewhere the global fetch. The body must be a string or absent.
+ * retry cannot replay, and a 307 or 308 is followed with it; elsewhere the global fetch. A body that is not
+ * a string, or a caller's own `redirect` setting, leaves the request to the global fetch as it is.
  *
  * @example
  * ```ts
@@ -74,11 +97,10 @@ function netGranted(url: string): boolean {
 export function sendFetch(): typeof fetch {
   if (typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version !== "object") return globalFetch;
   return (input, init) => {
-    const body = init?.body;
-    if ((body !== undefined && body !== null && typeof body !== "string") || typeof input !== "string") {
+    const body = init?.body ?? "";
+    if (typeof body !== "string" || typeof input !== "string" || init?.redirect !== undefined) {
       return globalThis.fetch(input, init);
     }
-    if (!netGranted(input)) return globalThis.fetch(input, init);
-    return globalThis.fetch(input, { ...init, body: streamOf(body ?? "") });
+    return streamed(input, init, body);
   };
 }

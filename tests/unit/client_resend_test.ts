@@ -85,3 +85,34 @@ Deno.test("a safe read whose reused connection closes unanswered may be sent aga
     await server.close();
   }
 });
+
+Deno.test("a send answered 307 or 308 goes once to the new location with its body (a proxy's http → https move)", async () => {
+  const bodies: string[] = [];
+  const target = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    bodies.push(`${new URL(request.url).pathname} ${await request.text()}`);
+    return Response.json({ key: { id: "A" } }, { status: 201 });
+  });
+  let hops = 0;
+  const proxy = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    const status = hops++ === 0 ? 307 : 308;
+    const location = `http://127.0.0.1:${target.addr.port}${new URL(request.url).pathname}`;
+    return new Response(null, { status, headers: { location } });
+  });
+  try {
+    const client = clientFor(`http://127.0.0.1:${proxy.addr.port}`);
+    for (const text of ["first", "second"]) {
+      const sent = await client.request("POST", "/message/sendText/{instance}", {
+        body: { number: "5511999999999", text },
+      });
+      strictEqual(sent.status, 201);
+    }
+    deepStrictEqual(bodies, [
+      '/message/sendText/sales {"number":"5511999999999","text":"first"}',
+      '/message/sendText/sales {"number":"5511999999999","text":"second"}',
+    ]);
+  } finally {
+    await proxy.shutdown();
+    await target.shutdown();
+  }
+});
