@@ -66,8 +66,9 @@ const MAX_REDIRECTS = 20;
 /**
  * Send `body` to `url` as a stream, following a 307 or 308 itself: fetch cannot follow a redirect with a
  * streamed body ("Can not redeliver a streaming request body"), and those two keep the method and body (a
- * proxy that moves http to https answers 308). The server that redirected did not act on the request, so the
- * send still reaches one server once. Any other answer, a 301, 302 or 303 included, is returned as it is.
+ * proxy that moves http to https answers 308), on the same host only (another would get the api key). The
+ * server that redirected did not act on the request, so the send still reaches one server once. Any other
+ * answer, a 301, 302 or 303 or a redirect to another host included, is returned as it is.
  */
 async function streamed(url: string, init: RequestInit | undefined, body: string): Promise<Response> {
   for (let hop = 0;; hop++) {
@@ -77,8 +78,11 @@ async function streamed(url: string, init: RequestInit | undefined, body: string
     if ((response.status !== 307 && response.status !== 308) || location === null || hop === MAX_REDIRECTS) {
       return response;
     }
+    const next = new URL(location, url);
+    // Another host would receive the request's headers, the api key among them.
+    if (next.hostname !== new URL(url).hostname) return response;
     await response.body?.cancel();
-    url = new URL(location, url).href;
+    url = next.href;
   }
 }
 

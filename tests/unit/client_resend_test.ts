@@ -4,7 +4,13 @@
 // against a hand-written HTTP/1.1 server that reads the second send in full and closes without answering.
 
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import { ConnectionException, ConnectionManager, GatewayClient, GatewayService } from "../../mod.ts";
+import {
+  ConnectionException,
+  ConnectionManager,
+  GatewayApiException,
+  GatewayClient,
+  GatewayService,
+} from "../../mod.ts";
 import { rawHttpServer } from "../helpers/raw_http_server.ts";
 
 const KEY = "resend-test-key-0123456789";
@@ -114,5 +120,38 @@ Deno.test("a send answered 307 or 308 goes once to the new location with its bod
   } finally {
     await proxy.shutdown();
     await target.shutdown();
+  }
+});
+
+Deno.test("a send redirected to another host is not followed: the api key never leaves for it", async () => {
+  let reached = 0;
+  const other = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    reached++;
+    return Response.json({ key: { id: "A" } }, { status: 201 });
+  });
+  const proxy = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    return new Response(null, {
+      status: 308,
+      headers: { location: `http://localhost:${other.addr.port}/x` },
+    });
+  });
+  try {
+    const client = clientFor(`http://127.0.0.1:${proxy.addr.port}`);
+    await rejects(
+      client.request("POST", "/message/sendText/{instance}", {
+        body: { number: "5511999999999", text: "hi" },
+      }),
+      (error: unknown) => {
+        ok(error instanceof GatewayApiException, String(error));
+        strictEqual(error.status, 308);
+        return true;
+      },
+    );
+    strictEqual(reached, 0);
+  } finally {
+    await proxy.shutdown();
+    await other.shutdown();
   }
 });
