@@ -146,3 +146,13 @@ Deno.test("an option set to undefined is no option: the send goes out", async ()
   await gw.messages().text("5511999999999", "hi", { delay: undefined, timeoutMs: undefined });
   strictEqual(calls.length, 1);
 });
+
+Deno.test("a call option put in a request object says where it belongs", () => {
+  throws(
+    () => SendTextMessageDto.from({ number: "5511999999999", text: "hi", timeoutMs: 5 } as never),
+    (error: unknown) =>
+      error instanceof ValidationException &&
+      error.message ===
+        'Invalid text message: "timeoutMs" is a call option, not a field of the request: pass it in the call\'s options',
+  );
+});
