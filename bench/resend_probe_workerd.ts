@@ -30,7 +30,9 @@ try {
   const seen = await response.json() as string[];
   console.log(
     `workerd (miniflare 4.20260730.0) reused connection: server read ${server.requests.length} POSTs ` +
-      `(on connections ${server.requests.map((r) => r.connection).join(",")}); caller saw "${seen.join('" then "')}"`,
+      `(on connections ${server.requests.map((r) => r.connection).join(",")}); caller saw "${
+        seen.join('" then "')
+      }"`,
   );
 } finally {
   await mf.dispose();
