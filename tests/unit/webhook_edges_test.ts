@@ -130,7 +130,8 @@ for (const store of [false, true]) {
   Deno.test(`an envelope without an instance (or an empty one) is bad input: 400, no handler runs (store: ${store})`, async () => {
     const { handler, runs } = receiver({ store: store ? new MemoryStore() : undefined });
     const { instance: _, ...noInstance } = message();
-    for (const body of [noInstance, { ...message(), instance: "" }]) {
+    // Whitespace names no instance either (the server's names have none around them).
+    for (const body of [noInstance, { ...message(), instance: "" }, { ...message(), instance: " \t" }]) {
       for (let attempt = 0; attempt < 2; attempt++) {
         const response = await handler(post("/gateway/webhook", body));
         strictEqual(response.status, 400);
@@ -140,6 +141,10 @@ for (const store of [false, true]) {
         });
       }
     }
+    strictEqual(runs(), 0);
+    const blankUrl = await handler(post("/gateway/webhook/%20", noInstance));
+    strictEqual(blankUrl.status, 400);
+    await blankUrl.body?.cancel();
     strictEqual(runs(), 0);
     // The URL's instance is enough when the body has none.
     strictEqual((await handler(post("/gateway/webhook/sales", noInstance))).status, 200);
