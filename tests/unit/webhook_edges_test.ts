@@ -82,6 +82,22 @@ for (const store of [false, true]) {
   });
 }
 
+Deno.test("a handler's error that quotes the envelope's apikey: the line names the error, never the key", async () => {
+  const apikey = "B6D711FCDE4D4FD5936544120E713976";
+  const processor = new WebhookProcessor({ log: false }).on("messages.upsert", (payload) => {
+    throw new Error(`cannot save ${JSON.stringify(payload.raw)}`);
+  });
+  const { handler } = receiver({ processor });
+  const lines = await stderrOf(async () => {
+    strictEqual((await handler(post("/gateway/webhook/sales", { ...message(), apikey }))).status, 500);
+  });
+  strictEqual(lines.length, 1);
+  ok(lines[0].startsWith('[gateway] Webhook MESSAGES_UPSERT for instance "sales" failed'), lines[0]);
+  ok(lines[0].includes('"apikey":"[redacted]"'), lines[0]);
+  strictEqual(lines[0].includes(apikey), false, lines[0]);
+  await handler.close();
+});
+
 Deno.test("a bot whose reply fails: 500 and one stderr line with the reply's error", async () => {
   const { bot, stub } = stubBot();
   bot.on("message:text", (ctx) => ctx.reply(`echo ${ctx.text}`));
