@@ -364,6 +364,11 @@ export class InstancesResource extends Resource {
     options: WaitForConnectionOptions = {},
   ): Promise<ConnectionStateResponse> {
     const { timeoutMs = 60_000, intervalMs = 2_000, sleep, ...call } = options;
+    // NaN (or a string) never reaches the deadline, and an interval below 1 ms polls in a tight loop.
+    check("waitForConnection options", (problems) => {
+      problems.number("timeoutMs", timeoutMs, { min: 0 });
+      problems.number("intervalMs", intervalMs, { min: 1 });
+    });
     const named = this.#named(name, call);
     const instance = this.instanceName(named);
     const client = this.context.client;
