@@ -5,7 +5,7 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { Bot } from "../../src/bot/mod.ts";
-import { AuthenticationException, ConfigurationException } from "../../src/errors.ts";
+import { AuthenticationException, ConfigurationException, ConnectionException } from "../../src/errors.ts";
 import { GatewayService } from "../../src/service.ts";
 import { WebSocketSource, type WebSocketSourceOptions } from "../../src/sources/websocket/mod.ts";
 import type { GatewaySimulator } from "../../src/testing/mod.ts";
@@ -224,6 +224,59 @@ Deno.test("WebSocketSource: a refused api key is a clear error naming host and p
   await rejects(consumer.closed, AuthenticationException);
   strictEqual(w.io.refused, 1);
   await w.io.close();
+  await w.sim.close();
+});
+
+Deno.test("WebSocketSource: before the server opens the instance's namespace, the consumer waits for it", async () => {
+  const w = await world();
+  const said = logLines();
+  const gate = gatedSleep();
+  let handled!: (state: string | undefined) => void;
+  const state = new Promise<string | undefined>((resolve) => handled = resolve);
+  const processor = new WebhookProcessor({ log: false }).on(
+    "connection.update",
+    (p) => handled(p.connectionState),
+  );
+  const source = new WebSocketSource(
+    options(w, { instances: ["fresh"], reconcile: false, sleep: gate.sleep, log: said.log }),
+  );
+  const consumer = source.consume(processor);
+  await gate.nextCall();
+  // The server's first publish opens the namespace and reaches nobody, as the gateway server's does.
+  w.io.emit("fresh", "connection.update", { instance: "fresh", state: "connecting" });
+  gate.release();
+  await consumer.ready;
+  w.io.emit("fresh", "connection.update", { instance: "fresh", state: "open" });
+  strictEqual(await state, "open");
+  await consumer.close();
+  deepStrictEqual(gate.delays, [1000]);
+  deepStrictEqual(said.lines.map((line) => line.replace(/127\.0\.0\.1:\d+/, "HOST")), [
+    `[gateway] WebSocketSource: Cannot connect to the gateway's socket.io at "HOST" (instance "fresh"): the ` +
+    'server has not opened the namespace "/fresh" yet (it does when it first publishes one of the ' +
+    "instance's events); waiting for it",
+  ]);
+  await w.io.close();
+  await w.sim.close();
+});
+
+Deno.test("WebSocketSource: a server that is not there is a clear error naming host and port", async () => {
+  const w = await world();
+  const url = w.io.url;
+  await w.io.close();
+  const consumer = new WebSocketSource(options(w, { url, reconcile: false })).consume(
+    new WebhookProcessor({ log: false }),
+  );
+  await rejects(consumer.ready, (error: Error) => {
+    ok(error instanceof ConnectionException, String(error));
+    ok(
+      error.message.startsWith(
+        `Cannot connect to the gateway's socket.io at "${new URL(url).host}" (instance "sales"): `,
+      ),
+      error.message,
+    );
+    ok(!error.message.includes(KEY));
+    return true;
+  });
   await w.sim.close();
 });
 

@@ -16,6 +16,28 @@ export interface SocketLike {
   once(event: string, listener: (...args: never[]) => void): unknown;
   onAny(listener: (event: string, ...args: unknown[]) => void): unknown;
   close(): unknown;
+  /** The manager, down to the websocket under the transport (read to wait for its close). */
+  io?: { engine?: { transport?: { ws?: ClosingWebSocket | null } } };
+}
+
+/** The node build's websocket (`ws`) under the transport. Internal. */
+interface ClosingWebSocket {
+  readyState: number;
+  once?(event: "close", listener: () => void): unknown;
+}
+
+/**
+ * Close a socket and settle when its websocket has closed: socket.io-client returns at once, while `ws`
+ * keeps a timer for the closing handshake; waiting lets `close()` leave nothing running.
+ */
+function closeSocket(socket: SocketLike): Promise<void> {
+  const ws = socket.io?.engine?.transport?.ws;
+  const CLOSED = 3;
+  const done = ws && typeof ws.once === "function" && ws.readyState !== CLOSED
+    ? new Promise<void>((resolve) => ws.once!("close", resolve))
+    : Promise.resolve();
+  socket.close();
+  return done;
 }
 
 /** socket.io-client's `io`, as the source calls it. Internal. */
@@ -40,6 +62,7 @@ export class InstanceConnection {
   readonly #stop: AbortSignal;
   #socket: SocketLike | undefined;
   #waited = false;
+  #closing: Promise<void> = Promise.resolve();
 
   constructor(
     io: SocketFactory,
@@ -53,7 +76,19 @@ export class InstanceConnection {
     this.#instance = instance;
     this.#hooks = hooks;
     this.#stop = stop;
-    stop.addEventListener("abort", () => this.#socket?.close(), { once: true });
+    stop.addEventListener("abort", () => {
+      if (this.#socket !== undefined) this.#close(this.#socket);
+    }, { once: true });
+  }
+
+  #close(socket: SocketLike): void {
+    const closing = closeSocket(socket);
+    this.#closing = Promise.all([this.#closing, closing]).then(() => {});
+  }
+
+  /** Settles when every socket this connection opened has closed (after the consumer stopped). */
+  closed(): Promise<void> {
+    return this.#closing;
   }
 
   /** Connect for the first time: waits while the namespace is not open yet, rejects on any other failure. */
@@ -107,7 +142,7 @@ export class InstanceConnection {
         resolve(undefined);
       });
       socket.once("connect_error", (error: unknown) => {
-        socket.close();
+        this.#close(socket);
         resolve(classifyConnectError(error, this.#where()));
       });
     });
@@ -115,7 +150,7 @@ export class InstanceConnection {
 
   #lost(socket: SocketLike, reason: string): void {
     if (this.#stop.aborted || socket !== this.#socket) return;
-    socket.close();
+    this.#close(socket);
     this.#say(
       `lost "/${this.#instance}" at "${this.#settings.address}" (${reason}); reconnecting with backoff ` +
         `(${this.#settings.initialMs} ms doubling up to ${this.#settings.maxMs} ms)`,

@@ -58,6 +58,7 @@ export class WebSocketConsumer {
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
   #reconciling: Promise<void> = Promise.resolve();
+  #connections: InstanceConnection[] = [];
   #settle!: (error?: Error) => void;
 
   /** Start consuming (done by `WebSocketSource.consume`). Internal: use `source.consume(target)`. */
@@ -81,7 +82,7 @@ export class WebSocketConsumer {
   async #start(io: Promise<SocketFactory>): Promise<void> {
     try {
       const factory = await io;
-      const connections = this.#settings.instances.map((instance) =>
+      const connections = this.#connections = this.#settings.instances.map((instance) =>
         new InstanceConnection(factory, this.#settings, instance, {
           event: (name, body) => this.#event(instance, name, body),
           reconnected: () => this.#reconnected(instance),
@@ -156,6 +157,7 @@ export class WebSocketConsumer {
 
   async #shutdown(): Promise<void> {
     this.#stop.abort();
+    await Promise.all(this.#connections.map((connection) => connection.closed()));
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
