@@ -137,13 +137,20 @@ export class InstanceConnection {
     this.#socket = socket;
     socket.onAny((name, body) => this.#hooks.event(name, body));
     return new Promise((resolve) => {
+      const settle = (failure: ConnectFailure | undefined) => {
+        this.#stop.removeEventListener("abort", stopped);
+        resolve(failure);
+      };
+      // Closed while connecting: socket.io-client then reports nothing more.
+      const stopped = () => settle(undefined);
+      this.#stop.addEventListener("abort", stopped, { once: true });
       socket.once("connect", () => {
         socket.on("disconnect", (reason: string) => this.#lost(socket, reason));
-        resolve(undefined);
+        settle(undefined);
       });
       socket.once("connect_error", (error: unknown) => {
         this.#close(socket);
-        resolve(classifyConnectError(error, this.#where()));
+        settle(classifyConnectError(error, this.#where()));
       });
     });
   }

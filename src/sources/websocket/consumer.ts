@@ -130,6 +130,7 @@ export class WebSocketConsumer {
     try {
       const result = await reconcileInboundMessages(with_.service, {
         processor: with_.processor,
+        store: with_.processor.store ?? with_.service.getStore(),
         instances: [instance],
         signal: this.#stop.signal,
         now: this.#settings.now,
