@@ -227,6 +227,43 @@ Deno.test("WebSocketSource: a refused api key is a clear error naming host and p
   await w.sim.close();
 });
 
+Deno.test("WebSocketSource: a handler that fails is said and not retried live; the next reconnect's reconciler handles it", async () => {
+  const w = await world();
+  const handled: string[] = [];
+  let failures = 0;
+  const processor = new WebhookProcessor({ store: w.store, log: false, now: () => NOW })
+    .on("messages.upsert", (p) => {
+      if (failures++ === 0) throw new Error("handler down");
+      handled.push(p.messageId!);
+    });
+  const said = logLines();
+  const gate = gatedSleep();
+  const source = new WebSocketSource(options(w, { sleep: gate.sleep, log: said.log }));
+  await source.setup(w.gw);
+  const consumer = source.consume(processor);
+  await consumer.ready;
+  w.io.emit(
+    "sales",
+    "messages.upsert",
+    w.sim.simulateInboundMessage("sales", { from: PHONE, text: "x", id: "FAIL1" }),
+  );
+  await said.until(/failed and is not redelivered/);
+  deepStrictEqual(handled, []);
+  w.io.drop("sales");
+  await gate.nextCall();
+  gate.release();
+  await said.until(/reconciled "sales"/);
+  deepStrictEqual(handled, ["FAIL1"]);
+  strictEqual(
+    said.lines[0],
+    '[gateway] WebSocketSource: a "messages.upsert" event of "sales" failed and is not redelivered (socket.io ' +
+      'is at most once): Cannot process webhook "MESSAGES_UPSERT": handler down',
+  );
+  await consumer.close();
+  await w.io.close();
+  await w.sim.close();
+});
+
 Deno.test("WebSocketSource: before the server opens the instance's namespace, the consumer waits for it", async () => {
   const w = await world();
   const said = logLines();
