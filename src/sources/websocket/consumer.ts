@@ -98,7 +98,8 @@ export class WebSocketConsumer {
 
   #track(work: Promise<void>): void {
     this.#inFlight.add(work);
-    work.finally(() => this.#inFlight.delete(work));
+    const done = () => void this.#inFlight.delete(work);
+    work.then(done, done);
   }
 
   #event(instance: string, name: string, body: unknown): void {
