@@ -155,3 +155,22 @@ Deno.test("a send redirected to another host is not followed: the api key never 
     await other.shutdown();
   }
 });
+
+Deno.test("a GET that is not safe to repeat (groups().acceptInvite) goes out without a body and is answered", async () => {
+  // A GET cannot carry the stream that defeats the runtime's retry: fetch refused it ("Request with GET/HEAD
+  // method cannot have body") and the call always failed.
+  const server = rawHttpServer([{ answer: 200, body: '{"accepted":true}' }]);
+  try {
+    const gw = new GatewayService({ server_url: server.url, api_key: KEY, instance: "sales" });
+    const res = await gw.groups().acceptInvite("AbCdEfGhIjKlMnOpQrStUv");
+    deepStrictEqual(res.data, { accepted: true });
+    strictEqual(server.requests.length, 1);
+    ok(
+      server.requests[0].head.startsWith("GET /group/acceptInviteCode/sales?inviteCode="),
+      server.requests[0].head,
+    );
+    strictEqual(server.requests[0].body, "");
+  } finally {
+    await server.close();
+  }
+});
