@@ -95,6 +95,22 @@ Deno.test("client.request refuses a serverDelayMs of 1e12, -1 or NaN before any 
   }
 });
 
+Deno.test("client.request refuses an idempotencyKey that is empty or not a string, and a signal that is not one", async () => {
+  // An empty key was dropped silently (no header); a string signal failed as "Cannot reach gateway server".
+  const { gw, calls } = service();
+  const send = (options: Record<string, unknown>) =>
+    gw.getClient().request("POST", "/message/sendText/{instance}", {
+      body: { number: "5511999999999", text: "hi" },
+      ...options,
+    });
+  for (const idempotencyKey of ["", " ", 5, "k".repeat(256)]) {
+    await refused(send({ idempotencyKey }), calls, "Invalid idempotencyKey");
+  }
+  for (const signal of ["x", {}, null]) {
+    await refused(send({ signal }), calls, '"signal" must be an AbortSignal');
+  }
+});
+
 Deno.test("deadlineMs on a send, which no resource call takes, is refused with a suggestion", async () => {
   const { gw, calls } = service();
   await refused(
