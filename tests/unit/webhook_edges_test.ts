@@ -199,3 +199,33 @@ for (const store of [false, true]) {
     await handler.close();
   });
 }
+
+Deno.test("a refused request's stderr line never carries the sender's control characters (no forged lines)", async () => {
+  // A JWT header is the sender's JSON: its "alg" can hold a newline and terminal escapes, and was quoted as is.
+  const part = (value: unknown) =>
+    btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const handler = createWebhookHandler({
+    signature: { secret: "jwt-key-of-the-instance-0123456789abcdef" },
+    processor: new WebhookProcessor({ log: false }),
+    now: () => NOW,
+  });
+  const lines = await stderrOf(async () => {
+    const response = await handler(
+      new Request(`${BASE}/gateway/webhook/sales`, {
+        method: "POST",
+        headers: {
+          ...JSON_HEADERS,
+          authorization: `Bearer ${part({ alg: "\n[gw] ok\u001b[2J" })}.${part({})}.AAAA`,
+        },
+        body: JSON.stringify(message()),
+      }),
+    );
+    strictEqual(response.status, 401);
+    await response.body?.cancel();
+  });
+  strictEqual(lines.length, 1);
+  ok(lines[0].includes('the JWT algorithm is "\\n[gw] ok\\u001b[2J"'), lines[0]);
+  // deno-lint-ignore no-control-regex -- control characters are what must not reach the log
+  strictEqual(/[\u0000-\u001f\u007f]/.test(lines[0]), false, JSON.stringify(lines[0]));
+  await handler.close();
+});
