@@ -226,3 +226,19 @@ for (const [kind, send] of Object.entries(SEND_KINDS)) {
     }
   });
 }
+
+Deno.test("sendMany: an item the server read before its connection closed is read once and reported unknown", async () => {
+  const server = rawHttpServer([{ answer: 201, body: '{"key":{"id":"A"}}' }, "close"]);
+  try {
+    const gw = new GatewayService({ server_url: server.url, api_key: KEY, instance: "sales" });
+    const report = await gw.messages().sendMany([
+      { idempotencyKey: "bulk-1", to: N, text: "first" },
+      { idempotencyKey: "bulk-2", to: "5511988887777", text: "second" },
+    ], { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 0, typing: false, sleep: () => Promise.resolve() });
+    deepStrictEqual(report.items.map((item) => item.status), ["sent", "unknown"]);
+    const texts = server.requests.map((request) => JSON.parse(request.body).text);
+    deepStrictEqual(texts, ["first", "second"]);
+  } finally {
+    await server.close();
+  }
+});
