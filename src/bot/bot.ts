@@ -20,7 +20,7 @@ import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import type { ChatLines } from "./chat_order.ts";
+import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
@@ -28,7 +28,8 @@ import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
 import { OwnJids } from "./own_jids.ts";
-import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
+import { addressesInstance } from "./update.ts";
+import { UpdateReader } from "./update_reader.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -110,13 +111,12 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = this.#arrivals = new ArrivalProcessor(
-      { store: this.store, now: this.#now },
-      (payload) => {
-        const chat = payload.chatJid;
-        return chat === undefined ? undefined : this.#order.arrive(payload.instance, chat);
-      },
-    );
+    this.#claims = new InboundMessageClaims(state, this.#now);
+    const reader = new UpdateReader(this.#claims, () => this.processor.lidDirectory);
+    this.processor = this.#arrivals = new ArrivalProcessor({ store: this.store, now: this.#now }, {
+      read: (payload) => reader.read(payload),
+      arrive: (instance, chat) => this.#order.arrive(instance, chat),
+    });
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -134,7 +134,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       pollMs: ORDER_POLL_MS,
     });
     this.#pauses = new ChatPauses(state, this.#now);
-    this.#claims = new InboundMessageClaims(state, this.#now);
     this.#own = new OwnJids(this.processor.lidDirectory, (instance) => this.#actions.api(instance));
     const debounceMs = checked.debounceMs ?? 0;
     this.#bursts = debounceMs > 0
@@ -294,11 +293,10 @@ export class Bot<C extends Context = Context> extends Composer<C> {
 
   /** The processor's handler: one payload through the guards, the turn and the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    // A contact's edit names the message as they wrote it (`fromMe`): theirs when it came in here.
-    let update = placeEdit(payload, toBotUpdate(payload), this.#claims);
-    if (update instanceof Promise) update = await update;
-    const lids = this.processor.lidDirectory;
-    if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
+    // Read once, at its arrival, with its place in its chat's line.
+    let placed = this.#arrivals.placed(payload);
+    if (placed instanceof Promise) placed = await placed;
+    const { update, slot } = placed;
     // Most updates are admitted (or not) at once: no promise to wait for then.
     const admitted = this.#admits(update, payload);
     if (admitted !== true && !(await admitted)) return;
@@ -306,7 +304,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     const claimed = payload.isInboundMessage ? false : await this.#claim(update);
     if (claimed === null) return;
     try {
-      await this.#run(update, payload);
+      await this.#run(update, payload, slot);
     } catch (error) {
       if (claimed) await this.#claims.release(update.instance, `update:${update.id}`).catch(() => {});
       throw error;
@@ -325,15 +323,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** The burst, the chat's turn, the pause and the middleware. */
-  async #run(update: BotUpdate, payload: WebhookPayloadDto): Promise<void> {
+  async #run(update: BotUpdate, payload: WebhookPayloadDto, slot: ArrivalSlot | undefined): Promise<void> {
     const chat = update.chat?.id;
     const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
       ? await this.#bursts.collect(update.instance, chat, update.msg!)
       : undefined;
     if (burst === null) return; // merged into a later message's update
-    let turn = chat === undefined
-      ? undefined
-      : this.#order.enter(update.instance, chat, this.#arrivals.slotOf(payload));
+    let turn = chat === undefined ? undefined : this.#order.enter(update.instance, chat, slot);
     if (turn instanceof Promise) turn = await turn;
     try {
       const paused = chat !== undefined && this.#pauses.pausedNow(chat);

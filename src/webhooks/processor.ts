@@ -18,6 +18,7 @@ import type { WebhookEventSpelling } from "./events/names.ts";
 import type { WebhookPlugin } from "./events/plugin.ts";
 import { type HandlerEntry, HandlerRegistry } from "./events/registry.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
+import { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
 import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
 import { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
@@ -40,6 +41,13 @@ export type WebhookEventHandler<S extends WebhookEventSpelling> = (payload: Webh
 
 /** Key of the processor's internal fast path (used by the handler and the queue worker). */
 export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
+
+/**
+ * Key of the processor's arrival step (used by the receiver): an update entering now takes its place in
+ * arrival order. A plain processor orders nothing (`NO_ARRIVAL`); the bot's places each update in its
+ * chat's line.
+ */
+export const ARRIVE: unique symbol = Symbol("gateway.webhook.arrive");
 
 /** Key of the processor's inbound-message path that says what happened (used by the reconciler). */
 export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMessage");
@@ -344,12 +352,17 @@ export class WebhookProcessor {
     if (pending !== undefined) await pending;
   }
 
+  /** An update entering now (see {@link ARRIVE}): nothing to place for a plain processor. Internal. */
+  [ARRIVE](): Arrival<WebhookPayloadDto> {
+    return NO_ARRIVAL;
+  }
+
   /**
    * `process` without promise layers when everything is synchronous: returns undefined when every handler
    * and plug-in finished at once and succeeded, throws when one of them failed, or returns a promise.
-   * Internal (the handler's hot path).
+   * `arrival` is the place the receiver took for it when it arrived. Internal (the handler's hot path).
    */
-  [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
+  [PROCESS](payload: WebhookPayloadDto, _arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
     if (this.#claims !== undefined && payload.isInboundMessage) {
       return this[PROCESS_MESSAGE](payload).then((outcome) => {
         if (outcome === "busy") {

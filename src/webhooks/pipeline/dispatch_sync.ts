@@ -39,7 +39,7 @@ export function runContextOf(receiver: Receiver, state: RequestState): RunContex
 export function dispatchSync(receiver: Receiver, state: RequestState): Response | Promise<Response> {
   let pending: Promise<void> | undefined;
   try {
-    pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state));
+    pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state), state.arrival);
   } catch {
     return failed(receiver, state);
   }
