@@ -12,7 +12,7 @@ import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
-import { InboundMessageClaims } from "../webhooks/message_claims.ts";
+import type { HeldClaim, InboundMessageClaims } from "../webhooks/message_claims.ts";
 import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
 import { ArrivalProcessor } from "./arrival_processor.ts";
 import { BotActions } from "./actions.ts";
@@ -111,12 +111,14 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.#claims = new InboundMessageClaims(state, this.#now);
-    const reader = new UpdateReader(this.#claims, () => this.processor.lidDirectory);
-    this.processor = this.#arrivals = new ArrivalProcessor({ store: this.store, now: this.#now }, {
+    const reader = new UpdateReader(() => this.#claims, () => this.processor.lidDirectory);
+    const processor = new ArrivalProcessor({ store: this.store, now: this.#now }, {
       read: (payload) => reader.read(payload),
       arrive: (instance, chat) => this.#order.arrive(instance, chat),
     });
+    this.processor = this.#arrivals = processor;
+    // One claim service: the processor's (its store is the bot's).
+    this.#claims = processor.claims!;
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -301,21 +303,22 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     const admitted = this.#admits(update, payload);
     if (admitted !== true && !(await admitted)) return;
     // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
-    const claimed = payload.isInboundMessage ? false : await this.#claim(update);
-    if (claimed === null) return;
+    const held = payload.isInboundMessage ? undefined : await this.#claim(update);
+    if (held === null) return;
     try {
       await this.#run(update, payload, slot);
     } catch (error) {
-      if (claimed) await this.#claims.release(update.instance, `update:${update.id}`).catch(() => {});
+      await held?.release().catch(() => {});
       throw error;
     }
-    if (claimed) await this.#claims.complete(update.instance, `update:${update.id}`);
+    await held?.complete();
   }
 
-  /** Claim an update that is not an inbound message: true when claimed, null when done or running elsewhere. */
-  async #claim(update: BotUpdate): Promise<boolean | null> {
+  /** Claim an update that is not an inbound message: null when done, busy (503) when held elsewhere. */
+  async #claim(update: BotUpdate): Promise<HeldClaim | null> {
     const id = `update:${update.id}`;
-    if (await this.#claims.claim(update.instance, id)) return true;
+    const held = await this.#claims.hold(update.instance, id);
+    if (held !== null) return held;
     if ((await this.#claims.state(update.instance, id)) !== "processing") return null;
     throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
       status: 503,

@@ -18,18 +18,18 @@ const MAX_PAIRS = 10_000;
 
 /** Reads updates at their arrival. */
 export class UpdateReader {
-  readonly #claims: InboundMessageClaims;
+  readonly #claims: () => InboundMessageClaims;
   readonly #lids: () => LidDirectory | undefined;
   readonly #pairs = new Map<string, string>();
 
-  constructor(claims: InboundMessageClaims, lids: () => LidDirectory | undefined) {
+  constructor(claims: () => InboundMessageClaims, lids: () => LidDirectory | undefined) {
     this.#claims = claims;
     this.#lids = lids;
   }
 
   /** The update of `payload`, with its chat's canonical id; a promise only when the store must be asked. */
   read(payload: WebhookPayloadDto): BotUpdate | Promise<BotUpdate> {
-    const update = placeEdit(payload, toBotUpdate(payload), this.#claims);
+    const update = placeEdit(payload, toBotUpdate(payload), this.#claims());
     if (update instanceof Promise) return update.then((placed) => this.#canonical(payload, placed));
     return this.#canonical(payload, update);
   }

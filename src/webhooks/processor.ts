@@ -177,6 +177,21 @@ export class WebhookProcessor {
   }
 
   /**
+   * The claims on inbound updates, once the processor has a store: the one claim service its processing
+   * and the bot share (keyed by instance and update id; held while the update waits or runs).
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * await processor.claims?.state("sales", "3EB0"); // null: never claimed
+   * ```
+   */
+  get claims(): InboundMessageClaims | undefined {
+    return this.#claims;
+  }
+
+  /**
    * The LID ↔ phone directory this processor feeds from every webhook, once it has a store.
    *
    * @example
@@ -389,16 +404,17 @@ export class WebhookProcessor {
       return "processed";
     }
     const origin = { chat: payload.chatJid, from: payload.senderJid };
-    if (!(await claims.claim(payload.instance, id, origin))) {
+    const held = await claims.hold(payload.instance, id, origin);
+    if (held === null) {
       return (await claims.state(payload.instance, id)) === "processing" ? "busy" : "duplicate";
     }
     try {
       await dispatchWebhook(entries, payload);
     } catch (error) {
-      await claims.release(payload.instance, id).catch(() => {});
+      await held.release().catch(() => {});
       throw error;
     }
-    await claims.complete(payload.instance, id, origin);
+    await held.complete(origin);
     return "processed";
   }
 }
