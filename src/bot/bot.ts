@@ -6,13 +6,13 @@
  * @module
  */
 
-import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
+import { ConfigurationException, ValidationException } from "../errors.ts";
 import { MemoryStore } from "../backends/memory/store.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
-import type { HeldClaim, InboundMessageClaims } from "../webhooks/message_claims.ts";
+import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
 import { ArrivalProcessor } from "./arrival_processor.ts";
 import { BotActions } from "./actions.ts";
@@ -20,7 +20,20 @@ import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
-import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
+import type { ChatLines } from "./chat_order.ts";
+import { ContentIdentity } from "./content_identity.ts";
+import {
+  admitStage,
+  claimStage,
+  composeStages,
+  debounceStage,
+  echoStage,
+  identifyStage,
+  type InboundContext,
+  type InboundStage,
+  pauseStage,
+  turnStage,
+} from "./inbound_stages.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
@@ -30,7 +43,6 @@ import { ChatPauses } from "./pauses.ts";
 import { OwnJids } from "./own_jids.ts";
 import { addressesInstance } from "./update.ts";
 import { UpdateReader } from "./update_reader.ts";
-import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
 
@@ -80,6 +92,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #claims: InboundMessageClaims;
   readonly #own: OwnJids;
   readonly #bursts: Bursts | undefined;
+  readonly #stages: InboundStage;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
 
@@ -142,6 +155,16 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
       : undefined;
     this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
+    const claims = () => this.#claims;
+    this.#stages = composeStages([
+      admitStage((ctx) => this.#admits(ctx)),
+      claimStage(claims),
+      debounceStage(this.#bursts),
+      turnStage(this.#order),
+      identifyStage(new ContentIdentity(state, this.#now), claims),
+      pauseStage(this.#pauses),
+      echoStage(this.#actions),
+    ], (ctx) => this.#toMiddleware(ctx));
   }
 
   /**
@@ -293,68 +316,25 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return this.#env.close();
   }
 
-  /** The processor's handler: one payload through the guards, the turn and the middleware. */
+  /** The processor's handler: one payload through the bot's stages, then the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
     // Read once, at its arrival, with its place in its chat's line.
     let placed = this.#arrivals.placed(payload);
     if (placed instanceof Promise) placed = await placed;
-    const { update, slot } = placed;
-    // Most updates are admitted (or not) at once: no promise to wait for then.
-    const admitted = this.#admits(update, payload);
-    if (admitted !== true && !(await admitted)) return;
-    // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
-    const held = payload.isInboundMessage ? undefined : await this.#claim(update);
-    if (held === null) return;
-    try {
-      await this.#run(update, payload, slot);
-    } catch (error) {
-      await held?.release().catch(() => {});
-      throw error;
-    }
-    await held?.complete();
+    await this.#stages({ payload, update: placed.update, slot: placed.slot }, () => Promise.resolve());
   }
 
-  /** Claim an update that is not an inbound message: null when done, busy (503) when held elsewhere. */
-  async #claim(update: BotUpdate): Promise<HeldClaim | null> {
-    const id = `update:${update.id}`;
-    const held = await this.#claims.hold(update.instance, id);
-    if (held !== null) return held;
-    if ((await this.#claims.state(update.instance, id)) !== "processing") return null;
-    throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
-      status: 503,
-    });
-  }
-
-  /** The burst, the chat's turn, the pause and the middleware. */
-  async #run(update: BotUpdate, payload: WebhookPayloadDto, slot: ArrivalSlot | undefined): Promise<void> {
-    const chat = update.chat?.id;
-    const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
-      ? await this.#bursts.collect(update.instance, chat, update.msg!)
-      : undefined;
-    if (burst === null) return; // merged into a later message's update
-    let turn = chat === undefined ? undefined : this.#order.enter(update.instance, chat, slot);
-    if (turn instanceof Promise) turn = await turn;
-    try {
-      const paused = chat !== undefined && this.#pauses.pausedNow(chat);
-      if (paused === true || (paused !== false && await paused)) return void await burst?.done();
-      // An echo of a reply sent while this update waited for its turn.
-      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
-        return;
-      }
-      const ctx = new Context({
-        payload,
-        update,
-        messages: burst?.messages,
-        state: this.store.state,
-        now: this.#now,
-        actions: this.#actions,
-      }) as C;
-      await this.#runMiddleware(ctx);
-      if (burst !== undefined) await burst.done();
-    } finally {
-      const left = turn?.leave();
-      if (left !== undefined) await left;
-    }
+  /** The last step: the update as a `Context` through the middleware. */
+  async #toMiddleware(inbound: InboundContext): Promise<void> {
+    const ctx = new Context({
+      payload: inbound.payload,
+      update: inbound.update,
+      messages: inbound.burst?.messages,
+      state: this.store.state,
+      now: this.#now,
+      actions: this.#actions,
+    }) as C;
+    await this.#runMiddleware(ctx);
   }
 
   async #runMiddleware(ctx: C): Promise<void> {
@@ -373,7 +353,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
-  #admits(update: BotUpdate, payload: WebhookPayloadDto): boolean | Promise<boolean> {
+  #admits({ update, payload }: InboundContext): boolean | Promise<boolean> {
     if (update.own) {
       // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();

@@ -70,6 +70,16 @@ function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
   return `${payload.event.toLowerCase()}:${msg ?? ""}:${delivery}`;
 }
 
+/**
+ * Whether the server named `update` (a message by its key id, a delete by the deleted message's id, or
+ * any update by its signed delivery id): else it is named by its content (`content_identity.ts`).
+ */
+export function namedByServer(payload: WebhookPayloadDto, update: BotUpdate): boolean {
+  if (payload.deliveryId !== undefined) return true;
+  const msg = update.msg?.id;
+  return msg !== undefined && msg !== "" && (MESSAGE_EVENTS.has(payload.event) || update.kind === "delete");
+}
+
 /** messages.upsert and send.message. */
 function fromMessage(payload: WebhookPayloadDto, sentEvent: boolean): BotUpdate {
   const data = payload.dataObject;
