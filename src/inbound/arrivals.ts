@@ -19,11 +19,9 @@ export interface Arrival<P = unknown> {
 }
 
 /** An arrival that is placed nowhere: what a processor without lines gives. */
+// Already "taken": the receiver has nothing to give up for it.
 export const NO_ARRIVAL: Arrival = Object.freeze({
-  get taken() {
-    return true;
-  },
-  set taken(_: boolean) {},
+  taken: true,
   place() {},
   end() {},
 });
