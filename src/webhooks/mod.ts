@@ -72,7 +72,13 @@ export {
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
 } from "./handler.ts";
-export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./default_handler.ts";
+export {
+  type EnvWebhookHandler,
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  webhookHandlerFromEnv,
+  webhookProcessor,
+} from "./default_handler.ts";
 export * from "./signature.ts";
 export {
   dottedWebhookEvent,
