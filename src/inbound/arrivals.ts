@@ -8,7 +8,17 @@
  * @module
  */
 
-/** An update's entry into the inbound path: placed in its line once (or dropped), then ended once. */
+/**
+ * An update's entry into the inbound path: placed in its line once (or dropped), then ended once. The
+ * receiver takes one from its processor when a webhook's body is in; a plain processor's places nothing.
+ *
+ * @example
+ * ```ts
+ * import { type Arrival, NO_ARRIVAL } from "@gw/gateway/webhooks";
+ * const arrival: Arrival = NO_ARRIVAL; // what a processor without lines gives
+ * arrival.end();
+ * ```
+ */
 export interface Arrival<P = unknown> {
   /** Processing took the arrival over: it ends it when done (the receiver does not). */
   taken: boolean;
@@ -18,8 +28,16 @@ export interface Arrival<P = unknown> {
   end(): void;
 }
 
-/** An arrival that is placed nowhere: what a processor without lines gives. */
-// Already "taken": the receiver has nothing to give up for it.
+/**
+ * An arrival that is placed nowhere: what a processor without lines gives. Already "taken": the receiver has
+ * nothing to give up for it.
+ *
+ * @example
+ * ```ts
+ * import { NO_ARRIVAL } from "@gw/gateway/webhooks";
+ * NO_ARRIVAL.taken; // true
+ * ```
+ */
 export const NO_ARRIVAL: Arrival = Object.freeze({
   taken: true,
   place() {},

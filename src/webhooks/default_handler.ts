@@ -133,7 +133,7 @@ export interface EnvWebhookHandler {
  * ```ts
  * import { webhookHandlerFromEnv, WebhookProcessor } from "@gw/gateway/webhooks";
  * const processor = new WebhookProcessor().on("call", (payload) => console.log(payload.data.from));
- * export default { fetch: webhookHandlerFromEnv({ processor }) };
+ * Deno.serve({ port: 8000 }, webhookHandlerFromEnv({ processor }));
  * ```
  */
 export function webhookHandlerFromEnv(overrides: WebhookHandlerOptions = {}): EnvWebhookHandler {

@@ -16,7 +16,16 @@ import type { StateStore } from "../store/state.ts";
 const NAMESPACE = "inbound_message";
 /** How long a message is remembered as handled: longer than any reconciliation look-back. */
 export const MESSAGE_CLAIM_WINDOW_MS = 14 * 86_400_000;
-/** How long a claim whose holder stopped renewing it holds before another delivery may take it over. */
+/**
+ * How long a claim whose holder stopped renewing it (a killed process) holds before another delivery may
+ * take it over, in ms; a live holder renews it every third of it.
+ *
+ * @example
+ * ```ts
+ * import { MESSAGE_CLAIM_LEASE_MS } from "@gw/gateway/webhooks";
+ * console.log(MESSAGE_CLAIM_LEASE_MS / 1000); // 120
+ * ```
+ */
 export const MESSAGE_CLAIM_LEASE_MS = 120_000;
 const RENEW_EVERY_MS = MESSAGE_CLAIM_LEASE_MS / 3;
 
@@ -50,13 +59,36 @@ export interface HeldClaim {
   abandon(): void;
 }
 
-/** Claims on inbound messages (`instance` + `key.id`) in a store's shared state. */
+/**
+ * Claims on inbound updates (`instance` + update id) in a store's shared state: the one claim service of a
+ * processor (`processor.claims`), which the bot shares.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "@gw/gateway";
+ * import { InboundMessageClaims } from "@gw/gateway/webhooks";
+ * const claims = new InboundMessageClaims(new MemoryStore().state);
+ * const held = await claims.hold("sales", "3EB0");
+ * await held?.complete(); // handled: refused to redeliveries for the window
+ * await claims.state("sales", "3EB0"); // "done"
+ * ```
+ */
 export class InboundMessageClaims {
   readonly #state: StateStore;
   readonly #now: () => number;
   // The claims this object holds now: refused to any other delivery in this process.
   readonly #held = new Set<string>();
 
+  /**
+   * Claims in `state`, their leases and windows on `now` (the clock every collaborator shares).
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { InboundMessageClaims } from "@gw/gateway/webhooks";
+   * new InboundMessageClaims(new MemoryStore().state, Date.now);
+   * ```
+   */
   constructor(state: StateStore, now: () => number = Date.now) {
     this.#state = state;
     this.#now = now;

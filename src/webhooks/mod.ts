@@ -72,6 +72,14 @@ export {
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
 } from "./handler.ts";
+export { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
+export {
+  type HeldClaim,
+  InboundMessageClaims,
+  MESSAGE_CLAIM_LEASE_MS,
+  type MessageClaimState,
+  type MessageOrigin,
+} from "./message_claims.ts";
 export {
   type EnvWebhookHandler,
   handleWebhook,

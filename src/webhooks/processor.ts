@@ -9,7 +9,7 @@
 
 import { LidDirectory } from "../address/lid_directory.ts";
 import { MessageStatusTracker } from "../delivery/status_tracker.ts";
-import { ConfigurationException, WebhookException } from "../errors.ts";
+import { WebhookException } from "../errors.ts";
 import { InstanceHealth } from "../health/instance_health.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { dispatchWebhook } from "./events/dispatch.ts";
@@ -21,6 +21,7 @@ import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
 import { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
 import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
+import { checkOptions, type WebhookProcessorOptions } from "./processor_options.ts";
 import { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
 import { RecordInstanceHealth } from "./plugins/instance_health.ts";
 import { LearnLidPairs } from "./plugins/lid_pairs.ts";
@@ -28,6 +29,7 @@ import { LogWebhookEvent } from "./plugins/log.ts";
 import { TrackMessageStatus } from "./plugins/message_status.ts";
 
 export { WebhookProcessingException } from "./events/dispatch.ts";
+export type { WebhookProcessorOptions } from "./processor_options.ts";
 
 /** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
@@ -54,45 +56,6 @@ export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMes
 
 /** What {@link PROCESS_MESSAGE} did with an inbound message. */
 export type MessageOutcome = "processed" | "duplicate" | "busy";
-
-/** Options of a {@link WebhookProcessor}. */
-export interface WebhookProcessorOptions {
-  /**
-   * With a store, the processor by itself: stores inbound messages, handles each inbound message once by its
-   * id, learns `@lid` pairs (`lidDirectory`), tracks message statuses (`messageStatus`) and records instance
-   * health from `connection.update` (`instanceHealth`, the same records `GatewayService.health()` reads over
-   * the same store).
-   */
-  store?: GatewayStore;
-  /** The connection name the instance health is recorded under (default `default`). */
-  connection?: string;
-  /** Clock in epoch ms for the store features (default `Date.now`). */
-  now?: () => number;
-  /** Log one line per webhook (`LogWebhookEvent`; default true). */
-  log?: boolean;
-}
-
-const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log"];
-
-// Nothing given is silently ignored: a misspelt key or a value of the wrong type is refused at creation.
-function checkOptions(options: WebhookProcessorOptions): void {
-  const fail = (setting: string, problem: string) => {
-    throw new ConfigurationException(`Invalid webhook processor options: "${setting}" ${problem}`, {
-      setting,
-    });
-  };
-  if (options === null || typeof options !== "object") fail("options", "must be an object");
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) fail(key, `is not an option; the options are ${OPTION_KEYS.join(", ")}`);
-  }
-  const { store, connection, now, log } = options;
-  if (store !== undefined && typeof store?.state?.set !== "function") fail("store", "must be a GatewayStore");
-  if (connection !== undefined && (typeof connection !== "string" || connection === "")) {
-    fail("connection", "must be a non-empty string");
-  }
-  if (now !== undefined && typeof now !== "function") fail("now", "must be a function returning epoch ms");
-  if (log !== undefined && typeof log !== "boolean") fail("log", "must be a boolean");
-}
 
 function checkFunction(fn: unknown): void {
   if (typeof fn !== "function") throw new WebhookException("Cannot register webhook handler: not a function");
@@ -350,6 +313,10 @@ export class WebhookProcessor {
   }
 
   /**
+   * The one way in for an event from any source (the receiver, a queue worker, a RabbitMQ, NATS or
+   * WebSocket consumer, a test): the event arrives when `process` is called, and takes its place in
+   * arrival order then, synchronously (a bot's processor places it in its chat's line).
+   *
    * Run the plug-ins, then every handler for `payload.event`, in registration order. All of them run even
    * when one fails; then a {@link WebhookProcessingException} lists the failures (handlers that threw,
    * plug-ins and listeners that failed, promises given to `waitUntil` that rejected). With a store, an
