@@ -8,7 +8,8 @@
  *
  * An update that will not run (a redelivery, a refused one) gives its ticket up: it is skipped when its
  * turn comes. The holder renews its turn while its middleware runs; a holder that stopped renewing (a
- * crashed process) is skipped once the turn has not moved or been renewed for the lease (`leaseMs`).
+ * crashed process) is skipped once the turn has not moved or been renewed for the lease (`leaseMs`), never
+ * by a waiter of the holder's own process (it knows the holder is alive, whatever the clock says).
  * Waiters in the same process are woken at once when a turn ends; others look again every `pollMs`. Only
  * the `StateStore` contract is used, so it works on every engine (memory, Deno KV, Redis, Durable Objects,
  * D1).
@@ -119,6 +120,8 @@ export class ChatOrder implements ChatLines {
   readonly #known = new Map<string, Taken>();
   // The sleep the waiters of each chat share, cut short when a turn of the chat ends here.
   readonly #pauses = new Map<string, { promise: Promise<void>; wake: () => void }>();
+  // The turns this process holds now (`key#ticket`): alive whatever the clock says, never skipped here.
+  readonly #holding = new Set<string>();
   // The read of each chat's line in flight for its waiters.
   readonly #looks = new Map<string, Promise<StateEntry<Line> | null>>();
 
@@ -174,9 +177,12 @@ export class ChatOrder implements ChatLines {
     // about the process still running, whatever the clock says.
     const every = Math.max(1, Math.floor(this.#options.leaseMs / 3));
     const renewal = setInterval(() => void this.#renew(key, ticket).catch(() => {}), every);
+    const held = `${key}#${ticket}`;
+    this.#holding.add(held);
     return {
       leave: () => {
         clearInterval(renewal); // a renewal still in flight cannot undo the leave: both compare-and-set the line
+        this.#holding.delete(held);
         return this.#leave(key, ticket);
       },
     };
@@ -216,7 +222,7 @@ export class ChatOrder implements ChatLines {
       if (entry === null || entry.value.serving >= ticket) return;
       const line = entry.value;
       const now = this.#options.now();
-      if (now - line.since >= leaseMs) {
+      if (now - line.since >= leaseMs && !this.#holding.has(`${key}#${line.serving}`)) {
         // The turn did not move for a whole lease: its holder is gone; skip it.
         await this.#write(key, entry.version, after(line, line.serving, now));
         continue;

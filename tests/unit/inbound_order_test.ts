@@ -6,7 +6,16 @@ import { Arrivals } from "../../src/inbound/arrivals.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewayStore, WebhookLogRecord } from "../../src/store/store.ts";
 import { overriding } from "../fixtures/tasks_fixtures.ts";
-import { ANA, ANA_LID, gate, inbound, INSTANCE, ORDER_STORES, stubBot } from "../helpers/bot.ts";
+import {
+  ANA,
+  ANA_LID,
+  gate,
+  inbound,
+  INSTANCE,
+  ORDER_STORES,
+  sharedLikeStore,
+  stubBot,
+} from "../helpers/bot.ts";
 
 const URL_ = `http://bot.test/gateway/webhook/${INSTANCE}`;
 const ENV = { GATEWAY_WEBHOOK_SCHEME: "none" };
@@ -173,4 +182,43 @@ Deno.test("Arrivals: numbers are placed in the order they were taken, whatever o
   deepStrictEqual(placed, [a, b, d]);
   const next: unknown = arrivals.place(arrivals.take(), () => "now");
   deepStrictEqual(next, "now");
+});
+
+Deno.test("inbound order (shared store): a clock jump past orderLeaseMs never lets a waiter pass a live holder of its own process", async () => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const { bot } = stubBot({
+    store: sharedLikeStore(now),
+    now,
+    orderLeaseMs: 5000,
+    // Each look at the line moves the clock on by the poll interval, and yields to the other tasks.
+    sleep: (ms) => {
+      clock += ms;
+      return new Promise((resolve) => setTimeout(resolve, 0));
+    },
+  });
+  const log: string[] = [];
+  const hold = gate();
+  const started = gate();
+  const polled = gate();
+  bot.on("message:text", async (ctx) => {
+    log.push(`start:${ctx.text}`);
+    if (ctx.text === "long") {
+      started.open();
+      await hold.promise;
+    }
+    log.push(`end:${ctx.text}`);
+  });
+  const first = bot.handleUpdate(inbound("long", { id: "J1" }));
+  await started.promise;
+  const second = bot.handleUpdate(inbound("next", { id: "J2" }));
+  const jumped = clock + 10 * 5000;
+  const watch = setInterval(() => clock >= jumped && polled.open(), 0);
+  // The waiter looked at the line for ten leases by the clock (or, wrongly, skipped the holder and ran).
+  await Promise.race([polled.promise, second]);
+  clearInterval(watch);
+  deepStrictEqual(log, ["start:long"]);
+  hold.open();
+  await Promise.all([first, second]);
+  deepStrictEqual(log, ["start:long", "end:long", "start:next", "end:next"]);
 });
