@@ -13,8 +13,8 @@ import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
-import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
-import { ArrivalProcessor } from "./arrival_processor.ts";
+import { WebhookProcessingException, WebhookProcessor } from "../webhooks/processor.ts";
+import type { InboundLines, InboundRead } from "../inbound/lines.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
@@ -43,6 +43,7 @@ import { ChatPauses } from "./pauses.ts";
 import { OwnJids } from "./own_jids.ts";
 import { addressesInstance } from "./update.ts";
 import { UpdateReader } from "./update_reader.ts";
+import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
 
@@ -83,7 +84,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly store: GatewayStore;
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
-  readonly #arrivals: ArrivalProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
   readonly #actions: BotActions;
@@ -125,13 +125,18 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
     const reader = new UpdateReader(() => this.#claims, () => this.processor.lidDirectory);
-    const processor = new ArrivalProcessor({ store: this.store, now: this.#now }, {
-      read: (payload) => reader.read(payload),
-      arrive: (instance, chat) => this.#order.arrive(instance, chat),
-    });
-    this.processor = this.#arrivals = processor;
+    // The receiver's arrival step (its public `lines` hook): each update read once and placed in its
+    // chat's line when it arrives.
+    const lines: InboundLines<BotUpdate> = {
+      read: (payload) => {
+        const update = reader.read(payload);
+        return update instanceof Promise ? update.then(lineOf) : lineOf(update);
+      },
+      arrive: (read) => this.#order.arrive(read.value.instance, read.line!),
+    };
+    this.processor = new WebhookProcessor({ store: this.store, now: this.#now, lines });
     // One claim service: the processor's (its store is the bot's).
-    this.#claims = processor.claims!;
+    this.#claims = this.processor.claims!;
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -319,9 +324,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /** The processor's handler: one payload through the bot's stages, then the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
     // Read once, at its arrival, with its place in its chat's line.
-    let placed = this.#arrivals.placed(payload);
+    let placed = this.processor.placed<BotUpdate>(payload);
     if (placed instanceof Promise) placed = await placed;
-    await this.#stages({ payload, update: placed.update, slot: placed.slot }, () => Promise.resolve());
+    await this.#stages({ payload, update: placed.value, slot: placed.place }, () => Promise.resolve());
   }
 
   /** The last step: the update as a `Context` through the middleware. */
@@ -370,4 +375,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
     );
   }
+}
+
+/** An update waits in its chat's line (none without a chat). */
+function lineOf(update: BotUpdate): InboundRead<BotUpdate> {
+  return { value: update, line: update.chat?.id };
 }

@@ -73,6 +73,7 @@ export {
   type WebhookMiddleware,
 } from "./handler.ts";
 export { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
+export type { InboundLines, InboundRead, LinePlace, Placed } from "../inbound/lines.ts";
 export {
   type HeldClaim,
   InboundMessageClaims,

@@ -19,6 +19,7 @@ import type { WebhookPlugin } from "./events/plugin.ts";
 import { type HandlerEntry, HandlerRegistry } from "./events/registry.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
 import { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
+import { ArrivalBook, type Placed } from "../inbound/lines.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
 import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
 import { checkOptions, type WebhookProcessorOptions } from "./processor_options.ts";
@@ -87,6 +88,7 @@ export class WebhookProcessor {
   #lids: LidDirectory | undefined;
   #status: MessageStatusTracker | undefined;
   #health: InstanceHealth | undefined;
+  readonly #book: ArrivalBook<unknown> | undefined;
 
   /**
    * Create a processor.
@@ -106,6 +108,7 @@ export class WebhookProcessor {
     this.events = events;
     // The events are a plug-in from their first listener on: a processor nobody listens to pays nothing.
     events.whenListened(() => this.#add([], (payload) => events.observe(payload), events, true));
+    if (options.lines !== undefined) this.#book = new ArrivalBook(options.lines);
     if (options.store !== undefined) this.useStore(options.store);
   }
 
@@ -334,9 +337,25 @@ export class WebhookProcessor {
     if (pending !== undefined) await pending;
   }
 
-  /** An update entering now (see {@link ARRIVE}): nothing to place for a plain processor. Internal. */
+  /** An event entering now (see {@link ARRIVE}): nothing to place without `lines`. Internal. */
   [ARRIVE](): Arrival<WebhookPayloadDto> {
-    return NO_ARRIVAL;
+    return this.#book?.arrive() ?? NO_ARRIVAL;
+  }
+
+  /**
+   * How `payload` was read when it arrived, and its place in its line (the `lines` option), while it is
+   * processed. Without `lines` the payload itself, unplaced.
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway/webhooks";
+   * const processor = new WebhookProcessor();
+   * processor.onAny(async (payload) => console.log((await processor.placed(payload)).value === payload)); // true
+   * ```
+   */
+  placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
+    if (this.#book === undefined) return { value: payload as T, place: undefined };
+    return this.#book.placed(payload) as Placed<T> | Promise<Placed<T>>;
   }
 
   /**
@@ -344,7 +363,12 @@ export class WebhookProcessor {
    * and plug-in finished at once and succeeded, throws when one of them failed, or returns a promise.
    * `arrival` is the place the receiver took for it when it arrived. Internal (the handler's hot path).
    */
-  [PROCESS](payload: WebhookPayloadDto, _arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
+  [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
+    if (this.#book !== undefined) return this.#book.process(payload, arrival, (p) => this.#dispatch(p));
+    return this.#dispatch(payload);
+  }
+
+  #dispatch(payload: WebhookPayloadDto): Promise<void> | undefined {
     if (this.#claims !== undefined && payload.isInboundMessage) {
       return this[PROCESS_MESSAGE](payload).then((outcome) => {
         if (outcome === "busy") {

@@ -6,6 +6,7 @@
  */
 
 import { ConfigurationException } from "../errors.ts";
+import type { InboundLines } from "../inbound/lines.ts";
 import type { GatewayStore } from "../store/store.ts";
 
 /** Options of a {@link WebhookProcessor}. */
@@ -23,9 +24,14 @@ export interface WebhookProcessorOptions {
   now?: () => number;
   /** Log one line per webhook (`LogWebhookEvent`; default true). */
   log?: boolean;
+  /**
+   * The lines events wait in: each event is read once when it arrives and placed in its line in arrival
+   * order (see `InboundLines`); handlers find the reading and place with `processor.placed(payload)`.
+   */
+  lines?: InboundLines;
 }
 
-const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log"];
+const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log", "lines"];
 
 // Nothing given is silently ignored: a misspelt key or a value of the wrong type is refused at creation.
 export function checkOptions(options: WebhookProcessorOptions): void {
@@ -45,4 +51,8 @@ export function checkOptions(options: WebhookProcessorOptions): void {
   }
   if (now !== undefined && typeof now !== "function") fail("now", "must be a function returning epoch ms");
   if (log !== undefined && typeof log !== "boolean") fail("log", "must be a boolean");
+  const lines = options.lines;
+  if (lines !== undefined && (typeof lines?.read !== "function" || typeof lines.arrive !== "function")) {
+    fail("lines", "must have read(payload) and arrive(read) functions");
+  }
 }

@@ -112,7 +112,6 @@ function check(kind: string, { results, postedAt }: { results: Result[]; postedA
     }
   }
   console.log(`${kind}: ${inverted} cross-process inverted pairs, widest ${widest.toFixed(1)} ms apart`);
-  console.log(`${kind}: ${inverted} cross-process inverted pairs, widest ${widest.toFixed(1)} ms apart`);
 }
 
 Deno.test("inbound order: 2 processes on one KV file, one chat, 60 messages 4 ms apart", async () => {

@@ -3,6 +3,9 @@
 // Deterministic interleavings: store writes held by gates and released in the order the test chooses.
 import { deepStrictEqual } from "node:assert/strict";
 import { Arrivals } from "../../src/inbound/arrivals.ts";
+import type { InboundLines } from "../../src/inbound/lines.ts";
+import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
+import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { GatewayStore, WebhookLogRecord } from "../../src/store/store.ts";
 import { overriding } from "../fixtures/tasks_fixtures.ts";
@@ -221,4 +224,37 @@ Deno.test("inbound order (shared store): a clock jump past orderLeaseMs never le
   hold.open();
   await Promise.all([first, second]);
   deepStrictEqual(log, ["start:long", "end:long", "start:next", "end:next"]);
+});
+
+Deno.test("processor lines: events are read once and placed in arrival order, whatever their reading took", async () => {
+  const held = gate();
+  const placed: string[] = [];
+  const reads: string[] = [];
+  const lines: InboundLines<string> = {
+    read: (payload) => {
+      const text = payload.text ?? "";
+      reads.push(text);
+      const read = { value: text, line: payload.chatJid };
+      return text === "slow" ? held.promise.then(() => read) : read; // its chat is looked up in the store
+    },
+    arrive: (read) => {
+      placed.push(read.value);
+      return { release: () => placed.push(`left ${read.value}`) };
+    },
+  };
+  const processor = new WebhookProcessor({ lines, log: false });
+  const seen: string[] = [];
+  processor.on("messages.upsert", async (payload) => {
+    seen.push((await processor.placed<string>(payload)).value);
+  });
+  const slow = processor.process(WebhookPayloadDto.from(inbound("slow", { id: "PL1" }))!);
+  const fast = processor.process(WebhookPayloadDto.from(inbound("fast", { id: "PL2" }))!);
+  deepStrictEqual(reads, ["slow", "fast"]); // both read at once; "fast" is ready first
+  deepStrictEqual(placed.length, 0); // but is not placed before "slow"
+  held.open();
+  await Promise.all([slow, fast]);
+  deepStrictEqual(placed.slice(0, 2), ["slow", "fast"]);
+  deepStrictEqual(placed.slice(2).sort(), ["left fast", "left slow"]);
+  deepStrictEqual(reads, ["slow", "fast"]);
+  deepStrictEqual(seen.sort(), ["fast", "slow"]);
 });
