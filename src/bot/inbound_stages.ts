@@ -10,7 +10,7 @@
  */
 
 import { WebhookException } from "../errors.ts";
-import type { HeldClaim, InboundMessageClaims } from "../webhooks/message_claims.ts";
+import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { BotActions } from "./actions.ts";
 import type { Bursts, TakenBurst } from "./burst.ts";
@@ -51,23 +51,13 @@ export function admitStage(admits: (ctx: InboundContext) => boolean | Promise<bo
   };
 }
 
-/** Hold `held` while `work` runs: complete it after, give it back when `work` fails. */
-async function holding(held: HeldClaim, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    await held.release().catch(() => {});
-    throw error;
-  }
-  await held.complete();
-}
-
-/** A claim on `update`, null when it was handled; throws a 503 when another delivery holds it now. */
-async function claimOf(claims: InboundMessageClaims, update: BotUpdate): Promise<HeldClaim | null> {
-  const id = `update:${update.id}`;
-  const held = await claims.hold(update.instance, id);
-  if (held !== null) return held;
-  if ((await claims.state(update.instance, id)) !== "processing") return null;
+/** Run `next` once for `update`; a 503 when another delivery holds it now (the server retries). */
+async function once(
+  claims: InboundMessageClaims,
+  update: BotUpdate,
+  next: () => Promise<void>,
+): Promise<void> {
+  if ((await claims.once(update.instance, `update:${update.id}`, next)) !== "busy") return;
   throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
     status: 503,
   });
@@ -80,8 +70,7 @@ async function claimOf(claims: InboundMessageClaims, update: BotUpdate): Promise
 export function claimStage(claims: () => InboundMessageClaims): InboundStage {
   return async (ctx, next) => {
     if (ctx.payload.isInboundMessage || !namedByServer(ctx.payload, ctx.update)) return await next();
-    const held = await claimOf(claims(), ctx.update);
-    if (held !== null) await holding(held, next);
+    await once(claims(), ctx.update, next);
   };
 }
 
@@ -120,8 +109,7 @@ export function identifyStage(identity: ContentIdentity, claims: () => InboundMe
   return async (ctx, next) => {
     if (namedByServer(ctx.payload, ctx.update)) return await next();
     await identity.identify(ctx.update, ctx.payload);
-    const held = await claimOf(claims(), ctx.update);
-    if (held !== null) await holding(held, next);
+    await once(claims(), ctx.update, next);
   };
 }
 

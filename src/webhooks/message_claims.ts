@@ -121,6 +121,29 @@ export class InboundMessageClaims {
     return this.#holding(key, version, origin);
   }
 
+  /**
+   * Run `work` once for the update: `processed` when it ran (its claim held meanwhile, done after, given
+   * back when `work` threw, which is rethrown), `duplicate` when it was handled, `busy` when another
+   * delivery holds it now.
+   */
+  async once(
+    instance: string,
+    id: string,
+    work: () => Promise<void> | void,
+    origin: MessageOrigin = {},
+  ): Promise<"processed" | "duplicate" | "busy"> {
+    const held = await this.hold(instance, id, origin);
+    if (held === null) return (await this.state(instance, id)) === "processing" ? "busy" : "duplicate";
+    try {
+      await work();
+    } catch (error) {
+      await held.release().catch(() => {});
+      throw error;
+    }
+    await held.complete(origin);
+    return "processed";
+  }
+
   #holding(key: string, first: string, origin: MessageOrigin): HeldClaim {
     let version: string | null = first;
     const renew = async () => {

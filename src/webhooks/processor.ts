@@ -389,23 +389,8 @@ export class WebhookProcessor {
   async [PROCESS_MESSAGE](payload: WebhookPayloadDto): Promise<MessageOutcome> {
     const claims = this.#claims;
     const id = payload.messageId;
-    const entries = this.#registry.for(payload.event);
-    if (claims === undefined || id === undefined) {
-      await dispatchWebhook(entries, payload);
-      return "processed";
-    }
-    const origin = { chat: payload.chatJid, from: payload.senderJid };
-    const held = await claims.hold(payload.instance, id, origin);
-    if (held === null) {
-      return (await claims.state(payload.instance, id)) === "processing" ? "busy" : "duplicate";
-    }
-    try {
-      await dispatchWebhook(entries, payload);
-    } catch (error) {
-      await held.release().catch(() => {});
-      throw error;
-    }
-    await held.complete(origin);
-    return "processed";
+    const run = () => dispatchWebhook(this.#registry.for(payload.event), payload);
+    if (claims === undefined || id === undefined) return (await run(), "processed");
+    return await claims.once(payload.instance, id, run, { chat: payload.chatJid, from: payload.senderJid });
   }
 }
