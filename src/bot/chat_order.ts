@@ -17,6 +17,7 @@
  * @module
  */
 
+import { WebhookException } from "../errors.ts";
 import type { StateEntry, StateStore } from "../store/state.ts";
 
 const NAMESPACE = "bot_chat_order";
@@ -218,8 +219,14 @@ export class ChatOrder implements ChatLines {
     const { leaseMs, pollMs } = this.#options;
     for (;;) {
       const entry = await this.#look(key);
-      // The line vanished (expired) or moved past this ticket (skipped as stuck): go on.
-      if (entry === null || entry.value.serving >= ticket) return;
+      if (entry !== null && entry.value.serving === ticket) return;
+      // The line moved past this ticket, or vanished with it: another process took this waiter's process for
+      // gone (stalled past the lease) and skipped its turn; running now could run beside the next holder.
+      if (entry === null || entry.value.serving > ticket) {
+        throw new WebhookException(`Cannot process an update of chat "${key}": its turn was skipped`, {
+          status: 503,
+        });
+      }
       const line = entry.value;
       const now = this.#options.now();
       if (now - line.since >= leaseMs && !this.#holding.has(`${key}#${line.serving}`)) {

@@ -1,7 +1,7 @@
 // The inbound path's order: an update takes its place in its chat's line when it arrives (a webhook when its
 // body is in, `handleUpdate` when called), under the chat's one canonical id, before any store operation.
 // Deterministic interleavings: store writes held by gates and released in the order the test chooses.
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, rejects } from "node:assert/strict";
 import { Arrivals } from "../../src/inbound/arrivals.ts";
 import type { InboundLines } from "../../src/inbound/lines.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
@@ -215,9 +215,9 @@ Deno.test("inbound order (shared store): a clock jump past orderLeaseMs never le
   const first = bot.handleUpdate(inbound("long", { id: "J1" }));
   await started.promise;
   const second = bot.handleUpdate(inbound("next", { id: "J2" }));
-  const jumped = clock + 10 * 5000;
+  const jumped = clock + 3 * 5000;
   const watch = setInterval(() => clock >= jumped && polled.open(), 0);
-  // The waiter looked at the line for ten leases by the clock (or, wrongly, skipped the holder and ran).
+  // The waiter looked at the line for three leases by the clock (or, wrongly, skipped the holder and ran).
   await Promise.race([polled.promise, second]);
   clearInterval(watch);
   deepStrictEqual(log, ["start:long"]);
@@ -257,4 +257,36 @@ Deno.test("processor lines: events are read once and placed in arrival order, wh
   deepStrictEqual(placed.slice(2).sort(), ["left fast", "left slow"]);
   deepStrictEqual(reads, ["slow", "fast"]);
   deepStrictEqual(seen.sort(), ["fast", "slow"]);
+});
+
+Deno.test("inbound order (shared store): a waiting update whose turn was skipped (its process stalled past the lease) fails for a retry instead of running beside the holder", async () => {
+  const store = sharedLikeStore();
+  const { bot } = stubBot({ store });
+  const log: string[] = [];
+  const hold = gate();
+  const started = gate();
+  bot.on("message:text", async (ctx) => {
+    log.push(`start:${ctx.text}`);
+    if (ctx.text === "first") {
+      started.open();
+      await hold.promise;
+    }
+    log.push(`end:${ctx.text}`);
+  });
+  const first = bot.handleUpdate(inbound("first", { id: "K1" }));
+  await started.promise;
+  const second = bot.handleUpdate(inbound("second", { id: "K2" })); // ticket 1, waiting
+  // Another process found the line stuck and skipped ticket 1 (its holder looked dead): serving is past it.
+  const key = `${INSTANCE}/${ANA}`;
+  const entry = await store.state.get<{ next: number; serving: number; since: number }>(
+    "bot_chat_order",
+    key,
+  );
+  await store.state.set("bot_chat_order", key, { ...entry!.value, serving: 2, next: 3 });
+  await rejects(second, (e: unknown) => e instanceof Error && /skipped/.test(String((e as Error).message)));
+  deepStrictEqual(log, ["start:first"]); // never beside the holder
+  hold.open();
+  await first;
+  await bot.handleUpdate(inbound("second", { id: "K2" })); // the server's retry runs it
+  deepStrictEqual(log, ["start:first", "end:first", "start:second", "end:second"]);
 });
