@@ -260,7 +260,16 @@ Deno.test("processor lines: events are read once and placed in arrival order, wh
 });
 
 Deno.test("inbound order (shared store): a waiting update whose turn was skipped (its process stalled past the lease) fails for a retry instead of running beside the holder", async () => {
-  const store = sharedLikeStore();
+  const shared = sharedLikeStore();
+  const secondTicket = gate(); // the line was written with two tickets taken
+  const state = overriding(shared.state, {
+    set: async (namespace: string, key: string, value: unknown, options?: object) => {
+      const version = await shared.state.set(namespace, key, value, options);
+      if (namespace === "bot_chat_order" && (value as { next: number }).next === 2) secondTicket.open();
+      return version;
+    },
+  });
+  const store = overriding(shared, { state });
   const { bot } = stubBot({ store });
   const log: string[] = [];
   const hold = gate();
@@ -276,13 +285,14 @@ Deno.test("inbound order (shared store): a waiting update whose turn was skipped
   const first = bot.handleUpdate(inbound("first", { id: "K1" }));
   await started.promise;
   const second = bot.handleUpdate(inbound("second", { id: "K2" })); // ticket 1, waiting
+  await secondTicket.promise;
   // Another process found the line stuck and skipped ticket 1 (its holder looked dead): serving is past it.
   const key = `${INSTANCE}/${ANA}`;
   const entry = await store.state.get<{ next: number; serving: number; since: number }>(
     "bot_chat_order",
     key,
   );
-  await store.state.set("bot_chat_order", key, { ...entry!.value, serving: 2, next: 3 });
+  await store.state.set("bot_chat_order", key, { ...entry!.value, serving: 2 });
   await rejects(second, (e: unknown) => e instanceof Error && /skipped/.test(String((e as Error).message)));
   deepStrictEqual(log, ["start:first"]); // never beside the holder
   hold.open();
