@@ -110,7 +110,7 @@ const CLOSE: [string, string][] = [["connection", "close"]];
  * What a handler threw, for one line: the one failure inside a processor's or a bot's wrapper. A handler
  * that quotes its envelope would print the instance's token (`apikey`): it is replaced before the cut.
  */
-function failureText(error: unknown, apikey: string | undefined): string {
+export function failureText(error: unknown, apikey: string | undefined): string {
   const errors = (error as { errors?: unknown } | null)?.errors;
   const first = Array.isArray(errors) && errors.length > 0 ? errors[0] : error;
   const more = Array.isArray(errors) && errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
