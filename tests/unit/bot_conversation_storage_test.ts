@@ -16,6 +16,7 @@ import type { GatewayStore } from "../../src/store/store.ts";
 import type { StateStore } from "../../src/store/state.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
 import { createFormBot } from "../../examples/bot/form.ts";
+import { SharedLikeState } from "../helpers/bot.ts";
 
 type C = Context & ConversationFlavor;
 const ANA = "5511999999999";
@@ -359,4 +360,68 @@ Deno.test("conversation storage: chunks live as long as their dialogue, and go b
   strictEqual((await store.state.list("conversation-log")).length, chunks);
   now += 7 * DAY;
   deepStrictEqual(await store.state.list("conversation-log"), []);
+});
+
+// A record of the current format that is damaged (written by hand, a partial write, a crafted value) must not
+// fail every message of its chat: it is dropped like a record of an unknown format.
+Deno.test("conversation storage: a damaged record of the current format is dropped; the message goes on", async () => {
+  const damaged: Record<string, unknown>[] = [
+    { v: 2, name: "form" },
+    { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: "x" },
+    { v: 2, name: "form", version: "1", enter: { t: 1 }, log: [] },
+    { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: [{ wait: 1 }] },
+    { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: [], chunks: [{ id: 7 }] },
+  ];
+  for (const value of damaged) {
+    const store = new MemoryStore();
+    await using h = new BotHarness(createFormBot({ store }));
+    await store.state.set("conversation", ANA_KEY, value);
+    const ana = h.user(ANA);
+    await ana.send("Ana");
+    deepStrictEqual(texts(ana.replies), ["Send /form to fill in the form."], JSON.stringify(value));
+    strictEqual(await store.state.get("conversation", ANA_KEY), null);
+  }
+});
+
+// A chunk deleted or expired in the store while its record lives: the next process to read the dialogue (no
+// copy of the chunk in its memory) drops it, and the chat's message is handled as if none were active.
+Deno.test("conversation storage: a dialogue whose chunk is missing on read is dropped; the chat goes on", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<C>({ store });
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Count with me");
+    for (let i = 1; i <= 100; i++) await (await conversation.waitForHears(/^n\d+$/)).reply(`#${i}`);
+  }, "long"));
+  bot.command("long", (ctx) => ctx.conversation.enter("long"));
+  bot.on("message:text", (ctx) => ctx.reply(`outside: ${ctx.text}`));
+  {
+    await using h = new BotHarness(bot);
+    await h.user(ANA).send("/long");
+    for (let i = 1; i <= 40; i++) await h.user(ANA).send(`n${i}`);
+  }
+  const chunks = await store.state.list("conversation-log");
+  ok(chunks.length > 0);
+  await store.state.delete("conversation-log", chunks[0].key);
+  // Another process: the same stored data behind another state object (no chunk in its memory).
+  const other = new SharedLikeState();
+  for (const entry of await store.state.list("conversation")) {
+    await other.set("conversation", entry.key, entry.value);
+  }
+  for (const entry of await store.state.list("conversation-log")) {
+    await other.set("conversation-log", entry.key, entry.value);
+  }
+  const otherStore = new Proxy(store, {
+    get: (target, name) => {
+      if (name === "state") return other;
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using h2 = new BotHarness(bot, { store: otherStore });
+  const ana = h2.user(ANA);
+  await ana.send("n41");
+  await ana.send("n42");
+  deepStrictEqual(texts(ana.replies), ["outside: n41", "outside: n42"]);
+  strictEqual(await other.get("conversation", ANA_KEY), null);
+  deepStrictEqual(await other.list("conversation-log"), []);
 });

@@ -104,13 +104,14 @@ export class DialogueRecords {
   async load(): Promise<LoadedDialogue | null> {
     const entry = await this.#state.get<Record<string, unknown>>(NAMESPACE, this.#key);
     if (entry === null) return null;
-    const record = entry.value.v === FORMAT
-      ? entry.value as unknown as ConversationRecord
-      : migrate(entry.value);
+    const record = entry.value.v === FORMAT ? readable(entry.value) : migrate(entry.value);
     if (record === undefined) return await this.#unreadable(entry.version, "its stored format is unknown");
     const chunks = await Promise.all((record.chunks ?? []).map((chunk) => this.#chunk(chunk.id)));
     if (chunks.some((chunk) => chunk === null)) {
       return await this.#unreadable(entry.version, "a part of its log is missing");
+    }
+    if (!chunks.every((chunk) => isLog(chunk))) {
+      return await this.#unreadable(entry.version, "a part of its log is damaged");
     }
     const log = [...chunks.flatMap((chunk) => chunk!), ...record.log];
     return { record, version: entry.version, log };
@@ -258,6 +259,40 @@ export class DialogueRecords {
   #chunkKey(id: string): string {
     return `${this.#key}#${id}`;
   }
+}
+
+/**
+ * A stored value of the current format as a record, or undefined when it is damaged (a hand-made or partial
+ * write): read as is, it would fail every message of its chat.
+ */
+function readable(value: Record<string, unknown>): ConversationRecord | undefined {
+  const { name, version, enter, log, chunks, deadline } = value;
+  if (typeof name !== "string" || typeof version !== "string" || !isWait(enter) || !isLog(log)) {
+    return undefined;
+  }
+  if (deadline !== undefined && typeof deadline !== "number") return undefined;
+  if (chunks !== undefined && !(Array.isArray(chunks) && chunks.every(isChunkRef))) return undefined;
+  return value as unknown as ConversationRecord;
+}
+
+function isLog(value: unknown): value is LogEntry[] {
+  return Array.isArray(value) &&
+    value.every((entry) =>
+      isObject(entry) && ("wait" in entry ? isWait(entry.wait) : typeof entry.call === "string")
+    );
+}
+
+function isWait(value: unknown): boolean {
+  return isObject(value) && isObject(value.r) && typeof value.t === "number";
+}
+
+function isChunkRef(value: unknown): boolean {
+  return isObject(value) && typeof value.id === "string" && Number.isSafeInteger(value.n) &&
+    (value.n as number) >= 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
