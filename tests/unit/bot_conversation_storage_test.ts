@@ -16,6 +16,8 @@ import type { GatewayStore } from "../../src/store/store.ts";
 import type { StateStore } from "../../src/store/state.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
 import { createFormBot } from "../../examples/bot/form.ts";
+import { RedisStore } from "../../src/backends/redis/store.ts";
+import { withRedisServer } from "../helpers/redis_server.ts";
 import { SharedLikeState } from "../helpers/bot.ts";
 
 type C = Context & ConversationFlavor;
@@ -65,11 +67,30 @@ function longBot(store: GatewayStore, steps: number): Bot<C> {
   return bot;
 }
 
-for (const engine of ["MemoryStore", "KvStore"] as const) {
+/** Run `fn` on a fresh store of `engine` (RedisStore on a throwaway redis-server), closed after. */
+async function withEngine(engine: string, fn: (store: GatewayStore) => Promise<void>): Promise<void> {
+  if (engine === "MemoryStore") return await fn(new MemoryStore());
+  if (engine === "RedisStore") {
+    return await withRedisServer(async (server) => {
+      const store = new RedisStore({ url: server.url });
+      try {
+        await fn(store);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await fn(new KvStore(kv));
+  } finally {
+    kv.close();
+  }
+}
+
+for (const engine of ["MemoryStore", "KvStore", "RedisStore"] as const) {
   Deno.test(`conversation storage (${engine}): 1,000 waits with replies, over a restart`, async () => {
-    const kv = engine === "KvStore" ? await Deno.openKv(":memory:") : undefined;
-    try {
-      const store: GatewayStore = kv === undefined ? new MemoryStore() : new KvStore(kv);
+    await withEngine(engine, async (store) => {
       await using h = new BotHarness(longBot(store, 1000));
       const ana = h.user(ANA);
       await ana.send("/long");
@@ -87,9 +108,7 @@ for (const engine of ["MemoryStore", "KvStore"] as const) {
       strictEqual(h.sent.length, 1003); // nothing sent twice
       strictEqual(await store.state.get("conversation", ANA_KEY), null);
       deepStrictEqual(await store.state.list("conversation-log"), []);
-    } finally {
-      kv?.close();
-    }
+    });
   });
 }
 
