@@ -444,3 +444,37 @@ Deno.test("conversation storage: a dialogue whose chunk is missing on read is dr
   strictEqual(await other.get("conversation", ANA_KEY), null);
   deepStrictEqual(await other.list("conversation-log"), []);
 });
+
+// A crafted format-1 record (`__proto__` keys at every level, as JSON.parse keeps them): nothing outside the
+// record changes (no prototype polluted), the crafted keys give the dialogue nothing, and it continues.
+Deno.test("conversation storage: a format-1 record with __proto__ keys pollutes nothing and continues", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<C>({ store });
+  const seen: unknown[] = [];
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Your name?");
+    const name = await conversation.waitFor("message:text");
+    const inherited = name as unknown as { polluted?: string };
+    seen.push(inherited.polluted, name.msg.id, Object.getPrototypeOf(name.update) === Object.prototype);
+    await name.reply(`Hi ${name.text}`);
+  }, { name: "form1", version: 1 }));
+  const record = JSON.parse(`{"name":"form1","version":"1","__proto__":{"polluted":"record"},
+    "enter":{"receivedAt":1800000000000,
+      "raw":{"event":"messages.upsert","instance":"bot","__proto__":{"polluted":"raw"},
+        "data":{"__proto__":{"polluted":"data"},"key":{"remoteJid":"${ANA}@s.whatsapp.net","fromMe":false,"id":"IN-1"},
+          "message":{"conversation":"/form1","__proto__":{"polluted":"message"}},"messageType":"conversation",
+          "messageTimestamp":1800000000}},
+      "update":{"__proto__":{"polluted":"update","msg":{"id":"EVIL"}},"id":"IN-1","kind":"message",
+        "constructor":{"prototype":{"polluted":"constructor"}}}},
+    "log":[{"call":"reply","value":{"status":201,"data":{"key":{"id":"OUT-1"},"__proto__":{"polluted":"v"}}}}]}`);
+  await store.state.set("conversation", ANA_KEY, record);
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("Ana");
+  deepStrictEqual(texts(ana.replies), ["Hi Ana"]);
+  strictEqual(seen[0], undefined);
+  ok(seen[1] !== "EVIL");
+  strictEqual(seen[2], true);
+  strictEqual(({} as { polluted?: string }).polluted, undefined);
+  strictEqual(Object.getOwnPropertyNames(Object.prototype).includes("polluted"), false);
+});
