@@ -2,7 +2,7 @@
 // a timestamp) or in the order they were started is answered from the first run, never refused or sent twice.
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { GatewayService, MemoryStore } from "../../mod.ts";
-import { Bot } from "../../src/bot/mod.ts";
+import { Bot, type Context } from "../../src/bot/mod.ts";
 import type { OutcomeUnknownException } from "../../src/errors.ts";
 import { IdempotencyClaims } from "../../src/store/idempotency.ts";
 import type { StateStore } from "../../src/store/state.ts";
@@ -270,4 +270,41 @@ Deno.test("keys: a retry within the key's window is replayed; 25 h later its rep
   await rejects(bot.handleUpdate(update), /crashed after replying/);
   deepStrictEqual(replayed, [false, true, false]);
   deepStrictEqual(stub.texts(), ["Paid", "Paid"]);
+});
+
+// The documented limit of positions: actions called after different awaits in concurrent branches take their
+// positions in the order the awaits end. A retry whose branches end in the other order, after a first run
+// where only one of them sent, skips the message at the sent position and sends the one at the free position
+// (here "a" goes out twice and "b" never); actions with their own idempotencyKey are each sent once.
+Deno.test("keys: branches that reply after different awaits may swap positions on a retry; their own keys do not", async () => {
+  for (const keyed of [false, true]) {
+    const { bot, stub } = stubBot();
+    let runs = 0;
+    const replayed: [string, boolean][] = [];
+    const ticks = (n: number) =>
+      Array.from({ length: n }).reduce<Promise<void>>((p) => p.then(() => {}), Promise.resolve());
+    const say = async (ctx: Context, text: string) => {
+      const options = keyed ? { idempotencyKey: `order-7-${text}` } : undefined;
+      replayed.push([text, (await ctx.reply(text, options)).replayed]);
+    };
+    bot.on("message:text", async (ctx) => {
+      runs++;
+      await Promise.all([
+        ticks(runs === 1 ? 1 : 20).then(() => say(ctx, "a")),
+        ticks(runs === 1 ? 20 : 1).then(() =>
+          runs === 1 ? Promise.reject(new Error("crashed")) : say(ctx, "b")
+        ),
+      ]);
+    });
+    const update = inbound("two", { id: keyed ? "KB2" : "KB1" });
+    await rejects(bot.handleUpdate(update), /crashed/);
+    await bot.handleUpdate(update);
+    if (keyed) {
+      deepStrictEqual(replayed.sort(), [["a", false], ["a", true], ["b", false]]);
+      deepStrictEqual(stub.texts(), ["a", "b"]);
+    } else {
+      deepStrictEqual(replayed.sort(), [["a", false], ["a", false], ["b", true]]);
+      deepStrictEqual(stub.texts(), ["a", "a"]);
+    }
+  }
 });
