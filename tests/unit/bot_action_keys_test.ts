@@ -1,6 +1,6 @@
 // An action's key names "the k-th action of this update": a retry whose actions differ in body (an LLM answer,
 // a timestamp) or in the order they were started is answered from the first run, never refused or sent twice.
-import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { GatewayService, MemoryStore } from "../../mod.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";
 import type { OutcomeUnknownException } from "../../src/errors.ts";
@@ -307,4 +307,22 @@ Deno.test("keys: branches that reply after different awaits may swap positions o
       deepStrictEqual(stub.texts(), ["a", "a"]);
     }
   }
+});
+
+// A service built without a store keeps its keys in its own memory, where the bot cannot read the first send
+// of a key: a retry whose reply differs failed every time ("idempotency key used for a different request"),
+// the wedge of issue 27. Such a service is refused when the bot is built, with what to do.
+Deno.test("keys: a service built without a store is refused by new Bot, before any update", () => {
+  const stub = new GatewayStub();
+  const config = { server_url: "http://gateway.test", api_key: "k", instance: INSTANCE };
+  const service = new GatewayService(config, { fetch: stub.fetch });
+  throws(
+    () => new Bot({ signature: { scheme: "none" }, service, store: new MemoryStore() }),
+    (error: Error) =>
+      error.name === "ConfigurationException" &&
+      error.message ===
+        'Invalid bot option "service": built without a store, its idempotency keys live in its own memory and a retry whose reply differs could not be answered from the first send; build it with the bot\'s store (new GatewayService({ ..., store }))',
+  );
+  const store = new MemoryStore();
+  new Bot({ signature: { scheme: "none" }, service: new GatewayService({ ...config, store }), store });
 });
