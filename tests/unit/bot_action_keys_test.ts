@@ -326,3 +326,22 @@ Deno.test("keys: a service built without a store is refused by new Bot, before a
   const store = new MemoryStore();
   new Bot({ signature: { scheme: "none" }, service: new GatewayService({ ...config, store }), store });
 });
+
+// ctx.api is the service itself: its sends are the bot's own (echo-safe) but carry no key of the update, so a
+// retried handler sends them again; with an idempotencyKey of their own (a call option) they go out once.
+Deno.test("keys: a ctx.api send is not keyed by the update: a retry sends it again, unless it has its own key", async () => {
+  for (const keyed of [false, true]) {
+    const { bot, stub } = stubBot();
+    let runs = 0;
+    bot.on("message:text", async (ctx) => {
+      runs++;
+      const options = keyed ? { idempotencyKey: `notice-${ctx.msg.id}` } : undefined;
+      await ctx.api.messages().text(ctx.chat.id, "Your order is in", options);
+      if (runs === 1) throw new Error("crashed after the notice");
+    });
+    const update = inbound("order", { id: keyed ? "KA2" : "KA1" });
+    await rejects(bot.handleUpdate(update), /crashed after the notice/);
+    await bot.handleUpdate(update);
+    deepStrictEqual(stub.texts(), keyed ? ["Your order is in"] : ["Your order is in", "Your order is in"]);
+  }
+});
