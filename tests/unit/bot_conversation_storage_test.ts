@@ -391,6 +391,19 @@ Deno.test("conversation storage: a damaged record of the current format is dropp
     { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: [{ wait: 1 }] },
     { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: [], chunks: [{ id: 7 }] },
   ];
+  // Of the right version, so the dialogue would replay them: a stored update that is not a webhook.
+  const { version } = await versionOfForm();
+  const webhook = { event: "messages.upsert", instance: "bot", data: { key: { id: "IN-1" } } };
+  damaged.push(
+    { v: 2, name: "form", version, enter: { r: {}, t: 1 }, log: [] },
+    {
+      v: 2,
+      name: "form",
+      version,
+      enter: { r: webhook, t: 1 },
+      log: [{ call: "reply" }, { wait: { r: {}, t: 1 } }],
+    },
+  );
   for (const value of damaged) {
     const store = new MemoryStore();
     await using h = new BotHarness(createFormBot({ store }));
@@ -401,6 +414,15 @@ Deno.test("conversation storage: a damaged record of the current format is dropp
     strictEqual(await store.state.get("conversation", ANA_KEY), null);
   }
 });
+
+/** The version the form bot gives its dialogue (a stored record of it is replayed, not dropped as stale). */
+async function versionOfForm(): Promise<{ version: string }> {
+  const store = new MemoryStore();
+  await using h = new BotHarness(createFormBot({ store }));
+  await h.user(ANA).send("/form");
+  const record = await store.state.get<{ version: string }>("conversation", ANA_KEY);
+  return { version: record!.value.version };
+}
 
 // A chunk deleted or expired in the store while its record lives: the next process to read the dialogue (no
 // copy of the chunk in its memory) drops it, and the chat's message is handled as if none were active.

@@ -12,6 +12,7 @@
  */
 
 import { getGatewayLogger } from "../../log.ts";
+import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import { MAX_STATE_VALUE_BYTES, type StateStore } from "../../store/state.ts";
 import { StateConflictException } from "../state_conflict.ts";
 import type { LogEntry } from "./replay.ts";
@@ -108,10 +109,7 @@ export class DialogueRecords {
     if (record === undefined) return await this.#unreadable(entry.version, "its stored format is unknown");
     const chunks = await Promise.all((record.chunks ?? []).map((chunk) => this.#chunk(chunk.id)));
     if (chunks.some((chunk) => chunk === null)) {
-      return await this.#unreadable(entry.version, "a part of its log is missing");
-    }
-    if (!chunks.every((chunk) => isLog(chunk))) {
-      return await this.#unreadable(entry.version, "a part of its log is damaged");
+      return await this.#unreadable(entry.version, "a part of its log is missing or damaged");
     }
     const log = [...chunks.flatMap((chunk) => chunk!), ...record.log];
     return { record, version: entry.version, log };
@@ -243,13 +241,16 @@ export class DialogueRecords {
     return null;
   }
 
-  /** A sealed chunk's steps: from the process's cache (chunks never change), else read (null: missing). */
+  /**
+   * A sealed chunk's steps: from the process's cache (chunks never change), else read and checked once
+   * (null: missing or damaged).
+   */
   async #chunk(id: string): Promise<readonly LogEntry[] | null> {
     const key = this.#chunkKey(id);
     const cached = chunkCache.get(this.#state)?.get(key);
     if (cached !== undefined) return cached;
-    const entry = await this.#state.get<LogEntry[]>(CHUNK_NAMESPACE, key);
-    return entry === null ? null : cacheChunk(this.#state, key, entry.value);
+    const entry = await this.#state.get<unknown>(CHUNK_NAMESPACE, key);
+    return entry === null || !isLog(entry.value) ? null : cacheChunk(this.#state, key, entry.value);
   }
 
   #tooLarge(name: string, reason: string): DialogueTooLargeError {
@@ -282,8 +283,9 @@ function isLog(value: unknown): value is LogEntry[] {
     );
 }
 
+/** A stored wait whose webhook can be rebuilt (replaying one that cannot would fail every message). */
 function isWait(value: unknown): boolean {
-  return isObject(value) && isObject(value.r) && typeof value.t === "number";
+  return isObject(value) && WebhookPayloadDto.from(value.r) !== null && typeof value.t === "number";
 }
 
 function isChunkRef(value: unknown): boolean {
