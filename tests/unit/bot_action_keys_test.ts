@@ -1,13 +1,13 @@
 // An action's key names "the k-th action of this update": a retry whose actions differ in body (an LLM answer,
 // a timestamp) or in the order they were started is answered from the first run, never refused or sent twice.
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
-import { GatewayService, MemoryStore } from "../../mod.ts";
+import { GatewayService, KvStore, MemoryStore } from "../../mod.ts";
 import { Bot, type Context } from "../../src/bot/mod.ts";
 import type { OutcomeUnknownException } from "../../src/errors.ts";
 import { IdempotencyClaims } from "../../src/store/idempotency.ts";
 import type { StateStore } from "../../src/store/state.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
-import { GatewayStub, inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
+import { GatewayStub, inbound, INSTANCE, stubBot, stubService } from "../helpers/bot.ts";
 
 Deno.test("keys: a retry whose reply text differs sends nothing, fails nothing and reports the reply replayed", async () => {
   const { bot, stub } = stubBot();
@@ -343,5 +343,40 @@ Deno.test("keys: a ctx.api send is not keyed by the update: a retry sends it aga
     await rejects(bot.handleUpdate(update), /crashed after the notice/);
     await bot.handleUpdate(update);
     deepStrictEqual(stub.texts(), keyed ? ["Your order is in"] : ["Your order is in", "Your order is in"]);
+  }
+});
+
+// Two processes on one KV file (two handles of it, as two processes open it): the first replies and dies
+// before finishing its update; the second runs the server's redelivery, whose reply differs. Nothing is sent
+// again; the reply is answered from the first send.
+Deno.test("keys: on one KV file, another process's retry with a different reply sends nothing again", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/bot.kv`;
+  const kvs = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const stub = new GatewayStub();
+    const replayed: boolean[] = [];
+    const bots = kvs.map((kv, index) => {
+      const store = new KvStore(kv);
+      const bot = new Bot({
+        signature: { scheme: "none" },
+        pacing: false,
+        store,
+        service: stubService(stub, store),
+      });
+      bot.on("message:text", async (ctx) => {
+        replayed.push((await ctx.reply(`Your code is ${index === 0 ? "1234" : "9876"}`)).replayed);
+        if (index === 0) throw new Error("died after replying");
+      });
+      return bot;
+    });
+    const update = inbound("code?", { id: "KV1" });
+    await rejects(bots[0].handleUpdate(update), /died after replying/);
+    await bots[1].handleUpdate(update);
+    deepStrictEqual(replayed, [false, true]);
+    deepStrictEqual(stub.texts(), ["Your code is 1234"]);
+  } finally {
+    for (const kv of kvs) kv.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
