@@ -500,3 +500,61 @@ Deno.test("conversation storage: a format-1 record with __proto__ keys pollutes 
   strictEqual(({} as { polluted?: string }).polluted, undefined);
   strictEqual(Object.getOwnPropertyNames(Object.prototype).includes("polluted"), false);
 });
+
+// Two processes (two handles of one KV file, two clients of one Redis) continue one dialogue at once from the
+// same read, each sealing its own chunks: exactly one record wins, the other gets StateConflictException, and
+// what is read after is the winner's whole log.
+for (const engine of ["KvStore", "RedisStore"] as const) {
+  Deno.test(`conversation storage (${engine}): two processes saving one dialogue at once: one wins, the other conflicts`, async () => {
+    const { DialogueRecords } = await import("../../src/bot/conversation/record_store.ts");
+    const { StateConflictException } = await import("../../src/bot/state_conflict.ts");
+    const run = async (states: [StateStore, StateStore]) => {
+      const [a, b] = states.map((state) => new DialogueRecords(state, ANA_KEY));
+      const enter = { r: { event: "messages.upsert", instance: "bot", data: {} }, t: 1 };
+      const steps = (label: string, n: number) =>
+        Array.from(
+          { length: n },
+          (_, i) => ({ call: "external", value: `${label}-${i}-${"x".repeat(200)}` }),
+        );
+      const state = { continues: true, name: "d", version: "1", enter };
+      await a.save(null, { ...state, continues: false, log: steps("base", 10) });
+      const [readA, readB] = [(await a.load())!, (await b.load())!];
+      const results = await Promise.allSettled([
+        a.save(readA, { ...state, log: [...readA.log, ...steps("a", 200)] }),
+        b.save(readB, { ...state, log: [...readB.log, ...steps("b", 200)] }),
+      ]);
+      const won = results.filter((r) => r.status === "fulfilled");
+      const lost = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+      strictEqual(won.length, 1);
+      ok(lost[0].reason instanceof StateConflictException);
+      const winner = results[0].status === "fulfilled" ? "a" : "b";
+      const after = (await b.load())!;
+      strictEqual(after.log.length, 210);
+      deepStrictEqual(
+        new Set(after.log.slice(10).map((e) => (e as { value: string }).value[0])),
+        new Set([winner]),
+      );
+      await a.drop((await a.load())!);
+      deepStrictEqual(await states[1].list("conversation-log"), []);
+    };
+    if (engine === "RedisStore") {
+      await withRedisServer(async (server) => {
+        const stores = [new RedisStore({ url: server.url }), new RedisStore({ url: server.url })];
+        try {
+          await run([stores[0].state, stores[1].state]);
+        } finally {
+          for (const store of stores) await store.close();
+        }
+      });
+      return;
+    }
+    const dir = await Deno.makeTempDir();
+    const kvs = [await Deno.openKv(`${dir}/bot.kv`), await Deno.openKv(`${dir}/bot.kv`)];
+    try {
+      await run([new KvStore(kvs[0]).state, new KvStore(kvs[1]).state]);
+    } finally {
+      for (const kv of kvs) kv.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
