@@ -248,8 +248,9 @@ function bool(name: string, value: string): boolean {
 }
 
 function num(name: string, value: string): number {
-  const parsed = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(parsed)) {
+  // Decimal only: Number() would also read "0x10" as 16 and "1e3" as 1000.
+  const parsed = /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(parsed)) {
     throw new ConfigurationException(
       `Invalid environment variable ${name}: expected a number, got "${value.slice(0, 16)}"`,
       { setting: name },

@@ -114,7 +114,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
       scheme: oneOf("auto", "hmac", "standard", "jwt", "token", "none"),
       header: nonEmpty,
       tolerance_seconds: seconds(),
-      jwt_max_age_seconds: seconds(),
+      jwt_max_age_seconds: integer(1, 86_400, "s"),
       require_timestamp: flag,
     }),
     max_body_bytes: integer(1),

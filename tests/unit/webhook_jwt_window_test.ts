@@ -111,7 +111,7 @@ Deno.test("jwt window: jwtMaxAgeSeconds sets the window; the leeway applies at b
     await reasonOf(verifyWebhook(BODY, { authorization }, narrow, (IAT + 61) * 1000)),
     "timestamp_too_old",
   );
-  for (const bad of [-1, NaN, Infinity, "1800"]) {
+  for (const bad of [-1, NaN, Infinity, "1800", 86_401, 1e12]) {
     throws(
       () => createWebhookHandler({ signature: { secret: JWT_KEY, jwtMaxAgeSeconds: bad as number } }),
       (error: unknown) =>
@@ -178,6 +178,15 @@ Deno.test("jwt window: GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS and webhook.signature
     secret: JWT_KEY,
     jwtMaxAgeSeconds: 900,
   });
+  // Decimal only: "0x10" is not 16, "1e3" not 1000.
+  for (const bad of ["0x10", "1e3", "", " "]) {
+    const given: Record<string, string> = { ...env, GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS: bad };
+    throws(
+      () => webhookOptionsFromEnv((name) => given[name]),
+      (error: unknown) =>
+        error instanceof ConfigurationException && error.setting === "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
+    );
+  }
 });
 
 Deno.test("jwt window: a genuine token replayed at 29 minutes runs the handlers again only without dedupe or a store", async () => {
