@@ -8,7 +8,7 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
-import { joinKey, type OptionKeys, suggestKey } from "./option_keys.ts";
+import { joinKey, nameOf, type OptionKeys, suggestKey } from "./option_keys.ts";
 import { MAX_TIMER_MS } from "./util/timers.ts";
 import { isRecord } from "./util/json_shape.ts";
 
@@ -214,7 +214,10 @@ function checkFields(
     if (node === undefined) {
       const guess = suggestKey(key, keysOf(fields));
       const hint = guess === undefined ? "" : `; did you mean "${joinKey(path, guess)}"?`;
-      throw new ConfigurationException(`"${setting}" is not a configuration key${hint}`, { setting });
+      const named = nameOf(path, key);
+      throw new ConfigurationException(`${named.shown} is not a configuration key${hint}`, {
+        setting: named.setting,
+      });
     }
     if (node.kind === "object" && node.fileOnly && source !== "file") {
       fail(setting, `is read from the configuration file by the command line only, not by GatewayService`);
