@@ -102,14 +102,6 @@ async function addHealth(gw: GatewayService, connection: string, rows: InstanceH
  * (key and instances). A key that is an instance token may be refused on `fetchInstances` by servers that
  * do not keep instance data; then `GET /instance/connectionState/<instance>` decides, when the connection
  * names an instance. Never throws.
- *
- * @example
- * ```ts
- * import { checkConnection } from "./health.ts";
- * import { GatewayService } from "../service.ts";
- * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" });
- * const result = await checkConnection(gw, "default", 5000);
- * ```
  */
 export async function checkConnection(
   gw: GatewayService,
@@ -203,16 +195,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 
-/**
- * The `health` command.
- *
- * @example
- * ```ts
- * import { HealthCommand } from "./health.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new HealthCommand().run(["--json"], memoryIo());
- * ```
- */
+/** The `health` command. */
 export class HealthCommand extends FlagCommand {
   constructor() {
     super({
@@ -257,16 +240,7 @@ when any connection fails.`,
   }
 }
 
-/**
- * `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`.
- *
- * @example
- * ```ts
- * import { describeInstance } from "./health.ts";
- * describeInstance({ name: "sales", state: "open", health: "suspect", breaker: "open", reason: null });
- * // "sales (open, suspect, breaker open)"
- * ```
- */
+/** `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`. */
 export function describeInstance(item: InstanceHealthRow): string {
   const state = item.state ?? "?";
   const same = item.health === null || item.health === state ||
@@ -277,15 +251,7 @@ export function describeInstance(item: InstanceHealthRow): string {
   return `${item.name} (${state}${extra})`;
 }
 
-/**
- * The text report of `health`: a table, one line per failure, a summary.
- *
- * @example
- * ```ts
- * import { renderHealth } from "./health.ts";
- * console.log(renderHealth({ ok: true, connections: [] }, false));
- * ```
- */
+/** The text report of `health`: a table, one line per failure, a summary. */
 export function renderHealth(report: HealthReport, color: boolean): string {
   const paint = colors(color);
   const rows = report.connections.map((item) => [

@@ -16,12 +16,6 @@ export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";
 
 /**
  * The kinds {@link toMediaInput} knows.
- *
- * @example
- * ```ts
- * import { MEDIA_KINDS } from "./media_input.ts";
- * MEDIA_KINDS.includes("sticker"); // true
- * ```
  */
 export const MEDIA_KINDS: readonly MediaKind[] = ["image", "video", "audio", "document", "sticker"];
 

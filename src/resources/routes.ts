@@ -197,13 +197,6 @@ const OPENAI_ROUTES: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | 
 /**
  * Every route (165) by group and operation, in the contract's order: `ROUTE.message.sendText` is
  * `POST /message/sendText/{instance}`.
- *
- * @example
- * ```ts
- * import { ROUTE } from "./routes.ts";
- * ROUTE.message.sendText.path; // "/message/sendText/{instance}"
- * ROUTE.message.sendMedia.bucket; // "media"
- * ```
  */
 export const ROUTE: RouteTable = Object.freeze({
   instance: group("instance", "instances", {
@@ -331,29 +324,12 @@ export const ROUTE: RouteTable = Object.freeze({
   evoai: botGroup("evoai"),
 });
 
-/**
- * Every route (165) as a list, in the contract's order (the 75 core routes first).
- *
- * @example
- * ```ts
- * import { ROUTES } from "./routes.ts";
- * ROUTES.filter((route) => route.resource === "messages").length; // 13
- * ROUTES.length; // 165
- * ```
- */
+/** Every route (165) as a list, in the contract's order (the 75 core routes first). */
 export const ROUTES: readonly RouteEntry[] = Object.freeze(
   Object.values(ROUTE).flatMap((group): RouteEntry[] => Object.values(group)),
 );
 
-/**
- * The route table as a Markdown table (what docs/resources.md shows).
- *
- * @example
- * ```ts
- * import { renderRoutesMarkdown, ROUTES } from "./routes.ts";
- * console.log(renderRoutesMarkdown(ROUTES));
- * ```
- */
+/** The route table as a Markdown table (what docs/resources.md shows). */
 export function renderRoutesMarkdown(routes: readonly RouteEntry[] = ROUTES): string {
   const lines = [
     "| # | Verb | Route | Code | Library methods | Retried when unclear | Bucket |",

@@ -76,15 +76,7 @@ function compress(bytes: Uint8Array, offset: number): void {
   hash[7] += h;
 }
 
-/**
- * The SHA-256 of `text` (UTF-8), as 64 lowercase hex digits.
- *
- * @example
- * ```ts
- * import { sha256Hex } from "./sha256.ts";
- * sha256Hex("abc"); // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
- * ```
- */
+/** The SHA-256 of `text` (UTF-8), as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
   // The message, a 1 bit, zeros, and its length in bits (64 bits): a whole number of 64-byte blocks.
   // One buffer serves every call (the function is synchronous): no allocation for a short text.
