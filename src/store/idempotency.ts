@@ -120,8 +120,8 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * The fingerprint of a send: SHA-256 (hex) of its route template and canonical JSON body. Synchronous (a
- * few µs for a message), where `crypto.subtle.digest` would cost an operation on another thread per send.
+ * The fingerprint of a send: SHA-256 (hex) of its route template and canonical JSON body, computed
+ * synchronously (see `sha256.ts`).
  */
 export function sendFingerprint(route: string, body: unknown): string {
   return sha256Hex(`${route}\n${canonicalJson(body)}`);

@@ -1,8 +1,7 @@
 /**
- * SHA-256 computed synchronously, for the short texts of the send path (an idempotent send's fingerprint).
- * `crypto.subtle.digest` is asynchronous: in Deno it is an operation on another thread, about 40 µs per
- * call, most of an idempotent send's own cost on a memory store; this takes a few µs for a short body.
- * The result is the same SHA-256 (FIPS 180-4), so fingerprints stored by earlier versions still match.
+ * SHA-256 computed synchronously, for the short texts of the send path (an idempotent send's fingerprint):
+ * `crypto.subtle.digest` is a round trip to another thread per call (figures: bench/README.md, "Bot: cost per
+ * update", the idempotent send). The result is the same SHA-256 (FIPS 180-4), so stored fingerprints still match.
  *
  * @module
  */
