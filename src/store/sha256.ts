@@ -1,7 +1,7 @@
 /**
  * SHA-256 computed synchronously, for the short texts of the send path (an idempotent send's fingerprint):
- * `crypto.subtle.digest` is a round trip to another thread per call (figures: bench/README.md, "Bot: cost per
- * update", the idempotent send). The result is the same SHA-256 (FIPS 180-4), so stored fingerprints still match.
+ * `crypto.subtle.digest` is a round trip to another thread per call (figures: bench/README.md, "Bot: cost
+ * per update", the idempotent send). The result is the same SHA-256 (FIPS 180-4): stored fingerprints match.
  *
  * @module
  */
