@@ -59,10 +59,13 @@ export function pictureSend(
   media?: string | CallOptions,
   caption?: string,
   options?: MediaSendOptions,
+  call?: CallOptions,
 ): MessageSend {
   if (typeof first !== "string") return mediaRequest(kind, first, media as CallOptions | undefined);
-  const [input, call] = shortForm({ number: first, mediatype: kind, media, caption }, options);
-  return mediaOf(input as MediaRequest, call);
+  return mediaOf(
+    shortForm({ number: first, mediatype: kind, media, caption }, options) as MediaRequest,
+    call,
+  );
 }
 
 /** `document(to, media, fileName?, caption?, options?)` or `document(request, callOptions?)`. */
@@ -72,6 +75,7 @@ export function documentSend(
   fileName?: string,
   caption?: string,
   options?: MediaSendOptions,
+  call?: CallOptions,
 ): MessageSend {
   if (typeof first !== "string") return mediaRequest("document", first, media as CallOptions | undefined);
   const fields = {
@@ -81,8 +85,7 @@ export function documentSend(
     caption,
     fileName: fileName ?? options?.fileName,
   };
-  const [input, call] = shortForm(fields, options);
-  return mediaOf(input as MediaRequest, call);
+  return mediaOf(shortForm(fields, options) as MediaRequest, call);
 }
 
 /**
@@ -93,24 +96,16 @@ export function audioSend(
   first: string | SendAudioMessageDto | RequestInput<SendAudioMessageDto> | MediaRequest,
   second?: string | CallOptions,
   options?: SendOptions & { encoding?: boolean },
+  shortCall?: CallOptions,
 ): MessageSend {
-  if (typeof first === "string") {
-    const [input, call] = shortForm({ number: first, audio: second }, options);
-    return sendOf(
-      ROUTE.message.sendWhatsAppAudio,
-      SendAudioMessageDto.from(input as RequestInput<SendAudioMessageDto>),
-      call,
-    );
-  }
-  const call = second as CallOptions | undefined;
-  if (first instanceof SendMediaMessageDto || "mediatype" in first) {
+  const short = typeof first === "string";
+  const call = short ? shortCall : second as CallOptions | undefined;
+  if (!short && (first instanceof SendMediaMessageDto || "mediatype" in first)) {
     return mediaOf(first as MediaRequest, call);
   }
-  return sendOf(
-    ROUTE.message.sendWhatsAppAudio,
-    SendAudioMessageDto.from(first as RequestInput<SendAudioMessageDto>),
-    call,
-  );
+  const input = short ? shortForm({ number: first, audio: second }, options) : first;
+  const valid = SendAudioMessageDto.from(input as RequestInput<SendAudioMessageDto>);
+  return sendOf(ROUTE.message.sendWhatsAppAudio, valid, call);
 }
 
 /** `ptv(to, video, options?)` or `ptv(request, callOptions?)`. */
@@ -118,9 +113,10 @@ export function ptvSend(
   first: string | SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
   second?: string | CallOptions,
   options?: SendOptions,
+  shortCall?: CallOptions,
 ): MessageSend {
   const [input, call] = typeof first === "string"
-    ? shortForm({ number: first, video: second }, options)
+    ? [shortForm({ number: first, video: second }, options), shortCall]
     : [first, second as CallOptions | undefined];
   return sendOf(
     ROUTE.message.sendPtv,
@@ -134,9 +130,10 @@ export function stickerSend(
   first: string | SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
   second?: string | CallOptions,
   options?: SendOptions & { notConvertSticker?: boolean },
+  shortCall?: CallOptions,
 ): MessageSend {
   const [input, call] = typeof first === "string"
-    ? shortForm({ number: first, sticker: second }, options)
+    ? [shortForm({ number: first, sticker: second }, options), shortCall]
     : [first, second as CallOptions | undefined];
   return sendOf(
     ROUTE.message.sendSticker,
@@ -161,12 +158,13 @@ export function fileSend(
   type: MediaKind,
   file: MediaInput,
   options: SendOptions & { caption?: string },
+  call: CallOptions | undefined,
 ): MessageSend {
   const { caption, ...rest } = options;
-  if (type === "audio") return audioSend(to, file.media, rest);
-  if (type === "sticker") return stickerSend(to, file.media, rest);
+  if (type === "audio") return audioSend(to, file.media, rest, call);
+  if (type === "sticker") return stickerSend(to, file.media, rest, call);
   const { media, mimetype, fileName } = file;
-  const [input, call] = shortForm({ number: to, mediatype: type, media, mimetype, fileName, caption }, rest);
+  const input = shortForm({ number: to, mediatype: type, media, mimetype, fileName, caption }, rest);
   return mediaOf(input as MediaRequest, call);
 }
 
@@ -201,8 +199,14 @@ export class MediaMessages extends TextMessages {
       | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: "image" },
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
-  image(to: string, media: string, caption?: string, options?: MediaSendOptions): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  image(
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+    call?: CallOptions,
+  ): Promise<SendResponse>;
   image(...args: DropFirst<Parameters<typeof pictureSend>>): Promise<SendResponse> {
     return this.run(() => pictureSend("image", ...args));
   }
@@ -224,8 +228,14 @@ export class MediaMessages extends TextMessages {
       | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: "video" },
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
-  video(to: string, media: string, caption?: string, options?: MediaSendOptions): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  video(
+    to: string,
+    media: string,
+    caption?: string,
+    options?: MediaSendOptions,
+    call?: CallOptions,
+  ): Promise<SendResponse>;
   video(...args: DropFirst<Parameters<typeof pictureSend>>): Promise<SendResponse> {
     return this.run(() => pictureSend("video", ...args));
   }
@@ -246,13 +256,14 @@ export class MediaMessages extends TextMessages {
       | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: "document" },
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   document(
     to: string,
     media: string,
     fileName?: string,
     caption?: string,
     options?: MediaSendOptions,
+    call?: CallOptions,
   ): Promise<SendResponse>;
   document(...args: Parameters<typeof documentSend>): Promise<SendResponse> {
     return this.run(() => documentSend(...args));
@@ -278,8 +289,13 @@ export class MediaMessages extends TextMessages {
       | RequestInput<SendMediaMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
-  audio(to: string, audio: string, options?: SendOptions & { encoding?: boolean }): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  audio(
+    to: string,
+    audio: string,
+    options?: SendOptions & { encoding?: boolean },
+    call?: CallOptions,
+  ): Promise<SendResponse>;
   audio(...args: Parameters<typeof audioSend>): Promise<SendResponse> {
     return this.run(() => audioSend(...args));
   }
@@ -298,8 +314,8 @@ export class MediaMessages extends TextMessages {
     request: SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
-  ptv(to: string, video: string, options?: SendOptions): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  ptv(to: string, video: string, options?: SendOptions, call?: CallOptions): Promise<SendResponse>;
   ptv(...args: Parameters<typeof ptvSend>): Promise<SendResponse> {
     return this.run(() => ptvSend(...args));
   }
@@ -318,11 +334,12 @@ export class MediaMessages extends TextMessages {
     request: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   sticker(
     to: string,
     sticker: string,
     options?: SendOptions & { notConvertSticker?: boolean },
+    call?: CallOptions,
   ): Promise<SendResponse>;
   sticker(...args: Parameters<typeof stickerSend>): Promise<SendResponse> {
     return this.run(() => stickerSend(...args));
@@ -359,9 +376,14 @@ export class MediaMessages extends TextMessages {
    * await gw.messages().sendFile("5511999999999", file, { type: "document", caption: "Your invoice" });
    * ```
    */
-  async sendFile(to: string, source: MediaSource, options: SendFileOptions): Promise<SendResponse> {
+  async sendFile(
+    to: string,
+    source: MediaSource,
+    options: SendFileOptions,
+    call?: CallOptions,
+  ): Promise<SendResponse> {
     const { type, fileName, mimetype, ...rest } = options ?? ({} as SendFileOptions);
     const file = await toMediaInput(source, { type, fileName, mimetype });
-    return await this.run(() => fileSend(to, type, file, rest));
+    return await this.run(() => fileSend(to, type, file, rest, call));
   }
 }

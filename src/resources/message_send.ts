@@ -10,13 +10,12 @@ import type { MessageOptions } from "../dto/message_options.ts";
 import type { MediaInputOptions } from "../media/media_input.ts";
 import type { RequestBody } from "../dto/request_dto.ts";
 import { readTextBody, SendTextMessageDto, textBodyOf } from "../dto/text_message.ts";
-import { splitOptions } from "./args.ts";
 import type { CallOptions, SendSpec } from "./resource.ts";
 import { ROUTE, type RouteEntry } from "./routes.ts";
 import type { SendMessageResponse } from "./types.ts";
 
-/** Shared send options plus call options, the last argument of a send method's short form. */
-export type SendOptions = MessageOptions & CallOptions;
+/** The optional fields every message kind shares, in a send method's short form (call options come after). */
+export type SendOptions = MessageOptions;
 
 /** Extra fields of a media send (`image`, `video`, `document`). */
 export interface MediaSendOptions extends SendOptions {
@@ -36,7 +35,7 @@ export type SendFileOptions = MediaInputOptions & SendOptions & { caption?: stri
  * ```ts
  * import { GatewayService } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
- * const res = await gw.messages().text("5511999998888", "Hi", { resolve: true });
+ * const res = await gw.messages().text("5511999998888", "Hi", {}, { resolve: true });
  * console.log(res.resolvedJid, res.recipientRewritten); // "551199998888@s.whatsapp.net" true
  * ```
  */
@@ -67,10 +66,9 @@ export function sendOf(
   return { route, body, to: body.number as string, call, vary };
 }
 
-/** A short form's request object: its `fields` over the body options of `options`, and the call options. */
-export function shortForm(fields: object, options: object | undefined): [object, CallOptions] {
-  const [body, call] = splitOptions(options as CallOptions | undefined);
-  return [{ ...body, ...fields }, call];
+/** A short form's request object: its `fields` over its `options` (the request's optional fields). */
+export function shortForm(fields: object, options: object | undefined): object {
+  return { ...options, ...fields };
 }
 
 /** `text(to, text, options?)` or `text(request, callOptions?)`; a plain text is read without a copy. */
@@ -78,17 +76,15 @@ export function textSend(
   first: string | SendTextMessageDto | RequestBody<SendTextMessageDto>,
   second?: string | CallOptions,
   options?: SendOptions,
+  shortCall?: CallOptions,
 ): MessageSend {
   const route = ROUTE.message.sendText;
   if (typeof first !== "string") {
     const body = first instanceof SendTextMessageDto ? first.body : readTextBody(first);
     return { route, body, to: body.number, call: second as CallOptions | undefined };
   }
-  if (options === undefined) {
-    const body = textBodyOf(first, second);
-    return { route, body, to: body.number };
-  }
-  const [input, call] = shortForm({ number: first, text: second }, options);
-  const body = readTextBody(input);
-  return { route, body, to: body.number, call };
+  const body = options === undefined
+    ? textBodyOf(first, second)
+    : readTextBody(shortForm({ number: first, text: second }, options));
+  return { route, body, to: body.number, call: shortCall };
 }

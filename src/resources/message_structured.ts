@@ -25,9 +25,14 @@ import { ROUTE } from "./routes.ts";
 import type { MessageRef } from "./types.ts";
 import { type MessageSend, sendOf, type SendOptions, shortForm } from "./message_send.ts";
 
-/** The request object, and the call options: from the short form's fields and options, or as given. */
-function requestOf<R>(short: boolean, fields: () => object, options: object | undefined, request: unknown) {
-  return (short ? shortForm(fields(), options) : [request, options]) as [R, CallOptions | undefined];
+/** The request object: the short form's fields over its options, or the request as given. */
+function requestOf<R>(
+  short: boolean,
+  fields: () => object,
+  options: object | undefined,
+  request: unknown,
+): R {
+  return (short ? shortForm(fields(), options) : request) as R;
 }
 
 /** `location(to, latitude, longitude, name?, address?, options?)` or `location(request, callOptions?)`. */
@@ -38,12 +43,14 @@ export function locationSend(
   name?: string,
   address?: string,
   options?: SendOptions,
+  shortCall?: CallOptions,
 ): MessageSend {
   const short = typeof first === "string";
-  const [input, call] = requestOf<RequestInput<SendLocationMessageDto>>(
+  const call = short ? shortCall : latitude as CallOptions | undefined;
+  const input = requestOf<RequestInput<SendLocationMessageDto>>(
     short,
     () => ({ number: first, latitude, longitude, name, address }),
-    short ? options : latitude as CallOptions | undefined,
+    options,
     first,
   );
   return sendOf(ROUTE.message.sendLocation, SendLocationMessageDto.from(input), call);
@@ -54,12 +61,14 @@ export function contactSend(
   first: string | SendContactMessageDto | RequestInput<SendContactMessageDto>,
   second?: ContactCard | ContactCard[] | CallOptions,
   options?: SendOptions,
+  shortCall?: CallOptions,
 ): MessageSend {
   const short = typeof first === "string";
-  const [input, call] = requestOf<RequestInput<SendContactMessageDto>>(
+  const call = short ? shortCall : second as CallOptions | undefined;
+  const input = requestOf<RequestInput<SendContactMessageDto>>(
     short,
     () => ({ number: first, contact: Array.isArray(second) ? second : [second] }),
-    short ? options : second as CallOptions | undefined,
+    options,
     first,
   );
   return sendOf(ROUTE.message.sendContact, SendContactMessageDto.from(input), call);
@@ -84,12 +93,14 @@ export function pollSend(
   name?: string | CallOptions,
   values?: string[],
   options?: SendOptions & { selectableCount?: number },
+  shortCall?: CallOptions,
 ): MessageSend {
   const short = typeof first === "string";
-  const [input, call] = requestOf<RequestInput<SendPollMessageDto>>(
+  const call = short ? shortCall : name as CallOptions | undefined;
+  const input = requestOf<RequestInput<SendPollMessageDto>>(
     short,
     () => ({ number: first, name, values }),
-    short ? options : name as CallOptions | undefined,
+    options,
     first,
   );
   return sendOf(ROUTE.message.sendPoll, SendPollMessageDto.from(input), call);
@@ -101,13 +112,15 @@ export function templateSend(
   name?: string | CallOptions,
   language?: string,
   components?: Record<string, unknown>[],
-  options?: CallOptions & { webhookUrl?: string },
+  options?: { webhookUrl?: string },
+  shortCall?: CallOptions,
 ): MessageSend {
   const short = typeof first === "string";
-  const [input, call] = requestOf<RequestInput<SendTemplateMessageDto>>(
+  const call = short ? shortCall : name as CallOptions | undefined;
+  const input = requestOf<RequestInput<SendTemplateMessageDto>>(
     short,
     () => ({ number: first, name, language, components }),
-    short ? options : name as CallOptions | undefined,
+    options,
     first,
   );
   return sendOf(ROUTE.message.sendTemplate, SendTemplateMessageDto.from(input), call);
@@ -132,12 +145,14 @@ export function listSend(
   first: string | SendListMessageDto | RequestInput<SendListMessageDto>,
   second?: ListContent | CallOptions,
   options?: SendOptions,
+  shortCall?: CallOptions,
 ): MessageSend {
   const short = typeof first === "string";
-  const [input, call] = requestOf<RequestInput<SendListMessageDto>>(
+  const call = short ? shortCall : second as CallOptions | undefined;
+  const input = requestOf<RequestInput<SendListMessageDto>>(
     short,
     () => ({ ...second, number: first }),
-    short ? options : second as CallOptions | undefined,
+    options,
     first,
   );
   return sendOf(ROUTE.message.sendList, SendListMessageDto.from(input), call);
@@ -162,12 +177,14 @@ export function buttonsSend(
   first: string | SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
   second?: ButtonsContent | CallOptions,
   options?: SendOptions,
+  shortCall?: CallOptions,
 ): MessageSend {
   const short = typeof first === "string";
-  const [input, call] = requestOf<RequestInput<SendButtonsMessageDto>>(
+  const call = short ? shortCall : second as CallOptions | undefined;
+  const input = requestOf<RequestInput<SendButtonsMessageDto>>(
     short,
     () => ({ ...second, number: first }),
-    short ? options : second as CallOptions | undefined,
+    options,
     first,
   );
   return sendOf(ROUTE.message.sendButtons, SendButtonsMessageDto.from(input), call);

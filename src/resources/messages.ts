@@ -71,7 +71,7 @@ export class MessagesResource extends MediaMessages {
     request: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   location(
     to: string,
     latitude: number,
@@ -79,6 +79,7 @@ export class MessagesResource extends MediaMessages {
     name?: string,
     address?: string,
     options?: SendOptions,
+    call?: CallOptions,
   ): Promise<SendResponse>;
   location(...args: Parameters<typeof locationSend>): Promise<SendResponse> {
     return this.run(() => locationSend(...args));
@@ -98,8 +99,13 @@ export class MessagesResource extends MediaMessages {
     request: SendContactMessageDto | RequestInput<SendContactMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
-  contact(to: string, contacts: ContactCard | ContactCard[], options?: SendOptions): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  contact(
+    to: string,
+    contacts: ContactCard | ContactCard[],
+    options?: SendOptions,
+    call?: CallOptions,
+  ): Promise<SendResponse>;
   contact(...args: Parameters<typeof contactSend>): Promise<SendResponse> {
     return this.run(() => contactSend(...args));
   }
@@ -118,7 +124,7 @@ export class MessagesResource extends MediaMessages {
     request: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   reaction(key: MessageRef, reaction: string, options?: CallOptions): Promise<SendResponse>;
   reaction(...args: Parameters<typeof reactionSend>): Promise<SendResponse> {
     return this.run(() => reactionSend(...args));
@@ -138,12 +144,13 @@ export class MessagesResource extends MediaMessages {
     request: SendPollMessageDto | RequestInput<SendPollMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   poll(
     to: string,
     name: string,
     values: string[],
     options?: SendOptions & { selectableCount?: number },
+    call?: CallOptions,
   ): Promise<SendResponse>;
   poll(...args: Parameters<typeof pollSend>): Promise<SendResponse> {
     return this.run(() => pollSend(...args));
@@ -166,7 +173,7 @@ export class MessagesResource extends MediaMessages {
     request: SendListMessageDto | RequestInput<SendListMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   list(
     to: string,
     list: {
@@ -177,6 +184,7 @@ export class MessagesResource extends MediaMessages {
       sections: ListSection[];
     },
     options?: SendOptions,
+    call?: CallOptions,
   ): Promise<SendResponse>;
   list(...args: Parameters<typeof listSend>): Promise<SendResponse> {
     return this.run(() => listSend(...args));
@@ -196,7 +204,7 @@ export class MessagesResource extends MediaMessages {
     request: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   buttons(
     to: string,
     message: {
@@ -207,6 +215,7 @@ export class MessagesResource extends MediaMessages {
       buttons: ButtonInput[];
     },
     options?: SendOptions,
+    call?: CallOptions,
   ): Promise<SendResponse>;
   buttons(...args: Parameters<typeof buttonsSend>): Promise<SendResponse> {
     return this.run(() => buttonsSend(...args));
@@ -226,13 +235,14 @@ export class MessagesResource extends MediaMessages {
     request: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   template(
     to: string,
     name: string,
     language: string,
     components?: Record<string, unknown>[],
-    options?: CallOptions & { webhookUrl?: string },
+    options?: { webhookUrl?: string },
+    call?: CallOptions,
   ): Promise<SendResponse>;
   template(...args: Parameters<typeof templateSend>): Promise<SendResponse> {
     return this.run(() => templateSend(...args));
@@ -288,9 +298,8 @@ export class MessagesResource extends MediaMessages {
               type: item.file.type,
               fileName: item.file.fileName,
               caption: item.text,
-              ...sendCall,
-            })
-            : await this.text(item.to, item.text ?? "", { ...sendCall, ...(delay ? { delay } : {}) });
+            }, sendCall)
+            : await this.text(item.to, item.text ?? "", delay ? { delay } : undefined, sendCall);
           const id = res.json<unknown>("key.id");
           return { messageId: typeof id === "string" ? id : undefined, replayed: res.replayed };
         },

@@ -104,8 +104,8 @@ export class TextMessages extends Resource {
     request: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,
   ): Promise<SendResponse>;
-  /** The short form: the recipient and the fields of this kind, then send and call options. */
-  text(to: string, text: string, options?: SendOptions): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  text(to: string, text: string, options?: SendOptions, call?: CallOptions): Promise<SendResponse>;
   text(...args: Parameters<typeof textSend>): Promise<SendResponse> {
     return this.run(() => textSend(...args));
   }

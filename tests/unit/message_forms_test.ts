@@ -17,7 +17,7 @@ for (const testCase of REQUEST_FORM_CASES) {
 
 Deno.test("text: the short form and a SendTextMessageDto send the same body, with call options last", async () => {
   const { gw, calls } = makeService();
-  await gw.messages().text("+55 11 99999-9999", "Hi", { delay: 5, instance: "support" });
+  await gw.messages().text("+55 11 99999-9999", "Hi", { delay: 5 }, { instance: "support" });
   await gw.messages().text(SendTextMessageDto.from({ number: "5511999999999", text: "Hi", delay: 5 }), {
     instance: "support",
   });
@@ -55,4 +55,18 @@ Deno.test("a request object that puts a call option among its fields is refused,
       error instanceof ValidationException && error.message.includes('"instance" is a call option'),
   );
   strictEqual(calls.length, 0);
+});
+
+Deno.test("a call option among a short form's optional fields is refused, naming where it belongs", async () => {
+  const { gw, calls } = makeService();
+  await rejects(
+    () => gw.messages().text("5511999999999", "hi", { idempotencyKey: "order-1" } as never),
+    (error: unknown) =>
+      error instanceof ValidationException &&
+      error.message ===
+        'Invalid text message: "idempotencyKey" is a call option, not a field of the request: pass it in the call\'s options',
+  );
+  strictEqual(calls.length, 0);
+  await gw.messages().text("5511999999999", "hi", { delay: 5 }, { idempotencyKey: "order-1" });
+  strictEqual(calls.length, 1);
 });

@@ -100,7 +100,7 @@ Deno.test("a send is not retried after a 500: outcome unknown, no event, store r
 Deno.test("the store records a successful send as sent with the server's message id", async () => {
   const store = new MemoryStore();
   const { gw } = makeService({ config: { store } });
-  await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], { idempotencyKey: "order-42" });
+  await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], {}, { idempotencyKey: "order-42" });
   const records = await store.listOutbound();
   strictEqual(records.length, 1);
   const record = records[0];
