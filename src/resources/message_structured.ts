@@ -21,18 +21,24 @@ import {
 } from "../dto/structured_messages.ts";
 import type { RequestInput } from "../dto/request_dto.ts";
 import type { CallOptions } from "./resource.ts";
-import { ROUTE } from "./routes.ts";
+import { ROUTE, type RouteEntry } from "./routes.ts";
 import type { MessageRef } from "./types.ts";
 import { type MessageSend, sendOf, type SendOptions, shortForm } from "./message_send.ts";
 
-/** The request object: the short form's fields over its options, or the request as given. */
-function requestOf<R>(
-  short: boolean,
+/**
+ * The send of a kind whose short form starts with the recipient (`first` a string): its `fields` over its
+ * `options`, or the request object `first` as given; validated by `from`.
+ */
+function kindSend<R>(
+  route: RouteEntry,
+  from: (input: R) => { readonly body: object },
+  first: unknown,
   fields: () => object,
   options: object | undefined,
-  request: unknown,
-): R {
-  return (short ? shortForm(fields(), options) : request) as R;
+  call: CallOptions | undefined,
+): MessageSend {
+  const input = typeof first === "string" ? shortForm(fields(), options) : first;
+  return sendOf(route, from(input as R), call);
 }
 
 /** `location(to, latitude, longitude, name?, address?, options?)` or `location(request, callOptions?)`. */
@@ -45,15 +51,15 @@ export function locationSend(
   options?: SendOptions,
   shortCall?: CallOptions,
 ): MessageSend {
-  const short = typeof first === "string";
-  const call = short ? shortCall : latitude as CallOptions | undefined;
-  const input = requestOf<RequestInput<SendLocationMessageDto>>(
-    short,
+  const call = typeof first === "string" ? shortCall : latitude as CallOptions | undefined;
+  return kindSend(
+    ROUTE.message.sendLocation,
+    SendLocationMessageDto.from,
+    first,
     () => ({ number: first, latitude, longitude, name, address }),
     options,
-    first,
+    call,
   );
-  return sendOf(ROUTE.message.sendLocation, SendLocationMessageDto.from(input), call);
 }
 
 /** `contact(to, cards, options?)` or `contact(request, callOptions?)`. */
@@ -63,15 +69,15 @@ export function contactSend(
   options?: SendOptions,
   shortCall?: CallOptions,
 ): MessageSend {
-  const short = typeof first === "string";
-  const call = short ? shortCall : second as CallOptions | undefined;
-  const input = requestOf<RequestInput<SendContactMessageDto>>(
-    short,
+  const call = typeof first === "string" ? shortCall : second as CallOptions | undefined;
+  return kindSend(
+    ROUTE.message.sendContact,
+    SendContactMessageDto.from,
+    first,
     () => ({ number: first, contact: Array.isArray(second) ? second : [second] }),
     options,
-    first,
+    call,
   );
-  return sendOf(ROUTE.message.sendContact, SendContactMessageDto.from(input), call);
 }
 
 /** `reaction(key, emoji, callOptions?)` or `reaction(request, callOptions?)`; `""` removes the reaction. */
@@ -95,15 +101,15 @@ export function pollSend(
   options?: SendOptions & { selectableCount?: number },
   shortCall?: CallOptions,
 ): MessageSend {
-  const short = typeof first === "string";
-  const call = short ? shortCall : name as CallOptions | undefined;
-  const input = requestOf<RequestInput<SendPollMessageDto>>(
-    short,
+  const call = typeof first === "string" ? shortCall : name as CallOptions | undefined;
+  return kindSend(
+    ROUTE.message.sendPoll,
+    SendPollMessageDto.from,
+    first,
     () => ({ number: first, name, values }),
     options,
-    first,
+    call,
   );
-  return sendOf(ROUTE.message.sendPoll, SendPollMessageDto.from(input), call);
 }
 
 /** `template(to, name, language, components?, options?)` or `template(request, callOptions?)`. */
@@ -115,15 +121,15 @@ export function templateSend(
   options?: { webhookUrl?: string },
   shortCall?: CallOptions,
 ): MessageSend {
-  const short = typeof first === "string";
-  const call = short ? shortCall : name as CallOptions | undefined;
-  const input = requestOf<RequestInput<SendTemplateMessageDto>>(
-    short,
+  const call = typeof first === "string" ? shortCall : name as CallOptions | undefined;
+  return kindSend(
+    ROUTE.message.sendTemplate,
+    SendTemplateMessageDto.from,
+    first,
     () => ({ number: first, name, language, components }),
     options,
-    first,
+    call,
   );
-  return sendOf(ROUTE.message.sendTemplate, SendTemplateMessageDto.from(input), call);
 }
 
 /** The fields of a list message besides its recipient. */
@@ -140,24 +146,6 @@ interface ListContent {
   sections: ListSection[];
 }
 
-/** `list(to, list, options?)` or `list(request, callOptions?)`. */
-export function listSend(
-  first: string | SendListMessageDto | RequestInput<SendListMessageDto>,
-  second?: ListContent | CallOptions,
-  options?: SendOptions,
-  shortCall?: CallOptions,
-): MessageSend {
-  const short = typeof first === "string";
-  const call = short ? shortCall : second as CallOptions | undefined;
-  const input = requestOf<RequestInput<SendListMessageDto>>(
-    short,
-    () => ({ ...second, number: first }),
-    options,
-    first,
-  );
-  return sendOf(ROUTE.message.sendList, SendListMessageDto.from(input), call);
-}
-
 /** The fields of a buttons message besides its recipient. */
 interface ButtonsContent {
   /** Title. */
@@ -172,20 +160,31 @@ interface ButtonsContent {
   buttons: ButtonInput[];
 }
 
-/** `buttons(to, message, options?)` or `buttons(request, callOptions?)`. */
-export function buttonsSend(
-  first: string | SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
-  second?: ButtonsContent | CallOptions,
+/** The arguments of `list` and `buttons`: `(to, content, options?, call?)` or `(request, callOptions?)`. */
+type ContentArgs<D, C> = [
+  first: string | D | RequestInput<D>,
+  second?: C | CallOptions,
   options?: SendOptions,
   shortCall?: CallOptions,
-): MessageSend {
-  const short = typeof first === "string";
-  const call = short ? shortCall : second as CallOptions | undefined;
-  const input = requestOf<RequestInput<SendButtonsMessageDto>>(
-    short,
-    () => ({ ...second, number: first }),
-    options,
-    first,
-  );
-  return sendOf(ROUTE.message.sendButtons, SendButtonsMessageDto.from(input), call);
+];
+
+/** The send of a kind whose short form is the recipient and the request's other fields in one object. */
+function contentSend<D, C>(
+  route: RouteEntry,
+  from: (input: RequestInput<D>) => { readonly body: object },
+): (...args: ContentArgs<D, C>) => MessageSend {
+  return (first, second, options, shortCall) => {
+    const call = typeof first === "string" ? shortCall : second as CallOptions | undefined;
+    return kindSend(route, from, first, () => ({ ...second, number: first }), options, call);
+  };
 }
+
+/** `list(to, list, options?, call?)` or `list(request, callOptions?)`. */
+export const listSend: (...args: ContentArgs<SendListMessageDto, ListContent>) => MessageSend = contentSend(
+  ROUTE.message.sendList,
+  SendListMessageDto.from,
+);
+
+/** `buttons(to, message, options?, call?)` or `buttons(request, callOptions?)`. */
+export const buttonsSend: (...args: ContentArgs<SendButtonsMessageDto, ButtonsContent>) => MessageSend =
+  contentSend(ROUTE.message.sendButtons, SendButtonsMessageDto.from);
