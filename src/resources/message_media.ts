@@ -29,13 +29,24 @@ import {
 } from "./message_send.ts";
 
 type Kind = "image" | "video" | "document";
-type MediaRequest = SendMediaMessageDto | RequestInput<SendMediaMessageDto>;
-/** A media request sent by the method of its kind: `mediatype` may be left out. */
-type KindRequest =
-  | SendMediaMessageDto
-  | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: Kind };
+type AnyMediaRequest = SendMediaMessageDto | RequestInput<SendMediaMessageDto>;
 
-function mediaOf(input: MediaRequest, call: CallOptions | undefined): MessageSend {
+/**
+ * The request object of `image`, `video` or `document`: a `SendMediaMessageDto`, or its fields with
+ * `mediatype` left out (the method's kind) or equal to the method's kind.
+ *
+ * @example
+ * ```ts
+ * import type { MediaRequest } from "@gw/gateway/resources";
+ * const photo: MediaRequest<"image"> = { number: "5511999999999", media: "https://example.com/a.png" };
+ * ```
+ */
+export type MediaRequest<K extends "image" | "video" | "document"> =
+  | SendMediaMessageDto
+  | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: K };
+type KindRequest = MediaRequest<Kind>;
+
+function mediaOf(input: AnyMediaRequest, call: CallOptions | undefined): MessageSend {
   const valid = SendMediaMessageDto.from(input);
   return sendOf(ROUTE.message.sendMedia, valid, call, { kind: valid.body.mediatype });
 }
@@ -47,7 +58,7 @@ function mediaRequest(kind: Kind, request: KindRequest, call: CallOptions | unde
     invalid("media message", `${kind}() sends mediatype "${kind}"; got "${given}": use ${given}()`);
   }
   return mediaOf(
-    request instanceof SendMediaMessageDto ? request : { ...request, mediatype: kind } as MediaRequest,
+    request instanceof SendMediaMessageDto ? request : { ...request, mediatype: kind } as AnyMediaRequest,
     call,
   );
 }
@@ -63,7 +74,7 @@ export function pictureSend(
 ): MessageSend {
   if (typeof first !== "string") return mediaRequest(kind, first, media as CallOptions | undefined);
   return mediaOf(
-    shortForm({ number: first, mediatype: kind, media, caption }, options) as MediaRequest,
+    shortForm({ number: first, mediatype: kind, media, caption }, options) as AnyMediaRequest,
     call,
   );
 }
@@ -85,7 +96,7 @@ export function documentSend(
     caption,
     fileName: fileName ?? options?.fileName,
   };
-  return mediaOf(shortForm(fields, options) as MediaRequest, call);
+  return mediaOf(shortForm(fields, options) as AnyMediaRequest, call);
 }
 
 /**
@@ -93,7 +104,7 @@ export function documentSend(
  * `mediatype: "audio"` an audio file (`sendMedia`).
  */
 export function audioSend(
-  first: string | SendAudioMessageDto | RequestInput<SendAudioMessageDto> | MediaRequest,
+  first: string | SendAudioMessageDto | RequestInput<SendAudioMessageDto> | AnyMediaRequest,
   second?: string | CallOptions,
   options?: SendOptions & { encoding?: boolean },
   shortCall?: CallOptions,
@@ -101,7 +112,7 @@ export function audioSend(
   const short = typeof first === "string";
   const call = short ? shortCall : second as CallOptions | undefined;
   if (!short && (first instanceof SendMediaMessageDto || "mediatype" in first)) {
-    return mediaOf(first as MediaRequest, call);
+    return mediaOf(first as AnyMediaRequest, call);
   }
   const input = short ? shortForm({ number: first, audio: second }, options) : first;
   const valid = SendAudioMessageDto.from(input as RequestInput<SendAudioMessageDto>);
@@ -165,7 +176,7 @@ export function fileSend(
   if (type === "sticker") return stickerSend(to, file.media, rest, call);
   const { media, mimetype, fileName } = file;
   const input = shortForm({ number: to, mediatype: type, media, mimetype, fileName, caption }, rest);
-  return mediaOf(input as MediaRequest, call);
+  return mediaOf(input as AnyMediaRequest, call);
 }
 
 type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
@@ -193,12 +204,7 @@ export class MediaMessages extends TextMessages {
    * await gw.messages().image({ number: "5511999999999", media: "https://example.com/a.png", mimetype: "image/png" });
    * ```
    */
-  image(
-    request:
-      | SendMediaMessageDto
-      | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: "image" },
-    options?: CallOptions,
-  ): Promise<SendResponse>;
+  image(request: MediaRequest<"image">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   image(
     to: string,
@@ -222,12 +228,7 @@ export class MediaMessages extends TextMessages {
    * await gw.messages().video({ number: "5511999999999", media: "https://example.com/v.mp4", mimetype: "video/mp4" });
    * ```
    */
-  video(
-    request:
-      | SendMediaMessageDto
-      | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: "video" },
-    options?: CallOptions,
-  ): Promise<SendResponse>;
+  video(request: MediaRequest<"video">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   video(
     to: string,
@@ -250,12 +251,7 @@ export class MediaMessages extends TextMessages {
    * await gw.messages().document("5511999999999", "https://example.com/a.pdf", "a.pdf", "Invoice");
    * ```
    */
-  document(
-    request:
-      | SendMediaMessageDto
-      | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: "document" },
-    options?: CallOptions,
-  ): Promise<SendResponse>;
+  document(request: MediaRequest<"document">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   document(
     to: string,

@@ -52,14 +52,8 @@ export function locationSend(
   shortCall?: CallOptions,
 ): MessageSend {
   const call = typeof first === "string" ? shortCall : latitude as CallOptions | undefined;
-  return kindSend(
-    ROUTE.message.sendLocation,
-    SendLocationMessageDto.from,
-    first,
-    () => ({ number: first, latitude, longitude, name, address }),
-    options,
-    call,
-  );
+  const fields = () => ({ number: first, latitude, longitude, name, address });
+  return kindSend(ROUTE.message.sendLocation, SendLocationMessageDto.from, first, fields, options, call);
 }
 
 /** `contact(to, cards, options?)` or `contact(request, callOptions?)`. */
@@ -70,14 +64,8 @@ export function contactSend(
   shortCall?: CallOptions,
 ): MessageSend {
   const call = typeof first === "string" ? shortCall : second as CallOptions | undefined;
-  return kindSend(
-    ROUTE.message.sendContact,
-    SendContactMessageDto.from,
-    first,
-    () => ({ number: first, contact: Array.isArray(second) ? second : [second] }),
-    options,
-    call,
-  );
+  const fields = () => ({ number: first, contact: Array.isArray(second) ? second : [second] });
+  return kindSend(ROUTE.message.sendContact, SendContactMessageDto.from, first, fields, options, call);
 }
 
 /** `reaction(key, emoji, callOptions?)` or `reaction(request, callOptions?)`; `""` removes the reaction. */
@@ -102,14 +90,8 @@ export function pollSend(
   shortCall?: CallOptions,
 ): MessageSend {
   const call = typeof first === "string" ? shortCall : name as CallOptions | undefined;
-  return kindSend(
-    ROUTE.message.sendPoll,
-    SendPollMessageDto.from,
-    first,
-    () => ({ number: first, name, values }),
-    options,
-    call,
-  );
+  const fields = () => ({ number: first, name, values });
+  return kindSend(ROUTE.message.sendPoll, SendPollMessageDto.from, first, fields, options, call);
 }
 
 /** `template(to, name, language, components?, options?)` or `template(request, callOptions?)`. */
@@ -122,14 +104,8 @@ export function templateSend(
   shortCall?: CallOptions,
 ): MessageSend {
   const call = typeof first === "string" ? shortCall : name as CallOptions | undefined;
-  return kindSend(
-    ROUTE.message.sendTemplate,
-    SendTemplateMessageDto.from,
-    first,
-    () => ({ number: first, name, language, components }),
-    options,
-    call,
-  );
+  const fields = () => ({ number: first, name, language, components });
+  return kindSend(ROUTE.message.sendTemplate, SendTemplateMessageDto.from, first, fields, options, call);
 }
 
 /** The fields of a list message besides its recipient. */
