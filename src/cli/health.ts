@@ -7,6 +7,7 @@
 
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
+import type { InstancesResource } from "../resources/instances.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
 import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
@@ -145,27 +146,7 @@ export async function checkConnection(
         : message(error);
       return result;
     }
-    // Maybe an instance token: it is accepted on the instance's own routes.
-    try {
-      const response = await instances.connectionState(result.instance, { timeoutMs, maxRetries: 0 });
-      const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
-      result.authorized = true;
-      result.instances = [{
-        name: result.instance,
-        state: typeof state === "string" ? state : null,
-        health: null,
-        breaker: null,
-        reason: null,
-      }];
-    } catch (inner) {
-      result.authorized = inner instanceof AuthenticationException ? false : null;
-      result.error = inner instanceof AuthenticationException
-        ? `api key was refused: ${message(inner)}`
-        : inner instanceof InstanceNotFoundException
-        ? missingInstance(result.instance)
-        : message(inner);
-      return result;
-    }
+    if (!await checkInstanceToken(instances, result, result.instance, timeoutMs)) return result;
   }
   try {
     // The state connect and status see, not the stored row's; then the health recorded for it.
@@ -180,6 +161,39 @@ export async function checkConnection(
   }
   result.ok = true;
   return result;
+}
+
+/**
+ * A key refused on `fetchInstances` may be an instance token, accepted on the instance's own routes: ask
+ * its `connectionState`. False (with the error set) when that is refused too.
+ */
+async function checkInstanceToken(
+  instances: InstancesResource,
+  result: ConnectionHealth,
+  instance: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  try {
+    const response = await instances.connectionState(instance, { timeoutMs, maxRetries: 0 });
+    const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
+    result.authorized = true;
+    result.instances = [{
+      name: instance,
+      state: typeof state === "string" ? state : null,
+      health: null,
+      breaker: null,
+      reason: null,
+    }];
+    return true;
+  } catch (error) {
+    result.authorized = error instanceof AuthenticationException ? false : null;
+    result.error = error instanceof AuthenticationException
+      ? `api key was refused: ${message(error)}`
+      : error instanceof InstanceNotFoundException
+      ? missingInstance(instance)
+      : message(error);
+    return false;
+  }
 }
 
 /** The configured instance is not on the server: say so, with the command that creates it. */
