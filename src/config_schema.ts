@@ -308,11 +308,6 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
 /**
  * Check `value` against the schema of `setting` (a path such as `rate_limiting` or `connections.eu`; empty
  * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
- *
- * @example
- * ```ts
- * checkSetting("rate_limiting", { max_wait_ms: 1000 });
- * ```
  */
 export function checkSetting(setting: string, value: unknown, source: ConfigSource = "object"): void {
   if (wasChecked(value, source)) return;
@@ -361,13 +356,6 @@ function markChecked(value: Record<string, unknown>, source: ConfigSource): Reco
  * Check a whole configuration (see {@link checkSetting}) and return a copy of it, and of each of its
  * sections and connections, marked as checked: passing the copy or one of its sections on to another
  * constructor does not check it again, and later changes to the caller's objects do not reach it.
- *
- * @example
- * ```ts
- * import { checkedConfig } from "./config_schema.ts";
- * const config = checkedConfig({ server_url: "http://localhost:8080", api_key: "k", http: { timeout_ms: 5000 } });
- * console.log(config.http); // { timeout_ms: 5000 }
- * ```
  */
 export function checkedConfig(value: unknown, source: ConfigSource = "object"): Record<string, unknown> {
   if (wasChecked(value, source)) return value as Record<string, unknown>;

@@ -132,12 +132,6 @@ const templates = new Map<string, string[]>();
 /**
  * Fill a route template: `{name}` placeholders are replaced by percent-encoded values, so no value can change
  * the route (`a/../b` and `x?y` stay one segment). `.` and `..` are refused because URL parsers collapse them.
- *
- * @example
- * ```ts
- * import { buildPath } from "./prepared_request.ts";
- * buildPath("/message/sendText/{instance}", { instance: "sales team" }); // "/message/sendText/sales%20team"
- * ```
  */
 export function buildPath(route: string, values: Record<string, string | undefined>): string {
   let parts = templates.get(route);

@@ -91,13 +91,6 @@ async function streamed(url: string, init: RequestInit | undefined, body: string
  * retry cannot replay, and a 307 or 308 is followed with it; elsewhere the global fetch. A body that is not
  * a string, a GET or HEAD (no body allowed), or a caller's own `redirect` setting, leaves the request to the
  * global fetch as it is.
- *
- * @example
- * ```ts
- * import { sendFetch } from "./send_fetch.ts";
- * const send = sendFetch();
- * // await send("http://127.0.0.1:8080/message/sendText/sales", { method: "POST", body: "{}" });
- * ```
  */
 export function sendFetch(): typeof fetch {
   if (typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version !== "object") return globalFetch;

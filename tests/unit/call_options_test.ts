@@ -72,7 +72,7 @@ Deno.test("maxRetries that is negative, NaN, fractional or huge is refused befor
   const { gw, calls } = service();
   for (const maxRetries of [-1, NaN, 1.5, 1e12]) {
     await refused(
-      gw.messages().text("5511999999999", "hi", { maxRetries }),
+      gw.messages().text("5511999999999", "hi", {}, { maxRetries }),
       calls,
       `"maxRetries" must be an integer from 0 to 100, got ${maxRetries}`,
     );
@@ -159,7 +159,7 @@ Deno.test("a request object refuses a field it does not have, with the field mea
 
 Deno.test("an option set to undefined is no option: the send goes out", async () => {
   const { gw, calls } = service();
-  await gw.messages().text("5511999999999", "hi", { delay: undefined, timeoutMs: undefined });
+  await gw.messages().text("5511999999999", "hi", { delay: undefined }, { timeoutMs: undefined });
   strictEqual(calls.length, 1);
 });
 
