@@ -191,7 +191,7 @@ const SEND_KINDS: Record<string, (gw: GatewayService) => Promise<unknown>> = {
     gw.messages().reaction({ id: "3EB0", remoteJid: `${N}@s.whatsapp.net`, fromMe: true }, "👍"),
   poll: (gw) => gw.messages().poll(N, "Which?", ["a", "b"]),
   list: (gw) =>
-    gw.messages().sendList({
+    gw.messages().list({
       number: N,
       title: "Menu",
       description: "Pick",
