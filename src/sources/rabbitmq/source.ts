@@ -160,7 +160,7 @@ export class RabbitMqSource {
    * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
    * import { Bot } from "@gw/gateway/bot";
    * import { GatewayService } from "@gw/gateway";
-   * const bot = new Bot(GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }));
+   * const bot = new Bot({ service: GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }) });
    * bot.on("message:text", (ctx) => ctx.reply("hi"));
    * const consumer = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["messages.upsert"] })
    *   .consume(bot);
