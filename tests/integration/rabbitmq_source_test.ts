@@ -12,9 +12,10 @@ import { ConfigurationException, ConnectionException } from "../../src/errors.ts
 import { GatewayService } from "../../src/service.ts";
 import { RabbitMqSource, type RabbitMqSourceOptions } from "../../src/sources/rabbitmq/mod.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
-import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
+import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { type Broker, startRabbitMq } from "../helpers/brokers.ts";
 import { freePort } from "../helpers/redis_server.ts";
+import { startTcpProxy } from "../helpers/tcp_proxy.ts";
 import { json, type RecordedCall, scriptedFetch } from "../helpers/scripted_fetch.ts";
 
 const KEY = "rabbit-test-key";
@@ -191,7 +192,14 @@ Deno.test("RabbitMqSource against a private RabbitMQ node", async (t) => {
 
     await t.step("a poison event is dead-lettered after maxAttempts while the rest flow; listed and requeued", async () => {
       let clock = 1_760_000_000_000;
-      const source = new RabbitMqSource(options("poison", { maxAttempts: 3, now: () => clock }));
+      const delays: number[] = [];
+      const sleep = (ms: number) => {
+        delays.push(ms);
+        return Promise.resolve();
+      };
+      const source = new RabbitMqSource(
+        options("poison", { maxAttempts: 3, now: () => clock, retryDelayMs: 250, sleep }),
+      );
       const store = new MemoryStore();
       let poisonous = true;
       const run = counting(store, 3, (id) => poisonous && id === "bad");
@@ -220,6 +228,8 @@ Deno.test("RabbitMqSource against a private RabbitMQ node", async (t) => {
       deepStrictEqual((bad.body as { data: unknown }).data, inbound("bad"));
       strictEqual(run.seen.get("bad"), 3);
       deepStrictEqual([run.seen.get("ok1"), run.seen.get("ok2")], [1, 1]);
+      // Held for a growing delay before each redelivery; none after the last attempt.
+      deepStrictEqual(delays, [250, 500]);
       // Listing leaves them in place.
       strictEqual((await source.listDeadLetters()).length, 3);
       // Fixed: requeued, handled once, gone from the dead letters.
@@ -232,6 +242,81 @@ Deno.test("RabbitMqSource against a private RabbitMQ node", async (t) => {
       strictEqual(run.seen.get("bad"), 4);
       strictEqual((await source.listDeadLetters()).length, 2);
       strictEqual(await queueDepth(broker.url, "poison.messages.upsert"), 0);
+    });
+
+    await t.step("a message another delivery is handling (busy) is retried later, never dead-lettered", async () => {
+      const store = new MemoryStore();
+      const gate = Promise.withResolvers<void>();
+      let handled = 0;
+      const holder = new WebhookProcessor({ store, log: false }).on("messages.upsert", async () => {
+        handled++;
+        await gate.promise;
+      });
+      // Another worker holds the claim of m-busy (its handler is running).
+      const held = holder.process(
+        WebhookPayloadDto.from(JSON.parse(serverBody("busy", "messages.upsert", inbound("m-busy"))))!,
+      );
+      const sleeps: number[] = [];
+      const source = new RabbitMqSource(options("busy", {
+        maxAttempts: 2,
+        retryDelayMs: 100,
+        sleep: (ms) => {
+          sleeps.push(ms);
+          if (sleeps.length === 3) gate.resolve(); // the holder finishes while the message waits
+          return Promise.resolve();
+        },
+      }));
+      const consumer = source.consume(
+        new WebhookProcessor({ store, log: false }).on("messages.upsert", () => {
+          handled++;
+        }),
+      );
+      await consumer.ready;
+      await publish(broker.url, "busy", "messages.upsert", [inbound("m-busy")]);
+      await held;
+      // Until the message is settled: acked as a duplicate once the holder finished, or dead-lettered.
+      while (
+        await queueDepth(broker.url, "busy.messages.upsert") > 0 ||
+        (sleeps.length < 3 && (await source.listDeadLetters()).length === 0)
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20)); // polls the broker; not a timed assertion
+      }
+      await consumer.close();
+      strictEqual(handled, 1);
+      deepStrictEqual(await source.listDeadLetters(), []);
+      ok(sleeps.length >= 3 && sleeps.every((ms) => ms === 100), String(sleeps));
+    });
+
+    await t.step("a dropped connection: the consumer reconnects, says so once, and loses nothing", async () => {
+      const proxy = startTcpProxy(broker.port);
+      const lines: string[] = [];
+      const source = new RabbitMqSource({
+        ...options("drop"),
+        url: `amqp://guest:guest@127.0.0.1:${proxy.port}`,
+        log: (line) => lines.push(line),
+      });
+      const store = new MemoryStore();
+      const run = counting(store, 4);
+      const consumer = source.consume(run.processor);
+      try {
+        await consumer.ready;
+        await publish(broker.url, "drop", "messages.upsert", [inbound("d1"), inbound("d2")]);
+        while (run.seen.size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        proxy.cut();
+        await publish(broker.url, "drop", "messages.upsert", [inbound("d3"), inbound("d4")]);
+        await run.done;
+      } finally {
+        await consumer.close();
+        await proxy.close();
+      }
+      deepStrictEqual([...run.seen].sort(), [["d1", 1], ["d2", 1], ["d3", 1], ["d4", 1]]);
+      strictEqual(proxy.accepted, 2);
+      deepStrictEqual(lines.map((line) => line.replace(/\(.*$/, "")), [
+        `RabbitMQ consumer `,
+        `RabbitMQ consumer `,
+      ]);
+      ok(lines[0].includes("reconnecting with backoff"), lines[0]);
+      ok(lines[1].endsWith("connected again; consuming"), lines[1]);
     });
 
     await t.step("bad credentials and a broker that is down: an error naming host and port, never the password", async () => {

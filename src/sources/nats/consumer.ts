@@ -6,10 +6,10 @@
  * @module
  */
 
-import { ValidationException } from "../../errors.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { keepConnected, type SourceSleep } from "../keep_connected.ts";
 import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
+import { settleFailure } from "../settle.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type NatsJsMsg, type NatsLink, natsLabel, openNats } from "./client.ts";
 import { deadLetterSubject, ensureConsumer, ensureStreams, eventStream } from "./streams.ts";
@@ -159,10 +159,11 @@ export class NatsConsumer {
         receivedAt: this.#settings.now(),
       });
     } catch (error) {
-      if (error instanceof ValidationException || attempts >= this.#settings.maxAttempts) {
+      const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
+      if (outcome === "dead-letter") {
         return await this.#deadLetter(message, link, instance, errorMessage(error), attempts);
       }
-      message.nak(backoffDelay(this.#settings.retryDelay, attempts - 1));
+      message.nak(backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1));
       return;
     }
     message.ack();

@@ -6,10 +6,10 @@
  * @module
  */
 
-import { ValidationException } from "../../errors.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { keepConnected, type SourceSleep } from "../keep_connected.ts";
-import type { Backoff, SourceScope } from "../scope.ts";
+import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
+import { settleFailure } from "../settle.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type AmqpChannel, type AmqpConnection, type AmqpMessage, openAmqp, rabbitLabel } from "./client.ts";
 import { publishDeadLetter } from "./dead_letters.ts";
@@ -21,6 +21,7 @@ export interface RabbitMqConsumerSettings {
   scope: SourceScope;
   prefetch: number;
   maxAttempts: number;
+  retryDelay: Backoff;
   connectTimeoutMs: number;
   backoff: Backoff;
   now: () => number;
@@ -159,10 +160,12 @@ export class RabbitMqConsumer {
     try {
       await this.#deliver({ body, deliveryId: message.properties.messageId, receivedAt: this.#settings.now() });
     } catch (error) {
-      if (error instanceof ValidationException || attempts >= this.#settings.maxAttempts) {
-        return await this.#deadLetter(message, origin, errorMessage(error), attempts);
-      }
-      // Back to the queue for another delivery; the broker counts it (x-delivery-count).
+      const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
+      if (outcome === "dead-letter") return await this.#deadLetter(message, origin, errorMessage(error), attempts);
+      // Held for a growing delay (a busy one for the first delay), then back to the queue for another
+      // delivery, which the broker counts (x-delivery-count). close() cuts the wait short.
+      const delay = backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1);
+      await this.#settings.sleep(delay, this.#stop.signal).catch(() => {});
       await message.nack(true).catch(() => {});
       return;
     }

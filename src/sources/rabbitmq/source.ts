@@ -30,6 +30,8 @@ export interface RabbitMqSourceOptions {
   prefetch?: number;
   /** Deliveries of one message before it is dead-lettered (default 5). */
   maxAttempts?: number;
+  /** How long a failed event waits before it goes back to its queue (default 1000 ms), doubled per attempt up to 60 s. */
+  retryDelayMs?: number;
   /** Time to connect (default 10 000 ms). */
   connectTimeoutMs?: number;
   /** First delay before reconnecting (default 1000 ms), doubled up to `maxReconnectDelayMs`. */
@@ -38,7 +40,7 @@ export interface RabbitMqSourceOptions {
   maxReconnectDelayMs?: number;
   /** Clock in epoch ms (default `Date.now`). */
   now?: () => number;
-  /** How the consumer waits before reconnecting (default a timer that `close()` cuts short). */
+  /** How the consumer waits before a retry or a reconnect (default a timer that `close()` cuts short). */
   sleep?: SourceSleep;
   /** Where a consumer says it lost or regained the broker, once per outage (default stderr). */
   log?: (line: string) => void;
@@ -50,6 +52,7 @@ const OPTION_KEYS = {
   events: true,
   prefetch: true,
   maxAttempts: true,
+  retryDelayMs: true,
   connectTimeoutMs: true,
   reconnectDelayMs: true,
   maxReconnectDelayMs: true,
@@ -70,11 +73,13 @@ function readOptions(options: RabbitMqSourceOptions): RabbitMqConsumerSettings {
       throw new ConfigurationException(`${WHERE}: "${key}" must be a function`, { setting: key });
     }
   }
+  const retry = positiveInteger(WHERE, "retryDelayMs", options.retryDelayMs, 1000);
   return {
     url: readBrokerUrl(WHERE, options.url, ["amqp:", "amqps:"]),
     scope: readScope(WHERE, options.instances, options.events),
     prefetch: positiveInteger(WHERE, "prefetch", options.prefetch, 16, 65_535),
     maxAttempts: positiveInteger(WHERE, "maxAttempts", options.maxAttempts, 5, 1000),
+    retryDelay: { first: retry, max: Math.max(retry, 60_000) },
     connectTimeoutMs: positiveInteger(WHERE, "connectTimeoutMs", options.connectTimeoutMs, 10_000),
     backoff: readBackoff(WHERE, options.reconnectDelayMs, options.maxReconnectDelayMs),
     now: options.now ?? Date.now,
