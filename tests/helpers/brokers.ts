@@ -85,12 +85,13 @@ export async function startRabbitMq(): Promise<Broker> {
   return { url: `amqp://guest:guest@127.0.0.1:${port}`, port, close };
 }
 
-/** A NATS server with JetStream (data in a temporary directory) on a free loopback port. */
-export async function startNats(): Promise<Broker> {
+/** A NATS server with JetStream (data in a temporary directory) on a free loopback port, optionally with a user. */
+export async function startNats(auth?: { user: string; pass: string }): Promise<Broker> {
   const port = freePort();
   const dir = await Deno.makeTempDir({ prefix: "gw-nats-" });
+  const credentials = auth === undefined ? [] : ["--user", auth.user, "--pass", auth.pass];
   const child = new Deno.Command("nats-server", {
-    args: ["-js", "-sd", dir, "-a", "127.0.0.1", "-p", String(port)],
+    args: ["-js", "-sd", dir, "-a", "127.0.0.1", "-p", String(port), ...credentials],
     env: realClockEnv(),
     clearEnv: true,
     stdin: "null",

@@ -12,9 +12,10 @@ import { ConfigurationException, ConnectionException } from "../../src/errors.ts
 import { GatewayService } from "../../src/service.ts";
 import { NatsSource, type NatsSourceOptions } from "../../src/sources/nats/mod.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
-import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
+import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { type Broker, startNats } from "../helpers/brokers.ts";
 import { freePort } from "../helpers/redis_server.ts";
+import { startTcpProxy } from "../helpers/tcp_proxy.ts";
 import { json, type RecordedCall, scriptedFetch } from "../helpers/scripted_fetch.ts";
 
 function serverBody(instance: string, event: string, data: unknown): string {
@@ -175,6 +176,88 @@ Deno.test("NatsSource against a private nats-server (JetStream)", async (t) => {
       await consumer.close();
       strictEqual(run.seen.get("bad"), 4);
       strictEqual((await source.listDeadLetters()).length, 2);
+    });
+
+    await t.step("an event another delivery is handling (busy) is retried later, never dead-lettered", async () => {
+      const store = new MemoryStore();
+      const gate = Promise.withResolvers<void>();
+      let handled = 0;
+      let busy = 0;
+      const holder = new WebhookProcessor({ store, log: false }).on("messages.upsert", async () => {
+        handled++;
+        await gate.promise;
+      });
+      const held = holder.process(
+        WebhookPayloadDto.from(JSON.parse(serverBody("busy", "messages.upsert", inbound("m-busy"))))!,
+      );
+      const settled = Promise.withResolvers<void>();
+      const processor = new WebhookProcessor({ store, log: false }).on("messages.upsert", () => {
+        handled++;
+      });
+      const source = new NatsSource(options("busy", { maxAttempts: 2 }));
+      const consumer = source.consume({
+        process: async (payload: WebhookPayloadDto) => {
+          try {
+            await processor.process(payload);
+            settled.resolve(); // the duplicate, once the holder finished
+          } catch (error) {
+            if (++busy === 3) gate.resolve(); // the holder finishes after three busy deliveries
+            throw error;
+          }
+        },
+      });
+      await consumer.ready;
+      await publish(broker.url, "busy", "messages.upsert", [inbound("m-busy")]);
+      await held;
+      await settled.promise;
+      await consumer.close();
+      strictEqual(handled, 1);
+      strictEqual(busy, 3);
+      deepStrictEqual(await source.listDeadLetters(), []);
+    });
+
+    await t.step("a dropped connection: the consumer reconnects, says so once, and loses nothing", async () => {
+      const proxy = startTcpProxy(broker.port);
+      const lines: string[] = [];
+      const source = new NatsSource({
+        ...options("drop"),
+        url: `nats://127.0.0.1:${proxy.port}`,
+        log: (line) => lines.push(line),
+      });
+      const store = new MemoryStore();
+      const run = counter(store, 4);
+      const consumer = source.consume(run.target);
+      try {
+        await consumer.ready;
+        await publish(broker.url, "drop", "messages.upsert", [inbound("d1"), inbound("d2")]);
+        while (run.seen.size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        proxy.cut();
+        await publish(broker.url, "drop", "messages.upsert", [inbound("d3"), inbound("d4")]);
+        await run.done;
+      } finally {
+        await consumer.close();
+        await proxy.close();
+      }
+      deepStrictEqual([...run.seen].sort(), [["d1", 1], ["d2", 1], ["d3", 1], ["d4", 1]]);
+      strictEqual(lines.length, 2);
+      ok(lines[0].startsWith(`NATS consumer (NATS at 127.0.0.1:${proxy.port}): `), lines[0]);
+      ok(lines[0].includes("reconnecting with backoff"), lines[0]);
+      ok(lines[1].endsWith("connected again; consuming"), lines[1]);
+    });
+
+    await t.step("bad credentials: an error naming host and port, never the password", async () => {
+      const guarded = await startNats({ user: "gw", pass: "right-pass" });
+      try {
+        const url = guarded.url.replace("nats://", "nats://gw:Wr0ng-pass@");
+        await rejects(new NatsSource({ ...options("creds"), url }).listDeadLetters(), (e: Error) => {
+          ok(e instanceof ConnectionException, String(e));
+          ok(e.message.startsWith(`Cannot connect to NATS at 127.0.0.1:${guarded.port}: the server refused`), e.message);
+          ok(!JSON.stringify([e.message, e.stack]).includes("Wr0ng-pass"), e.message);
+          return true;
+        });
+      } finally {
+        await guarded.close();
+      }
     });
 
     await t.step("a server that is down: an error naming host and port, never the password", async () => {
