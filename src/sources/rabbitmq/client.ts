@@ -32,6 +32,8 @@ export interface AmqpMessage {
 /** One channel. */
 export interface AmqpChannel {
   closed: boolean;
+  /** The channel's consumers by tag (the client's own map). */
+  consumers: Map<string, unknown>;
   prefetch(count: number): Promise<void>;
   confirmSelect(): Promise<void>;
   exchangeDeclare(name: string, type: string, params: { durable: boolean; autoDelete: boolean }): Promise<void>;
@@ -43,7 +45,7 @@ export interface AmqpChannel {
   queueBind(queue: string, exchange: string, routingKey: string): Promise<void>;
   basicConsume(
     queue: string,
-    params: { noAck: boolean },
+    params: { noAck: boolean; tag?: string },
     callback: (message: AmqpMessage) => void,
   ): Promise<{ tag: string }>;
   basicCancel(tag: string): Promise<unknown>;

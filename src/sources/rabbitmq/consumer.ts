@@ -138,12 +138,18 @@ export class RabbitMqConsumer {
     for (const instance of scope.instances) {
       for (const event of scope.events) {
         const origin = { instance, queue: eventQueue(instance, event), deadLetters };
-        const consumer = await channel.basicConsume(origin.queue, { noAck: false }, (message) => {
+        const onMessage = (message: AmqpMessage) => {
           const handled = this.#handle(message, origin);
           this.#inflight.add(handled);
           handled.finally(() => this.#inflight.delete(handled));
-        });
-        tags.push([channel, consumer.tag]);
+        };
+        // The client registers a consumer only after the broker's ConsumeOk is handled, and drops (without
+        // ack or nack) a delivery that arrives before: with a backlog, the first messages would sit unacked
+        // until the connection closed. Registered under our own tag first, no delivery finds the map empty.
+        const tag = `gw-${crypto.randomUUID()}`;
+        channel.consumers.set(tag, { tag, onMessage, setClosed: () => {} });
+        await channel.basicConsume(origin.queue, { noAck: false, tag }, onMessage);
+        tags.push([channel, tag]);
       }
     }
     return tags;
