@@ -57,6 +57,7 @@ Deno.test("npm packages outside the import map: one entry point's own, or test-o
     "npm:@nats-io/jetstream@3.4.0",
     "npm:@nats-io/transport-node@3.4.0",
     "npm:@redis/client@6.3.1",
+    "npm:socket.io-client@4.8.4",
   ]);
   const pinned: string[] = [...fromSource];
   for (const path of [...files("tests/"), ...files("bench/"), ...files("examples/")]) {
