@@ -23,16 +23,21 @@ export function readScope(where: string, instances: unknown, events: unknown): S
   const fail = (setting: string, problem: string): never => {
     throw new ConfigurationException(`${where}: "${setting}" ${problem}`, { setting });
   };
-  if (!Array.isArray(instances) || instances.length === 0) fail("instances", "must be a non-empty list of names");
+  if (!Array.isArray(instances) || instances.length === 0) {
+    fail("instances", "must be a non-empty list of names");
+  }
   for (const name of instances as unknown[]) {
     if (typeof name !== "string" || !INSTANCE.test(name)) {
       fail("instances", `must hold instance names (letters, digits, "-", "_"), got ${JSON.stringify(name)}`);
     }
   }
-  if (!Array.isArray(events) || events.length === 0) fail("events", "must be a non-empty list of event names");
+  if (!Array.isArray(events) || events.length === 0) {
+    fail("events", "must be a non-empty list of event names");
+  }
   const dotted = (events as unknown[]).map((name) => {
     const event = typeof name === "string" ? dottedWebhookEvent(name) : null;
-    return event ?? fail("events", `must hold the server's event names (messages.upsert), got ${JSON.stringify(name)}`);
+    return event ??
+      fail("events", `must hold the server's event names (messages.upsert), got ${JSON.stringify(name)}`);
   });
   return { instances: [...new Set(instances as string[])], events: [...new Set(dotted)] };
 }

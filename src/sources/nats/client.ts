@@ -49,7 +49,9 @@ export interface NatsJetStream {
 /** The JetStream management calls the source makes. */
 export interface NatsJetStreamManager {
   streams: {
-    info(name: string): Promise<{ config: Record<string, unknown> & { subjects?: string[] }; state: StreamState }>;
+    info(
+      name: string,
+    ): Promise<{ config: Record<string, unknown> & { subjects?: string[] }; state: StreamState }>;
     add(config: Record<string, unknown>): Promise<unknown>;
     update(name: string, config: Record<string, unknown>): Promise<unknown>;
     getMessage(stream: string, query: { seq: number }): Promise<NatsStoredMsg | null>;

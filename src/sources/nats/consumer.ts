@@ -11,7 +11,7 @@ import { keepConnected, type SourceSleep } from "../keep_connected.ts";
 import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
 import { settleFailure } from "../settle.ts";
 import type { SourceDelivery } from "../target.ts";
-import { type NatsJsMsg, type NatsLink, natsLabel, openNats } from "./client.ts";
+import { type NatsJsMsg, natsLabel, type NatsLink, openNats } from "./client.ts";
 import { deadLetterSubject, ensureConsumer, ensureStreams, eventStream } from "./streams.ts";
 
 /** What a consumer runs with (the source's checked options). Internal. */

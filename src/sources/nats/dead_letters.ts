@@ -55,11 +55,19 @@ async function stored(link: NatsLink, stream: string, seq: number): Promise<Nats
 }
 
 /** Up to `limit` dead letters of `instance`, oldest first. */
-export async function listDeadLetters(link: NatsLink, instance: string, limit: number): Promise<NatsDeadLetter[]> {
+export async function listDeadLetters(
+  link: NatsLink,
+  instance: string,
+  limit: number,
+): Promise<NatsDeadLetter[]> {
   const stream = deadLetterStream(instance);
   const { state } = await link.jsm.streams.info(stream);
   const found: NatsDeadLetter[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && found.length < limit && state.messages > 0; seq++) {
+  for (
+    let seq = state.first_seq;
+    seq <= state.last_seq && found.length < limit && state.messages > 0;
+    seq++
+  ) {
     const message = await stored(link, stream, seq);
     if (message !== null) found.push(read(instance, message));
   }

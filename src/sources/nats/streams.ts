@@ -54,7 +54,9 @@ async function ensureStream(
   }
   const have = existing.config.subjects ?? [];
   const missing = subjects.filter((subject) => !have.includes(subject));
-  if (missing.length > 0) await jsm.streams.update(name, { ...existing.config, subjects: [...have, ...missing] });
+  if (missing.length > 0) {
+    await jsm.streams.update(name, { ...existing.config, subjects: [...have, ...missing] });
+  }
 }
 
 /** The streams of every instance (idempotent). */

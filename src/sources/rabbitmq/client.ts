@@ -36,7 +36,11 @@ export interface AmqpChannel {
   consumers: Map<string, unknown>;
   prefetch(count: number): Promise<void>;
   confirmSelect(): Promise<void>;
-  exchangeDeclare(name: string, type: string, params: { durable: boolean; autoDelete: boolean }): Promise<void>;
+  exchangeDeclare(
+    name: string,
+    type: string,
+    params: { durable: boolean; autoDelete: boolean },
+  ): Promise<void>;
   queueDeclare(
     name: string,
     params: { durable: boolean; autoDelete: boolean },
@@ -104,7 +108,9 @@ export async function openAmqp(
   const report = (error?: Error) => {
     if (lost) return;
     lost = true;
-    onLost(new Error(withoutSecret(error === undefined ? "the connection closed" : errorMessage(error), url)));
+    onLost(
+      new Error(withoutSecret(error === undefined ? "the connection closed" : errorMessage(error), url)),
+    );
   };
   client.onerror = report;
   client.ondisconnect = report;

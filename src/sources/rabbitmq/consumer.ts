@@ -164,10 +164,16 @@ export class RabbitMqConsumer {
       return await this.#deadLetter(message, origin, "the body is not JSON", attempts);
     }
     try {
-      await this.#deliver({ body, deliveryId: message.properties.messageId, receivedAt: this.#settings.now() });
+      await this.#deliver({
+        body,
+        deliveryId: message.properties.messageId,
+        receivedAt: this.#settings.now(),
+      });
     } catch (error) {
       const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
-      if (outcome === "dead-letter") return await this.#deadLetter(message, origin, errorMessage(error), attempts);
+      if (outcome === "dead-letter") {
+        return await this.#deadLetter(message, origin, errorMessage(error), attempts);
+      }
       // Held for a growing delay (a busy one for the first delay), then back to the queue for another
       // delivery, which the broker counts (x-delivery-count). close() cuts the wait short.
       const delay = backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1);
