@@ -45,6 +45,7 @@ async function publish(url: string, instance: string, event: string, bodies: unk
   const connection = await client.connect();
   try {
     const channel = await connection.channel();
+    await channel.confirmSelect(); // closing right after unconfirmed publishes can lose the last ones
     for (const body of bodies) {
       await channel.basicPublish(
         instance,
