@@ -17,6 +17,7 @@ import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { type Broker, startRabbitMq } from "../helpers/brokers.ts";
 import { freePort } from "../helpers/redis_server.ts";
 import { startTcpProxy } from "../helpers/tcp_proxy.ts";
+import { Child } from "../helpers/child.ts";
 import { json, type RecordedCall, scriptedFetch } from "../helpers/scripted_fetch.ts";
 
 const KEY = "rabbit-test-key";
@@ -213,6 +214,40 @@ Deno.test("RabbitMqSource against a private RabbitMQ node", async (t) => {
         strictEqual(await queueDepth(broker.url, "pair.messages.upsert"), 0);
       },
     );
+
+    await t.step("two consumer processes on one queue and one KV file handle each event once", async () => {
+      const dir = await Deno.makeTempDir({ prefix: "gw-rabbit-kv-" });
+      const worker = new URL("../fixtures/rabbitmq_consumer_worker.ts", import.meta.url);
+      const children = [0, 1].map(() =>
+        Child.spawn(worker, ["-A"], [broker.url, `${dir}/claims.kv`, "procs"])
+      );
+      try {
+        for (const child of children) strictEqual(await child.line(60_000), "ready");
+        const ids = [...Array(30)].map((_, i) => `p${i}`);
+        // Every event once, and ten of them a second time (a redelivery, a server's retry).
+        await publish(broker.url, "procs", "messages.upsert", [...ids, ...ids.slice(0, 10)].map(inbound));
+        const handled: string[][] = [[], []];
+        let delivered = 0;
+        const done = Promise.withResolvers<void>();
+        const reading = children.map(async (child, index) => {
+          for (;;) {
+            const line = await child.line(60_000).catch(() => "");
+            if (line === "delivered" && ++delivered === 40) done.resolve();
+            else if (line.startsWith("handled ")) handled[index].push(line.slice(8));
+            else if (line === "" || line === "closed") return;
+          }
+        });
+        await done.promise;
+        for (const child of children) await child.send("stop");
+        await Promise.all(reading);
+        deepStrictEqual([...handled[0], ...handled[1]].sort(), [...ids].sort());
+        ok(handled[0].length > 0 && handled[1].length > 0, `${handled[0].length}/${handled[1].length}`);
+      } finally {
+        for (const child of children) await child.close();
+        await Deno.remove(dir, { recursive: true });
+      }
+      strictEqual(await queueDepth(broker.url, "procs.messages.upsert"), 0);
+    });
 
     await t.step(
       "a poison event is dead-lettered after maxAttempts while the rest flow; listed and requeued",
