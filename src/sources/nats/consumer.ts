@@ -1,0 +1,192 @@
+/**
+ * A running NATS consumer: takes the server's events from each instance's stream through the durable pull
+ * consumer, hands each to the target, acks after the handlers succeed, naks with a growing delay on failure,
+ * dead-letters after `maxAttempts`, and reconnects with backoff when the server goes away.
+ *
+ * @module
+ */
+
+import { errorMessage } from "../../util/error_message.ts";
+import { keepConnected, type SourceSleep } from "../keep_connected.ts";
+import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
+import { settleFailure } from "../settle.ts";
+import type { SourceDelivery } from "../target.ts";
+import { type NatsJsMsg, natsLabel, type NatsLink, openNats } from "./client.ts";
+import { deadLetterSubject, ensureConsumer, ensureStreams, eventStream } from "./streams.ts";
+
+/** What a consumer runs with (the source's checked options). Internal. */
+export interface NatsConsumerSettings {
+  url: URL;
+  scope: SourceScope;
+  consumerName: string;
+  prefetch: number;
+  maxAttempts: number;
+  ackWaitMs: number;
+  retryDelay: Backoff;
+  connectTimeoutMs: number;
+  backoff: Backoff;
+  now: () => number;
+  sleep: SourceSleep;
+  log: (line: string) => void;
+}
+
+/**
+ * A consumer started by `NatsSource.consume`: runs until `close()`. Consumers of the same name (in one
+ * process or many) share the durable consumer: each event goes to one of them.
+ *
+ * @example
+ * ```ts
+ * import { NatsSource } from "@gw/gateway/nats";
+ * import { WebhookProcessor } from "@gw/gateway";
+ * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["messages.upsert"] });
+ * const consumer = source.consume(new WebhookProcessor());
+ * await consumer.ready;
+ * await consumer.close();
+ * ```
+ */
+export class NatsConsumer {
+  /** Resolves once the consumer takes messages (or when it is closed before it could). */
+  readonly ready: Promise<void>;
+  readonly #settings: NatsConsumerSettings;
+  readonly #deliver: (delivery: SourceDelivery) => Promise<void>;
+  readonly #stop = new AbortController();
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #running: Promise<void>;
+
+  /**
+   * Start consuming (done by `NatsSource.consume`).
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * import { WebhookProcessor } from "@gw/gateway";
+   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] });
+   * await source.consume(new WebhookProcessor()).close();
+   * ```
+   */
+  constructor(settings: NatsConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
+    this.#settings = settings;
+    this.#deliver = deliver;
+    const ready = Promise.withResolvers<void>();
+    this.ready = ready.promise;
+    this.#stop.signal.addEventListener("abort", () => ready.resolve(), { once: true });
+    this.#running = keepConnected((started) =>
+      this.#session(() => {
+        started();
+        ready.resolve();
+      }), {
+      label: `NATS consumer (${natsLabel(settings.url)})`,
+      backoff: settings.backoff,
+      sleep: settings.sleep,
+      log: settings.log,
+      signal: this.#stop.signal,
+    });
+  }
+
+  /**
+   * Stop taking messages, let the handlers running now finish (and ack), then close the connection.
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * import { WebhookProcessor } from "@gw/gateway";
+   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] });
+   * await source.consume(new WebhookProcessor()).close();
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await this.#running;
+  }
+
+  async #session(started: () => void): Promise<void> {
+    const { scope, consumerName, ackWaitMs, prefetch } = this.#settings;
+    const link = await openNats(this.#settings.url, this.#settings.connectTimeoutMs);
+    const stopped = new Promise<void>((resolve) => {
+      if (this.#stop.signal.aborted) resolve();
+      this.#stop.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    const feeds: { stop(): void }[] = [];
+    try {
+      await ensureStreams(link.jsm, scope.instances);
+      const loops: Promise<void>[] = [];
+      for (const instance of scope.instances) {
+        await ensureConsumer(link.jsm, instance, consumerName, ackWaitMs);
+        const consumer = await link.js.consumers.get(eventStream(instance), consumerName);
+        const messages = await consumer.consume({ max_messages: prefetch });
+        feeds.push(messages);
+        loops.push(this.#drain(messages, link, instance));
+      }
+      started();
+      const ended = link.closed.then(() => {
+        throw new Error("the connection was closed");
+      });
+      await Promise.race([ended, stopped]);
+      for (const feed of feeds) feed.stop();
+      await Promise.all(loops);
+      await Promise.all([...this.#inflight]);
+    } finally {
+      await link.close().catch(() => {});
+    }
+  }
+
+  async #drain(messages: AsyncIterable<NatsJsMsg>, link: NatsLink, instance: string): Promise<void> {
+    try {
+      for await (const message of messages) {
+        const handled = this.#handle(message, link, instance);
+        this.#inflight.add(handled);
+        handled.finally(() => this.#inflight.delete(handled));
+        // At most `prefetch` handlers at once: wait for one to finish before taking more.
+        if (this.#inflight.size >= this.#settings.prefetch) await Promise.race([...this.#inflight]);
+      }
+    } catch {
+      // the connection ended: the session reports it
+    }
+  }
+
+  async #handle(message: NatsJsMsg, link: NatsLink, instance: string): Promise<void> {
+    const attempts = message.info.deliveryCount;
+    let body: unknown;
+    try {
+      body = JSON.parse(message.string());
+    } catch {
+      return await this.#deadLetter(message, link, instance, "the body is not JSON", attempts);
+    }
+    try {
+      await this.#deliver({
+        body,
+        deliveryId: `${eventStream(instance)}:${message.info.streamSequence}`,
+        receivedAt: this.#settings.now(),
+      });
+    } catch (error) {
+      const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
+      if (outcome === "dead-letter") {
+        return await this.#deadLetter(message, link, instance, errorMessage(error), attempts);
+      }
+      message.nak(backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1));
+      return;
+    }
+    message.ack();
+  }
+
+  async #deadLetter(
+    message: NatsJsMsg,
+    link: NatsLink,
+    instance: string,
+    reason: string,
+    attempts: number,
+  ): Promise<void> {
+    const headers = link.headers();
+    headers.set("Gw-Subject", message.subject);
+    headers.set("Gw-Reason", reason.replace(/[\r\n]+/g, " ").slice(0, 500));
+    headers.set("Gw-Attempts", String(attempts));
+    headers.set("Gw-Dead-At", String(this.#settings.now()));
+    try {
+      await link.js.publish(deadLetterSubject(instance), message.data, { headers });
+    } catch {
+      message.nak(backoffDelay(this.#settings.retryDelay, attempts - 1)); // not kept yet: try again later
+      return;
+    }
+    message.term(reason.slice(0, 100));
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * `NatsSource`: the server's events from NATS (2.3.6's sink publishes with core NATS on `<instance>.<event>`),
+ * kept by a JetStream stream and handed to a `WebhookProcessor` or a `Bot` by a durable consumer.
+ *
+ * @module
+ */
+
+import { ConfigurationException } from "../../errors.ts";
+import { checkOptionKeys } from "../../option_keys.ts";
+import type { GatewayService } from "../../service.ts";
+import { abortableSleep } from "../../timing.ts";
+import { positiveInteger } from "../../util/checks.ts";
+import type { SourceSleep } from "../keep_connected.ts";
+import { readBackoff, readBrokerUrl, readScope } from "../scope.ts";
+import { deliverTo, type SourceTarget } from "../target.ts";
+import { type NatsLink, openNats } from "./client.ts";
+import { NatsConsumer, type NatsConsumerSettings } from "./consumer.ts";
+import { listDeadLetters, type NatsDeadLetter, requeueDeadLetter } from "./dead_letters.ts";
+import { ensureStreams } from "./streams.ts";
+
+/** What `new NatsSource` takes. */
+export interface NatsSourceOptions {
+  /** `nats://host:port` (`nats://user:password@...`, or `nats://token@...`): the server the gateway publishes to. */
+  url: string;
+  /** The instances whose events to take (letters, digits, `-`, `_`). */
+  instances: string[];
+  /** The events the server publishes, in any spelling (`messages.upsert`, `MESSAGES_UPSERT`). */
+  events: string[];
+  /** The durable consumer's name (default `gateway`): consumers of one name share the events. */
+  consumerName?: string;
+  /** Handlers running at once per consumer (default 16). */
+  prefetch?: number;
+  /** Deliveries of one message before it is dead-lettered (default 5). */
+  maxAttempts?: number;
+  /** How long a delivery may stay unacked before NATS redelivers it (default 30 000 ms). */
+  ackWaitMs?: number;
+  /** First delay before a failed event is redelivered (default 1000 ms), doubled per attempt up to 60 s. */
+  retryDelayMs?: number;
+  /** Time to connect (default 10 000 ms). */
+  connectTimeoutMs?: number;
+  /** First delay before reconnecting (default 1000 ms), doubled up to `maxReconnectDelayMs`. */
+  reconnectDelayMs?: number;
+  /** Longest delay before reconnecting (default 30 000 ms). */
+  maxReconnectDelayMs?: number;
+  /** Clock in epoch ms (default `Date.now`). */
+  now?: () => number;
+  /** How the consumer waits before reconnecting (default a timer that `close()` cuts short). */
+  sleep?: SourceSleep;
+  /** Where a consumer says it lost or regained the server, once per outage (default stderr). */
+  log?: (line: string) => void;
+}
+
+const OPTION_KEYS = {
+  url: true,
+  instances: true,
+  events: true,
+  consumerName: true,
+  prefetch: true,
+  maxAttempts: true,
+  ackWaitMs: true,
+  retryDelayMs: true,
+  connectTimeoutMs: true,
+  reconnectDelayMs: true,
+  maxReconnectDelayMs: true,
+  now: true,
+  sleep: true,
+  log: true,
+} as const;
+
+const WHERE = "new NatsSource";
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function readOptions(options: NatsSourceOptions): NatsConsumerSettings {
+  if (options === null || typeof options !== "object") {
+    throw new ConfigurationException(`${WHERE}: options must be an object`, { setting: "options" });
+  }
+  checkOptionKeys(options, OPTION_KEYS, WHERE);
+  for (const key of ["now", "sleep", "log"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new ConfigurationException(`${WHERE}: "${key}" must be a function`, { setting: key });
+    }
+  }
+  const consumerName = options.consumerName ?? "gateway";
+  if (typeof consumerName !== "string" || !NAME.test(consumerName)) {
+    throw new ConfigurationException(`${WHERE}: "consumerName" must be 1 to 64 letters, digits, "-" or "_"`, {
+      setting: "consumerName",
+    });
+  }
+  const retry = positiveInteger(WHERE, "retryDelayMs", options.retryDelayMs, 1000);
+  return {
+    url: readBrokerUrl(WHERE, options.url, ["nats:"]),
+    scope: readScope(WHERE, options.instances, options.events),
+    consumerName,
+    prefetch: positiveInteger(WHERE, "prefetch", options.prefetch, 16, 10_000),
+    maxAttempts: positiveInteger(WHERE, "maxAttempts", options.maxAttempts, 5, 1000),
+    ackWaitMs: positiveInteger(WHERE, "ackWaitMs", options.ackWaitMs, 30_000),
+    retryDelay: { first: retry, max: Math.max(retry, 60_000) },
+    connectTimeoutMs: positiveInteger(WHERE, "connectTimeoutMs", options.connectTimeoutMs, 10_000),
+    backoff: readBackoff(WHERE, options.reconnectDelayMs, options.maxReconnectDelayMs),
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? abortableSleep,
+    log: options.log ?? ((line) => console.error(line)),
+  };
+}
+
+/**
+ * The server's events from NATS. The server publishes with core NATS (at most once: an event nobody
+ * listens to is gone); `setup` creates a JetStream stream per instance over `<instance>.>` that keeps each
+ * event until a consumer acks it, then turns the instance's NATS sink on. Consumers are durable: events
+ * published while none runs wait for the next one.
+ *
+ * @example
+ * ```ts
+ * import { NatsSource } from "@gw/gateway/nats";
+ * import { GatewayService, WebhookProcessor } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+ * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["messages.upsert"] });
+ * await source.setup(gw);
+ * const consumer = source.consume(new WebhookProcessor().on("messages.upsert", (p) => console.log(p.text)));
+ * await consumer.close();
+ * ```
+ */
+export class NatsSource {
+  readonly #settings: NatsConsumerSettings;
+
+  /**
+   * Check the options (an unknown key is refused with a suggestion); connects nothing yet.
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"], maxAttempts: 3 });
+   * ```
+   */
+  constructor(options: NatsSourceOptions) {
+    this.#settings = readOptions(options);
+  }
+
+  /**
+   * Create (or check) the streams that keep the instances' events and dead letters, THEN enable the
+   * instances' NATS sink for the source's events (`POST /nats/set/<instance>`; it replaces the sink's event
+   * list). Safe to run again.
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] }).setup(gw);
+   * ```
+   */
+  async setup(gw: GatewayService): Promise<void> {
+    const { scope } = this.#settings;
+    await this.#withLink((link) => ensureStreams(link.jsm, scope.instances));
+    for (const instance of scope.instances) {
+      const answer = await gw.instance(instance).nats().set({ enabled: true, events: scope.events });
+      if (answer.data === null || answer.data === undefined) {
+        throw new ConfigurationException(
+          `Cannot enable NATS for instance "${instance}": the server stored nothing (is NATS_ENABLED on in its environment?)`,
+          { setting: "NATS_ENABLED" },
+        );
+      }
+    }
+  }
+
+  /**
+   * Start a consumer that hands every event to `target` (a `WebhookProcessor` or a `Bot`). Returns at once;
+   * `consumer.ready` resolves when it takes messages.
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * import { WebhookProcessor } from "@gw/gateway";
+   * const consumer = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] })
+   *   .consume(new WebhookProcessor().on("call", (p) => console.log(p.data.from)));
+   * ```
+   */
+  consume(target: SourceTarget): NatsConsumer {
+    return new NatsConsumer(this.#settings, deliverTo(target));
+  }
+
+  /**
+   * The dead letters of every instance (up to `limit`, default 100, per instance), oldest first, left in
+   * place.
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] });
+   * for (const letter of await source.listDeadLetters()) console.log(letter.id, letter.subject, letter.reason);
+   * ```
+   */
+  async listDeadLetters(limit = 100): Promise<NatsDeadLetter[]> {
+    const found: NatsDeadLetter[] = [];
+    await this.#withLink(async (link) => {
+      for (const instance of this.#settings.scope.instances) {
+        found.push(...await listDeadLetters(link, instance, limit));
+      }
+    });
+    return found;
+  }
+
+  /**
+   * Publish dead letter `id` again on its subject (the stream keeps it; a consumer handles it like any
+   * event) and delete it from the dead letters: true when found.
+   *
+   * @example
+   * ```ts
+   * import { NatsSource } from "@gw/gateway/nats";
+   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] });
+   * const [first] = await source.listDeadLetters();
+   * if (first) await source.requeueDeadLetter(first.id);
+   * ```
+   */
+  async requeueDeadLetter(id: string): Promise<boolean> {
+    let done = false;
+    await this.#withLink(async (link) => {
+      done = await requeueDeadLetter(link, this.#settings.scope.instances, id);
+    });
+    return done;
+  }
+
+  async #withLink(work: (link: NatsLink) => Promise<void>): Promise<void> {
+    const link = await openNats(this.#settings.url, this.#settings.connectTimeoutMs);
+    try {
+      await work(link);
+    } finally {
+      await link.close();
+    }
+  }
+}

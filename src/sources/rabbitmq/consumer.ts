@@ -1,0 +1,212 @@
+/**
+ * A running RabbitMQ consumer: takes the server's events from the instance's event queues and hands each to
+ * the target; acks after the handlers succeed, requeues on failure, dead-letters after `maxAttempts`, and
+ * reconnects with backoff when the broker goes away.
+ *
+ * @module
+ */
+
+import { errorMessage } from "../../util/error_message.ts";
+import { keepConnected, type SourceSleep } from "../keep_connected.ts";
+import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
+import { settleFailure } from "../settle.ts";
+import type { SourceDelivery } from "../target.ts";
+import { type AmqpChannel, type AmqpConnection, type AmqpMessage, openAmqp, rabbitLabel } from "./client.ts";
+import { publishDeadLetter } from "./dead_letters.ts";
+import { declareTopology, eventQueue } from "./topology.ts";
+
+/** What a consumer runs with (the source's checked options). Internal. */
+export interface RabbitMqConsumerSettings {
+  url: URL;
+  scope: SourceScope;
+  prefetch: number;
+  maxAttempts: number;
+  retryDelay: Backoff;
+  connectTimeoutMs: number;
+  backoff: Backoff;
+  now: () => number;
+  sleep: SourceSleep;
+  log: (line: string) => void;
+  newId: () => string;
+}
+
+/** Where one message came from. */
+interface Origin {
+  instance: string;
+  queue: string;
+  deadLetters: AmqpChannel;
+}
+
+/**
+ * A consumer started by `RabbitMqSource.consume`: runs until `close()`. Several consumers, in one process or
+ * many, share the same queues: each message goes to one of them.
+ *
+ * @example
+ * ```ts
+ * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+ * import { WebhookProcessor } from "@gw/gateway";
+ * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["messages.upsert"] });
+ * const consumer = source.consume(new WebhookProcessor());
+ * await consumer.ready;
+ * await consumer.close();
+ * ```
+ */
+export class RabbitMqConsumer {
+  /** Resolves once the consumer takes messages (or when it is closed before it could). */
+  readonly ready: Promise<void>;
+  readonly #settings: RabbitMqConsumerSettings;
+  readonly #deliver: (delivery: SourceDelivery) => Promise<void>;
+  readonly #stop = new AbortController();
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #running: Promise<void>;
+
+  /**
+   * Start consuming (done by `RabbitMqSource.consume`).
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * import { WebhookProcessor } from "@gw/gateway";
+   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
+   * const consumer = source.consume(new WebhookProcessor());
+   * await consumer.close();
+   * ```
+   */
+  constructor(settings: RabbitMqConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
+    this.#settings = settings;
+    this.#deliver = deliver;
+    const ready = Promise.withResolvers<void>();
+    this.ready = ready.promise;
+    this.#stop.signal.addEventListener("abort", () => ready.resolve(), { once: true });
+    this.#running = keepConnected((started) =>
+      this.#session(() => {
+        started();
+        ready.resolve();
+      }), {
+      label: `RabbitMQ consumer (${rabbitLabel(settings.url)})`,
+      backoff: settings.backoff,
+      sleep: settings.sleep,
+      log: settings.log,
+      signal: this.#stop.signal,
+    });
+  }
+
+  /**
+   * Stop taking messages, let the handlers running now finish (and ack), then close the connection. Messages
+   * taken but not started go back to their queue.
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * import { WebhookProcessor } from "@gw/gateway";
+   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
+   * await source.consume(new WebhookProcessor()).close();
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await this.#running;
+  }
+
+  async #session(started: () => void): Promise<void> {
+    const { promise: lost, reject } = Promise.withResolvers<never>();
+    lost.catch(() => {});
+    const connection = await openAmqp(this.#settings.url, this.#settings.connectTimeoutMs, reject);
+    const stopped = new Promise<void>((resolve) => {
+      if (this.#stop.signal.aborted) resolve();
+      this.#stop.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    try {
+      const tags = await this.#subscribe(connection);
+      started();
+      await Promise.race([lost, stopped]);
+      await Promise.all(tags.map(([channel, tag]) => channel.basicCancel(tag).catch(() => {})));
+      await Promise.all([...this.#inflight]);
+    } finally {
+      await connection.close().catch(() => {});
+    }
+  }
+
+  async #subscribe(connection: AmqpConnection): Promise<[AmqpChannel, string][]> {
+    const { scope, prefetch } = this.#settings;
+    const channel = await connection.channel();
+    await declareTopology(channel, scope.instances, scope.events);
+    await channel.prefetch(prefetch);
+    const deadLetters = await connection.channel();
+    await deadLetters.confirmSelect();
+    const tags: [AmqpChannel, string][] = [];
+    for (const instance of scope.instances) {
+      for (const event of scope.events) {
+        const origin = { instance, queue: eventQueue(instance, event), deadLetters };
+        const onMessage = (message: AmqpMessage) => {
+          const handled = this.#handle(message, origin);
+          this.#inflight.add(handled);
+          handled.finally(() => this.#inflight.delete(handled));
+        };
+        // The client registers a consumer only after the broker's ConsumeOk is handled, and drops (without
+        // ack or nack) a delivery that arrives before: with a backlog, the first messages would sit unacked
+        // until the connection closed. Registered under our own tag first, no delivery finds the map empty.
+        const tag = `gw-${crypto.randomUUID()}`;
+        channel.consumers.set(tag, { tag, onMessage, setClosed: () => {} });
+        await channel.basicConsume(origin.queue, { noAck: false, tag }, onMessage);
+        tags.push([channel, tag]);
+      }
+    }
+    return tags;
+  }
+
+  async #handle(message: AmqpMessage, origin: Origin): Promise<void> {
+    const attempts = deliveryCount(message) + 1;
+    let body: unknown;
+    try {
+      body = JSON.parse(message.bodyString() ?? "");
+    } catch {
+      return await this.#deadLetter(message, origin, "the body is not JSON", attempts);
+    }
+    try {
+      await this.#deliver({
+        body,
+        deliveryId: message.properties.messageId,
+        receivedAt: this.#settings.now(),
+      });
+    } catch (error) {
+      const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
+      if (outcome === "dead-letter") {
+        return await this.#deadLetter(message, origin, errorMessage(error), attempts);
+      }
+      // Held for a growing delay (a busy one for the first delay), then back to the queue for another
+      // delivery, which the broker counts (x-delivery-count). close() cuts the wait short.
+      const delay = backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1);
+      await this.#settings.sleep(delay, this.#stop.signal).catch(() => {});
+      await message.nack(true).catch(() => {});
+      return;
+    }
+    // A lost ack means a redelivery, which the target's claims turn into a duplicate skipped.
+    await message.ack().catch(() => {});
+  }
+
+  async #deadLetter(message: AmqpMessage, origin: Origin, reason: string, attempts: number): Promise<void> {
+    const { instance, queue } = origin;
+    try {
+      await publishDeadLetter(origin.deadLetters, message, {
+        instance,
+        queue,
+        reason,
+        attempts,
+        now: this.#settings.now(),
+        id: this.#settings.newId(),
+      });
+    } catch {
+      // Not kept as a dead letter: leave it on its queue for a later try.
+      await message.nack(true).catch(() => {});
+      return;
+    }
+    await message.ack().catch(() => {});
+  }
+}
+
+/** The broker's count of earlier deliveries of a quorum queue's message (absent on the first). */
+function deliveryCount(message: AmqpMessage): number {
+  const count = Number(message.properties.headers?.["x-delivery-count"] ?? 0);
+  return Number.isFinite(count) && count > 0 ? count : 0;
+}

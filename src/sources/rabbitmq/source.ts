@@ -1,0 +1,253 @@
+/**
+ * `RabbitMqSource`: the server's events from RabbitMQ (2.3.6's sink: a topic exchange per instance, a durable
+ * quorum queue per instance and event), handed to a `WebhookProcessor` or a `Bot`.
+ *
+ * @module
+ */
+
+import { ConfigurationException, ConnectionException } from "../../errors.ts";
+import { checkOptionKeys } from "../../option_keys.ts";
+import type { GatewayService } from "../../service.ts";
+import { abortableSleep } from "../../timing.ts";
+import { positiveInteger } from "../../util/checks.ts";
+import type { SourceSleep } from "../keep_connected.ts";
+import { readBackoff, readBrokerUrl, readScope } from "../scope.ts";
+import { deliverTo, type SourceTarget } from "../target.ts";
+import { type AmqpConnection, openAmqp } from "./client.ts";
+import { RabbitMqConsumer, type RabbitMqConsumerSettings } from "./consumer.ts";
+import { peekDeadLetters, type RabbitMqDeadLetter } from "./dead_letters.ts";
+import { declareTopology } from "./topology.ts";
+
+/** What `new RabbitMqSource` takes. */
+export interface RabbitMqSourceOptions {
+  /** `amqp://user:password@host:port/vhost` (or `amqps://`): the broker the server publishes to. */
+  url: string;
+  /** The instances whose events to take (letters, digits, `-`, `_`). */
+  instances: string[];
+  /** The events to take, in any spelling (`messages.upsert`, `MESSAGES_UPSERT`). */
+  events: string[];
+  /** Messages each queue hands a consumer before it acks any (default 16). */
+  prefetch?: number;
+  /** Deliveries of one message before it is dead-lettered (default 5). */
+  maxAttempts?: number;
+  /** How long a failed event waits before it goes back to its queue (default 1000 ms), doubled per attempt up to 60 s. */
+  retryDelayMs?: number;
+  /** Time to connect (default 10 000 ms). */
+  connectTimeoutMs?: number;
+  /** First delay before reconnecting (default 1000 ms), doubled up to `maxReconnectDelayMs`. */
+  reconnectDelayMs?: number;
+  /** Longest delay before reconnecting (default 30 000 ms). */
+  maxReconnectDelayMs?: number;
+  /** Clock in epoch ms (default `Date.now`). */
+  now?: () => number;
+  /** How the consumer waits before a retry or a reconnect (default a timer that `close()` cuts short). */
+  sleep?: SourceSleep;
+  /** Where a consumer says it lost or regained the broker, once per outage (default stderr). */
+  log?: (line: string) => void;
+}
+
+const OPTION_KEYS = {
+  url: true,
+  instances: true,
+  events: true,
+  prefetch: true,
+  maxAttempts: true,
+  retryDelayMs: true,
+  connectTimeoutMs: true,
+  reconnectDelayMs: true,
+  maxReconnectDelayMs: true,
+  now: true,
+  sleep: true,
+  log: true,
+} as const;
+
+const WHERE = "new RabbitMqSource";
+
+function readOptions(options: RabbitMqSourceOptions): RabbitMqConsumerSettings {
+  checkOptionKeys(options, OPTION_KEYS, WHERE);
+  if (options === null || typeof options !== "object") {
+    throw new ConfigurationException(`${WHERE}: options must be an object`, { setting: "options" });
+  }
+  for (const key of ["now", "sleep", "log"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new ConfigurationException(`${WHERE}: "${key}" must be a function`, { setting: key });
+    }
+  }
+  const retry = positiveInteger(WHERE, "retryDelayMs", options.retryDelayMs, 1000);
+  return {
+    url: readBrokerUrl(WHERE, options.url, ["amqp:", "amqps:"]),
+    scope: readScope(WHERE, options.instances, options.events),
+    prefetch: positiveInteger(WHERE, "prefetch", options.prefetch, 16, 65_535),
+    maxAttempts: positiveInteger(WHERE, "maxAttempts", options.maxAttempts, 5, 1000),
+    retryDelay: { first: retry, max: Math.max(retry, 60_000) },
+    connectTimeoutMs: positiveInteger(WHERE, "connectTimeoutMs", options.connectTimeoutMs, 10_000),
+    backoff: readBackoff(WHERE, options.reconnectDelayMs, options.maxReconnectDelayMs),
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? abortableSleep,
+    log: options.log ?? ((line) => console.error(line)),
+    newId: () => crypto.randomUUID(),
+  };
+}
+
+/**
+ * The server's events from RabbitMQ: at least once from the broker, once through the target's claims.
+ * `setup` declares the queues the server publishes to, then turns the instance's RabbitMQ sink on; `consume`
+ * runs a consumer (as many as you like, in as many processes: they share the queues).
+ *
+ * @example
+ * ```ts
+ * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+ * import { GatewayService, WebhookProcessor } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+ * const source = new RabbitMqSource({
+ *   url: "amqp://guest:guest@localhost:5672",
+ *   instances: ["sales"],
+ *   events: ["messages.upsert", "connection.update"],
+ * });
+ * await source.setup(gw);
+ * const consumer = source.consume(new WebhookProcessor().on("messages.upsert", (p) => console.log(p.text)));
+ * await consumer.close();
+ * ```
+ */
+export class RabbitMqSource {
+  readonly #settings: RabbitMqConsumerSettings;
+
+  /**
+   * Check the options (an unknown key is refused with a suggestion); connects nothing yet.
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"], prefetch: 32 });
+   * ```
+   */
+  constructor(options: RabbitMqSourceOptions) {
+    this.#settings = readOptions(options);
+  }
+
+  /**
+   * Declare the exchange, the quorum queues and the bindings the server will publish to (with the server's
+   * own arguments) and the dead-letter queue, THEN enable the instances' RabbitMQ sink for the source's
+   * events (`POST /rabbitmq/set/<instance>`; it replaces the sink's event list). Declaring first means the
+   * first event the server publishes has a queue to land in. Safe to run again.
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
+   * await new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] }).setup(gw);
+   * ```
+   */
+  async setup(gw: GatewayService): Promise<void> {
+    const { scope } = this.#settings;
+    await this.#withChannel(async (connection) => {
+      await declareTopology(await connection.channel(), scope.instances, scope.events);
+    });
+    for (const instance of scope.instances) {
+      const answer = await gw.instance(instance).rabbitmq().set({ enabled: true, events: scope.events });
+      if (answer.data === null || answer.data === undefined) {
+        throw new ConfigurationException(
+          `Cannot enable RabbitMQ for instance "${instance}": the server stored nothing (is RABBITMQ_ENABLED on in its environment?)`,
+          { setting: "RABBITMQ_ENABLED" },
+        );
+      }
+    }
+  }
+
+  /**
+   * Start a consumer that hands every event to `target` (a `WebhookProcessor` or a `Bot`). Returns at once;
+   * `consumer.ready` resolves when it takes messages. Declares the queues too, so events wait for it even
+   * when `setup` ran elsewhere.
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * import { Bot } from "@gw/gateway/bot";
+   * import { GatewayService } from "@gw/gateway";
+   * const bot = new Bot({ service: GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }) });
+   * bot.on("message:text", (ctx) => ctx.reply("hi"));
+   * const consumer = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["messages.upsert"] })
+   *   .consume(bot);
+   * ```
+   */
+  consume(target: SourceTarget): RabbitMqConsumer {
+    return new RabbitMqConsumer(this.#settings, deliverTo(target));
+  }
+
+  /**
+   * The dead letters of every instance (up to `limit`, default 100, per instance), oldest first, left in
+   * place.
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
+   * for (const letter of await source.listDeadLetters()) console.log(letter.id, letter.queue, letter.reason);
+   * ```
+   */
+  async listDeadLetters(limit = 100): Promise<RabbitMqDeadLetter[]> {
+    const found: RabbitMqDeadLetter[] = [];
+    await this.#withChannel(async (connection) => {
+      for (const instance of this.#settings.scope.instances) {
+        const channel = await connection.channel();
+        await peekDeadLetters(channel, instance, limit, (letter) => {
+          found.push(letter);
+          return Promise.resolve(false);
+        });
+        await channel.close();
+      }
+    });
+    return found;
+  }
+
+  /**
+   * Put dead letter `id` back on its event queue (as the server published it) and remove it from the dead
+   * letters: true when found. The consumers then handle it like any event (its attempts start over).
+   *
+   * @example
+   * ```ts
+   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
+   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
+   * const [first] = await source.listDeadLetters();
+   * if (first) await source.requeueDeadLetter(first.id);
+   * ```
+   */
+  async requeueDeadLetter(id: string): Promise<boolean> {
+    let done = false;
+    await this.#withChannel(async (connection) => {
+      const publisher = await connection.channel();
+      await publisher.confirmSelect();
+      for (const instance of this.#settings.scope.instances) {
+        if (done) break;
+        const channel = await connection.channel();
+        await peekDeadLetters(channel, instance, Number.MAX_SAFE_INTEGER, async (letter, message) => {
+          if (letter.id !== id) return false;
+          await publisher.basicPublish(instance, letter.routingKey, message.body ?? new Uint8Array(), {
+            deliveryMode: 2,
+          });
+          await message.ack();
+          done = true;
+          return true;
+        });
+        await channel.close();
+      }
+    });
+    return done;
+  }
+
+  async #withChannel(work: (connection: AmqpConnection) => Promise<void>): Promise<void> {
+    const { url, connectTimeoutMs } = this.#settings;
+    const connection = await openAmqp(url, connectTimeoutMs);
+    try {
+      await work(connection);
+    } catch (error) {
+      if (error instanceof ConnectionException || error instanceof ConfigurationException) throw error;
+      throw new ConnectionException(`RabbitMQ refused the request: ${String((error as Error)?.message)}`, {
+        reason: "network",
+      });
+    } finally {
+      await connection.close().catch(() => {});
+    }
+  }
+}
