@@ -10,7 +10,7 @@ import { ANA, ANA_LID, gate, inbound, INSTANCE, stubBot } from "../helpers/bot.t
 import { startRedisServer } from "../helpers/redis_server.ts";
 
 const URL_ = `http://bot.test/gateway/webhook/${INSTANCE}`;
-const SECRET = "attack-secret-0123456789abcdef";
+const SECRET = "attack-secret-0123456789abcdef01";
 const ENV = {};
 
 async function signedPost(body: Record<string, unknown>, scheme: "hmac" | "jwt", secret = SECRET) {
@@ -36,6 +36,37 @@ Deno.test("inbound attack: a big HMAC body and a small JWT one of one chat, a fe
   deepStrictEqual(answers.map((r) => r.status), [200, 200]);
   deepStrictEqual(log, ["big", "small"]);
   await bot.close();
+});
+
+Deno.test("inbound attack (queue mode): a big HMAC body and a small JWT one of one chat, a few ms apart, run in arrival order", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gw_inbound_attack_" });
+  const { bot } = stubBot({
+    signature: { scheme: "auto", secret: SECRET },
+    queue: { mode: "kv", path: `${dir}/queue.kv` },
+  });
+  const log: string[] = [];
+  const both = gate();
+  bot.on("message:text", (ctx) => {
+    log.push(ctx.text);
+    if (log.length === 2) both.open();
+  });
+  try {
+    // Near the limit: the big body's job is written in chunks and its HMAC takes longest.
+    const big = inbound("big", { id: "QB1", extra: { padding: "x".repeat(900 * 1024) } });
+    const first = await signedPost(big, "hmac");
+    const second = await signedPost(inbound("small", { id: "QB2" }), "jwt");
+    const a = bot.fetch(first, ENV);
+    await new Promise((resolve) => setTimeout(resolve, 2)); // the second request comes 2 ms later
+    const b = bot.fetch(second, ENV);
+    const answers = await Promise.all([a, b]);
+    for (const answer of answers) await answer.body?.cancel();
+    await both.promise;
+    deepStrictEqual(answers.map((r) => r.status), [202, 202]);
+    deepStrictEqual(log, ["big", "small"]);
+  } finally {
+    await bot.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("inbound attack: a forged request (bad signature) takes no place in its chat's line, holds none", async () => {
