@@ -70,26 +70,8 @@ export interface ContextInit {
 export class Context {
   /** The raw webhook payload. */
   readonly payload: WebhookPayloadDto;
-  /** The update read from the payload: its kind and the queries it matches. */
+  /** The update read from the payload once, at its arrival: its kind and the queries it matches. */
   readonly update: BotUpdate;
-  /** The instance the update came from. */
-  readonly instance: string;
-  /** The chat (one canonical id per chat), when the update has one. */
-  readonly chat: BotChat | undefined;
-  /** The sender, when known. */
-  readonly from: BotSender | undefined;
-  /** The message, for message, edit, delete, status and outgoing updates. */
-  readonly msg: BotMessage | undefined;
-  /** The message's text or caption (or a chosen button's or row's title). */
-  readonly text: string | undefined;
-  /** The delivery status of a `status` update. */
-  readonly status: string | undefined;
-  /** The group change of a `group:*` update. */
-  readonly group: BotGroupChange | undefined;
-  /** The connection change of a `connection` update. */
-  readonly connection: BotConnection | undefined;
-  /** The call of a `call` update. */
-  readonly call: BotCall | undefined;
   /** Every message of a debounced burst, oldest first (the message alone without `debounceMs`). */
   readonly messages: readonly BotMessage[];
   /** The bot's shared state (sessions, dialogues, plugins). */
@@ -113,19 +95,49 @@ export class Context {
     const update = init.update;
     this.payload = init.payload;
     this.update = update;
-    this.instance = update.instance;
-    this.chat = update.chat;
-    this.from = update.from;
-    this.msg = update.msg;
-    this.text = update.msg?.text;
-    this.status = update.status;
-    this.group = update.group;
-    this.connection = update.connection;
-    this.call = update.call;
     this.messages = init.messages ?? (update.msg === undefined ? [] : [update.msg]);
     this.state = init.state;
     this.now = init.now;
     startRun(this, init.actions, update.instance, update.id);
+  }
+
+  // The update's fields are views over `update`, the one object read at arrival: nothing is copied.
+
+  /** The instance the update came from. */
+  get instance(): string {
+    return this.update.instance;
+  }
+  /** The chat (one canonical id per chat), when the update has one. */
+  get chat(): BotChat | undefined {
+    return this.update.chat;
+  }
+  /** The sender, when known. */
+  get from(): BotSender | undefined {
+    return this.update.from;
+  }
+  /** The message, for message, edit, delete, status and outgoing updates. */
+  get msg(): BotMessage | undefined {
+    return this.update.msg;
+  }
+  /** The message's text or caption (or a chosen button's or row's title). */
+  get text(): string | undefined {
+    return this.update.msg?.text;
+  }
+  /** The delivery status of a `status` update. */
+  get status(): string | undefined {
+    return this.update.status;
+  }
+  /** The group change of a `group:*` update. */
+  get group(): BotGroupChange | undefined {
+    return this.update.group;
+  }
+  /** The connection change of a `connection` update. */
+  get connection(): BotConnection | undefined {
+    return this.update.connection;
+  }
+  /** The call of a `call` update. */
+  get call(): BotCall | undefined {
+    return this.update.call;
   }
 
   /**

@@ -97,3 +97,39 @@ export class Arrivals {
     }
   }
 }
+
+/** One arrival's turn in a {@link WriteOrder}: its write, or its giving up. */
+export interface WriteTurn {
+  /** Run `write` once every earlier arrival's write finished (or was given up); this turn ends after it. */
+  run<T>(write: () => Promise<T>): Promise<T>;
+  /** Give the turn up (it will not write, or wrote). Idempotent. */
+  end(): void;
+}
+
+/**
+ * Writes done in arrival order, each after the earlier ones finished: the queue-mode receiver writes its
+ * jobs so (the queue delivers them in the order they were written, and a big body's job takes more writes
+ * than a small one's, so starting them in order is not enough). Internal.
+ */
+export class WriteOrder {
+  #tail: Promise<void> = Promise.resolve();
+
+  /** The turn of an arrival entering now. Call it synchronously where the arrival enters. */
+  take(): WriteTurn {
+    const before = this.#tail;
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => end = resolve);
+    this.#tail = before.then(() => mine);
+    return {
+      run: async <T>(write: () => Promise<T>) => {
+        await before;
+        try {
+          return await write();
+        } finally {
+          end();
+        }
+      },
+      end,
+    };
+  }
+}

@@ -9,6 +9,7 @@
  */
 
 import { ConfigurationException } from "../../errors.ts";
+import { WriteOrder } from "../../inbound/arrivals.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import { denoOnlyError } from "../../runtime.ts";
 import { openKvWhenFree } from "../../backends/kv/busy.ts";
@@ -69,6 +70,8 @@ export class QueueDispatch implements QueueMode {
   readonly #settings: WebhookQueueOptions;
   /** The claim commits with the job (a KV dedupe on the queue's own KV). */
   readonly claimsAtomically: boolean;
+  /** Jobs are written in the order their webhooks arrived. */
+  readonly order: WriteOrder = new WriteOrder();
   readonly #canOpenKv: boolean;
   readonly #worker: Omit<Parameters<typeof startWebhookWorker>[2], "prefix"> & {
     processor: WebhookProcessor;
@@ -199,20 +202,24 @@ function unavailable(receiver: Receiver, state: RequestState, error: unknown, cl
   );
 }
 
-/** Write the job (with its claim when that commits atomically) and answer 202. */
+/** Write the job (with its claim when that commits atomically), in arrival order, and answer 202. */
 export async function dispatchQueue(receiver: Receiver, state: RequestState): Promise<Response> {
   const dispatch = receiver.queue!;
   const job = jobOf(state);
   const id = state.deliveryId;
+  // The queue delivers jobs in the order they were written: each is written once the earlier arrivals' are.
+  const inOrder = <T>(write: () => Promise<T>) => state.writeTurn?.run(write) ?? write();
   if (dispatch.claimsAtomically && id !== undefined) {
     let queued: boolean;
     try {
       const queue = await dispatch.queue() as KvWebhookQueue;
-      queued = await queue.enqueueClaimed(
-        job,
-        receiver.dedupe as KvWebhookDedupe,
-        state.receivedAt,
-        () => logReceived(receiver, state),
+      queued = await inOrder(() =>
+        queue.enqueueClaimed(
+          job,
+          receiver.dedupe as KvWebhookDedupe,
+          state.receivedAt,
+          () => logReceived(receiver, state),
+        )
       );
     } catch (error) {
       return unavailable(receiver, state, error, false);
@@ -221,7 +228,8 @@ export async function dispatchQueue(receiver: Receiver, state: RequestState): Pr
   } else {
     await logReceived(receiver, state);
     try {
-      await (await dispatch.queue()).enqueue(job);
+      const queue = await dispatch.queue();
+      await inOrder(() => queue.enqueue(job));
     } catch (error) {
       return unavailable(receiver, state, error, true);
     }

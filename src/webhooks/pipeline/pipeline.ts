@@ -71,14 +71,17 @@ async function accept(receiver: Receiver, state: RequestState): Promise<Response
   }
   // The webhook arrives when its body is in: its place in arrival order is taken here, before any await,
   // and kept by the processing that takes it over (or given up below when none does).
+  // In queue mode the worker's processing is the arrival: the job is written in this order instead.
   const queued = receiver.queue !== undefined && receiver.queue.modeFor(state.ctx) === "queue";
   const arrival = state.arrival = queued ? undefined : receiver.processor[ARRIVE]();
+  const turn = state.writeTurn = queued ? receiver.queue!.order.take() : undefined;
   try {
     return await verified(receiver, state);
   } catch (error) {
     return fail(receiver, error);
   } finally {
     if (arrival !== undefined && !arrival.taken) arrival.end();
+    turn?.end();
   }
 }
 

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Arrival } from "../../inbound/arrivals.ts";
+import type { Arrival, WriteOrder, WriteTurn } from "../../inbound/arrivals.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import type { GatewayStore } from "../../store/store.ts";
 import type { WebhookDedupe } from "../dedupe.ts";
@@ -77,6 +77,8 @@ export interface QueueMode {
   modeFor(ctx: WebhookExecutionContext | undefined): DispatchMode;
   /** The queue jobs go to. */
   queue(): Promise<WebhookJobQueue>;
+  /** Jobs are written in the order their webhooks arrived (a turn taken when the body is in). */
+  readonly order: WriteOrder;
   /** Close what the handler opened itself. */
   close(): Promise<void>;
 }
@@ -135,6 +137,8 @@ export class RequestState {
   deliveryId: string | undefined = undefined;
   /** Its place in arrival order, taken when its body was in (not in queue mode: the worker takes it). */
   arrival: Arrival<WebhookPayloadDto> | undefined = undefined;
+  /** In queue mode: its turn to write its job, taken when its body was in (jobs are written in that order). */
+  writeTurn: WriteTurn | undefined = undefined;
   /** The verified, parsed envelope (stage "parse"). */
   payload: WebhookPayloadDto = undefined as unknown as WebhookPayloadDto;
 
