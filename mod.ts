@@ -84,7 +84,7 @@ export {
 export { ConnectionManager, type ResolvedConnection } from "./src/client/connection_manager.ts";
 export type { PreparedRequest } from "./src/client/prepared_request.ts";
 export { ApiResponse } from "./src/client/response.ts";
-export { configureGateway, GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
+export { GatewayApi, gatewayApi, type GatewayApiFacade } from "./src/gateway_api.ts";
 
 // --- service and resources
 export { GatewayService, type ServerInfo } from "./src/service.ts";
@@ -175,7 +175,6 @@ export {
 export { MemoryState } from "./src/backends/memory/state.ts";
 export { KvState } from "./src/backends/kv/state.ts";
 export { createScheduledHandler, registerScheduledTasks } from "./src/tasks/schedule.ts";
-export { handleScheduled } from "./src/tasks/handle_scheduled.ts";
 
 // --- delivery: addresses, numbers, message status, inbound reconciliation
 export { parseRecipient, type Recipient, type RecipientKind } from "./src/address/recipient.ts";

@@ -86,7 +86,7 @@ function gatewayFor(env: Env): Gateway {
 const scheduled = createScheduledHandler<Env>({
   store: (env) => gatewayFor(env).store,
   service: (env) =>
-    new GatewayService({
+    GatewayService.make({
       server_url: env.GATEWAY_API_URL ?? "",
       api_key: env.GATEWAY_API_KEY ?? "",
       store: gatewayFor(env).store,

@@ -76,15 +76,19 @@ export interface CliConfig {
  */
 export async function loadCliConfig(io: CliIo, configPath: string | undefined): Promise<CliConfig> {
   const path = configPath ?? CONFIG_FILE;
+  const resolved = resolvePath(io, path);
   let file: GatewayConfig | null;
   try {
-    file = await loadConfigFile(resolvePath(io, path));
+    file = await loadConfigFile(resolved);
   } catch (error) {
     // loadConfigFile wraps Deno's permission error: look at its cause too.
     if (isPermissionError(error) || (error instanceof Error && isPermissionError(error.cause))) {
       throw unreadable(path, error);
     }
-    throw configError(error);
+    // The message names the file as the user wrote it, not as resolved against the working directory.
+    const named = configError(error);
+    named.message = named.message.replaceAll(`"${resolved}"`, `"${path}"`);
+    throw named;
   }
   if (file === null && configPath !== undefined) {
     throw new CliError(`Cannot read configuration: "${path}" does not exist`, EXIT_USAGE);

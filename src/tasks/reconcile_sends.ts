@@ -185,7 +185,7 @@ function responseOf(message: FoundMessage): { status: number; body: unknown } {
  * import { GatewayService, MemoryStore } from "@gw/gateway";
  * import { reconcileRecord } from "./reconcile_sends.ts";
  * const store = new MemoryStore();
- * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * const record = await store.getOutbound("0b6f8a2e");
  * if (record) console.log(await reconcileRecord(record, { client: service.getClient(), store, now: Date.now }));
  * ```
@@ -276,7 +276,7 @@ export async function reconcileRecord(
  * import { reconcileSends } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvStore(kv);
- * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * const result = await reconcileSends({ service, store });
  * console.log(result.expired, result.sent, result.notSent, result.undecided);
  * kv.close();

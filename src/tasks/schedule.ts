@@ -242,7 +242,7 @@ function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
  * import { GatewayService, KvStore, registerScheduledTasks } from "@gw/gateway";
  * const kv = await Deno.openKv();
  * const store = new KvStore(kv);
- * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * registerScheduledTasks({
  *   service,
  *   store,
@@ -317,7 +317,7 @@ export function registerScheduledTasks(options: RegisterScheduledTasksOptions): 
  *   scheduled: createScheduledHandler<Env>({
  *     store: records,
  *     service: (env) =>
- *       new GatewayService({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store: records }),
+ *       GatewayService.make({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store: records }),
  *     prune: { schedule: "0 3 * * *", days: 30 },
  *     retryFailed: { schedule: "*\/5 * * * *" },
  *   }),

@@ -36,7 +36,7 @@ export interface StateTaskLeaseOptions {
  *   scheduled: createScheduledHandler<Env>({
  *     store: (env) => new D1Store(env.DB),
  *     service: (env) =>
- *       new GatewayService({
+ *       GatewayService.make({
  *         server_url: env.GATEWAY_API_URL,
  *         api_key: env.GATEWAY_API_KEY,
  *         store: new D1Store(env.DB),
