@@ -8,7 +8,7 @@
 import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
 import type { Problems } from "./validate.ts";
-import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
+import { WEBHOOK_CONFIG_EVENTS } from "../webhooks/events/names.ts";
 
 export { WEBHOOK_CONFIG_EVENTS };
 
