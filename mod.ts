@@ -32,6 +32,7 @@ export {
   ConnectionException,
   type ConnectionFailureReason,
   GatewayApiException,
+  GatewayException,
   InstanceAlreadyExistsException,
   InstanceDisconnectedException,
   InstanceNotFoundException,

@@ -16,7 +16,7 @@ import {
   serviceConfig,
 } from "../config.ts";
 import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
-import { GatewayApiException } from "../errors.ts";
+import { GatewayException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
 import { inCheckout } from "./command.ts";
 import { CliError, type CliIo, EXIT_USAGE, isPermissionError, resolvePath } from "./io.ts";
@@ -160,7 +160,7 @@ function unreadable(path: string, error: unknown): CliError {
 function configError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof GatewayApiException && error.cause instanceof Error &&
+  const cause = error instanceof GatewayException && error.cause instanceof Error &&
       !message.includes(error.cause.message)
     ? `: ${error.cause.message}`
     : "";

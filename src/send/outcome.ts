@@ -8,7 +8,7 @@
 
 import {
   ConnectionException,
-  GatewayApiException,
+  GatewayException,
   MessageException,
   ResponseTooLargeException,
   ValidationException,
@@ -16,7 +16,7 @@ import {
 
 /**
  * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
- * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayApiException` (an abort or an unexpected error mid-request). A resend
+ * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayException` (an abort or an unexpected error mid-request). A resend
  * of such a message could deliver it twice.
  *
  * @example
@@ -31,7 +31,8 @@ export function isOutcomeUnknown(error: unknown): boolean {
   if (error instanceof ConnectionException) return error.outcomeUnknown;
   // Accepted by the server, but its answer (with the message id) could not be read.
   if (error instanceof ResponseTooLargeException) return error.status !== undefined && error.status < 300;
-  return !(error instanceof GatewayApiException);
+  // Any error of the library that is not a failed request (a setup error) was thrown before anything was sent.
+  return !(error instanceof GatewayException);
 }
 
 /**
