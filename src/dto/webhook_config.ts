@@ -158,7 +158,8 @@ export class WebhookConfigDto extends RequestDto {
    *
    * @example
    * ```ts
-   * import { type RequestBody, WebhookConfigDto } from "@gw/gateway";
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * import { type RequestBody } from "@gw/gateway/resources";
    * const body: RequestBody<WebhookConfigDto> = { webhook: WebhookConfigDto.from({ url: "https://e.x/h" }).toJSON().webhook };
    * ```
    */

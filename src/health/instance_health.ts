@@ -62,7 +62,8 @@ const CAS_ATTEMPTS = 8;
  *
  * @example
  * ```ts
- * import { InstanceHealth, MemoryState } from "@gw/gateway";
+ * import { MemoryState } from "@gw/gateway";
+ * import { InstanceHealth } from "@gw/gateway/delivery";
  * const health = new InstanceHealth(new MemoryState());
  * const sales = { connection: "default", instance: "sales" };
  * await health.recordConnectionUpdate(sales, { state: "close", statusReason: 403 });
@@ -87,7 +88,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryStore } from "@gw/gateway";
+   * import { MemoryStore } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const store = new MemoryStore();
    * const health = new InstanceHealth(store.state, { failureThreshold: 3, cooldownMs: 10_000 });
    * ```
@@ -130,7 +132,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * console.log((await health.get({ connection: "default", instance: "sales" })).status); // "unknown"
    * ```
@@ -154,7 +157,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * console.log(health.breakerNow({ connection: "default", instance: "sales" })); // "closed"
    * ```
@@ -173,7 +177,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * for (const record of await health.list()) console.log(record.instance, record.status);
    * ```
@@ -192,7 +197,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordConnectionUpdate({ connection: "default", instance: "sales" }, { state: "close", statusReason: 401 });
    * ```
@@ -211,7 +217,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordState({ connection: "default", instance: "sales" }, "open");
    * ```
@@ -229,7 +236,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordSendSuccess({ connection: "default", instance: "sales" });
    * ```
@@ -248,7 +256,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceDisconnectedException, InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { InstanceDisconnectedException, MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordSendFailure({ connection: "default", instance: "sales" }, new InstanceDisconnectedException("Connection Closed"));
    * ```
@@ -287,7 +296,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * console.log(await health.admit({ connection: "default", instance: "sales" })); // "pass"
    * ```
@@ -315,7 +325,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.reset({ connection: "default", instance: "sales" });
    * ```

@@ -239,7 +239,8 @@ function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
  *
  * @example Daily prune and retries every five minutes on Deno Deploy
  * ```ts
- * import { GatewayService, KvStore, registerScheduledTasks } from "@gw/gateway";
+ * import { GatewayService, KvStore } from "@gw/gateway";
+ * import { registerScheduledTasks } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv();
  * const store = new KvStore(kv);
  * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
@@ -254,7 +255,8 @@ function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
  *
  * @example Calling the handlers in a test, with an injected cron
  * ```ts
- * import { MemoryStore, registerScheduledTasks } from "@gw/gateway";
+ * import { MemoryStore } from "@gw/gateway";
+ * import { registerScheduledTasks } from "@gw/gateway/tasks";
  * import { type RetryService } from "@gw/gateway/tasks";
  * const service: RetryService = { getClient: () => ({ request: () => Promise.resolve({ data: {} }) }) };
  * const jobs: string[] = [];
@@ -310,7 +312,8 @@ export function registerScheduledTasks(options: RegisterScheduledTasksOptions): 
  *
  * @example worker.ts
  * ```ts
- * import { createScheduledHandler, GatewayService, MemoryStore } from "@gw/gateway";
+ * import { GatewayService, MemoryStore } from "@gw/gateway";
+ * import { createScheduledHandler } from "@gw/gateway/tasks";
  * interface Env { GATEWAY_API_URL: string; GATEWAY_API_KEY: string }
  * const records = new MemoryStore(); // use a persistent GatewayStore in production
  * const worker = {

@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { GatewayService, KvStore, type OutboundMessageRecord } from "../../mod.ts";
+import { GatewayService, KvStore } from "../../mod.ts";
+import type { OutboundMessageRecord } from "../../src/store/mod.ts";
 import { retryFailedMessages } from "../../src/tasks/mod.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
 import { NO_NODE_MODULES } from "../helpers/processes.ts";
