@@ -113,6 +113,8 @@ export interface WebhookSignatureConfig {
   header?: string;
   /** Allowed clock difference for timestamps, in seconds (default 300). */
   tolerance_seconds?: number;
+  /** How long after its `iat` the server's JWT is accepted, in seconds (default 1800: its retries). */
+  jwt_max_age_seconds?: number;
   /** Require a timestamp with the `hmac` scheme. */
   require_timestamp?: boolean;
 }

@@ -9,9 +9,9 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
-import { getGatewayLogger } from "./log.ts";
 import { isRecord } from "./util/json_shape.ts";
 import { MAX_TIMER_MS } from "./util/timers.ts";
+import { secretsFromEnv } from "./webhooks/verify/secrets.ts";
 
 /**
  * How an environment variable's text is read: `text` and `lowercase` are trimmed and ignored when empty,
@@ -109,6 +109,13 @@ export const WEBHOOK_KEYS: readonly SettingKey[] = [
     env: "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
     kind: "number",
     help: "signature.toleranceSeconds (default 300)",
+  },
+  {
+    file: "webhook.signature.jwt_max_age_seconds",
+    option: "signature.jwtMaxAgeSeconds",
+    env: "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
+    kind: "number",
+    help: "signature.jwtMaxAgeSeconds: how long after its iat the server's JWT is accepted (default 1800)",
   },
   {
     file: "webhook.signature.require_timestamp",
@@ -262,21 +269,6 @@ function ms(name: string, value: string): number {
   return parsed;
 }
 
-/** Secrets are trimmed (a trailing newline from `echo` or a secrets UI is the usual mistake); never logged. */
-function secrets(name: string, value: string): string | string[] | undefined {
-  const parts = value.split(",");
-  const list = parts.map((part) => part.trim()).filter((part) => part.length > 0);
-  // Set but empty: the receiver says "empty" rather than "not set".
-  if (value.trim() === "") return "";
-  if (list.length !== parts.length || list.some((part, i) => part !== parts[i])) {
-    getGatewayLogger("webhook").warn(
-      `${name} had surrounding whitespace or empty entries; they were removed`,
-    );
-  }
-  if (list.length === 0) return undefined;
-  return list.length === 1 ? list[0] : list;
-}
-
 /** The value of one variable's text, or undefined when it sets nothing. */
 function envValue(key: SettingKey & { env: string }, text: string): unknown {
   switch (key.kind ?? "text") {
@@ -297,7 +289,7 @@ function envValue(key: SettingKey & { env: string }, text: string): unknown {
     case "switch":
       return bool(key.env, text) ? true : undefined;
     case "secrets":
-      return secrets(key.env, text);
+      return secretsFromEnv(key.env, text);
   }
 }
 

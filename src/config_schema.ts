@@ -114,6 +114,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
       scheme: oneOf("auto", "hmac", "standard", "jwt", "token", "none"),
       header: nonEmpty,
       tolerance_seconds: seconds(),
+      jwt_max_age_seconds: seconds(),
       require_timestamp: flag,
     }),
     max_body_bytes: integer(1),

@@ -7,6 +7,18 @@
 import { MAX_TIMER_MS } from "./util/timers.ts";
 
 /**
+ * The longest `delay` a send or `sendPresence` may ask of the server, in ms (5 minutes): the server holds the
+ * request open that long, showing "composing", and the client's attempt timeout and deadline stretch by it.
+ *
+ * @example
+ * ```ts
+ * import { MAX_SERVER_DELAY_MS } from "./timing.ts";
+ * MAX_SERVER_DELAY_MS; // 300000
+ * ```
+ */
+export const MAX_SERVER_DELAY_MS = 300_000;
+
+/**
  * A delay a timer can wait: at least 0, at most `2^31 - 1` ms (24.8 days). Runtimes fire a longer timer at
  * once, so a bigger value (a timeout or deadline set to the largest the schema accepts, plus a server delay)
  * is clamped to the longest wait a timer can do instead.

@@ -13,6 +13,7 @@ import { abortableSleep, SharedTimeouts } from "../timing.ts";
 import { MetricsCollector } from "../metrics.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import type { ConnectionManager } from "./connection_manager.ts";
+import { globalFetch, sendFetch } from "./send_fetch.ts";
 import {
   type HttpMethod,
   instanceFor,
@@ -63,7 +64,10 @@ export interface ClientDependencies {
   metrics?: MetricsCollector;
   /** Rate-limit check (default: none). */
   gate?: RequestGate;
-  /** The fetch to use; called with an undefined `this`. */
+  /**
+   * The fetch to use for every request, sends included; called with an undefined `this`. Without it, sends go
+   * through a fetch the runtime cannot repeat by itself (`send_fetch.ts`).
+   */
   fetch?: typeof fetch;
   /** Clock in epoch ms. */
   now?: () => number;
@@ -117,10 +121,10 @@ export class GatewayClient {
     this.#log = getGatewayLogger(...(valid.logging?.category ?? []), "client");
     this.#outcomeLevel = valid.logging?.level ?? "info";
     this.#settings = { connections: this.#connections, config: valid, maxRetries: policy.maxRetries, now };
-    const fetcher = dependencies.fetch ?? valid.fetch;
+    const injected = dependencies.fetch ?? valid.fetch;
     this.#runtime = {
-      // Workers throws "Illegal invocation" when fetch is called with a `this` other than undefined/global.
-      fetch: fetcher ?? ((input, init) => globalThis.fetch(input, init)),
+      fetch: injected ?? globalFetch,
+      sendFetch: injected ?? sendFetch(),
       now,
       sleep: dependencies.sleep ?? abortableSleep,
       random: dependencies.random ?? Math.random,

@@ -49,7 +49,7 @@ export function deadlinePassed(call: PreparedRequest, attempt: number): Connecti
 
 /**
  * The fetch of attempt `attempt` threw. The caller's own abort is not a failure of the request: its reason is
- * thrown as it is.
+ * thrown as it is; nor is a missing permission (`--allow-net`), thrown as the runtime's permission error.
  */
 export function fetchFailed(
   call: PreparedRequest,
@@ -58,6 +58,7 @@ export function fetchFailed(
   timeout: AttemptTimeout,
 ): AttemptFailure {
   if (call.signal?.aborted) throw call.signal.reason;
+  if (isPermissionError(error)) throw permissionDenied(call, error);
   const context = { ...contextOf(call, attempt), cause: error };
   if (timeout.timer.aborted) {
     return {
@@ -89,6 +90,36 @@ export function fetchFailed(
       },
     ),
   };
+}
+
+/**
+ * True for Deno's refusal of a permission the process was not given (`Deno.errors.NotCapable` or
+ * `PermissionDenied`, e.g. no `--allow-net`): the request was not sent.
+ *
+ * @example
+ * ```ts
+ * import { isPermissionError } from "./failures.ts";
+ * isPermissionError(new Deno.errors.NotCapable('Requires net access to "127.0.0.1:8080"')); // true
+ * ```
+ */
+export function isPermissionError(error: unknown): error is Error {
+  const name = (error as { name?: unknown })?.name;
+  return error instanceof Error && (name === "NotCapable" || name === "PermissionDenied");
+}
+
+/**
+ * The runtime's own permission error, of the same class (`Deno.errors.NotCapable`), saying which call needed
+ * which permission and the flag that grants it. It is no `ConnectionException`: the server was not asked,
+ * nothing is retried, and a send's outcome is known (it did not happen).
+ */
+function permissionDenied(call: PreparedRequest, error: Error): Error {
+  const host = hostAndPort(call.url);
+  const Permission = error.constructor as new (message: string, options?: ErrorOptions) => Error;
+  return new Permission(
+    `Cannot send ${call.method} ${call.path}: no network permission for ${host}: ` +
+      `run again with --allow-net (or --allow-net=${host})`,
+    { cause: error },
+  );
 }
 
 /** The answer of attempt `attempt` came, but its body could not be read. */

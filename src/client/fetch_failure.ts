@@ -22,7 +22,7 @@ const REFUSED = /connection refused|ECONNREFUSED|os error 111|os error 61|tcp co
 const DNS = /dns error|failed to lookup|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service not known/i;
 const TLS = /tls|ssl|certificate|handshake|corrupt message|UnknownIssuer|CERT_/i;
 const CLOSED =
-  /connection closed|ECONNRESET|connection reset|socket hang up|broken pipe|EPIPE|UND_ERR_SOCKET/i;
+  /connection closed|connection lost|ECONNRESET|connection reset|socket hang up|broken pipe|EPIPE|UND_ERR_SOCKET/i;
 
 /** The error and its causes, outermost first (at most 5 deep). */
 function chain(error: unknown): unknown[] {

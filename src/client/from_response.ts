@@ -20,6 +20,7 @@ import {
 import { envelopeMessage, flattenErrorMessages } from "./error_body.ts";
 import { parseRetryAfter } from "./retry.ts";
 import { isRecord } from "../util/json_shape.ts";
+import { cliCommand } from "../errors/command_hint.ts";
 
 const NAME_TAKEN = /^This name "(.*)" is already in use\.?$/;
 const INSTANCE_MISSING = /instance does not exist|instance "[^"]*" not found|Instance "[^"]*" not found/i;
@@ -61,9 +62,8 @@ function isDisconnected(status: number, text: string, body: unknown, path: strin
 function disconnectedMessage(where: string, full: GatewayErrorContext, detail: string): string {
   const action = full.path?.startsWith("/message/") ? "send" : where;
   const named = full.instance ? `"${full.instance}" ` : "";
-  return `Cannot ${action}: instance ${named}is not connected${detail} (pair it: deno task connect ${
-    full.instance ?? "<instance>"
-  })`;
+  const pair = cliCommand(`connect ${full.instance ?? "<instance>"}`);
+  return `Cannot ${action}: instance ${named}is not connected${detail} (pair it: ${pair})`;
 }
 
 /** The server's messages as the end of an error message: `: a; b`, cut at 1000 characters. */
@@ -84,7 +84,7 @@ function notFound(
     return new GatewayApiException(`Gateway answered 404 for ${where}${detail}`, full);
   }
   const named = full.instance ?? /"([^"]*)"/.exec(text)?.[1];
-  const create = `(create it: deno task create ${named ?? "<instance>"})`;
+  const create = `(create it: ${cliCommand(`create ${named ?? "<instance>"}`)})`;
   return new InstanceNotFoundException(
     `Instance ${named ? `"${named}" ` : ""}not found for ${where}${detail} ${create}`,
     { ...full, instance: named },

@@ -9,6 +9,7 @@
 
 import { DEFAULTS, type GatewayConfig } from "../config.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
+import { MAX_SERVER_DELAY_MS } from "../timing.ts";
 import { InstanceNotFoundException, ValidationException } from "../errors.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import type { ConnectionManager, ResolvedConnection } from "./connection_manager.ts";
@@ -40,7 +41,7 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overall deadline in ms across attempts and waits. */
   deadlineMs?: number;
-  /** Retries after the first attempt. */
+  /** Retries after the first attempt: an integer from 0 to 100. */
   maxRetries?: number;
   /** Whether repeating the request is harmless (default: true for GET, PUT and DELETE, false for POST). */
   idempotent?: boolean;
@@ -61,7 +62,7 @@ export interface RequestOptions {
   maxResponseBytes?: number;
   /**
    * How long the server waits on purpose before answering (a send's typing `delay`): added to the attempt
-   * timeout and the deadline, so a long delay is not taken for a hung server.
+   * timeout and the deadline, so a long delay is not taken for a hung server. An integer from 0 to 300 000.
    */
   serverDelayMs?: number;
 }
@@ -197,9 +198,23 @@ function checkMs(name: string, value: number | undefined): void {
   }
 }
 
+/** Refuse `value` unless it is undefined or an integer from 0 to `max`. */
+function checkInteger(name: string, value: number | undefined, max: number): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > max) {
+    throw new ValidationException(
+      `Invalid request option: "${name}" must be an integer from 0 to ${max}, got ${String(value)}`,
+      { messages: [`${name} must be an integer from 0 to ${max}`] },
+    );
+  }
+}
+
 function checkOptions(options: RequestOptions): void {
   checkMs("timeoutMs", options.timeoutMs);
   checkMs("deadlineMs", options.deadlineMs);
+  // The configuration's `retry.max_retries` takes the same range.
+  checkInteger("maxRetries", options.maxRetries, 100);
+  checkInteger("serverDelayMs", options.serverDelayMs, MAX_SERVER_DELAY_MS);
   const limit = options.maxResponseBytes;
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
     throw new ValidationException(
@@ -305,7 +320,7 @@ export function prepareRequest(
     ? instanceFor(options.instance, connection)
     : options.instance;
   const { path, url } = targetOf(connection, route, instance, options);
-  const serverDelayMs = Math.max(0, options.serverDelayMs ?? 0);
+  const serverDelayMs = options.serverDelayMs ?? 0;
   const startedAt = settings.now();
   const timeoutMs = options.timeoutMs ?? connection.timeout_ms ?? config.http?.timeout_ms ??
     DEFAULTS.timeout_ms;

@@ -27,8 +27,10 @@ import {
 
 /** What the loop needs from its client. */
 export interface RequestRuntime {
-  /** The fetch, called with an undefined `this`. */
+  /** The fetch of requests that are safe to repeat, called with an undefined `this`. */
   fetch: typeof fetch;
+  /** The fetch of requests that are not (sends): one the runtime cannot repeat by itself. */
+  sendFetch: typeof fetch;
   /** Clock in epoch ms. */
   now: () => number;
   /** Abortable sleep. */
@@ -54,7 +56,7 @@ export async function runRequest<T>(
   call: PreparedRequest,
   logged: boolean,
 ): Promise<ApiResponse<T>> {
-  const fetcher = rt.fetch;
+  const fetcher = call.idempotent ? rt.fetch : rt.sendFetch;
   for (let attempt = 1;; attempt++) {
     const timeout = startAttempt(rt, call, attempt, logged);
     let response: Response;

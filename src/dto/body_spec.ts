@@ -9,6 +9,7 @@
 import { ValidationException } from "../errors.ts";
 import { Problems } from "./validate.ts";
 import { isRecord } from "../util/json_shape.ts";
+import { unknownOption } from "./option_names.ts";
 
 /**
  * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).
@@ -202,6 +203,7 @@ function readField(problems: Problems, name: string, field: FieldSpec, value: un
 /**
  * Validate `input` against a body declaration: every problem is collected, then thrown together as a
  * `ValidationException`; the answer holds the declared fields only, in declared order, without the unset ones.
+ * A key the declaration does not name is refused with the key most likely meant (`passThrough`: passed on).
  *
  * @example
  * ```ts
@@ -215,12 +217,13 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   const problems = new Problems();
   const body = readFields(problems, spec.fields, record);
   spec.check?.(problems, body, record);
-  problems.throwIfAny(spec.what);
-  if (spec.passThrough) {
-    for (const [name, value] of Object.entries(record)) {
-      if (!Object.hasOwn(spec.fields, name) && value !== undefined) body[name] = value;
-    }
+  // A key the declaration does not name is passed on as it is, or refused: never dropped without a word.
+  for (const [name, value] of Object.entries(record)) {
+    if (Object.hasOwn(spec.fields, name) || value === undefined) continue;
+    if (spec.passThrough) body[name] = value;
+    else problems.add(unknownOption(name, Object.keys(spec.fields)));
   }
+  problems.throwIfAny(spec.what);
   return spec.wrap ? { [spec.wrap]: body } : body;
 }
 

@@ -7,6 +7,7 @@
 import { type FieldSpec, numberListSchema } from "./body_spec.ts";
 import type { Problems } from "./validate.ts";
 import { compact } from "../util/json_shape.ts";
+import { MAX_SERVER_DELAY_MS } from "../timing.ts";
 
 /** The quoted message of a reply: the key's `id` is enough when the server stores messages. */
 export interface QuotedInput {
@@ -18,7 +19,7 @@ export interface QuotedInput {
 
 /** Options shared by the send routes, as readonly fields of every message request object. */
 export interface MessageOptions {
-  /** Milliseconds of "composing" (or "recording") shown before the message; a non-negative integer. */
+  /** Milliseconds of "composing" (or "recording") shown before the message; an integer from 0 to 300 000. */
   readonly delay?: number;
   /** `false` disables the link preview. */
   readonly linkPreview?: boolean;
@@ -51,13 +52,14 @@ export { requireObject } from "./body_spec.ts";
 
 /**
  * The options every send route shares, as the server declares them (in its order) and as the request objects
- * check them: `delay` a non-negative integer, `quoted` a message key with an `id`, `mentioned` numbers without
+ * check them: `delay` an integer from 0 to `MAX_SERVER_DELAY_MS`, `quoted` a message key with an `id`, `mentioned` numbers without
  * repeats; `everyOne` is refused (the server lists it but never reads it).
  */
 export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
   delay: {
     type: "integer",
     min: 0,
+    max: MAX_SERVER_DELAY_MS,
     server: { type: "integer", description: "Enter a value in milliseconds" },
   },
   quoted: {

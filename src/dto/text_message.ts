@@ -26,13 +26,11 @@ export const SEND_TEXT_BODY: BodySpec = {
  */
 const PLAIN_NUMBER = /^\d{7,20}$/;
 
-/** The declared fields other than `number` and `text`: the common send sets none of them. */
-const OPTION_FIELDS = Object.keys(SEND_TEXT_BODY.fields).filter((name) =>
-  name !== "number" && name !== "text"
-);
-
+/** True when `input` sets no key but `number` and `text`: the common send. */
 function setsNoOption(input: Record<string, unknown>): boolean {
-  for (const name of OPTION_FIELDS) if (input[name] !== undefined) return false;
+  for (const name in input) {
+    if (name !== "number" && name !== "text" && input[name] !== undefined) return false;
+  }
   return true;
 }
 
@@ -44,7 +42,7 @@ function plainTextBody(number: unknown, text: unknown): RequestBody<SendTextMess
 
 /**
  * The validated body of a text send, as `SendTextMessageDto.from` reads it. The common shape (plain digits,
- * a text, no other field) is checked at once, without the full reading of the declaration: every send goes
+ * a text, no other key) is checked at once, without the full reading of the declaration: every send goes
  * through here, and the full reading costs a few percent of a loopback round trip. Any other input takes
  * the full reading, so the body and the errors are the same either way.
  *

@@ -22,6 +22,7 @@ import {
   type InstanceRef,
   refOf,
 } from "./health_types.ts";
+import { cliCommand } from "../errors/command_hint.ts";
 
 interface Stored {
   status: InstanceHealthStatus;
@@ -347,8 +348,8 @@ export class InstanceHealth {
       : "";
     // The next command: a closed instance needs pairing; otherwise look at what the server says.
     const next = status === "closed"
-      ? `pair it: deno task connect ${ref.instance}`
-      : `check it: deno task status ${ref.instance}`;
+      ? `pair it: ${cliCommand(`connect ${ref.instance}`)}`
+      : `check it: ${cliCommand(`status ${ref.instance}`)}`;
     return new InstanceDisconnectedException(
       `Cannot send: instance "${ref.instance}" is ${status}${why}; message not sent${when} (${next})`,
       {

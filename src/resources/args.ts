@@ -9,15 +9,9 @@ import { ValidationException } from "../errors.ts";
 import type { MessageRef } from "./types.ts";
 import { Problems } from "../dto/validate.ts";
 import type { CallOptions } from "./resource.ts";
+import { CALL_OPTION_KEYS } from "../dto/option_names.ts";
 
-const CALL_KEYS: ReadonlySet<string> = new Set([
-  "signal",
-  "timeoutMs",
-  "maxRetries",
-  "idempotencyKey",
-  "instance",
-  "resolve",
-]);
+const CALL_KEYS: ReadonlySet<string> = new Set(CALL_OPTION_KEYS);
 
 /** Split `{ ...bodyOptions, ...callOptions }` into the two. */
 export function splitOptions<T extends object>(

@@ -9,6 +9,7 @@ import { type BodySpec, type FieldSpec, RECIPIENT_FIELD } from "../dto/body_spec
 import { PARTICIPANTS_SCHEMA, readParticipants } from "../dto/create_group.ts";
 import { readGroupJid } from "./args.ts";
 import type { GroupSettingAction, ParticipantAction, Presence } from "./types.ts";
+import { MAX_SERVER_DELAY_MS } from "../timing.ts";
 
 /**
  * Presence values of `setPresence` and `sendPresence`.
@@ -39,7 +40,7 @@ export const SEND_PRESENCE_BODY: BodySpec = {
   serverRequiredOrder: ["number", "presence", "delay"],
   fields: {
     number: RECIPIENT_FIELD,
-    delay: { type: "integer", required: true, min: 0, server: { type: "number" } },
+    delay: { type: "integer", required: true, min: 0, max: MAX_SERVER_DELAY_MS, server: { type: "number" } },
     presence: SET_PRESENCE_BODY.fields.presence,
   },
 };

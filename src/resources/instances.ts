@@ -22,6 +22,7 @@ import type {
   Presence,
   QrCode,
 } from "./types.ts";
+import { cliCommand } from "../errors/command_hint.ts";
 
 /** Options of {@link InstancesResource.waitForConnection}. */
 export interface WaitForConnectionOptions extends CallOptions {
@@ -109,13 +110,14 @@ export class InstancesResource extends Resource {
     name?: string,
     options?: CallOptions & { number?: string },
   ): Promise<ApiResponse<QrCode | ConnectionStateResponse>> {
-    const number = options?.number === undefined
+    const { number: given, ...call } = options ?? {};
+    const number = given === undefined
       ? undefined
-      : check("connect", (problems) => problems.recipient("number", options.number));
+      : check("connect", (problems) => problems.recipient("number", given));
     return await this.call<QrCode | ConnectionStateResponse>(
       ROUTE.instance.connect,
       { query: { number } },
-      this.#named(name, options),
+      this.#named(name, call),
     );
   }
 
@@ -253,7 +255,7 @@ export class InstancesResource extends Resource {
     const row = Array.isArray(res.data) ? res.data[0] : undefined;
     if (row === undefined) {
       throw new InstanceNotFoundException(
-        `Instance "${name}" not found (create it: deno task create ${name})`,
+        `Instance "${name}" not found (create it: ${cliCommand(`create ${name}`)})`,
         {
           instance: name,
           messages: [`Instance "${name}" not found`],

@@ -17,6 +17,7 @@ import { SendPipeline } from "../send/pipeline.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
 import type { StateStore } from "../store/state.ts";
 import type { RouteEntry } from "./routes.ts";
+import { checkCallOptions } from "../dto/option_names.ts";
 
 /** What a resource is bound to: shared by every resource of one service view. */
 export interface ResourceContext {
@@ -200,6 +201,11 @@ export abstract class Resource {
     request: Omit<RequestOptions, "connection" | "instance">,
     options: CallOptions = {},
   ): Promise<ApiResponse<T>> {
+    try {
+      checkCallOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const needsInstance = route.includes("{instance}");
     return this.context.client.request<T>(method, route, {
       ...request,
@@ -261,6 +267,11 @@ export abstract class Resource {
    * @ignore
    */
   protected send<T = unknown>(spec: SendSpec, options: CallOptions = {}): Promise<ApiResponse<T>> {
+    try {
+      checkCallOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return pipelineOf(this.context).send<T>({
       route: spec.route.path,
       type: spec.kind ?? spec.route.kind ?? spec.route.group,

@@ -13,10 +13,12 @@ import {
   ResponseTooLargeException,
   ValidationException,
 } from "../errors.ts";
+import { isPermissionError } from "../client/failures.ts";
 
 /**
  * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
- * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayException` (an abort or an unexpected error mid-request). A resend
+ * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayException` (an abort
+ * or an unexpected error mid-request) but a missing permission (`--allow-net`). A resend
  * of such a message could deliver it twice.
  *
  * @example
@@ -31,7 +33,9 @@ export function isOutcomeUnknown(error: unknown): boolean {
   if (error instanceof ConnectionException) return error.outcomeUnknown;
   // Accepted by the server, but its answer (with the message id) could not be read.
   if (error instanceof ResponseTooLargeException) return error.status !== undefined && error.status < 300;
-  // Any error of the library that is not a failed request (a setup error) was thrown before anything was sent.
+  // A missing permission (`--allow-net`) stops the request before it leaves the process.
+  if (isPermissionError(error)) return false;
+  // Any other error of the library (a setup error) was thrown before anything was sent.
   return !(error instanceof GatewayException);
 }
 

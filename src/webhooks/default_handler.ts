@@ -78,6 +78,7 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
   "signature.scheme": "GATEWAY_WEBHOOK_SCHEME",
   "signature.header": "GATEWAY_WEBHOOK_HEADER",
   "signature.toleranceSeconds": "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
+  "signature.jwtMaxAgeSeconds": "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
   routePrefix: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
   maxBodyBytes: "GATEWAY_WEBHOOK_MAX_BODY_BYTES",
   bodyTimeoutMs: "GATEWAY_WEBHOOK_BODY_TIMEOUT_MS",

@@ -19,7 +19,7 @@ export interface WebhookEnvOptions {
   /** Signature settings and secret or secrets. */
   signature?: Pick<
     WebhookSignatureOptions,
-    "scheme" | "secret" | "header" | "toleranceSeconds" | "requireTimestamp"
+    "scheme" | "secret" | "header" | "toleranceSeconds" | "jwtMaxAgeSeconds" | "requireTimestamp"
   >;
   /** Body limit. */
   maxBodyBytes?: number;

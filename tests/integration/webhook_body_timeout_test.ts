@@ -12,7 +12,7 @@ import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { cliCommand, lineReader, tempDir, writeConfig } from "./cli_helpers.ts";
 
-const SECRET = "body-timeout-secret";
+const SECRET = "body-timeout-secret-0123456789abcdef";
 const BODY = JSON.stringify({ event: "call", instance: "sales", data: { id: "c1" } });
 
 /** Send the head and half the body, then read until the 408 with its body arrived; the reply as text. */

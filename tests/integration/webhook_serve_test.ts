@@ -86,18 +86,21 @@ async function runFixtureWithStderr(
 }
 
 Deno.test("handleWebhook without env permission answers 503 instead of throwing or prompting", async () => {
-  strictEqual(await runFixture(["--allow-read"], { GATEWAY_WEBHOOK_SECRET: "fixture-secret" }), "503");
+  strictEqual(
+    await runFixture(["--allow-read"], { GATEWAY_WEBHOOK_SECRET: "fixture-secret-0123456789abcdef-32" }),
+    "503",
+  );
   // Read from Deno.env (Deno.serve's connection info is not taken for bindings), surrounding spaces trimmed.
   strictEqual(
     await runFixture(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_SECRET"], {
-      GATEWAY_WEBHOOK_SECRET: "fixture-secret ",
+      GATEWAY_WEBHOOK_SECRET: "fixture-secret-0123456789abcdef-32 ",
     }),
     "200",
   );
 });
 
 Deno.test("GATEWAY_WEBHOOK_* variables that may not be read are named in one stderr line; none with the wildcard", async () => {
-  const env = { GATEWAY_WEBHOOK_SECRET: "fixture-secret", GATEWAY_WEBHOOK_SCHEME: "jwt" };
+  const env = { GATEWAY_WEBHOOK_SECRET: "fixture-secret-0123456789abcdef-32", GATEWAY_WEBHOOK_SCHEME: "jwt" };
   const narrow = await runFixtureWithStderr(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_SECRET"], env);
   // The scheme could not be read, so the default (auto) verified the fixture's hmac signature.
   strictEqual(narrow.stdout, "200");
@@ -107,6 +110,7 @@ Deno.test("GATEWAY_WEBHOOK_* variables that may not be read are named in one std
     "SCHEME",
     "HEADER",
     "TOLERANCE_SECONDS",
+    "JWT_MAX_AGE_SECONDS",
     "REQUIRE_TIMESTAMP",
     "MAX_BODY_BYTES",
     "BODY_TIMEOUT_MS",

@@ -105,18 +105,18 @@ Deno.test("library errors name the instance and the next command: not found → 
     strictEqual(
       error.message,
       'Instance "ghost" not found for GET /instance/connectionState/ghost: ' +
-        'The "ghost" instance does not exist (create it: deno task create ghost)',
+        'The "ghost" instance does not exist (create it: deno run -A jsr:@gw/gateway/cli create ghost)',
     );
     return true;
   });
   await rejects(gw.instances().fetch("ghost"), {
     message: 'Instance "ghost" not found for GET /instance/fetchInstances: Instance "ghost" not found ' +
-      "(create it: deno task create ghost)",
+      "(create it: deno run -A jsr:@gw/gateway/cli create ghost)",
   });
   await rejects(gw.instance("sales").messages().text("5511999999999", "Hi"), (error: unknown) => {
     ok(error instanceof InstanceDisconnectedException);
     ok(error.message.startsWith('Cannot send: instance "sales" is not connected'), error.message);
-    ok(error.message.endsWith(" (pair it: deno task connect sales)"), error.message);
+    ok(error.message.endsWith(" (pair it: deno run -A jsr:@gw/gateway/cli connect sales)"), error.message);
     return true;
   });
 });

@@ -81,14 +81,14 @@ Deno.test("SendTextMessageDto: normalized body, everyOne refused (the server ign
       BAD_NUMBER("abc"),
       "text must not be empty",
       "linkPreview must be true or false",
-      "delay must be at least 0",
+      "delay must be between 0 and 300000",
       "quoted.key.id must not be empty",
       "mentioned[0] must be a number starting with a digit",
       'mentioned[2] repeats "5511"',
     ],
     'Invalid text message: number must be a phone number in international form (e.g. "5511999999999") or a JID ' +
       'ending in @s.whatsapp.net, @g.us or @lid; got "abc"; text must not be empty; ' +
-      "linkPreview must be true or false; delay must be at least 0; quoted.key.id must not be empty; " +
+      "linkPreview must be true or false; delay must be between 0 and 300000; quoted.key.id must not be empty; " +
       'mentioned[0] must be a number starting with a digit; mentioned[2] repeats "5511"',
   );
   invalid(() => SendTextMessageDto.from({} as never), ["number is required", "text is required"]);

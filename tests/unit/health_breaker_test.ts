@@ -177,7 +177,7 @@ Deno.test("a 403 connection.update bans the instance: sends stop locally with th
       'Cannot send: instance "sales" is banned: WhatsApp restricted or banned the number; stop sending and ' +
         `check the phone (statusReason 403); message not sent; next try after ${
           new Date(time.now() + 30_000).toISOString()
-        } (check it: deno task status sales)`,
+        } (check it: deno run -A jsr:@gw/gateway/cli status sales)`,
     );
     return true;
   });

@@ -278,7 +278,7 @@ Deno.test("argument checks name the bad field before any request", async () => {
       "readMessages.id must not be empty",
       "readMessages.fromMe must be true or false",
     ]],
-    [gw.chats().sendPresence("5511999999999", "composing", -1), ["delay must be at least 0"]],
+    [gw.chats().sendPresence("5511999999999", "composing", -1), ["delay must be between 0 and 300000"]],
     [gw.profile().updateName("  "), ["name must not be empty"]],
     [gw.profile().updatePicture("data:image/png;base64,AAAA"), [
       'picture must be an http(s) URL or raw base64, not a data URI: strip the "data:...;base64," prefix',

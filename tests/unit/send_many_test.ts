@@ -182,7 +182,7 @@ Deno.test("sendMany: an instance that lost its socket stops the run at that item
   deepStrictEqual([first.sent, first.paused, first.pause?.reason], [0, 4, "disconnected"]);
   strictEqual(
     first.pause?.message,
-    'Cannot send: instance "sales" is not connected: Connection Closed (pair it: deno task connect sales)',
+    'Cannot send: instance "sales" is not connected: Connection Closed (pair it: deno run -A jsr:@gw/gateway/cli connect sales)',
   );
   strictEqual(first.items[0].status, "paused");
   const second = await gw.messages().sendMany(list, options);

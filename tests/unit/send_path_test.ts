@@ -136,7 +136,7 @@ Deno.test("POST /chat/whatsappNumbers on an instance that is not connected is In
       match(
         error.message,
         new RegExp(
-          `^Cannot POST /chat/whatsappNumbers/${instance}: instance "${instance}" is not connected.* \\(pair it: deno task connect ${instance}\\)$`,
+          `^Cannot POST /chat/whatsappNumbers/${instance}: instance "${instance}" is not connected.* \\(pair it: deno run -A jsr:@gw\\/gateway\\/cli connect ${instance}\\)$`,
         ),
       );
       match(JSON.stringify(error.body), body);

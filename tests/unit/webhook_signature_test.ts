@@ -352,24 +352,32 @@ Deno.test("jwt: alg none, other algorithms and crit are refused before any signa
   );
 });
 
-Deno.test("jwt: expired, issued in the future, not yet valid, wrong key", async () => {
+Deno.test("jwt: past its window, issued in the future, not yet valid, wrong key", async () => {
   const options = { scheme: "jwt" as const, secret: "jwt-key" };
   const header = { alg: "HS256", typ: "JWT" };
-  const expired = await signedJwt("jwt-key", header, { iat: NOW_S - 700, exp: NOW_S - 31 });
-  await refused(verify(BODY, { authorization: expired }, options), "timestamp_too_old", ["jwt-key"]);
-  const leeway = await signedJwt("jwt-key", header, { iat: NOW_S - 620, exp: NOW_S - 20 });
+  const server = (iat: number, extra: Record<string, unknown> = {}) => ({
+    iat,
+    exp: iat + 600,
+    app: "evolution",
+    action: "webhook",
+    ...extra,
+  });
+  // The server's retries reuse the token: accepted for jwtMaxAgeSeconds (1800) + the leeway from iat.
+  const old = await signedJwt("jwt-key", header, server(NOW_S - 1831));
+  await refused(verify(BODY, { authorization: old }, options), "timestamp_too_old", ["jwt-key"]);
+  const leeway = await signedJwt("jwt-key", header, server(NOW_S - 1830));
   await verify(BODY, { authorization: leeway }, options);
-  const future = await signedJwt("jwt-key", header, { iat: NOW_S + 31, exp: NOW_S + 631 });
+  const future = await signedJwt("jwt-key", header, server(NOW_S + 31));
   await refused(verify(BODY, { authorization: future }, options), "timestamp_in_future", ["jwt-key"]);
-  const notYet = await signedJwt("jwt-key", header, { iat: NOW_S, exp: NOW_S + 600, nbf: NOW_S + 100 });
+  const notYet = await signedJwt("jwt-key", header, server(NOW_S, { nbf: NOW_S + 100 }));
   await refused(verify(BODY, { authorization: notYet }, options), "timestamp_in_future", ["jwt-key"]);
-  const otherKey = await signedJwt("other-key", header, { iat: NOW_S, exp: NOW_S + 600 });
+  const otherKey = await signedJwt("other-key", header, server(NOW_S));
   const error = await refused(verify(BODY, { authorization: otherKey }, options), "signature_mismatch", [
     "jwt-key",
   ]);
   ok(error.message.includes("jwt_key"));
   await refused(
-    verify(BODY, { authorization: expired }, { ...options, jwtLeewaySeconds: 0 }),
+    verify(BODY, { authorization: leeway }, { ...options, jwtLeewaySeconds: 0 }),
     "timestamp_too_old",
     ["jwt-key"],
   );
@@ -377,7 +385,12 @@ Deno.test("jwt: expired, issued in the future, not yet valid, wrong key", async 
 
 Deno.test("jwt: malformed tokens and missing claims", async () => {
   const options = { scheme: "jwt" as const, secret: "jwt-key" };
-  const good = await signedJwt("jwt-key", { alg: "HS256" }, { iat: NOW_S, exp: NOW_S + 600 });
+  const good = await signedJwt("jwt-key", { alg: "HS256" }, {
+    iat: NOW_S,
+    exp: NOW_S + 600,
+    app: "evolution",
+    action: "webhook",
+  });
   const token = good.slice(7);
   for (
     const value of ["", "Bearer", "Basic abc", token, `Bearer ${token}.x`, "Bearer a.b", "Bearer !!.!!.!!"]
@@ -652,7 +665,11 @@ Deno.test("auto: forged, stripped, swapped, wrong-secret, expired and alg=none r
     }, "signature_mismatch"],
     ["jwt claims changed", BODY, {
       authorization: `Bearer ${head}.${
-        toBase64Url(new TextEncoder().encode(JSON.stringify({ iat: NOW_S, exp: NOW_S + 6000 })))
+        toBase64Url(
+          new TextEncoder().encode(
+            JSON.stringify({ iat: NOW_S - 1, exp: NOW_S + 599, app: "evolution", action: "webhook" }),
+          ),
+        )
       }.${signature}`,
     }, "signature_mismatch"],
     ["alg none, no signature", BODY, {
@@ -666,7 +683,7 @@ Deno.test("auto: forged, stripped, swapped, wrong-secret, expired and alg=none r
     [
       "expired jwt",
       BODY,
-      await signWebhook({ body: BODY, secret, scheme: "jwt", timestamp: NOW_S - 700 }),
+      await signWebhook({ body: BODY, secret, scheme: "jwt", timestamp: NOW_S - 1831 }),
       "timestamp_too_old",
     ],
     [

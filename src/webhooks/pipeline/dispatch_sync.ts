@@ -8,7 +8,7 @@
 
 import { type RunContext, runWebhook } from "../run.ts";
 import { completeClaim, releaseClaim } from "./dedupe.ts";
-import { BODIES, count, respond } from "./respond.ts";
+import { BODIES, count, reportFailure, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
 function processed(receiver: Receiver, state: RequestState): Response | Promise<Response> {
@@ -17,8 +17,9 @@ function processed(receiver: Receiver, state: RequestState): Response | Promise<
   return completeClaim(receiver, state.deliveryId).then(() => respond(200, BODIES.ok));
 }
 
-function failed(receiver: Receiver, state: RequestState): Response {
+function failed(receiver: Receiver, state: RequestState, error: unknown): Response {
   releaseClaim(receiver, state.deliveryId);
+  reportFailure(receiver, state.payload, 500, error);
   count(receiver, state.payload.event, "500");
   return respond(500, BODIES.failed);
 }
@@ -40,9 +41,9 @@ export function dispatchSync(receiver: Receiver, state: RequestState): Response 
   let pending: Promise<void> | undefined;
   try {
     pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state));
-  } catch {
-    return failed(receiver, state);
+  } catch (error) {
+    return failed(receiver, state, error);
   }
   if (pending === undefined) return processed(receiver, state);
-  return pending.then(() => processed(receiver, state), () => failed(receiver, state));
+  return pending.then(() => processed(receiver, state), (error) => failed(receiver, state, error));
 }

@@ -9,7 +9,7 @@
 import { runWebhook } from "../run.ts";
 import { completeClaim, releaseClaim } from "./dedupe.ts";
 import { runContextOf } from "./dispatch_sync.ts";
-import { BODIES, count, respond } from "./respond.ts";
+import { BODIES, count, reportFailure, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
 /** Hand the handlers to `state.ctx.waitUntil` and answer 202. */
@@ -18,7 +18,10 @@ export function dispatchWaitUntil(receiver: Receiver, state: RequestState): Resp
   const context = runContextOf(receiver, state);
   // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
   const work = new Promise<void>((resolve) => resolve(runWebhook(receiver.processor, state.payload, context)))
-    .then(() => completeClaim(receiver, id), () => releaseClaim(receiver, id))
+    .then(() => completeClaim(receiver, id), (error) => {
+      reportFailure(receiver, state.payload, 202, error);
+      return releaseClaim(receiver, id);
+    })
     .catch(() => {});
   state.ctx!.waitUntil(work);
   count(receiver, state.payload.event, "202");

@@ -7,8 +7,9 @@
 
 import { getGatewayLogger } from "../../log.ts";
 import type { MetricsCollector } from "../../metrics.ts";
-import { eventLabel } from "../payload.ts";
+import { eventLabel, type WebhookPayloadDto } from "../payload.ts";
 import { describeError } from "../run.ts";
+import type { Reports } from "./state.ts";
 
 const logger = getGatewayLogger("webhook");
 
@@ -28,6 +29,8 @@ export const BODIES = {
   health: '{"ok":true,"status":"ok"}',
   notJson: '{"ok":false,"error":"Invalid webhook body: not JSON"}',
   noEvent: '{"ok":false,"error":"Invalid webhook body: expected an object with an \\"event\\" name"}',
+  noInstance: '{"ok":false,"error":"Invalid webhook body: no \\"instance\\" (in the body or the URL)"}',
+  tooDeep: '{"ok":false,"error":"Invalid webhook body: nested more than 64 levels deep"}',
   badLength: '{"ok":false,"error":"Invalid webhook body: unreadable or bad content-length"}',
   timeout: '{"ok":false,"error":"Request Timeout: the body did not arrive in time"}',
   unauthorized: '{"ok":false,"error":"Unauthorized"}',
@@ -102,3 +105,32 @@ export function timedOut(counter: Counter, detail: string): Response {
 }
 
 const CLOSE: [string, string][] = [["connection", "close"]];
+
+/** What a handler threw, for one line: the one failure inside a processor's or a bot's wrapper. */
+function failureText(error: unknown): string {
+  const errors = (error as { errors?: unknown } | null)?.errors;
+  const first = Array.isArray(errors) && errors.length > 0 ? errors[0] : error;
+  const more = Array.isArray(errors) && errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return `${describeError(first).replace(/\s+/g, " ").slice(0, 300)}${more}`;
+}
+
+/**
+ * The stderr line of a webhook whose handlers failed, at most one per event and instance per interval: a
+ * handler's bug must be visible without LogTape being configured (the answer's body stays generic).
+ */
+export function reportFailure(
+  receiver: { readonly reports: Reports },
+  payload: WebhookPayloadDto,
+  status: number,
+  error: unknown,
+): void {
+  const instance = JSON.stringify(payload.instance.slice(0, 100));
+  const retried = status >= 500 ? " (the server retries it)" : " (the server does not retry it)";
+  receiver.reports.report(
+    `${status} ${payload.event} ${instance}`,
+    () =>
+      `Webhook ${payload.event} for instance ${instance} failed, answered ${status}${retried}: ${
+        failureText(error)
+      }`,
+  );
+}

@@ -86,6 +86,28 @@ export function discardBody(request: Request): void {
   if (request.body !== null && !request.bodyUsed) request.body.cancel().catch(() => {});
 }
 
+// deno-lint-ignore no-control-regex -- control characters are escaped before a path is written to stderr
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+/**
+ * A POST off the route is most often a sender configured with another path (`/webhook/sales` for
+ * `/gateway/webhook/sales`), which the server does not retry: one line per interval names the route served.
+ * Scanners' GETs stay quiet.
+ */
+function reportOffRoute(receiver: Receiver, url: string): void {
+  receiver.reports.report("404 off route", () => {
+    const path = (pathOf(url) ?? "").slice(0, 100).replace(
+      CONTROL,
+      (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+    );
+    const base = receiver.prefix.length === 0 ? "" : `/${receiver.prefix}`;
+    return `Webhook refused (404): POST ${
+      JSON.stringify(path)
+    } is not a webhook route; this receiver serves ` +
+      `POST ${base}/<instance> (routePrefix "${receiver.prefix}")`;
+  });
+}
+
 /** The health check: 200, or 503 with the reason while the receiver cannot verify anything. */
 function health(receiver: Receiver): Response {
   const problem = receiver.secretProblem;
@@ -115,6 +137,7 @@ export function routeStage(receiver: Receiver, state: RequestState): Response | 
   }
   if (matched === null) {
     discardBody(request);
+    if (request.method === "POST") reportOffRoute(receiver, url);
     return refuse(receiver, 404, BODIES.notFound, "not_found", "not the webhook route");
   }
   const method = request.method;

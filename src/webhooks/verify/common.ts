@@ -57,6 +57,8 @@ export interface VerifySettings {
   readonly toleranceSeconds: number;
   /** Leeway for the JWT's `exp`, `iat` and `nbf`, in seconds. */
   readonly jwtLeewaySeconds: number;
+  /** How long after its `iat` the server's JWT is accepted, in seconds (its retries reuse it). */
+  readonly jwtMaxAgeSeconds: number;
   /** Whether an hmac request needs `x-gateway-timestamp`. */
   readonly requireTimestamp: boolean;
 }

@@ -1,8 +1,13 @@
 /**
  * The `jwt` scheme: what the reference server sends when its webhook `headers` hold `jwt_key`:
- * `Authorization: Bearer <JWT>`, HS256 only (`none` and every other algorithm refused), `exp` and `iat`
- * (and `nbf` when present) checked with a leeway. The token signs no body: it proves the sender, not the
- * content, and can be replayed within its lifetime (ten minutes from the server). Internal.
+ * `Authorization: Bearer <JWT>`, HS256 only (`none` and every other algorithm refused), with the server's
+ * claims only (`app: "evolution"`, `action: "webhook"`, `exp` at most 600 s after `iat`).
+ *
+ * The server signs one token per event and sends it again with every retry (about twenty minutes of
+ * them), so a token is accepted for `jwtMaxAgeSeconds` from its `iat` (default 1800), not until its `exp`:
+ * otherwise every retry after ten minutes is refused and the event lost. The token signs no body: it proves
+ * the sender, not the content, and a captured one can be replayed for that window (dedupe and the message
+ * claims stay on). Internal.
  *
  * @module
  */
@@ -26,12 +31,18 @@ function decodeJsonPart(part: string): Record<string, unknown> | null {
   }
 }
 
-/** The algorithm and the time claims, refused before any signature work when they do not hold. */
+// What the server's token claims (Evolution 2.3 `webhook.controller.ts`): a lifetime of 600 s, read from
+// two `Date.now()` calls, so `exp - iat` may be 601 when a second ticks between them.
+const SERVER_LIFETIME = 601;
+const SERVER_APP = "evolution";
+const SERVER_ACTION = "webhook";
+
+/** The algorithm and the claims, refused before any signature work when they do not hold. */
 function checkClaims(
   header: Record<string, unknown>,
   claims: Record<string, unknown>,
   now: number,
-  leeway: number,
+  settings: VerifySettings,
 ) {
   if (header.alg !== "HS256") {
     reject(
@@ -46,8 +57,23 @@ function checkClaims(
   ) {
     reject("malformed_timestamp", 'the JWT needs numeric "exp" and "iat" claims');
   }
+  if (
+    exp < iat || exp - iat > SERVER_LIFETIME || claims.app !== SERVER_APP || claims.action !== SERVER_ACTION
+  ) {
+    reject(
+      "invalid_claims",
+      `the JWT's claims are not the server's ("app" "${SERVER_APP}", "action" "${SERVER_ACTION}", "exp" at ` +
+        'most 600 s after "iat")',
+    );
+  }
   const nowSeconds = now / 1000;
-  if (exp + leeway < nowSeconds) reject("timestamp_too_old", `the JWT expired ("exp" ${exp})`);
+  const { jwtLeewaySeconds: leeway, jwtMaxAgeSeconds: maxAge } = settings;
+  if (iat + maxAge + leeway < nowSeconds) {
+    reject(
+      "timestamp_too_old",
+      `the JWT was issued more than ${maxAge} s ago ("iat" ${iat}; jwtMaxAgeSeconds ${maxAge})`,
+    );
+  }
   if (iat - leeway > nowSeconds) {
     reject("timestamp_in_future", `the JWT was issued in the future ("iat" ${iat})`);
   }
@@ -76,7 +102,7 @@ export async function verifyJwt(
   if (header === null || claims === null) {
     reject("malformed_signature", "the JWT header or claims are not JSON");
   }
-  const iat = checkClaims(header, claims, now, settings.jwtLeewaySeconds);
+  const iat = checkClaims(header, claims, now, settings);
   const signature = fromBase64Url(parts[2]);
   if (signature === null || signature.length !== 32) {
     reject("malformed_signature", "the JWT signature is malformed");

@@ -44,6 +44,7 @@ export type WebhookRejectReason =
   | "malformed_timestamp"
   | "timestamp_too_old"
   | "timestamp_in_future"
+  | "invalid_claims"
   | "unsupported_algorithm";
 
 /**
@@ -72,8 +73,14 @@ export interface WebhookSignatureOptions {
   toleranceSeconds?: number;
   /** Require a timestamp with the `hmac` scheme (default false). */
   requireTimestamp?: boolean;
-  /** Leeway for the JWT `exp` and `iat` claims, in seconds (default 30). */
+  /** Leeway for the JWT `iat` and `nbf` claims and its window, in seconds (default 30). */
   jwtLeewaySeconds?: number;
+  /**
+   * How long after its `iat` the server's JWT is accepted, in seconds (default 1800). The server signs one
+   * token per event, valid 600 s, and sends it again with every retry for about twenty minutes; the token
+   * covers no body, so a captured one replays for this long (dedupe and the message claims stay on).
+   */
+  jwtMaxAgeSeconds?: number;
 }
 
 /** The keys of {@link WebhookSignatureOptions}, for the unknown-key check. Internal. */
@@ -84,6 +91,7 @@ export const SIGNATURE_OPTION_KEYS = {
   toleranceSeconds: true,
   requireTimestamp: true,
   jwtLeewaySeconds: true,
+  jwtMaxAgeSeconds: true,
 } as const satisfies Record<keyof WebhookSignatureOptions, true>;
 
 /** Options of `verifyWebhook`: the signature settings, nested as in `createWebhookHandler`. */

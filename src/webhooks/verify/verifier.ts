@@ -16,7 +16,7 @@ import { headerSource, type VerifySettings } from "./common.ts";
 import { signatureHeader, verifyHmac } from "./hmac.ts";
 import { verifyJwt } from "./jwt.ts";
 import { VerifierKeys } from "./keys.ts";
-import { checkSecrets, standardKeyBytes } from "./secrets.ts";
+import { checkSecrets, standardKeyBytes, warnWeakSecrets } from "./secrets.ts";
 import { verifyStandard } from "./standard.ts";
 import { verifyToken } from "./token.ts";
 import {
@@ -33,6 +33,9 @@ import {
 
 const DEFAULT_TOLERANCE = 300;
 const DEFAULT_JWT_LEEWAY = 30;
+// The server's retries of one event span about twenty minutes (9 delays of 5 s to 300 s, ±20 %, plus the
+// attempts' own time); the window covers them with room.
+const DEFAULT_JWT_MAX_AGE = 1800;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 // Time settings in seconds: 0 is allowed (no tolerance).
@@ -124,6 +127,10 @@ export class WebhookVerifier {
         standardKeyBytes(secret);
       }
     }
+    warnWeakSecrets(
+      secrets,
+      (secret) => scheme === "standard" || (scheme === "auto" && secret.startsWith("whsec_")),
+    );
     this.hasSecret = secrets.length > 0;
     this.header = checkHeader(scheme, options.header);
     this.#settings = {
@@ -137,6 +144,11 @@ export class WebhookVerifier {
         "signature.jwtLeewaySeconds",
         options.jwtLeewaySeconds,
         DEFAULT_JWT_LEEWAY,
+      ),
+      jwtMaxAgeSeconds: checkSeconds(
+        "signature.jwtMaxAgeSeconds",
+        options.jwtMaxAgeSeconds,
+        DEFAULT_JWT_MAX_AGE,
       ),
       requireTimestamp: options.requireTimestamp === true,
     };
