@@ -6,21 +6,34 @@
  * @module
  */
 
-import { ConfigurationException, ValidationException, WebhookException } from "../errors.ts";
+import { ConfigurationException, ValidationException } from "../errors.ts";
 import { MemoryStore } from "../backends/memory/store.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
-import { InboundMessageClaims } from "../webhooks/message_claims.ts";
-import { WebhookProcessingException, type WebhookProcessor } from "../webhooks/processor.ts";
-import { ArrivalProcessor } from "./arrival_processor.ts";
+import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
+import { WebhookProcessingException, WebhookProcessor } from "../webhooks/processor.ts";
+import type { InboundLines, InboundRead } from "../inbound/lines.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
 import { type BotOptions, checkBotOptions } from "./bot_options.ts";
 import { Bursts } from "./burst.ts";
 import type { ChatLines } from "./chat_order.ts";
+import { ContentIdentity } from "./content_identity.ts";
+import {
+  admitStage,
+  claimStage,
+  composeStages,
+  debounceStage,
+  echoStage,
+  identifyStage,
+  type InboundContext,
+  type InboundStage,
+  pauseStage,
+  turnStage,
+} from "./inbound_stages.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
@@ -28,7 +41,8 @@ import type { FilterQuery } from "./filter_table.ts";
 import { run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
 import { OwnJids } from "./own_jids.ts";
-import { addressesInstance, canonicalize, lidChat, placeEdit, toBotUpdate } from "./update.ts";
+import { addressesInstance } from "./update.ts";
+import { UpdateReader } from "./update_reader.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
@@ -70,7 +84,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly store: GatewayStore;
   /** The processor the receiver runs; the bot is one of its handlers. */
   readonly processor: WebhookProcessor;
-  readonly #arrivals: ArrivalProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
   readonly #actions: BotActions;
@@ -79,6 +92,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #claims: InboundMessageClaims;
   readonly #own: OwnJids;
   readonly #bursts: Bursts | undefined;
+  readonly #stages: InboundStage;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
 
@@ -110,13 +124,19 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
-    this.processor = this.#arrivals = new ArrivalProcessor(
-      { store: this.store, now: this.#now },
-      (payload) => {
-        const chat = payload.chatJid;
-        return chat === undefined ? undefined : this.#order.arrive(payload.instance, chat);
+    const reader = new UpdateReader(() => this.#claims, () => this.processor.lidDirectory);
+    // The receiver's arrival step (its public `lines` hook): each update read once and placed in its
+    // chat's line when it arrives.
+    const lines: InboundLines<BotUpdate> = {
+      read: (payload) => {
+        const update = reader.read(payload);
+        return update instanceof Promise ? update.then(lineOf) : lineOf(update);
       },
-    );
+      arrive: (read) => this.#order.arrive(read.value.instance, read.line!),
+    };
+    this.processor = new WebhookProcessor({ store: this.store, now: this.#now, lines });
+    // One claim service: the processor's (its store is the bot's).
+    this.#claims = this.processor.claims!;
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
@@ -135,13 +155,22 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       pollMs: ORDER_POLL_MS,
     });
     this.#pauses = new ChatPauses(state, this.#now);
-    this.#claims = new InboundMessageClaims(state, this.#now);
     this.#own = new OwnJids(this.processor.lidDirectory, (instance) => this.#actions.api(instance));
     const debounceMs = checked.debounceMs ?? 0;
     this.#bursts = debounceMs > 0
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
       : undefined;
     this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
+    const claims = () => this.#claims;
+    this.#stages = composeStages([
+      admitStage((ctx) => this.#admits(ctx)),
+      claimStage(claims),
+      debounceStage(this.#bursts),
+      turnStage(this.#order, this.#actions),
+      identifyStage(new ContentIdentity(state, this.#now), claims),
+      pauseStage(this.#pauses),
+      echoStage(this.#actions),
+    ], (ctx) => this.#toMiddleware(ctx));
   }
 
   /**
@@ -293,73 +322,25 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return this.#env.close();
   }
 
-  /** The processor's handler: one payload through the guards, the turn and the middleware. */
+  /** The processor's handler: one payload through the bot's stages, then the middleware. */
   async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    // A contact's edit names the message as they wrote it (`fromMe`): theirs when it came in here.
-    let update = placeEdit(payload, toBotUpdate(payload), this.#claims);
-    if (update instanceof Promise) update = await update;
-    const lids = this.processor.lidDirectory;
-    if (lids !== undefined && lidChat(update) !== undefined) await canonicalize(update, lids);
-    // Most updates are admitted (or not) at once: no promise to wait for then.
-    const admitted = this.#admits(update, payload);
-    if (admitted !== true && !(await admitted)) return;
-    // Inbound messages are claimed by the processor; other updates (edits, group changes...) here.
-    const claimed = payload.isInboundMessage ? false : await this.#claim(update);
-    if (claimed === null) return;
-    try {
-      await this.#run(update, payload);
-    } catch (error) {
-      if (claimed) await this.#claims.release(update.instance, `update:${update.id}`).catch(() => {});
-      throw error;
-    }
-    if (claimed) await this.#claims.complete(update.instance, `update:${update.id}`);
+    // Read once, at its arrival, with its place in its chat's line.
+    let placed = this.processor.placed<BotUpdate>(payload);
+    if (placed instanceof Promise) placed = await placed;
+    await this.#stages({ payload, update: placed.value, slot: placed.place }, () => Promise.resolve());
   }
 
-  /** Claim an update that is not an inbound message: true when claimed, null when done or running elsewhere. */
-  async #claim(update: BotUpdate): Promise<boolean | null> {
-    const id = `update:${update.id}`;
-    if (await this.#claims.claim(update.instance, id)) return true;
-    if ((await this.#claims.state(update.instance, id)) !== "processing") return null;
-    throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
-      status: 503,
-    });
-  }
-
-  /** The burst, the chat's turn, the pause and the middleware. */
-  async #run(update: BotUpdate, payload: WebhookPayloadDto): Promise<void> {
-    const chat = update.chat?.id;
-    const burst = this.#bursts !== undefined && update.kind === "message" && chat !== undefined
-      ? await this.#bursts.collect(update.instance, chat, update.msg!)
-      : undefined;
-    if (burst === null) return; // merged into a later message's update
-    let turn = chat === undefined
-      ? undefined
-      : this.#order.enter(update.instance, chat, this.#arrivals.slotOf(payload));
-    if (turn instanceof Promise) turn = await turn;
-    try {
-      const paused = chat !== undefined && this.#pauses.pausedNow(chat);
-      if (paused === true || (paused !== false && await paused)) return void await burst?.done();
-      // An echo of a reply sent while this update waited for its turn.
-      if (update.kind === "outgoing" && await this.#actions.sentByBot(update.instance, update.msg!.id)) {
-        return;
-      }
-      const ctx = new Context({
-        payload,
-        update,
-        messages: burst?.messages,
-        state: this.store.state,
-        now: this.#now,
-        actions: this.#actions,
-      }) as C;
-      await this.#runMiddleware(ctx);
-      if (burst !== undefined) await burst.done();
-    } finally {
-      // The ids of sends made through `ctx.api` are noted before the chat's next update (their echo) runs.
-      const noted = this.#actions.settled();
-      if (noted !== undefined) await noted;
-      const left = turn?.leave();
-      if (left !== undefined) await left;
-    }
+  /** The last step: the update as a `Context` through the middleware. */
+  async #toMiddleware(inbound: InboundContext): Promise<void> {
+    const ctx = new Context({
+      payload: inbound.payload,
+      update: inbound.update,
+      messages: inbound.burst?.messages,
+      state: this.store.state,
+      now: this.#now,
+      actions: this.#actions,
+    }) as C;
+    await this.#runMiddleware(ctx);
   }
 
   async #runMiddleware(ctx: C): Promise<void> {
@@ -378,7 +359,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
-  #admits(update: BotUpdate, payload: WebhookPayloadDto): boolean | Promise<boolean> {
+  #admits({ update, payload }: InboundContext): boolean | Promise<boolean> {
     if (update.own) {
       // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();
@@ -395,4 +376,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
     );
   }
+}
+
+/** An update waits in its chat's line (none without a chat). */
+function lineOf(update: BotUpdate): InboundRead<BotUpdate> {
+  return { value: update, line: update.chat?.id };
 }

@@ -1,17 +1,24 @@
 /**
  * Per-chat order across processes and isolates: each update of a chat takes a ticket (a compare-and-set
- * increment in the store), then runs when the chat's "now serving" number reaches it, so one chat's
- * updates run one at a time in the order their tickets were taken, while other chats run concurrently.
+ * increment in the store) when it arrives, then runs when the chat's "now serving" number reaches it, so
+ * one chat's updates run one at a time in the order their tickets were taken, while other chats run
+ * concurrently. The arrivals of one process take their tickets in their arrival order, several in one
+ * compare-and-set when they queue up, so a process's tickets keep up with its arrivals under load; across
+ * processes the order is the order the ticket writes reach the store.
  *
- * The holder renews its turn while its middleware runs; a holder that stopped renewing (a crashed process)
- * is skipped once the turn has not moved or been renewed for the lease (`leaseMs`). Waiters in the same process are woken at once when a turn ends; others look again every
- * `pollMs`. Only the `StateStore` contract is used, so it works on every engine (memory, Deno KV, Redis,
- * Durable Objects, D1).
+ * An update that will not run (a redelivery, a refused one) gives its ticket up: it is skipped when its
+ * turn comes. The holder renews its turn while its middleware runs; a holder that stopped renewing (a
+ * crashed process) is skipped once the turn has not moved or been renewed for the lease (`leaseMs`), never
+ * by a waiter of the holder's own process (it knows the holder is alive, whatever the clock says).
+ * Waiters in the same process are woken at once when a turn ends; others look again every `pollMs`. Only
+ * the `StateStore` contract is used, so it works on every engine (memory, Deno KV, Redis, Durable Objects,
+ * D1).
  *
  * @module
  */
 
-import type { StateStore } from "../store/state.ts";
+import { WebhookException } from "../errors.ts";
+import type { StateEntry, StateStore } from "../store/state.ts";
 
 const NAMESPACE = "bot_chat_order";
 const CAS_ATTEMPTS = 64;
@@ -24,6 +31,8 @@ interface Line {
   serving: number;
   /** When `serving` last moved (epoch ms). */
   since: number;
+  /** Tickets given up before their turn: skipped when it comes. */
+  skip?: number[];
 }
 
 /** Settings of a {@link ChatOrder}. */
@@ -38,15 +47,9 @@ export interface ChatOrderOptions {
   pollMs: number;
 }
 
-/**
- * An update's place among the updates of its chat that arrived in this process: it takes its ticket once
- * those before it took theirs (or were dropped), so tickets follow arrival order even when the steps
- * before (claims in a busy store) finish out of order.
- */
+/** An update's place in its chat's line, taken when it arrived: give it up when it will not run. */
 export interface ArrivalSlot {
-  /** Settles when every earlier arrival of the chat took its ticket or gave up its place. */
-  readonly before: Promise<void>;
-  /** Give up the place (idempotent): the next arrival may take its ticket. */
+  /** Give up the place (idempotent; nothing once its turn was entered). */
   release(): void;
 }
 
@@ -71,64 +74,116 @@ export interface ChatLines {
   enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn>;
 }
 
+/** The line after `ticket`'s turn: the next ticket not given up, or null when none is left. */
+function after(line: Line, ticket: number, now: number): Line | null {
+  const skip = new Set(line.skip ?? []);
+  let serving = ticket + 1;
+  while (skip.has(serving)) skip.delete(serving++);
+  if (serving >= line.next) return null;
+  const rest = [...skip].filter((t) => t > serving);
+  return rest.length === 0
+    ? { next: line.next, serving, since: now }
+    : { next: line.next, serving, since: now, skip: rest };
+}
+
+/** One arrival's ticket, on its way from the store. */
+class Ticket implements ArrivalSlot {
+  readonly taken: Promise<number>;
+  resolve!: (ticket: number) => void;
+  reject!: (error: unknown) => void;
+  entered = false;
+  #released = false;
+  readonly #giveUp: (ticket: number) => Promise<void>;
+
+  constructor(giveUp: (ticket: number) => Promise<void>) {
+    this.#giveUp = giveUp;
+    this.taken = new Promise<number>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.taken.catch(() => {}); // the update's processing fails with it
+  }
+
+  release = (): void => {
+    if (this.entered || this.#released) return;
+    this.#released = true;
+    this.taken.then((ticket) => this.#giveUp(ticket)).catch(() => {});
+  };
+}
+
 /** The lines of every chat of one bot, in the store. */
 export class ChatOrder implements ChatLines {
   readonly #state: StateStore;
   readonly #options: ChatOrderOptions;
-  // The last arrival of each chat in this process: the next one takes its ticket after it.
-  readonly #tails = new Map<string, Promise<void>>();
+  // The arrivals of each chat waiting for their tickets, in arrival order (present while a taker runs).
+  readonly #queues = new Map<string, Ticket[]>();
   // The line as this process last wrote it, per chat whose turn it holds (to leave in one step).
   readonly #known = new Map<string, Taken>();
-  // Waiters in this process, woken when a turn of their chat ends here.
-  readonly #waiters = new Map<string, Set<() => void>>();
+  // The sleep the waiters of each chat share, cut short when a turn of the chat ends here.
+  readonly #pauses = new Map<string, { promise: Promise<void>; wake: () => void }>();
+  // The turns this process holds now (`key#ticket`): alive whatever the clock says, never skipped here.
+  readonly #holding = new Set<string>();
+  // The read of each chat's line in flight for its waiters.
+  readonly #looks = new Map<string, Promise<StateEntry<Line> | null>>();
 
   constructor(state: StateStore, options: ChatOrderOptions) {
     this.#state = state;
     this.#options = options;
   }
 
-  /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
+  /** An update of `chat` arriving now takes its ticket (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot {
     const key = `${instance}/${chat}`;
-    const before = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => release = resolve);
-    this.#tails.set(key, mine);
-    // The place frees only once the places before it did: a dropped update never lets a later one pass
-    // an earlier one still on its way to its ticket.
-    mine.then(() => {
-      if (this.#tails.get(key) === mine) this.#tails.delete(key);
-    });
-    return { before, release: () => void before.then(release) };
+    const ticket = new Ticket((taken) => this.#giveUp(key, taken));
+    const queue = this.#queues.get(key);
+    if (queue !== undefined) queue.push(ticket);
+    else {
+      this.#queues.set(key, [ticket]);
+      void this.#takeQueued(key);
+    }
+    return ticket;
+  }
+
+  /** Take the tickets of the chat's queued arrivals, as many as queued in one compare-and-set. */
+  async #takeQueued(key: string): Promise<void> {
+    const queue = this.#queues.get(key)!;
+    while (queue.length > 0) {
+      const batch = queue.splice(0);
+      try {
+        const taken = await this.#takeTickets(key, batch.length);
+        batch.forEach((ticket, i) => ticket.resolve(taken.ticket + i));
+        if (batch.length === 1 && taken.line.serving === taken.ticket) this.#known.set(key, taken);
+      } catch (error) {
+        for (const ticket of batch) ticket.reject(error);
+      }
+    }
+    this.#queues.delete(key);
   }
 
   /**
-   * Wait for the turn of an update of `chat` (of `instance`): its ticket is taken after those of the updates
-   * that arrived before it in this process (`slot`, from {@link ChatOrder.arrive}; a new one when absent).
+   * Wait for the turn of an update of `chat` (of `instance`): its ticket is the one taken when it arrived
+   * (`slot`, from {@link ChatOrder.arrive}; taken now when absent).
    */
   async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const key = `${instance}/${chat}`;
-    const place = slot ?? this.arrive(instance, chat);
-    let taken: Taken;
-    try {
-      await place.before;
-      taken = await this.#takeTicket(key);
-    } finally {
-      place.release();
-    }
-    const ticket = taken.ticket;
+    const mine = slot instanceof Ticket ? slot : this.arrive(instance, chat) as Ticket;
+    mine.entered = true;
+    const ticket = await mine.taken;
+    const known = this.#known.get(key);
     // Its turn already when the ticket was taken (the usual case): no need to look again.
-    if (taken.line.serving !== ticket) await this.#waitFor(key, ticket);
-    else this.#known.set(key, taken);
+    if (known?.ticket !== ticket || known.line.serving !== ticket) await this.#waitFor(key, ticket);
     // A live holder keeps its turn however long its middleware takes: it renews the turn every third of
     // the lease, so only a holder that is gone is ever skipped.
     // Real time on purpose: an injected sleep may not wait at all (a test harness's), and liveness is
     // about the process still running, whatever the clock says.
     const every = Math.max(1, Math.floor(this.#options.leaseMs / 3));
     const renewal = setInterval(() => void this.#renew(key, ticket).catch(() => {}), every);
+    const held = `${key}#${ticket}`;
+    this.#holding.add(held);
     return {
       leave: () => {
         clearInterval(renewal); // a renewal still in flight cannot undo the leave: both compare-and-set the line
+        this.#holding.delete(held);
         return this.#leave(key, ticket);
       },
     };
@@ -145,12 +200,12 @@ export class ChatOrder implements ChatLines {
     });
   }
 
-  async #takeTicket(key: string): Promise<Taken> {
+  async #takeTickets(key: string, count: number): Promise<Taken> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Line>(NAMESPACE, key);
       const now = this.#options.now();
       const line = entry?.value ?? { next: 0, serving: 0, since: now };
-      const next = { ...line, next: line.next + 1 };
+      const next = { ...line, next: line.next + count };
       const written = await this.#state.set<Line>(NAMESPACE, key, next, {
         expectedVersion: entry?.version ?? null,
         expiresAt: now + RECORD_TTL_MS,
@@ -163,38 +218,72 @@ export class ChatOrder implements ChatLines {
   async #waitFor(key: string, ticket: number): Promise<void> {
     const { leaseMs, pollMs } = this.#options;
     for (;;) {
-      const entry = await this.#state.get<Line>(NAMESPACE, key);
-      // The line vanished (expired) or moved past this ticket (skipped as stuck): go on.
-      if (entry === null || entry.value.serving >= ticket) return;
-      const line = entry.value;
-      if (this.#options.now() - line.since >= leaseMs) {
-        // The turn did not move for a whole lease: its holder is gone; skip it.
-        await this.#state.set<Line>(NAMESPACE, key, {
-          ...line,
-          serving: line.serving + 1,
-          since: this.#options.now(),
-        }, {
-          expectedVersion: entry.version,
-          expiresAt: this.#options.now() + RECORD_TTL_MS,
+      const entry = await this.#look(key);
+      if (entry !== null && entry.value.serving === ticket) return;
+      // The line moved past this ticket, or vanished with it: another process took this waiter's process for
+      // gone (stalled past the lease) and skipped its turn; running now could run beside the next holder.
+      if (entry === null || entry.value.serving > ticket) {
+        throw new WebhookException(`Cannot process an update of chat "${key}": its turn was skipped`, {
+          status: 503,
         });
+      }
+      const line = entry.value;
+      const now = this.#options.now();
+      if (now - line.since >= leaseMs && !this.#holding.has(`${key}#${line.serving}`)) {
+        // The turn did not move for a whole lease: its holder is gone; skip it.
+        await this.#write(key, entry.version, after(line, line.serving, now));
         continue;
       }
       await this.#pause(key, pollMs);
     }
   }
 
-  /** Sleep `ms`, or less when a turn of `key` ends in this process. */
-  async #pause(key: string, ms: number): Promise<void> {
-    const woken = new AbortController();
-    const wake = () => woken.abort();
-    let set = this.#waiters.get(key);
-    if (set === undefined) this.#waiters.set(key, set = new Set());
-    set.add(wake);
-    try {
-      await this.#options.sleep(ms, woken.signal).catch(() => {});
-    } finally {
-      set.delete(wake);
-      if (set.size === 0) this.#waiters.delete(key);
+  /** Write `line` over `version` (or drop the line when null); whether it was written. */
+  async #write(key: string, version: string, line: Line | null): Promise<boolean> {
+    if (line === null) return await this.#state.delete(NAMESPACE, key, { expectedVersion: version });
+    const written = await this.#state.set<Line>(NAMESPACE, key, line, {
+      expectedVersion: version,
+      expiresAt: this.#options.now() + RECORD_TTL_MS,
+    });
+    return written !== null;
+  }
+
+  /**
+   * Sleep `ms`, or less when a turn of `key` ends in this process. The waiters of one chat share one sleep
+   * (and their next look at the line): a process polls each chat once per interval, however many of its
+   * updates wait in that chat's line.
+   */
+  #pause(key: string, ms: number): Promise<void> {
+    let pause = this.#pauses.get(key);
+    if (pause === undefined) {
+      const woken = new AbortController();
+      const promise = this.#options.sleep(ms, woken.signal).catch(() => {}).finally(() => {
+        if (this.#pauses.get(key)?.promise === promise) this.#pauses.delete(key);
+      });
+      pause = { promise, wake: () => woken.abort() };
+      this.#pauses.set(key, pause);
+    }
+    return pause.promise;
+  }
+
+  /** The chat's line, read once for every waiter of this process that looks at the same time. */
+  #look(key: string): Promise<StateEntry<Line> | null> {
+    let look = this.#looks.get(key);
+    if (look === undefined) {
+      look = this.#state.get<Line>(NAMESPACE, key).finally(() => this.#looks.delete(key));
+      this.#looks.set(key, look);
+    }
+    return look;
+  }
+
+  /** A ticket that will not run: skipped when its turn comes (handed on at once when it came). */
+  async #giveUp(key: string, ticket: number): Promise<void> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const entry = await this.#state.get<Line>(NAMESPACE, key);
+      if (entry === null || entry.value.serving > ticket) return;
+      if (entry.value.serving === ticket) return await this.#leave(key, ticket);
+      const line = entry.value;
+      if (await this.#write(key, entry.version, { ...line, skip: [...line.skip ?? [], ticket] })) return;
     }
   }
 
@@ -210,18 +299,10 @@ export class ChatOrder implements ChatLines {
       for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
         const entry = await this.#state.get<Line>(NAMESPACE, key);
         if (entry === null || entry.value.serving !== ticket) return; // skipped meanwhile: nothing to hand on
-        const line = entry.value;
-        const now = this.#options.now();
-        const done = line.next === ticket + 1
-          ? await this.#state.delete(NAMESPACE, key, { expectedVersion: entry.version })
-          : await this.#state.set<Line>(NAMESPACE, key, { ...line, serving: ticket + 1, since: now }, {
-            expectedVersion: entry.version,
-            expiresAt: now + RECORD_TTL_MS,
-          }) !== null;
-        if (done) return;
+        if (await this.#write(key, entry.version, after(entry.value, ticket, this.#options.now()))) return;
       }
     } finally {
-      for (const wake of this.#waiters.get(key) ?? []) wake();
+      this.#pauses.get(key)?.wake();
     }
   }
 }

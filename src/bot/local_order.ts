@@ -78,7 +78,7 @@ export class LocalChatOrder implements ChatLines {
    * without a promise, when none is left before it).
    */
   enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn> {
-    const place = slot ?? this.arrive(instance, chat);
+    const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
     const turn: ChatTurn = { leave: () => void place.release() };
     return place.before === DONE ? turn : place.before.then(() => turn);
   }

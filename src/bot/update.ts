@@ -12,7 +12,6 @@
  * @module
  */
 
-import type { LidDirectory } from "../address/lid_directory.ts";
 import type { InboundMessageClaims, MessageOrigin } from "../webhooks/message_claims.ts";
 import { parseMessageStatus } from "../delivery/status_updates.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
@@ -69,6 +68,16 @@ function updateId(payload: WebhookPayloadDto, update: BotUpdate): string {
   if (update.kind === "delete" && msg) return `delete:${msg}`;
   const delivery = payload.deliveryId ?? payload.dateTime ?? String(payload.receivedAt);
   return `${payload.event.toLowerCase()}:${msg ?? ""}:${delivery}`;
+}
+
+/**
+ * Whether the server named `update` (a message by its key id, a delete by the deleted message's id, or
+ * any update by its signed delivery id): else it is named by its content (`content_identity.ts`).
+ */
+export function namedByServer(payload: WebhookPayloadDto, update: BotUpdate): boolean {
+  if (payload.deliveryId !== undefined) return true;
+  const msg = update.msg?.id;
+  return msg !== undefined && msg !== "" && (MESSAGE_EVENTS.has(payload.event) || update.kind === "delete");
 }
 
 /** messages.upsert and send.message. */
@@ -296,13 +305,21 @@ export function lidChat(update: BotUpdate): string | undefined {
 }
 
 /**
- * Name the chat and sender by phone when `lids` knows the chat's `@lid` (one canonical id per chat, the
- * same for an `@lid` message and its phone-number forms).
+ * Name the chat and sender by phone when `toPhone` knows the chat's `@lid` (one canonical id per chat, the
+ * same for an `@lid` message and its phone-number forms). Synchronous when `toPhone` answers at once.
  */
-export async function canonicalize(update: BotUpdate, lids: LidDirectory): Promise<void> {
+export function canonicalize(
+  update: BotUpdate,
+  toPhone: (lid: string) => string | undefined | Promise<string | undefined>,
+): void | Promise<void> {
   const lid = lidChat(update); // undefined without a chat too
   if (lid === undefined) return;
-  const phone = await lids.toPhone(lid);
+  const phone = toPhone(lid);
+  if (phone instanceof Promise) return phone.then((found) => renameChat(update, lid, found));
+  renameChat(update, lid, phone);
+}
+
+function renameChat(update: BotUpdate, lid: string, phone: string | undefined): void {
   if (phone === undefined) return;
   update.chat = { ...update.chat!, id: `${phone}@s.whatsapp.net` };
   if (update.from !== undefined && update.from.id === lid) {

@@ -105,6 +105,8 @@ export interface BodySpec {
   readonly wrap?: string;
   /** Keys the declaration does not list are sent as given (the server reads more than its schema lists). */
   readonly passThrough?: boolean;
+  /** Keys the server's schema lists but its code ignores, each with the field to use instead. */
+  readonly renamed?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -221,7 +223,9 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   for (const [name, value] of Object.entries(record)) {
     if (Object.hasOwn(spec.fields, name) || value === undefined) continue;
     if (spec.passThrough) body[name] = value;
-    else problems.add(unknownOption(name, Object.keys(spec.fields)));
+    else if (spec.renamed && Object.hasOwn(spec.renamed, name)) {
+      problems.add(`${name} is ignored by the server; use ${spec.renamed[name]}`);
+    } else problems.add(unknownOption(name, Object.keys(spec.fields)));
   }
   problems.throwIfAny(spec.what);
   return spec.wrap ? { [spec.wrap]: body } : body;

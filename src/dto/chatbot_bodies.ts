@@ -9,7 +9,6 @@
 
 import type { BodySpec, FieldSpec } from "./body_spec.ts";
 import { personJid, type Problems } from "./validate.ts";
-import { suggestKey } from "../option_keys.ts";
 
 /** When a bot answers: every message, a keyword, an advanced expression, or never by itself. */
 export const TRIGGER_TYPES = ["all", "keyword", "none", "advanced"] as const;
@@ -42,44 +41,19 @@ const STRING_LIST: FieldSpec = {
   server: { type: "array", items: { type: "string" } },
 };
 
-/**
- * A body rule that refuses keys the declaration does not list, naming the closest field: a misspelt key is
- * an error, never dropped silently.
- */
-export function refuseUnknownKeys(
-  fields: Readonly<Record<string, FieldSpec>>,
-  renamed: Readonly<Record<string, string>> = {},
-): (problems: Problems, read: Record<string, unknown>, input: Record<string, unknown>) => void {
-  const keys = Object.fromEntries(Object.keys(fields).map((name) => [name, true as const]));
-  return (problems, _read, input) => {
-    for (const key of Object.keys(input)) {
-      if (Object.hasOwn(fields, key) || input[key] === undefined) continue;
-      if (Object.hasOwn(renamed, key)) {
-        problems.add(`${key} is ignored by the server; use ${renamed[key]}`);
-        continue;
-      }
-      const guess = suggestKey(key, keys);
-      problems.add(`${key} is not a field of this body${guess ? `; did you mean "${guess}"?` : ""}`);
-    }
-  };
-}
-
-/** A declaration that refuses unknown keys, plus an optional rule across fields. */
+/** A declaration (unknown keys are refused by `readBody`), plus an optional rule across fields. */
 function body(
   what: string,
   fields: Record<string, FieldSpec>,
   rule?: (problems: Problems, body: Record<string, unknown>) => void,
   renamed?: Record<string, string>,
 ): BodySpec {
-  const unknown = refuseUnknownKeys(fields, renamed);
   return {
     what,
     requiredNotEmpty: true,
     fields,
-    check: (problems, read, input) => {
-      unknown(problems, read, input);
-      rule?.(problems, read);
-    },
+    renamed,
+    check: rule === undefined ? undefined : (problems, read) => rule(problems, read),
   };
 }
 

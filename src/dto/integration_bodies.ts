@@ -7,7 +7,7 @@
  */
 
 import type { BodySpec, FieldSpec } from "./body_spec.ts";
-import { readStringList, refuseUnknownKeys } from "./chatbot_bodies.ts";
+import { readStringList } from "./chatbot_bodies.ts";
 import { readWebhookEvents, WEBHOOK_CONFIG_EVENTS } from "./webhook_config.ts";
 
 /** An event sink configured by `{ <sink>: { enabled, events } }`. */
@@ -34,7 +34,6 @@ export function eventSinkBody(sink: EventSink): BodySpec {
     what: `${sink} configuration`,
     wrap: sink,
     fields: SINK_FIELDS,
-    check: refuseUnknownKeys(SINK_FIELDS),
   };
 }
 
@@ -54,7 +53,6 @@ export const PUSHER_BODY: BodySpec = {
   wrap: "pusher",
   requiredNotEmpty: true,
   fields: PUSHER_FIELDS,
-  check: refuseUnknownKeys(PUSHER_FIELDS),
 };
 
 const strict = (required = false): FieldSpec => ({ type: "boolean", strictBoolean: true, required });
@@ -89,5 +87,4 @@ export const CHATWOOT_BODY: BodySpec = {
   what: "Chatwoot configuration",
   requiredNotEmpty: true,
   fields: CHATWOOT_FIELDS,
-  check: refuseUnknownKeys(CHATWOOT_FIELDS),
 };

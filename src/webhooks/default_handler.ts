@@ -31,8 +31,6 @@ export function webhookProcessor(): WebhookProcessor {
 
 /** A handler built from the environment, or why it could not be built. Internal (also the bot's). */
 export type Built = WebhookHandler | { problem: SecretProblem };
-let denoDefault: Built | undefined;
-const bindingDefaults = new WeakMap<object, Built>();
 
 /**
  * Build a handler from `GATEWAY_WEBHOOK_*` read through `get` (null: the variable may not be read), with
@@ -116,6 +114,70 @@ export function isBindings(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !("remoteAddr" in value);
 }
 
+/** A webhook endpoint configured per environment (see {@link webhookHandlerFromEnv}). */
+export interface EnvWebhookHandler {
+  /** Answer one request with the receiver of its environment (Workers bindings, else `Deno.env`). */
+  (request: Request, envOrInfo?: unknown, ctx?: WebhookExecutionContext): Promise<Response>;
+  /** A variable of the environment requests came with (the first Workers bindings seen, else `Deno.env`). */
+  env(name: string): string | undefined;
+  /** Close what the receivers opened (a KV queue and its worker); the next request builds them again. */
+  close(): Promise<void>;
+}
+
+/**
+ * The environment dispatch of {@link handleWebhook}, with `overrides` on top of the `GATEWAY_WEBHOOK_*`
+ * variables: one receiver per environment, built at its first request (Workers pass their `env` bindings
+ * per request; Deno's connection info is recognized and not taken for bindings). Without a usable
+ * configuration every webhook is answered 503 naming the variable to fix.
+ *
+ * @example A processor of your own, configured from the environment
+ * ```ts
+ * import { webhookHandlerFromEnv, WebhookProcessor } from "@gw/gateway/webhooks";
+ * const processor = new WebhookProcessor().on("call", (payload) => console.log(payload.data.from));
+ * Deno.serve({ port: 8000 }, webhookHandlerFromEnv({ processor }));
+ * ```
+ */
+export function webhookHandlerFromEnv(overrides: WebhookHandlerOptions = {}): EnvWebhookHandler {
+  let deno: Built | undefined;
+  let bindings = new WeakMap<object, Built>();
+  let lookup: ((name: string) => string | undefined) | undefined;
+  const opened: Built[] = [];
+  const build = (get: (name: string) => string | undefined | null) => {
+    const built = buildFromEnv(get, overrides);
+    opened.push(built);
+    return built;
+  };
+  const receiverFor = (envOrInfo: unknown): Built => {
+    if (!isBindings(envOrInfo)) return deno ??= build(denoLookup);
+    let built = bindings.get(envOrInfo);
+    if (built === undefined) {
+      const env = envOrInfo;
+      const get = (name: string) => typeof env[name] === "string" ? env[name] as string : denoLookup(name);
+      lookup ??= (name) => get(name) ?? undefined;
+      bindings.set(envOrInfo, built = build(get));
+    }
+    return built;
+  };
+  const handler = (request: Request, envOrInfo?: unknown, ctx?: WebhookExecutionContext) => {
+    const built = receiverFor(envOrInfo);
+    if (typeof built !== "function") {
+      discardBody(request);
+      return Promise.resolve(misconfigured({ metrics: undefined }, built.problem));
+    }
+    return built(request, envOrInfo, ctx);
+  };
+  return Object.assign(handler, {
+    env: (name: string) => lookup !== undefined ? lookup(name) : denoLookup(name) ?? undefined,
+    close: async () => {
+      deno = undefined;
+      bindings = new WeakMap();
+      for (const built of opened.splice(0)) if (typeof built === "function") await built.close();
+    },
+  });
+}
+
+let defaultHandler: EnvWebhookHandler | undefined;
+
 /**
  * A ready-made webhook endpoint over {@link webhookProcessor}, configured from `GATEWAY_WEBHOOK_*`
  * variables (see `WEBHOOK_ENV_VARIABLES`): from the Workers `env` bindings when the runtime passes them as
@@ -145,22 +207,7 @@ export function handleWebhook(
   envOrInfo?: unknown,
   ctx?: WebhookExecutionContext,
 ): Promise<Response> {
-  let built: Built | undefined;
-  if (isBindings(envOrInfo)) {
-    built = bindingDefaults.get(envOrInfo);
-    if (built === undefined) {
-      const env = envOrInfo;
-      built = buildFromEnv((name) => typeof env[name] === "string" ? env[name] as string : denoLookup(name));
-      bindingDefaults.set(envOrInfo, built);
-    }
-  } else {
-    built = denoDefault ??= buildFromEnv(denoLookup);
-  }
-  if (typeof built !== "function") {
-    discardBody(request);
-    return Promise.resolve(misconfigured({ metrics: undefined }, built.problem));
-  }
-  return built(request, envOrInfo, ctx);
+  return (defaultHandler ??= webhookHandlerFromEnv())(request, envOrInfo, ctx);
 }
 
 /**
@@ -174,7 +221,7 @@ export function handleWebhook(
  * ```
  */
 export async function resetDefaultWebhookHandler(): Promise<void> {
-  const built = denoDefault;
-  denoDefault = undefined;
-  if (typeof built === "function") await built.close();
+  const handler = defaultHandler;
+  defaultHandler = undefined;
+  await handler?.close();
 }

@@ -1,7 +1,12 @@
 /**
- * Claims on inbound messages by id, so that a message is handled once whether it arrives by webhook, by a
- * redelivery with another body, or by reconciliation (`reconcileInboundMessages`). A claim is first a
- * short lease (processing), then a record for the window (done); a failed processing gives it back.
+ * Claims on inbound updates by (instance, id), so that an update is handled once whether it arrives by
+ * webhook, by a redelivery with another body, or by reconciliation (`reconcileInboundMessages`). A claim
+ * is first a lease (processing), then a record for the window (done); a failed processing gives it back.
+ *
+ * A claim held here lives while its update waits in its chat's line or runs: the process knows what it
+ * holds (a redelivery reaching it is refused whatever the clock says), and renews the stored lease every
+ * third of it, so another process takes the claim over only once its holder is gone (killed) and the lease
+ * (120 s on the store's clock) ran out.
  *
  * @module
  */
@@ -11,8 +16,18 @@ import type { StateStore } from "../store/state.ts";
 const NAMESPACE = "inbound_message";
 /** How long a message is remembered as handled: longer than any reconciliation look-back. */
 export const MESSAGE_CLAIM_WINDOW_MS = 14 * 86_400_000;
-/** How long a claim in progress holds before another delivery may take it over. */
+/**
+ * How long a claim whose holder stopped renewing it (a killed process) holds before another delivery may
+ * take it over, in ms; a live holder renews it every third of it.
+ *
+ * @example
+ * ```ts
+ * import { MESSAGE_CLAIM_LEASE_MS } from "@gw/gateway/webhooks";
+ * console.log(MESSAGE_CLAIM_LEASE_MS / 1000); // 120
+ * ```
+ */
 export const MESSAGE_CLAIM_LEASE_MS = 120_000;
+const RENEW_EVERY_MS = MESSAGE_CLAIM_LEASE_MS / 3;
 
 /** Where a message's claim stands. */
 export type MessageClaimState = "processing" | "done" | null;
@@ -32,11 +47,48 @@ interface ClaimRecord extends MessageOrigin {
   state: "processing" | "done";
 }
 
-/** Claims on inbound messages (`instance` + `key.id`) in a store's shared state. */
+/** A claim this process holds: renewed until it is completed, released or abandoned. */
+export interface HeldClaim {
+  /** Push the lease on (what the renewal timer does every third of the lease). */
+  renew(): Promise<void>;
+  /** The update was handled: refuse it for the window, and remember where it came from. */
+  complete(origin?: MessageOrigin): Promise<void>;
+  /** Handling failed: let the next delivery run it. */
+  release(): Promise<void>;
+  /** Stop renewing without a word to the store, as a killed process does (tests). */
+  abandon(): void;
+}
+
+/**
+ * Claims on inbound updates (`instance` + update id) in a store's shared state: the one claim service of a
+ * processor (`processor.claims`), which the bot shares.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "@gw/gateway";
+ * import { InboundMessageClaims } from "@gw/gateway/webhooks";
+ * const claims = new InboundMessageClaims(new MemoryStore().state);
+ * const held = await claims.hold("sales", "3EB0");
+ * await held?.complete(); // handled: refused to redeliveries for the window
+ * await claims.state("sales", "3EB0"); // "done"
+ * ```
+ */
 export class InboundMessageClaims {
   readonly #state: StateStore;
   readonly #now: () => number;
+  // The claims this object holds now: refused to any other delivery in this process.
+  readonly #held = new Set<string>();
 
+  /**
+   * Claims in `state`, their leases and windows on `now` (the clock every collaborator shares).
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore } from "@gw/gateway";
+   * import { InboundMessageClaims } from "@gw/gateway/webhooks";
+   * new InboundMessageClaims(new MemoryStore().state, Date.now);
+   * ```
+   */
   constructor(state: StateStore, now: () => number = Date.now) {
     this.#state = state;
     this.#now = now;
@@ -47,33 +99,90 @@ export class InboundMessageClaims {
   }
 
   /**
-   * Claim a message: true when this delivery should run the handlers. Its `origin` is kept from now: an edit
-   * of the message that arrives while its handlers run is placed too.
+   * Hold the claim on an update while it waits and runs: null when another delivery holds it or handled it.
+   * Renewed on real time (a process is alive by its timers, whatever an injected clock says) until
+   * completed or released.
    */
-  async claim(instance: string, id: string, origin: MessageOrigin = {}): Promise<boolean> {
-    const record: ClaimRecord = { state: "processing", ...origin };
-    const version = await this.#state.set(NAMESPACE, this.#key(instance, id), record, {
-      expectedVersion: null,
+  async hold(instance: string, id: string, origin: MessageOrigin = {}): Promise<HeldClaim | null> {
+    const key = this.#key(instance, id);
+    if (this.#held.has(key)) return null;
+    this.#held.add(key); // before the store's answer: a second delivery in this process is refused at once
+    let version: string | null;
+    try {
+      version = await this.#write(key, { state: "processing", ...origin }, null);
+    } catch (error) {
+      this.#held.delete(key);
+      throw error;
+    }
+    if (version === null) {
+      this.#held.delete(key);
+      return null;
+    }
+    return this.#holding(key, version, origin);
+  }
+
+  /**
+   * Run `work` once for the update: `processed` when it ran (its claim held meanwhile, done after, given
+   * back when `work` threw, which is rethrown), `duplicate` when it was handled, `busy` when another
+   * delivery holds it now.
+   */
+  async once(
+    instance: string,
+    id: string,
+    work: () => Promise<void> | void,
+    origin: MessageOrigin = {},
+  ): Promise<"processed" | "duplicate" | "busy"> {
+    const held = await this.hold(instance, id, origin);
+    if (held === null) return (await this.state(instance, id)) === "processing" ? "busy" : "duplicate";
+    try {
+      await work();
+    } catch (error) {
+      await held.release().catch(() => {});
+      throw error;
+    }
+    await held.complete(origin);
+    return "processed";
+  }
+
+  #holding(key: string, first: string, origin: MessageOrigin): HeldClaim {
+    let version: string | null = first;
+    const renew = async () => {
+      if (version === null) return;
+      version = await this.#write(key, { state: "processing", ...origin }, version);
+    };
+    const timer = setInterval(() => void renew().catch(() => {}), RENEW_EVERY_MS);
+    const stop = () => {
+      clearInterval(timer);
+      version = null;
+      this.#held.delete(key);
+    };
+    return {
+      renew,
+      complete: async (done: MessageOrigin = origin) => {
+        stop();
+        const record: ClaimRecord = { state: "done", ...done };
+        await this.#state.set(NAMESPACE, key, record, { expiresAt: this.#now() + MESSAGE_CLAIM_WINDOW_MS });
+      },
+      release: async () => {
+        const mine = version;
+        stop();
+        // Only its own claim: a lease lost meanwhile belongs to the delivery that took it over.
+        if (mine !== null) await this.#state.delete(NAMESPACE, key, { expectedVersion: mine });
+      },
+      abandon: stop,
+    };
+  }
+
+  #write(key: string, record: ClaimRecord, expectedVersion: string | null): Promise<string | null> {
+    return this.#state.set(NAMESPACE, key, record, {
+      expectedVersion,
       expiresAt: this.#now() + MESSAGE_CLAIM_LEASE_MS,
     });
-    return version !== null;
   }
 
-  /** The handlers ran: refuse the message for the window, and remember where it came from. */
-  async complete(instance: string, id: string, origin: MessageOrigin = {}): Promise<void> {
-    const record: ClaimRecord = { state: "done", ...origin };
-    await this.#state.set(NAMESPACE, this.#key(instance, id), record, {
-      expiresAt: this.#now() + MESSAGE_CLAIM_WINDOW_MS,
-    });
-  }
-
-  /** The handlers failed: let the next delivery run them. */
-  async release(instance: string, id: string): Promise<void> {
-    await this.#state.delete(NAMESPACE, this.#key(instance, id));
-  }
-
-  /** Where a message's claim stands. */
+  /** Where a message's claim stands (`processing` while this process holds it, whatever the store says). */
   async state(instance: string, id: string): Promise<MessageClaimState> {
+    if (this.#held.has(this.#key(instance, id))) return "processing";
     const entry = await this.#state.get<ClaimRecord>(NAMESPACE, this.#key(instance, id));
     return entry?.value.state ?? null;
   }

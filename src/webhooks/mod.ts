@@ -72,7 +72,22 @@ export {
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
 } from "./handler.ts";
-export { handleWebhook, resetDefaultWebhookHandler, webhookProcessor } from "./default_handler.ts";
+export { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
+export type { InboundLines, InboundRead, LinePlace, Placed } from "../inbound/lines.ts";
+export {
+  type HeldClaim,
+  InboundMessageClaims,
+  MESSAGE_CLAIM_LEASE_MS,
+  type MessageClaimState,
+  type MessageOrigin,
+} from "./message_claims.ts";
+export {
+  type EnvWebhookHandler,
+  handleWebhook,
+  resetDefaultWebhookHandler,
+  webhookHandlerFromEnv,
+  webhookProcessor,
+} from "./default_handler.ts";
 export * from "./signature.ts";
 export {
   dottedWebhookEvent,

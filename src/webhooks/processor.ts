@@ -9,7 +9,7 @@
 
 import { LidDirectory } from "../address/lid_directory.ts";
 import { MessageStatusTracker } from "../delivery/status_tracker.ts";
-import { ConfigurationException, WebhookException } from "../errors.ts";
+import { WebhookException } from "../errors.ts";
 import { InstanceHealth } from "../health/instance_health.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { dispatchWebhook } from "./events/dispatch.ts";
@@ -18,8 +18,11 @@ import type { WebhookEventSpelling } from "./events/names.ts";
 import type { WebhookPlugin } from "./events/plugin.ts";
 import { type HandlerEntry, HandlerRegistry } from "./events/registry.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
+import { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
+import { ArrivalBook, type Placed } from "../inbound/lines.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
 import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
+import { checkOptions, type WebhookProcessorOptions } from "./processor_options.ts";
 import { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
 import { RecordInstanceHealth } from "./plugins/instance_health.ts";
 import { LearnLidPairs } from "./plugins/lid_pairs.ts";
@@ -27,6 +30,7 @@ import { LogWebhookEvent } from "./plugins/log.ts";
 import { TrackMessageStatus } from "./plugins/message_status.ts";
 
 export { WebhookProcessingException } from "./events/dispatch.ts";
+export type { WebhookProcessorOptions } from "./processor_options.ts";
 
 /** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
@@ -41,50 +45,18 @@ export type WebhookEventHandler<S extends WebhookEventSpelling> = (payload: Webh
 /** Key of the processor's internal fast path (used by the handler and the queue worker). */
 export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
 
+/**
+ * Key of the processor's arrival step (used by the receiver): an update entering now takes its place in
+ * arrival order. A plain processor orders nothing (`NO_ARRIVAL`); the bot's places each update in its
+ * chat's line.
+ */
+export const ARRIVE: unique symbol = Symbol("gateway.webhook.arrive");
+
 /** Key of the processor's inbound-message path that says what happened (used by the reconciler). */
 export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMessage");
 
 /** What {@link PROCESS_MESSAGE} did with an inbound message. */
 export type MessageOutcome = "processed" | "duplicate" | "busy";
-
-/** Options of a {@link WebhookProcessor}. */
-export interface WebhookProcessorOptions {
-  /**
-   * With a store, the processor by itself: stores inbound messages, handles each inbound message once by its
-   * id, learns `@lid` pairs (`lidDirectory`), tracks message statuses (`messageStatus`) and records instance
-   * health from `connection.update` (`instanceHealth`, the same records `GatewayService.health()` reads over
-   * the same store).
-   */
-  store?: GatewayStore;
-  /** The connection name the instance health is recorded under (default `default`). */
-  connection?: string;
-  /** Clock in epoch ms for the store features (default `Date.now`). */
-  now?: () => number;
-  /** Log one line per webhook (`LogWebhookEvent`; default true). */
-  log?: boolean;
-}
-
-const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log"];
-
-// Nothing given is silently ignored: a misspelt key or a value of the wrong type is refused at creation.
-function checkOptions(options: WebhookProcessorOptions): void {
-  const fail = (setting: string, problem: string) => {
-    throw new ConfigurationException(`Invalid webhook processor options: "${setting}" ${problem}`, {
-      setting,
-    });
-  };
-  if (options === null || typeof options !== "object") fail("options", "must be an object");
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) fail(key, `is not an option; the options are ${OPTION_KEYS.join(", ")}`);
-  }
-  const { store, connection, now, log } = options;
-  if (store !== undefined && typeof store?.state?.set !== "function") fail("store", "must be a GatewayStore");
-  if (connection !== undefined && (typeof connection !== "string" || connection === "")) {
-    fail("connection", "must be a non-empty string");
-  }
-  if (now !== undefined && typeof now !== "function") fail("now", "must be a function returning epoch ms");
-  if (log !== undefined && typeof log !== "boolean") fail("log", "must be a boolean");
-}
 
 function checkFunction(fn: unknown): void {
   if (typeof fn !== "function") throw new WebhookException("Cannot register webhook handler: not a function");
@@ -116,6 +88,7 @@ export class WebhookProcessor {
   #lids: LidDirectory | undefined;
   #status: MessageStatusTracker | undefined;
   #health: InstanceHealth | undefined;
+  readonly #book: ArrivalBook<unknown> | undefined;
 
   /**
    * Create a processor.
@@ -135,6 +108,7 @@ export class WebhookProcessor {
     this.events = events;
     // The events are a plug-in from their first listener on: a processor nobody listens to pays nothing.
     events.whenListened(() => this.#add([], (payload) => events.observe(payload), events, true));
+    if (options.lines !== undefined) this.#book = new ArrivalBook(options.lines);
     if (options.store !== undefined) this.useStore(options.store);
   }
 
@@ -166,6 +140,21 @@ export class WebhookProcessor {
       .use(new LearnLidPairs(this.#lids))
       .use(new TrackMessageStatus(this.#status))
       .use(new RecordInstanceHealth(this.#health, { connection: this.#connection }));
+  }
+
+  /**
+   * The claims on inbound updates, once the processor has a store: the one claim service its processing
+   * and the bot share (keyed by instance and update id; held while the update waits or runs).
+   *
+   * @example
+   * ```ts
+   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+   * const processor = new WebhookProcessor({ store: new MemoryStore() });
+   * await processor.claims?.state("sales", "3EB0"); // null: never claimed
+   * ```
+   */
+  get claims(): InboundMessageClaims | undefined {
+    return this.#claims;
   }
 
   /**
@@ -327,6 +316,10 @@ export class WebhookProcessor {
   }
 
   /**
+   * The one way in for an event from any source (the receiver, a queue worker, a RabbitMQ, NATS or
+   * WebSocket consumer, a test): the event arrives when `process` is called, and takes its place in
+   * arrival order then, synchronously (a bot's processor places it in its chat's line).
+   *
    * Run the plug-ins, then every handler for `payload.event`, in registration order. All of them run even
    * when one fails; then a {@link WebhookProcessingException} lists the failures (handlers that threw,
    * plug-ins and listeners that failed, promises given to `waitUntil` that rejected). With a store, an
@@ -344,12 +337,38 @@ export class WebhookProcessor {
     if (pending !== undefined) await pending;
   }
 
+  /** An event entering now (see {@link ARRIVE}): nothing to place without `lines`. Internal. */
+  [ARRIVE](): Arrival<WebhookPayloadDto> {
+    return this.#book?.arrive() ?? NO_ARRIVAL;
+  }
+
+  /**
+   * How `payload` was read when it arrived, and its place in its line (the `lines` option), while it is
+   * processed. Without `lines` the payload itself, unplaced.
+   *
+   * @example
+   * ```ts
+   * import { WebhookProcessor } from "@gw/gateway/webhooks";
+   * const processor = new WebhookProcessor();
+   * processor.onAny(async (payload) => console.log((await processor.placed(payload)).value === payload)); // true
+   * ```
+   */
+  placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
+    if (this.#book === undefined) return { value: payload as T, place: undefined };
+    return this.#book.placed(payload) as Placed<T> | Promise<Placed<T>>;
+  }
+
   /**
    * `process` without promise layers when everything is synchronous: returns undefined when every handler
    * and plug-in finished at once and succeeded, throws when one of them failed, or returns a promise.
-   * Internal (the handler's hot path).
+   * `arrival` is the place the receiver took for it when it arrived. Internal (the handler's hot path).
    */
-  [PROCESS](payload: WebhookPayloadDto): Promise<void> | undefined {
+  [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
+    if (this.#book !== undefined) return this.#book.process(payload, arrival, (p) => this.#dispatch(p));
+    return this.#dispatch(payload);
+  }
+
+  #dispatch(payload: WebhookPayloadDto): Promise<void> | undefined {
     if (this.#claims !== undefined && payload.isInboundMessage) {
       return this[PROCESS_MESSAGE](payload).then((outcome) => {
         if (outcome === "busy") {
@@ -370,22 +389,8 @@ export class WebhookProcessor {
   async [PROCESS_MESSAGE](payload: WebhookPayloadDto): Promise<MessageOutcome> {
     const claims = this.#claims;
     const id = payload.messageId;
-    const entries = this.#registry.for(payload.event);
-    if (claims === undefined || id === undefined) {
-      await dispatchWebhook(entries, payload);
-      return "processed";
-    }
-    const origin = { chat: payload.chatJid, from: payload.senderJid };
-    if (!(await claims.claim(payload.instance, id, origin))) {
-      return (await claims.state(payload.instance, id)) === "processing" ? "busy" : "duplicate";
-    }
-    try {
-      await dispatchWebhook(entries, payload);
-    } catch (error) {
-      await claims.release(payload.instance, id).catch(() => {});
-      throw error;
-    }
-    await claims.complete(payload.instance, id, origin);
-    return "processed";
+    const run = () => dispatchWebhook(this.#registry.for(payload.event), payload);
+    if (claims === undefined || id === undefined) return (await run(), "processed");
+    return await claims.once(payload.instance, id, run, { chat: payload.chatJid, from: payload.senderJid });
   }
 }

@@ -9,6 +9,7 @@ import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore, WebhookLogRecord, WebhookLogStatus } from "../store/store.ts";
 import { eventLabel, type WebhookPayloadDto } from "./payload.ts";
+import type { Arrival } from "../inbound/arrivals.ts";
 import { PROCESS, type WebhookProcessor } from "./processor.ts";
 
 const logger = getGatewayLogger("webhook");
@@ -52,7 +53,7 @@ export async function saveWebhookLog(
 }
 
 /**
- * Run the processor for `payload` and record the outcome. Like the processor's fast path it returns
+ * Run the processor for `payload` (placed when it arrived at `arrival`) and record the outcome. Like the processor's fast path it returns
  * undefined when everything finished synchronously and succeeded, throws (synchronously or through the
  * promise) the processor's failure after recording it, or returns a promise.
  */
@@ -60,11 +61,12 @@ export function runWebhook(
   processor: WebhookProcessor,
   payload: WebhookPayloadDto,
   context: RunContext,
+  arrival?: Arrival<WebhookPayloadDto>,
 ): Promise<void> | undefined {
   const started = context.now();
   let pending: Promise<void> | undefined;
   try {
-    pending = processor[PROCESS](payload);
+    pending = processor[PROCESS](payload, arrival);
   } catch (error) {
     return settle(payload, context, started, true, error);
   }

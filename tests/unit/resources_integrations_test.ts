@@ -14,8 +14,8 @@ Deno.test("integrations: a bad bot, settings or sink body is refused before any 
       messages: [
         "typebot is required",
         "expire must be at least 0",
-        'typebotId is not a field of this body; did you mean "typebot"?',
         'triggerType "keyword" needs triggerOperator and triggerValue',
+        '"typebotId" is not an option; did you mean "typebot"?',
       ],
     },
   );

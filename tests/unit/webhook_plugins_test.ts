@@ -133,11 +133,15 @@ Deno.test("processor options: a misspelt key or a wrong value is refused at crea
     });
   refused(
     { stor: new MemoryStore() },
-    'Invalid webhook processor options: "stor" is not an option; the options are store, connection, now, log',
+    'Invalid webhook processor options: "stor" is not an option; the options are store, connection, now, log, lines',
   );
   refused({ connection: "" }, 'Invalid webhook processor options: "connection" must be a non-empty string');
   refused({ now: 5 }, 'Invalid webhook processor options: "now" must be a function returning epoch ms');
   refused({ log: "no" }, 'Invalid webhook processor options: "log" must be a boolean');
   refused({ store: {} }, 'Invalid webhook processor options: "store" must be a GatewayStore');
+  refused(
+    { lines: { read: () => ({ value: 1 }) } },
+    'Invalid webhook processor options: "lines" must have read(payload) and arrive(read) functions',
+  );
   refused(null, 'Invalid webhook processor options: "options" must be an object');
 });

@@ -40,7 +40,7 @@ export function runContextOf(receiver: Receiver, state: RequestState): RunContex
 export function dispatchSync(receiver: Receiver, state: RequestState): Response | Promise<Response> {
   let pending: Promise<void> | undefined;
   try {
-    pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state));
+    pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state), state.arrival);
   } catch (error) {
     return failed(receiver, state, error);
   }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Arrival } from "../../inbound/arrivals.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import type { GatewayStore } from "../../store/store.ts";
 import type { WebhookDedupe } from "../dedupe.ts";
@@ -132,6 +133,8 @@ export class RequestState {
   digest: Promise<string> | undefined = undefined;
   /** The signed delivery id (`webhook-id`) or the body digest. */
   deliveryId: string | undefined = undefined;
+  /** Its place in arrival order, taken when its body was in (not in queue mode: the worker takes it). */
+  arrival: Arrival<WebhookPayloadDto> | undefined = undefined;
   /** The verified, parsed envelope (stage "parse"). */
   payload: WebhookPayloadDto = undefined as unknown as WebhookPayloadDto;
 

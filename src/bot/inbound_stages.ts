@@ -1,0 +1,139 @@
+/**
+ * The bot's guarantees as named stages, each `(ctx, next) => Promise<void>` (the library's one composition
+ * shape): `admit` (echo safety and the `groups` option), `claim` (once per update the server names),
+ * `debounce` (a burst becomes one update), `turn` (one update of a chat at a time, in arrival order),
+ * `identify` (once per update named by its content, inside the turn), `pause` (a human took over) and
+ * `echo` (a reply of the bot's sent while this update waited). The bot composes them in that order before
+ * its middleware; each stage answers by not calling `next`.
+ *
+ * @module
+ */
+
+import { WebhookException } from "../errors.ts";
+import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
+import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import type { BotActions } from "./actions.ts";
+import type { Bursts, TakenBurst } from "./burst.ts";
+import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
+import type { ContentIdentity } from "./content_identity.ts";
+import type { ChatPauses } from "./pauses.ts";
+import { namedByServer } from "./update.ts";
+import type { BotUpdate } from "./update_types.ts";
+
+/** One update on its way to the bot's middleware. */
+export interface InboundContext {
+  /** The payload as it arrived. */
+  readonly payload: WebhookPayloadDto;
+  /** The update, read once at its arrival (its chat id canonical). */
+  readonly update: BotUpdate;
+  /** Its place in its chat's line, taken when it arrived. */
+  readonly slot: ArrivalSlot | undefined;
+  /** The messages of its burst (`debounceMs`), when merged. */
+  burst?: TakenBurst;
+}
+
+/** A stage: go on with `next()`, or stop by returning without calling it. */
+export type InboundStage = (ctx: InboundContext, next: () => Promise<void>) => Promise<void>;
+
+/** Compose stages and the final step into one. */
+export function composeStages(stages: readonly InboundStage[], last: InboundStage): InboundStage {
+  return stages.reduceRight<InboundStage>(
+    (then, stage) => (ctx, next) => stage(ctx, () => then(ctx, next)),
+    last,
+  );
+}
+
+/** Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here. */
+export function admitStage(admits: (ctx: InboundContext) => boolean | Promise<boolean>): InboundStage {
+  return async (ctx, next) => {
+    const admitted = admits(ctx);
+    if (admitted === true || (admitted !== false && await admitted)) await next();
+  };
+}
+
+/** Run `next` once for `update`; a 503 when another delivery holds it now (the server retries). */
+async function once(
+  claims: InboundMessageClaims,
+  update: BotUpdate,
+  next: () => Promise<void>,
+): Promise<void> {
+  if ((await claims.once(update.instance, `update:${update.id}`, next)) !== "busy") return;
+  throw new WebhookException(`Cannot process update "${update.id}": another delivery is processing it`, {
+    status: 503,
+  });
+}
+
+/**
+ * Stage `claim`: an update the server names, other than an inbound message (the processor claimed those),
+ * runs once: held while it waits and runs, done after.
+ */
+export function claimStage(claims: () => InboundMessageClaims): InboundStage {
+  return async (ctx, next) => {
+    if (ctx.payload.isInboundMessage || !namedByServer(ctx.payload, ctx.update)) return await next();
+    await once(claims(), ctx.update, next);
+  };
+}
+
+/** Stage `debounce`: a message merged into a later one's burst stops here; the burst ends after. */
+export function debounceStage(bursts: Bursts | undefined): InboundStage {
+  return async (ctx, next) => {
+    const { update } = ctx;
+    const chat = update.chat?.id;
+    if (bursts === undefined || update.kind !== "message" || chat === undefined) return await next();
+    const burst = await bursts.collect(update.instance, chat, update.msg!);
+    if (burst === null) return; // merged into a later message's update
+    ctx.burst = burst;
+    await next();
+    await burst.done();
+  };
+}
+
+/**
+ * Stage `turn`: the update's turn in its chat's line (from its arrival place), left after, always; and only
+ * once the ids of the sends it made (through `ctx.api` too) are noted, so the chat's next update (their echo)
+ * sees them.
+ */
+export function turnStage(order: ChatLines, actions: BotActions): InboundStage {
+  return async (ctx, next) => {
+    const chat = ctx.update.chat?.id;
+    if (chat === undefined) return await next();
+    let turn = order.enter(ctx.update.instance, chat, ctx.slot);
+    if (turn instanceof Promise) turn = await turn;
+    try {
+      await next();
+    } finally {
+      const noted = actions.settled();
+      if (noted !== undefined) await noted;
+      const left = turn.leave();
+      if (left !== undefined) await left;
+    }
+  };
+}
+
+/** Stage `identify`: an update the server does not name is named by its content, in its chat's turn. */
+export function identifyStage(identity: ContentIdentity, claims: () => InboundMessageClaims): InboundStage {
+  return async (ctx, next) => {
+    if (namedByServer(ctx.payload, ctx.update)) return await next();
+    await identity.identify(ctx.update, ctx.payload);
+    await once(claims(), ctx.update, next);
+  };
+}
+
+/** Stage `pause`: a paused chat's updates stop here. */
+export function pauseStage(pauses: ChatPauses): InboundStage {
+  return async (ctx, next) => {
+    const chat = ctx.update.chat?.id;
+    const paused = chat !== undefined && pauses.pausedNow(chat);
+    if (paused === true || (paused !== false && await paused)) return;
+    await next();
+  };
+}
+
+/** Stage `echo`: the echo of a reply the bot sent while this update waited for its turn stops here. */
+export function echoStage(actions: BotActions): InboundStage {
+  return async (ctx, next) => {
+    const { update } = ctx;
+    if (update.kind === "outgoing" && await actions.sentByBot(update.instance, update.msg!.id)) return;
+    await next();
+  };
+}

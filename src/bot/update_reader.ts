@@ -1,0 +1,60 @@
+/**
+ * Reads a payload into its bot update once, at its arrival: the update, an edit placed in the chat its
+ * message came in, and the chat named by its one canonical id (the phone form of an `@lid` chat, when
+ * known). Pairs shown by an arrival are known to the next one at once, before the store learned them, so an
+ * `@lid` message right behind the message that showed its pair joins the same line.
+ *
+ * @module
+ */
+
+import type { LidDirectory } from "../address/lid_directory.ts";
+import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
+import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import { canonicalize, placeEdit, toBotUpdate } from "./update.ts";
+import type { BotUpdate } from "./update_types.ts";
+
+// Pairs seen by this process's arrivals (LID user → phone digits), the newest kept.
+const MAX_PAIRS = 10_000;
+
+/** Reads updates at their arrival. */
+export class UpdateReader {
+  readonly #claims: () => InboundMessageClaims;
+  readonly #lids: () => LidDirectory | undefined;
+  readonly #pairs = new Map<string, string>();
+
+  constructor(claims: () => InboundMessageClaims, lids: () => LidDirectory | undefined) {
+    this.#claims = claims;
+    this.#lids = lids;
+  }
+
+  /** The update of `payload`, with its chat's canonical id; a promise only when the store must be asked. */
+  read(payload: WebhookPayloadDto): BotUpdate | Promise<BotUpdate> {
+    const update = placeEdit(payload, toBotUpdate(payload), this.#claims());
+    if (update instanceof Promise) return update.then((placed) => this.#canonical(payload, placed));
+    return this.#canonical(payload, update);
+  }
+
+  #canonical(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate | Promise<BotUpdate> {
+    this.#learn(payload, update);
+    const renamed = canonicalize(update, (lid) => this.#toPhone(lid));
+    return renamed === undefined ? update : renamed.then(() => update);
+  }
+
+  #toPhone(lid: string): string | undefined | Promise<string | undefined> {
+    const known = this.#pairs.get(lid);
+    if (known !== undefined) return known;
+    return this.#lids()?.toPhone(lid);
+  }
+
+  /** A payload that names its chat by `@lid` and carries the phone form too shows the pair. */
+  #learn(payload: WebhookPayloadDto, update: BotUpdate): void {
+    const lid = payload.remoteJid;
+    const chat = update.chat?.id;
+    if (lid === undefined || !lid.endsWith("@lid") || chat === undefined) return;
+    const phone = /^(\d+)@s\.whatsapp\.net$/.exec(chat)?.[1];
+    if (phone === undefined || this.#pairs.get(lid) === phone) return;
+    this.#pairs.delete(lid);
+    this.#pairs.set(lid, phone);
+    if (this.#pairs.size > MAX_PAIRS) this.#pairs.delete(this.#pairs.keys().next().value!);
+  }
+}
