@@ -63,6 +63,8 @@ export class ConfigurationException extends GatewayException {
   readonly setting?: string;
   /** The connection the setting belongs to, when it is one connection's. */
   readonly connection?: string;
+  /** The instance the setting belongs to, when it is one instance's. */
+  readonly instance?: string;
 
   /**
    * Build a configuration error.
@@ -74,14 +76,19 @@ export class ConfigurationException extends GatewayException {
    * console.log(error.setting); // "timeout_ms"
    * ```
    */
-  constructor(message: string, context: { setting?: string; connection?: string; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    context: { setting?: string; connection?: string; instance?: string; cause?: unknown } = {},
+  ) {
     super(message, { cause: context.cause });
     this.setting = context.setting;
     this.connection = context.connection;
+    this.instance = context.instance;
   }
 
   /** The error as plain JSON (for logs). */
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, setting: this.setting, connection: this.connection };
+    const { name, message, setting, connection, instance } = this;
+    return { name, message, setting, connection, instance };
   }
 }

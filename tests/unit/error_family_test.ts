@@ -30,6 +30,7 @@ Deno.test("errors: setup errors stand beside the server's answers, under one Gat
     message: '"api_key" is missing',
     setting: "api_key",
     connection: "main",
+    instance: undefined,
   });
   const refused = setup[2] as WebhookVerificationException;
   deepStrictEqual([refused.status, refused.messages], [401, ["signature_mismatch"]]);
