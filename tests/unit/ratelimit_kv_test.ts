@@ -1,5 +1,5 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
-import { ConfigurationException, GatewayApiException } from "../../src/errors.ts";
+import { ConfigurationException } from "../../src/errors.ts";
 import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
 import { fakeClock, limiterContract } from "./ratelimit_contract.ts";
 
