@@ -19,7 +19,8 @@ export type BotGroups = "all" | "mentions" | "none";
 export interface BotOptions {
   /**
    * The service replies go through. Default: built at first use from `GATEWAY_API_URL`, `GATEWAY_API_KEY`,
-   * `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS` (Workers bindings or `Deno.env`), with the bot's `store`.
+   * `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS` (Workers bindings or `Deno.env`), with the bot's `store`. One
+   * you give must be built with the bot's store: one built without a store is refused.
    */
   service?: GatewayService;
   /** The receiver's signature settings. Default: from `GATEWAY_WEBHOOK_*`, exactly like `handleWebhook`. */
@@ -101,6 +102,17 @@ export function checkBotOptions(options: unknown): BotOptions {
   }
   if (o.service !== undefined && typeof o.service?.messages !== "function") {
     fail("service", "expected a GatewayService");
+  }
+  // The bot answers a retry's different reply from the key's first send, read in the service's store.
+  if (
+    o.service !== undefined && typeof o.service.getStore === "function" && o.service.getStore() === undefined
+  ) {
+    fail(
+      "service",
+      "built without a store, its idempotency keys live in its own memory and a retry whose reply differs " +
+        "could not be answered from the first send; build it with the bot's store " +
+        "(new GatewayService({ ..., store }))",
+    );
   }
   return o;
 }

@@ -17,18 +17,24 @@ export class ReplyGap {
   readonly #pacer: SendPacer;
   // No gap between the instance's sends: only the chat's interval is noted (one write, not three).
   readonly #perChatOnly: boolean;
+  /** The longest a reply can have to wait: more is a clock that stepped back past an earlier send. */
+  readonly #longestMs: number;
 
   /** The pacing of `options` over `defaults`, kept for `state`, on the bot's clock. */
   constructor(state: StateStore, defaults: PacingOptions, options: PacingOptions, now: () => number) {
     const merged = { ...defaults, ...options };
     const rules = readRules(merged);
     this.#perChatOnly = rules.minGapMs === 0 && rules.jitterMs === 0;
+    this.#longestMs = Math.max(rules.minGapMs + rules.jitterMs, rules.recipientIntervalMs);
     this.#pacer = new SendPacer(state, merged, { now });
   }
 
   /** How long a reply to `chat` must wait (0: now). */
   waitMs(ref: InstanceRef, chat: string): number | Promise<number> {
-    return this.#pacer.waitMs(ref, chat);
+    const wait = this.#pacer.waitMs(ref, chat);
+    return typeof wait === "number"
+      ? Math.min(wait, this.#longestMs)
+      : wait.then((ms) => Math.min(ms, this.#longestMs));
   }
 
   /** Note a reply to `chat` the server accepted (undefined: noted at once). */

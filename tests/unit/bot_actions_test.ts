@@ -269,3 +269,25 @@ Deno.test("replies go through the breaker: after the server reports a logout, a 
   deepStrictEqual(stub.texts(), ["hello"]);
   deepStrictEqual(errors, ["InstanceDisconnectedException"]);
 });
+
+// A clock that steps back (an NTP correction) leaves the chat's last reply "in the future": the gap then read
+// was the whole step (an hour back: the next reply waited 3,601,000 ms, holding the chat's turn). A reply
+// never waits longer than the pacing's own gap.
+Deno.test("pacing: after the clock steps back an hour, a reply waits at most the chat's gap", async () => {
+  let t = Date.UTC(2027, 0, 15, 8);
+  const now = () => t;
+  const waits: number[] = [];
+  const sleep = (ms: number) => (waits.push(ms), Promise.resolve());
+  for (const pacing of [{}, { minGapMs: 2000, jitterMs: 500 }]) {
+    waits.length = 0;
+    const { bot, stub } = stubBot({ now, sleep, store: new MemoryStore({ now }), pacing });
+    bot.on("message:text", (ctx) => ctx.reply(`echo ${ctx.text}`));
+    await bot.handleUpdate(inbound("one"));
+    t -= 3_600_000;
+    await bot.handleUpdate(inbound("two"));
+    deepStrictEqual(stub.texts(), ["echo one", "echo two"]);
+    strictEqual(waits.length, 1);
+    ok(waits[0] <= 2500, `waited ${waits[0]} ms`);
+    t += 3_600_000;
+  }
+});

@@ -1,7 +1,16 @@
 // bot.catch: a handler that returns makes the failed update "handled" (the server does not retry it); one that
 // rethrows lets the update fail, so the server's retry runs it again (its replies replayed, not resent).
 import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
-import { BotError } from "../../src/bot/mod.ts";
+import { MemoryStore } from "../../mod.ts";
+import {
+  Bot,
+  BotError,
+  type Context,
+  type ConversationFlavor,
+  conversations,
+  createConversation,
+} from "../../src/bot/mod.ts";
+import { BotHarness } from "../../src/testing/mod.ts";
 import { inbound, INSTANCE, stubBot } from "../helpers/bot.ts";
 
 const GROUP_ADD = {
@@ -68,4 +77,39 @@ Deno.test("catch: a webhook whose catch handler rethrows is answered 500; one wh
     await response.body?.cancel();
     strictEqual(response.status, rethrow ? 500 : 200, `rethrow: ${rethrow}`);
   }
+});
+
+// Inside a dialogue: a catch handler that rethrows fails the update; the retry replays the dialogue, sends
+// nothing it sent before, and the dialogue goes on from where it was.
+Deno.test("catch: a catch handler that rethrows inside a dialogue; the retry sends nothing twice and the dialogue goes on", async () => {
+  type C = Context & ConversationFlavor;
+  const bot = new Bot<C>({ store: new MemoryStore() });
+  const caught: string[] = [];
+  bot.catch((err) => {
+    caught.push((err.error as Error).message);
+    throw err.error;
+  });
+  let failures = 1;
+  bot.use(conversations());
+  bot.use(createConversation(async (conversation, ctx: C) => {
+    await ctx.reply("Your name?");
+    const name = await conversation.waitFor("message:text");
+    await name.reply(`Hi ${name.text}`);
+    if (failures > 0) {
+      failures--;
+      throw new Error("after the greeting");
+    }
+    const again = await conversation.waitFor("message:text");
+    await again.reply(`Bye ${again.text}`);
+  }, "name"));
+  bot.command("name", (ctx) => ctx.conversation.enter("name"));
+  bot.on("message:text", (ctx) => ctx.reply(`outside: ${ctx.text}`));
+  await using h = new BotHarness(bot);
+  const ana = h.user("5511999999999");
+  await ana.send("/name");
+  await rejects(ana.send("Ana"), /after the greeting/);
+  await h.redeliver();
+  await ana.send("later");
+  deepStrictEqual(ana.replies.map((r) => r.text), ["Your name?", "Hi Ana", "Bye later"]);
+  deepStrictEqual(caught, ["after the greeting"]);
 });

@@ -16,6 +16,9 @@ import type { GatewayStore } from "../../src/store/store.ts";
 import type { StateStore } from "../../src/store/state.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
 import { createFormBot } from "../../examples/bot/form.ts";
+import { RedisStore } from "../../src/backends/redis/store.ts";
+import { withRedisServer } from "../helpers/redis_server.ts";
+import { SharedLikeState } from "../helpers/bot.ts";
 
 type C = Context & ConversationFlavor;
 const ANA = "5511999999999";
@@ -64,11 +67,30 @@ function longBot(store: GatewayStore, steps: number): Bot<C> {
   return bot;
 }
 
-for (const engine of ["MemoryStore", "KvStore"] as const) {
+/** Run `fn` on a fresh store of `engine` (RedisStore on a throwaway redis-server), closed after. */
+async function withEngine(engine: string, fn: (store: GatewayStore) => Promise<void>): Promise<void> {
+  if (engine === "MemoryStore") return await fn(new MemoryStore());
+  if (engine === "RedisStore") {
+    return await withRedisServer(async (server) => {
+      const store = new RedisStore({ url: server.url });
+      try {
+        await fn(store);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await fn(new KvStore(kv));
+  } finally {
+    kv.close();
+  }
+}
+
+for (const engine of ["MemoryStore", "KvStore", "RedisStore"] as const) {
   Deno.test(`conversation storage (${engine}): 1,000 waits with replies, over a restart`, async () => {
-    const kv = engine === "KvStore" ? await Deno.openKv(":memory:") : undefined;
-    try {
-      const store: GatewayStore = kv === undefined ? new MemoryStore() : new KvStore(kv);
+    await withEngine(engine, async (store) => {
       await using h = new BotHarness(longBot(store, 1000));
       const ana = h.user(ANA);
       await ana.send("/long");
@@ -86,9 +108,7 @@ for (const engine of ["MemoryStore", "KvStore"] as const) {
       strictEqual(h.sent.length, 1003); // nothing sent twice
       strictEqual(await store.state.get("conversation", ANA_KEY), null);
       deepStrictEqual(await store.state.list("conversation-log"), []);
-    } finally {
-      kv?.close();
-    }
+    });
   });
 }
 
@@ -360,3 +380,181 @@ Deno.test("conversation storage: chunks live as long as their dialogue, and go b
   now += 7 * DAY;
   deepStrictEqual(await store.state.list("conversation-log"), []);
 });
+
+// A record of the current format that is damaged (written by hand, a partial write, a crafted value) must not
+// fail every message of its chat: it is dropped like a record of an unknown format.
+Deno.test("conversation storage: a damaged record of the current format is dropped; the message goes on", async () => {
+  const damaged: Record<string, unknown>[] = [
+    { v: 2, name: "form" },
+    { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: "x" },
+    { v: 2, name: "form", version: "1", enter: { t: 1 }, log: [] },
+    { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: [{ wait: 1 }] },
+    { v: 2, name: "form", version: "1", enter: { r: {}, t: 1 }, log: [], chunks: [{ id: 7 }] },
+  ];
+  // Of the right version, so the dialogue would replay them: a stored update that is not a webhook.
+  const { version } = await versionOfForm();
+  const webhook = { event: "messages.upsert", instance: "bot", data: { key: { id: "IN-1" } } };
+  damaged.push(
+    { v: 2, name: "form", version, enter: { r: {}, t: 1 }, log: [] },
+    {
+      v: 2,
+      name: "form",
+      version,
+      enter: { r: webhook, t: 1 },
+      log: [{ call: "reply" }, { wait: { r: {}, t: 1 } }],
+    },
+  );
+  for (const value of damaged) {
+    const store = new MemoryStore();
+    await using h = new BotHarness(createFormBot({ store }));
+    await store.state.set("conversation", ANA_KEY, value);
+    const ana = h.user(ANA);
+    await ana.send("Ana");
+    deepStrictEqual(texts(ana.replies), ["Send /form to fill in the form."], JSON.stringify(value));
+    strictEqual(await store.state.get("conversation", ANA_KEY), null);
+  }
+});
+
+/** The version the form bot gives its dialogue (a stored record of it is replayed, not dropped as stale). */
+async function versionOfForm(): Promise<{ version: string }> {
+  const store = new MemoryStore();
+  await using h = new BotHarness(createFormBot({ store }));
+  await h.user(ANA).send("/form");
+  const record = await store.state.get<{ version: string }>("conversation", ANA_KEY);
+  return { version: record!.value.version };
+}
+
+// A chunk deleted or expired in the store while its record lives: the next process to read the dialogue (no
+// copy of the chunk in its memory) drops it, and the chat's message is handled as if none were active.
+Deno.test("conversation storage: a dialogue whose chunk is missing on read is dropped; the chat goes on", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<C>({ store });
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Count with me");
+    for (let i = 1; i <= 100; i++) await (await conversation.waitForHears(/^n\d+$/)).reply(`#${i}`);
+  }, "long"));
+  bot.command("long", (ctx) => ctx.conversation.enter("long"));
+  bot.on("message:text", (ctx) => ctx.reply(`outside: ${ctx.text}`));
+  {
+    await using h = new BotHarness(bot);
+    await h.user(ANA).send("/long");
+    for (let i = 1; i <= 40; i++) await h.user(ANA).send(`n${i}`);
+  }
+  const chunks = await store.state.list("conversation-log");
+  ok(chunks.length > 0);
+  await store.state.delete("conversation-log", chunks[0].key);
+  // Another process: the same stored data behind another state object (no chunk in its memory).
+  const other = new SharedLikeState();
+  for (const entry of await store.state.list("conversation")) {
+    await other.set("conversation", entry.key, entry.value);
+  }
+  for (const entry of await store.state.list("conversation-log")) {
+    await other.set("conversation-log", entry.key, entry.value);
+  }
+  const otherStore = new Proxy(store, {
+    get: (target, name) => {
+      if (name === "state") return other;
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using h2 = new BotHarness(bot, { store: otherStore });
+  const ana = h2.user(ANA);
+  await ana.send("n41");
+  await ana.send("n42");
+  deepStrictEqual(texts(ana.replies), ["outside: n41", "outside: n42"]);
+  strictEqual(await other.get("conversation", ANA_KEY), null);
+  deepStrictEqual(await other.list("conversation-log"), []);
+});
+
+// A crafted format-1 record (`__proto__` keys at every level, as JSON.parse keeps them): nothing outside the
+// record changes (no prototype polluted), the crafted keys give the dialogue nothing, and it continues.
+Deno.test("conversation storage: a format-1 record with __proto__ keys pollutes nothing and continues", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<C>({ store });
+  const seen: unknown[] = [];
+  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
+    await ctx.reply("Your name?");
+    const name = await conversation.waitFor("message:text");
+    const inherited = name as unknown as { polluted?: string };
+    seen.push(inherited.polluted, name.msg.id, Object.getPrototypeOf(name.update) === Object.prototype);
+    await name.reply(`Hi ${name.text}`);
+  }, { name: "form1", version: 1 }));
+  const record = JSON.parse(`{"name":"form1","version":"1","__proto__":{"polluted":"record"},
+    "enter":{"receivedAt":1800000000000,
+      "raw":{"event":"messages.upsert","instance":"bot","__proto__":{"polluted":"raw"},
+        "data":{"__proto__":{"polluted":"data"},"key":{"remoteJid":"${ANA}@s.whatsapp.net","fromMe":false,"id":"IN-1"},
+          "message":{"conversation":"/form1","__proto__":{"polluted":"message"}},"messageType":"conversation",
+          "messageTimestamp":1800000000}},
+      "update":{"__proto__":{"polluted":"update","msg":{"id":"EVIL"}},"id":"IN-1","kind":"message",
+        "constructor":{"prototype":{"polluted":"constructor"}}}},
+    "log":[{"call":"reply","value":{"status":201,"data":{"key":{"id":"OUT-1"},"__proto__":{"polluted":"v"}}}}]}`);
+  await store.state.set("conversation", ANA_KEY, record);
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("Ana");
+  deepStrictEqual(texts(ana.replies), ["Hi Ana"]);
+  strictEqual(seen[0], undefined);
+  ok(seen[1] !== "EVIL");
+  strictEqual(seen[2], true);
+  strictEqual(({} as { polluted?: string }).polluted, undefined);
+  strictEqual(Object.getOwnPropertyNames(Object.prototype).includes("polluted"), false);
+});
+
+// Two processes (two handles of one KV file, two clients of one Redis) continue one dialogue at once from the
+// same read, each sealing its own chunks: exactly one record wins, the other gets StateConflictException, and
+// what is read after is the winner's whole log.
+for (const engine of ["KvStore", "RedisStore"] as const) {
+  Deno.test(`conversation storage (${engine}): two processes saving one dialogue at once: one wins, the other conflicts`, async () => {
+    const { DialogueRecords } = await import("../../src/bot/conversation/record_store.ts");
+    const { StateConflictException } = await import("../../src/bot/state_conflict.ts");
+    const run = async (states: [StateStore, StateStore]) => {
+      const [a, b] = states.map((state) => new DialogueRecords(state, ANA_KEY));
+      const enter = { r: { event: "messages.upsert", instance: "bot", data: {} }, t: 1 };
+      const steps = (label: string, n: number) =>
+        Array.from(
+          { length: n },
+          (_, i) => ({ call: "external", value: `${label}-${i}-${"x".repeat(200)}` }),
+        );
+      const state = { continues: true, name: "d", version: "1", enter };
+      await a.save(null, { ...state, continues: false, log: steps("base", 10) });
+      const [readA, readB] = [(await a.load())!, (await b.load())!];
+      const results = await Promise.allSettled([
+        a.save(readA, { ...state, log: [...readA.log, ...steps("a", 200)] }),
+        b.save(readB, { ...state, log: [...readB.log, ...steps("b", 200)] }),
+      ]);
+      const won = results.filter((r) => r.status === "fulfilled");
+      const lost = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+      strictEqual(won.length, 1);
+      ok(lost[0].reason instanceof StateConflictException);
+      const winner = results[0].status === "fulfilled" ? "a" : "b";
+      const after = (await b.load())!;
+      strictEqual(after.log.length, 210);
+      deepStrictEqual(
+        new Set(after.log.slice(10).map((e) => (e as { value: string }).value[0])),
+        new Set([winner]),
+      );
+      await a.drop((await a.load())!);
+      deepStrictEqual(await states[1].list("conversation-log"), []);
+    };
+    if (engine === "RedisStore") {
+      await withRedisServer(async (server) => {
+        const stores = [new RedisStore({ url: server.url }), new RedisStore({ url: server.url })];
+        try {
+          await run([stores[0].state, stores[1].state]);
+        } finally {
+          for (const store of stores) await store.close();
+        }
+      });
+      return;
+    }
+    const dir = await Deno.makeTempDir();
+    const kvs = [await Deno.openKv(`${dir}/bot.kv`), await Deno.openKv(`${dir}/bot.kv`)];
+    try {
+      await run([new KvStore(kvs[0]).state, new KvStore(kvs[1]).state]);
+    } finally {
+      for (const kv of kvs) kv.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}

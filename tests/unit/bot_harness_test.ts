@@ -259,3 +259,23 @@ Deno.test("harness: the store given to the harness, else the bot's own, is the o
   strictEqual(b.bot.store, given);
   strictEqual(b.restart().store, given);
 });
+
+// A clock that steps back (NTP, a test moving it) must neither double a reply nor drop a message: keys,
+// sent ids and claims written "in the future" stay in force, and the next messages are answered once.
+Deno.test("harness: with an injected clock moving backwards, each message is answered once and a redelivery sends nothing", async () => {
+  let now = Date.UTC(2027, 0, 15, 8);
+  const bot = new Bot({ now: () => now });
+  bot.on("message:text", (ctx) => ctx.reply(`echo ${ctx.text}`));
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await ana.send("one");
+  const first = h.lastUpdate;
+  now -= 3_600_000;
+  await ana.send("two");
+  now -= 2 * 86_400_000;
+  await h.redeliver(first);
+  await h.redeliver();
+  await ana.send("three");
+  deepStrictEqual(ana.replies.map((r) => r.text), ["echo one", "echo two", "echo three"]);
+  strictEqual(h.sent.length, 3);
+});

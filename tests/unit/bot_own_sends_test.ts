@@ -111,3 +111,28 @@ Deno.test("own sends: another process on the store drops the echo of a ctx.api s
   deepStrictEqual([pausedFirst, pausedSecond], [[], []]);
   strictEqual(await second.isPaused(ANA), false);
 });
+
+// A ctx.api send to another chat than the update's (a notice to an agent): its echo, arriving in that other
+// chat after the server's answer, is the bot's own in this process and in another on the store.
+Deno.test("own sends: the echo of a ctx.api send to another chat is the bot's own, in every process on the store", async () => {
+  const BIA = "5511988888888@s.whatsapp.net";
+  const store = sharedLikeStore();
+  const stub = new GatewayStub();
+  const make = () =>
+    new Bot({ signature: { scheme: "none" }, pacing: false, store, service: stubService(stub, store) });
+  const paused: string[] = [];
+  const bots = [make(), make()];
+  for (const bot of bots) {
+    bot.command("notify", async (ctx) => {
+      await ctx.api.messages().text(BIA, `Ana needs help (${ctx.msg.id})`);
+    });
+    handoffBot(bot, paused);
+  }
+  await bots[0].handleUpdate(inbound("/notify", { id: "N1" }));
+  await bots[0].handleUpdate(inbound("/notify", { id: "N2" }));
+  deepStrictEqual(stub.texts(), ["Ana needs help (N1)", "Ana needs help (N2)"]);
+  await bots[0].handleUpdate(inbound("Ana needs help (N1)", { id: "BOT1", from: BIA, fromMe: true }));
+  await bots[1].handleUpdate(inbound("Ana needs help (N2)", { id: "BOT2", from: BIA, fromMe: true }));
+  deepStrictEqual(paused, []);
+  strictEqual(await bots[1].isPaused(BIA), false);
+});

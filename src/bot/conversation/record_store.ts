@@ -12,6 +12,7 @@
  */
 
 import { getGatewayLogger } from "../../log.ts";
+import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import { MAX_STATE_VALUE_BYTES, type StateStore } from "../../store/state.ts";
 import { StateConflictException } from "../state_conflict.ts";
 import type { LogEntry } from "./replay.ts";
@@ -104,13 +105,11 @@ export class DialogueRecords {
   async load(): Promise<LoadedDialogue | null> {
     const entry = await this.#state.get<Record<string, unknown>>(NAMESPACE, this.#key);
     if (entry === null) return null;
-    const record = entry.value.v === FORMAT
-      ? entry.value as unknown as ConversationRecord
-      : migrate(entry.value);
+    const record = entry.value.v === FORMAT ? readable(entry.value) : migrate(entry.value);
     if (record === undefined) return await this.#unreadable(entry.version, "its stored format is unknown");
     const chunks = await Promise.all((record.chunks ?? []).map((chunk) => this.#chunk(chunk.id)));
     if (chunks.some((chunk) => chunk === null)) {
-      return await this.#unreadable(entry.version, "a part of its log is missing");
+      return await this.#unreadable(entry.version, "a part of its log is missing or damaged");
     }
     const log = [...chunks.flatMap((chunk) => chunk!), ...record.log];
     return { record, version: entry.version, log };
@@ -242,13 +241,16 @@ export class DialogueRecords {
     return null;
   }
 
-  /** A sealed chunk's steps: from the process's cache (chunks never change), else read (null: missing). */
+  /**
+   * A sealed chunk's steps: from the process's cache (chunks never change), else read and checked once
+   * (null: missing or damaged).
+   */
   async #chunk(id: string): Promise<readonly LogEntry[] | null> {
     const key = this.#chunkKey(id);
     const cached = chunkCache.get(this.#state)?.get(key);
     if (cached !== undefined) return cached;
-    const entry = await this.#state.get<LogEntry[]>(CHUNK_NAMESPACE, key);
-    return entry === null ? null : cacheChunk(this.#state, key, entry.value);
+    const entry = await this.#state.get<unknown>(CHUNK_NAMESPACE, key);
+    return entry === null || !isLog(entry.value) ? null : cacheChunk(this.#state, key, entry.value);
   }
 
   #tooLarge(name: string, reason: string): DialogueTooLargeError {
@@ -258,6 +260,41 @@ export class DialogueRecords {
   #chunkKey(id: string): string {
     return `${this.#key}#${id}`;
   }
+}
+
+/**
+ * A stored value of the current format as a record, or undefined when it is damaged (a hand-made or partial
+ * write): read as is, it would fail every message of its chat.
+ */
+function readable(value: Record<string, unknown>): ConversationRecord | undefined {
+  const { name, version, enter, log, chunks, deadline } = value;
+  if (typeof name !== "string" || typeof version !== "string" || !isWait(enter) || !isLog(log)) {
+    return undefined;
+  }
+  if (deadline !== undefined && typeof deadline !== "number") return undefined;
+  if (chunks !== undefined && !(Array.isArray(chunks) && chunks.every(isChunkRef))) return undefined;
+  return value as unknown as ConversationRecord;
+}
+
+function isLog(value: unknown): value is LogEntry[] {
+  return Array.isArray(value) &&
+    value.every((entry) =>
+      isObject(entry) && ("wait" in entry ? isWait(entry.wait) : typeof entry.call === "string")
+    );
+}
+
+/** A stored wait whose webhook can be rebuilt (replaying one that cannot would fail every message). */
+function isWait(value: unknown): boolean {
+  return isObject(value) && WebhookPayloadDto.from(value.r) !== null && typeof value.t === "number";
+}
+
+function isChunkRef(value: unknown): boolean {
+  return isObject(value) && typeof value.id === "string" && Number.isSafeInteger(value.n) &&
+    (value.n as number) >= 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
