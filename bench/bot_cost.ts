@@ -115,7 +115,7 @@ function bare(idempotent: boolean): Variant {
   processor.on("messages.upsert", async (payload) => {
     if (payload.fromMe || payload.chatJid === undefined || payload.text === undefined) return;
     const idempotencyKey = idempotent ? `bare:${payload.messageId}:0` : undefined;
-    await api.messages().text(payload.chatJid, payload.text, { idempotencyKey });
+    await api.messages().text(payload.chatJid, payload.text, {}, { idempotencyKey });
   });
   return {
     name: idempotent ? "bare handler, send with an idempotency key" : "bare processor handler",

@@ -117,7 +117,7 @@ const variants: Record<string, Variant> = {
   "messages().text(), KV store file + idempotency key": {
     baseline: BASELINE,
     run: () =>
-      withKv.messages().text("5511999999999", "Hello", {
+      withKv.messages().text("5511999999999", "Hello", {}, {
         idempotencyKey: `bench-${Date.now()}-${keyCounter++}`,
       }),
   },

@@ -96,15 +96,15 @@ async function sends(): Promise<void> {
     ["text() without resolve (baseline)", () => plain.messages().text("551199998888", "hi")],
     [
       "text() with resolve, cached in MemoryState",
-      () => memory.messages().text("5511999998888", "hi", { resolve: true }),
+      () => memory.messages().text("5511999998888", "hi", {}, { resolve: true }),
     ],
     [
       "text() with resolve, cached in KvState (file)",
-      () => onKv.messages().text("5511999998888", "hi", { resolve: true }),
+      () => onKv.messages().text("5511999998888", "hi", {}, { resolve: true }),
     ],
     [
       "text() with resolve, never cached (asks whatsappNumbers each time)",
-      () => uncached.messages().text("5511999998888", "hi", { resolve: true }),
+      () => uncached.messages().text("5511999998888", "hi", {}, { resolve: true }),
     ],
   ];
   // Warm the caches and the JIT.

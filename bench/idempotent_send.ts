@@ -53,7 +53,7 @@ const config = {
 const bare = new GatewayService(config, { fetch: stub }).messages();
 const kvStore = new KvStore(kv);
 const stored = new GatewayService({ ...config, store: kvStore }, { fetch: stub }).messages();
-await stored.text("5511999999999", "Your order 42 has shipped", { idempotencyKey: "replayed" });
+await stored.text("5511999999999", "Your order 42 has shipped", {}, { idempotencyKey: "replayed" });
 
 const variants: Variant[] = [
   {
@@ -65,7 +65,7 @@ const variants: Variant[] = [
     name: "no store, key (MemoryState claim)",
     baseline: "no store, no key",
     send: (round, i) =>
-      bare.text("5511999999999", "Your order 42 has shipped", { idempotencyKey: `m-${round}-${i}` }),
+      bare.text("5511999999999", "Your order 42 has shipped", {}, { idempotencyKey: `m-${round}-${i}` }),
   },
   {
     name: "KV file store, no key",
@@ -76,12 +76,12 @@ const variants: Variant[] = [
     name: "KV file store, key (KvState claim)",
     baseline: "KV file store, no key",
     send: (round, i) =>
-      stored.text("5511999999999", "Your order 42 has shipped", { idempotencyKey: `k-${round}-${i}` }),
+      stored.text("5511999999999", "Your order 42 has shipped", {}, { idempotencyKey: `k-${round}-${i}` }),
   },
   {
     name: "KV file store, replay of a done key",
     baseline: "KV file store, no key",
-    send: () => stored.text("5511999999999", "Your order 42 has shipped", { idempotencyKey: "replayed" }),
+    send: () => stored.text("5511999999999", "Your order 42 has shipped", {}, { idempotencyKey: "replayed" }),
   },
 ];
 

@@ -214,19 +214,6 @@ export const CONFIG_FILE = "gateway-api.json";
  * Timeouts and delays must fit a timer (at most 2^31−1 ms). `source: "file"` also accepts the command line's
  * own sections (`kv`, `tasks`). Returns a copy marked as checked (its sections and connections too), so
  * the constructors it is handed to do not check it again.
- *
- * @example
- * ```ts
- * import { ConfigurationException } from "@gw/gateway";
- * import { validateConfig } from "./config.ts";
- * validateConfig({ server_url: "http://localhost:8080", api_key: "key" });
- * try {
- *   validateConfig({ serverUrl: "http://localhost:8080" });
- * } catch (error) {
- *   if (error instanceof ConfigurationException) console.log(error.message);
- *   // "serverUrl" is not a configuration key; did you mean "server_url"?
- * }
- * ```
  */
 export function validateConfig(config: unknown, source: "object" | "file" = "object"): GatewayConfig {
   return checkedConfig(config, source) as GatewayConfig;
@@ -238,26 +225,12 @@ export function validateConfig(config: unknown, source: "object" | "file" = "obj
  * is not a whole number of ms a timer can hold is a {@link ConfigurationException}.
  *
  * Variables: `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS`.
- *
- * @example
- * ```ts
- * import { configFromEnv } from "./config.ts";
- * const config = configFromEnv((name) => ({ GATEWAY_API_URL: "http://localhost:8080", GATEWAY_API_KEY: "k" })[name]);
- * ```
  */
 export function configFromEnv(get: (name: string) => string | undefined): GatewayConfig {
   return optionsFromEnv(CONNECTION_KEYS, get) as GatewayConfig;
 }
 
-/**
- * Merge configurations: later ones win, key by key, sections merged one level deep.
- *
- * @example
- * ```ts
- * import { mergeConfig } from "./config.ts";
- * mergeConfig({ server_url: "http://a" }, { api_key: "k" });
- * ```
- */
+/** Merge configurations: later ones win, key by key, sections merged one level deep. */
 export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
   const out: Record<string, unknown> = {};
   for (const config of configs) {
@@ -278,13 +251,6 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
  * `"default"`), the one a call without a connection uses; otherwise they are its shorthand keys.
  * `GATEWAY_TIMEOUT_MS` is `http.timeout_ms`, and also the default connection's own `timeout_ms` (or the
  * shorthand's) when the file gives one (which would otherwise win over the variable).
- *
- * @example
- * ```ts
- * import { mergeEnvConfig } from "./config.ts";
- * const file = { default: "main", connections: { main: { server_url: "http://a", api_key: "k" } } };
- * mergeEnvConfig(file, { instance: "sales" }).connections?.main.instance; // "sales"
- * ```
  */
 export function mergeEnvConfig(file: GatewayConfig, env: GatewayConfig): GatewayConfig {
   const name = file.default ?? DEFAULTS.connection;
@@ -318,12 +284,6 @@ export function serviceConfig(config: GatewayConfig): GatewayConfig {
  * regular file (a FIFO, a device, a directory) or a file larger than 1 MiB is refused before it is read;
  * a syntax error is reported by line and column without quoting the file. Needs `--allow-read` for that
  * file; Deno only.
- *
- * @example
- * ```ts
- * import { loadConfigFile } from "./config.ts";
- * const config = await loadConfigFile("gateway-api.json");
- * ```
  */
 export async function loadConfigFile(path: string = CONFIG_FILE): Promise<GatewayConfig | null> {
   const text = await readConfigText(path);

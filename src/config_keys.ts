@@ -219,13 +219,6 @@ function setAt(target: Record<string, unknown>, path: string, value: unknown): v
 /**
  * The settings of `keys` found in a configuration file's object, as options (camelCase paths); a setting
  * the file does not give is left out.
- *
- * @example
- * ```ts
- * import { optionsFromFile, WEBHOOK_KEYS } from "./config_keys.ts";
- * optionsFromFile(WEBHOOK_KEYS, { webhook: { route_prefix: "hooks", signature: { tolerance_seconds: 60 } } });
- * // { routePrefix: "hooks", signature: { toleranceSeconds: 60 } }
- * ```
  */
 export function optionsFromFile(keys: readonly SettingKey[], file: unknown): Record<string, unknown> {
   const options: Record<string, unknown> = {};
@@ -248,8 +241,9 @@ function bool(name: string, value: string): boolean {
 }
 
 function num(name: string, value: string): number {
-  const parsed = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(parsed)) {
+  // Decimal only: Number() would also read "0x10" as 16 and "1e3" as 1000.
+  const parsed = /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(parsed)) {
     throw new ConfigurationException(
       `Invalid environment variable ${name}: expected a number, got "${value.slice(0, 16)}"`,
       { setting: name },
@@ -297,13 +291,6 @@ function envValue(key: SettingKey & { env: string }, text: string): unknown {
  * The settings of `keys` that are set in the environment, read through `get` (so it works with
  * `Deno.env.get`, Workers bindings or a plain object), as an object with each key's `option` path. A
  * malformed number or boolean is a `ConfigurationException` naming the variable.
- *
- * @example
- * ```ts
- * import { optionsFromEnv, WEBHOOK_KEYS } from "./config_keys.ts";
- * const env: Record<string, string> = { GATEWAY_WEBHOOK_QUEUE: "true", GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS: "3" };
- * optionsFromEnv(WEBHOOK_KEYS, (name) => env[name]); // { queue: { enabled: true, maxAttempts: 3 } }
- * ```
  */
 export function optionsFromEnv(
   keys: readonly SettingKey[],
@@ -322,15 +309,7 @@ export function optionsFromEnv(
   return options;
 }
 
-/**
- * The variables of `keys`, each with what it sets.
- *
- * @example
- * ```ts
- * import { envVariables, WEBHOOK_KEYS } from "./config_keys.ts";
- * envVariables(WEBHOOK_KEYS).GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS; // "queue.maxAttempts (default 5)"
- * ```
- */
+/** The variables of `keys`, each with what it sets. */
 export function envVariables(keys: readonly SettingKey[]): Record<string, string> {
   return Object.fromEntries(
     keys.filter((key) => key.env !== undefined).map((

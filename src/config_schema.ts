@@ -8,7 +8,7 @@
  */
 
 import { ConfigurationException } from "./errors.ts";
-import { joinKey, type OptionKeys, suggestKey } from "./option_keys.ts";
+import { joinKey, nameOf, type OptionKeys, suggestKey } from "./option_keys.ts";
 import { MAX_TIMER_MS } from "./util/timers.ts";
 import { isRecord } from "./util/json_shape.ts";
 
@@ -114,7 +114,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, SchemaNode>> = {
       scheme: oneOf("auto", "hmac", "standard", "jwt", "token", "none"),
       header: nonEmpty,
       tolerance_seconds: seconds(),
-      jwt_max_age_seconds: seconds(),
+      jwt_max_age_seconds: integer(1, 86_400, "s"),
       require_timestamp: flag,
     }),
     max_body_bytes: integer(1),
@@ -214,7 +214,10 @@ function checkFields(
     if (node === undefined) {
       const guess = suggestKey(key, keysOf(fields));
       const hint = guess === undefined ? "" : `; did you mean "${joinKey(path, guess)}"?`;
-      throw new ConfigurationException(`"${setting}" is not a configuration key${hint}`, { setting });
+      const named = nameOf(path, key);
+      throw new ConfigurationException(`${named.shown} is not a configuration key${hint}`, {
+        setting: named.setting,
+      });
     }
     if (node.kind === "object" && node.fileOnly && source !== "file") {
       fail(setting, `is read from the configuration file by the command line only, not by GatewayService`);
@@ -305,11 +308,6 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
 /**
  * Check `value` against the schema of `setting` (a path such as `rate_limiting` or `connections.eu`; empty
  * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
- *
- * @example
- * ```ts
- * checkSetting("rate_limiting", { max_wait_ms: 1000 });
- * ```
  */
 export function checkSetting(setting: string, value: unknown, source: ConfigSource = "object"): void {
   if (wasChecked(value, source)) return;
@@ -358,13 +356,6 @@ function markChecked(value: Record<string, unknown>, source: ConfigSource): Reco
  * Check a whole configuration (see {@link checkSetting}) and return a copy of it, and of each of its
  * sections and connections, marked as checked: passing the copy or one of its sections on to another
  * constructor does not check it again, and later changes to the caller's objects do not reach it.
- *
- * @example
- * ```ts
- * import { checkedConfig } from "./config_schema.ts";
- * const config = checkedConfig({ server_url: "http://localhost:8080", api_key: "k", http: { timeout_ms: 5000 } });
- * console.log(config.http); // { timeout_ms: 5000 }
- * ```
  */
 export function checkedConfig(value: unknown, source: ConfigSource = "object"): Record<string, unknown> {
   if (wasChecked(value, source)) return value as Record<string, unknown>;

@@ -102,10 +102,28 @@ export function checkOptionKeys(value: unknown, keys: OptionKeys, where: string,
     if (nested === undefined) {
       const guess = suggestKey(key, keys);
       const hint = guess === undefined ? "" : `; did you mean "${joinKey(path, guess)}"?`;
-      throw new ConfigurationException(`${where}: "${setting}" is not an option${hint}`, { setting });
+      const named = nameOf(path, key);
+      throw new ConfigurationException(`${where}: ${named.shown} is not an option${hint}`, {
+        setting: named.setting,
+      });
     }
     if (nested !== true) checkOptionKeys(value[key], nested, where, setting);
   }
+}
+
+/**
+ * An unknown key as an error names it: quoted when it looks like a setting's name, else by its place only (a
+ * secret pasted where a key goes must not be printed). Internal.
+ */
+export function nameOf(path: string, key: string): { shown: string; setting: string } {
+  if (/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(key)) {
+    const setting = joinKey(path, key);
+    return { shown: `"${setting}"`, setting };
+  }
+  const shown = path === ""
+    ? "a key that is not a setting name"
+    : `a key of "${path}" that is not a setting name`;
+  return { shown, setting: joinKey(path, "?") };
 }
 
 /** `path.key`, or `key` at the top. Internal. */

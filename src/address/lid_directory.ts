@@ -63,13 +63,6 @@ function rowPair(row: Json): LidPair | null {
 /**
  * Every LID ↔ phone pair an event shows: messages (`messages.upsert`, `send.message`, the lists of
  * `messages.set` and `messaging-history.set`), contact and chat rows (`contacts.*`, `chats.*`).
- *
- * @example
- * ```ts
- * import { lidPairsOf } from "./lid_directory.ts";
- * lidPairsOf({ data: { key: { remoteJid: "123456789012345@lid", remoteJidAlt: "5511999999999@s.whatsapp.net" } } });
- * // [{ lid: "123456789012345@lid", phone: "5511999999999" }]
- * ```
  */
 export function lidPairsOf(payload: unknown): LidPair[] {
   const out = new Map<string, LidPair>();

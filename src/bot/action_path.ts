@@ -10,6 +10,7 @@
 
 import type { QuotedInput } from "../dto/message_options.ts";
 import type { MessagesResource, SendOptions, SendResponse } from "../resources/messages.ts";
+import type { CallOptions } from "../resources/resource.ts";
 import type { MessageRef } from "../resources/types.ts";
 import { checkIdempotencyKey } from "../store/idempotency.ts";
 import type { BotActions } from "./actions.ts";
@@ -113,7 +114,12 @@ export function deliver(
   ctx: ActionSubject,
   action: string,
   options: ActionOptions | undefined,
-  send: (messages: MessagesResource, to: string, options: SendOptions) => Promise<SendResponse>,
+  send: (
+    messages: MessagesResource,
+    to: string,
+    options: SendOptions | undefined,
+    call: CallOptions,
+  ) => Promise<SendResponse>,
 ): Promise<SendResponse> {
   checkActionOptions(action, options);
   const chat = chatOf(ctx, action === "react" ? "react" : "reply");
@@ -126,6 +132,6 @@ export function deliver(
     (action === "react" ? `${run.prefix}react:${run.reactions++}` : `${run.prefix}${run.messages++}`);
   return run.actions.send(
     { instance: ctx.instance, chat, key },
-    (api, call) => send(api.messages(), chat, quoted === undefined ? call : { ...call, quoted }),
+    (api, call) => send(api.messages(), chat, quoted === undefined ? undefined : { quoted }, call),
   );
 }

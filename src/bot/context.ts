@@ -173,10 +173,10 @@ export class Context {
    */
   async reply(text: string, options?: ReplyOptions): Promise<SendResponse> {
     if (options === undefined) {
-      return await deliver(this, "reply", options, (m, to, o) => m.text(to, text, o));
+      return await deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, o, c));
     }
     const { quote: _quote, idempotencyKey: _key, ...rest } = options;
-    return await deliver(this, "reply", options, (m, to, o) => m.text(to, text, { ...rest, ...o }));
+    return await deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, { ...rest, ...o }, c));
   }
 
   /**
@@ -197,7 +197,7 @@ export class Context {
       this,
       "replyWithMedia",
       options,
-      (m, to, o) => m.sendFile(to, source, { ...media, ...o }),
+      (m, to, o, c) => m.sendFile(to, source, { ...media, ...o }, c),
     );
   }
 
@@ -220,7 +220,7 @@ export class Context {
       this,
       "replyWithLocation",
       options,
-      (m, to, o) => m.location(to, latitude, longitude, options?.name, options?.address, o),
+      (m, to, o, c) => m.location(to, latitude, longitude, options?.name, options?.address, o, c),
     );
   }
 
@@ -238,7 +238,7 @@ export class Context {
     contacts: ContactCard | ContactCard[],
     options?: ActionOptions,
   ): Promise<SendResponse> {
-    return await deliver(this, "replyWithContact", options, (m, to, o) => m.contact(to, contacts, o));
+    return await deliver(this, "replyWithContact", options, (m, to, o, c) => m.contact(to, contacts, o, c));
   }
 
   /**
@@ -261,7 +261,8 @@ export class Context {
       this,
       "replyWithPoll",
       options,
-      (m, to, o) => m.poll(to, question, answers, count === undefined ? o : { ...o, selectableCount: count }),
+      (m, to, o, c) =>
+        m.poll(to, question, answers, count === undefined ? o : { ...o, selectableCount: count }, c),
     );
   }
 
@@ -284,7 +285,7 @@ export class Context {
     list: Parameters<MessagesResource["list"]>[1],
     options?: ActionOptions,
   ): Promise<SendResponse> {
-    return await deliver(this, "replyWithList", options, (m, to, o) => m.list(to, list, o));
+    return await deliver(this, "replyWithList", options, (m, to, o, c) => m.list(to, list, o, c));
   }
 
   /**
@@ -304,7 +305,7 @@ export class Context {
     message: Parameters<MessagesResource["buttons"]>[1],
     options?: ActionOptions,
   ): Promise<SendResponse> {
-    return await deliver(this, "replyWithButtons", options, (m, to, o) => m.buttons(to, message, o));
+    return await deliver(this, "replyWithButtons", options, (m, to, o, c) => m.buttons(to, message, o, c));
   }
 
   /**
@@ -320,7 +321,7 @@ export class Context {
   async react(emoji: string, options?: Pick<ActionOptions, "idempotencyKey">): Promise<SendResponse> {
     chatOf(this, "react");
     const ref = messageRefOf(this, "react");
-    return await deliver(this, "react", options, (m, _to, o) => m.reaction(ref, emoji, o));
+    return await deliver(this, "react", options, (m, _to, _o, c) => m.reaction(ref, emoji, c));
   }
 
   /**

@@ -54,12 +54,6 @@ export interface ParsedFlags {
 /**
  * Parse `args` against `flags` (plus {@link COMMON_FLAGS}); unknown flags and missing values are a
  * {@link UsageError}.
- *
- * @example
- * ```ts
- * import { parseFlags } from "./args.ts";
- * const { values } = parseFlags(["--days", "7"], { days: { type: "string", value: "<n>", help: "age limit" } }, 0);
- * ```
  */
 export function parseFlags(
   args: string[],
@@ -98,15 +92,7 @@ function usageMessage(error: unknown): string {
   return dash ? `${first} (write "${dash[1]}" for a value that starts with a dash)` : first;
 }
 
-/**
- * A string flag's value, or undefined.
- *
- * @example
- * ```ts
- * import { stringFlag } from "./args.ts";
- * stringFlag({ instance: "sales" }, "instance"); // "sales"
- * ```
- */
+/** A string flag's value, or undefined. */
 export function stringFlag(values: ParsedFlags["values"], name: string): string | undefined {
   const value = values[name];
   if (typeof value !== "string") return undefined;
@@ -116,12 +102,6 @@ export function stringFlag(values: ParsedFlags["values"], name: string): string 
 
 /**
  * A number flag: positive (or >= `min`), optionally an integer; a bad value is a {@link UsageError}.
- *
- * @example
- * ```ts
- * import { numberFlag } from "./args.ts";
- * numberFlag({ days: "7" }, "days", { fallback: 30 }); // 7
- * ```
  */
 export function numberFlag(
   values: ParsedFlags["values"],
@@ -142,15 +122,7 @@ export function numberFlag(
   return value;
 }
 
-/**
- * Whether a boolean flag is set.
- *
- * @example
- * ```ts
- * import { booleanFlag } from "./args.ts";
- * booleanFlag({ json: true }, "json"); // true
- * ```
- */
+/** Whether a boolean flag is set. */
 export function booleanFlag(values: ParsedFlags["values"], name: string): boolean {
   return values[name] === true;
 }

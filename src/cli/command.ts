@@ -26,12 +26,6 @@ export const PACKAGE_COMMAND: string = 'deno run --allow-net "--allow-env=GATEWA
  * How the user runs the command line where they are: `deno task` in a checkout of this repository (its
  * deno.json has a task per command), {@link PACKAGE_COMMAND} when it runs from the package, in a project
  * that added `jsr:@gw/gateway` and has no such tasks. `from` is the URL of the running module.
- *
- * @example
- * ```ts
- * import { runPrefix } from "./command.ts";
- * runPrefix("file:///home/me/gateway/src/cli/command.ts"); // "deno task"
- * ```
  */
 export function runPrefix(from: string = import.meta.url): string {
   return inCheckout(from) ? "deno task" : PACKAGE_COMMAND;
@@ -40,12 +34,6 @@ export function runPrefix(from: string = import.meta.url): string {
 /**
  * Whether the command line runs from a checkout (a local file, where the deno.json tasks are) rather than
  * from the package.
- *
- * @example
- * ```ts
- * import { inCheckout } from "./command.ts";
- * inCheckout("https://jsr.io/@gw/gateway/0.1.0/src/cli/command.ts"); // false
- * ```
  */
 export function inCheckout(from: string = import.meta.url): boolean {
   return from.startsWith("file:");
@@ -53,12 +41,6 @@ export function inCheckout(from: string = import.meta.url): boolean {
 
 /**
  * The command line that runs `command` (with its arguments) where the user is (see {@link runPrefix}).
- *
- * @example
- * ```ts
- * import { runCommand } from "./command.ts";
- * runCommand("create sales", "file:///home/me/gateway/src/cli/command.ts"); // "deno task create sales"
- * ```
  */
 export function runCommand(command: string, from: string = import.meta.url): string {
   return `${runPrefix(from)} ${command}`;
@@ -94,16 +76,7 @@ function flagLines(flags: Readonly<Record<string, FlagSpec>>): string {
   return names.map(([name, help]) => `  ${name.padEnd(width)}  ${help}`).join("\n");
 }
 
-/**
- * The usage line of a command: its arguments, then every flag it accepts (its own, then the common ones).
- *
- * @example
- * ```ts
- * import { usageLine } from "./command.ts";
- * usageLine("prune", "", { days: { type: "string", value: "<n>", help: "age limit in days" } });
- * // "deno task prune [--days <n>] [--config <path>] [--verbose] [-h]"
- * ```
- */
+/** The usage line of a command: its arguments, then every flag it accepts (its own, then the common ones). */
 export function usageLine(command: string, args: string, flags: Readonly<Record<string, FlagSpec>>): string {
   const words = Object.entries({ ...flags, ...COMMON_FLAGS }).map(([name, spec]) => {
     const word = spec.short !== undefined && spec.type === "boolean"
@@ -117,12 +90,6 @@ export function usageLine(command: string, args: string, flags: Readonly<Record<
 /**
  * Build a help text: the usage line and the flag list come from `flags`, so they always match what the
  * command accepts.
- *
- * @example
- * ```ts
- * import { helpText } from "./command.ts";
- * helpText("health", "", "Check every connection.", { json: { type: "boolean", help: "print JSON" } });
- * ```
  */
 export function helpText(
   command: string,
@@ -166,30 +133,6 @@ export interface CommandSpec {
 /**
  * A command whose `run` parses the arguments against its flags, answers `--help`, checks its positional
  * argument, then calls {@link FlagCommand.execute}: a command only says what it is and what it does.
- *
- * @example A command with one flag
- * ```ts
- * import { FlagCommand } from "./command.ts";
- * import type { ParsedFlags } from "./args.ts";
- * import { type CliIo, EXIT_OK, memoryIo } from "./io.ts";
- *
- * class HelloCommand extends FlagCommand {
- *   constructor() {
- *     super({
- *       name: "hello",
- *       summary: "say hello",
- *       argument: "<name>",
- *       description: "Print a greeting.",
- *       flags: { loud: { type: "boolean", help: "shout it" } },
- *     });
- *   }
- *   protected execute({ values, positionals }: ParsedFlags, io: CliIo): Promise<number> {
- *     io.stdout(values.loud ? `HELLO ${positionals[0]}!\n` : `hello ${positionals[0]}\n`);
- *     return Promise.resolve(EXIT_OK);
- *   }
- * }
- * const code = await new HelloCommand().run(["world", "--loud"], memoryIo());
- * ```
  */
 export abstract class FlagCommand implements CliCommand {
   /** Name on the command line. */
@@ -204,23 +147,7 @@ export abstract class FlagCommand implements CliCommand {
   readonly handlesSignals: boolean;
   readonly #argument: string;
 
-  /**
-   * Describe the command.
-   *
-   * @example
-   * ```ts
-   * import { FlagCommand } from "./command.ts";
-   * class NoopCommand extends FlagCommand {
-   *   constructor() {
-   *     super({ name: "noop", summary: "do nothing", description: "Does nothing.", flags: {} });
-   *   }
-   *   protected execute(): Promise<number> {
-   *     return Promise.resolve(0);
-   *   }
-   * }
-   * new NoopCommand().help.startsWith("Usage: deno task noop"); // true
-   * ```
-   */
+  /** Describe the command. */
   constructor(spec: CommandSpec) {
     this.name = spec.name;
     this.summary = spec.summary;
@@ -233,13 +160,6 @@ export abstract class FlagCommand implements CliCommand {
   /**
    * Run with the arguments after the command name: `--help` prints {@link FlagCommand.help}; an unknown
    * flag, a surplus or a missing argument is a {@link UsageError}; anything else goes to `execute`.
-   *
-   * @example
-   * ```ts
-   * import { PruneCommand } from "./prune.ts";
-   * import { memoryIo } from "./io.ts";
-   * const code = await new PruneCommand().run(["--help"], memoryIo()); // 0
-   * ```
    */
   async run(args: string[], io: CliIo): Promise<number> {
     const parsed = parseFlags(args, this.flags, this.#argument === "" ? 0 : 1);

@@ -66,13 +66,6 @@ export interface CliConfig {
 /**
  * Read the configuration: a missing `--config` file, an unreadable file, invalid JSONC, an unknown key or a
  * bad value is a {@link CliError} with exit code 2. A missing default file is fine (the environment may be enough).
- *
- * @example
- * ```ts
- * import { loadCliConfig } from "./config.ts";
- * import { memoryIo } from "./io.ts";
- * const { config, kvPath } = await loadCliConfig(memoryIo(), undefined);
- * ```
  */
 export async function loadCliConfig(io: CliIo, configPath: string | undefined): Promise<CliConfig> {
   const path = configPath ?? CONFIG_FILE;
@@ -116,17 +109,7 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   };
 }
 
-/**
- * Build the service from the configuration; no connection configured, or an invalid one, is exit code 2.
- *
- * @example
- * ```ts
- * import { createService, loadCliConfig } from "./config.ts";
- * import { memoryIo } from "./io.ts";
- * const cli = await loadCliConfig(memoryIo({ env: { GATEWAY_API_URL: "http://127.0.0.1:8080", GATEWAY_API_KEY: "k" } }), undefined);
- * const gw = createService(cli);
- * ```
- */
+/** Build the service from the configuration; no connection configured, or an invalid one, is exit code 2. */
 export function createService(cli: CliConfig, overrides: GatewayConfig = {}): GatewayService {
   const config = mergeConfig(cli.config, overrides);
   if (!config.server_url && !config.api_key && Object.keys(config.connections ?? {}).length === 0) {
@@ -167,17 +150,7 @@ function configError(error: unknown): CliError {
   return new CliError(`${message}${cause}`, EXIT_USAGE, { cause: error });
 }
 
-/**
- * The connection to use: `name` when given (unknown is exit code 2), else the configured default.
- *
- * @example
- * ```ts
- * import { selectConnection } from "./config.ts";
- * import { GatewayService } from "../service.ts";
-import { inCheckout } from "./command.ts";
- * selectConnection(GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" }), undefined); // "default"
- * ```
- */
+/** The connection to use: `name` when given (unknown is exit code 2), else the configured default. */
 export function selectConnection(gw: GatewayService, name: string | undefined): string {
   const names = gw.getConnectionManager().getConnectionNames();
   const chosen = name ?? gw.getConnectionName();

@@ -64,16 +64,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print the result as JSON" },
 };
 
-/**
- * The `connect` command.
- *
- * @example
- * ```ts
- * import { ConnectCommand } from "./connect.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new ConnectCommand().run(["sales", "--timeout", "60"], memoryIo());
- * ```
- */
+/** The `connect` command. */
 export class ConnectCommand extends FlagCommand {
   constructor() {
     super({

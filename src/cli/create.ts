@@ -31,16 +31,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: 'print the result as JSON (also on failure: {"error": ...})' },
 };
 
-/**
- * The `create` command.
- *
- * @example
- * ```ts
- * import { CreateCommand } from "./create.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new CreateCommand().run(["sales"], memoryIo());
- * ```
- */
+/** The `create` command. */
 export class CreateCommand extends FlagCommand {
   constructor() {
     super({

@@ -7,6 +7,7 @@
 
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
+import type { InstancesResource } from "../resources/instances.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
 import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
@@ -102,14 +103,6 @@ async function addHealth(gw: GatewayService, connection: string, rows: InstanceH
  * (key and instances). A key that is an instance token may be refused on `fetchInstances` by servers that
  * do not keep instance data; then `GET /instance/connectionState/<instance>` decides, when the connection
  * names an instance. Never throws.
- *
- * @example
- * ```ts
- * import { checkConnection } from "./health.ts";
- * import { GatewayService } from "../service.ts";
- * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" });
- * const result = await checkConnection(gw, "default", 5000);
- * ```
  */
 export async function checkConnection(
   gw: GatewayService,
@@ -153,27 +146,7 @@ export async function checkConnection(
         : message(error);
       return result;
     }
-    // Maybe an instance token: it is accepted on the instance's own routes.
-    try {
-      const response = await instances.connectionState(result.instance, { timeoutMs, maxRetries: 0 });
-      const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
-      result.authorized = true;
-      result.instances = [{
-        name: result.instance,
-        state: typeof state === "string" ? state : null,
-        health: null,
-        breaker: null,
-        reason: null,
-      }];
-    } catch (inner) {
-      result.authorized = inner instanceof AuthenticationException ? false : null;
-      result.error = inner instanceof AuthenticationException
-        ? `api key was refused: ${message(inner)}`
-        : inner instanceof InstanceNotFoundException
-        ? missingInstance(result.instance)
-        : message(inner);
-      return result;
-    }
+    if (!await checkInstanceToken(instances, result, result.instance, timeoutMs)) return result;
   }
   try {
     // The state connect and status see, not the stored row's; then the health recorded for it.
@@ -190,6 +163,39 @@ export async function checkConnection(
   return result;
 }
 
+/**
+ * A key refused on `fetchInstances` may be an instance token, accepted on the instance's own routes: ask
+ * its `connectionState`. False (with the error set) when that is refused too.
+ */
+async function checkInstanceToken(
+  instances: InstancesResource,
+  result: ConnectionHealth,
+  instance: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  try {
+    const response = await instances.connectionState(instance, { timeoutMs, maxRetries: 0 });
+    const state = (response.data as { instance?: { state?: unknown } } | null)?.instance?.state;
+    result.authorized = true;
+    result.instances = [{
+      name: instance,
+      state: typeof state === "string" ? state : null,
+      health: null,
+      breaker: null,
+      reason: null,
+    }];
+    return true;
+  } catch (error) {
+    result.authorized = error instanceof AuthenticationException ? false : null;
+    result.error = error instanceof AuthenticationException
+      ? `api key was refused: ${message(error)}`
+      : error instanceof InstanceNotFoundException
+      ? missingInstance(instance)
+      : message(error);
+    return false;
+  }
+}
+
 /** The configured instance is not on the server: say so, with the command that creates it. */
 function missingInstance(instance: string): string {
   return `instance "${instance}" does not exist on the server (create it: ${
@@ -203,16 +209,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 
-/**
- * The `health` command.
- *
- * @example
- * ```ts
- * import { HealthCommand } from "./health.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new HealthCommand().run(["--json"], memoryIo());
- * ```
- */
+/** The `health` command. */
 export class HealthCommand extends FlagCommand {
   constructor() {
     super({
@@ -257,16 +254,7 @@ when any connection fails.`,
   }
 }
 
-/**
- * `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`.
- *
- * @example
- * ```ts
- * import { describeInstance } from "./health.ts";
- * describeInstance({ name: "sales", state: "open", health: "suspect", breaker: "open", reason: null });
- * // "sales (open, suspect, breaker open)"
- * ```
- */
+/** `sales (open)`, or with the library's view when it differs: `sales (open, suspect, breaker open)`. */
 export function describeInstance(item: InstanceHealthRow): string {
   const state = item.state ?? "?";
   const same = item.health === null || item.health === state ||
@@ -277,15 +265,7 @@ export function describeInstance(item: InstanceHealthRow): string {
   return `${item.name} (${state}${extra})`;
 }
 
-/**
- * The text report of `health`: a table, one line per failure, a summary.
- *
- * @example
- * ```ts
- * import { renderHealth } from "./health.ts";
- * console.log(renderHealth({ ok: true, connections: [] }, false));
- * ```
- */
+/** The text report of `health`: a table, one line per failure, a summary. */
 export function renderHealth(report: HealthReport, color: boolean): string {
   const paint = colors(color);
   const rows = report.connections.map((item) => [

@@ -64,16 +64,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of text" },
 };
 
-/**
- * The `install` command.
- *
- * @example
- * ```ts
- * import { InstallCommand } from "./install.ts";
- * import { memoryIo } from "./io.ts";
- * await new InstallCommand().run(["--server-url", "http://localhost:8080", "--api-key", "k"], memoryIo());
- * ```
- */
+/** The `install` command. */
 export class InstallCommand extends FlagCommand {
   constructor() {
     super({

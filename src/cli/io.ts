@@ -41,42 +41,18 @@ export interface CliIo {
   cwd?: string;
 }
 
-/**
- * `path` resolved against `io.cwd` (unchanged when it is absolute or `io.cwd` is not set).
- *
- * @example
- * ```ts
- * import { memoryIo, resolvePath } from "./io.ts";
- * resolvePath(memoryIo({ cwd: "/srv/app" }), "gateway-api.json"); // "/srv/app/gateway-api.json"
- * ```
- */
+/** `path` resolved against `io.cwd` (unchanged when it is absolute or `io.cwd` is not set). */
 export function resolvePath(io: CliIo, path: string): string {
   if (io.cwd === undefined || /^([a-zA-Z]:)?[\\/]/.test(path)) return path;
   return `${io.cwd.replace(/[\\/]+$/, "")}/${path}`;
 }
 
-/**
- * An error that ends a command with a given exit code and a one-line message.
- *
- * @example
- * ```ts
- * import { CliError, EXIT_USAGE } from "./io.ts";
- * throw new CliError('Cannot parse flags: "--days" must be a positive number, got "x"', EXIT_USAGE);
- * ```
- */
+/** An error that ends a command with a given exit code and a one-line message. */
 export class CliError extends Error {
   /** The process exit code to use. */
   readonly exitCode: number;
 
-  /**
-   * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { CliError } from "./io.ts";
-   * new CliError("Cannot connect: timed out", 1);
-   * ```
-   */
+  /** Build the error. */
   constructor(message: string, exitCode: number = EXIT_FAILED, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "CliError";
@@ -84,40 +60,16 @@ export class CliError extends Error {
   }
 }
 
-/**
- * Bad usage: exit code 2.
- *
- * @example
- * ```ts
- * import { UsageError } from "./io.ts";
- * throw new UsageError('Unknown command "helth"');
- * ```
- */
+/** Bad usage: exit code 2. */
 export class UsageError extends CliError {
-  /**
-   * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { UsageError } from "./io.ts";
-   * new UsageError("Missing argument: <instance>");
-   * ```
-   */
+  /** Build the error. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, EXIT_USAGE, options);
     this.name = "UsageError";
   }
 }
 
-/**
- * Whether `error` is Deno's permission error (`NotCapable` on Deno 2, `PermissionDenied` before).
- *
- * @example
- * ```ts
- * import { isPermissionError } from "./io.ts";
- * isPermissionError(new Error("x")); // false
- * ```
- */
+/** Whether `error` is Deno's permission error (`NotCapable` on Deno 2, `PermissionDenied` before). */
 export function isPermissionError(error: unknown): boolean {
   const errors = Deno.errors as unknown as Record<string, (new () => Error) | undefined>;
   return [errors.NotCapable, errors.PermissionDenied].some((type) =>
@@ -133,15 +85,7 @@ function isTerminal(stream: { isTerminal(): boolean }): boolean {
   }
 }
 
-/**
- * The real process: Deno's standard streams, environment and `prompt()`.
- *
- * @example
- * ```ts
- * import { denoIo } from "./io.ts";
- * denoIo().stdout("hello\n");
- * ```
- */
+/** The real process: Deno's standard streams, environment and `prompt()`. */
 export function denoIo(signal?: AbortSignal): CliIo {
   const encoder = new TextEncoder();
   const stdoutIsTerminal = isTerminal(Deno.stdout);
@@ -207,12 +151,6 @@ export function memoryIo(
 /**
  * One line for an error. A bare `fetch failed` gets the innermost cause's last clause appended
  * (`Connection refused (os error 111)`), because that is the part an operator can act on.
- *
- * @example
- * ```ts
- * import { errorText } from "./io.ts";
- * errorText(new Error("Cannot reach gateway server for GET /: fetch failed")); // unchanged
- * ```
  */
 export function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

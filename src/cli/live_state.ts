@@ -21,15 +21,6 @@ export interface StateRow {
  * the changed ones in the instance health. `fetchInstances` lists the stored rows, which the server writes
  * when a connection opens or closes: an instance whose socket is still connecting (waiting for a QR code)
  * is `close` there and `connecting` live, which is what `connect` sees. One request per instance not open.
- *
- * @example
- * ```ts
- * import { readLiveStates } from "./live_state.ts";
- * import { GatewayService } from "../service.ts";
- * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" });
- * const rows = [{ name: "sales", state: "close" }];
- * await readLiveStates(gw, "default", rows, 5_000); // rows[0].state: "connecting" while it waits for a code
- * ```
  */
 export async function readLiveStates(
   gw: GatewayService,

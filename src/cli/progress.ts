@@ -10,34 +10,14 @@ import type { CliIo } from "./io.ts";
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const CLEAR_LINE = "\r\x1b[2K";
 
-/**
- * A spinner on standard error with a changing label.
- *
- * @example
- * ```ts
- * import { Spinner } from "./progress.ts";
- * import { memoryIo } from "./io.ts";
- * const spinner = new Spinner(memoryIo(), "Waiting");
- * spinner.start();
- * spinner.stop();
- * ```
- */
+/** A spinner on standard error with a changing label. */
 export class Spinner {
   readonly #io: CliIo;
   #label: string;
   #frame = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  /**
-   * Build a spinner (not started).
-   *
-   * @example
-   * ```ts
-   * import { Spinner } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new Spinner(memoryIo(), "Connecting");
-   * ```
-   */
+  /** Build a spinner (not started). */
   constructor(io: CliIo, label: string) {
     this.#io = io;
     this.#label = label;
@@ -48,16 +28,7 @@ export class Spinner {
     return this.#io.stderrIsTerminal;
   }
 
-  /**
-   * Start animating (no-op off a terminal).
-   *
-   * @example
-   * ```ts
-   * import { Spinner } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new Spinner(memoryIo(), "Connecting").start().stop();
-   * ```
-   */
+  /** Start animating (no-op off a terminal). */
   start(): this {
     if (!this.active || this.#timer !== undefined) return this;
     this.#draw();
@@ -65,31 +36,13 @@ export class Spinner {
     return this;
   }
 
-  /**
-   * Change the label.
-   *
-   * @example
-   * ```ts
-   * import { Spinner } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new Spinner(memoryIo(), "a").update("b");
-   * ```
-   */
+  /** Change the label. */
   update(label: string): void {
     this.#label = label;
     if (this.#timer !== undefined) this.#draw();
   }
 
-  /**
-   * Stop and clear the line.
-   *
-   * @example
-   * ```ts
-   * import { Spinner } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new Spinner(memoryIo(), "a").start().stop();
-   * ```
-   */
+  /** Stop and clear the line. */
   stop(): void {
     if (this.#timer === undefined) return;
     clearInterval(this.#timer);
@@ -103,18 +56,7 @@ export class Spinner {
   }
 }
 
-/**
- * A progress bar on standard error: `label [#####-----] 50/100`. Redraws at most every 50 ms.
- *
- * @example
- * ```ts
- * import { ProgressBar } from "./progress.ts";
- * import { memoryIo } from "./io.ts";
- * const bar = new ProgressBar(memoryIo(), "Pruning");
- * bar.update(5, 10);
- * bar.done();
- * ```
- */
+/** A progress bar on standard error: `label [#####-----] 50/100`. Redraws at most every 50 ms. */
 export class ProgressBar {
   readonly #io: CliIo;
   readonly #label: string;
@@ -122,32 +64,14 @@ export class ProgressBar {
   #lastDraw = 0;
   #drawn = false;
 
-  /**
-   * Build a bar (draws on the first update).
-   *
-   * @example
-   * ```ts
-   * import { ProgressBar } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new ProgressBar(memoryIo(), "Retrying", 30);
-   * ```
-   */
+  /** Build a bar (draws on the first update). */
   constructor(io: CliIo, label: string, width: number = 30) {
     this.#io = io;
     this.#label = label;
     this.#width = width;
   }
 
-  /**
-   * Show `done` of `total` (total unknown: a running count).
-   *
-   * @example
-   * ```ts
-   * import { ProgressBar } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new ProgressBar(memoryIo(), "Pruning").update(1, 4);
-   * ```
-   */
+  /** Show `done` of `total` (total unknown: a running count). */
   update(done: number, total?: number): void {
     if (!this.#io.stderrIsTerminal) return;
     const now = Date.now();
@@ -157,31 +81,14 @@ export class ProgressBar {
     this.#io.stderr(CLEAR_LINE + renderBar(this.#label, done, total, this.#width));
   }
 
-  /**
-   * Clear the bar's line.
-   *
-   * @example
-   * ```ts
-   * import { ProgressBar } from "./progress.ts";
-   * import { memoryIo } from "./io.ts";
-   * new ProgressBar(memoryIo(), "Pruning").done();
-   * ```
-   */
+  /** Clear the bar's line. */
   done(): void {
     if (this.#drawn) this.#io.stderr(CLEAR_LINE);
     this.#drawn = false;
   }
 }
 
-/**
- * The text of one progress bar frame.
- *
- * @example
- * ```ts
- * import { renderBar } from "./progress.ts";
- * renderBar("Pruning", 5, 10, 10); // "Pruning [#####-----] 5/10"
- * ```
- */
+/** The text of one progress bar frame. */
 export function renderBar(label: string, done: number, total: number | undefined, width: number): string {
   if (total === undefined || total <= 0) return `${label} ${done}`;
   const filled = Math.min(width, Math.round((done / total) * width));

@@ -42,16 +42,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 
-/**
- * The `prune` command.
- *
- * @example
- * ```ts
- * import { PruneCommand } from "./prune.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new PruneCommand().run(["--days", "14", "--dry-run"], memoryIo());
- * ```
- */
+/** The `prune` command. */
 export class PruneCommand extends FlagCommand {
   constructor() {
     super({

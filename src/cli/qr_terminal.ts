@@ -22,15 +22,7 @@ export interface QrRenderOptions {
   margin?: number;
 }
 
-/**
- * The dark/light matrix of a QR code for `text` (byte mode, UTF-8, error correction L, smallest version).
- *
- * @example
- * ```ts
- * import { qrMatrix } from "./qr_terminal.ts";
- * qrMatrix("hello").length; // 21
- * ```
- */
+/** The dark/light matrix of a QR code for `text` (byte mode, UTF-8, error correction L, smallest version). */
 export function qrMatrix(text: string): boolean[][] {
   const qr = qrcode(0, "L");
   // The library maps each UTF-16 unit to one byte; hand it UTF-8 bytes as a binary string instead.
@@ -44,15 +36,7 @@ export function qrMatrix(text: string): boolean[][] {
   );
 }
 
-/**
- * Render `text` as a scannable QR code for a terminal, one string with a trailing newline.
- *
- * @example
- * ```ts
- * import { renderQr } from "./qr_terminal.ts";
- * console.log(renderQr("2@abc,def", { style: "plain" }));
- * ```
- */
+/** Render `text` as a scannable QR code for a terminal, one string with a trailing newline. */
 export function renderQr(text: string, options: QrRenderOptions = {}): string {
   const matrix = qrMatrix(text);
   const margin = options.margin ?? 2;

@@ -38,16 +38,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 
-/**
- * The `reconcile` command.
- *
- * @example
- * ```ts
- * import { ReconcileCommand } from "./reconcile.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new ReconcileCommand().run(["--help"], memoryIo());
- * ```
- */
+/** The `reconcile` command. */
 export class ReconcileCommand extends FlagCommand {
   constructor() {
     super({
@@ -91,17 +82,7 @@ that stops (budget, SIGINT, an error) resumes where it was. Exit code 1 when a c
   }
 }
 
-/**
- * The text report of `reconcile`.
- *
- * @example
- * ```ts
- * import { renderReconcile } from "./reconcile.ts";
- * renderReconcile({ store: "gateway.kv", seen: 100, recovered: 30, instances: [
- *   { instance: "sales", chats: 5, seen: 100, recovered: 30, complete: true, errors: [] },
- * ] });
- * ```
- */
+/** The text report of `reconcile`. */
 export function renderReconcile(report: ReconcileReport): string {
   let text = renderTable(
     ["INSTANCE", "CHATS", "SEEN", "RECOVERED", "COMPLETE"],

@@ -38,16 +38,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 
-/**
- * The `reconcile-sends` command.
- *
- * @example
- * ```ts
- * import { ReconcileSendsCommand } from "./reconcile_sends.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new ReconcileSendsCommand().run(["--dry-run"], memoryIo());
- * ```
- */
+/** The `reconcile-sends` command. */
 export class ReconcileSendsCommand extends FlagCommand {
   constructor() {
     super({
@@ -102,15 +93,7 @@ sent messages (DATABASE_SAVE_DATA_NEW_MESSAGE=true, its default). Exit code 1 wh
   }
 }
 
-/**
- * The text report of `reconcile-sends`.
- *
- * @example
- * ```ts
- * import { renderReconcile } from "./reconcile_sends.ts";
- * renderReconcile({ store: "gateway.kv", limit: 100, minAgeSeconds: 60, instance: null, expired: 0, checked: 0, sent: 0, notSent: 0, undecided: 0, dryRun: false, results: [] });
- * ```
- */
+/** The text report of `reconcile-sends`. */
 export function renderReconcile(report: ReconcileSendsReport): string {
   if (report.results.length === 0) return `No sends with an unknown outcome in ${report.store}\n`;
   let text = renderTable(

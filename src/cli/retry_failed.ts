@@ -33,16 +33,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 
-/**
- * The `retry-failed` command.
- *
- * @example
- * ```ts
- * import { RetryFailedCommand } from "./retry_failed.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new RetryFailedCommand().run(["--dry-run"], memoryIo());
- * ```
- */
+/** The `retry-failed` command. */
 export class RetryFailedCommand extends FlagCommand {
   constructor() {
     super({
@@ -104,15 +95,7 @@ resend failed again. SIGINT stops after the message in flight.`,
   }
 }
 
-/**
- * The text report of `retry-failed`.
- *
- * @example
- * ```ts
- * import { renderRetry } from "./retry_failed.ts";
- * renderRetry({ store: "gateway.kv", maxRetries: 3, limit: 100, instance: null, attempted: 0, sent: 0, failed: 0, reconciled: 0, skipped: 0, dryRun: false, results: [] });
- * ```
- */
+/** The text report of `retry-failed`. */
 export function renderRetry(report: RetryFailedReport): string {
   if (report.results.length === 0) return `No failed messages to resend in ${report.store}\n`;
   let text = renderTable(

@@ -18,12 +18,6 @@ import { renderTable, writeJson } from "./table.ts";
 /**
  * Read bulk-send items: a JSON array, or JSON Lines (one object per line). Each item needs
  * `idempotencyKey`, `to` and `text`.
- *
- * @example
- * ```ts
- * import { parseSendItems } from "./send.ts";
- * parseSendItems('{"idempotencyKey":"a","to":"5511999999999","text":"Hi"}\n', "items.jsonl");
- * ```
  */
 export function parseSendItems(text: string, path: string): SendManyItem[] {
   const trimmed = text.trim();
@@ -57,16 +51,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: "print the report as JSON" },
 };
 
-/**
- * The `send` command.
- *
- * @example
- * ```ts
- * import { SendCommand } from "./send.ts";
- * import { memoryIo } from "./io.ts";
- * await new SendCommand().run(["--help"], memoryIo());
- * ```
- */
+/** The `send` command. */
 export class SendCommand extends FlagCommand {
   constructor() {
     super({
@@ -138,15 +123,7 @@ run paused.`,
   }
 }
 
-/**
- * The text report of `send`: the failures and the totals.
- *
- * @example
- * ```ts
- * import { renderSendReport } from "./send.ts";
- * renderSendReport({ batchId: "b", total: 0, sent: 0, failed: 0, skipped: 0, paused: 0, unknown: 0, pause: null, items: [] });
- * ```
- */
+/** The text report of `send`: the failures and the totals. */
 export function renderSendReport(report: SendManyReport): string {
   const problems = report.items.filter((item) => item.status === "failed" || item.status === "unknown");
   let text = problems.length === 0 ? "" : renderTable(

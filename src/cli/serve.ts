@@ -111,19 +111,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "no-tasks": { type: "boolean", help: "do not register the scheduled tasks" },
 };
 
-/**
- * The `serve` command.
- *
- * @example
- * ```ts
- * import { ServeCommand } from "./serve.ts";
- * import { memoryIo } from "./io.ts";
- * const controller = new AbortController();
- * const running = new ServeCommand().run(["--port", "0"], memoryIo({ signal: controller.signal }));
- * controller.abort();
- * await running;
- * ```
- */
+/** The `serve` command. */
 export class ServeCommand extends FlagCommand {
   constructor() {
     super({

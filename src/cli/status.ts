@@ -50,12 +50,6 @@ export interface StatusReport {
 
 /**
  * Map `fetchInstances` rows to {@link InstanceStatus} entries.
- *
- * @example
- * ```ts
- * import { toInstanceStatus } from "./status.ts";
- * toInstanceStatus([{ name: "sales", connectionStatus: "open", ownerJid: "5511@s.whatsapp.net", profileName: "Sales" }]);
- * ```
  */
 export function toInstanceStatus(rows: unknown): InstanceStatus[] {
   if (!Array.isArray(rows)) return [];
@@ -113,16 +107,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { type: "boolean", help: 'print JSON instead of a table (also on failure: {"error": ...})' },
 };
 
-/**
- * The `status` command.
- *
- * @example
- * ```ts
- * import { InstanceStatusCommand } from "./status.ts";
- * import { memoryIo } from "./io.ts";
- * const code = await new InstanceStatusCommand().run(["sales", "--json"], memoryIo());
- * ```
- */
+/** The `status` command. */
 export class InstanceStatusCommand extends FlagCommand {
   constructor() {
     super({

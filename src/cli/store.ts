@@ -24,15 +24,6 @@ export interface OpenStore {
 /**
  * Open `cli.kvPath`. With `mustExist` a missing file is exit code 2 (a maintenance command on a fresh
  * empty file would report nothing and hide a wrong path); `serve` creates it.
- *
- * @example
- * ```ts
- * import { openStore } from "./store.ts";
- * import { loadCliConfig } from "./config.ts";
- * import { memoryIo } from "./io.ts";
- * const opened = await openStore(await loadCliConfig(memoryIo(), undefined), { mustExist: false });
- * opened.close();
- * ```
  */
 export async function openStore(cli: CliConfig, options: { mustExist: boolean }): Promise<OpenStore> {
   const path = cli.kvPath;

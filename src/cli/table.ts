@@ -9,14 +9,6 @@ import type { CliIo } from "./io.ts";
 /**
  * Render rows as an aligned table with a header line; cells are converted with `String()`, null and
  * undefined shown as `-`.
- *
- * @example
- * ```ts
- * import { renderTable } from "./table.ts";
- * console.log(renderTable(["NAME", "STATE"], [["sales", "open"]]));
- * // NAME   STATE
- * // sales  open
- * ```
  */
 export function renderTable(headers: string[], rows: unknown[][]): string {
   const cells = [headers, ...rows.map((row) => row.map(cellText))];
@@ -43,29 +35,12 @@ function pad(text: string, width: number): string {
   return text + " ".repeat(Math.max(0, width - textWidth(text)));
 }
 
-/**
- * Write a value as pretty JSON with a trailing newline.
- *
- * @example
- * ```ts
- * import { writeJson } from "./table.ts";
- * import { memoryIo } from "./io.ts";
- * writeJson(memoryIo(), { ok: true });
- * ```
- */
+/** Write a value as pretty JSON with a trailing newline. */
 export function writeJson(io: CliIo, value: unknown): void {
   io.stdout(JSON.stringify(value, null, 2) + "\n");
 }
 
-/**
- * Colour helpers that do nothing when colours are off.
- *
- * @example
- * ```ts
- * import { colors } from "./table.ts";
- * console.log(colors(false).green("ok")); // "ok"
- * ```
- */
+/** Colour helpers that do nothing when colours are off. */
 export function colors(
   enabled: boolean,
 ): {

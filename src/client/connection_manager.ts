@@ -23,13 +23,6 @@ const HEADER_TOKEN = /^[\x21-\x7e]+$/;
  * message names the connection and the field, never the api key; its `setting` is the key's path
  * (`connections.<name>.<field>`, or the shorthand key for the `default` connection built from the top-level
  * keys). The api key must be a header-safe token: visible ASCII, no whitespace or control characters.
- *
- * @example
- * ```ts
- * import { validateConnection } from "./connection_manager.ts";
- * validateConnection("default", { server_url: "http://localhost:8080/", api_key: "key" }).server_url;
- * // "http://localhost:8080"
- * ```
  */
 export function validateConnection(
   name: string,

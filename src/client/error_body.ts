@@ -11,16 +11,7 @@
 
 import { isRecord } from "../util/json_shape.ts";
 
-/**
- * Flatten any of the server's error shapes into readable strings.
- *
- * @example
- * ```ts
- * import { flattenErrorMessages } from "./error_body.ts";
- * flattenErrorMessages({ status: 400, response: { message: [['instance requires property "text"']] } });
- * // ['instance requires property "text"']
- * ```
- */
+/** Flatten any of the server's error shapes into readable strings. */
 export function flattenErrorMessages(body: unknown): string[] {
   if (body === null || body === undefined) return [];
   if (typeof body === "string") return body.trim() === "" ? [] : [textExcerpt(body)];
@@ -50,12 +41,6 @@ function boomMessage(record: Record<string, unknown>): string | undefined {
 /**
  * The `message` the server put in its envelope (`response.message`, else `message`), in whatever shape it
  * has; the body itself when it is not an object.
- *
- * @example
- * ```ts
- * import { envelopeMessage } from "./error_body.ts";
- * envelopeMessage({ status: 400, response: { message: ["Connection Closed"] } }); // ["Connection Closed"]
- * ```
  */
 export function envelopeMessage(body: unknown): unknown {
   if (isRecord(body)) {
@@ -74,12 +59,6 @@ const HTML = /^\s*<(!doctype|html|head|body|title|\?xml)\b/i;
  * A short, readable excerpt of a text body (a proxy's HTML error page, a stack trace): an HTML page becomes its
  * text without tags, whitespace is collapsed, and the result is cut to 200 characters followed by `…`, so an
  * error message never carries a whole page.
- *
- * @example
- * ```ts
- * import { textExcerpt } from "./error_body.ts";
- * textExcerpt("<html><body><h1>502 Bad Gateway</h1></body></html>"); // "502 Bad Gateway"
- * ```
  */
 export function textExcerpt(text: string, maxChars: number = EXCERPT_CHARS): string {
   let plain = text;

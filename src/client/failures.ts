@@ -95,12 +95,6 @@ export function fetchFailed(
 /**
  * True for Deno's refusal of a permission the process was not given (`Deno.errors.NotCapable` or
  * `PermissionDenied`, e.g. no `--allow-net`): the request was not sent.
- *
- * @example
- * ```ts
- * import { isPermissionError } from "./failures.ts";
- * isPermissionError(new Deno.errors.NotCapable('Requires net access to "127.0.0.1:8080"')); // true
- * ```
  */
 export function isPermissionError(error: unknown): error is Error {
   const name = (error as { name?: unknown })?.name;

@@ -54,12 +54,6 @@ export function hostAndPort(url: string): string {
 /**
  * True when a fetch failure happened before the request could reach the server (refused connection, DNS
  * failure), so retrying cannot act twice.
- *
- * @example
- * ```ts
- * import { failedBeforeSending } from "./fetch_failure.ts";
- * failedBeforeSending(new TypeError("tcp connect error: Connection refused (os error 111)")); // true
- * ```
  */
 export function failedBeforeSending(error: unknown): boolean {
   return chain(error).some((link) => {
@@ -72,14 +66,6 @@ export function failedBeforeSending(error: unknown): boolean {
  * Read a fetch failure of a request to `url`: its cause (refused, DNS, TLS, connection closed), whether it
  * can have reached the server, and a description naming the host and port, with the innermost error's own
  * words for anything else.
- *
- * @example
- * ```ts
- * import { describeFetchFailure } from "./fetch_failure.ts";
- * const inner = new Error("tcp connect error: Connection refused (os error 111)");
- * describeFetchFailure(new TypeError("fetch failed", { cause: inner }), "http://127.0.0.1:8080/").description;
- * // "connection refused by 127.0.0.1:8080"
- * ```
  */
 export function describeFetchFailure(error: unknown, url: string): FetchFailure {
   const links = chain(error);

@@ -106,14 +106,6 @@ function licenseRequired(body: unknown, full: GatewayErrorContext): ConnectionEx
 /**
  * Turn a server answer into the matching exception (see docs/errors.md's error table). Returns null for a
  * successful answer that carries no error.
- *
- * @example
- * ```ts
- * import { AuthenticationException } from "@gw/gateway";
- * import { errorFromResponse } from "./from_response.ts";
- * const error = errorFromResponse(401, { status: 401, error: "Unauthorized", response: { message: "Unauthorized" } }, new Headers(), {});
- * console.log(error instanceof AuthenticationException); // true
- * ```
  */
 export function errorFromResponse(
   status: number,

@@ -10,6 +10,7 @@
 import { DEFAULTS, type GatewayConfig } from "../config.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
 import { MAX_SERVER_DELAY_MS } from "../timing.ts";
+import { checkIdempotencyKey } from "../store/idempotency.ts";
 import { InstanceNotFoundException, ValidationException } from "../errors.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
 import type { ConnectionManager, ResolvedConnection } from "./connection_manager.ts";
@@ -131,12 +132,6 @@ const templates = new Map<string, string[]>();
 /**
  * Fill a route template: `{name}` placeholders are replaced by percent-encoded values, so no value can change
  * the route (`a/../b` and `x?y` stay one segment). `.` and `..` are refused because URL parsers collapse them.
- *
- * @example
- * ```ts
- * import { buildPath } from "./prepared_request.ts";
- * buildPath("/message/sendText/{instance}", { instance: "sales team" }); // "/message/sendText/sales%20team"
- * ```
  */
 export function buildPath(route: string, values: Record<string, string | undefined>): string {
   let parts = templates.get(route);
@@ -215,6 +210,20 @@ function checkOptions(options: RequestOptions): void {
   // The configuration's `retry.max_retries` takes the same range.
   checkInteger("maxRetries", options.maxRetries, 100);
   checkInteger("serverDelayMs", options.serverDelayMs, MAX_SERVER_DELAY_MS);
+  // An empty key went out without its header, and a signal of another type failed as an unreachable server.
+  if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
+  // Read by shape: a signal of another realm is still a signal.
+  if (
+    options.signal !== undefined &&
+    typeof (options.signal as { aborted?: unknown } | null)?.aborted !== "boolean"
+  ) {
+    throw new ValidationException(
+      `Invalid request option: "signal" must be an AbortSignal, got ${
+        options.signal === null ? "null" : typeof options.signal
+      }`,
+      { messages: ["signal must be an AbortSignal"] },
+    );
+  }
   const limit = options.maxResponseBytes;
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
     throw new ValidationException(

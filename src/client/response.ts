@@ -4,16 +4,7 @@
  * @module
  */
 
-/**
- * Read a dot path out of parsed JSON; numeric segments index arrays (`"0.name"`, `"key.id"`).
- *
- * @example
- * ```ts
- * import { readPath } from "./response.ts";
- * readPath({ key: { id: "3EB0" } }, "key.id"); // "3EB0"
- * readPath([{ name: "sales" }], "0.name"); // "sales"
- * ```
- */
+/** Read a dot path out of parsed JSON; numeric segments index arrays (`"0.name"`, `"key.id"`). */
 export function readPath(data: unknown, path?: string): unknown {
   if (path === undefined || path === "") return data;
   let current: unknown = data;

@@ -25,15 +25,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-/**
- * Fill in the retry defaults (2 retries, 500 ms base, 8 s cap, 60 s longest Retry-After).
- *
- * @example
- * ```ts
- * import { retryPolicy } from "./retry.ts";
- * retryPolicy({ max_retries: 5 }).maxRetries; // 5
- * ```
- */
+/** Fill in the retry defaults (2 retries, 500 ms base, 8 s cap, 60 s longest Retry-After). */
 export function retryPolicy(config: RetryConfig = {}): RetryPolicy {
   return {
     maxRetries: config.max_retries ?? DEFAULTS.max_retries,
@@ -46,13 +38,6 @@ export function retryPolicy(config: RetryConfig = {}): RetryPolicy {
 /**
  * Backoff before retry number `retry` (0 for the first retry): `min(maxDelayMs, baseDelayMs · 2^retry)`,
  * then "full jitter" scaled into [50 %, 100 %] of that value so retries spread without collapsing to zero.
- *
- * @example
- * ```ts
- * import { backoffDelay, retryPolicy } from "./retry.ts";
- * backoffDelay(retryPolicy(), 0, () => 1); // 500
- * backoffDelay(retryPolicy(), 5, () => 0); // 4000 (half of the 8000 cap)
- * ```
  */
 export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
@@ -63,12 +48,6 @@ export function backoffDelay(policy: RetryPolicy, retry: number, random: () => n
  * Whether a request whose fetch failed may be sent again: a request that is safe to repeat may, and so may
  * any request that cannot have reached the server (refused connection, failed DNS lookup). A message send
  * that may have arrived never is: it could be delivered twice.
- *
- * @example
- * ```ts
- * import { retriesFailedFetch } from "./retry.ts";
- * retriesFailedFetch({ idempotent: false, notSent: false }); // false: the send may have arrived
- * ```
  */
 export function retriesFailedFetch(failure: { idempotent: boolean; notSent: boolean }): boolean {
   return failure.idempotent || failure.notSent;
@@ -78,13 +57,6 @@ export function retriesFailedFetch(failure: { idempotent: boolean; notSent: bool
  * Whether an answer's status is retried before its body is read: 408, 429, 500, 502 and 504 for a request that
  * is safe to repeat, 429 alone for one that is not. A 503 is decided once its body is read
  * ({@link retriesAnswer}): the server's license gate answers 503 too, and that one never heals by itself.
- *
- * @example
- * ```ts
- * import { retriesStatus } from "./retry.ts";
- * retriesStatus(true, 502); // true
- * retriesStatus(false, 502); // false: a proxy's 502 does not prove the send did not happen
- * ```
  */
 export function retriesStatus(idempotent: boolean, status: number): boolean {
   if (status === 503) return false;
@@ -94,13 +66,6 @@ export function retriesStatus(idempotent: boolean, status: number): boolean {
 /**
  * Whether an answer whose body was read is retried: a 503 (the server is not taking requests, so it did not
  * act), unless it is the license gate's.
- *
- * @example
- * ```ts
- * import { retriesAnswer } from "./retry.ts";
- * retriesAnswer(503, false); // true
- * retriesAnswer(503, true); // false: LICENSE_REQUIRED
- * ```
  */
 export function retriesAnswer(status: number, licenseRequired: boolean): boolean {
   return status === 503 && !licenseRequired;
@@ -132,15 +97,6 @@ export interface RetryWaitInput {
  * How long to wait before the next attempt. `stop` when the retries are used up or the wait would pass the
  * deadline; `too_long` when the server's `Retry-After` is longer than `maxRetryAfterMs` or the deadline
  * allows (the caller then fails at once with a `RateLimitException` instead of retrying early).
- *
- * @example
- * ```ts
- * import { retryPolicy, retryWait } from "./retry.ts";
- * const wait = retryWait(retryPolicy(), {
- *   attempt: 1, maxRetries: 2, now: 0, deadlineAt: 90_000, retryAfterMs: 2000, random: Math.random,
- * });
- * console.log(wait); // { kind: "wait", delayMs: 2000 }
- * ```
  */
 export function retryWait(policy: RetryPolicy, input: RetryWaitInput): RetryWait {
   if (input.attempt > input.maxRetries) return { kind: "stop" };
@@ -152,15 +108,7 @@ export function retryWait(policy: RetryPolicy, input: RetryWaitInput): RetryWait
   return now + delayMs >= deadlineAt ? { kind: "stop" } : { kind: "wait", delayMs };
 }
 
-/**
- * Parse a `Retry-After` or `retry-after-ms` header into milliseconds (null when absent or unreadable).
- *
- * @example
- * ```ts
- * import { parseRetryAfter } from "./retry.ts";
- * parseRetryAfter(new Headers({ "retry-after": "3" }), Date.now()); // 3000
- * ```
- */
+/** Parse a `Retry-After` or `retry-after-ms` header into milliseconds (null when absent or unreadable). */
 export function parseRetryAfter(headers: Headers, now: number): number | null {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "") {

@@ -89,20 +89,16 @@ async function streamed(url: string, init: RequestInit | undefined, body: string
 /**
  * The fetch of sends: in Deno, every request's body (an empty one too) is sent as a stream, which Deno's own
  * retry cannot replay, and a 307 or 308 is followed with it; elsewhere the global fetch. A body that is not
- * a string, or a caller's own `redirect` setting, leaves the request to the global fetch as it is.
- *
- * @example
- * ```ts
- * import { sendFetch } from "./send_fetch.ts";
- * const send = sendFetch();
- * // await send("http://127.0.0.1:8080/message/sendText/sales", { method: "POST", body: "{}" });
- * ```
+ * a string, a GET or HEAD (no body allowed), or a caller's own `redirect` setting, leaves the request to the
+ * global fetch as it is.
  */
 export function sendFetch(): typeof fetch {
   if (typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version !== "object") return globalFetch;
   return (input, init) => {
     const body = init?.body ?? "";
-    if (typeof body !== "string" || typeof input !== "string" || init?.redirect !== undefined) {
+    // A GET (`acceptInvite`) cannot carry a body: fetch refuses one, a stream included.
+    const bodiless = init?.method === "GET" || init?.method === "HEAD";
+    if (typeof body !== "string" || typeof input !== "string" || init?.redirect !== undefined || bodiless) {
       return globalThis.fetch(input, init);
     }
     return streamed(input, init, body);

@@ -276,6 +276,39 @@ interface ChatRun extends Settings {
   count: (outcome: MessageOutcome) => void;
 }
 
+/**
+ * One message of a chat: an inbound one is fed to the processor (through its claim); the cursor moves past
+ * it unless it is behind the cursor already. "stop" when the run must stop before it (budget spent, or
+ * another delivery holds it and may still fail).
+ */
+async function reconcileRecord(
+  record: MessageRecord,
+  progress: Progress,
+  run: ChatRun,
+  feed: (id: string, record: MessageRecord) => Promise<MessageOutcome>,
+): Promise<Progress | "stop"> {
+  const id = record.key?.id;
+  const ts = seconds(record.messageTimestamp);
+  if (typeof id !== "string" || ts === undefined) return progress;
+  const inbound = record.key.fromMe !== true;
+  if (ts < progress.ts || (ts === progress.ts && progress.ids.includes(id))) {
+    // Behind the cursor (the overlap): checked through its claim, without moving the cursor.
+    if (inbound) {
+      const outcome = await feed(id, record);
+      if (outcome !== "busy") run.count(outcome);
+    }
+    return progress;
+  }
+  if (inbound) {
+    if (run.budget() <= 0) return "stop";
+    run.spend();
+    const outcome = await feed(id, record);
+    if (outcome === "busy") return "stop";
+    run.count(outcome);
+  }
+  return ts === progress.ts ? { ts, ids: [...progress.ids, id] } : { ts, ids: [id] };
+}
+
 /** Check one chat's new messages, oldest first; true when it stopped before the end. */
 async function reconcileChat(
   chats: ReturnType<ReturnType<ReconcileInboundService["instance"]>["chats"]>,
@@ -324,27 +357,9 @@ async function reconcileChat(
         : (await chats.findMessages(query(page), { signal: run.signal })).data?.messages?.records ?? [];
       const ascending = [...records].sort((a, b) => a.messageTimestamp - b.messageTimestamp);
       for (const record of ascending) {
-        const id = record.key?.id;
-        const ts = seconds(record.messageTimestamp);
-        if (typeof id !== "string" || ts === undefined) continue;
-        const inbound = record.key.fromMe !== true;
-        if (ts < progress.ts || (ts === progress.ts && progress.ids.includes(id))) {
-          // Behind the cursor (the overlap): checked through its claim, without moving the cursor.
-          if (inbound) {
-            const outcome = await feed(id, record);
-            if (outcome !== "busy") run.count(outcome);
-          }
-          continue;
-        }
-        if (inbound) {
-          if (run.budget() <= 0) return true;
-          run.spend();
-          const outcome = await feed(id, record);
-          // Another delivery holds it now: do not move past it (it may still fail).
-          if (outcome === "busy") return true;
-          run.count(outcome);
-        }
-        progress = ts === progress.ts ? { ts, ids: [...progress.ids, id] } : { ts, ids: [id] };
+        const next = await reconcileRecord(record, progress, run, feed);
+        if (next === "stop") return true;
+        progress = next;
       }
       await save();
     }

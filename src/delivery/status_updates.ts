@@ -53,17 +53,7 @@ export function reached(current: MessageStatus, target: MessageStatus): boolean 
   return current !== "ERROR" && RANK[current] >= RANK[target];
 }
 
-/**
- * The status named by `value` (`"READ"`, `"read"`, `4`), or undefined for anything else (`DELETED`).
- *
- * @example
- * ```ts
- * import { parseMessageStatus } from "./status_updates.ts";
- * parseMessageStatus("delivery_ack"); // "DELIVERY_ACK"
- * parseMessageStatus(4); // "READ"
- * parseMessageStatus("DELETED"); // undefined
- * ```
- */
+/** The status named by `value` (`"READ"`, `"read"`, `4`), or undefined for anything else (`DELETED`). */
 export function parseMessageStatus(value: unknown): MessageStatus | undefined {
   if (typeof value === "number") return BY_NUMBER[value];
   if (typeof value !== "string") return undefined;

@@ -13,12 +13,6 @@ import { unknownOption } from "./option_names.ts";
 
 /**
  * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).
- *
- * @example
- * ```ts
- * import type { ServerSchema } from "./body_spec.ts";
- * const delay: ServerSchema = { type: "integer", description: "Enter a value in milliseconds" };
- * ```
  */
 export interface ServerSchema {
   type?: string | string[];
@@ -112,12 +106,6 @@ export interface BodySpec {
 /**
  * The server's shape of a list of numbers (`mentioned`, `statusJidList`): 1+ distinct strings starting with a
  * digit, reported with the server's own message.
- *
- * @example
- * ```ts
- * import { numberListSchema } from "./body_spec.ts";
- * numberListSchema("mentioned").minItems; // 1
- * ```
  */
 export function numberListSchema(name: string): ServerSchema {
   return {
@@ -134,12 +122,6 @@ export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, reci
 /**
  * The same fields with none of them in the server's schema (a route whose schema does not list the shared
  * send options, which the server still reads).
- *
- * @example
- * ```ts
- * import { unlisted } from "./body_spec.ts";
- * unlisted({ delay: { type: "integer", min: 0 } }).delay.server; // false
- * ```
  */
 export function unlisted(fields: Readonly<Record<string, FieldSpec>>): Record<string, FieldSpec> {
   return Object.fromEntries(
@@ -147,15 +129,7 @@ export function unlisted(fields: Readonly<Record<string, FieldSpec>>): Record<st
   );
 }
 
-/**
- * Throws at once when the input is not an object: there are no fields to name.
- *
- * @example
- * ```ts
- * import { requireObject } from "./body_spec.ts";
- * requireObject({ number: "5511999999999" }, "text message").number; // "5511999999999"
- * ```
- */
+/** Throws at once when the input is not an object: there are no fields to name. */
 export function requireObject(input: unknown, what: string): Record<string, unknown> {
   if (!isRecord(input)) {
     throw new ValidationException(`Invalid ${what}: expected an object`, {
@@ -206,13 +180,6 @@ function readField(problems: Problems, name: string, field: FieldSpec, value: un
  * Validate `input` against a body declaration: every problem is collected, then thrown together as a
  * `ValidationException`; the answer holds the declared fields only, in declared order, without the unset ones.
  * A key the declaration does not name is refused with the key most likely meant (`passThrough`: passed on).
- *
- * @example
- * ```ts
- * import { readBody } from "./body_spec.ts";
- * const spec = { what: "label", fields: { labelId: { type: "string", required: true } } } as const;
- * readBody(spec, { labelId: "3" }); // { labelId: "3" }
- * ```
  */
 export function readBody(spec: BodySpec, input: unknown): Record<string, unknown> {
   const record = requireObject(input, spec.what);
@@ -234,13 +201,6 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
 /**
  * Read the declared fields of `record` into `problems`: the checked values, in declared order, without the
  * unset ones.
- *
- * @example
- * ```ts
- * import { readFields } from "./body_spec.ts";
- * import { Problems } from "./validate.ts";
- * readFields(new Problems(), { delay: { type: "integer", min: 0 } }, { delay: 1200 }); // { delay: 1200 }
- * ```
  */
 export function readFields(
   problems: Problems,

@@ -11,15 +11,7 @@ import type { Problems } from "./validate.ts";
 import { compact } from "../util/json_shape.ts";
 import { readHeaders, readWebhookEvents, readWebhookUrl } from "./webhook_config.ts";
 
-/**
- * Integrations the server knows.
- *
- * @example
- * ```ts
- * import { INTEGRATIONS } from "./create_instance.ts";
- * INTEGRATIONS[0]; // "WHATSAPP-BAILEYS"
- * ```
- */
+/** Integrations the server knows. */
 export const INTEGRATIONS: readonly ["WHATSAPP-BAILEYS", "WHATSAPP-BUSINESS", "EVOLUTION"] = [
   "WHATSAPP-BAILEYS",
   "WHATSAPP-BUSINESS",
@@ -83,15 +75,7 @@ export interface CreateInstanceDto {
   readonly [key: string]: unknown;
 }
 
-/**
- * Proxy protocols.
- *
- * @example
- * ```ts
- * import { PROXY_PROTOCOLS } from "./create_instance.ts";
- * PROXY_PROTOCOLS.includes("socks5"); // true
- * ```
- */
+/** Proxy protocols. */
 export const PROXY_PROTOCOLS: readonly ["http", "https", "socks4", "socks5"] = [
   "http",
   "https",

@@ -7,15 +7,7 @@
 import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 
-/**
- * Template categories.
- *
- * @example
- * ```ts
- * import { TEMPLATE_CATEGORIES } from "./create_template.ts";
- * TEMPLATE_CATEGORIES.includes("UTILITY"); // true
- * ```
- */
+/** Template categories. */
 export const TEMPLATE_CATEGORIES: readonly ["AUTHENTICATION", "MARKETING", "UTILITY"] = [
   "AUTHENTICATION",
   "MARKETING",

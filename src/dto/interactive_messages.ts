@@ -143,15 +143,7 @@ export class SendListMessageDto extends RequestDto {
   }
 }
 
-/**
- * Button types of `sendButtons`.
- *
- * @example
- * ```ts
- * import { BUTTON_TYPES } from "./interactive_messages.ts";
- * BUTTON_TYPES.includes("pix"); // true
- * ```
- */
+/** Button types of `sendButtons`. */
 export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
   "reply",
   "copy",
@@ -159,15 +151,7 @@ export const BUTTON_TYPES: readonly ["reply", "copy", "url", "call", "pix"] = [
   "call",
   "pix",
 ];
-/**
- * PIX key types.
- *
- * @example
- * ```ts
- * import { PIX_KEY_TYPES } from "./interactive_messages.ts";
- * PIX_KEY_TYPES.includes("cpf"); // true
- * ```
- */
+/** PIX key types. */
 export const PIX_KEY_TYPES: readonly ["phone", "email", "cpf", "cnpj", "random"] = [
   "phone",
   "email",

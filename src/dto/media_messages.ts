@@ -10,15 +10,7 @@ import { LINK_PREVIEW_FIELD, MESSAGE_OPTION_FIELDS, type MessageOptions } from "
 import { RequestDto, type RequestInput } from "./request_dto.ts";
 import { mediaKind, type Problems } from "./validate.ts";
 
-/**
- * Media types `sendMedia` accepts.
- *
- * @example
- * ```ts
- * import { MEDIA_TYPES } from "./media_messages.ts";
- * MEDIA_TYPES.includes("image"); // true
- * ```
- */
+/** Media types `sendMedia` accepts. */
 export const MEDIA_TYPES: readonly ["image", "document", "video", "audio"] = [
   "image",
   "document",
@@ -229,15 +221,7 @@ export class SendStickerMessageDto extends RequestDto {
   }
 }
 
-/**
- * Status (story) types.
- *
- * @example
- * ```ts
- * import { STATUS_TYPES } from "./media_messages.ts";
- * STATUS_TYPES.includes("text"); // true
- * ```
- */
+/** Status (story) types. */
 export const STATUS_TYPES: readonly ["text", "image", "audio", "video"] = ["text", "image", "audio", "video"];
 function readColour(problems: Problems, field: string, value: unknown): string | undefined {
   const colour = problems.text(field, value);

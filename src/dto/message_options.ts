@@ -31,15 +31,7 @@ export interface MessageOptions {
   readonly quoted?: QuotedInput;
 }
 
-/**
- * The option names, used to split a method's options object into body options and call options.
- *
- * @example
- * ```ts
- * import { MESSAGE_OPTION_KEYS } from "./message_options.ts";
- * MESSAGE_OPTION_KEYS.includes("delay"); // true
- * ```
- */
+/** The option names, used to split a method's options object into body options and call options. */
 export const MESSAGE_OPTION_KEYS: readonly string[] = [
   "delay",
   "linkPreview",

@@ -32,14 +32,6 @@ function keysOf(names: Iterable<string>): OptionKeys {
 /**
  * The problem of an option `key` that is none of `fields` (a body's fields; empty for a call that takes no
  * body): `"<key>" is not an option`, with the field or call option most likely meant.
- *
- * @example
- * ```ts
- * import { unknownOption } from "./option_names.ts";
- * unknownOption("dealy", ["number", "text", "delay"]); // '"dealy" is not an option; did you mean "delay"?'
- * unknownOption("deadlineMs", []);
- * // '"deadlineMs" is not an option (only client.request takes it); did you mean "timeoutMs"?'
- * ```
  */
 export function unknownOption(key: string, fields: Iterable<string>): string {
   if (CALL_OPTION_KEYS.includes(key)) {
@@ -59,14 +51,6 @@ export function unknownOption(key: string, fields: Iterable<string>): string {
  * Refuse a per-call options object (`CallOptions`) with a key no resource call takes (`deadlineMs`, a
  * misspelling), with the key most likely meant, and a `resolve` that is not a boolean, before any request: an
  * option the call would ignore is never dropped without a word. Keys set to `undefined` are no options.
- *
- * @example
- * ```ts
- * import { checkCallOptions } from "./option_names.ts";
- * checkCallOptions({ timeoutMs: 5000 }); // passes
- * // checkCallOptions({ deadlineMs: 5000 }): ValidationException: Invalid call options: "deadlineMs" is not an
- * // option (only client.request takes it); did you mean "timeoutMs"?
- * ```
  */
 export function checkCallOptions(options: object | undefined): void {
   if (options === undefined) return;

@@ -7,15 +7,7 @@
 import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
 
-/**
- * Who may see or do something: the values of most privacy settings.
- *
- * @example
- * ```ts
- * import { PRIVACY_AUDIENCE } from "./privacy_settings.ts";
- * PRIVACY_AUDIENCE.includes("contact_blacklist"); // true
- * ```
- */
+/** Who may see or do something: the values of most privacy settings. */
 export const PRIVACY_AUDIENCE: readonly ["all", "contacts", "contact_blacklist", "none"] = [
   "all",
   "contacts",
@@ -24,15 +16,7 @@ export const PRIVACY_AUDIENCE: readonly ["all", "contacts", "contact_blacklist",
 ];
 const AUDIENCE = PRIVACY_AUDIENCE;
 
-/**
- * The allowed values of each privacy setting.
- *
- * @example
- * ```ts
- * import { PRIVACY_VALUES } from "./privacy_settings.ts";
- * PRIVACY_VALUES.online; // ["all", "match_last_seen"]
- * ```
- */
+/** The allowed values of each privacy setting. */
 export const PRIVACY_VALUES: {
   readonly readreceipts: readonly ["all", "none"];
   readonly profile: typeof PRIVACY_AUDIENCE;

@@ -27,15 +27,7 @@ export interface InstanceSettings {
   wavoipToken?: string;
 }
 
-/**
- * The six booleans `/settings/set` requires.
- *
- * @example
- * ```ts
- * import { REQUIRED_SETTINGS } from "./settings.ts";
- * REQUIRED_SETTINGS.length; // 6
- * ```
- */
+/** The six booleans `/settings/set` requires. */
 export const REQUIRED_SETTINGS: readonly [
   "rejectCall",
   "groupsIgnore",

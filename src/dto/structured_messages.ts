@@ -233,15 +233,7 @@ function readReaction(problems: Problems, field: string, value: unknown): string
   return reaction;
 }
 
-/**
- * The server's shape of a message key (`{ id, remoteJid, fromMe }`), in reactions and the chat routes.
- *
- * @example
- * ```ts
- * import { MESSAGE_KEY_SCHEMA } from "./structured_messages.ts";
- * MESSAGE_KEY_SCHEMA.required; // ["id", "remoteJid", "fromMe"]
- * ```
- */
+/** The server's shape of a message key (`{ id, remoteJid, fromMe }`), in reactions and the chat routes. */
 export const MESSAGE_KEY_SCHEMA: ServerSchema = {
   type: "object",
   properties: { id: TEXT, remoteJid: TEXT, fromMe: { type: "boolean", enum: [true, false] } },

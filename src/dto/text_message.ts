@@ -45,12 +45,6 @@ function plainTextBody(number: unknown, text: unknown): RequestBody<SendTextMess
  * a text, no other key) is checked at once, without the full reading of the declaration: every send goes
  * through here, and the full reading costs a few percent of a loopback round trip. Any other input takes
  * the full reading, so the body and the errors are the same either way.
- *
- * @example
- * ```ts
- * import { readTextBody } from "./text_message.ts";
- * readTextBody({ number: "+55 11 99999-9999", text: "Hi" }); // { number: "5511999999999", text: "Hi" }
- * ```
  */
 export function readTextBody(input: unknown): RequestBody<SendTextMessageDto> {
   const body = isRecord(input) && setsNoOption(input) ? plainTextBody(input.number, input.text) : undefined;
@@ -59,12 +53,6 @@ export function readTextBody(input: unknown): RequestBody<SendTextMessageDto> {
 
 /**
  * {@link readTextBody} of `{ number, text }`, without building that object when the body is plain.
- *
- * @example
- * ```ts
- * import { textBodyOf } from "./text_message.ts";
- * textBodyOf("5511999999999", "Hi"); // { number: "5511999999999", text: "Hi" }
- * ```
  */
 export function textBodyOf(number: unknown, text: unknown): RequestBody<SendTextMessageDto> {
   return plainTextBody(number, text) ?? readTextBody({ number, text });

@@ -16,43 +16,17 @@ const NUMBER_FORMATTING = /[\s+\-().]/g;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const HTTP_URL = /^https?:\/\/\S+$/i;
 
-/**
- * Collects one message per bad field, then throws them together.
- *
- * @example
- * ```ts
- * import { Problems } from "./validate.ts";
- * const problems = new Problems();
- * const text = problems.text("text", "", { required: true });
- * problems.throwIfAny("send text message"); // throws ValidationException: text is required
- * ```
- */
+/** Collects one message per bad field, then throws them together. */
 export class Problems {
   /** The messages collected so far. */
   readonly messages: string[] = [];
 
-  /**
-   * Record a problem.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().add("number is required");
-   * ```
-   */
+  /** Record a problem. */
   add(message: string): void {
     this.messages.push(message);
   }
 
-  /**
-   * Throw a `ValidationException` listing every problem, when there is one.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().throwIfAny("send text message"); // no problems: returns
-   * ```
-   */
+  /** Throw a `ValidationException` listing every problem, when there is one. */
   throwIfAny(what: string): void {
     if (this.messages.length === 0) return;
     throw new ValidationException(`Invalid ${what}: ${this.messages.join("; ")}`, {
@@ -60,15 +34,7 @@ export class Problems {
     });
   }
 
-  /**
-   * A string field; `required` rejects missing and blank values. Returns the value as given.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().text("caption", "Hi"); // "Hi"
-   * ```
-   */
+  /** A string field; `required` rejects missing and blank values. Returns the value as given. */
   text(field: string, value: unknown, options: { required?: boolean } = {}): string | undefined {
     if (value === undefined || value === null) {
       if (options.required) this.add(`${field} is required`);
@@ -85,15 +51,7 @@ export class Problems {
     return value;
   }
 
-  /**
-   * An optional boolean field.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().bool("linkPreview", false); // false
-   * ```
-   */
+  /** An optional boolean field. */
   bool(field: string, value: unknown, options: { required?: boolean } = {}): boolean | undefined {
     if (value === undefined || value === null) {
       if (options.required) this.add(`${field} is required`);
@@ -106,15 +64,7 @@ export class Problems {
     return value;
   }
 
-  /**
-   * A finite number field, optionally an integer within `[min, max]`.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().number("latitude", -23.5, { required: true, min: -90, max: 90 }); // -23.5
-   * ```
-   */
+  /** A finite number field, optionally an integer within `[min, max]`. */
   number(
     field: string,
     value: unknown,
@@ -142,15 +92,7 @@ export class Problems {
     return value;
   }
 
-  /**
-   * A value out of a fixed set.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().oneOf("mediatype", "image", ["image", "video"] as const, { required: true }); // "image"
-   * ```
-   */
+  /** A value out of a fixed set. */
   oneOf<T extends string | number>(
     field: string,
     value: unknown,
@@ -168,15 +110,7 @@ export class Problems {
     return value as T;
   }
 
-  /**
-   * An array field; `minItems` defaults to 0.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().array("values", ["a", "b"], { required: true, minItems: 2 }); // ["a", "b"]
-   * ```
-   */
+  /** An array field; `minItems` defaults to 0. */
   array(
     field: string,
     value: unknown,
@@ -200,15 +134,7 @@ export class Problems {
     return value;
   }
 
-  /**
-   * A plain object field.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().object("headers", { authorization: "Bearer x" }); // { authorization: "Bearer x" }
-   * ```
-   */
+  /** A plain object field. */
   object(
     field: string,
     value: unknown,
@@ -228,12 +154,6 @@ export class Problems {
   /**
    * A recipient: a phone number in international form (spaces, `+`, dashes, dots and parentheses are
    * stripped) or a JID (`@s.whatsapp.net`, `@g.us`, `@lid`). Returns the normalized value.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().recipient("number", "+55 (11) 99999-9999"); // "5511999999999"
-   * ```
    */
   recipient(field: string, value: unknown, options: { required?: boolean; minDigits?: number } = {}):
     | string
@@ -253,12 +173,6 @@ export class Problems {
 
   /**
    * Media given as an http(s) URL or raw base64 (a `data:` URI gets a message telling to strip its prefix).
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().media("media", "https://example.com/a.png"); // "https://example.com/a.png"
-   * ```
    */
   media(field: string, value: unknown, options: { required?: boolean } = {}): string | undefined {
     const text = this.text(field, value, { required: options.required ?? true });
@@ -279,12 +193,6 @@ export class Problems {
 
   /**
    * A message key `{ id, remoteJid, fromMe, participant? }`; `required` lists which of the three are needed.
-   *
-   * @example
-   * ```ts
-   * import { Problems } from "./validate.ts";
-   * new Problems().messageKey("key", { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: true });
-   * ```
    */
   messageKey(
     field: string,
@@ -337,16 +245,7 @@ export function normalizeNumber(value: string, minDigits = 7): string | null {
   return digits;
 }
 
-/**
- * What a media string is: an http(s) URL, raw base64, a data URI (refused by the server) or neither.
- *
- * @example
- * ```ts
- * import { mediaKind } from "./validate.ts";
- * mediaKind("https://example.com/a.png"); // "url"
- * mediaKind("iVBORw0KGgo="); // "base64"
- * ```
- */
+/** What a media string is: an http(s) URL, raw base64, a data URI (refused by the server) or neither. */
 export function mediaKind(value: string): "url" | "base64" | "data-uri" | "invalid" {
   const trimmed = value.trim();
   if (/^data:/i.test(trimmed)) return "data-uri";
@@ -359,13 +258,6 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
 /**
  * A chat's full JID: a bare number (already normalized) becomes a person's JID; a JID is kept. The server
  * matches stored chats and bot sessions on the full JID.
- *
- * @example
- * ```ts
- * import { personJid } from "./validate.ts";
- * personJid("5511999999999"); // "5511999999999@s.whatsapp.net"
- * personJid("120363025246125888@g.us"); // "120363025246125888@g.us"
- * ```
  */
 export function personJid(value: string): string {
   return value.includes("@") ? value : `${value}@s.whatsapp.net`;

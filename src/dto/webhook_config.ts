@@ -19,14 +19,6 @@ const BY_DOTTED: ReadonlyMap<string, string> = new Map(
 /**
  * The UPPER_SNAKE config name of an event given in either form (`messages.upsert` → `MESSAGES_UPSERT`),
  * or null when the server does not know it.
- *
- * @example
- * ```ts
- * import { webhookEventName } from "./webhook_config.ts";
- * webhookEventName("messages.upsert"); // "MESSAGES_UPSERT"
- * webhookEventName("groups.update"); // "GROUP_UPDATE"
- * webhookEventName("NOPE"); // null
- * ```
  */
 export function webhookEventName(name: string): string | null {
   const trimmed = name.trim();

@@ -84,15 +84,7 @@ const REASONS: Record<number, Omit<DisconnectReason, "code">> = {
   },
 };
 
-/**
- * Codes the server never reconnects after (it sends the final `connection.update` close for them).
- *
- * @example
- * ```ts
- * import { FINAL_DISCONNECT_CODES } from "./disconnect_reason.ts";
- * FINAL_DISCONNECT_CODES.includes(403); // true
- * ```
- */
+/** Codes the server never reconnects after (it sends the final `connection.update` close for them). */
 export const FINAL_DISCONNECT_CODES: readonly number[] = [401, 402, 403, 406];
 
 /**

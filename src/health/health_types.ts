@@ -74,12 +74,6 @@ export interface InstanceRef {
 /**
  * The state key of one instance, `<connection>/<instance>` with both parts escaped (so a `/` in a name
  * cannot reach another instance's entry); health, pacing and `sendMany`'s lease key their entries by it.
- *
- * @example
- * ```ts
- * import { instanceKey } from "./health_types.ts";
- * instanceKey({ connection: "default", instance: "sales/eu" }); // "default/sales%2Feu"
- * ```
  */
 export function instanceKey(ref: InstanceRef): string {
   return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
@@ -88,12 +82,6 @@ export function instanceKey(ref: InstanceRef): string {
 /**
  * {@link instanceKey} of each instance, built once: the breaker and the pacer key an entry by it on every
  * send, and each call would escape both names again. Bounded (10 000 instances per connection). Internal.
- *
- * @example
- * ```ts
- * import { InstanceKeys } from "./health_types.ts";
- * new InstanceKeys().of({ connection: "default", instance: "sales/eu" }); // "default/sales%2Feu"
- * ```
  */
 export class InstanceKeys {
   readonly #keys = new Map<string, Map<string, string>>();

@@ -9,7 +9,7 @@
 
 import { InstanceDisconnectedException } from "../errors.ts";
 import type { StateEntry, StateStore } from "../store/state.ts";
-import { type DisconnectReason, disconnectReason } from "./disconnect_reason.ts";
+import { disconnectReason } from "./disconnect_reason.ts";
 import { positiveNumber } from "../util/checks.ts";
 import { compact } from "../util/json_shape.ts";
 import {
@@ -17,29 +17,13 @@ import {
   type HealthSource,
   type InstanceHealthOptions,
   type InstanceHealthRecord,
-  type InstanceHealthStatus,
   InstanceKeys,
   type InstanceRef,
   refOf,
 } from "./health_types.ts";
-import { cliCommand } from "../errors/command_hint.ts";
+import { closedBreaker, type HealthStored, refusal, viewOf } from "./health_record.ts";
 
-interface Stored {
-  status: InstanceHealthStatus;
-  reason?: DisconnectReason;
-  consecutiveFailures: number;
-  lastError?: string;
-  /** Breaker open: when a probe may go; null: no probe by time (only an open state heals it). */
-  retryAt?: number | null;
-  /** Breaker open: how the probe is made. */
-  probe?: "send" | "state";
-  /** Cooldown used for the last opening, doubled on each failed probe. */
-  cooldownMs?: number;
-  /** A probe claimed by a caller until then. */
-  probeUntil?: number;
-  updatedAt: number;
-  source: HealthSource;
-}
+type Stored = HealthStored;
 
 const NAMESPACE = "health";
 
@@ -147,7 +131,7 @@ export class InstanceHealth {
     } catch (error) {
       return Promise.reject(error);
     }
-    return read.then((entry) => this.#view(ref, entry?.value));
+    return read.then((entry) => viewOf(ref, entry?.value, this.#now()));
   }
 
   /**
@@ -189,7 +173,8 @@ export class InstanceHealth {
       ? undefined
       : `${encodeURIComponent(options.connection)}/`;
     const entries = await this.#state.list<Stored>(NAMESPACE, { prefix });
-    return entries.map((entry) => this.#view(refOf(entry.key), entry.value));
+    const now = this.#now();
+    return entries.map((entry) => viewOf(refOf(entry.key), entry.value, now));
   }
 
   /**
@@ -310,7 +295,7 @@ export class InstanceHealth {
       if (!value || value.retryAt === undefined) return "pass";
       const now = this.#now();
       if (value.retryAt === null || now < value.retryAt || (value.probeUntil ?? 0) > now) {
-        throw this.#refusal(ref, value);
+        throw refusal(ref, value);
       }
       const claimed: Stored = { ...value, probeUntil: now + this.#probeTimeoutMs };
       const version = await this.#state.set(NAMESPACE, this.#keys.of(ref), claimed, {
@@ -318,7 +303,7 @@ export class InstanceHealth {
       });
       if (version !== null) return value.probe === "state" ? "probe_state" : "probe_send";
     }
-    throw this.#refusal(ref, (await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref)))?.value);
+    throw refusal(ref, (await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref)))?.value);
   }
 
   /**
@@ -334,32 +319,6 @@ export class InstanceHealth {
    */
   async reset(ref: InstanceRef): Promise<void> {
     await this.#state.delete(NAMESPACE, this.#keys.of(ref));
-  }
-
-  #refusal(ref: InstanceRef, value: Stored | undefined): InstanceDisconnectedException {
-    const status = value?.status ?? "unknown";
-    const why = value?.reason
-      ? `: ${value.reason.description} (statusReason ${value.reason.code})`
-      : value?.lastError
-      ? `: ${value.consecutiveFailures} sends failed in a row ("${value.lastError}")`
-      : "";
-    const when = typeof value?.retryAt === "number"
-      ? `; next try after ${new Date(value.retryAt).toISOString()}`
-      : "";
-    // The next command: a closed instance needs pairing; otherwise look at what the server says.
-    const next = status === "closed"
-      ? `pair it: ${cliCommand(`connect ${ref.instance}`)}`
-      : `check it: ${cliCommand(`status ${ref.instance}`)}`;
-    return new InstanceDisconnectedException(
-      `Cannot send: instance "${ref.instance}" is ${status}${why}; message not sent${when} (${next})`,
-      {
-        connection: ref.connection,
-        instance: ref.instance,
-        local: true,
-        disconnect: value?.reason,
-        retryAt: typeof value?.retryAt === "number" ? value.retryAt : undefined,
-      },
-    );
   }
 
   async #observe(
@@ -410,41 +369,15 @@ export class InstanceHealth {
       const current: Stored = entry?.value ??
         { status: "unknown", consecutiveFailures: 0, updatedAt: this.#now(), source: "poll" };
       const patch = change(current);
-      if (Object.keys(patch).length === 0) return this.#view(ref, entry?.value);
+      if (Object.keys(patch).length === 0) return viewOf(ref, entry?.value, this.#now());
       let next: Stored = { ...current, ...patch, updatedAt: this.#now() };
       if (next.status === "open") next = { ...next, ...closedBreaker() };
       next = compact(next);
       const version = await this.#state.set(NAMESPACE, key, next, {
         expectedVersion: entry ? entry.version : null,
       });
-      if (version !== null) return this.#view(ref, next);
+      if (version !== null) return viewOf(ref, next, this.#now());
     }
     throw new Error(`Cannot record health of instance "${ref.instance}": too many concurrent writes`);
   }
-
-  #view(ref: InstanceRef, value: Stored | undefined): InstanceHealthRecord {
-    const now = this.#now();
-    const record: InstanceHealthRecord = {
-      connection: ref.connection,
-      instance: ref.instance,
-      status: value?.status ?? "unknown",
-      breaker: "closed",
-      consecutiveFailures: value?.consecutiveFailures ?? 0,
-      updatedAt: value?.updatedAt ?? 0,
-      source: value?.source ?? "poll",
-    };
-    if (value?.reason) record.reason = value.reason;
-    if (value?.lastError) record.lastError = value.lastError;
-    if (value?.retryAt !== undefined) {
-      const probing = (value.probeUntil ?? 0) > now;
-      record.breaker = value.retryAt !== null && now >= value.retryAt && !probing ? "half_open" : "open";
-      if (value.retryAt !== null) record.retryAt = value.retryAt;
-      record.probe = value.probe ?? "send";
-    }
-    return record;
-  }
-}
-
-function closedBreaker(): Partial<Stored> {
-  return { retryAt: undefined, probe: undefined, cooldownMs: undefined, probeUntil: undefined };
 }

@@ -10,6 +10,8 @@ import { type DisconnectReason, disconnectReason } from "../health/disconnect_re
 import { connectAnswerState } from "../server/server_version.ts";
 import type { WebhookHandlerFunction, WebhookProcessor } from "../webhooks/processor.ts";
 import { nonEmptyString } from "../util/json_shape.ts";
+import type { Problems } from "../dto/validate.ts";
+import { type OptionKeys, suggestKey } from "../option_keys.ts";
 
 /** Why a connect flow ended without the instance open. */
 export type ConnectRefusalReason = "qr_limit" | "stuck_connecting" | "closed" | "timeout";
@@ -198,6 +200,33 @@ export async function* runConnectFlow(
   } finally {
     if (options.processor) options.processor.removeHandler(handler);
   }
+}
+
+const CONNECT_FLOW_KEYS: OptionKeys = {
+  method: true,
+  number: true,
+  instance: true,
+  signal: true,
+  processor: true,
+  pollIntervalMs: true,
+  stuckAfterMs: true,
+  timeoutMs: true,
+  sleep: true,
+};
+
+/**
+ * The problems of `options` beyond its method and number: a key it does not have (misspelt, it was ignored),
+ * a NaN timeout (the flow never ended) or an interval below 1 ms (a tight loop).
+ */
+export function checkConnectFlowOptions(problems: Problems, options: ConnectFlowOptions): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (Object.hasOwn(CONNECT_FLOW_KEYS, key) || value === undefined) continue;
+    const guess = suggestKey(key, CONNECT_FLOW_KEYS);
+    problems.add(`"${key}" is not an option${guess === undefined ? "" : `; did you mean "${guess}"?`}`);
+  }
+  problems.number("timeoutMs", options.timeoutMs, { min: 0 });
+  problems.number("pollIntervalMs", options.pollIntervalMs, { min: 1 });
+  problems.number("stuckAfterMs", options.stuckAfterMs, { min: 1 });
 }
 
 /** One connect flow's progress: the last code, when it last moved, whether it restarted, the last state. */

@@ -16,12 +16,6 @@ export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";
 
 /**
  * The kinds {@link toMediaInput} knows.
- *
- * @example
- * ```ts
- * import { MEDIA_KINDS } from "./media_input.ts";
- * MEDIA_KINDS.includes("sticker"); // true
- * ```
  */
 export const MEDIA_KINDS: readonly MediaKind[] = ["image", "video", "audio", "document", "sticker"];
 
@@ -124,7 +118,7 @@ function humanSize(bytes: number): string {
  * const pdf = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x34]);
  * const input = await toMediaInput(pdf, { type: "document", fileName: "invoice.pdf" });
  * console.log(input.mimetype, input.fileName); // "application/pdf" "invoice.pdf"
- * await gw.messages().sendMedia({ number: "5511999999999", mediatype: "document", ...input });
+ * await gw.messages().document({ number: "5511999999999", mediatype: "document", ...input });
  * ```
  */
 export async function toMediaInput(source: MediaSource, options: MediaInputOptions): Promise<MediaInput> {

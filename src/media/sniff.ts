@@ -22,12 +22,6 @@ export const SNIFF_BYTES = 64;
  * The MIME type the bytes' magic number says, or undefined when none matches. Knows the formats WhatsApp
  * media uses: JPEG, PNG, GIF, WebP, MP4/3GP/QuickTime/M4A, OGG, MP3, WAV, AMR, AAC, PDF, ZIP (and the
  * Office formats inside it, by file name), old Office (OLE) files.
- *
- * @example
- * ```ts
- * import { sniffMimeType } from "./sniff.ts";
- * sniffMimeType(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])); // "image/png"
- * ```
  */
 export function sniffMimeType(bytes: Uint8Array, fileName?: string): string | undefined {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "image/jpeg";
@@ -61,15 +55,7 @@ export function sniffMimeType(bytes: Uint8Array, fileName?: string): string | un
   return undefined;
 }
 
-/**
- * Whether a WebP image is animated (the `VP8X` header's animation flag).
- *
- * @example
- * ```ts
- * import { isAnimatedWebp } from "./sniff.ts";
- * isAnimatedWebp(new Uint8Array(30)); // false
- * ```
- */
+/** Whether a WebP image is animated (the `VP8X` header's animation flag). */
 export function isAnimatedWebp(bytes: Uint8Array): boolean {
   return text(bytes, 8, 4) === "WEBP" && text(bytes, 12, 4) === "VP8X" && bytes.length > 20 &&
     (bytes[20] & 0x02) !== 0;

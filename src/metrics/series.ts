@@ -35,8 +35,8 @@ export function addObservation(state: SeriesState, value: number): void {
   }
 }
 
-// Length-prefixed parts keep label sets apart whatever the values contain (`,`, `=`, quotes), and cost
-// about half of a JSON encoding on paths that record a metric per request (the webhook handler).
+// Length-prefixed parts keep label sets apart whatever the values contain (`,`, `=`, quotes), more cheaply
+// than a JSON encoding on paths that record a metric per request.
 // Hot callers pass the same frozen label objects again and again (see `request`): their keys are built
 // once. Only frozen objects are cached, so a caller mutating its labels object never gets a stale key.
 const seriesKeys = new WeakMap<MetricLabels, string>();

@@ -10,22 +10,15 @@
 import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
+import { activePause, capFor, DAY_MS, type PacingRecord, recordToday } from "./record.ts";
 import { RecipientKeys, type RecipientTimes, recipientTimes } from "./recipient_times.ts";
 import { PACING_OPTION_KEYS, type PacingOptions, readRules, type Rules } from "./rules.ts";
 import { checkOptionKeys } from "../option_keys.ts";
 
 export type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
 
-interface Stored {
-  lastSentAt: number | null;
-  day: number;
-  sentToday: number;
-  firstDay: number | null;
-  consecutiveFailures: number;
-  pause?: PacingPause;
-}
+type Stored = PacingRecord;
 
-const DAY_MS = 86_400_000;
 const NAMESPACE = "pacing";
 const CAS_ATTEMPTS = 8;
 
@@ -216,15 +209,12 @@ export class SendPacer {
    */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
-    const stored = this.#today(
-      (await this.#state.get<Stored>(NAMESPACE, this.#instances.of(ref)))?.value,
-      now,
-    );
+    const stored = await this.#read(ref, now);
     return {
       lastSentAt: stored.lastSentAt,
       sentToday: stored.sentToday,
-      capToday: this.#capFor(stored, now),
-      pause: this.#activePause(stored, now),
+      capToday: capFor(this.#rules, stored, now),
+      pause: activePause(stored, now),
       consecutiveFailures: stored.consecutiveFailures,
     };
   }
@@ -242,13 +232,10 @@ export class SendPacer {
    */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
-    const stored = this.#today(
-      (await this.#state.get<Stored>(NAMESPACE, this.#instances.of(ref)))?.value,
-      now,
-    );
-    const pause = this.#activePause(stored, now);
+    const stored = await this.#read(ref, now);
+    const pause = activePause(stored, now);
     if (pause) return pause;
-    const cap = this.#capFor(stored, now);
+    const cap = capFor(this.#rules, stored, now);
     if (stored.sentToday >= cap) {
       return {
         reason: "daily_cap",
@@ -376,29 +363,15 @@ export class SendPacer {
     await this.#update(ref, () => ({ pause: undefined, consecutiveFailures: 0 }));
   }
 
-  #activePause(stored: Stored, now: number): PacingPause | null {
-    const pause = stored.pause;
-    if (!pause || (pause.until !== undefined && pause.until <= now)) return null;
-    return pause;
-  }
-
-  #capFor(stored: Stored, now: number): number {
-    const warmup = this.#rules.warmup;
-    const day = stored.firstDay === null ? 0 : Math.floor(now / DAY_MS) - stored.firstDay;
-    return day < warmup.length ? Math.min(warmup[day], this.#rules.dailyCap) : this.#rules.dailyCap;
-  }
-
-  #today(stored: Stored | undefined, now: number): Stored {
-    const day = Math.floor(now / DAY_MS);
-    const value = stored ?? { lastSentAt: null, day, sentToday: 0, firstDay: null, consecutiveFailures: 0 };
-    return value.day === day ? value : { ...value, day, sentToday: 0 };
+  async #read(ref: InstanceRef, now: number): Promise<Stored> {
+    return recordToday((await this.#state.get<Stored>(NAMESPACE, this.#instances.of(ref)))?.value, now);
   }
 
   async #update(ref: InstanceRef, change: (current: Stored) => Partial<Stored>): Promise<void> {
     const key = this.#instances.of(ref);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Stored>(NAMESPACE, key);
-      const current = this.#today(entry?.value, this.#now());
+      const current = recordToday(entry?.value, this.#now());
       const next: Stored = { ...current, ...change(current) };
       if (next.pause === undefined) delete next.pause;
       const version = await this.#state.set(NAMESPACE, key, next, {

@@ -12,7 +12,7 @@ import { instanceKey, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import { SendPacer } from "./pacer.ts";
 import { PACING_OPTION_KEYS, pacingOptions } from "./rules.ts";
-import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
+import { checkOptionKeys, type OptionKeys, suggestKey } from "../option_keys.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type {
   SendManyDeps,
@@ -41,6 +41,16 @@ async function defaultBatchId(items: readonly SendManyItem[]): Promise<string> {
   return [...digest.subarray(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+const ITEM_KEYS: OptionKeys = { idempotencyKey: true, to: true, text: true, file: true };
+const FILE_KEYS: OptionKeys = { source: true, type: true, fileName: true };
+
+/** The fields `value` has and `keys` lacks (an item's `delay`, a misspelt `txt`: sent without them otherwise). */
+const unknownFields = (value: unknown, keys: OptionKeys, label: string): string[] =>
+  Object.keys(value ?? {}).filter((key) => !Object.hasOwn(keys, key)).map((key) => {
+    const guess = suggestKey(key, keys);
+    return `${label}.${key} is not a field${guess === undefined ? "" : `; did you mean "${guess}"?`}`;
+  });
+
 function checkItems(items: readonly SendManyItem[]): void {
   if (!Array.isArray(items)) {
     throw new ValidationException("Invalid bulk send: items must be an array", {
@@ -61,6 +71,8 @@ function checkItems(items: readonly SendManyItem[]): void {
     if (item?.file === undefined && (typeof item?.text !== "string" || item.text === "")) {
       problems.push(`items[${index}] needs a text or a file`);
     }
+    problems.push(...unknownFields(item, ITEM_KEYS, `items[${index}]`));
+    problems.push(...unknownFields(item?.file, FILE_KEYS, `items[${index}].file`));
   });
   if (problems.length > 0) {
     const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : "";

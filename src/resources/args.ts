@@ -1,6 +1,6 @@
 /**
- * Argument helpers shared by the resources: splitting a method's options object into body options and
- * call options, and validating simple arguments (group ids, invite codes, message keys) before any request.
+ * Argument helpers shared by the resources: validating simple arguments (group ids, invite codes, message
+ * keys) before any request.
  *
  * @module
  */
@@ -8,22 +8,6 @@
 import { ValidationException } from "../errors.ts";
 import type { MessageRef } from "./types.ts";
 import { Problems } from "../dto/validate.ts";
-import type { CallOptions } from "./resource.ts";
-import { CALL_OPTION_KEYS } from "../dto/option_names.ts";
-
-const CALL_KEYS: ReadonlySet<string> = new Set(CALL_OPTION_KEYS);
-
-/** Split `{ ...bodyOptions, ...callOptions }` into the two. */
-export function splitOptions<T extends object>(
-  options: (T & CallOptions) | undefined,
-): [Omit<T, keyof CallOptions>, CallOptions] {
-  const body: Record<string, unknown> = {};
-  const call: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options ?? {})) {
-    (CALL_KEYS.has(key) ? call : body)[key] = value;
-  }
-  return [body as Omit<T, keyof CallOptions>, call as CallOptions];
-}
 
 /** Run field checks with a problem collector and throw them all at once. */
 export function check<T>(what: string, read: (problems: Problems) => T): T {

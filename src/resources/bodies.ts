@@ -11,15 +11,7 @@ import { readGroupJid } from "./args.ts";
 import type { GroupSettingAction, ParticipantAction, Presence } from "./types.ts";
 import { MAX_SERVER_DELAY_MS } from "../timing.ts";
 
-/**
- * Presence values of `setPresence` and `sendPresence`.
- *
- * @example
- * ```ts
- * import { PRESENCES } from "./bodies.ts";
- * PRESENCES.includes("composing"); // true
- * ```
- */
+/** Presence values of `setPresence` and `sendPresence`. */
 export const PRESENCES: readonly Presence[] = [
   "unavailable",
   "available",
@@ -66,40 +58,16 @@ export const HANDLE_LABEL_BODY: BodySpec = {
   },
 };
 
-/**
- * Participant actions of `updateParticipant`.
- *
- * @example
- * ```ts
- * import { PARTICIPANT_ACTIONS } from "./bodies.ts";
- * PARTICIPANT_ACTIONS.includes("promote"); // true
- * ```
- */
+/** Participant actions of `updateParticipant`. */
 export const PARTICIPANT_ACTIONS: readonly ParticipantAction[] = ["add", "remove", "promote", "demote"];
-/**
- * Setting actions of `updateSetting`.
- *
- * @example
- * ```ts
- * import { GROUP_SETTING_ACTIONS } from "./bodies.ts";
- * GROUP_SETTING_ACTIONS.includes("announcement"); // true
- * ```
- */
+/** Setting actions of `updateSetting`. */
 export const GROUP_SETTING_ACTIONS: readonly GroupSettingAction[] = [
   "announcement",
   "not_announcement",
   "locked",
   "unlocked",
 ];
-/**
- * Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off).
- *
- * @example
- * ```ts
- * import { EPHEMERAL_EXPIRATIONS } from "./bodies.ts";
- * EPHEMERAL_EXPIRATIONS.includes(604800); // true
- * ```
- */
+/** Disappearing-message timers `toggleEphemeral` accepts (seconds; 0 turns it off). */
 export const EPHEMERAL_EXPIRATIONS: readonly number[] = [0, 86400, 604800, 7776000];
 
 /** A group id, `@g.us` appended when missing; the resources send it in the query, the server reads it with the body. */

@@ -8,7 +8,12 @@ import type { RequestInput } from "../dto/request_dto.ts";
 import type { ApiResponse } from "../client/response.ts";
 import { CreateInstanceDto } from "../dto/create_instance.ts";
 import { ConnectionException, InstanceNotFoundException, ValidationException } from "../errors.ts";
-import { type ConnectFlowEvent, type ConnectFlowOptions, runConnectFlow } from "../instances/connect_flow.ts";
+import {
+  checkConnectFlowOptions,
+  type ConnectFlowEvent,
+  type ConnectFlowOptions,
+  runConnectFlow,
+} from "../instances/connect_flow.ts";
 import { check } from "./args.ts";
 import { readBody } from "../dto/body_spec.ts";
 import { SET_PRESENCE_BODY } from "./bodies.ts";
@@ -163,9 +168,10 @@ export class InstancesResource extends Resource {
         { messages: ["number is required for pairing"] },
       );
     }
-    const number = options.method === "pairing"
-      ? check("connect flow", (problems) => problems.recipient("number", options.number))
-      : undefined;
+    const number = check("connect flow", (problems) => {
+      checkConnectFlowOptions(problems, options);
+      return options.method === "pairing" ? problems.recipient("number", options.number) : undefined;
+    });
     const call: CallOptions = { signal: options.signal, instance: options.instance };
     const instance = this.instanceName(call);
     const connection = this.context.connection ??
@@ -364,6 +370,11 @@ export class InstancesResource extends Resource {
     options: WaitForConnectionOptions = {},
   ): Promise<ConnectionStateResponse> {
     const { timeoutMs = 60_000, intervalMs = 2_000, sleep, ...call } = options;
+    // NaN (or a string) never reaches the deadline, and an interval below 1 ms polls in a tight loop.
+    check("waitForConnection options", (problems) => {
+      problems.number("timeoutMs", timeoutMs, { min: 0 });
+      problems.number("intervalMs", intervalMs, { min: 1 });
+    });
     const named = this.#named(name, call);
     const instance = this.instanceName(named);
     const client = this.context.client;

@@ -26,6 +26,8 @@ export {
   type ConnectRefusalReason,
 } from "../instances/connect_flow.ts";
 export { type MediaSendOptions, MessagesResource, type SendFileOptions } from "./messages.ts";
+export { TextMessages } from "./messages_text.ts";
+export { MediaMessages, type MediaRequest } from "./message_media.ts";
 export { ChatsResource, type FindChatsQuery, type LastMessage, type PagedQuery } from "./chats.ts";
 export { GroupsResource } from "./groups.ts";
 export { ProfileResource } from "./profile.ts";

@@ -197,13 +197,6 @@ const OPENAI_ROUTES: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | 
 /**
  * Every route (165) by group and operation, in the contract's order: `ROUTE.message.sendText` is
  * `POST /message/sendText/{instance}`.
- *
- * @example
- * ```ts
- * import { ROUTE } from "./routes.ts";
- * ROUTE.message.sendText.path; // "/message/sendText/{instance}"
- * ROUTE.message.sendMedia.bucket; // "media"
- * ```
  */
 export const ROUTE: RouteTable = Object.freeze({
   instance: group("instance", "instances", {
@@ -217,19 +210,19 @@ export const ROUTE: RouteTable = Object.freeze({
     delete: del(200, ["delete"]),
   }),
   message: group("message", "messages", {
-    sendText: send(["sendText", "text", "sendMany"], "text"),
-    sendMedia: send(["sendMedia", "image", "video", "document", "sendFile"], "media", "media"),
-    sendPtv: send(["sendPtv", "ptv"], "ptv", "media"),
-    sendWhatsAppAudio: send(["sendAudio", "audio"], "audio", "media"),
-    sendSticker: send(["sendSticker", "sticker"], "sticker", "media"),
-    sendLocation: send(["sendLocation", "location"], "location"),
-    sendContact: send(["sendContact", "contact"], "contact"),
-    sendReaction: send(["sendReaction", "reaction"], "reaction"),
-    sendPoll: send(["sendPoll", "poll"], "poll"),
-    sendList: send(["sendList", "list"], "list"),
-    sendButtons: send(["sendButtons", "buttons"], "buttons"),
-    sendStatus: send(["sendStatus", "status"], "status", "media"),
-    sendTemplate: send(["sendTemplate", "template"], "template"),
+    sendText: send(["text", "sendMany"], "text"),
+    sendMedia: send(["image", "video", "document", "sendFile"], "media", "media"),
+    sendPtv: send(["ptv"], "ptv", "media"),
+    sendWhatsAppAudio: send(["audio"], "audio", "media"),
+    sendSticker: send(["sticker"], "sticker", "media"),
+    sendLocation: send(["location"], "location"),
+    sendContact: send(["contact"], "contact"),
+    sendReaction: send(["reaction"], "reaction"),
+    sendPoll: send(["poll"], "poll"),
+    sendList: send(["list"], "list"),
+    sendButtons: send(["buttons"], "buttons"),
+    sendStatus: send(["status"], "status", "media"),
+    sendTemplate: send(["template"], "template"),
   }),
   call: group("call", "calls", {
     offer: post(201, ["offer"]),
@@ -331,29 +324,12 @@ export const ROUTE: RouteTable = Object.freeze({
   evoai: botGroup("evoai"),
 });
 
-/**
- * Every route (165) as a list, in the contract's order (the 75 core routes first).
- *
- * @example
- * ```ts
- * import { ROUTES } from "./routes.ts";
- * ROUTES.filter((route) => route.resource === "messages").length; // 13
- * ROUTES.length; // 165
- * ```
- */
+/** Every route (165) as a list, in the contract's order (the 75 core routes first). */
 export const ROUTES: readonly RouteEntry[] = Object.freeze(
   Object.values(ROUTE).flatMap((group): RouteEntry[] => Object.values(group)),
 );
 
-/**
- * The route table as a Markdown table (what docs/resources.md shows).
- *
- * @example
- * ```ts
- * import { renderRoutesMarkdown, ROUTES } from "./routes.ts";
- * console.log(renderRoutesMarkdown(ROUTES));
- * ```
- */
+/** The route table as a Markdown table (what docs/resources.md shows). */
 export function renderRoutesMarkdown(routes: readonly RouteEntry[] = ROUTES): string {
   const lines = [
     "| # | Verb | Route | Code | Library methods | Retried when unclear | Bucket |",

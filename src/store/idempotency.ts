@@ -69,16 +69,7 @@ export interface IdempotencyScope {
   key: string;
 }
 
-/**
- * The scope of the key an outbound record was sent with, or undefined for a record sent without one.
- *
- * @example
- * ```ts
- * import { recordKeyScope } from "./idempotency.ts";
- * recordKeyScope({ connection: "default", instance: "sales", idempotencyKey: "order-42" });
- * // { connection: "default", instance: "sales", key: "order-42" }
- * ```
- */
+/** The scope of the key an outbound record was sent with, or undefined for a record sent without one. */
 export function recordKeyScope(
   record: { connection: string; instance: string; idempotencyKey?: string },
 ): IdempotencyScope | undefined {
@@ -129,16 +120,8 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * The fingerprint of a send: SHA-256 (hex) of its route template and canonical JSON body. Synchronous (a
- * few µs for a message), where `crypto.subtle.digest` would cost an operation on another thread per send.
- *
- * @example
- * ```ts
- * import { sendFingerprint } from "./idempotency.ts";
- * const a = sendFingerprint("/message/sendText/{instance}", { number: "1", text: "hi" });
- * const b = sendFingerprint("/message/sendText/{instance}", { text: "hi", number: "1" });
- * console.log(a === b); // true
- * ```
+ * The fingerprint of a send: SHA-256 (hex) of its route template and canonical JSON body, computed
+ * synchronously (see `sha256.ts`).
  */
 export function sendFingerprint(route: string, body: unknown): string {
   return sha256Hex(`${route}\n${canonicalJson(body)}`);
@@ -147,17 +130,6 @@ export function sendFingerprint(route: string, body: unknown): string {
 /**
  * Refuse a key that is not a non-empty string of at most 255 characters (`ValidationException`), before any
  * request.
- *
- * @example
- * ```ts
- * import { checkIdempotencyKey } from "./idempotency.ts";
- * checkIdempotencyKey("order-42"); // fine
- * try {
- *   checkIdempotencyKey("");
- * } catch (error) {
- *   console.log((error as Error).name); // "ValidationException"
- * }
- * ```
  */
 export function checkIdempotencyKey(key: unknown): asserts key is string {
   if (typeof key !== "string" || key.trim() === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
@@ -171,36 +143,13 @@ export function checkIdempotencyKey(key: unknown): asserts key is string {
 /**
  * The idempotency claims in a `StateStore`. Exact across processes when the state is shared (`KvState`
  * on one KV file, Deno Deploy); within one process with `MemoryState`.
- *
- * @example Claim, finish, and see a later call get the answer
- * ```ts
- * import { MemoryState } from "@gw/gateway";
- * import { IdempotencyClaims } from "./idempotency.ts";
- * const claims = new IdempotencyClaims(new MemoryState());
- * const scope = { connection: "default", instance: "sales", key: "order-42" };
- * const first = await claims.acquire(scope, { fingerprint: "f", recordId: "r1", claimedUntil: Date.now() + 60_000 });
- * if (first.kind === "owner") {
- *   await claims.settle(scope, first.version, { state: "done", response: { status: 201, body: { key: { id: "3EB0" } } } });
- * }
- * const later = await claims.acquire(scope, { fingerprint: "f", recordId: "r2", claimedUntil: Date.now() + 60_000 });
- * console.log(later.kind); // "done"
- * ```
  */
 export class IdempotencyClaims {
   readonly #state: StateStore;
   readonly #windowMs: number;
   readonly #now: () => number;
 
-  /**
-   * Claims in `state`, each held for `windowMs` (default 24 h) from its first send.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { IdempotencyClaims } from "./idempotency.ts";
-   * new IdempotencyClaims(new MemoryState(), { windowMs: 3_600_000 });
-   * ```
-   */
+  /** Claims in `state`, each held for `windowMs` (default 24 h) from its first send. */
   constructor(state: StateStore, options: { windowMs?: number; now?: () => number } = {}) {
     const windowMs = options.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) {
@@ -213,44 +162,17 @@ export class IdempotencyClaims {
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * How long a key holds, in ms.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { IdempotencyClaims } from "./idempotency.ts";
-   * console.log(new IdempotencyClaims(new MemoryState()).windowMs); // 86400000
-   * ```
-   */
+  /** How long a key holds, in ms. */
   get windowMs(): number {
     return this.#windowMs;
   }
 
-  /**
-   * The state key of a scope: its three parts, each percent-encoded, so no two scopes share one.
-   *
-   * @example
-   * ```ts
-   * import { IdempotencyClaims } from "./idempotency.ts";
-   * IdempotencyClaims.keyOf({ connection: "default", instance: "sales", key: "order/42" }); // "default/sales/order%2F42"
-   * ```
-   */
+  /** The state key of a scope: its three parts, each percent-encoded, so no two scopes share one. */
   static keyOf(scope: IdempotencyScope): string {
     return [scope.connection, scope.instance, scope.key].map(encodeURIComponent).join("/");
   }
 
-  /**
-   * Read a claim as it stands now: an `in_flight` claim past its `claimedUntil` reads as `unknown`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { IdempotencyClaims } from "./idempotency.ts";
-   * const claims = new IdempotencyClaims(new MemoryState());
-   * console.log(await claims.read({ connection: "default", instance: "sales", key: "k" })); // null
-   * ```
-   */
+  /** Read a claim as it stands now: an `in_flight` claim past its `claimedUntil` reads as `unknown`. */
   async read(scope: IdempotencyScope): Promise<StateEntry<IdempotencyClaim> | null> {
     const entry = await this.#state.get<IdempotencyClaim>(
       IDEMPOTENCY_NAMESPACE,
@@ -272,16 +194,6 @@ export class IdempotencyClaims {
    * `done` claim is returned, an `unknown` one throws `OutcomeUnknownException`, and a claim still in
    * flight at the deadline throws `OutcomeUnknownException` too (the other send may still complete).
    * A key reused for a different request (another fingerprint) throws `ValidationException`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { IdempotencyClaims } from "./idempotency.ts";
-   * const claims = new IdempotencyClaims(new MemoryState());
-   * const scope = { connection: "default", instance: "sales", key: "order-42" };
-   * const taken = await claims.acquire(scope, { fingerprint: "f", recordId: "r1", claimedUntil: Date.now() + 1000 });
-   * console.log(taken.kind); // "owner"
-   * ```
    */
   async acquire(scope: IdempotencyScope, request: ClaimRequest, wait?: ClaimWait): Promise<ClaimResult> {
     const stateKey = IdempotencyClaims.keyOf(scope);
@@ -353,16 +265,6 @@ export class IdempotencyClaims {
    * when the claim changed meanwhile (it is then left as it is). The settled claim lasts until the end of
    * the key's window. `held` is the claim as written at `version` (what `acquire` returned): given, it is
    * not read again, since the compare-and-set on `version` already proves it is still the stored one.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { IdempotencyClaims } from "./idempotency.ts";
-   * const claims = new IdempotencyClaims(new MemoryState());
-   * const scope = { connection: "default", instance: "sales", key: "k" };
-   * const taken = await claims.acquire(scope, { fingerprint: "f", recordId: "r1", claimedUntil: Date.now() + 1000 });
-   * if (taken.kind === "owner") await claims.settle(scope, taken.version, { state: "released" });
-   * ```
    */
   async settle(
     scope: IdempotencyScope,

@@ -1,8 +1,7 @@
 /**
- * SHA-256 computed synchronously, for the short texts of the send path (an idempotent send's fingerprint).
- * `crypto.subtle.digest` is asynchronous: in Deno it is an operation on another thread, about 40 µs per
- * call, most of an idempotent send's own cost on a memory store; this takes a few µs for a short body.
- * The result is the same SHA-256 (FIPS 180-4), so fingerprints stored by earlier versions still match.
+ * SHA-256 computed synchronously, for the short texts of the send path (an idempotent send's fingerprint):
+ * `crypto.subtle.digest` is a round trip to another thread per call (figures: bench/README.md, "Bot: cost
+ * per update", the idempotent send). The result is the same SHA-256 (FIPS 180-4): stored fingerprints match.
  *
  * @module
  */
@@ -76,15 +75,7 @@ function compress(bytes: Uint8Array, offset: number): void {
   hash[7] += h;
 }
 
-/**
- * The SHA-256 of `text` (UTF-8), as 64 lowercase hex digits.
- *
- * @example
- * ```ts
- * import { sha256Hex } from "./sha256.ts";
- * sha256Hex("abc"); // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
- * ```
- */
+/** The SHA-256 of `text` (UTF-8), as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
   // The message, a 1 bit, zeros, and its length in bits (64 bits): a whole number of 64-byte blocks.
   // One buffer serves every call (the function is synchronous): no allocation for a short text.

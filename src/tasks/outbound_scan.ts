@@ -23,13 +23,6 @@ export interface OutboundScan {
 /**
  * The records of `scan.status`, oldest first; stop early with `break`. Each page starts after the last
  * record read (by creation time and id), so a record updated meanwhile is neither read twice nor skipped.
- *
- * @example
- * ```ts
- * import { MemoryStore } from "@gw/gateway";
- * import { scanOutbound } from "./outbound_scan.ts";
- * for await (const record of scanOutbound(new MemoryStore(), { status: "failed" })) console.log(record.id);
- * ```
  */
 export async function* scanOutbound(
   store: GatewayStore,

@@ -95,14 +95,6 @@ const log = getGatewayLogger("tasks", "reconcile-sends");
  * Mark every `pending` record whose claim has ended (`claimedUntil` passed: its sender died mid-send) as
  * failed with an unknown outcome, so that it is looked for before anything resends it. Returns the
  * records changed.
- *
- * @example
- * ```ts
- * import { MemoryStore } from "@gw/gateway";
- * import { expireStaleClaims } from "./reconcile_sends.ts";
- * const expired = await expireStaleClaims(new MemoryStore());
- * console.log(expired.length); // 0
- * ```
  */
 export async function expireStaleClaims(
   store: GatewayStore,
@@ -179,16 +171,6 @@ function responseOf(message: FoundMessage): { status: number; body: unknown } {
  * key's message id, without a lookup; else found on the server → `sent` with the real message
  * id (and its idempotency key, if any, replays that message); not found → still `failed` but no longer
  * unknown, so it may be resent (and its key may send again); otherwise left as it is (`undecided`).
- *
- * @example
- * ```ts
- * import { GatewayService, MemoryStore } from "@gw/gateway";
- * import { reconcileRecord } from "./reconcile_sends.ts";
- * const store = new MemoryStore();
- * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
- * const record = await store.getOutbound("0b6f8a2e");
- * if (record) console.log(await reconcileRecord(record, { client: service.getClient(), store, now: Date.now }));
- * ```
  */
 export async function reconcileRecord(
   record: OutboundMessageRecord,

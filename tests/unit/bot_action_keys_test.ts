@@ -336,7 +336,7 @@ Deno.test("keys: a ctx.api send is not keyed by the update: a retry sends it aga
     bot.on("message:text", async (ctx) => {
       runs++;
       const options = keyed ? { idempotencyKey: `notice-${ctx.msg.id}` } : undefined;
-      await ctx.api.messages().text(ctx.chat.id, "Your order is in", options);
+      await ctx.api.messages().text(ctx.chat.id, "Your order is in", undefined, options);
       if (runs === 1) throw new Error("crashed after the notice");
     });
     const update = inbound("order", { id: keyed ? "KA2" : "KA1" });

@@ -220,8 +220,8 @@ Deno.test("harness: GatewayFake.create gives the service the clock it is given",
   const store = new MemoryStore({ now: () => now });
   const { service, fake } = GatewayFake.create({ config: { store }, now: () => now });
   try {
-    const first = await service.messages().text(ANA, "once", { idempotencyKey: "k1" });
-    const second = await service.messages().text(ANA, "once", { idempotencyKey: "k1" });
+    const first = await service.messages().text(ANA, "once", {}, { idempotencyKey: "k1" });
+    const second = await service.messages().text(ANA, "once", {}, { idempotencyKey: "k1" });
     strictEqual(first.replayed, false);
     strictEqual(second.replayed, true);
     fake.assertMessageCount(1);

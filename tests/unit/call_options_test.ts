@@ -72,7 +72,7 @@ Deno.test("maxRetries that is negative, NaN, fractional or huge is refused befor
   const { gw, calls } = service();
   for (const maxRetries of [-1, NaN, 1.5, 1e12]) {
     await refused(
-      gw.messages().text("5511999999999", "hi", { maxRetries }),
+      gw.messages().text("5511999999999", "hi", {}, { maxRetries }),
       calls,
       `"maxRetries" must be an integer from 0 to 100, got ${maxRetries}`,
     );
@@ -92,6 +92,22 @@ Deno.test("client.request refuses a serverDelayMs of 1e12, -1 or NaN before any 
       calls,
       `"serverDelayMs" must be an integer from 0 to 300000`,
     );
+  }
+});
+
+Deno.test("client.request refuses an idempotencyKey that is empty or not a string, and a signal that is not one", async () => {
+  // An empty key was dropped silently (no header); a string signal failed as "Cannot reach gateway server".
+  const { gw, calls } = service();
+  const send = (options: Record<string, unknown>) =>
+    gw.getClient().request("POST", "/message/sendText/{instance}", {
+      body: { number: "5511999999999", text: "hi" },
+      ...options,
+    });
+  for (const idempotencyKey of ["", " ", 5, "k".repeat(256)]) {
+    await refused(send({ idempotencyKey }), calls, "Invalid idempotencyKey");
+  }
+  for (const signal of ["x", {}, null]) {
+    await refused(send({ signal }), calls, '"signal" must be an AbortSignal');
   }
 });
 
@@ -143,7 +159,7 @@ Deno.test("a request object refuses a field it does not have, with the field mea
 
 Deno.test("an option set to undefined is no option: the send goes out", async () => {
   const { gw, calls } = service();
-  await gw.messages().text("5511999999999", "hi", { delay: undefined, timeoutMs: undefined });
+  await gw.messages().text("5511999999999", "hi", { delay: undefined }, { timeoutMs: undefined });
   strictEqual(calls.length, 1);
 });
 

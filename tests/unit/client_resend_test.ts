@@ -155,3 +155,90 @@ Deno.test("a send redirected to another host is not followed: the api key never 
     await other.shutdown();
   }
 });
+
+Deno.test("a GET that is not safe to repeat (groups().acceptInvite) goes out without a body and is answered", async () => {
+  // A GET cannot carry the stream that defeats the runtime's retry: fetch refused it ("Request with GET/HEAD
+  // method cannot have body") and the call always failed.
+  const server = rawHttpServer([{ answer: 200, body: '{"accepted":true}' }]);
+  try {
+    const gw = new GatewayService({ server_url: server.url, api_key: KEY, instance: "sales" });
+    const res = await gw.groups().acceptInvite("AbCdEfGhIjKlMnOpQrStUv");
+    deepStrictEqual(res.data, { accepted: true });
+    strictEqual(server.requests.length, 1);
+    ok(
+      server.requests[0].head.startsWith("GET /group/acceptInviteCode/sales?inviteCode="),
+      server.requests[0].head,
+    );
+    strictEqual(server.requests[0].body, "");
+  } finally {
+    await server.close();
+  }
+});
+
+// Every send kind goes through the same request loop; each is checked, so that a kind marked idempotent by
+// mistake (or sent with a body fetch can replay) shows here.
+const N = "5511999999999";
+const SEND_KINDS: Record<string, (gw: GatewayService) => Promise<unknown>> = {
+  text: (gw) => gw.messages().text(N, "second"),
+  image: (gw) => gw.messages().image(N, "https://example.com/a.png", "second"),
+  document: (gw) => gw.messages().document(N, "https://example.com/a.pdf", "a.pdf"),
+  audio: (gw) => gw.messages().audio(N, "https://example.com/a.ogg"),
+  ptv: (gw) => gw.messages().ptv(N, "https://example.com/a.mp4"),
+  sticker: (gw) => gw.messages().sticker(N, "https://example.com/a.webp"),
+  location: (gw) => gw.messages().location(N, -23.5, -46.6, "Shop", "Main St"),
+  contact: (gw) => gw.messages().contact(N, [{ fullName: "Ana", phoneNumber: "5511988887777" }]),
+  reaction: (gw) =>
+    gw.messages().reaction({ id: "3EB0", remoteJid: `${N}@s.whatsapp.net`, fromMe: true }, "👍"),
+  poll: (gw) => gw.messages().poll(N, "Which?", ["a", "b"]),
+  list: (gw) =>
+    gw.messages().list({
+      number: N,
+      title: "Menu",
+      description: "Pick",
+      buttonText: "Open",
+      footerText: "f",
+      sections: [{ title: "s", rows: [{ title: "r", rowId: "1" }] }],
+    }),
+  status: (gw) =>
+    gw.messages().status({
+      type: "text",
+      content: "hi",
+      allContacts: true,
+      backgroundColor: "#000000",
+      font: 1,
+    }),
+};
+
+for (const [kind, send] of Object.entries(SEND_KINDS)) {
+  Deno.test(`a ${kind} send the server read before its connection closed is read once: outcome-unknown`, async () => {
+    const server = rawHttpServer([{ answer: 201, body: '{"key":{"id":"A"}}' }, "close"]);
+    try {
+      const gw = new GatewayService({ server_url: server.url, api_key: KEY, instance: "sales" });
+      await gw.messages().text(N, "first");
+      await rejects(
+        send(gw),
+        (thrown: unknown) => thrown instanceof ConnectionException && thrown.outcomeUnknown === true,
+      );
+      strictEqual(server.requests.length, 2);
+      strictEqual(server.requests[1].connection, server.requests[0].connection);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+Deno.test("sendMany: an item the server read before its connection closed is read once and reported unknown", async () => {
+  const server = rawHttpServer([{ answer: 201, body: '{"key":{"id":"A"}}' }, "close"]);
+  try {
+    const gw = new GatewayService({ server_url: server.url, api_key: KEY, instance: "sales" });
+    const report = await gw.messages().sendMany([
+      { idempotencyKey: "bulk-1", to: N, text: "first" },
+      { idempotencyKey: "bulk-2", to: "5511988887777", text: "second" },
+    ], { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 0, typing: false, sleep: () => Promise.resolve() });
+    deepStrictEqual(report.items.map((item) => item.status), ["sent", "unknown"]);
+    const texts = server.requests.map((request) => JSON.parse(request.body).text);
+    deepStrictEqual(texts, ["first", "second"]);
+  } finally {
+    await server.close();
+  }
+});

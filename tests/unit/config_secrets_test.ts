@@ -141,3 +141,14 @@ Deno.test("config secrets: a file larger than 1 MiB is refused before it is pars
     });
   });
 });
+
+Deno.test("config secrets: a secret pasted where a key goes is never printed, a misspelt name still is", async () => {
+  const pasted = await fileError(`{ "server_url": "http://127.0.0.1:1", "${KEY}": "x" }`);
+  strictEqual(pasted.includes(KEY), false, pasted);
+  ok(pasted.includes("a key that is not a setting name is not a configuration key"), pasted);
+  const nested = await fileError(`{ "server_url": "http://127.0.0.1:1", "webhook": { "${KEY}": true } }`);
+  strictEqual(nested.includes(KEY), false, nested);
+  ok(nested.includes(`a key of "webhook" that is not a setting name`), nested);
+  const misspelt = await fileError(`{ "server_url": "http://127.0.0.1:1", "api_kye": "k" }`);
+  ok(misspelt.includes(`"api_kye" is not a configuration key; did you mean "api_key"?`), misspelt);
+});

@@ -64,6 +64,29 @@ Deno.test("connectFlow: an open instance ends at once with open", async () => {
   strictEqual(sim.requests.length, 1);
 });
 
+Deno.test("connectFlow: timings that make no sense and unknown keys are refused before any request", async () => {
+  // A NaN timeout never ended the flow, an interval of 0 polled in a tight loop, a misspelt key was ignored.
+  await using sim = newSim();
+  sim.addInstance("sales");
+  const { gw } = polling(sim);
+  const bad: [Record<string, unknown>, string][] = [
+    [{ timeoutMs: NaN }, "timeoutMs must be a number"],
+    [{ timeoutMs: -1 }, "timeoutMs must be at least 0"],
+    [{ pollIntervalMs: 0 }, "pollIntervalMs must be at least 1"],
+    [{ pollIntervalMs: "2000" }, "pollIntervalMs must be a number"],
+    [{ stuckAfterMs: Infinity }, "stuckAfterMs must be a number"],
+    [{ timeout: 5000 }, '"timeout" is not an option; did you mean "timeoutMs"?'],
+  ];
+  for (const [options, message] of bad) {
+    throws(() => gw.instances().connectFlow({ method: "qr", ...options }), (e: unknown) => {
+      ok(e instanceof ValidationException, String(e));
+      strictEqual(e.message, `Invalid connect flow: ${message}`);
+      return true;
+    });
+  }
+  strictEqual(sim.requests.length, 0);
+});
+
 Deno.test("connectFlow (pairing): without a number it throws before any request; with one, the code to type", async () => {
   await using sim = newSim();
   sim.addInstance("sales");

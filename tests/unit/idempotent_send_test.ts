@@ -80,8 +80,8 @@ Deno.test("idempotent send: a later call replays the first answer without a requ
   const events: MessageSent[] = [];
   service.events.addEventListener(MessageSent.type, (event) => events.push(event as MessageSent));
   try {
-    const first = await service.messages().text(TO, "order 42 shipped", { idempotencyKey: "order-42" });
-    const second = await service.messages().text(TO, "order 42 shipped", { idempotencyKey: "order-42" });
+    const first = await service.messages().text(TO, "order 42 shipped", {}, { idempotencyKey: "order-42" });
+    const second = await service.messages().text(TO, "order 42 shipped", {}, { idempotencyKey: "order-42" });
     strictEqual(first.replayed, false);
     strictEqual(second.replayed, true);
     strictEqual(second.status, 201);
@@ -98,7 +98,10 @@ Deno.test("idempotent send: a later call replays the first answer without a requ
     ]);
     strictEqual(events.length, 1);
     // The same key on another instance is another send.
-    await service.messages().text(TO, "order 42 shipped", { idempotencyKey: "order-42", instance: "other" })
+    await service.messages().text(TO, "order 42 shipped", {}, {
+      idempotencyKey: "order-42",
+      instance: "other",
+    })
       .catch(() => {});
     strictEqual(sendRequests(), 2);
   } finally {
@@ -122,7 +125,7 @@ Deno.test("idempotent send: 20 concurrent calls in one process without a store s
   try {
     const calls = Array.from(
       { length: 20 },
-      () => service.messages().text(TO, "once", { idempotencyKey: "k-20" }),
+      () => service.messages().text(TO, "once", {}, { idempotencyKey: "k-20" }),
     );
     await Promise.race(calls);
     released.resolve();
@@ -141,7 +144,7 @@ Deno.test("idempotent send: after an unknown outcome later calls are refused wit
   try {
     script.push("500_after_send");
     const first = await rejects(
-      service.messages().text(TO, "pay 10", { idempotencyKey: "pay-1" }),
+      service.messages().text(TO, "pay 10", {}, { idempotencyKey: "pay-1" }),
       (error) => {
         ok(error instanceof ConnectionException && error.outcomeUnknown);
         return true;
@@ -150,7 +153,7 @@ Deno.test("idempotent send: after an unknown outcome later calls are refused wit
     strictEqual(first, undefined);
     const [record] = await store.listOutbound();
     deepStrictEqual([record.status, record.outcomeUnknown, record.idempotencyKey], ["failed", true, "pay-1"]);
-    await rejects(service.messages().text(TO, "pay 10", { idempotencyKey: "pay-1" }), (error) => {
+    await rejects(service.messages().text(TO, "pay 10", {}, { idempotencyKey: "pay-1" }), (error) => {
       ok(error instanceof OutcomeUnknownException);
       strictEqual(error.recordId, record.id);
       strictEqual(error.inFlight, false);
@@ -169,7 +172,7 @@ Deno.test("idempotent send: after an unknown outcome later calls are refused wit
     deepStrictEqual([settled.sent, settled.notSent], [1, 0]);
     const delivered = simulator.sentMessages[0].message as { key: { id: string } };
     strictEqual((await store.getOutbound(record.id))?.messageId, delivered.key.id);
-    const replay = await service.messages().text(TO, "pay 10", { idempotencyKey: "pay-1" });
+    const replay = await service.messages().text(TO, "pay 10", {}, { idempotencyKey: "pay-1" });
     strictEqual(replay.replayed, true);
     strictEqual(replay.json("key.id"), delivered.key.id);
     strictEqual(sendRequests(), 1);
@@ -185,9 +188,12 @@ Deno.test("idempotent send: the 500-then-503 sequence never sends twice, through
     // The first call's body reached the server, which sent it and then failed (500); the caller retries
     // with the same key and the server would answer 503.
     script.push("500_after_send", "503");
-    await rejects(service.messages().text(TO, "refund", { idempotencyKey: "refund-7" }), ConnectionException);
     await rejects(
-      service.messages().text(TO, "refund", { idempotencyKey: "refund-7" }),
+      service.messages().text(TO, "refund", {}, { idempotencyKey: "refund-7" }),
+      ConnectionException,
+    );
+    await rejects(
+      service.messages().text(TO, "refund", {}, { idempotencyKey: "refund-7" }),
       OutcomeUnknownException,
     );
     // The retry never reached the server: the scripted 503 is still unused.
@@ -204,7 +210,10 @@ Deno.test("idempotent send: the 500-then-503 sequence never sends twice, through
     const again = await retryFailedMessages({ service, store, now });
     strictEqual(again.results.length, 0);
     strictEqual(simulator.sentMessages.length, 1);
-    strictEqual((await service.messages().text(TO, "refund", { idempotencyKey: "refund-7" })).replayed, true);
+    strictEqual(
+      (await service.messages().text(TO, "refund", {}, { idempotencyKey: "refund-7" })).replayed,
+      true,
+    );
     strictEqual(simulator.sentMessages.length, 1);
   } finally {
     await simulator.close();
@@ -216,14 +225,17 @@ Deno.test("idempotent send: a 500 before anything was sent is found missing and 
   const { service, simulator, clock, now, script } = harness({ store });
   try {
     script.push("500_before_send");
-    await rejects(service.messages().text(TO, "hello", { idempotencyKey: "h-1" }), ConnectionException);
-    await rejects(service.messages().text(TO, "hello", { idempotencyKey: "h-1" }), OutcomeUnknownException);
+    await rejects(service.messages().text(TO, "hello", {}, { idempotencyKey: "h-1" }), ConnectionException);
+    await rejects(
+      service.messages().text(TO, "hello", {}, { idempotencyKey: "h-1" }),
+      OutcomeUnknownException,
+    );
     clock.now += 120_000;
     const retried = await retryFailedMessages({ service, store, now });
     deepStrictEqual(retried.results.map((r) => r.status), ["sent"]);
     strictEqual(simulator.sentMessages.length, 1);
     // The key now replays the resend's answer; the record is the same one.
-    const replay = await service.messages().text(TO, "hello", { idempotencyKey: "h-1" });
+    const replay = await service.messages().text(TO, "hello", {}, { idempotencyKey: "h-1" });
     strictEqual(replay.replayed, true);
     strictEqual(replay.json("key.id"), retried.results[0].messageId);
     strictEqual((await store.listOutbound()).length, 1);
@@ -238,11 +250,11 @@ Deno.test("idempotent send: a failure before sending releases the key; the next 
   const { service, simulator, script, sendRequests } = harness({ store });
   try {
     script.push("503");
-    await rejects(service.messages().text(TO, "retry me", { idempotencyKey: "r-1" }), (error) => {
+    await rejects(service.messages().text(TO, "retry me", {}, { idempotencyKey: "r-1" }), (error) => {
       ok(error instanceof ConnectionException && !error.outcomeUnknown);
       return true;
     });
-    const sent = await service.messages().text(TO, "retry me", { idempotencyKey: "r-1" });
+    const sent = await service.messages().text(TO, "retry me", {}, { idempotencyKey: "r-1" });
     strictEqual(sent.replayed, false);
     strictEqual(sendRequests(), 2);
     strictEqual(simulator.sentMessages.length, 1);
@@ -270,7 +282,7 @@ Deno.test("idempotent send: a call while another holds the key waits, bounded by
       recordId: "elsewhere",
       claimedUntil: NOW + 600_000,
     });
-    await rejects(service.messages().text(TO, "slow", { idempotencyKey: "slow-1" }), (error) => {
+    await rejects(service.messages().text(TO, "slow", {}, { idempotencyKey: "slow-1" }), (error) => {
       ok(error instanceof OutcomeUnknownException);
       strictEqual(error.inFlight, true);
       strictEqual(error.recordId, "elsewhere");
@@ -298,7 +310,7 @@ Deno.test("idempotent send: a holder past its claimedUntil died mid-send: its ou
       },
     );
     clock.now += 11;
-    await rejects(service.messages().text(TO, "x", { idempotencyKey: "dead-1" }), (error) => {
+    await rejects(service.messages().text(TO, "x", {}, { idempotencyKey: "dead-1" }), (error) => {
       ok(error instanceof OutcomeUnknownException);
       strictEqual(error.inFlight, false);
       return true;
@@ -312,11 +324,14 @@ Deno.test("idempotent send: a holder past its claimedUntil died mid-send: its ou
 Deno.test("idempotent send: the key holds for its window, then sends again", async () => {
   const { service, simulator, clock, sendRequests } = harness({ windowMs: 60_000 });
   try {
-    await service.messages().text(TO, "daily", { idempotencyKey: "day-1" });
+    await service.messages().text(TO, "daily", {}, { idempotencyKey: "day-1" });
     clock.now += 59_999;
-    strictEqual((await service.messages().text(TO, "daily", { idempotencyKey: "day-1" })).replayed, true);
+    strictEqual((await service.messages().text(TO, "daily", {}, { idempotencyKey: "day-1" })).replayed, true);
     clock.now += 1;
-    strictEqual((await service.messages().text(TO, "daily", { idempotencyKey: "day-1" })).replayed, false);
+    strictEqual(
+      (await service.messages().text(TO, "daily", {}, { idempotencyKey: "day-1" })).replayed,
+      false,
+    );
     strictEqual(sendRequests(), 2);
   } finally {
     await simulator.close();
@@ -326,14 +341,17 @@ Deno.test("idempotent send: the key holds for its window, then sends again", asy
 Deno.test("idempotent send: bad keys and a key reused for another request are refused before any request", async () => {
   const { service, simulator, sendRequests } = harness();
   try {
-    await service.messages().text(TO, "first", { idempotencyKey: "same" });
-    await rejects(service.messages().text(TO, "second", { idempotencyKey: "same" }), {
+    await service.messages().text(TO, "first", {}, { idempotencyKey: "same" });
+    await rejects(service.messages().text(TO, "second", {}, { idempotencyKey: "same" }), {
       name: "ValidationException",
       message:
         'Cannot send with idempotency key "same": it was used for a different request within its window',
     });
-    await rejects(service.messages().text(TO, "x", { idempotencyKey: "" }), ValidationException);
-    await rejects(service.messages().text(TO, "x", { idempotencyKey: "k".repeat(256) }), ValidationException);
+    await rejects(service.messages().text(TO, "x", {}, { idempotencyKey: "" }), ValidationException);
+    await rejects(
+      service.messages().text(TO, "x", {}, { idempotencyKey: "k".repeat(256) }),
+      ValidationException,
+    );
     strictEqual(sendRequests(), 1);
   } finally {
     await simulator.close();

@@ -24,12 +24,12 @@ Deno.test("send with resolve: a BR number whose account exists only without the 
   sim.registerAccount("551199998888");
   const { gw } = setup(sim);
 
-  const first = await gw.messages().text("+55 11 99999-8888", "Olá", { resolve: true });
+  const first = await gw.messages().text("+55 11 99999-8888", "Olá", {}, { resolve: true });
   strictEqual(first.resolvedJid, "551199998888@s.whatsapp.net");
   strictEqual(first.recipientRewritten, true);
   strictEqual(first.json("key.remoteJid"), "551199998888@s.whatsapp.net");
 
-  const second = await gw.messages().text("5511999998888", "De novo", { resolve: true });
+  const second = await gw.messages().text("5511999998888", "De novo", {}, { resolve: true });
   strictEqual(second.resolvedJid, "551199998888@s.whatsapp.net");
 
   // One whatsappNumbers call in all, asking for the number and its variant at once.
@@ -50,7 +50,7 @@ Deno.test("resolve as the service default (recipients.resolve); a call can turn 
   const res = await gw.messages().text("525512345678", "Hola");
   strictEqual(res.resolvedJid, "5215512345678@s.whatsapp.net");
   strictEqual(res.recipientRewritten, true);
-  const plain = await gw.messages().text("525512345678", "Hola", { resolve: false });
+  const plain = await gw.messages().text("525512345678", "Hola", {}, { resolve: false });
   strictEqual(plain.resolvedJid, undefined);
   strictEqual(numberChecks(sim).length, 1);
 });
@@ -81,7 +81,7 @@ Deno.test("resolveRecipient: not on WhatsApp throws not_on_whatsapp and nothing 
   sim.registerAccount("14155550100");
   const { gw } = setup(sim);
   await rejects(
-    () => gw.messages().text("5511999998888", "Oi", { resolve: true }),
+    () => gw.messages().text("5511999998888", "Oi", {}, { resolve: true }),
     (error: unknown) =>
       error instanceof MessageException && error.reason === "not_on_whatsapp" &&
       error.message ===

@@ -61,6 +61,32 @@ Deno.test("waitForConnection gives up after timeoutMs with a ConnectionException
   strictEqual(calls.length, 4);
 });
 
+Deno.test("waitForConnection refuses a timeoutMs or intervalMs that makes no sense, before any request", async () => {
+  const time = fakeTime();
+  const { gw, calls } = makeService({ handler: stateAnswer(["connecting"]), dependencies: time });
+  // NaN or a string polled for ever; an interval of 0 or below polled in a tight loop.
+  const bad: [Record<string, unknown>, string][] = [
+    [{ timeoutMs: NaN }, "timeoutMs must be a number"],
+    [{ timeoutMs: "5000" }, "timeoutMs must be a number"],
+    [{ timeoutMs: -1 }, "timeoutMs must be at least 0"],
+    [{ intervalMs: NaN }, "intervalMs must be a number"],
+    [{ intervalMs: 0 }, "intervalMs must be at least 1"],
+    [{ intervalMs: -5 }, "intervalMs must be at least 1"],
+  ];
+  for (const [options, message] of bad) {
+    await rejects(
+      gw.instances().waitForConnection("sales", { sleep: time.sleep, ...options }),
+      (error) => {
+        ok(error instanceof ValidationException, String(error));
+        strictEqual(error.message, `Invalid waitForConnection options: ${message}`);
+        return true;
+      },
+    );
+  }
+  strictEqual(calls.length, 0);
+  deepStrictEqual(time.sleeps, []);
+});
+
 Deno.test("waitForConnection stops at once when its signal aborts", async () => {
   const time = fakeTime();
   const controller = new AbortController();

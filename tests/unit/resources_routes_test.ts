@@ -149,7 +149,12 @@ Deno.test("route table lists every public resource method, and every case is in 
   );
   for (const [resource, klass] of Object.entries(RESOURCE_CLASSES)) {
     const inherited = BOT_GROUPS.includes(resource) ? Object.getOwnPropertyNames(BotResource.prototype) : [];
-    const own = Object.getOwnPropertyNames(klass.prototype);
+    const own: string[] = [];
+    // A resource's public methods may come from a chain of classes (messages: text, media, the rest).
+    for (let proto = klass.prototype; proto !== Resource.prototype; proto = Object.getPrototypeOf(proto)) {
+      if (proto === BotResource.prototype) break;
+      own.push(...Object.getOwnPropertyNames(proto));
+    }
     const names = [...own, ...inherited].filter((name) => name !== "constructor");
     for (const name of names) {
       ok(listed.has(`${resource}.${name}`), `${resource}().${name}() is not in ROUTES`);

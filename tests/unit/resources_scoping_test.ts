@@ -23,7 +23,7 @@ Deno.test("the instance is percent-encoded as one last path segment", async () =
 Deno.test("a per-call instance option wins over the bound one", async () => {
   const { gw, calls } = makeService();
   await gw.instance("a").groups().fetchAllGroups({ instance: "b" });
-  await gw.messages().text("5511999999999", "Hi", { instance: "c" });
+  await gw.messages().text("5511999999999", "Hi", {}, { instance: "c" });
   deepStrictEqual(calls.map((call) => call.path), ["/group/fetchAllGroups/b", "/message/sendText/c"]);
 });
 

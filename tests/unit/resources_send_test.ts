@@ -10,7 +10,7 @@ import {
   MetricsCollector,
   ValidationException,
 } from "../../mod.ts";
-import { CASES } from "../fixtures/resources_cases.ts";
+import { CASES, REQUEST_FORM_CASES } from "../fixtures/resources_cases.ts";
 import {
   defaultAnswer,
   fakeFetch,
@@ -28,11 +28,11 @@ function collect(target: EventTarget): MessageSent[] {
 Deno.test("every message send dispatches MessageSent exactly once with the response's key.id", async () => {
   // resolveRecipient is a lookup (whatsappNumbers), not a send; sendMany answers with its report (checked in
   // send_many_test.ts), not the server's response.
-  const sends = CASES.filter((testCase) =>
+  const sends = [...CASES, ...REQUEST_FORM_CASES].filter((testCase) =>
     testCase.id.startsWith("messages.") && testCase.id !== "messages.resolveRecipient" &&
     testCase.id !== "messages.sendMany"
   );
-  strictEqual(sends.length, 29);
+  strictEqual(sends.length, 30);
   for (const testCase of sends) {
     const { gw, calls } = makeService();
     const events = collect(gw.events);
@@ -100,7 +100,7 @@ Deno.test("a send is not retried after a 500: outcome unknown, no event, store r
 Deno.test("the store records a successful send as sent with the server's message id", async () => {
   const store = new MemoryStore();
   const { gw } = makeService({ config: { store } });
-  await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], { idempotencyKey: "order-42" });
+  await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], {}, { idempotencyKey: "order-42" });
   const records = await store.listOutbound();
   strictEqual(records.length, 1);
   const record = records[0];

@@ -284,6 +284,33 @@ Deno.test("sendMany: bad items are refused before any request", async () => {
   await sim.close();
 });
 
+Deno.test("sendMany: an item's field it does not have is refused before any request, with the field meant", async () => {
+  // A `delay` or a misspelt `txt` on an item was dropped silently: the message went out without it.
+  const { sim, gw } = setup();
+  await rejects(
+    gw.messages().sendMany([
+      { idempotencyKey: "a", to: "5511999999999", text: "x", delay: 1e12 },
+      { idempotencyKey: "b", to: "5511999999999", txt: "y", text: "y" },
+      {
+        idempotencyKey: "c",
+        to: "5511999999999",
+        file: { source: "https://e.com/a.pdf", type: "document", name: "a" },
+      },
+    ] as never),
+    (e: unknown) => {
+      ok(e instanceof ValidationException);
+      deepStrictEqual(e.messages, [
+        "items[0].delay is not a field",
+        'items[1].txt is not a field; did you mean "text"?',
+        'items[2].file.name is not a field; did you mean "fileName"?',
+      ]);
+      return true;
+    },
+  );
+  strictEqual(sim.requests.length, 0);
+  await sim.close();
+});
+
 Deno.test("sendMany and SendPacer: an unknown option key is refused with a suggestion before any request", async () => {
   const { sim, gw, store } = setup();
   await rejects(

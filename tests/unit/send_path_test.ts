@@ -173,12 +173,12 @@ Deno.test("a stage whose feature is off does no work: no key, no claim; no store
   await gw.messages().text("5511999999999", "no key");
   strictEqual(touched.has("idempotency"), false);
   strictEqual((await store.listOutbound()).length, 1);
-  await gw.messages().text("5511999999999", "with a key", { idempotencyKey: "order-1" });
+  await gw.messages().text("5511999999999", "with a key", {}, { idempotencyKey: "order-1" });
   strictEqual(touched.has("idempotency"), true);
   deepStrictEqual((await store.listOutbound()).map((record) => record.status), ["sent", "sent"]);
 
   // Views share the one pipeline and its claims: the same key from another view replays.
-  const replay = await gw.instance("sales").messages().text("5511999999999", "with a key", {
+  const replay = await gw.instance("sales").messages().text("5511999999999", "with a key", {}, {
     idempotencyKey: "order-1",
   });
   strictEqual(replay.replayed, true);

@@ -64,7 +64,7 @@ Deno.test("an aborted send is recorded as failed with an unknown outcome, so it 
       controller.abort(new DOMException("stop", "AbortError"));
       return new Promise<Response>(() => {});
     });
-    await rejects(service.messages().text("5511999999999", "x", { signal: controller.signal }), /stop/);
+    await rejects(service.messages().text("5511999999999", "x", {}, { signal: controller.signal }), /stop/);
     const [record] = await store.listOutbound();
     strictEqual(record.status, "failed");
     strictEqual(record.outcomeUnknown, true);

@@ -466,10 +466,10 @@ Deno.test("retryFailedMessages: a key a caller's own send left unknown is never 
     store,
   }, { fetch: gateway, now: later, sleep: (ms) => (clock.now += ms, Promise.resolve()) });
   try {
-    await rejects(service.messages().text("5511999999999", "pay 10", { idempotencyKey: "pay-1" }));
+    await rejects(service.messages().text("5511999999999", "pay 10", {}, { idempotencyKey: "pay-1" }));
     const [record] = await memory.listOutbound();
     storeDown = true;
-    await rejects(service.messages().text("5511999999999", "pay 10", { idempotencyKey: "pay-1" }), {
+    await rejects(service.messages().text("5511999999999", "pay 10", {}, { idempotencyKey: "pay-1" }), {
       name: "ConnectionException",
     });
     storeDown = false;

@@ -82,6 +82,22 @@ for (const store of [false, true]) {
   });
 }
 
+Deno.test("a handler's error that quotes the envelope's apikey: the line names the error, never the key", async () => {
+  const apikey = "B6D711FCDE4D4FD5936544120E713976";
+  const processor = new WebhookProcessor({ log: false }).on("messages.upsert", (payload) => {
+    throw new Error(`cannot save ${JSON.stringify(payload.raw)}`);
+  });
+  const { handler } = receiver({ processor });
+  const lines = await stderrOf(async () => {
+    strictEqual((await handler(post("/gateway/webhook/sales", { ...message(), apikey }))).status, 500);
+  });
+  strictEqual(lines.length, 1);
+  ok(lines[0].startsWith('[gateway] Webhook MESSAGES_UPSERT for instance "sales" failed'), lines[0]);
+  ok(lines[0].includes('"apikey":"[redacted]"'), lines[0]);
+  strictEqual(lines[0].includes(apikey), false, lines[0]);
+  await handler.close();
+});
+
 Deno.test("a bot whose reply fails: 500 and one stderr line with the reply's error", async () => {
   const { bot, stub } = stubBot();
   bot.on("message:text", (ctx) => ctx.reply(`echo ${ctx.text}`));
@@ -130,7 +146,8 @@ for (const store of [false, true]) {
   Deno.test(`an envelope without an instance (or an empty one) is bad input: 400, no handler runs (store: ${store})`, async () => {
     const { handler, runs } = receiver({ store: store ? new MemoryStore() : undefined });
     const { instance: _, ...noInstance } = message();
-    for (const body of [noInstance, { ...message(), instance: "" }]) {
+    // Whitespace names no instance either (the server's names have none around them).
+    for (const body of [noInstance, { ...message(), instance: "" }, { ...message(), instance: " \t" }]) {
       for (let attempt = 0; attempt < 2; attempt++) {
         const response = await handler(post("/gateway/webhook", body));
         strictEqual(response.status, 400);
@@ -140,6 +157,10 @@ for (const store of [false, true]) {
         });
       }
     }
+    strictEqual(runs(), 0);
+    const blankUrl = await handler(post("/gateway/webhook/%20", noInstance));
+    strictEqual(blankUrl.status, 400);
+    await blankUrl.body?.cancel();
     strictEqual(runs(), 0);
     // The URL's instance is enough when the body has none.
     strictEqual((await handler(post("/gateway/webhook/sales", noInstance))).status, 200);
@@ -178,3 +199,33 @@ for (const store of [false, true]) {
     await handler.close();
   });
 }
+
+Deno.test("a refused request's stderr line never carries the sender's control characters (no forged lines)", async () => {
+  // A JWT header is the sender's JSON: its "alg" can hold a newline and terminal escapes, and was quoted as is.
+  const part = (value: unknown) =>
+    btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const handler = createWebhookHandler({
+    signature: { secret: "jwt-key-of-the-instance-0123456789abcdef" },
+    processor: new WebhookProcessor({ log: false }),
+    now: () => NOW,
+  });
+  const lines = await stderrOf(async () => {
+    const response = await handler(
+      new Request(`${BASE}/gateway/webhook/sales`, {
+        method: "POST",
+        headers: {
+          ...JSON_HEADERS,
+          authorization: `Bearer ${part({ alg: "\n[gw] ok\u001b[2J" })}.${part({})}.AAAA`,
+        },
+        body: JSON.stringify(message()),
+      }),
+    );
+    strictEqual(response.status, 401);
+    await response.body?.cancel();
+  });
+  strictEqual(lines.length, 1);
+  ok(lines[0].includes('the JWT algorithm is "\\n[gw] ok\\u001b[2J"'), lines[0]);
+  // deno-lint-ignore no-control-regex -- control characters are what must not reach the log
+  strictEqual(/[\u0000-\u001f\u007f]/.test(lines[0]), false, JSON.stringify(lines[0]));
+  await handler.close();
+});

@@ -7,7 +7,8 @@ import { ConfigurationException } from "../../src/errors.ts";
 import { toBase64Url } from "../../src/webhooks/encoding.ts";
 import { optionsFromFile, WEBHOOK_KEYS } from "../../src/config_keys.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
-import { createWebhookHandler } from "../../src/webhooks/handler.ts";
+import { createWebhookHandler, type WebhookHandlerOptions } from "../../src/webhooks/handler.ts";
+import { MemoryStore } from "../../src/backends/memory/store.ts";
 import type { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import {
@@ -110,7 +111,7 @@ Deno.test("jwt window: jwtMaxAgeSeconds sets the window; the leeway applies at b
     await reasonOf(verifyWebhook(BODY, { authorization }, narrow, (IAT + 61) * 1000)),
     "timestamp_too_old",
   );
-  for (const bad of [-1, NaN, Infinity, "1800"]) {
+  for (const bad of [-1, NaN, Infinity, "1800", 86_401, 1e12]) {
     throws(
       () => createWebhookHandler({ signature: { secret: JWT_KEY, jwtMaxAgeSeconds: bad as number } }),
       (error: unknown) =>
@@ -177,4 +178,50 @@ Deno.test("jwt window: GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS and webhook.signature
     secret: JWT_KEY,
     jwtMaxAgeSeconds: 900,
   });
+  // Decimal only: "0x10" is not 16, "1e3" not 1000.
+  for (const bad of ["0x10", "1e3", "", " "]) {
+    const given: Record<string, string> = { ...env, GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS: bad };
+    throws(
+      () => webhookOptionsFromEnv((name) => given[name]),
+      (error: unknown) =>
+        error instanceof ConfigurationException && error.setting === "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
+    );
+  }
+});
+
+Deno.test("jwt window: a genuine token replayed at 29 minutes runs the handlers again only without dedupe or a store", async () => {
+  // The token covers no body: what stops a replay of the same event is dedupe or a store's message claim.
+  const body =
+    '{"event":"messages.upsert","instance":"sales","data":{"key":{"id":"M1","remoteJid":"5511999999999@s.whatsapp.net","fromMe":false},"message":{"conversation":"hi"}}}';
+  const authorization = await serverToken(serverClaims());
+  const runsWith = async (extra: Partial<WebhookHandlerOptions>): Promise<number[]> => {
+    let clock = IAT * 1000;
+    let runs = 0;
+    const processor = new WebhookProcessor({ log: false }).onAny(() => void runs++);
+    const handler = createWebhookHandler({
+      signature: { secret: JWT_KEY },
+      processor,
+      now: () => clock,
+      ...extra,
+    });
+    const seen: number[] = [];
+    for (const after of [0, 29 * 60]) {
+      clock = (IAT + after) * 1000;
+      const response = await handler(
+        new Request("http://127.0.0.1/gateway/webhook/sales", {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization },
+          body,
+        }),
+      );
+      strictEqual(response.status, 200);
+      await response.body?.cancel();
+      seen.push(runs);
+    }
+    await handler.close();
+    return seen;
+  };
+  deepStrictEqual(await runsWith({}), [1, 2]);
+  deepStrictEqual(await runsWith({ dedupe: true }), [1, 1]);
+  deepStrictEqual(await runsWith({ store: new MemoryStore() }), [1, 1]);
 });

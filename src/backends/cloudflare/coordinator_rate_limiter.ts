@@ -44,7 +44,7 @@ export interface CoordinatorRateLimiterOptions {
  *       api_key: env.GATEWAY_API_KEY,
  *       rate_limiting: { limiter: new CoordinatorRateLimiter(env.COORDINATOR) },
  *     });
- *     await gw.messages().text("5511999999999", "Hello", { instance: "sales" });
+ *     await gw.messages().text("5511999999999", "Hello", {}, { instance: "sales" });
  *     return new Response("sent");
  *   },
  * };

@@ -85,7 +85,8 @@ function toPayload(receiver: Receiver, state: RequestState, parsed: unknown): Re
     );
   }
   // Every record (claims, logs, messages) is kept per instance: without one there is nothing to key it by.
-  if (payload.instance === "") {
+  // Whitespace names none either (a blank URL segment, a body's " ").
+  if (payload.instance.trim() === "") {
     return refuse(receiver, 400, BODIES.noInstance, "no_instance", "body has no instance, nor has the URL");
   }
   state.payload = payload;

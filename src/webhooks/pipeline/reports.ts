@@ -12,6 +12,10 @@ export const REPORT_INTERVAL_MS = 60_000;
 // Causes are a small fixed set (the refusal reasons); the bound only guards against a caller that varies them.
 const MAX_CAUSES = 64;
 
+// deno-lint-ignore no-control-regex -- control characters are what must not reach the log
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+const escapeControl = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 /** One stderr line per cause per interval; the lines skipped in between are counted in the next one. */
 export class RateLimitedReports {
   readonly #now: () => number;
@@ -37,6 +41,7 @@ export class RateLimitedReports {
     const skipped = last !== undefined && last.skipped > 0
       ? ` (${last.skipped} more since the last line of this cause)`
       : "";
-    console.error(`[gateway] ${line()}${skipped}`);
+    // A line may quote the sender (a path, a header's field): no control character, so no forged line.
+    console.error(`[gateway] ${line().replace(CONTROL, escapeControl)}${skipped}`);
   }
 }

@@ -106,12 +106,17 @@ export function timedOut(counter: Counter, detail: string): Response {
 
 const CLOSE: [string, string][] = [["connection", "close"]];
 
-/** What a handler threw, for one line: the one failure inside a processor's or a bot's wrapper. */
-function failureText(error: unknown): string {
+/**
+ * What a handler threw, for one line: the one failure inside a processor's or a bot's wrapper. A handler
+ * that quotes its envelope would print the instance's token (`apikey`): it is replaced before the cut.
+ */
+export function failureText(error: unknown, apikey: string | undefined): string {
   const errors = (error as { errors?: unknown } | null)?.errors;
   const first = Array.isArray(errors) && errors.length > 0 ? errors[0] : error;
   const more = Array.isArray(errors) && errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-  return `${describeError(first).replace(/\s+/g, " ").slice(0, 300)}${more}`;
+  let text = describeError(first);
+  if (apikey !== undefined && apikey.length >= 8) text = text.replaceAll(apikey, "[redacted]");
+  return `${text.replace(/\s+/g, " ").slice(0, 300)}${more}`;
 }
 
 /**
@@ -130,7 +135,7 @@ export function reportFailure(
     `${status} ${payload.event} ${instance}`,
     () =>
       `Webhook ${payload.event} for instance ${instance} failed, answered ${status}${retried}: ${
-        failureText(error)
+        failureText(error, payload.apikey)
       }`,
   );
 }

@@ -9,6 +9,8 @@ import { getGatewayLogger } from "../../log.ts";
 import { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
 import { describeError, runWebhook, saveWebhookLog } from "../run.ts";
+import { failureText } from "../pipeline/respond.ts";
+import { RateLimitedReports } from "../pipeline/reports.ts";
 import {
   type DeadLetter,
   type ProcessWebhookJob,
@@ -18,6 +20,23 @@ import {
 } from "./interface.ts";
 
 const logger = getGatewayLogger("webhook", "queue");
+
+// The receiver answered 202: the worker is the only place a failing handler shows, so it says so on stderr
+// as the receiver does (one line per event, instance and outcome per minute, on the worker's clock).
+const reportsByClock = new WeakMap<() => number, RateLimitedReports>();
+
+function reportFailure(now: () => number, payload: WebhookPayloadDto, outcome: string, error: unknown): void {
+  let reports = reportsByClock.get(now);
+  if (reports === undefined) reportsByClock.set(now, reports = new RateLimitedReports(now));
+  const instance = JSON.stringify(payload.instance.slice(0, 100));
+  reports.report(
+    `${payload.event} ${instance} ${outcome.startsWith("dead") ? "dead" : "retry"}`,
+    () =>
+      `Webhook ${payload.event} for instance ${instance} failed in the queue worker (${outcome}): ${
+        failureText(error, payload.apikey)
+      }`,
+  );
+}
 
 /** Where a job that did not succeed goes next: the queue engine's retry and dead-letter writes. */
 export interface WebhookJobSettler {
@@ -114,6 +133,8 @@ export async function settleWebhookJob(
       now,
     });
   } catch (error) {
+    const attempt = `attempt ${attempts} of ${maxAttempts}`;
+    reportFailure(now, payload, `${attempt}, ${final ? "dead-lettered" : "retried"}`, error);
     if (final) return await deadLetter(describeError(error), "failed");
     const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
     await settler.retry({ ...job, attempt: attempts }, delay);

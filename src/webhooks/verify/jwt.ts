@@ -47,7 +47,8 @@ function checkClaims(
   if (header.alg !== "HS256") {
     reject(
       "unsupported_algorithm",
-      `the JWT algorithm is "${String(header.alg).slice(0, 16)}"; only HS256 is accepted`,
+      // The sender's text, quoted with its control characters escaped (it reaches the operator's log).
+      `the JWT algorithm is ${JSON.stringify(String(header.alg).slice(0, 16))}; only HS256 is accepted`,
     );
   }
   if (header.crit !== undefined) reject("unsupported_algorithm", 'the JWT has a "crit" header');

@@ -39,8 +39,11 @@ const DEFAULT_JWT_MAX_AGE = 1800;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 // Time settings in seconds: 0 is allowed (no tolerance).
-const checkSeconds = (name: string, value: number | undefined, fallback: number): number =>
-  numberSetting("Invalid webhook configuration", name, value, fallback, { min: 0 });
+const checkSeconds = (name: string, value: number | undefined, fallback: number, max?: number): number =>
+  numberSetting("Invalid webhook configuration", name, value, fallback, { min: 0, max });
+
+// A captured token replays for this long (the JWT covers no body): a day at most, the server retries for ~20 min.
+const MAX_JWT_MAX_AGE = 86_400;
 
 function checkScheme(scheme: unknown): WebhookSignatureScheme {
   if (!WEBHOOK_SIGNATURE_SCHEMES.includes(scheme as WebhookSignatureScheme)) {
@@ -149,6 +152,7 @@ export class WebhookVerifier {
         "signature.jwtMaxAgeSeconds",
         options.jwtMaxAgeSeconds,
         DEFAULT_JWT_MAX_AGE,
+        MAX_JWT_MAX_AGE,
       ),
       requireTimestamp: options.requireTimestamp === true,
     };

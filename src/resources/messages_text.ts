@@ -1,0 +1,112 @@
+/**
+ * The base of `MessagesResource`: the one way a message send goes out (validated, then the send pipeline,
+ * with the recipient resolved when asked), recipient resolution, and text sends.
+ *
+ * @module
+ */
+
+import {
+  type NumberCheckRow,
+  RECIPIENT_CACHE_TTL_MS,
+  type ResolvedRecipient,
+  resolveRecipientWith,
+} from "../address/recipient_resolver.ts";
+import type { RequestInput } from "../dto/request_dto.ts";
+import type { SendTextMessageDto } from "../dto/text_message.ts";
+import { type MessageSend, type SendOptions, type SendResponse, textSend } from "./message_send.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import { ROUTE } from "./routes.ts";
+import type { SendMessageResponse } from "./types.ts";
+
+/**
+ * Text sends and recipient resolution; `MessagesResource` adds the other kinds.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * const { jid } = await gw.messages().resolveRecipient("+55 11 99999-8888");
+ * await gw.messages().text(jid, "Hello");
+ * ```
+ */
+export class TextMessages extends Resource {
+  /**
+   * A send built by `build` (which validates: its error rejects the promise), sent through the pipeline. A
+   * field, not a method: the subclasses' public methods are what their prototypes list.
+   */
+  protected readonly run = (build: () => MessageSend): Promise<SendResponse> => {
+    let built: MessageSend;
+    try {
+      built = build();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { route, body, to, call, vary } = built;
+    const resolve = call?.resolve ?? this.context.recipients?.resolve ?? false;
+    if (!resolve || typeof body.number !== "string") {
+      return this.send<SendMessageResponse>({ route, body, to, ...vary }, call);
+    }
+    return this.#sendResolved(built, body.number);
+  };
+
+  async #sendResolved({ route, body, to, call, vary }: MessageSend, number: string): Promise<SendResponse> {
+    const recipient = await this.resolveRecipient(number, call);
+    const resolved = { ...body, number: recipient.jid };
+    const response = await this.send<SendMessageResponse>({ route, body: resolved, to, ...vary }, call);
+    return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
+  }
+
+  /**
+   * The JID the account of `number` is registered under, for this instance: asks `/chat/whatsappNumbers`
+   * once with the number and its variants (Brazil with and without the 9th digit, Mexico `521`/`52`,
+   * Argentina `549`/`54`) and caches the answer per instance in the store (`recipients.cache_ttl_seconds`,
+   * default 7 days), so a cached number costs one store read. A JID is returned as given. Throws
+   * `ValidationException` for a number without a country code (before any request) and `MessageException`
+   * (`not_on_whatsapp`) when no variant has an account.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const { jid, rewritten } = await gw.messages().resolveRecipient("+55 11 99999-8888");
+   * ```
+   */
+  async resolveRecipient(number: string, options: CallOptions = {}): Promise<ResolvedRecipient> {
+    const ttl = this.context.recipients?.cache_ttl_seconds;
+    return await resolveRecipientWith({
+      instance: this.instanceName(options),
+      state: this.context.store?.state,
+      ttlMs: ttl === undefined ? RECIPIENT_CACHE_TTL_MS : ttl * 1000,
+      now: this.context.now,
+      ask: async (numbers) => {
+        const res = await this.call<NumberCheckRow[]>(ROUTE.chat.whatsappNumbers, { body: { numbers } }, {
+          ...options,
+          idempotencyKey: undefined,
+        });
+        return res.data;
+      },
+    }, number);
+  }
+
+  /**
+   * Send a text (`POST /message/sendText`): `(to, text, options?)`, or a `SendTextMessageDto` or its fields and the
+   * call options.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService, SendTextMessageDto } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
+   * await gw.messages().text(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }), { instance: "support" });
+   * ```
+   */
+  text(
+    request: SendTextMessageDto | RequestInput<SendTextMessageDto>,
+    options?: CallOptions,
+  ): Promise<SendResponse>;
+  /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
+  text(to: string, text: string, options?: SendOptions, call?: CallOptions): Promise<SendResponse>;
+  text(...args: Parameters<typeof textSend>): Promise<SendResponse> {
+    return this.run(() => textSend(...args));
+  }
+}
