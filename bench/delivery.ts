@@ -11,7 +11,8 @@
  * MemoryStore and into a KvStore on a temporary file; then a second run over the same messages.
  */
 
-import { GatewayService, KvStore, MemoryStore, reconcileInboundMessages, WebhookProcessor } from "../mod.ts";
+import { GatewayService, KvStore, MemoryStore, WebhookProcessor } from "../mod.ts";
+import { reconcileInboundMessages } from "../src/delivery/mod.ts";
 import type { GatewayStore } from "../src/store/store.ts";
 import type { StateStore } from "../src/store/state.ts";
 import { GatewaySimulator } from "../src/testing/mod.ts";

@@ -9,7 +9,8 @@
  *   injected clock and a send that does nothing, vs calling that send in a plain loop.
  * - media: `toMediaInput` of 1 MB (sniffing + base64) vs the platform's base64 of the same bytes.
  */
-import { GatewayService, InstanceDisconnectedException, MemoryState, toMediaInput } from "../mod.ts";
+import { GatewayService, InstanceDisconnectedException, MemoryState } from "../mod.ts";
+import { toMediaInput } from "../src/media/mod.ts";
 import { runSendMany, type SendManyItem } from "../src/pacing/send_many.ts";
 import { sniffMimeType } from "../src/media/sniff.ts";
 import { toBase64 } from "../src/util/base64.ts";

@@ -85,7 +85,7 @@ try {
   console.log(`  webhook route   ${receiverUrl}/gateway/webhook/${INSTANCE}`);
   console.log(`  KV file         ${dir}/gateway.kv`);
 
-  const gw = new GatewayService({ server_url: mock.url, api_key: API_KEY, store });
+  const gw = GatewayService.make({ server_url: mock.url, api_key: API_KEY, store });
   const sent: MessageSent[] = [];
   gw.events.addEventListener(MessageSent.type, (event) => sent.push(event as MessageSent));
 

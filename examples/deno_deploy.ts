@@ -6,7 +6,8 @@
  * Set GATEWAY_WEBHOOK_SECRET in the project's environment variables.
  */
 
-import { createWebhookHandler, startWebhookWorker, WebhookProcessor } from "../mod.ts";
+import { createWebhookHandler, WebhookProcessor } from "../mod.ts";
+import { startWebhookWorker } from "../src/webhooks/mod.ts";
 import { KvWebhookDedupe, webhookOptionsFromEnv } from "../src/webhooks/mod.ts";
 
 const kv = await Deno.openKv();

@@ -18,7 +18,7 @@ try {
   us.addInstance("initech", { open: true });
 
   // One service; each connection is a gateway server with its own key.
-  const gw = new GatewayService({
+  const gw = GatewayService.make({
     default: "eu",
     connections: { eu: { server_url: eu.url, api_key: "eu-key" } },
   });

@@ -1,6 +1,6 @@
 /**
  * The shape of the configuration, declared once: every key, its type and its range. `validateConfig`, the
- * configuration file, `GatewayService.make`, `new GatewayService`, `fromEnv`, the rate-limit gate and
+ * configuration file, `GatewayService.make`, `fromEnv`, the rate-limit gate and
  * `addConnection` all check against it, so a new setting is one line in {@link CONFIG_SCHEMA} (and its type
  * in `config.ts`).
  *

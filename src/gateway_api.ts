@@ -1,12 +1,12 @@
 /**
- * The `GatewayApi` facade and `gatewayApi()` helper: one lazily built default service for applications
- * that want a single shared gateway, configured once with `configureGateway()` (or from the environment
- * on Deno).
+ * The `GatewayApi` facade and `gatewayApi()` helper: one documented alias of `GatewayService.fromEnv()`,
+ * built on first use, for applications that want a single shared gateway. `GatewayApi.fake()` (with
+ * `@gw/gateway/testing` imported) swaps it for a fake in tests. It is the one piece of module state the
+ * library keeps, because a facade is by definition one shared default.
  *
  * @module
  */
 
-import type { GatewayConfig } from "./config.ts";
 import type { ChatsResource } from "./resources/chats.ts";
 import type { GroupsResource } from "./resources/groups.ts";
 import type { InstancesResource } from "./resources/instances.ts";
@@ -32,37 +32,12 @@ export function registerGatewayFake(factory: FakeFactory): void {
 }
 
 /**
- * Set the default service used by `GatewayApi` and `gatewayApi()`: a configuration or a ready service.
- * Call it again to replace it (for example in tests).
+ * The default service: `GatewayService.fromEnv()` built on first use from the `GATEWAY_*` variables
+ * (Deno), or the fake `GatewayApi.fake()` installed.
  *
  * @example
  * ```ts
- * import { configureGateway, GatewayApi } from "@gw/gateway";
- * configureGateway({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
- * await GatewayApi.message().text("5511999999999", "Hello");
- * ```
- */
-export function configureGateway(config: GatewayConfig | GatewayService): GatewayService {
-  defaultService = config instanceof GatewayService ? config : new GatewayService(config);
-  return defaultService;
-}
-
-/**
- * The service given to `configureGateway()`, or undefined when none was (internal: the ready-made handlers
- * use it to decide between it and the runtime's bindings).
- */
-export function configuredGateway(): GatewayService | undefined {
-  return defaultService;
-}
-
-/**
- * The default service: the one given to `configureGateway()`, else one built from the `GATEWAY_*`
- * environment variables on first use (Deno only).
- *
- * @example
- * ```ts
- * import { configureGateway, gatewayApi } from "@gw/gateway";
- * configureGateway({ server_url: "http://localhost:8080", api_key: "key" });
+ * import { gatewayApi } from "@gw/gateway";
  * const up = await gatewayApi().ping();
  * ```
  */
@@ -100,7 +75,7 @@ export interface GatewayApiFacade {
   /**
    * Make the default service a {@link GatewayFake}'s service (a real service over the in-process
    * simulator) and return the fake, to assert what the code under test sent through `GatewayApi`. Needs
-   * `@gw/gateway/testing` imported. The fake stays the default until `configureGateway()` is called again.
+   * `@gw/gateway/testing` imported. The fake stays the default until the next `fake()`.
    */
   fake(options?: GatewayFakeOptions): GatewayFake;
 }
@@ -108,10 +83,9 @@ export interface GatewayApiFacade {
 /**
  * Static-style access to the default service, e.g. `GatewayApi.message().text(...)`.
  *
- * @example Send through the default service
+ * @example Send through the default service (configured by GATEWAY_API_URL, GATEWAY_API_KEY, GATEWAY_INSTANCE)
  * ```ts
- * import { configureGateway, GatewayApi } from "@gw/gateway";
- * configureGateway({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
+ * import { GatewayApi } from "@gw/gateway";
  * const res = await GatewayApi.message().text("5511999999999", "Hello");
  * console.log(res.json("key.id"));
  * ```

@@ -10,7 +10,6 @@ import { ConnectionManager } from "./client/connection_manager.ts";
 import {
   CONFIG_FILE,
   configFromEnv,
-  type ConnectionConfig,
   type GatewayConfig,
   loadConfigFile,
   mergeConfig,
@@ -186,17 +185,14 @@ export class GatewayService {
   #resourceContext?: ResourceContext;
 
   /**
-   * Build a service from a full configuration. The configuration is checked here: an unknown key, a wrong
-   * type, a value out of range or an invalid connection throws a `ConfigurationException` naming the setting.
+   * Internal: applications build a service with {@link GatewayService.make}, `fromEnv` or `fromFile`. The
+   * constructor stays callable for the library's own seams (`dependencies`: fetch, clocks, sleeps), which
+   * the tests inject; the configuration is checked the same way.
    *
    * @example
    * ```ts
    * import { GatewayService } from "@gw/gateway";
-   * const gw = new GatewayService({
-   *   default: "main",
-   *   connections: { main: { server_url: "http://localhost:8080", api_key: "key", instance: "sales" } },
-   *   retry: { max_retries: 3 },
-   * });
+   * const gw = new GatewayService({ server_url: "http://localhost:8080", api_key: "key" }, { fetch });
    * ```
    */
   constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
@@ -838,21 +834,32 @@ export class GatewayService {
   }
 
   /**
-   * A service for one connection (the `default` connection built from `server_url` / `api_key` /
-   * `instance` / `timeout_ms`), with every other setting at its default unless given. Throws a
-   * `ConfigurationException` naming the setting for an unknown key (`serverUrl` → did you mean
-   * `server_url`?), a wrong type, a missing `server_url` or `api_key`, or an api key that is not header-safe.
+   * The way to build a service: for one connection (the `default` connection built from `server_url` /
+   * `api_key` / `instance` / `timeout_ms`) or for named `connections`, with every other setting at its
+   * default unless given. Throws a `ConfigurationException` naming the setting for an unknown key
+   * (`serverUrl` → did you mean `server_url`?), a wrong type, a missing `server_url` or `api_key` (without
+   * `connections`), or an api key that is not header-safe.
    *
-   * @example
+   * @example One connection
    * ```ts
    * import { GatewayService } from "@gw/gateway";
    * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
    * ```
+   *
+   * @example Named connections
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({
+   *   default: "main",
+   *   connections: { main: { server_url: "http://localhost:8080", api_key: "key", instance: "sales" } },
+   *   retry: { max_retries: 3 },
+   * });
+   * ```
    */
-  static make(config: ConnectionConfig & Omit<GatewayConfig, "connections">): GatewayService {
+  static make(config: GatewayConfig): GatewayService {
     const valid = validateConfig(config);
     for (const setting of ["server_url", "api_key"] as const) {
-      if (valid[setting] === undefined) {
+      if (valid.connections === undefined && valid[setting] === undefined) {
         throw new ConfigurationException(`Cannot configure gateway: "${setting}" is missing`, { setting });
       }
     }
@@ -865,23 +872,26 @@ export class GatewayService {
    * called): one the permissions do not allow is treated as unset, and named once per process on standard
    * error. The variables and the overrides are checked like any configuration (`ConfigurationException`).
    *
+   * `env` reads the variables from an object instead of `Deno.env` (Workers bindings, or a test's own
+   * environment).
+   *
    * @example
    * ```ts
    * import { GatewayService } from "@gw/gateway";
    * const gw = GatewayService.fromEnv();
+   * const fromBindings = GatewayService.fromEnv({}, { GATEWAY_API_URL: "http://localhost:8080", GATEWAY_API_KEY: "key" });
    * ```
    */
-  static fromEnv(overrides: GatewayConfig = {}): GatewayService {
-    const deno = (globalThis as { Deno?: typeof Deno }).Deno;
-    if (!deno) {
+  static fromEnv(overrides: GatewayConfig = {}, env?: Record<string, unknown>): GatewayService {
+    if (env === undefined && !(globalThis as { Deno?: typeof Deno }).Deno) {
       throw new ConfigurationException(
-        "Cannot read the environment: not running on Deno; pass a configuration to new GatewayService()",
+        "Cannot read the environment: not running on Deno; pass the bindings: GatewayService.fromEnv({}, env)",
       );
     }
-    const env = envReader();
-    const config = mergeConfig(configFromEnv(env.get), validateConfig(overrides));
+    const reader = readerOf(env);
+    const config = mergeConfig(configFromEnv(reader.get), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
-      const why = env.denied.includes("GATEWAY_API_URL")
+      const why = reader.denied.includes("GATEWAY_API_URL")
         ? "GATEWAY_API_URL cannot be read (add it to --allow-env)"
         : "GATEWAY_API_URL is not set";
       throw new ConfigurationException(`Cannot configure gateway: ${why}`, { setting: "GATEWAY_API_URL" });
@@ -894,17 +904,23 @@ export class GatewayService {
    * variables, which win. Needs `--allow-read` for the file and `--allow-env` for the variables you set (one
    * the permissions do not allow is treated as unset, and named once per process on standard error).
    *
+   * `env` reads the variables from an object instead of `Deno.env`.
+   *
    * @example
    * ```ts
    * import { GatewayService } from "@gw/gateway";
    * const gw = await GatewayService.fromFile();
    * ```
    */
-  static async fromFile(path: string = CONFIG_FILE, overrides: GatewayConfig = {}): Promise<GatewayService> {
+  static async fromFile(
+    path: string = CONFIG_FILE,
+    overrides: GatewayConfig = {},
+    env?: Record<string, unknown>,
+  ): Promise<GatewayService> {
     const file = await loadConfigFile(path);
     // A variable the permissions do not allow is treated as unset (and named once); a bad one is an error.
-    const env = configFromEnv(envReader().get);
-    const config = mergeConfig(mergeEnvConfig(serviceConfig(file ?? {}), env), validateConfig(overrides));
+    const fromEnv = configFromEnv(readerOf(env).get);
+    const config = mergeConfig(mergeEnvConfig(serviceConfig(file ?? {}), fromEnv), validateConfig(overrides));
     if (!config.server_url && !config.connections) {
       throw new ConfigurationException(
         `Cannot configure gateway: no "${path}" and GATEWAY_API_URL is not set`,
@@ -913,4 +929,15 @@ export class GatewayService {
     }
     return new GatewayService(config);
   }
+}
+
+/** `Deno.env` through {@link envReader}, or the given object's string values. */
+function readerOf(env: Record<string, unknown> | undefined) {
+  if (env === undefined) return envReader();
+  return envReader({
+    access: (name) => ({
+      value: typeof env[name] === "string" ? env[name] as string : undefined,
+      denied: false,
+    }),
+  });
 }

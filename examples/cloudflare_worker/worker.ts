@@ -15,13 +15,8 @@
  * GATEWAY_WEBHOOK_* settings and GATEWAY_API_URL / GATEWAY_API_KEY (for the cron tasks) as vars or secrets.
  */
 
-import {
-  createScheduledHandler,
-  createWebhookHandler,
-  GatewayService,
-  type WebhookHandler,
-  WebhookProcessor,
-} from "../../mod.ts";
+import { createWebhookHandler, GatewayService, type WebhookHandler, WebhookProcessor } from "../../mod.ts";
+import { createScheduledHandler } from "../../src/tasks/mod.ts";
 import { stateTaskLease } from "../../src/tasks/mod.ts";
 import { webhookOptionsFromEnv } from "../../src/webhooks/mod.ts";
 import {
@@ -86,7 +81,7 @@ function gatewayFor(env: Env): Gateway {
 const scheduled = createScheduledHandler<Env>({
   store: (env) => gatewayFor(env).store,
   service: (env) =>
-    new GatewayService({
+    GatewayService.make({
       server_url: env.GATEWAY_API_URL ?? "",
       api_key: env.GATEWAY_API_KEY ?? "",
       store: gatewayFor(env).store,

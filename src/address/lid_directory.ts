@@ -113,7 +113,8 @@ function phoneDigits(phone: string): string {
  *
  * @example
  * ```ts
- * import { LidDirectory, MemoryStore, WebhookPayloadDto } from "@gw/gateway";
+ * import { MemoryStore, WebhookPayloadDto } from "@gw/gateway";
+ * import { LidDirectory } from "@gw/gateway/delivery";
  * const directory = new LidDirectory(new MemoryStore());
  * await directory.learn(WebhookPayloadDto.from({
  *   event: "messages.upsert",
@@ -132,7 +133,8 @@ export class LidDirectory {
    *
    * @example
    * ```ts
-   * import { KvStore, LidDirectory } from "@gw/gateway";
+   * import { KvStore } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * const kv = await Deno.openKv(":memory:");
    * const directory = new LidDirectory(new KvStore(kv));
    * kv.close();
@@ -149,7 +151,7 @@ export class LidDirectory {
    *
    * @example
    * ```ts
-   * import { LidDirectory } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * const directory = new LidDirectory();
    * await directory.learn({ event: "contacts.upsert", data: [{ id: "5511999999999@s.whatsapp.net", lid: "123@lid" }] }); // 1
    * ```
@@ -167,7 +169,7 @@ export class LidDirectory {
    *
    * @example
    * ```ts
-   * import { LidDirectory } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * await new LidDirectory().remember({ lid: "123@lid", phone: "5511999999999" }); // true
    * ```
    */
@@ -188,7 +190,7 @@ export class LidDirectory {
    *
    * @example
    * ```ts
-   * import { LidDirectory } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * await new LidDirectory().toPhone("123456789012345@lid"); // undefined
    * ```
    */
@@ -201,7 +203,7 @@ export class LidDirectory {
    *
    * @example
    * ```ts
-   * import { LidDirectory } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * await new LidDirectory().toLid("5511999999999@s.whatsapp.net"); // undefined
    * ```
    */
@@ -216,7 +218,7 @@ export class LidDirectory {
    *
    * @example
    * ```ts
-   * import { LidDirectory } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * const directory = new LidDirectory();
    * await directory.remember({ lid: "123456789012345@lid", phone: "5511999999999" });
    * await directory.resolve({ data: { key: { remoteJid: "123456789012345@lid", id: "B" } } });

@@ -139,7 +139,7 @@ function callingCode(input: string, country: string): string {
  *
  * @example
  * ```ts
- * import { normalizePhone } from "@gw/gateway";
+ * import { normalizePhone } from "@gw/gateway/delivery";
  * normalizePhone("+55 (11) 99999-9999"); // "5511999999999"
  * normalizePhone("(11) 99999-9999", { defaultCountry: "BR" }); // "5511999999999"
  * normalizePhone("020 7946 0958", { defaultCountry: "GB" }); // "442079460958"
@@ -215,7 +215,7 @@ function digitsOf(number: string): string {
  *
  * @example
  * ```ts
- * import { phoneVariants } from "@gw/gateway";
+ * import { phoneVariants } from "@gw/gateway/delivery";
  * phoneVariants("5511999998888"); // ["5511999998888", "551199998888"]
  * phoneVariants("5215512345678"); // ["5215512345678", "525512345678"]
  * phoneVariants("14155550100"); // ["14155550100"]
@@ -235,7 +235,7 @@ export function phoneVariants(number: string): string[] {
  *
  * @example
  * ```ts
- * import { phoneMatchKey } from "@gw/gateway";
+ * import { phoneMatchKey } from "@gw/gateway/delivery";
  * phoneMatchKey("+55 11 99999-8888") === phoneMatchKey("551199998888@s.whatsapp.net"); // true
  * ```
  */

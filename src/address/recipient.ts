@@ -46,7 +46,7 @@ const USER_PART: Readonly<Record<RecipientKind, RegExp>> = {
  *
  * @example
  * ```ts
- * import { parseRecipient } from "@gw/gateway";
+ * import { parseRecipient } from "@gw/gateway/delivery";
  * parseRecipient("+55 11 99999-9999"); // { kind: "user", jid: "5511999999999@s.whatsapp.net", phone: "5511999999999" }
  * parseRecipient("123456789012345:3@lid"); // { kind: "lid", jid: "123456789012345@lid", lid: "123456789012345@lid" }
  * parseRecipient("120363025246125888@g.us").kind; // "group"

@@ -56,7 +56,7 @@ function messageOf(source: unknown): Json | undefined {
  *
  * @example
  * ```ts
- * import { resolveSender } from "@gw/gateway";
+ * import { resolveSender } from "@gw/gateway/delivery";
  * resolveSender({
  *   key: { remoteJid: "123456789012345@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", addressingMode: "lid" },
  * }); // { replyTo: "5511999999999@s.whatsapp.net", lid: "123456789012345@lid", phone: "5511999999999" }

@@ -16,7 +16,7 @@ import {
   serviceConfig,
 } from "../config.ts";
 import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
-import { GatewayApiException } from "../errors.ts";
+import { GatewayException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
 import { inCheckout } from "./command.ts";
 import { CliError, type CliIo, EXIT_USAGE, isPermissionError, resolvePath } from "./io.ts";
@@ -69,15 +69,19 @@ export interface CliConfig {
  */
 export async function loadCliConfig(io: CliIo, configPath: string | undefined): Promise<CliConfig> {
   const path = configPath ?? CONFIG_FILE;
+  const resolved = resolvePath(io, path);
   let file: GatewayConfig | null;
   try {
-    file = await loadConfigFile(resolvePath(io, path));
+    file = await loadConfigFile(resolved);
   } catch (error) {
     // loadConfigFile wraps Deno's permission error: look at its cause too.
     if (isPermissionError(error) || (error instanceof Error && isPermissionError(error.cause))) {
       throw unreadable(path, error);
     }
-    throw configError(error);
+    // The message names the file as the user wrote it, not as resolved against the working directory.
+    const named = configError(error);
+    named.message = named.message.replaceAll(`"${resolved}"`, `"${path}"`);
+    throw named;
   }
   if (file === null && configPath !== undefined) {
     throw new CliError(`Cannot read configuration: "${path}" does not exist`, EXIT_USAGE);
@@ -139,7 +143,7 @@ function unreadable(path: string, error: unknown): CliError {
 function configError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof GatewayApiException && error.cause instanceof Error &&
+  const cause = error instanceof GatewayException && error.cause instanceof Error &&
       !message.includes(error.cause.message)
     ? `: ${error.cause.message}`
     : "";

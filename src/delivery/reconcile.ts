@@ -139,7 +139,8 @@ function messageRaw(record: MessageRecord): Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { GatewayService, MemoryStore, reconcileInboundMessages, WebhookProcessor } from "@gw/gateway";
+ * import { GatewayService, MemoryStore, WebhookProcessor } from "@gw/gateway";
+ * import { reconcileInboundMessages } from "@gw/gateway/delivery";
  * const store = new MemoryStore();
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales", store });
  * const processor = new WebhookProcessor({ store }).on("messages.upsert", (p) => console.log(p.text));

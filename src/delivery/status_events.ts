@@ -31,7 +31,7 @@ export interface MessageStatusRecord {
  *
  * @example
  * ```ts
- * import { MessageStatusChanged, MessageStatusTracker } from "@gw/gateway";
+ * import { MessageStatusChanged, MessageStatusTracker } from "@gw/gateway/delivery";
  * const tracker = new MessageStatusTracker();
  * tracker.events.addEventListener(MessageStatusChanged.type, (event) => {
  *   const { messageId, previous, status } = event as MessageStatusChanged;
@@ -56,7 +56,7 @@ export class MessageStatusChanged extends Event {
    *
    * @example
    * ```ts
-   * import { MessageStatusChanged } from "@gw/gateway";
+   * import { MessageStatusChanged } from "@gw/gateway/delivery";
    * new MessageStatusChanged({ messageId: "3EB0", status: "READ", firstSeenAt: 0, updatedAt: 1 }, "DELIVERY_ACK");
    * ```
    */
@@ -81,7 +81,7 @@ export type StuckCause = "instance_not_open" | "recipient_not_on_whatsapp" | "li
  *
  * @example
  * ```ts
- * import { MessageStatusTracker, MessageStuck } from "@gw/gateway";
+ * import { MessageStatusTracker, MessageStuck } from "@gw/gateway/delivery";
  * const tracker = new MessageStatusTracker({ stuckAfterMs: 120_000 });
  * tracker.events.addEventListener(MessageStuck.type, (event) => {
  *   const stuck = event as MessageStuck;
@@ -106,7 +106,7 @@ export class MessageStuck extends Event {
    *
    * @example
    * ```ts
-   * import { MessageStuck } from "@gw/gateway";
+   * import { MessageStuck } from "@gw/gateway/delivery";
    * new MessageStuck({ messageId: "3EB0", status: "PENDING", firstSeenAt: 0, updatedAt: 0 }, 300_000, ["instance_not_open"]);
    * ```
    */

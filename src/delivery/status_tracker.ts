@@ -72,7 +72,8 @@ export interface WaitForStatusOptions {
  *
  * @example
  * ```ts
- * import { MessageStatusTracker, WebhookPayloadDto } from "@gw/gateway";
+ * import { WebhookPayloadDto } from "@gw/gateway";
+ * import { MessageStatusTracker } from "@gw/gateway/delivery";
  * const tracker = new MessageStatusTracker();
  * await tracker.observe(WebhookPayloadDto.from({
  *   event: "messages.update",
@@ -98,7 +99,8 @@ export class MessageStatusTracker {
    *
    * @example
    * ```ts
-   * import { MemoryStore, MessageStatusTracker } from "@gw/gateway";
+   * import { MemoryStore } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * const tracker = new MessageStatusTracker({ store: new MemoryStore(), stuckAfterMs: 60_000 });
    * ```
    */
@@ -134,7 +136,7 @@ export class MessageStatusTracker {
    *
    * @example
    * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * const tracker = new MessageStatusTracker();
    * await tracker.observe({ messageId: "3EB0", status: "READ" }); // [record]
    * await tracker.observe({ messageId: "3EB0", status: "DELIVERY_ACK" }); // [] (late, ignored)
@@ -217,7 +219,7 @@ export class MessageStatusTracker {
    *
    * @example
    * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * await new MessageStatusTracker().get("3EB0"); // null
    * ```
    */
@@ -234,7 +236,8 @@ export class MessageStatusTracker {
    *
    * @example
    * ```ts
-   * import { GatewayService, MessageStatusTracker, MemoryStore } from "@gw/gateway";
+   * import { GatewayService, MemoryStore } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * const store = new MemoryStore();
    * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales", store });
    * const tracker = new MessageStatusTracker({ store }); // the webhook receiver uses the same store
@@ -302,7 +305,7 @@ export class MessageStatusTracker {
    *
    * @example
    * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * await new MessageStatusTracker().causesOf({
    *   messageId: "3EB0", status: "PENDING", remoteJid: "123@lid", firstSeenAt: 0, updatedAt: 0,
    * }); // ["lid_only_recipient", "instance_not_open", "recipient_not_on_whatsapp"]
@@ -330,7 +333,7 @@ export class MessageStatusTracker {
    *
    * @example
    * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * let now = 0;
    * const tracker = new MessageStatusTracker({ stuckAfterMs: 1000, now: () => now });
    * await tracker.observe({ messageId: "3EB0", status: "PENDING", instance: "sales" });

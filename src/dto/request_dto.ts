@@ -11,7 +11,8 @@
  *
  * @example
  * ```ts
- * import { type RequestBody, SendTextMessageDto } from "@gw/gateway";
+ * import { SendTextMessageDto } from "@gw/gateway";
+ * import { type RequestBody } from "@gw/gateway/resources";
  * const body: RequestBody<SendTextMessageDto> = SendTextMessageDto.from({ number: "5511999999999", text: "Hi" })
  *   .toJSON();
  * body.number; // "5511999999999"
@@ -33,7 +34,8 @@ export type RequestBody<T> = {
  *
  * @example
  * ```ts
- * import { type RequestInput, SendTextMessageDto } from "@gw/gateway";
+ * import { SendTextMessageDto } from "@gw/gateway";
+ * import { type RequestInput } from "@gw/gateway/resources";
  * const input: RequestInput<SendTextMessageDto> = { number: "+55 11 99999-9999", text: "Hello" };
  * SendTextMessageDto.from(input).number; // "5511999999999"
  * ```

@@ -231,7 +231,7 @@ export interface MessageKeyInput {
  *
  * @example
  * ```ts
- * import { normalizeNumber } from "@gw/gateway";
+ * import { normalizeNumber } from "@gw/gateway/resources";
  * normalizeNumber("+55 (11) 99999-9999"); // "5511999999999"
  * normalizeNumber("120363025246125888@g.us"); // "120363025246125888@g.us"
  * normalizeNumber("hello"); // null

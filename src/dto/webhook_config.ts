@@ -8,7 +8,7 @@
 import { type BodySpec, readBody } from "./body_spec.ts";
 import { RequestDto } from "./request_dto.ts";
 import type { Problems } from "./validate.ts";
-import { WEBHOOK_CONFIG_EVENTS } from "../event_names.ts";
+import { WEBHOOK_CONFIG_EVENTS } from "../webhooks/events/names.ts";
 
 export { WEBHOOK_CONFIG_EVENTS };
 
@@ -150,7 +150,8 @@ export class WebhookConfigDto extends RequestDto {
    *
    * @example
    * ```ts
-   * import { type RequestBody, WebhookConfigDto } from "@gw/gateway";
+   * import { WebhookConfigDto } from "@gw/gateway";
+   * import { type RequestBody } from "@gw/gateway/resources";
    * const body: RequestBody<WebhookConfigDto> = { webhook: WebhookConfigDto.from({ url: "https://e.x/h" }).toJSON().webhook };
    * ```
    */

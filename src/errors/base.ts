@@ -1,5 +1,7 @@
 /**
- * The root of every exception the library throws, and the context (status, route, instance) it carries.
+ * The root of every exception the library throws (`GatewayException`), and the family of the server's
+ * answers (`GatewayApiException`) with the context (status, route, instance) it carries. Setup errors
+ * (`ConfigurationException`, `WebhookException`, `setup.ts`) stand beside that family, not in it.
  *
  * @module
  */
@@ -27,9 +29,41 @@ export interface GatewayErrorContext {
 }
 
 /**
- * Base class of every error the library throws.
+ * Base class of every error the library throws: the server's answers ({@link GatewayApiException}) and the
+ * library's own setup errors (`ConfigurationException`, `WebhookException`).
  *
- * @example Catching any gateway error
+ * @example Catching any error of the library
+ * ```ts
+ * import { GatewayException, GatewayService } from "@gw/gateway";
+ * try {
+ *   GatewayService.make({ server_url: "http://127.0.0.1:1" });
+ * } catch (error) {
+ *   if (error instanceof GatewayException) console.log(error.name, error.message);
+ * }
+ * ```
+ */
+export class GatewayException extends Error {
+  /**
+   * Build an error whose `name` is its class's.
+   *
+   * @example
+   * ```ts
+   * import { GatewayException } from "@gw/gateway";
+   * const error = new GatewayException("Cannot do it", { cause: new Error("down") });
+   * console.log(error.name); // "GatewayException"
+   * ```
+   */
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The server's answers and the failures to get one (HTTP status, body, route, connection, instance,
+ * attempts). Setup errors are not in this family: catch {@link GatewayException} for every error.
+ *
+ * @example Catching any failed request
  * ```ts
  * import { GatewayApiException, GatewayService } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://127.0.0.1:1", api_key: "k", instance: "sales" });
@@ -40,7 +74,7 @@ export interface GatewayErrorContext {
  * }
  * ```
  */
-export class GatewayApiException extends Error {
+export class GatewayApiException extends GatewayException {
   /** HTTP status code, or undefined when the server never answered. */
   readonly status?: number;
   /** The parsed response body. */
@@ -69,8 +103,7 @@ export class GatewayApiException extends Error {
    * ```
    */
   constructor(message: string, context: GatewayErrorContext = {}) {
-    super(message, context.cause === undefined ? undefined : { cause: context.cause });
-    this.name = new.target.name;
+    super(message, { cause: context.cause });
     this.status = context.status;
     this.body = context.body;
     this.messages = context.messages ?? [];

@@ -76,7 +76,8 @@ export class InstanceDisconnectedException extends MessageException {
    *
    * @example
    * ```ts
-   * import { disconnectReason, InstanceDisconnectedException } from "@gw/gateway";
+   * import { InstanceDisconnectedException } from "@gw/gateway";
+   * import { disconnectReason } from "@gw/gateway/delivery";
    * throw new InstanceDisconnectedException("Cannot send: instance \"sales\" is banned", {
    *   instance: "sales",
    *   local: true,

@@ -1,10 +1,11 @@
 /**
  * Exceptions for the library's own setup: a webhook that cannot be verified, a configuration that is refused.
+ * They extend `GatewayException`, beside the server's answers (`GatewayApiException`), not under them.
  *
  * @module
  */
 
-import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
+import { GatewayException } from "./base.ts";
 
 /**
  * An inbound webhook was rejected (bad signature, malformed body, misconfiguration).
@@ -16,7 +17,32 @@ import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
  * console.log(error.status);
  * ```
  */
-export class WebhookException extends GatewayApiException {}
+export class WebhookException extends GatewayException {
+  /** The HTTP status the receiver answers with (401 unverified, 500 a handler failed, 503 busy). */
+  readonly status?: number;
+  /** Flat reasons (a verification failure's reason). */
+  readonly messages: string[];
+
+  /**
+   * Build a webhook error with the status the receiver answers.
+   *
+   * @example
+   * ```ts
+   * import { WebhookException } from "@gw/gateway";
+   * const error = new WebhookException("Cannot verify webhook: signature does not match", { status: 401 });
+   * ```
+   */
+  constructor(message: string, context: { status?: number; messages?: string[]; cause?: unknown } = {}) {
+    super(message, { cause: context.cause });
+    this.status = context.status;
+    this.messages = context.messages ?? [];
+  }
+
+  /** The error as plain JSON (for logs). */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, status: this.status, messages: this.messages };
+  }
+}
 
 /**
  * The library's configuration is wrong: an unknown key, a wrong type, a value out of range, or a setting
@@ -32,9 +58,13 @@ export class WebhookException extends GatewayApiException {}
  * console.log(error.setting); // "serverUrl"
  * ```
  */
-export class ConfigurationException extends GatewayApiException {
+export class ConfigurationException extends GatewayException {
   /** Which setting is wrong (`connections.main.api_key`), when it is one setting. */
   readonly setting?: string;
+  /** The connection the setting belongs to, when it is one connection's. */
+  readonly connection?: string;
+  /** The instance the setting belongs to, when it is one instance's. */
+  readonly instance?: string;
 
   /**
    * Build a configuration error.
@@ -46,8 +76,19 @@ export class ConfigurationException extends GatewayApiException {
    * console.log(error.setting); // "timeout_ms"
    * ```
    */
-  constructor(message: string, context: GatewayErrorContext & { setting?: string } = {}) {
-    super(message, context);
+  constructor(
+    message: string,
+    context: { setting?: string; connection?: string; instance?: string; cause?: unknown } = {},
+  ) {
+    super(message, { cause: context.cause });
     this.setting = context.setting;
+    this.connection = context.connection;
+    this.instance = context.instance;
+  }
+
+  /** The error as plain JSON (for logs). */
+  toJSON(): Record<string, unknown> {
+    const { name, message, setting, connection, instance } = this;
+    return { name, message, setting, connection, instance };
   }
 }

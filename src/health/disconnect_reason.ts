@@ -93,7 +93,7 @@ export const FINAL_DISCONNECT_CODES: readonly number[] = [401, 402, 403, 406];
  *
  * @example
  * ```ts
- * import { disconnectReason } from "@gw/gateway";
+ * import { disconnectReason } from "@gw/gateway/delivery";
  * disconnectReason(401).kind; // "needs_qr"
  * disconnectReason(403).kind; // "stop"
  * disconnectReason(428).name; // "connection_closed"

@@ -47,7 +47,8 @@ const CAS_ATTEMPTS = 8;
  *
  * @example
  * ```ts
- * import { InstanceHealth, MemoryState } from "@gw/gateway";
+ * import { MemoryState } from "@gw/gateway";
+ * import { InstanceHealth } from "@gw/gateway/delivery";
  * const health = new InstanceHealth(new MemoryState());
  * const sales = { connection: "default", instance: "sales" };
  * await health.recordConnectionUpdate(sales, { state: "close", statusReason: 403 });
@@ -72,7 +73,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryStore } from "@gw/gateway";
+   * import { MemoryStore } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const store = new MemoryStore();
    * const health = new InstanceHealth(store.state, { failureThreshold: 3, cooldownMs: 10_000 });
    * ```
@@ -115,7 +117,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * console.log((await health.get({ connection: "default", instance: "sales" })).status); // "unknown"
    * ```
@@ -139,7 +142,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * console.log(health.breakerNow({ connection: "default", instance: "sales" })); // "closed"
    * ```
@@ -158,7 +162,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * for (const record of await health.list()) console.log(record.instance, record.status);
    * ```
@@ -178,7 +183,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordConnectionUpdate({ connection: "default", instance: "sales" }, { state: "close", statusReason: 401 });
    * ```
@@ -197,7 +203,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordState({ connection: "default", instance: "sales" }, "open");
    * ```
@@ -215,7 +222,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordSendSuccess({ connection: "default", instance: "sales" });
    * ```
@@ -234,7 +242,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceDisconnectedException, InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { InstanceDisconnectedException, MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.recordSendFailure({ connection: "default", instance: "sales" }, new InstanceDisconnectedException("Connection Closed"));
    * ```
@@ -273,7 +282,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * console.log(await health.admit({ connection: "default", instance: "sales" })); // "pass"
    * ```
@@ -301,7 +311,8 @@ export class InstanceHealth {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * const health = new InstanceHealth(new MemoryState());
    * await health.reset({ connection: "default", instance: "sales" });
    * ```

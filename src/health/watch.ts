@@ -16,7 +16,8 @@ import type { InstanceHealth } from "./instance_health.ts";
  *
  * @example
  * ```ts
- * import { GatewayService, watchInstanceHealth, WebhookProcessor } from "@gw/gateway";
+ * import { GatewayService, WebhookProcessor } from "@gw/gateway";
+ * import { watchInstanceHealth } from "@gw/gateway/delivery";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
  * const processor = new WebhookProcessor();
  * watchInstanceHealth(processor, gw.health());

@@ -45,7 +45,8 @@ function isPayload(value: MediaMessageRef): value is WebhookPayloadDto {
  *
  * @example In a webhook handler
  * ```ts
- * import { downloadMedia, GatewayService, WebhookProcessor } from "@gw/gateway";
+ * import { GatewayService, WebhookProcessor } from "@gw/gateway";
+ * import { downloadMedia } from "@gw/gateway/media";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
  * new WebhookProcessor().on("messages.upsert", async (payload) => {
  *   if (payload.messageType === "imageMessage") {

@@ -25,7 +25,7 @@ export const MEDIA_KINDS: readonly MediaKind[] = ["image", "video", "audio", "do
  *
  * @example
  * ```ts
- * import { MEDIA_SIZE_LIMITS } from "@gw/gateway";
+ * import { MEDIA_SIZE_LIMITS } from "@gw/gateway/media";
  * MEDIA_SIZE_LIMITS.image; // 5242880
  * ```
  */
@@ -112,7 +112,8 @@ function humanSize(bytes: number): string {
  *
  * @example Send a file from disk as a document
  * ```ts
- * import { GatewayService, toMediaInput } from "@gw/gateway";
+ * import { GatewayService } from "@gw/gateway";
+ * import { toMediaInput } from "@gw/gateway/media";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
  * const pdf = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x34]);
  * const input = await toMediaInput(pdf, { type: "document", fileName: "invoice.pdf" });

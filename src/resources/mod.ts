@@ -126,3 +126,11 @@ export type {
   SendManyProgress,
   SendManyReport,
 } from "../pacing/send_many.ts";
+
+// Moved from the root entry (what an application writes daily stays there).
+export { type HttpMethod, type QueryValues, type RequestOptions } from "../client/client.ts";
+export { type ResolvedConnection } from "../client/connection_manager.ts";
+export { type PreparedRequest } from "../client/prepared_request.ts";
+export { type RequestBody, RequestDto, type RequestInput } from "../dto/request_dto.ts";
+export { normalizeNumber } from "../dto/validate.ts";
+export { type MessageOptions } from "../dto/message_options.ts";

@@ -117,7 +117,8 @@ function pipelineOf(context: ResourceContext): SendPipeline {
  *
  * @example A resource for a route the library does not cover
  * ```ts
- * import { Resource, type ApiResponse } from "@gw/gateway";
+ * import { type ApiResponse } from "@gw/gateway";
+ * import { Resource } from "@gw/gateway/resources";
  * class Labels extends Resource {
  *   find(): Promise<ApiResponse> {
  *     return this.call("GET", "/label/findLabels/{instance}");

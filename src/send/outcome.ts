@@ -8,7 +8,7 @@
 
 import {
   ConnectionException,
-  GatewayApiException,
+  GatewayException,
   MessageException,
   ResponseTooLargeException,
   ValidationException,
@@ -17,7 +17,7 @@ import { isPermissionError } from "../client/failures.ts";
 
 /**
  * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
- * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayApiException` (an abort
+ * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayException` (an abort
  * or an unexpected error mid-request) but a missing permission (`--allow-net`). A resend
  * of such a message could deliver it twice.
  *
@@ -35,7 +35,8 @@ export function isOutcomeUnknown(error: unknown): boolean {
   if (error instanceof ResponseTooLargeException) return error.status !== undefined && error.status < 300;
   // A missing permission (`--allow-net`) stops the request before it leaves the process.
   if (isPermissionError(error)) return false;
-  return !(error instanceof GatewayApiException);
+  // Any other error of the library (a setup error) was thrown before anything was sent.
+  return !(error instanceof GatewayException);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `@gw/gateway/tasks`: the scheduled work, one function each (prune old records, resend failed sends, settle
  * sends whose outcome is unknown), what they take and return, the schedulers' options and the cross-isolate
- * task lease. `registerScheduledTasks`, `createScheduledHandler` and `handleScheduled` are also in the root
+ * task lease. `registerScheduledTasks` and `createScheduledHandler` are also in the root
  * entry, which is where an application starts.
  *
  * @example Resend failed sends once, from a script
@@ -37,7 +37,6 @@ export type {
   ScheduledTaskHandlers,
   ScheduledTasksBaseOptions,
 } from "./schedule_options.ts";
-export { handleScheduled } from "./handle_scheduled.ts";
 export type { TaskLease } from "./task_lease.ts";
 export { stateTaskLease, type StateTaskLeaseOptions } from "./state_lease.ts";
 export type { FindMessagesClient, FoundMessage } from "./find_sent_message.ts";

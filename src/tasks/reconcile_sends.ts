@@ -258,7 +258,7 @@ export async function reconcileRecord(
  * import { reconcileSends } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvStore(kv);
- * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * const result = await reconcileSends({ service, store });
  * console.log(result.expired, result.sent, result.notSent, result.undecided);
  * kv.close();

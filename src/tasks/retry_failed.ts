@@ -44,7 +44,7 @@ const log = getGatewayLogger("tasks", "retry-failed");
  * import { retryFailedMessages } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvStore(kv);
- * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * const result = await retryFailedMessages({ service, store, maxRetries: 3, limit: 50 });
  * console.log(result.attempted, result.sent, result.failed, result.skipped);
  * kv.close();

@@ -239,10 +239,11 @@ function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
  *
  * @example Daily prune and retries every five minutes on Deno Deploy
  * ```ts
- * import { GatewayService, KvStore, registerScheduledTasks } from "@gw/gateway";
+ * import { GatewayService, KvStore } from "@gw/gateway";
+ * import { registerScheduledTasks } from "@gw/gateway/tasks";
  * const kv = await Deno.openKv();
  * const store = new KvStore(kv);
- * const service = new GatewayService({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
+ * const service = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store });
  * registerScheduledTasks({
  *   service,
  *   store,
@@ -254,7 +255,8 @@ function defaultCron(): NonNullable<RegisterScheduledTasksOptions["cron"]> {
  *
  * @example Calling the handlers in a test, with an injected cron
  * ```ts
- * import { MemoryStore, registerScheduledTasks } from "@gw/gateway";
+ * import { MemoryStore } from "@gw/gateway";
+ * import { registerScheduledTasks } from "@gw/gateway/tasks";
  * import { type RetryService } from "@gw/gateway/tasks";
  * const service: RetryService = { getClient: () => ({ request: () => Promise.resolve({ data: {} }) }) };
  * const jobs: string[] = [];
@@ -310,14 +312,15 @@ export function registerScheduledTasks(options: RegisterScheduledTasksOptions): 
  *
  * @example worker.ts
  * ```ts
- * import { createScheduledHandler, GatewayService, MemoryStore } from "@gw/gateway";
+ * import { GatewayService, MemoryStore } from "@gw/gateway";
+ * import { createScheduledHandler } from "@gw/gateway/tasks";
  * interface Env { GATEWAY_API_URL: string; GATEWAY_API_KEY: string }
  * const records = new MemoryStore(); // use a persistent GatewayStore in production
  * const worker = {
  *   scheduled: createScheduledHandler<Env>({
  *     store: records,
  *     service: (env) =>
- *       new GatewayService({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store: records }),
+ *       GatewayService.make({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store: records }),
  *     prune: { schedule: "0 3 * * *", days: 30 },
  *     retryFailed: { schedule: "*\/5 * * * *" },
  *   }),

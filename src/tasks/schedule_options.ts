@@ -101,7 +101,7 @@ export interface ScheduledTaskHandlers {
   reconcile?: () => Promise<ReconcileInboundResult | null>;
 }
 
-/** A Workers `scheduled` handler: `export default { scheduled: handleScheduled }`. */
+/** A Workers `scheduled` handler (what `createScheduledHandler` returns): `export default { scheduled }`. */
 export type HandleScheduled<Env = unknown> = (
   /** The part of Workers' `ScheduledController` used: the trigger's cron expression as in `wrangler.toml`. */
   controller: { readonly cron: string; readonly scheduledTime?: number },

@@ -24,7 +24,8 @@ export interface StateTaskLeaseOptions {
  *
  * @example Scheduled tasks on Workers, one run at a time across isolates
  * ```ts
- * import { createScheduledHandler, GatewayService } from "@gw/gateway";
+ * import { GatewayService } from "@gw/gateway";
+ * import { createScheduledHandler } from "@gw/gateway/tasks";
  * import { stateTaskLease } from "@gw/gateway/tasks";
  * import { type D1Database, D1State, D1Store } from "@gw/gateway/cloudflare";
  * interface Env {
@@ -36,7 +37,7 @@ export interface StateTaskLeaseOptions {
  *   scheduled: createScheduledHandler<Env>({
  *     store: (env) => new D1Store(env.DB),
  *     service: (env) =>
- *       new GatewayService({
+ *       GatewayService.make({
  *         server_url: env.GATEWAY_API_URL,
  *         api_key: env.GATEWAY_API_KEY,
  *         store: new D1Store(env.DB),

@@ -118,7 +118,9 @@ export {
   type WebhookProcessorOptions,
 } from "./processor.ts";
 export { AbstractWebhookHandler } from "./handler_base.ts";
-export { LearnFromWebhook, LogWebhookEvent, ProcessIncomingMessage } from "./listeners.ts";
+export { LogWebhookEvent } from "./plugins/log.ts";
+export { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
+export { LearnFromWebhook } from "./plugins/learn.ts";
 export type { WebhookPlugin } from "./events/plugin.ts";
 export { LearnLidPairs } from "./plugins/lid_pairs.ts";
 export { TrackMessageStatus } from "./plugins/message_status.ts";

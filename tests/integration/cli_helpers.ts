@@ -102,14 +102,11 @@ export async function spawnCli(task: string, args: string[], options: CliOptions
  */
 export async function runCli(task: string, args: string[], options: CliOptions): Promise<CliRun> {
   if (options.flags !== undefined) throw new Error("runCli runs in-process: use spawnCli to narrow flags");
-  const io = memoryIo({ env: { NO_COLOR: "1", ...options.env } });
-  const previous = Deno.cwd();
-  Deno.chdir(options.cwd);
+  const io = memoryIo({ env: { NO_COLOR: "1", ...options.env }, cwd: options.cwd });
   try {
     const code = await main([task, ...args], io);
     return { code, stdout: io.out(), stderr: io.err() };
   } finally {
-    Deno.chdir(previous);
     // `--verbose` sends the library's logs to this run's io; a later run must not write there.
     if (args.includes("--verbose")) (await import("@logtape/logtape")).resetSync();
   }

@@ -1,6 +1,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { main, memoryIo } from "../../src/cli/main.ts";
-import { InstanceDisconnectedException, InstanceHealth, KvStore } from "../../mod.ts";
+import { InstanceDisconnectedException, KvStore } from "../../mod.ts";
+import { InstanceHealth } from "../../src/delivery/mod.ts";
 import { GatewaySimulator, MockGatewayServer } from "../../src/testing/mod.ts";
 import { cliCommand, closedPort, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
 

@@ -1,7 +1,7 @@
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
 import { KvStore } from "../../src/backends/kv/store.ts";
 import { MockGatewayServer, signWebhook } from "../../src/testing/mod.ts";
-import { InstanceHealth } from "../../mod.ts";
+import { InstanceHealth } from "../../src/delivery/mod.ts";
 import { cliCommand, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
 
 const KEY = "test-key";

@@ -182,30 +182,20 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
 });
 
 Deno.test("config: fromEnv checks its variables and its overrides", () => {
-  const names = ["GATEWAY_API_URL", "GATEWAY_API_KEY", "GATEWAY_INSTANCE", "GATEWAY_TIMEOUT_MS"];
-  const saved = names.map((name) => [name, Deno.env.get(name)] as const);
-  try {
-    Deno.env.set("GATEWAY_API_URL", BASE);
-    Deno.env.set("GATEWAY_API_KEY", "env-key");
-    Deno.env.delete("GATEWAY_INSTANCE");
-    Deno.env.set("GATEWAY_TIMEOUT_MS", "30s");
-    deepStrictEqual(refusal(() => GatewayService.fromEnv()), {
-      message: 'GATEWAY_TIMEOUT_MS must be an integer from 1 to 2147483647 (ms), got "30s"',
-      setting: "GATEWAY_TIMEOUT_MS",
-    });
-    Deno.env.set("GATEWAY_TIMEOUT_MS", "2147483648");
-    strictEqual(refusal(() => GatewayService.fromEnv()).setting, "GATEWAY_TIMEOUT_MS");
-    Deno.env.set("GATEWAY_TIMEOUT_MS", "2500");
-    strictEqual(GatewayService.fromEnv().getConfig().http?.timeout_ms, 2500);
-    deepStrictEqual(refusal(() => GatewayService.fromEnv({ retry: { max_retrys: 1 } } as GatewayConfig)), {
-      message: '"retry.max_retrys" is not a configuration key; did you mean "retry.max_retries"?',
-      setting: "retry.max_retrys",
-    });
-  } finally {
-    for (const [name, value] of saved) {
-      value === undefined ? Deno.env.delete(name) : Deno.env.set(name, value);
-    }
-  }
+  const env: Record<string, string> = { GATEWAY_API_URL: BASE, GATEWAY_API_KEY: "env-key" };
+  env.GATEWAY_TIMEOUT_MS = "30s";
+  deepStrictEqual(refusal(() => GatewayService.fromEnv({}, env)), {
+    message: 'GATEWAY_TIMEOUT_MS must be an integer from 1 to 2147483647 (ms), got "30s"',
+    setting: "GATEWAY_TIMEOUT_MS",
+  });
+  env.GATEWAY_TIMEOUT_MS = "2147483648";
+  strictEqual(refusal(() => GatewayService.fromEnv({}, env)).setting, "GATEWAY_TIMEOUT_MS");
+  env.GATEWAY_TIMEOUT_MS = "2500";
+  strictEqual(GatewayService.fromEnv({}, env).getConfig().http?.timeout_ms, 2500);
+  deepStrictEqual(refusal(() => GatewayService.fromEnv({ retry: { max_retrys: 1 } } as GatewayConfig, env)), {
+    message: '"retry.max_retrys" is not a configuration key; did you mean "retry.max_retries"?',
+    setting: "retry.max_retrys",
+  });
 });
 
 Deno.test("config: JSONC keeps strings intact and drops comments and trailing commas", () => {
@@ -269,16 +259,10 @@ Deno.test("config: GATEWAY_* variables win over a file with named connections, o
       instance: "support",
     });
     deepStrictEqual(cli.config.connections?.eu, { server_url: "http://eu.test", api_key: "e" });
-    // GatewayService.fromFile reads Deno.env.
-    const saved = Deno.env.get("GATEWAY_INSTANCE");
-    Deno.env.set("GATEWAY_INSTANCE", "support");
-    try {
-      const gw = await GatewayService.fromFile(path);
-      deepStrictEqual(gw.getConnectionManager().getConnectionNames(), ["main", "eu"]);
-      strictEqual(gw.getConfig().connections?.main.instance, "support");
-    } finally {
-      saved === undefined ? Deno.env.delete("GATEWAY_INSTANCE") : Deno.env.set("GATEWAY_INSTANCE", saved);
-    }
+    // GatewayService.fromFile reads the variables too (here from an object instead of Deno.env).
+    const gw = await GatewayService.fromFile(path, {}, { GATEWAY_INSTANCE: "support" });
+    deepStrictEqual(gw.getConnectionManager().getConnectionNames(), ["main", "eu"]);
+    strictEqual(gw.getConfig().connections?.main.instance, "support");
   });
 });
 

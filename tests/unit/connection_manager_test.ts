@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { ConfigurationException, ConnectionManager, GatewayApiException, GatewayService } from "../../mod.ts";
+import { ConfigurationException, ConnectionManager, GatewayException, GatewayService } from "../../mod.ts";
 import { validateConnection } from "../../src/client/connection_manager.ts";
 
 const KEY = "k-secret-value";
@@ -8,7 +8,7 @@ function message(fn: () => unknown): string {
   try {
     fn();
   } catch (error) {
-    ok(error instanceof GatewayApiException);
+    ok(error instanceof GatewayException);
     ok(!error.message.includes(KEY));
     return error.message;
   }

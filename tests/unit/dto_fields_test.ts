@@ -6,8 +6,6 @@ import {
   CreateTemplateDto,
   PrivacySettingsDto,
   ProxyDto,
-  type RequestBody,
-  RequestDto,
   SendAudioMessageDto,
   SendButtonsMessageDto,
   SendContactMessageDto,
@@ -24,6 +22,7 @@ import {
   SettingsDto,
   WebhookConfigDto,
 } from "../../mod.ts";
+import { type RequestBody, RequestDto } from "../../src/resources/mod.ts";
 import * as root from "../../mod.ts";
 
 const PHONE = "+55 (11) 99999-9999";

@@ -1,6 +1,5 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import {
-  normalizeNumber,
   SendAudioMessageDto,
   SendButtonsMessageDto,
   SendContactMessageDto,
@@ -16,6 +15,7 @@ import {
   SendTextMessageDto,
   ValidationException,
 } from "../../mod.ts";
+import { normalizeNumber } from "../../src/resources/mod.ts";
 import { mediaKind } from "../../src/dto/validate.ts";
 import { readBody } from "../../src/dto/body_spec.ts";
 import { readTextBody, SEND_TEXT_BODY, textBodyOf } from "../../src/dto/text_message.ts";

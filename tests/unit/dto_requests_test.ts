@@ -10,7 +10,7 @@ import {
   ValidationException,
   WebhookConfigDto,
 } from "../../mod.ts";
-import { WEBHOOK_CONFIG_EVENTS } from "../../src/event_names.ts";
+import { WEBHOOK_CONFIG_EVENTS } from "../../src/webhooks/events/names.ts";
 import { webhookEventName } from "../../src/dto/webhook_config.ts";
 
 function invalid(build: () => unknown, messages: string[]): void {

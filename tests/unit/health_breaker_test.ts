@@ -1,15 +1,14 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import {
-  disconnectReason,
   GatewayService,
   InstanceDisconnectedException,
-  InstanceHealth,
   MemoryState,
   MemoryStore,
   MessageException,
   WebhookPayloadDto,
   WebhookProcessor,
 } from "../../mod.ts";
+import { disconnectReason, InstanceHealth } from "../../src/delivery/mod.ts";
 import { watchInstanceHealth } from "../../src/health/watch.ts";
 import { KEY, newSim } from "../helpers/simulator.ts";
 

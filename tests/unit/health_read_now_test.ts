@@ -1,5 +1,6 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { InstanceDisconnectedException, InstanceHealth, MemoryState, type StateStore } from "../../mod.ts";
+import { InstanceDisconnectedException, MemoryState, type StateStore } from "../../mod.ts";
+import { InstanceHealth } from "../../src/delivery/mod.ts";
 
 Deno.test("MemoryState.getNow: the live entry at once, frozen and shared until the next write", async () => {
   let now = 1_000;

@@ -1,13 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import {
-  downloadMedia,
-  GatewayService,
-  MEDIA_SIZE_LIMITS,
-  type MediaKind,
-  toMediaInput,
-  ValidationException,
-  WebhookPayloadDto,
-} from "../../mod.ts";
+import { GatewayService, ValidationException, WebhookPayloadDto } from "../../mod.ts";
+import { downloadMedia, MEDIA_SIZE_LIMITS, type MediaKind, toMediaInput } from "../../src/media/mod.ts";
 import { sniffMimeType } from "../../src/media/sniff.ts";
 import { KEY, newSim } from "../helpers/simulator.ts";
 

@@ -1,5 +1,5 @@
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
-import { GatewayApiException } from "../../src/errors.ts";
+import { ConfigurationException } from "../../src/errors.ts";
 import { KvRateLimiter } from "../../src/backends/kv/rate_limiter.ts";
 import { fakeClock, limiterContract } from "./ratelimit_contract.ts";
 
@@ -118,7 +118,7 @@ Deno.test("KvRateLimiter: other KV errors are not retried", async () => {
 
 Deno.test("KvRateLimiter: rejects a bad maxConflictRetries option", () => {
   const kv = {} as Deno.Kv;
-  throws(() => new KvRateLimiter(kv, { maxConflictRetries: 0 }), GatewayApiException);
+  throws(() => new KvRateLimiter(kv, { maxConflictRetries: 0 }), ConfigurationException);
   throws(() => new KvRateLimiter(kv, { maxConflictRetries: 0 }), {
     name: "ConfigurationException",
     message: 'Invalid KvRateLimiter option: "maxConflictRetries" must be a positive integer, got "0"',

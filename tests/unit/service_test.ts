@@ -1,6 +1,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
+import "../../src/testing/mod.ts";
 import {
-  configureGateway,
   GatewayApi,
   gatewayApi,
   GatewayApiException,
@@ -69,28 +69,18 @@ Deno.test("service ping is true for a 2xx", async () => {
 });
 
 Deno.test("service fromEnv reads GATEWAY_* variables and refuses an empty environment", () => {
-  const saved = ["GATEWAY_API_URL", "GATEWAY_API_KEY", "GATEWAY_INSTANCE"].map((
-    name,
-  ) => [name, Deno.env.get(name)]);
-  try {
-    Deno.env.delete("GATEWAY_API_URL");
-    throws(() => GatewayService.fromEnv(), /GATEWAY_API_URL is not set/);
-    Deno.env.set("GATEWAY_API_URL", "http://127.0.0.1:8080/");
-    Deno.env.set("GATEWAY_API_KEY", "env-key");
-    Deno.env.set("GATEWAY_INSTANCE", "env-instance");
-    const gw = GatewayService.fromEnv();
-    deepStrictEqual(gw.getConnectionManager().getConnection(), {
-      name: "default",
-      server_url: "http://127.0.0.1:8080",
-      api_key: "env-key",
-      instance: "env-instance",
-    });
-  } finally {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name!);
-      else Deno.env.set(name!, value);
-    }
-  }
+  throws(() => GatewayService.fromEnv({}, {}), /GATEWAY_API_URL is not set/);
+  const gw = GatewayService.fromEnv({}, {
+    GATEWAY_API_URL: "http://127.0.0.1:8080/",
+    GATEWAY_API_KEY: "env-key",
+    GATEWAY_INSTANCE: "env-instance",
+  });
+  deepStrictEqual(gw.getConnectionManager().getConnection(), {
+    name: "default",
+    server_url: "http://127.0.0.1:8080",
+    api_key: "env-key",
+    instance: "env-instance",
+  });
 });
 
 Deno.test("service fromFile merges gateway-api.json with the environment", async () => {
@@ -129,14 +119,26 @@ Deno.test("service refuses invalid configuration sections with the key named", (
   );
 });
 
-Deno.test("GatewayApi facade and gatewayApi() use the configured default service", async () => {
-  const { fetch, calls } = scriptedFetch([json(200, { version: "2.3.6" })]);
-  const service = new GatewayService({ server_url: BASE, api_key: "facade-key" }, { fetch });
-  strictEqual(configureGateway(service), service);
-  strictEqual(gatewayApi(), service);
-  strictEqual(await GatewayApi.ping(), true);
-  strictEqual(calls[0].headers.get("apikey"), "facade-key");
-  ok(GatewayApi.message().constructor === GatewayApi.messages().constructor);
-  const noInstance = configureGateway({ server_url: BASE, api_key: "k" });
+Deno.test("GatewayApi facade and gatewayApi() send through one default service, a fake in tests", async () => {
+  const fake = GatewayApi.fake({ instance: "sales" });
+  try {
+    strictEqual(gatewayApi(), gatewayApi(), "one default service, built once");
+    ok(GatewayApi.message().constructor === GatewayApi.messages().constructor);
+    await GatewayApi.message().text("5511999999999", "Your code is 4821");
+    fake.assertMessageSent("5511999999999", "Your code is 4821");
+    strictEqual(await GatewayApi.ping(), true);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("make builds named connections, and refuses a connection without server_url or api_key", () => {
+  const gw = GatewayService.make({
+    default: "eu",
+    connections: { eu: { server_url: "http://127.0.0.1:1", api_key: "key-eu", instance: "sales-eu" } },
+  });
+  deepStrictEqual(gw.getConnectionManager().getConnectionNames(), ["eu"]);
+  throws(() => GatewayService.make({ server_url: BASE }), /Cannot configure gateway: "api_key" is missing/);
+  const noInstance = GatewayService.make({ server_url: BASE, api_key: "k" });
   throws(() => noInstance.getClient().resolveInstance(), InstanceNotFoundException);
 });

@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { WebhookException } from "../../src/errors.ts";
-import { WEBHOOK_CONFIG_EVENTS } from "../../src/event_names.ts";
+import { WEBHOOK_CONFIG_EVENTS } from "../../src/webhooks/events/names.ts";
 import {
   WEBHOOK_CONFIG_EVENTS as CONFIG_FROM_TABLE,
   WEBHOOK_EVENT_NAMES,

@@ -39,7 +39,7 @@ export interface CoordinatorRateLimiterOptions {
  * }
  * export default {
  *   async fetch(_request: Request, env: Env) {
- *     const gw = new GatewayService({
+ *     const gw = GatewayService.make({
  *       server_url: env.GATEWAY_API_URL,
  *       api_key: env.GATEWAY_API_KEY,
  *       rate_limiting: { limiter: new CoordinatorRateLimiter(env.COORDINATOR) },

@@ -57,7 +57,7 @@ const encoder = new TextEncoder();
  * export default {
  *   async fetch(_request: Request, env: Env) {
  *     const store = new D1Store(env.DB);
- *     const gw = new GatewayService({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store });
+ *     const gw = GatewayService.make({ server_url: env.GATEWAY_API_URL, api_key: env.GATEWAY_API_KEY, store });
  *     await gw.messages().text("5511999999999", "Hello", {}, { instance: "sales" });
  *     return Response.json(await store.listOutbound({ status: "failed", limit: 10 }));
  *   },

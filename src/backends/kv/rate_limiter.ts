@@ -40,7 +40,7 @@ const DEFAULT_PREFIX: Deno.KvKey = ["gateway", "ratelimit"];
  * ```ts
  * import { GatewayService, KvRateLimiter } from "@gw/gateway";
  * const kv = await Deno.openKv("limits.kv");
- * const gw = new GatewayService({
+ * const gw = GatewayService.make({
  *   server_url: "http://localhost:8080",
  *   api_key: "...",
  *   rate_limiting: { limiter: new KvRateLimiter(kv) },

@@ -34,7 +34,8 @@ const SLACK_MS = 1000;
  *
  * @example Prune and retry on one app server at a time
  * ```ts
- * import { GatewayService, registerScheduledTasks } from "@gw/gateway";
+ * import { GatewayService } from "@gw/gateway";
+ * import { registerScheduledTasks } from "@gw/gateway/tasks";
  * import { RedisStore, RedisTaskLease } from "@gw/gateway/redis";
  * const service = GatewayService.make({ server_url: "http://localhost:8080", api_key: "..." });
  * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });

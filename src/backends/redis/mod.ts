@@ -12,7 +12,7 @@
  * import { RedisRateLimiter, RedisStore, RedisWebhookDedupe, RedisWebhookQueue } from "@gw/gateway/redis";
  * const url = "redis://127.0.0.1:6379";
  * const store = new RedisStore({ url });
- * const gw = new GatewayService({
+ * const gw = GatewayService.make({
  *   server_url: "http://localhost:8080",
  *   api_key: "...",
  *   rate_limiting: { limiter: new RedisRateLimiter({ url }) },

@@ -48,7 +48,7 @@ return 1
  * import { GatewayService } from "@gw/gateway";
  * import { RedisRateLimiter } from "@gw/gateway/redis";
  * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
- * const gw = new GatewayService({
+ * const gw = GatewayService.make({
  *   server_url: "http://localhost:8080",
  *   api_key: "...",
  *   rate_limiting: { limiter },

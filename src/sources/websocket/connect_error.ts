@@ -61,7 +61,7 @@ export function classifyConnectError(
       kind: "disabled",
       error: new ConfigurationException(
         `${head}: the server has no socket.io (HTTP 404): start it with WEBSOCKET_ENABLED=true`,
-        { status: 404, instance: where.instance },
+        { instance: where.instance },
       ),
     };
   }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { WEBHOOK_CONFIG_EVENTS } from "../../event_names.ts";
+import { WEBHOOK_CONFIG_EVENTS } from "../../webhooks/events/names.ts";
 
 /**
  * The per-instance event enum accepted by `/webhook/set`, in the server's order.

@@ -18,7 +18,8 @@ import type { WebhookPayloadDto } from "../payload.ts";
  *
  * @example
  * ```ts
- * import { InstanceHealth, MemoryStore, WebhookProcessor } from "@gw/gateway";
+ * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
+ * import { InstanceHealth } from "@gw/gateway/delivery";
  * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
  * const health = new InstanceHealth(new MemoryStore().state);
  * new WebhookProcessor().use(new RecordInstanceHealth(health, { connection: "default" }));
@@ -36,7 +37,8 @@ export class RecordInstanceHealth implements WebhookPlugin {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState } from "@gw/gateway";
+   * import { MemoryState } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
    * new RecordInstanceHealth(new InstanceHealth(new MemoryState()), { connection: "eu" });
    * ```
@@ -51,7 +53,8 @@ export class RecordInstanceHealth implements WebhookPlugin {
    *
    * @example
    * ```ts
-   * import { InstanceHealth, MemoryState, WebhookPayloadDto } from "@gw/gateway";
+   * import { MemoryState, WebhookPayloadDto } from "@gw/gateway";
+   * import { InstanceHealth } from "@gw/gateway/delivery";
    * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
    * const health = new InstanceHealth(new MemoryState());
    * await new RecordInstanceHealth(health).observe(WebhookPayloadDto.from({

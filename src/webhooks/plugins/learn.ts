@@ -18,7 +18,8 @@ import { TrackMessageStatus } from "./message_status.ts";
  *
  * @example
  * ```ts
- * import { LidDirectory, MessageStatusTracker, WebhookProcessor, WebhookReceived } from "@gw/gateway";
+ * import { WebhookProcessor, WebhookReceived } from "@gw/gateway";
+ * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
  * import { LearnFromWebhook } from "@gw/gateway/webhooks";
  * const processor = new WebhookProcessor();
  * processor.events.addEventListener(
@@ -35,7 +36,7 @@ export class LearnFromWebhook implements EventListenerObject {
    *
    * @example
    * ```ts
-   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway";
+   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
    * import { LearnFromWebhook } from "@gw/gateway/webhooks";
    * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker());
    * ```
@@ -55,7 +56,8 @@ export class LearnFromWebhook implements EventListenerObject {
    *
    * @example
    * ```ts
-   * import { LidDirectory, MessageStatusTracker, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * import { WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
+   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
    * import { LearnFromWebhook } from "@gw/gateway/webhooks";
    * const event = new WebhookReceived(WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "A", status: "READ" } })!);
    * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker()).handleEvent(event);

@@ -29,7 +29,8 @@ const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
  *
  * @example
  * ```ts
- * import { LidDirectory, WebhookProcessor } from "@gw/gateway";
+ * import { WebhookProcessor } from "@gw/gateway";
+ * import { LidDirectory } from "@gw/gateway/delivery";
  * import { LearnLidPairs } from "@gw/gateway/webhooks";
  * const directory = new LidDirectory();
  * new WebhookProcessor().use(new LearnLidPairs(directory));
@@ -45,7 +46,7 @@ export class LearnLidPairs implements WebhookPlugin {
    *
    * @example
    * ```ts
-   * import { LidDirectory } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * import { LearnLidPairs } from "@gw/gateway/webhooks";
    * new LearnLidPairs(new LidDirectory());
    * ```
@@ -59,7 +60,8 @@ export class LearnLidPairs implements WebhookPlugin {
    *
    * @example
    * ```ts
-   * import { LidDirectory, WebhookPayloadDto } from "@gw/gateway";
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * import { LidDirectory } from "@gw/gateway/delivery";
    * import { LearnLidPairs } from "@gw/gateway/webhooks";
    * const directory = new LidDirectory();
    * await new LearnLidPairs(directory).observe(WebhookPayloadDto.from({

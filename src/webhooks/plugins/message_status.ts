@@ -24,7 +24,8 @@ const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
  *
  * @example
  * ```ts
- * import { MessageStatusTracker, WebhookProcessor } from "@gw/gateway";
+ * import { WebhookProcessor } from "@gw/gateway";
+ * import { MessageStatusTracker } from "@gw/gateway/delivery";
  * import { TrackMessageStatus } from "@gw/gateway/webhooks";
  * new WebhookProcessor().use(new TrackMessageStatus(new MessageStatusTracker()));
  * ```
@@ -39,7 +40,7 @@ export class TrackMessageStatus implements WebhookPlugin {
    *
    * @example
    * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * import { TrackMessageStatus } from "@gw/gateway/webhooks";
    * new TrackMessageStatus(new MessageStatusTracker());
    * ```
@@ -53,7 +54,8 @@ export class TrackMessageStatus implements WebhookPlugin {
    *
    * @example
    * ```ts
-   * import { MessageStatusTracker, WebhookPayloadDto } from "@gw/gateway";
+   * import { WebhookPayloadDto } from "@gw/gateway";
+   * import { MessageStatusTracker } from "@gw/gateway/delivery";
    * import { TrackMessageStatus } from "@gw/gateway/webhooks";
    * const tracker = new MessageStatusTracker();
    * await new TrackMessageStatus(tracker).observe(
