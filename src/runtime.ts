@@ -22,6 +22,14 @@ export function runtimeName(): string {
   return "this runtime";
 }
 
+/**
+ * Whether this is Cloudflare Workers, where a promise made in one request cannot wake code of another: what
+ * orders concurrent requests through shared promises is off there.
+ */
+export function isWorkers(): boolean {
+  return (globalThis as RuntimeGlobals).navigator?.userAgent === "Cloudflare-Workers";
+}
+
 /** The error for a Deno-only `feature` used elsewhere, with what to use `instead`. */
 export function denoOnlyError(feature: string, instead: string): Error {
   return new Error(`Cannot use ${feature} on ${runtimeName()}: it needs Deno; ${instead}`);

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { isWorkers } from "../../runtime.ts";
 import { dedupeStage } from "./dedupe.ts";
 import { dispatchQueue, logReceived } from "./dispatch_queue.ts";
 import { dispatchSync } from "./dispatch_sync.ts";
@@ -74,7 +75,8 @@ async function accept(receiver: Receiver, state: RequestState): Promise<Response
   // In queue mode the worker's processing is the arrival: the job is written in this order instead.
   const queued = receiver.queue !== undefined && receiver.queue.modeFor(state.ctx) === "queue";
   const arrival = state.arrival = queued ? undefined : receiver.processor[ARRIVE]();
-  const turn = state.writeTurn = queued ? receiver.queue!.order.take() : undefined;
+  // Not on Workers: a request there cannot wait on a promise another request settles (it would hang).
+  const turn = state.writeTurn = queued && !isWorkers() ? receiver.queue!.order.take() : undefined;
   try {
     return await verified(receiver, state);
   } catch (error) {
