@@ -183,16 +183,20 @@ export class Cluster {
     this.#down.delete(slot);
   }
 
-  /** Move every process's clock `ms` forward, and return once each has taken it. */
+  /**
+   * Move every process's clock `ms` forward, and return once each has taken it. The test's own clock (which
+   * signs the webhooks) moves last, so that no process sees a webhook signed after its own time.
+   */
   async jump(ms: number): Promise<void> {
-    this.offset += ms;
+    const offset = this.offset + ms;
     const n = ++this.#acks;
     await Promise.all(
       this.live().map((slot) => this.#workers[slot]).map((worker) => {
         const acked = worker.ack(n);
-        return worker.send(`clock ${this.offset} ${n}`).then(() => acked);
+        return worker.send(`clock ${offset} ${n}`).then(() => acked);
       }),
     );
+    this.offset = offset;
   }
 
   /** Resolves once a webhook of message `id` has reached any process (from the call on). */

@@ -21,7 +21,10 @@ export interface PlanOptions {
   flags?: Record<string, number>;
   /** Flags of chat c0's messages by their seq (placed before `flags`). */
   flagsAt?: Record<number, string>;
-  /** Key every other message of a chat by the person's `@lid` (with the phone as `remoteJidAlt`). */
+  /**
+   * Key every other message of a chat by the person's `@lid`: the first with the phone as `remoteJidAlt`
+   * (the pair is learned from it), the others by the `@lid` alone, as 2.3.x servers send them.
+   */
   lidForms?: boolean;
 }
 
@@ -29,11 +32,14 @@ export function phoneOf(chat: number): string {
   return `551190000${String(1000 + chat)}`;
 }
 
-function envelope(id: string, chat: number, text: string, lid: boolean): Record<string, unknown> {
+function envelope(id: string, chat: number, text: string, lid: "no" | "with phone" | "alone") {
   const phoneJid = `${phoneOf(chat)}@s.whatsapp.net`;
-  const key = lid
-    ? { remoteJid: `1234567890${String(10000 + chat)}@lid`, remoteJidAlt: phoneJid, addressingMode: "lid" }
-    : { remoteJid: phoneJid };
+  const lidJid = `1234567890${String(10000 + chat)}@lid`;
+  const key = lid === "no"
+    ? { remoteJid: phoneJid }
+    : lid === "with phone"
+    ? { remoteJid: lidJid, remoteJidAlt: phoneJid, addressingMode: "lid" }
+    : { remoteJid: lidJid, addressingMode: "lid" };
   return {
     event: "messages.upsert",
     instance: "sales",
@@ -59,7 +65,7 @@ export function planMessages(o: PlanOptions): ChaosMessage[] {
     const { chat, seq } = open[Math.floor(o.random() * open.length)].shift()!;
     const id = `3EB0${o.tag}C${chat}S${seq}`;
     messages.push({ id, chat: `c${chat}`, seq, flags: [], body: {} });
-    messages[messages.length - 1].body = envelope(id, chat, "", false);
+    messages[messages.length - 1].body = envelope(id, chat, "", "no");
   }
   for (const [seq, flags] of Object.entries(o.flagsAt ?? {})) {
     messages.find((m) => m.chat === "c0" && m.seq === Number(seq))!.flags.push(...flags.split(" "));
@@ -74,12 +80,8 @@ export function planMessages(o: PlanOptions): ChaosMessage[] {
   }
   for (const m of messages) {
     const chat = Number(m.chat.slice(1));
-    m.body = envelope(
-      m.id,
-      chat,
-      [m.chat, m.seq, ...m.flags].join(" "),
-      o.lidForms === true && m.seq % 2 === 1,
-    );
+    const lid = o.lidForms !== true || m.seq % 2 === 0 ? "no" : m.seq === 1 ? "with phone" : "alone";
+    m.body = envelope(m.id, chat, [m.chat, m.seq, ...m.flags].join(" "), lid);
   }
   return messages;
 }
