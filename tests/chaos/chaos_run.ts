@@ -48,6 +48,9 @@ export interface RunSpec {
 export interface RunContext {
   cluster: Cluster;
   deliveries: Deliveries;
+  messages: ChaosMessage[];
+  /** Work a hold handler started (deliveries of its own): the run waits for it before its last pass. */
+  pending: Promise<unknown>[];
 }
 
 export interface RunResult {
@@ -85,8 +88,8 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
       spec.processes,
     );
     const deliveries = new Deliveries(cluster, secret, { random, attempts: 10, retryMs: 50 });
-    const run: RunContext = { cluster, deliveries };
-    const holds: Promise<void>[] = [];
+    const run: RunContext = { cluster, deliveries, messages: spec.messages, pending: [] };
+    const holds = run.pending;
     const byId = new Map(spec.messages.map((m) => [m.id, m]));
     cluster.onHolding = (slot, id) => holds.push((spec.onHold ?? killHolder)(run, slot, byId.get(id)!));
     const again = spec.messages.filter(() => random() < spec.redeliverAfter);
@@ -95,7 +98,7 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
       const [calm, attack] = splitAtKills(spec.plan);
       await deliveries.run(calm);
       await deliveries.run(attack);
-      await Promise.all(holds);
+      await settled(holds);
       await Promise.all(again.map((m, i) => deliveries.deliver(m, i % workers.size)));
     })();
     const stuck = await deadline(phases, RUN_DEADLINE_MS);
@@ -144,6 +147,15 @@ function splitAtKills(plan: Delivery[]): [Delivery[], Delivery[]] {
   const attack = plan.filter(late);
   const start = Math.min(...attack.map((d) => d.at));
   return [plan.filter((d) => !late(d)), attack.map((d) => ({ ...d, at: d.at - start }))];
+}
+
+/** Wait for every promise of `list`, also those added while waiting. */
+async function settled(list: Promise<unknown>[]): Promise<void> {
+  for (let done = 0; done < list.length;) {
+    const now = list.length;
+    await Promise.all(list.slice(done, now));
+    done = now;
+  }
 }
 
 /** Log lines of what the runs are expected to meet: a redelivery while its message runs, a flagged failure. */
