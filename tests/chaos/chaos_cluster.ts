@@ -114,6 +114,7 @@ export class Cluster {
   readonly #workers: WorkerProcess[] = [];
   readonly #ports: number[] = [];
   readonly #down = new Set<number>();
+  readonly #upWaiters: (() => void)[] = [];
   readonly #arrivals = new Map<string, PromiseWithResolvers<void>>();
   #spawned = 0;
   #acks = 0;
@@ -181,6 +182,13 @@ export class Cluster {
   async respawn(slot: number): Promise<void> {
     await this.#spawn(slot);
     this.#down.delete(slot);
+    if (this.#down.size === 0) { for (const wake of this.#upWaiters.splice(0)) wake(); }
+  }
+
+  /** Resolves once no worker is down (a killed one was started again). */
+  allUp(): Promise<void> {
+    if (this.#down.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#upWaiters.push(resolve));
   }
 
   /**
