@@ -145,9 +145,10 @@ export class Cluster {
 
   async #spawn(slot: number): Promise<void> {
     const name = `P${slot}.${this.#spawned++}`;
+    const offset = this.offset;
     const worker = new WorkerProcess(
       name,
-      { ...this.config, name, offset: this.offset },
+      { ...this.config, name, offset },
       (id) => this.onHolding(slot, id),
       (id) => this.#arrival(id).resolve(),
     );
@@ -156,6 +157,13 @@ export class Cluster {
       worker.ready,
       worker.stderr.then((text) => Promise.reject(new Error(`${name} did not start: ${text}`))),
     ]);
+    if (this.offset !== offset) {
+      // A jump made while it started (another holder's kill) did not reach it: give it the clock first.
+      const n = ++this.#acks;
+      const acked = worker.ack(n);
+      await worker.send(`clock ${this.offset} ${n}`);
+      await acked;
+    }
     this.#ports[slot] = port;
   }
 
