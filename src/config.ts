@@ -312,8 +312,10 @@ export function serviceConfig(config: GatewayConfig): GatewayConfig {
 /**
  * Read `gateway-api.json` (or another path) as a configuration; null when the file does not exist. The file
  * is JSONC: comments (`//`, `/* … *\/`) and trailing commas are allowed. It is checked like any
- * configuration object, and may also hold the command line's `kv` and `tasks` sections. Needs `--allow-read`
- * for that file; Deno only.
+ * configuration object, and may also hold the command line's `kv` and `tasks` sections. A path that is not a
+ * regular file (a FIFO, a device, a directory) or a file larger than 1 MiB is refused before it is read;
+ * a syntax error is reported by line and column without quoting the file. Needs `--allow-read` for that
+ * file; Deno only.
  *
  * @example
  * ```ts
@@ -322,15 +324,8 @@ export function serviceConfig(config: GatewayConfig): GatewayConfig {
  * ```
  */
 export async function loadConfigFile(path: string = CONFIG_FILE): Promise<GatewayConfig | null> {
-  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
-  if (!deno) throw new ConfigurationException("Cannot read a configuration file: not running on Deno");
-  let text: string;
-  try {
-    text = await deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof deno.errors.NotFound) return null;
-    throw new ConfigurationException(`Cannot read configuration file "${path}"`, { cause: error });
-  }
+  const text = await readConfigText(path);
+  if (text === null) return null;
   let parsed: unknown;
   try {
     parsed = parseJsonc(text);
@@ -347,5 +342,32 @@ export async function loadConfigFile(path: string = CONFIG_FILE): Promise<Gatewa
     throw new ConfigurationException(`Invalid configuration file "${path}": ${error.message}`, {
       setting: error.setting,
     });
+  }
+}
+
+/** The largest configuration file read, in bytes. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The file's text, or null when it does not exist. Its type is checked before it is opened: reading a FIFO
+ * nobody writes to would wait forever, and a device such as `/dev/zero` never ends.
+ */
+async function readConfigText(path: string): Promise<string | null> {
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  if (!deno) throw new ConfigurationException("Cannot read a configuration file: not running on Deno");
+  const refuse = (why: string, cause?: unknown) =>
+    new ConfigurationException(`Cannot read configuration file "${path}"${why}`, { cause });
+  try {
+    // stat follows a link: what counts is the file it leads to.
+    const info = await deno.stat(path);
+    if (!info.isFile) throw refuse(": not a regular file");
+    if (info.size > MAX_CONFIG_BYTES) throw refuse(`: larger than ${MAX_CONFIG_BYTES} bytes`);
+    const bytes = await deno.readFile(path);
+    if (bytes.length > MAX_CONFIG_BYTES) throw refuse(`: larger than ${MAX_CONFIG_BYTES} bytes`);
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (error instanceof ConfigurationException) throw error;
+    if (error instanceof deno.errors.NotFound) return null;
+    throw refuse("", error);
   }
 }

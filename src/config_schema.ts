@@ -149,16 +149,17 @@ function fail(setting: string, problem: string): never {
   throw new ConfigurationException(`"${setting}" ${problem}`, { setting });
 }
 
-/** A value for an error message: strings quoted and cut short, secrets never shown. */
+/**
+ * A value for an error message: strings quoted and cut short. A hidden value (a secret's, or a string where a
+ * section goes, which may be a secret pasted in the wrong place) is named by its type only.
+ */
 function shown(value: unknown, hide: boolean): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") {
-    if (hide) return "a string";
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  }
   if (typeof value === "object") return "an object";
   if (typeof value === "function") return "a function";
+  if (hide) return `a ${typeof value}`;
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return `a ${typeof value}`;
 }
@@ -221,6 +222,15 @@ function checkFields(
   }
 }
 
+/** Whether a secret goes somewhere inside `node`: a string given in its place may be that secret, misplaced. */
+function holdsSecret(node: SchemaNode): boolean {
+  if (node.kind === "string") return node.secret === true;
+  if (node.kind === "object") return Object.values(node.fields).some(holdsSecret);
+  if (node.kind === "record") return holdsSecret(node.values);
+  if (node.kind === "array") return holdsSecret(node.items);
+  return node.kind === "either" && node.options.some(holdsSecret);
+}
+
 function matches(node: SchemaNode, value: unknown): boolean {
   try {
     checkNode(node, value, "", "file");
@@ -254,11 +264,11 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
       if (value !== node.value) wrong();
       return;
     case "object":
-      if (!isRecord(value)) wrong();
+      if (!isRecord(value)) wrong(typeof value === "string" && holdsSecret(node));
       checkFields(node.fields, value as Record<string, unknown>, setting, source);
       return;
     case "record":
-      if (!isRecord(value)) wrong();
+      if (!isRecord(value)) wrong(typeof value === "string" && holdsSecret(node));
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         if (key.trim() === "") fail(joinKey(setting, key), "is not a valid name: names must be non-empty");
         checkNode(node.values, item, joinKey(setting, key), source);

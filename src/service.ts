@@ -37,6 +37,17 @@ import { S3Resource } from "./resources/s3.ts";
 import { SettingsResource } from "./resources/settings.ts";
 import { TemplatesResource } from "./resources/templates.ts";
 import { WebhooksResource } from "./resources/webhooks.ts";
+import { TypebotResource } from "./resources/typebot.ts";
+import { OpenaiResource } from "./resources/openai.ts";
+import {
+  DifyResource,
+  EvoaiResource,
+  EvolutionBotResource,
+  FlowiseResource,
+  N8nResource,
+} from "./resources/bots.ts";
+import { ChatwootResource } from "./resources/chatwoot.ts";
+import { EventSinkResource, PusherResource } from "./resources/event_sinks.ts";
 import { IdempotencyClaims } from "./store/idempotency.ts";
 import { MemoryState } from "./backends/memory/state.ts";
 import type { GatewayStore } from "./store/store.ts";
@@ -628,6 +639,202 @@ export class GatewayService {
    */
   s3(): S3Resource {
     return new S3Resource(this.#context());
+  }
+
+  /**
+   * Evolution Bots (your own HTTP bot, `/evolutionBot`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.evolutionBot().find();
+   * ```
+   */
+  evolutionBot(): EvolutionBotResource {
+    return new EvolutionBotResource(this.#context());
+  }
+
+  /**
+   * The instance's Chatwoot inbox (`/chatwoot`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.chatwoot().find();
+   * ```
+   */
+  chatwoot(): ChatwootResource {
+    return new ChatwootResource(this.#context());
+  }
+
+  /**
+   * Typebot flows (`/typebot`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.typebot().find();
+   * ```
+   */
+  typebot(): TypebotResource {
+    return new TypebotResource(this.#context());
+  }
+
+  /**
+   * OpenAI bots and stored API keys (`/openai`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.openai().findCreds();
+   * ```
+   */
+  openai(): OpenaiResource {
+    return new OpenaiResource(this.#context());
+  }
+
+  /**
+   * Dify apps (`/dify`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.dify().find();
+   * ```
+   */
+  dify(): DifyResource {
+    return new DifyResource(this.#context());
+  }
+
+  /**
+   * Flowise flows (`/flowise`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.flowise().find();
+   * ```
+   */
+  flowise(): FlowiseResource {
+    return new FlowiseResource(this.#context());
+  }
+
+  /**
+   * n8n workflows (`/n8n`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.n8n().find();
+   * ```
+   */
+  n8n(): N8nResource {
+    return new N8nResource(this.#context());
+  }
+
+  /**
+   * EvoAI agents (`/evoai`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.evoai().find();
+   * ```
+   */
+  evoai(): EvoaiResource {
+    return new EvoaiResource(this.#context());
+  }
+
+  /**
+   * Publishing the instance's events over the server's socket.io (`/websocket`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.websocket().set({ events: ["MESSAGES_UPSERT"] });
+   * ```
+   */
+  websocket(): EventSinkResource {
+    return new EventSinkResource(this.#context(), "websocket");
+  }
+
+  /**
+   * Publishing the instance's events to RabbitMQ (`/rabbitmq`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.rabbitmq().set({ events: ["MESSAGES_UPSERT"] });
+   * ```
+   */
+  rabbitmq(): EventSinkResource {
+    return new EventSinkResource(this.#context(), "rabbitmq");
+  }
+
+  /**
+   * Publishing the instance's events to NATS (`/nats`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.nats().set({ events: ["MESSAGES_UPSERT"] });
+   * ```
+   */
+  nats(): EventSinkResource {
+    return new EventSinkResource(this.#context(), "nats");
+  }
+
+  /**
+   * Publishing the instance's events to Pusher (`/pusher`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.pusher().find();
+   * ```
+   */
+  pusher(): PusherResource {
+    return new PusherResource(this.#context());
+  }
+
+  /**
+   * Publishing the instance's events to Amazon SQS (`/sqs`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.sqs().find();
+   * ```
+   */
+  sqs(): EventSinkResource {
+    return new EventSinkResource(this.#context(), "sqs");
+  }
+
+  /**
+   * Publishing the instance's events to Kafka (`/kafka`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.kafka().find();
+   * ```
+   */
+  kafka(): EventSinkResource {
+    return new EventSinkResource(this.#context(), "kafka");
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * What a context's actions go through: the service (built at first use), the pacer's per-chat gap, the
- * idempotent send (a key per action), and the record of the bot's own message ids (so their echoes never
- * reach middleware).
+ * idempotent send (a key per action, meaning "this action of this update", whatever its body), and the
+ * bot's own message ids (so their echoes never reach middleware).
  *
  * @module
  */
@@ -11,11 +11,11 @@ import type { PacingOptions } from "../pacing/rules.ts";
 import type { CallOptions } from "../resources/resource.ts";
 import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
+import { sendOnce } from "./action_keys.ts";
+import { OwnSends } from "./own_sends.ts";
 import { ReplyGap } from "./reply_gap.ts";
 
-const SENT = "bot_sent";
-/** How long the bot remembers the ids it sent, to recognise their echoes. */
-export const SENT_WINDOW_MS = 86_400_000;
+export { SENT_WINDOW_MS } from "./own_sends.ts";
 
 /** The pacing a bot's replies follow by default: one reply per chat per second, no instance-wide gap. */
 export const BOT_PACING: PacingOptions = {
@@ -30,6 +30,8 @@ export const BOT_PACING: PacingOptions = {
 export interface BotActionsOptions {
   /** The service (built on first use). */
   service: () => GatewayService;
+  /** The service given in the bot's options: its sends are watched from the start. */
+  given?: GatewayService;
   /** The bot's shared state. */
   state: StateStore;
   /** Clock. */
@@ -56,11 +58,16 @@ export interface ActionTarget {
 export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
+  readonly #own: OwnSends;
+  /** Per chat, the end of its last send in flight (with pacing: the next one starts after it). */
+  readonly #lanes = new Map<string, Promise<void>>();
   #gap: ReplyGap | null | undefined; // null: no pacing
 
   /** Build the actions of one bot (the bot does). */
   constructor(options: BotActionsOptions) {
     this.#options = options;
+    this.#own = new OwnSends(options);
+    if (options.given !== undefined) this.#own.watch(options.given);
   }
 
   /** The service bound to `instance` (built on first use). */
@@ -68,6 +75,7 @@ export class BotActions {
     let view = this.#views.get(instance);
     if (view === undefined) {
       const service = this.#options.service();
+      this.#own.watch(service);
       view = instance === "" ? service : service.instance(instance);
       this.#views.set(instance, view);
     }
@@ -75,39 +83,60 @@ export class BotActions {
   }
 
   /**
-   * Send a message: wait for the chat's gap, send with the target's idempotency key (a second send with
-   * the key returns the first answer without sending), then note the sent id as the bot's own.
+   * Send a message: wait for the chat's gap, send once per the target's key (an earlier send with the key,
+   * whatever its body, answers instead: `replayed`), then make sure its id is noted as the bot's own. With
+   * pacing, one chat's sends go one after the other in call order (`Promise.all` of replies keeps the gap).
    */
-  async send<T extends ApiResponse<unknown>>(
+  send<T extends ApiResponse<unknown>>(
     target: ActionTarget,
     send: (api: GatewayService, options: CallOptions) => Promise<T>,
   ): Promise<T> {
     const gap = this.#pacing();
+    if (gap === null) return this.#send(target, send, null);
+    const lane = `${target.instance}\n${target.chat}`;
+    const before = this.#lanes.get(lane);
+    const mine = before === undefined
+      ? this.#send(target, send, gap)
+      : before.then(() => this.#send(target, send, gap));
+    const after = mine.then(() => {}, () => {});
+    this.#lanes.set(lane, after);
+    after.then(() => {
+      if (this.#lanes.get(lane) === after) this.#lanes.delete(lane);
+    });
+    return mine;
+  }
+
+  async #send<T extends ApiResponse<unknown>>(
+    target: ActionTarget,
+    send: (api: GatewayService, options: CallOptions) => Promise<T>,
+    gap: ReplyGap | null,
+  ): Promise<T> {
+    const api = this.api(target.instance);
     // The service's connection, as `sendMany` names it: both pace one chat through one record.
-    const ref = { connection: this.api(target.instance).getConnectionName(), instance: target.instance };
+    const ref = { connection: api.getConnectionName(), instance: target.instance };
     if (gap !== null) {
       let wait = gap.waitMs(ref, target.chat);
       if (typeof wait !== "number") wait = await wait;
       if (wait > 0) await this.#options.sleep(wait);
     }
-    const response = await send(this.api(target.instance), { idempotencyKey: target.key });
-    const id = this.#options.remembers() ? idOf(response) : undefined;
-    if (id !== undefined) await this.rememberSent(target.instance, id);
-    const noted = gap !== null && !response.replayed ? gap.sent(ref, target.chat) : undefined;
+    const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
+    const id = idOf(response);
+    // The service announced the send and its note is being written; a replay is noted again (cheap).
+    const noted = id === undefined ? undefined : this.#own.note(target.instance, id);
     if (noted !== undefined) await noted;
+    const paced = gap !== null && !response.replayed ? gap.sent(ref, target.chat) : undefined;
+    if (paced !== undefined) await paced;
     return response;
   }
 
-  /** Note `id` as a message this bot sent (its echo is dropped). */
-  async rememberSent(instance: string, id: string): Promise<void> {
-    await this.#options.state.set(SENT, `${instance}/${id}`, 1, {
-      expiresAt: this.#options.now() + SENT_WINDOW_MS,
-    });
+  /** Whether this bot sent message `id` (within the window). */
+  sentByBot(instance: string, id: string): Promise<boolean> {
+    return this.#own.has(instance, id);
   }
 
-  /** Whether this bot sent message `id` (within the window). */
-  async sentByBot(instance: string, id: string): Promise<boolean> {
-    return (await this.#options.state.get(SENT, `${instance}/${id}`)) !== null;
+  /** The notes of sent ids still being written, or undefined: a chat's turn ends after them. */
+  settled(): Promise<unknown> | undefined {
+    return this.#own.settled();
   }
 
   #pacing(): ReplyGap | null {

@@ -120,6 +120,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
+      given: checked.service,
       state,
       now: this.#now,
       sleep: (ms) => sleep(ms),
@@ -353,6 +354,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       await this.#runMiddleware(ctx);
       if (burst !== undefined) await burst.done();
     } finally {
+      // The ids of sends made through `ctx.api` are noted before the chat's next update (their echo) runs.
+      const noted = this.#actions.settled();
+      if (noted !== undefined) await noted;
       const left = turn?.leave();
       if (left !== undefined) await left;
     }

@@ -6,13 +6,17 @@
 
 /**
  * An error thrown by the bot's middleware, wrapped with the context of the update being handled. `bot.catch`
- * and `errorBoundary` handlers receive it.
+ * and `errorBoundary` handlers receive it. A `bot.catch` handler that returns makes the update handled (the
+ * server does not retry it); one that throws (`throw err`) makes it fail, so the server retries it.
  *
  * @example
  * ```ts
  * import { Bot } from "@gw/gateway/bot";
  * const bot = new Bot({ signature: { scheme: "none" } });
- * bot.catch((err) => console.error(err.ctx.chat?.id, err.error));
+ * bot.catch((err) => {
+ *   console.error(err.ctx.chat?.id, err.error);
+ *   throw err; // let the server retry the update
+ * });
  * ```
  */
 export class BotError<C = unknown> extends Error {

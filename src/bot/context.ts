@@ -4,14 +4,21 @@
  * @module
  */
 
-import type { QuotedInput } from "../dto/message_options.ts";
-import type { MediaKind, MediaSource } from "../media/media_input.ts";
-import type { SendResponse } from "../resources/messages.ts";
-import type { MessageRef } from "../resources/types.ts";
+import type { ContactCard } from "../dto/structured_messages.ts";
+import type { MediaSource } from "../media/media_input.ts";
+import type { MessagesResource, SendResponse } from "../resources/messages.ts";
 import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { BotActions } from "./actions.ts";
+import type {
+  ActionOptions,
+  ReplyOptions,
+  ReplyWithLocationOptions,
+  ReplyWithMediaOptions,
+  ReplyWithPollOptions,
+} from "./action_options.ts";
+import { chatOf, deliver, messageRefOf, readRefsOf, runOf, startRun } from "./action_path.ts";
 import { checkQueries, type FilterQuery } from "./filter.ts";
 import type {
   BotCall,
@@ -22,6 +29,8 @@ import type {
   BotSender,
   BotUpdate,
 } from "./update_types.ts";
+
+export { CONTEXT_ACTIONS } from "./action_path.ts";
 
 /** What a context is built from (the bot builds contexts; plugins and tests rarely need to). */
 export interface ContextInit {
@@ -39,34 +48,14 @@ export interface ContextInit {
   actions: BotActions;
 }
 
-/** Options of {@link Context.reply}. */
-export interface ReplyOptions {
-  /** Quote the message being answered. */
-  quote?: boolean;
-  /** Numbers to mention. */
-  mentioned?: string[];
-  /** `false` disables the link preview. */
-  linkPreview?: boolean;
-}
-
-/** Options of {@link Context.replyWithMedia}. */
-export interface ReplyWithMediaOptions {
-  /** The media kind (decides the route, the size limit and the MIME types that fit). */
-  type: MediaKind;
-  /** Caption (image, video, document). */
-  caption?: string;
-  /** File name (documents). */
-  fileName?: string;
-  /** MIME type instead of the sniffed one. */
-  mimetype?: string;
-  /** Quote the message being answered. */
-  quote?: boolean;
-}
-
 /**
- * One update and what the middleware can do with it. Actions (`reply`, `replyWithMedia`, `react`) carry an
- * idempotency key made of the update's message id and the action's position in this run, so running the
- * same update again (a retry after a throw, a restart) never sends twice; replies wait for the chat's gap.
+ * One update and what the middleware can do with it. Every action that sends (`reply`, `replyWith*`,
+ * `react`) goes one way: to this context's chat, about this context's message (`quote`, `react`,
+ * `markRead`), paced by the chat's gap, echo-safe (the sent id is the bot's own), with an idempotency key
+ * that names the action: `bot:<instance>:<update id>:<k>` for the update's k-th message (counted in the
+ * order the actions are called, not the order they finish), `...:react:<k>` for its k-th reaction, or the
+ * `idempotencyKey` given. Running the update again (a retry after a throw, a restart) sends nothing an
+ * earlier run sent under the same key, whatever the body now: the action answers the first send, `replayed`.
  *
  * @example
  * ```ts
@@ -109,8 +98,6 @@ export class Context {
   readonly now: () => number;
   /** What `hears` or `command` matched: the regular expression's match, or the command's arguments. */
   match: string | RegExpMatchArray | undefined;
-  readonly #actions: BotActions;
-  #position = 0;
 
   /**
    * Build a context (the bot does this for each update).
@@ -138,11 +125,13 @@ export class Context {
     this.messages = init.messages ?? (update.msg === undefined ? [] : [update.msg]);
     this.state = init.state;
     this.now = init.now;
-    this.#actions = init.actions;
+    startRun(this, init.actions, update.instance, update.id);
   }
 
   /**
-   * The service's resources bound to this update's instance (built at first use).
+   * The service's resources bound to this update's instance (built at first use). Its sends are the bot's
+   * own (their echoes never match `outgoing`) but carry no key of the bot's: prefer the actions, or pass
+   * your own `idempotencyKey`.
    *
    * @example
    * ```ts
@@ -155,7 +144,7 @@ export class Context {
    * ```
    */
   get api(): GatewayService {
-    return this.#actions.api(this.instance);
+    return runOf(this).actions.api(this.instance);
   }
 
   /**
@@ -173,7 +162,7 @@ export class Context {
   }
 
   /**
-   * Send a text to this chat; `quote` quotes the message being answered.
+   * Send a text to this chat; `quote` quotes this context's message.
    *
    * @example
    * ```ts
@@ -183,41 +172,143 @@ export class Context {
    * ```
    */
   async reply(text: string, options?: ReplyOptions): Promise<SendResponse> {
-    const chat = this.#chatFor("reply");
-    return await this.#actions.send(this.#target(chat), (api, call) => {
-      if (options === undefined) return api.messages().text(chat, text, call); // the usual reply: no copies
-      const { quote, ...rest } = options;
-      return api.messages().text(chat, text, {
-        ...rest,
-        quoted: quote ? this.#quoted() : undefined,
-        ...call,
-      });
-    });
+    if (options === undefined) {
+      return await deliver(this, "reply", options, (m, to, o) => m.text(to, text, o));
+    }
+    const { quote: _quote, idempotencyKey: _key, ...rest } = options;
+    return await deliver(this, "reply", options, (m, to, o) => m.text(to, text, { ...rest, ...o }));
   }
 
   /**
-   * Send a file to this chat (a URL, bytes, a `Blob` or a `File`, through `toMediaInput`).
+   * Send a file to this chat as an image, video, voice note (`audio`), document or sticker: a URL, bytes, a
+   * `Blob` or a `File`, through `toMediaInput` (MIME type sniffed, size checked before any request).
    *
    * @example
    * ```ts
    * import { Bot } from "@gw/gateway/bot";
    * const bot = new Bot({ signature: { scheme: "none" } });
    * bot.command("logo", (ctx) => ctx.replyWithMedia("https://example.com/logo.png", { type: "image", caption: "Our logo" }));
+   * bot.command("hello", (ctx) => ctx.replyWithMedia("https://example.com/hello.ogg", { type: "audio" }));
    * ```
    */
   async replyWithMedia(source: MediaSource, options: ReplyWithMediaOptions): Promise<SendResponse> {
-    const chat = this.#chatFor("reply");
-    const { quote, ...rest } = options;
-    return await this.#actions.send(this.#target(chat), (api, call) =>
-      api.messages().sendFile(chat, source, {
-        ...rest,
-        quoted: quote ? this.#quoted() : undefined,
-        ...call,
-      }));
+    const { quote: _quote, idempotencyKey: _key, ...media } = options ?? {};
+    return await deliver(
+      this,
+      "replyWithMedia",
+      options,
+      (m, to, o) => m.sendFile(to, source, { ...media, ...o }),
+    );
   }
 
   /**
-   * React to the message being answered (`""` removes the reaction).
+   * Send a location to this chat.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("where", (ctx) => ctx.replyWithLocation(-23.5614, -46.6559, { name: "Shop", address: "Av. Paulista, 1000" }));
+   * ```
+   */
+  async replyWithLocation(
+    latitude: number,
+    longitude: number,
+    options?: ReplyWithLocationOptions,
+  ): Promise<SendResponse> {
+    return await deliver(
+      this,
+      "replyWithLocation",
+      options,
+      (m, to, o) => m.location(to, latitude, longitude, options?.name, options?.address, o),
+    );
+  }
+
+  /**
+   * Send one or more contact cards to this chat.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("support", (ctx) => ctx.replyWithContact({ fullName: "Support", phoneNumber: "+55 11 98888-7777" }));
+   * ```
+   */
+  async replyWithContact(
+    contacts: ContactCard | ContactCard[],
+    options?: ActionOptions,
+  ): Promise<SendResponse> {
+    return await deliver(this, "replyWithContact", options, (m, to, o) => m.contact(to, contacts, o));
+  }
+
+  /**
+   * Send a poll to this chat.
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("lunch", (ctx) => ctx.replyWithPoll("Lunch?", ["Pizza", "Sushi"], { selectableCount: 1 }));
+   * ```
+   */
+  async replyWithPoll(
+    question: string,
+    answers: string[],
+    options?: ReplyWithPollOptions,
+  ): Promise<SendResponse> {
+    const count = options?.selectableCount;
+    return await deliver(
+      this,
+      "replyWithPoll",
+      options,
+      (m, to, o) => m.poll(to, question, answers, count === undefined ? o : { ...o, selectableCount: count }),
+    );
+  }
+
+  /**
+   * Send a list message to this chat; a pick comes back as a `message:list` update (`ctx.msg.rowId`).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("menu", (ctx) =>
+   *   ctx.replyWithList({
+   *     title: "Menu", footerText: "Thanks", buttonText: "Open",
+   *     sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
+   *   }));
+   * bot.on("message:list", (ctx) => ctx.reply(`You picked ${ctx.msg.rowId}`));
+   * ```
+   */
+  async replyWithList(
+    list: Parameters<MessagesResource["list"]>[1],
+    options?: ActionOptions,
+  ): Promise<SendResponse> {
+    return await deliver(this, "replyWithList", options, (m, to, o) => m.list(to, list, o));
+  }
+
+  /**
+   * Send buttons to this chat; a press of a reply button comes back as a `message:button` update
+   * (`ctx.msg.buttonId`).
+   *
+   * @example
+   * ```ts
+   * import { Bot } from "@gw/gateway/bot";
+   * const bot = new Bot({ signature: { scheme: "none" } });
+   * bot.command("confirm", (ctx) =>
+   *   ctx.replyWithButtons({ title: "Confirm?", buttons: [{ type: "reply", displayText: "Yes", id: "yes" }] }));
+   * bot.on("message:button", (ctx) => ctx.reply(`You chose ${ctx.msg.buttonId}`));
+   * ```
+   */
+  async replyWithButtons(
+    message: Parameters<MessagesResource["buttons"]>[1],
+    options?: ActionOptions,
+  ): Promise<SendResponse> {
+    return await deliver(this, "replyWithButtons", options, (m, to, o) => m.buttons(to, message, o));
+  }
+
+  /**
+   * React to this context's message (`""` removes the reaction).
    *
    * @example
    * ```ts
@@ -226,17 +317,14 @@ export class Context {
    * bot.on("message", (ctx) => ctx.react("👍"));
    * ```
    */
-  async react(emoji: string): Promise<SendResponse> {
-    const chat = this.#chatFor("react");
-    const ref = this.#messageRef("react");
-    return await this.#actions.send(
-      this.#target(chat),
-      (api, call) => api.messages().reaction(ref, emoji, call),
-    );
+  async react(emoji: string, options?: Pick<ActionOptions, "idempotencyKey">): Promise<SendResponse> {
+    chatOf(this, "react");
+    const ref = messageRefOf(this, "react");
+    return await deliver(this, "react", options, (m, _to, o) => m.reaction(ref, emoji, o));
   }
 
   /**
-   * Mark the message being answered (every message of a debounced burst) as read.
+   * Mark this context's message (every message of a debounced burst) as read.
    *
    * @example
    * ```ts
@@ -249,10 +337,8 @@ export class Context {
    * ```
    */
   async markRead(): Promise<void> {
-    this.#chatFor("mark as read");
-    const first = this.#messageRef("mark as read");
-    const refs = this.messages.map((msg) => ({ ...first, id: msg.id }));
-    await this.api.chats().markAsRead(refs.length > 0 ? refs : [first]);
+    chatOf(this, "mark as read");
+    await this.api.chats().markAsRead(readRefsOf(this));
   }
 
   /**
@@ -269,42 +355,7 @@ export class Context {
    * ```
    */
   async typing(ms = 2000): Promise<void> {
-    const chat = this.#chatFor("show typing");
+    const chat = chatOf(this, "show typing");
     await this.api.chats().sendPresence(chat, "composing", ms);
-  }
-
-  #chatFor(action: string): string {
-    const chat = this.chat?.id;
-    if (chat === undefined) {
-      throw new TypeError(`Cannot ${action}: this update (${this.payload.rawEvent}) has no chat`);
-    }
-    return chat;
-  }
-
-  #messageRef(action: string): MessageRef {
-    const msg = this.msg;
-    if (msg === undefined || msg.id === "") {
-      throw new TypeError(`Cannot ${action}: this update (${this.payload.rawEvent}) has no message`);
-    }
-    const ref: MessageRef = {
-      remoteJid: this.payload.remoteJid ?? this.chat!.id,
-      id: msg.id,
-      fromMe: msg.fromMe,
-    };
-    const participant = this.payload.participant;
-    return participant === undefined ? ref : { ...ref, participant };
-  }
-
-  #quoted(): QuotedInput | undefined {
-    const msg = this.msg;
-    if (msg === undefined || msg.id === "") return undefined;
-    const ref = this.#messageRef("quote");
-    return { key: ref, message: msg.text === undefined ? undefined : { conversation: msg.text } };
-  }
-
-  /** The idempotency key of the next action: the update's id and the action's position in this run. */
-  #target(chat: string) {
-    const position = this.#position++;
-    return { instance: this.instance, chat, key: `bot:${this.instance}:${this.update.id}:${position}` };
   }
 }

@@ -38,7 +38,16 @@ export {
   type HearsTrigger,
   type MaybePromise,
 } from "./composer.ts";
-export { Context, type ContextInit, type ReplyOptions, type ReplyWithMediaOptions } from "./context.ts";
+export { Context, type ContextInit } from "./context.ts";
+export type {
+  ActionOptions,
+  ReplyOptions,
+  ReplyWithLocationOptions,
+  ReplyWithMediaOptions,
+  ReplyWithPollOptions,
+} from "./action_options.ts";
+export type { ButtonInput, ListSection } from "../dto/interactive_messages.ts";
+export type { ContactCard } from "../dto/structured_messages.ts";
 export {
   type Filter,
   type FilterNarrowing,

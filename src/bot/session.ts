@@ -169,7 +169,8 @@ export function lazySession<S, C extends Context = Context>(
       enumerable: true,
       get: () => load().then((slot) => slot.read()),
       // Applied once the entry is read (its version is what the save compares against), before later reads.
-      set: (value: S | null | undefined) => void load().then((slot) => slot.assign(value)),
+      // A failed read is not lost here: the save below awaits the same read and fails the update with it.
+      set: (value: S | null | undefined) => void load().then((slot) => slot.assign(value), () => {}),
     });
     await next();
     if (loaded === undefined) return; // never touched: no read, no write

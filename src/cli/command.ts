@@ -8,7 +8,63 @@
 import { booleanFlag, COMMON_FLAGS, type FlagSpec, type ParsedFlags, parseFlags } from "./args.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
 
-/** One `deno task <name>` command. */
+/**
+ * How to run the CLI from the package, outside this repository (no deno.json tasks): the permissions every
+ * command needs (the working directory is the project: the configuration, the KV file and `send`'s file
+ * are read there) and the unstable APIs (Deno KV, Deno.cron) the store and `serve` use.
+ *
+ * @example
+ * ```ts
+ * import { PACKAGE_COMMAND } from "@gw/gateway/cli";
+ * console.log(`${PACKAGE_COMMAND} health`);
+ * ```
+ */
+export const PACKAGE_COMMAND: string = 'deno run --allow-net "--allow-env=GATEWAY_*" --allow-read=. ' +
+  "--allow-write=. --unstable-kv --unstable-cron jsr:@gw/gateway/cli";
+
+/**
+ * How the user runs the command line where they are: `deno task` in a checkout of this repository (its
+ * deno.json has a task per command), {@link PACKAGE_COMMAND} when it runs from the package, in a project
+ * that added `jsr:@gw/gateway` and has no such tasks. `from` is the URL of the running module.
+ *
+ * @example
+ * ```ts
+ * import { runPrefix } from "./command.ts";
+ * runPrefix("file:///home/me/gateway/src/cli/command.ts"); // "deno task"
+ * ```
+ */
+export function runPrefix(from: string = import.meta.url): string {
+  return inCheckout(from) ? "deno task" : PACKAGE_COMMAND;
+}
+
+/**
+ * Whether the command line runs from a checkout (a local file, where the deno.json tasks are) rather than
+ * from the package.
+ *
+ * @example
+ * ```ts
+ * import { inCheckout } from "./command.ts";
+ * inCheckout("https://jsr.io/@gw/gateway/0.1.0/src/cli/command.ts"); // false
+ * ```
+ */
+export function inCheckout(from: string = import.meta.url): boolean {
+  return from.startsWith("file:");
+}
+
+/**
+ * The command line that runs `command` (with its arguments) where the user is (see {@link runPrefix}).
+ *
+ * @example
+ * ```ts
+ * import { runCommand } from "./command.ts";
+ * runCommand("create sales", "file:///home/me/gateway/src/cli/command.ts"); // "deno task create sales"
+ * ```
+ */
+export function runCommand(command: string, from: string = import.meta.url): string {
+  return `${runPrefix(from)} ${command}`;
+}
+
+/** One command of the command line (`deno task <name>` in this repository). */
 export interface CliCommand {
   /** Name on the command line. */
   readonly name: string;
@@ -55,7 +111,7 @@ export function usageLine(command: string, args: string, flags: Readonly<Record<
       : flagName(name, spec);
     return `[${word}]${spec.multiple ? "..." : ""}`;
   });
-  return ["deno task", command, args, ...words].filter((part) => part !== "").join(" ");
+  return [runPrefix(), command, args, ...words].filter((part) => part !== "").join(" ");
 }
 
 /**

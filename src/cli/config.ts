@@ -18,7 +18,8 @@ import {
 import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
 import { GatewayApiException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
-import { CliError, type CliIo, EXIT_USAGE, isPermissionError } from "./io.ts";
+import { inCheckout } from "./command.ts";
+import { CliError, type CliIo, EXIT_USAGE, isPermissionError, resolvePath } from "./io.ts";
 
 /** The environment variables every command reads (`serve` adds the `GATEWAY_WEBHOOK_*` ones). */
 export const CLI_ENV_VARS: readonly string[] = Object.keys(envVariables([...CONNECTION_KEYS, ...CLI_KEYS]));
@@ -54,6 +55,8 @@ export interface CliConfig {
   fileFound: boolean;
   /** The Deno KV file: `GATEWAY_KV_PATH`, else `kv.path`, else `gateway.kv`. */
   kvPath: string;
+  /** `kvPath` resolved against the io's working directory: the file opened. */
+  kvFile: string;
   /** Whether a KV path was configured explicitly (file or environment). */
   kvConfigured: boolean;
   /** The `tasks` section (empty when absent). */
@@ -75,7 +78,7 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   const path = configPath ?? CONFIG_FILE;
   let file: GatewayConfig | null;
   try {
-    file = await loadConfigFile(path);
+    file = await loadConfigFile(resolvePath(io, path));
   } catch (error) {
     // loadConfigFile wraps Deno's permission error: look at its cause too.
     if (isPermissionError(error) || (error instanceof Error && isPermissionError(error.cause))) {
@@ -97,11 +100,13 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   const fileConfig = serviceConfig(file ?? {});
   const config = mergeEnvConfig(fileConfig, env);
   const envKv = io.env("GATEWAY_KV_PATH");
+  const kvPath = envKv || kvFile.path || DEFAULT_KV_PATH;
   return {
     config,
     path,
     fileFound: file !== null,
-    kvPath: envKv || kvFile.path || DEFAULT_KV_PATH,
+    kvPath,
+    kvFile: resolvePath(io, kvPath),
     kvConfigured: Boolean(envKv || kvFile.path),
     tasks: tasks ?? {},
   };
@@ -139,8 +144,10 @@ export function createService(cli: CliConfig, overrides: GatewayConfig = {}): Ga
 /** The tasks may read the project directory only: say how to use a file elsewhere. */
 function unreadable(path: string, error: unknown): CliError {
   return new CliError(
-    `Cannot read configuration "${path}": not allowed by --allow-read (the deno tasks read files in the ` +
-      `project directory only; for a file elsewhere run "deno run" with --allow-read=${path}, see docs/cli.md)`,
+    `Cannot read configuration "${path}": not allowed by --allow-read (${
+      inCheckout() ? "the deno tasks read" : "the package command reads"
+    } files in the project directory only; for a file elsewhere run "deno run" with --allow-read=${path}, ` +
+      "see docs/cli.md)",
     EXIT_USAGE,
     { cause: error },
   );
@@ -163,6 +170,7 @@ function configError(error: unknown): CliError {
  * ```ts
  * import { selectConnection } from "./config.ts";
  * import { GatewayService } from "../service.ts";
+import { inCheckout } from "./command.ts";
  * selectConnection(GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" }), undefined); // "default"
  * ```
  */

@@ -15,7 +15,7 @@ import {
   type ParsedFlags,
   stringFlag,
 } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { Spinner } from "./progress.ts";
@@ -164,7 +164,9 @@ async function currentState(
   } catch (error) {
     if (error instanceof InstanceNotFoundException) {
       throw new CliError(
-        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: ${
+          runCommand(`create ${instance}`)
+        })`,
         EXIT_FAILED,
         { cause: error },
       );
@@ -184,28 +186,49 @@ interface FlowView {
   timeoutMs: number;
 }
 
-/** Show the flow's codes under a countdown spinner until it ends; returns why it gave up, if it did. */
+/** Off a terminal, a progress line this often while nothing changes. */
+const PROGRESS_EVERY_MS = 30_000;
+
+/**
+ * Show the flow's codes under a countdown spinner until it ends; returns why it gave up, if it did. Until
+ * a code arrived the wait is for the server, not for the scan, and says so. Off a terminal (no spinner) the
+ * progress is a line on stderr at the start and every 30 s.
+ */
 async function followFlow(
   flow: AsyncIterable<ConnectFlowEvent>,
   view: FlowView,
 ): Promise<string | undefined> {
   const { io, report } = view;
   const deadline = Date.now() + view.timeoutMs;
-  const label = () =>
-    `Waiting for the ${view.pairing ? "pairing" : "scan"} (${
-      Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
-    } s left)`;
-  const spinner = new Spinner(io, label());
-  const ticker = setInterval(() => spinner.update(label()), 1000);
-  let refusal: string | undefined;
   let codes = 0;
+  const waitingFor = () =>
+    codes > 0
+      ? `the ${view.pairing ? "pairing" : "scan"}`
+      : `a ${view.pairing ? "pairing code" : "QR code"} from the server`;
+  const label = () =>
+    `Waiting for ${waitingFor()} (${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))} s left)`;
+  const spinner = new Spinner(io, label());
+  if (!spinner.active) {
+    io.stderr(
+      `Connecting "${report.instance}": waiting for ${waitingFor()} (up to ${view.timeoutMs / 1000} s)\n`,
+    );
+  }
+  let lineAt = Date.now();
+  const ticker = setInterval(() => {
+    spinner.update(label());
+    if (spinner.active || Date.now() - lineAt < PROGRESS_EVERY_MS) return;
+    lineAt = Date.now();
+    io.stderr(`Still ${label().replace(/^W/, "w")}\n`);
+  }, 1000);
+  let refusal: string | undefined;
   try {
     spinner.start();
     for await (const step of flow) {
       if (step.type === "qr" || step.type === "pairing") {
         spinner.stop();
         report.state = "connecting";
-        if (step.type === "qr") codes++;
+        codes++;
+        lineAt = Date.now();
         showCode(step, codes, view);
         spinner.start();
       } else if (step.type === "open") {
@@ -213,7 +236,9 @@ async function followFlow(
         report.connected = true;
       } else {
         report.state = step.state ?? report.state;
-        refusal = step.reason === "timeout"
+        refusal = codes === 0 && (step.reason === "timeout" || step.reason === "stuck_connecting")
+          ? noCode(view, step.reason, report.state)
+          : step.reason === "timeout"
           ? `not paired within ${view.timeoutMs / 1000} s (state "${report.state ?? "unknown"}")`
           : `${step.message} (${step.reason})`;
       }
@@ -223,6 +248,14 @@ async function followFlow(
     spinner.stop();
   }
   return refusal;
+}
+
+/** Why the flow ended when the server never gave a code: the server could not reach WhatsApp. */
+function noCode(view: FlowView, reason: "timeout" | "stuck_connecting", state: string | null): string {
+  const when = reason === "timeout" ? `within ${view.timeoutMs / 1000} s` : "even after a restart";
+  return `no ${view.pairing ? "pairing code" : "QR code"} arrived ${when} (state "${state ?? "unknown"}"): ` +
+    "the server started the WhatsApp connection but got no code from WhatsApp; check that the server can " +
+    "reach WhatsApp (its network, proxy or firewall) and look at its logs, then run connect again";
 }
 
 /** Draw a QR code (the `codes`-th), or print a pairing code, and keep it in the report. */

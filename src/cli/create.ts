@@ -7,7 +7,7 @@
 
 import { InstanceAlreadyExistsException } from "../errors.ts";
 import { booleanFlag, CONNECTION_FLAG, type FlagSpec, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, EXIT_OK } from "./io.ts";
 import { writeJson } from "./table.ts";
@@ -75,8 +75,8 @@ refuses (for example an instance api key instead of the global one).`,
       .then((response) => response.json<string | undefined>("instance.state") ?? null)
       .catch(() => null);
     const nextSteps = state === "open"
-      ? [`It is connected already: send messages from a file with deno task send <file>`]
-      : [`Pair it with a phone: deno task connect ${instance}`];
+      ? [`It is connected already: send messages from a file with ${runCommand("send <file>")}`]
+      : [`Pair it with a phone: ${runCommand(`connect ${instance}`)}`];
     const report: CreateReport = { connection, instance, created, state, nextSteps };
     if (json) {
       writeJson(io, report);

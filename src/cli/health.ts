@@ -8,9 +8,10 @@
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { readLiveStates } from "./live_state.ts";
 import { Spinner } from "./progress.ts";
 import { openStore } from "./store.ts";
 import { colors, renderTable, writeJson } from "./table.ts";
@@ -175,9 +176,11 @@ export async function checkConnection(
     }
   }
   try {
+    // The state connect and status see, not the stored row's; then the health recorded for it.
+    await readLiveStates(gw, name, result.instances, timeoutMs);
     await addHealth(gw, name, result.instances);
   } catch {
-    // Health is extra information: a store that cannot be read leaves it out.
+    // Live state and health are extra information: a failure leaves the listed rows as they are.
   }
   if (result.instance !== null && !result.instances.some((item) => item.name === result.instance)) {
     result.error = missingInstance(result.instance);
@@ -189,7 +192,9 @@ export async function checkConnection(
 
 /** The configured instance is not on the server: say so, with the command that creates it. */
 function missingInstance(instance: string): string {
-  return `instance "${instance}" does not exist on the server (create it: deno task create ${instance})`;
+  return `instance "${instance}" does not exist on the server (create it: ${
+    runCommand(`create ${instance}`)
+  })`;
 }
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -231,16 +236,18 @@ when any connection fails.`,
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     // With a KV file, the health that senders recorded there (suspect, banned, breaker) is shown too.
     const opened = await openStore(cli, { mustExist: true }).catch(() => undefined);
-    const gw = createService(cli, opened ? { store: opened.store } : {});
-    const names = only === undefined
-      ? gw.getConnectionManager().getConnectionNames()
-      : [selectConnection(gw, only)];
-    const spinner = new Spinner(io, "Checking connections").start();
+    const spinner = new Spinner(io, "Checking connections");
     let connections: ConnectionHealth[];
     try {
+      const gw = createService(cli, opened ? { store: opened.store } : {});
+      const names = only === undefined
+        ? gw.getConnectionManager().getConnectionNames()
+        : [selectConnection(gw, only)];
+      spinner.start();
       connections = await Promise.all(names.map((name) => checkConnection(gw, name, timeoutMs)));
     } finally {
       spinner.stop();
+      // Also when the service cannot be built: the KV file must not stay open.
       opened?.close();
     }
     const report: HealthReport = { ok: connections.every((item) => item.ok), connections };

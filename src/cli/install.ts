@@ -8,9 +8,9 @@ import { CONFIG_FILE, DEFAULTS } from "../config.ts";
 import { InstanceNotFoundException } from "../errors.ts";
 import { generateWebhookSecret } from "../webhooks/signature.ts";
 import { booleanFlag, type FlagSpec, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { DEFAULT_KV_PATH } from "./config.ts";
-import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, UsageError } from "./io.ts";
+import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, resolvePath, UsageError } from "./io.ts";
 import { writeJson } from "./table.ts";
 
 const DEFAULT_SERVER_URL = "http://localhost:8080";
@@ -93,14 +93,15 @@ written with mode 0600; keep it out of version control.`,
     const path = stringFlag(values, "config") ?? CONFIG_FILE;
     const force = booleanFlag(values, "force");
     const json = booleanFlag(values, "json");
+    const file = resolvePath(io, path);
     // Fail before prompting when the file is there and --force is not.
-    if (!force && await exists(path)) throw refuse(path);
+    if (!force && await exists(file)) throw refuse(path);
 
     const answers = await askAnswers(values, io, io.stdinIsTerminal && !json);
     const { serverUrl, apiKey, instance, publicUrl, secureWebhook } = answers;
     const starter = starterConfig(answers);
-    const overwritten = force && await exists(path);
-    await writeStarter(path, starter, force);
+    const overwritten = force && await exists(file);
+    await writeStarter({ path, file }, starter, force);
 
     const base = publicUrl ? publicUrl.replace(/\/+$/, "") : "<your public URL>";
     const webhookUrl = `${base}/${DEFAULTS.route_prefix}/${instance ?? "<instance>"}`;
@@ -194,20 +195,54 @@ function starterConfig({ serverUrl, apiKey, instance }: InstallAnswers) {
   };
 }
 
-/** Write the file (mode 0600: it holds secrets); never over an existing one without `force`. */
-async function writeStarter(path: string, starter: object, force: boolean): Promise<void> {
-  try {
-    await Deno.writeTextFile(path, JSON.stringify(starter, null, 2) + "\n", {
-      createNew: !force,
-      mode: 0o600,
+/**
+ * Write the file (mode 0600: it holds secrets); never over an existing one without `force`. With `force` the
+ * new file is written beside the old one and renamed over it, so a crash leaves the old file or the new one,
+ * never half of one; a symbolic link or anything but a regular file is refused, so nothing is ever written
+ * through a link to a file elsewhere.
+ */
+async function writeStarter(
+  { path, file }: { path: string; file: string },
+  starter: object,
+  force: boolean,
+): Promise<void> {
+  const text = JSON.stringify(starter, null, 2) + "\n";
+  const failed = (error: unknown) =>
+    new CliError(`Cannot write "${path}": ${error instanceof Error ? error.message : error}`, EXIT_FAILED, {
+      cause: error,
     });
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
+  if (!force || !await exists(file)) {
+    try {
+      // createNew (O_EXCL) fails on any existing name, a link included: it never follows one.
+      await Deno.writeTextFile(file, text, { createNew: true, mode: 0o600 });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) throw refuse(path);
+      throw failed(error);
+    }
+    return;
+  }
+  const info = await Deno.lstat(file);
+  if (info.isSymlink) {
     throw new CliError(
-      `Cannot write "${path}": ${error instanceof Error ? error.message : error}`,
+      `Cannot install: "${path}" is a symbolic link, and install never writes through one (remove the link, ` +
+        "or pass --config with the path of the file it points to)",
       EXIT_FAILED,
-      { cause: error },
     );
+  }
+  if (!info.isFile) {
+    throw new CliError(
+      `Cannot install: "${path}" is not a regular file, and install replaces only a file`,
+      EXIT_FAILED,
+    );
+  }
+  const temporary = `${file}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeTextFile(temporary, text, { createNew: true, mode: 0o600 });
+    // rename replaces the name itself: a link put there meanwhile is replaced, never followed.
+    await Deno.rename(temporary, file);
+  } catch (error) {
+    await Deno.remove(temporary).catch(() => {});
+    throw failed(error);
   }
 }
 
@@ -220,11 +255,11 @@ function nextSteps(
   const name = instance ?? "<instance>";
   return [
     apiKey ? undefined : "Set GATEWAY_API_KEY in the environment (no api key was written to the file).",
-    "Check the server and key: deno task health",
+    `Check the server and key: ${runCommand("health")}`,
     // An existing instance is fine for `create`: it says so and exits 0.
-    `Create the instance on the server, then pair it with a phone: deno task create ${name} && ` +
-    `deno task connect ${name}`,
-    "Run the webhook receiver: deno task serve",
+    `Create the instance on the server, then pair it with a phone: ${runCommand(`create ${name}`)} && ` +
+    runCommand(`connect ${name}`),
+    `Run the webhook receiver: ${runCommand("serve")}`,
     secureWebhook
       ? `The instance's webhook on the gateway server now posts to ${webhookUrl}, signed with` +
         ` webhook.secret (jwt), for events ${JSON.stringify(SUGGESTED_EVENTS)}.`

@@ -34,6 +34,25 @@ export interface CliIo {
   color: boolean;
   /** Aborted when the process receives SIGINT or SIGTERM (only `serve` and `connect` listen). */
   signal?: AbortSignal;
+  /**
+   * The directory relative paths (the configuration file, the KV file, the files `install` writes and
+   * `send` reads) are resolved against; undefined is the process's working directory.
+   */
+  cwd?: string;
+}
+
+/**
+ * `path` resolved against `io.cwd` (unchanged when it is absolute or `io.cwd` is not set).
+ *
+ * @example
+ * ```ts
+ * import { memoryIo, resolvePath } from "./io.ts";
+ * resolvePath(memoryIo({ cwd: "/srv/app" }), "gateway-api.json"); // "/srv/app/gateway-api.json"
+ * ```
+ */
+export function resolvePath(io: CliIo, path: string): string {
+  if (io.cwd === undefined || /^([a-zA-Z]:)?[\\/]/.test(path)) return path;
+  return `${io.cwd.replace(/[\\/]+$/, "")}/${path}`;
 }
 
 /**
@@ -141,7 +160,9 @@ export function denoIo(signal?: AbortSignal): CliIo {
 }
 
 /**
- * An in-memory io for tests: captured output, fixed environment, scripted answers.
+ * An in-memory io for tests: captured output, fixed environment, scripted answers, and the directory files
+ * are read from and written to (`cwd`; give a temporary one so that a test never reads the files of the
+ * directory it runs in).
  *
  * @example
  * ```ts
@@ -152,8 +173,13 @@ export function denoIo(signal?: AbortSignal): CliIo {
  * ```
  */
 export function memoryIo(
-  options: { env?: Record<string, string>; answers?: string[]; terminal?: boolean; signal?: AbortSignal } =
-    {},
+  options: {
+    env?: Record<string, string>;
+    answers?: string[];
+    terminal?: boolean;
+    signal?: AbortSignal;
+    cwd?: string;
+  } = {},
 ): CliIo & { out(): string; err(): string } {
   let out = "";
   let err = "";
@@ -172,6 +198,7 @@ export function memoryIo(
     env: (name) => options.env?.[name],
     color: false,
     signal: options.signal,
+    cwd: options.cwd,
     out: () => out,
     err: () => err,
   };

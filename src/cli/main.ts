@@ -22,7 +22,7 @@
 
 import { VERSION } from "../client/client.ts";
 import { ConfigurationException, ValidationException } from "../errors.ts";
-import type { CliCommand } from "./command.ts";
+import { type CliCommand, PACKAGE_COMMAND, runCommand } from "./command.ts";
 import {
   CliError,
   type CliIo,
@@ -36,6 +36,7 @@ import {
 } from "./io.ts";
 
 export { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, memoryIo } from "./io.ts";
+export { PACKAGE_COMMAND } from "./command.ts";
 
 /** A command known by name, loaded only when it runs (so `install` never loads the HTTP client). */
 interface CommandEntry {
@@ -90,30 +91,17 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
 };
 
-/**
- * How to run the CLI from the package, outside this repository (no deno.json tasks): the permissions every
- * command needs (the working directory is the project: the configuration, the KV file and `send`'s file
- * are read there) and the unstable APIs (Deno KV, Deno.cron) the store and `serve` use.
- *
- * @example
- * ```ts
- * import { PACKAGE_COMMAND } from "@gw/gateway/cli";
- * console.log(`${PACKAGE_COMMAND} health`);
- * ```
- */
-export const PACKAGE_COMMAND: string = 'deno run --allow-net "--allow-env=GATEWAY_*" --allow-read=. ' +
-  "--allow-write=. --unstable-kv --unstable-cron jsr:@gw/gateway/cli";
-
 /** The names of every command, in help order. */
 export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 function usage(): string {
   const width = Math.max(...COMMAND_NAMES.map((name) => name.length));
   const lines = COMMAND_NAMES.map((name) => `  ${name.padEnd(width)}  ${COMMANDS[name].summary}`);
+  // In a checkout both forms work; from the package only the package command does.
+  const forms = [...new Set([runCommand("<command> [flags]"), `${PACKAGE_COMMAND} <command> [flags]`])];
   return `@gw/gateway ${VERSION}
 
-Usage: deno task <command> [flags]
-       ${PACKAGE_COMMAND} <command> [flags]
+Usage: ${forms.join("\n       ")}
 
 Commands:
 ${lines.join("\n")}

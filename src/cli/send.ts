@@ -10,7 +10,7 @@ import type { SendManyItem, SendManyReport } from "../pacing/send_many.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
 import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
-import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
+import { CliError, type CliIo, EXIT_FAILED, EXIT_OK, resolvePath } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
@@ -99,7 +99,7 @@ run paused.`,
     const dailyCap = numberFlag(values, "daily-cap", { fallback: 1_000, integer: true });
     let text: string;
     try {
-      text = await Deno.readTextFile(path);
+      text = await Deno.readTextFile(resolvePath(io, path));
     } catch (error) {
       throw new CliError(
         `Cannot read "${path}": ${error instanceof Error ? error.message : error}`,

@@ -19,7 +19,7 @@ import { createWebhookHandler, type WebhookHandlerOptions } from "../webhooks/ha
 import { WebhookProcessor } from "../webhooks/processor.ts";
 import { isProcessWebhookJob, runWebhookJob } from "../webhooks/queue.ts";
 import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { type CliConfig, createService, loadCliConfig, type TasksFileConfig } from "./config.ts";
 import { CliError, type CliIo, errorText, EXIT_OK, EXIT_USAGE } from "./io.ts";
 import { openStore } from "./store.ts";
@@ -54,6 +54,27 @@ function webhookSettings(
   const queue = envQueue?.enabled ?? fileQueue?.enabled ?? false;
   const maxAttempts = envQueue?.maxAttempts ?? fileQueue?.maxAttempts;
   return { options, queue, maxAttempts };
+}
+
+/**
+ * The warning for a receiver that cannot verify anything, said at startup rather than at the first webhook
+ * (the handler answers each one 503). The process cannot see a shell variable that was set without `export`:
+ * when no secret is set at all, the line says to export it.
+ */
+function secretWarning(options: WebhookHandlerOptions, configPath: string): string | undefined {
+  if (options.enabled === false) return undefined;
+  const { scheme = "auto", secret } = options.signature ?? {};
+  if (scheme === "none") return undefined;
+  const secrets = Array.isArray(secret) ? secret : [secret];
+  if (secrets.some((item) => typeof item === "string" && item !== "")) return undefined;
+  const what = secret === "" ? "the webhook secret is empty" : "no webhook secret is set";
+  const hint = secret === undefined
+    ? " If you set GATEWAY_WEBHOOK_SECRET in this shell, export it (export GATEWAY_WEBHOOK_SECRET=...): a " +
+      "shell variable that is not exported does not reach the process."
+    : "";
+  return `warning: ${what}: set GATEWAY_WEBHOOK_SECRET, or webhook.secret in ${configPath} (${
+    runCommand("install")
+  } writes one); until then every webhook is answered 503 and the server retries it.${hint}\n`;
 }
 
 /** The file's `tasks` section as `registerScheduledTasks` options (camelCase, through the settings table). */
@@ -148,6 +169,8 @@ requests, finishes the work in flight and closes the store.`,
       });
       const metrics = service?.getMetrics();
       const handler = runtime.startHandler(webhook, processor, metrics);
+      const warning = secretWarning(webhook.options, cli.path);
+      if (warning !== undefined) io.stderr(warning);
       if (webhook.queue) runtime.startQueueWorker(processor, { metrics, maxAttempts: webhook.maxAttempts });
       const schedules = booleanFlag(values, "no-tasks")
         ? undefined

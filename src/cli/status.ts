@@ -13,12 +13,14 @@ import {
   type ParsedFlags,
   stringFlag,
 } from "./args.ts";
-import { FlagCommand } from "./command.ts";
+import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { CliError, type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 import { nonEmptyString } from "../util/json_shape.ts";
+import { readLiveStates } from "./live_state.ts";
+import type { GatewayService } from "../service.ts";
 
 /** One instance as `status` reports it. */
 export interface InstanceStatus {
@@ -71,6 +73,40 @@ export function toInstanceStatus(rows: unknown): InstanceStatus[] {
   });
 }
 
+/**
+ * The instances (all, or the one named) with their live state and the library's health. A single fetch
+ * records nothing by itself: record what it read, as `fetchAll` does, before the live state replaces it.
+ */
+async function readInstances(
+  gw: GatewayService,
+  connection: string,
+  instance: string | undefined,
+  timeoutMs: number,
+): Promise<InstanceStatus[]> {
+  const view = gw.connection(connection);
+  const rows = instance === undefined
+    ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
+    : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
+  const instances = toInstanceStatus(rows);
+  if (instance !== undefined && instances[0]?.state) {
+    const code = (rows[0] as { disconnectionReasonCode?: unknown } | null)?.disconnectionReasonCode;
+    await gw.health().recordState(
+      { connection, instance: instances[0].name },
+      instances[0].state,
+      typeof code === "number" ? code : null,
+    );
+  }
+  await readLiveStates(gw, connection, instances, timeoutMs);
+  for (const row of instances) {
+    const record = await gw.health().get({ connection, instance: row.name });
+    if (record.status === "unknown") continue;
+    row.health = record.status;
+    row.breaker = record.breaker;
+    row.reason = record.reason?.name ?? null;
+  }
+  return instances;
+}
+
 const FLAGS: Record<string, FlagSpec> = {
   connection: CONNECTION_FLAG,
   timeout: { type: "string", value: "<ms>", help: "request timeout (default 10000)" },
@@ -96,7 +132,8 @@ export class InstanceStatusCommand extends FlagCommand {
       flags: FLAGS,
       description:
         `List the instances the api key can see (GET /instance/fetchInstances), or only the one named, with
-their connection state, the library's health and send breaker (with what senders recorded in the KV
+their connection state (for an instance not open, the live state of GET /instance/connectionState: the
+listed row says "close" while a socket is still connecting), the library's health and send breaker (with what senders recorded in the KV
 file, when there is one), owner (the paired number's JID) and profile name. Exit code 1 when the named
 instance does not exist or the server cannot be asked.`,
     });
@@ -109,36 +146,19 @@ instance does not exist or the server cannot be asked.`,
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     // With a KV file, the health senders recorded there (suspect, banned, breaker) is shown too.
     const opened = await openStore(cli, { mustExist: true }).catch(() => undefined);
-    const gw = createService(cli, opened ? { store: opened.store } : {});
-    const connection = selectConnection(gw, stringFlag(values, "connection"));
-    const view = gw.connection(connection);
+    let connection = stringFlag(values, "connection") ?? "default";
     let instances: InstanceStatus[];
     try {
-      const rows = instance === undefined
-        ? (await view.instances().fetchAll({ timeoutMs, maxRetries: 0 })).data
-        : [await view.instances().fetch(instance, { timeoutMs, maxRetries: 0 })];
-      instances = toInstanceStatus(rows);
-      for (const row of instances) {
-        // A single fetch records nothing by itself: record what it read, like fetchAll does.
-        if (instance !== undefined && row.state) {
-          const code = (rows[0] as { disconnectionReasonCode?: unknown }).disconnectionReasonCode;
-          await gw.health().recordState(
-            { connection, instance: row.name },
-            row.state,
-            typeof code === "number" ? code : null,
-          );
-        }
-        const record = await gw.health().get({ connection, instance: row.name });
-        if (record.status === "unknown") continue;
-        row.health = record.status;
-        row.breaker = record.breaker;
-        row.reason = record.reason?.name ?? null;
-      }
+      const gw = createService(cli, opened ? { store: opened.store } : {});
+      connection = selectConnection(gw, stringFlag(values, "connection"));
+      instances = await readInstances(gw, connection, instance, timeoutMs);
     } catch (error) {
       opened?.close();
       if (error instanceof InstanceNotFoundException && instance !== undefined) {
         throw new CliError(
-          `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+          `Instance "${instance}" does not exist on connection "${connection}" (create it: ${
+            runCommand(`create ${instance}`)
+          })`,
           EXIT_FAILED,
           {
             cause: error,
@@ -151,7 +171,9 @@ instance does not exist or the server cannot be asked.`,
     if (instance !== undefined) instances = instances.filter((item) => item.name === instance);
     if (instance !== undefined && instances.length === 0) {
       throw new CliError(
-        `Instance "${instance}" does not exist on connection "${connection}" (create it: deno task create ${instance})`,
+        `Instance "${instance}" does not exist on connection "${connection}" (create it: ${
+          runCommand(`create ${instance}`)
+        })`,
         EXIT_FAILED,
       );
     }

@@ -36,9 +36,10 @@ export interface OpenStore {
  */
 export async function openStore(cli: CliConfig, options: { mustExist: boolean }): Promise<OpenStore> {
   const path = cli.kvPath;
+  const file = cli.kvFile;
   if (options.mustExist) {
     try {
-      await Deno.stat(path);
+      await Deno.stat(file);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
         throw new CliError(
@@ -54,7 +55,7 @@ export async function openStore(cli: CliConfig, options: { mustExist: boolean })
   }
   let kv: Deno.Kv;
   try {
-    kv = await openKvWhenFree(path);
+    kv = await openKvWhenFree(file);
   } catch (error) {
     throw new CliError(
       `Cannot open store "${path}": ${error instanceof Error ? error.message : error}`,

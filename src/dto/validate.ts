@@ -355,3 +355,18 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
   if (compacted.length >= 4 && compacted.length % 4 === 0 && BASE64.test(compacted)) return "base64";
   return "invalid";
 }
+
+/**
+ * A chat's full JID: a bare number (already normalized) becomes a person's JID; a JID is kept. The server
+ * matches stored chats and bot sessions on the full JID.
+ *
+ * @example
+ * ```ts
+ * import { personJid } from "./validate.ts";
+ * personJid("5511999999999"); // "5511999999999@s.whatsapp.net"
+ * personJid("120363025246125888@g.us"); // "120363025246125888@g.us"
+ * ```
+ */
+export function personJid(value: string): string {
+  return value.includes("@") ? value : `${value}@s.whatsapp.net`;
+}

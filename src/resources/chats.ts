@@ -7,6 +7,7 @@
 import type { ApiResponse } from "../client/response.ts";
 import { ValidationException } from "../errors.ts";
 import { isRecord } from "../util/json_shape.ts";
+import { personJid } from "../dto/validate.ts";
 import { check, messageRefs, recipient } from "./args.ts";
 import { readBody } from "../dto/body_spec.ts";
 import { BLOCK_STATUS_BODY, SEND_PRESENCE_BODY } from "./bodies.ts";
@@ -51,13 +52,8 @@ export interface FindChatsQuery {
   skip?: number;
 }
 
-/** The server matches stored chats on the full JID: a bare number becomes a person's JID. */
-function toJid(value: string): string {
-  return value.includes("@") ? value : `${value}@s.whatsapp.net`;
-}
-
 function chatTarget(chat: string | LastMessage, what: string): Record<string, unknown> {
-  if (typeof chat === "string") return { chat: toJid(recipient(chat, "chat")) };
+  if (typeof chat === "string") return { chat: personJid(recipient(chat, "chat")) };
   if (!isRecord(chat)) {
     throw new ValidationException(`Invalid ${what}: expected a chat JID or a last message`, {
       messages: ["chat must be a JID or { key, messageTimestamp }"],
@@ -456,7 +452,7 @@ export class ChatsResource extends Resource {
    */
   async findChatByRemoteJid(remoteJid: string, options?: CallOptions): Promise<ApiResponse<ChatRow | null>> {
     return await this.call(ROUTE.chat.findChatByRemoteJid, {
-      query: { remoteJid: toJid(recipient(remoteJid, "remoteJid")) },
+      query: { remoteJid: personJid(recipient(remoteJid, "remoteJid")) },
     }, options);
   }
 }

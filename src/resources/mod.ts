@@ -18,7 +18,7 @@
  */
 
 export { Resource, type RouteRequest } from "./resource.ts";
-export { type RouteEntry, type RouteGroup } from "./routes.ts";
+export { type ChatbotGroup, type EventSinkGroup, type RouteEntry, type RouteGroup } from "./routes.ts";
 export { InstancesResource, type WaitForConnectionOptions } from "./instances.ts";
 export {
   type ConnectFlowEvent,
@@ -37,6 +37,44 @@ export { TemplatesResource } from "./templates.ts";
 export { ProxyResource } from "./proxy.ts";
 export { LabelsResource } from "./labels.ts";
 export { type S3MediaQuery, S3Resource } from "./s3.ts";
+export { BotResource, type BotRoutes } from "./chatbot.ts";
+export { type TypebotInput, TypebotResource, type TypebotStartInput } from "./typebot.ts";
+export { type OpenaiCreds, type OpenaiInput, OpenaiResource, type OpenaiSettingsInput } from "./openai.ts";
+export {
+  type DifyInput,
+  DifyResource,
+  type EvoaiInput,
+  EvoaiResource,
+  type EvolutionBotInput,
+  EvolutionBotResource,
+  type FlowiseInput,
+  FlowiseResource,
+  type N8nInput,
+  N8nResource,
+} from "./bots.ts";
+export { type ChatwootInput, ChatwootResource, type ChatwootRow } from "./chatwoot.ts";
+export {
+  type EventSinkInput,
+  EventSinkResource,
+  type EventSinkRow,
+  type PusherInput,
+  PusherResource,
+} from "./event_sinks.ts";
+export type { EventSink } from "../dto/integration_bodies.ts";
+export type {
+  BotInput,
+  BotRow,
+  BotSession,
+  BotSessionSettings,
+  BotSettingsInput,
+  BotSettingsRow,
+  ChangeStatusResponse,
+  DeleteBotResponse,
+  IgnoreJidsResponse,
+  SessionStatus,
+  TriggerOperator,
+  TriggerType,
+} from "./chatbot_types.ts";
 export type {
   ActionResult,
   ChatRow,

@@ -1,5 +1,5 @@
 /**
- * The route table: every core route of the gateway server (contract §2), its verb, its success code, the
+ * The route table: every route of the gateway server a client calls (contract §2; 165 in 2.3.6), its verb, its success code, the
  * resource methods that call it, whether repeating it is harmless and, for message sends, the message kind
  * and rate-limit bucket. It drives the resources (each method names its row: `ROUTE.message.sendText`), the
  * simulator's routing (`src/testing/simulator/` registers each handler by its row) and the route table in
@@ -10,6 +10,7 @@
 
 import type { HttpMethod } from "../client/prepared_request.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import type { BotOp, RouteTable, Rows } from "./route_table.ts";
 
 /** Route groups as the contract counts them (the first path segment). */
 export type RouteGroup =
@@ -24,7 +25,23 @@ export type RouteGroup =
   | "proxy"
   | "label"
   | "webhook"
-  | "s3";
+  | "s3"
+  | ChatbotGroup
+  | EventSinkGroup;
+
+/** The chatbot integrations' route groups (`/typebot/create/{instance}`, ...). */
+export type ChatbotGroup =
+  | "evolutionBot"
+  | "chatwoot"
+  | "typebot"
+  | "openai"
+  | "dify"
+  | "flowise"
+  | "n8n"
+  | "evoai";
+
+/** The event sinks' route groups besides the webhook (`/rabbitmq/set/{instance}`, ...). */
+export type EventSinkGroup = "websocket" | "rabbitmq" | "nats" | "pusher" | "sqs" | "kafka";
 
 /** One route of the gateway server. */
 export interface RouteEntry {
@@ -32,7 +49,10 @@ export interface RouteEntry {
   readonly group: RouteGroup;
   /** HTTP verb. */
   readonly method: HttpMethod;
-  /** Route template; `{instance}` is the instance name (always the last segment). */
+  /**
+   * Route template; `{instance}` is the instance name (always the last segment), `{id}` the id of the
+   * integration's record (a bot, a credential) where the route has one.
+   */
   readonly path: string;
   /** Success status the server answers. */
   readonly status: 200 | 201;
@@ -52,7 +72,12 @@ export interface RouteEntry {
 }
 
 /** A row before its group fills in the group, path and resource. */
-type RowSpec = Omit<RouteEntry, "group" | "path" | "resource"> & { resource?: string; bare?: boolean };
+type RowSpec = Omit<RouteEntry, "group" | "path" | "resource"> & {
+  resource?: string;
+  bare?: boolean;
+  op?: string;
+  id?: boolean;
+};
 
 /** What a row may set beyond its defaults (reads idempotent; the group's resource; the instance segment). */
 interface RowExtras {
@@ -60,6 +85,10 @@ interface RowExtras {
   resource?: string;
   /** The path has no instance segment (`/instance/create`, `/instance/fetchInstances`). */
   bare?: boolean;
+  /** The path's operation when it is not the row's key (`creds` for `ROUTE.openai.findCreds`). */
+  op?: string;
+  /** The path has an `{id}` segment before the instance (`/typebot/fetch/{id}/{instance}`). */
+  id?: boolean;
 }
 
 function row(method: HttpMethod, status: 200 | 201, methods: string[], extras: RowExtras): RowSpec {
@@ -73,11 +102,13 @@ function row(method: HttpMethod, status: 200 | 201, methods: string[], extras: R
   };
 }
 
-const get = (methods: string[], extras: RowExtras = {}) => row("GET", 200, methods, extras);
-const post = (status: 200 | 201, methods: string[], extras: RowExtras = {}) =>
+const get = (methods: string[], extras: RowExtras = {}): RowSpec => row("GET", 200, methods, extras);
+const post = (status: 200 | 201, methods: string[], extras: RowExtras = {}): RowSpec =>
   row("POST", status, methods, extras);
-const del = (status: 200 | 201, methods: string[], extras: RowExtras = {}) =>
+const del = (status: 200 | 201, methods: string[], extras: RowExtras = {}): RowSpec =>
   row("DELETE", status, methods, extras);
+const put = (status: 200 | 201, methods: string[], extras: RowExtras = {}): RowSpec =>
+  row("PUT", status, methods, extras);
 /** A message send: POST, 201, never retried when unclear, with its message kind and rate-limit bucket. */
 const send = (methods: string[], kind: string, bucket: RateLimitBucket = "messages"): RowSpec => ({
   ...row("POST", 201, methods, {}),
@@ -91,8 +122,8 @@ function group<T extends Record<string, RowSpec>>(
   resource: string,
   rows: T,
 ): { readonly [K in keyof T]: RouteEntry } {
-  const entries = Object.entries(rows).map(([operation, { bare, ...spec }]) => {
-    const path = `/${name}/${operation}${bare ? "" : "/{instance}"}`;
+  const entries = Object.entries(rows).map(([operation, { bare, op, id, ...spec }]) => {
+    const path = `/${name}/${op ?? operation}${id ? "/{id}" : ""}${bare ? "" : "/{instance}"}`;
     const entry: RouteEntry = { ...spec, group: name, path, resource: spec.resource ?? resource };
     Object.freeze(entry.methods);
     return [operation, Object.freeze(entry)];
@@ -101,7 +132,70 @@ function group<T extends Record<string, RowSpec>>(
 }
 
 /**
- * Every core route (75) by group and operation, in the contract's order: `ROUTE.message.sendText` is
+ * The ten routes every bot integration has (contract §2.9), in the server's order, with the rows the server
+ * registers before them (`head`: openai's credentials), after the settings (`middle`: typebot's `start`) and
+ * at the end (`tail`: openai's models).
+ */
+function botRows<
+  H extends Record<string, RowSpec> = Record<never, RowSpec>,
+  M extends Record<string, RowSpec> = Record<never, RowSpec>,
+  T extends Record<string, RowSpec> = Record<never, RowSpec>,
+>(extra: { head?: H; middle?: M; tail?: T } = {}): H & Record<BotOp, RowSpec> & M & T {
+  return {
+    ...(extra.head as H),
+    create: post(201, ["create"]),
+    find: get(["find"]),
+    fetch: get(["fetch"], { id: true }),
+    update: put(200, ["update"], { id: true }),
+    delete: del(200, ["delete"], { id: true }),
+    settings: post(200, ["setSettings"]),
+    fetchSettings: get(["fetchSettings"]),
+    ...(extra.middle as M),
+    changeStatus: post(200, ["changeStatus"]),
+    fetchSessions: get(["fetchSessions"], { id: true }),
+    ignoreJid: post(200, ["ignoreJid"]),
+    ...(extra.tail as T),
+  };
+}
+
+/** An event sink's two routes: `set` (201) and `find`. */
+const sink = (): Record<"set" | "find", RowSpec> => ({ set: post(201, ["set"]), find: get(["find"]) });
+
+function sinkGroup(name: EventSinkGroup): Rows<"set" | "find"> {
+  return group(name, name, sink());
+}
+
+function botGroup(name: ChatbotGroup): Rows<BotOp> {
+  return group(name, name, botRows());
+}
+
+const CHATWOOT_ROUTES: Rows<"set" | "find" | "webhook"> = group("chatwoot", "chatwoot", {
+  set: post(201, ["set"]),
+  find: get(["find"]),
+  webhook: post(200, ["webhook"]),
+});
+
+const TYPEBOT_ROUTES: Rows<BotOp | "start"> = group(
+  "typebot",
+  "typebot",
+  botRows({ middle: { start: post(200, ["start"]) } }),
+);
+
+const OPENAI_ROUTES: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | "getModels"> = group(
+  "openai",
+  "openai",
+  botRows({
+    head: {
+      createCreds: post(201, ["createCreds"], { op: "creds" }),
+      findCreds: get(["findCreds"], { op: "creds" }),
+      deleteCreds: del(200, ["deleteCreds"], { op: "creds", id: true }),
+    },
+    tail: { getModels: get(["getModels"]) },
+  }),
+);
+
+/**
+ * Every route (165) by group and operation, in the contract's order: `ROUTE.message.sendText` is
  * `POST /message/sendText/{instance}`.
  *
  * @example
@@ -111,7 +205,7 @@ function group<T extends Record<string, RowSpec>>(
  * ROUTE.message.sendMedia.bucket; // "media"
  * ```
  */
-export const ROUTE = Object.freeze({
+export const ROUTE: RouteTable = Object.freeze({
   instance: group("instance", "instances", {
     create: post(201, ["create"], { bare: true }),
     restart: post(200, ["restart"]),
@@ -219,15 +313,32 @@ export const ROUTE = Object.freeze({
     getMedia: post(201, ["getMedia"], { idempotent: true }),
     getMediaUrl: post(200, ["getMediaUrl"], { idempotent: true }),
   }),
+  // Event sinks, in the server's mount order after `/webhook`.
+  websocket: sinkGroup("websocket"),
+  rabbitmq: sinkGroup("rabbitmq"),
+  nats: sinkGroup("nats"),
+  pusher: sinkGroup("pusher"),
+  sqs: sinkGroup("sqs"),
+  kafka: sinkGroup("kafka"),
+  // Chatbot integrations, in the server's mount order.
+  evolutionBot: botGroup("evolutionBot"),
+  chatwoot: CHATWOOT_ROUTES,
+  typebot: TYPEBOT_ROUTES,
+  openai: OPENAI_ROUTES,
+  dify: botGroup("dify"),
+  flowise: botGroup("flowise"),
+  n8n: botGroup("n8n"),
+  evoai: botGroup("evoai"),
 });
 
 /**
- * Every core route (75) as a list, in the contract's order.
+ * Every route (165) as a list, in the contract's order (the 75 core routes first).
  *
  * @example
  * ```ts
  * import { ROUTES } from "./routes.ts";
  * ROUTES.filter((route) => route.resource === "messages").length; // 13
+ * ROUTES.length; // 165
  * ```
  */
 export const ROUTES: readonly RouteEntry[] = Object.freeze(
@@ -252,7 +363,7 @@ export function renderRoutesMarkdown(routes: readonly RouteEntry[] = ROUTES): st
     const methods = entry.methods.map((name) =>
       `\`${name.includes(".") ? name.replace(".", "().") : `${entry.resource}().${name}`}()\``
     ).join(", ");
-    const path = entry.path.replace("{instance}", ":instance");
+    const path = entry.path.replace("{id}", ":id").replace("{instance}", ":instance");
     lines.push(
       `| ${index + 1} | ${entry.method} | \`${path}\` | ${entry.status} | ${methods} | ${
         entry.idempotent ? "yes" : "no"

@@ -22,8 +22,8 @@ export const REPLAYED_HEADER = "idempotent-replayed";
 
 const log = getGatewayLogger("store");
 
-/** Rebuild the first call's answer for a later call with the same key. */
-function replay(claim: IdempotencyClaim): ApiResponse<unknown> {
+/** Rebuild the first call's answer for a later call with the same key (the bot's actions too). */
+export function replay(claim: IdempotencyClaim): ApiResponse<unknown> {
   const response = claim.response ?? { status: 201, body: null };
   const headers = new Headers({ [REPLAYED_HEADER]: "true" });
   return new ApiResponse(response.status, headers, response.body, 0, 0, { replayed: true });

@@ -9,6 +9,8 @@
 import type { Bot, BotOptions } from "../bot/bot.ts";
 import type { Context } from "../bot/context.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
+import { MemoryStore } from "../backends/memory/store.ts";
+import type { GatewayStore } from "../store/store.ts";
 import { abortableSleep } from "../timing.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import { envelope, inboundMessage, type WebhookEnvelope } from "./bot_payloads.ts";
@@ -34,17 +36,25 @@ export interface BotHarnessOptions {
   instance?: string;
   /** The bot's own number (default `"5511900000000"`). */
   number?: string;
+  /**
+   * The store the harness runs the bot on. Default: the bot's own `store` option when it was built with
+   * one, else a fresh `MemoryStore` on the bot's clock for each harness (a bot shared by several tests
+   * starts each one empty).
+   */
+  store?: GatewayStore;
 }
 
-const OPTION_KEYS: OptionKeys = { instance: true, number: true };
+const OPTION_KEYS: OptionKeys = { instance: true, number: true, store: true };
 
 /**
  * A bot under test, on the simulated gateway server.
  *
- * The harness runs a copy of `bot` (same middleware, `catch` handler, options and store, so `bot.pause()`
- * and the store seen from a test are the harness's too) whose service is the simulator and whose plain
- * sleeps only yield, so pacing never holds a test up. Time is the bot's clock (`now`, default `Date.now`): to test
- * timeouts, build the bot with a clock you move, and give its store the same clock.
+ * The harness runs a copy of `bot` (same middleware, `catch` handler and options) whose service is the
+ * simulator and whose plain sleeps only yield, so pacing never holds a test up. Its store is the `store`
+ * option, else the bot's own when the bot was built with a `store`, else a fresh `MemoryStore` per harness
+ * (then `h.bot.store` is the one a test reads, and `h.bot.pause()` the pause that counts). Time is the
+ * bot's clock (`now`, default `Date.now`), given to the simulated service too: to test timeouts, build
+ * the bot with a clock you move, and give its store the same clock.
  *
  * @example
  * ```ts
@@ -86,7 +96,7 @@ export class BotHarness<C extends Context = Context> {
     this.instance = options.instance ?? "bot";
     const number = options.number ?? "5511900000000";
     this.#now = bot.options.now ?? Date.now;
-    const store = bot.store;
+    const store = options.store ?? bot.options.store ?? new MemoryStore({ now: this.#now });
     const { service, fake } = GatewayFake.create({
       instance: this.instance,
       instanceOptions: { number },
@@ -311,6 +321,12 @@ function checkHarnessOptions(options: BotHarnessOptions): void {
     throw new TypeError("Cannot create BotHarness: options must be an object");
   }
   checkOptionKeys(options, OPTION_KEYS, "new BotHarness");
+  const store = options.store;
+  if (store !== undefined && (store === null || typeof store !== "object" || !("state" in store))) {
+    throw new TypeError(
+      `Cannot create BotHarness: "store" must be a GatewayStore (MemoryStore, KvStore, ...)`,
+    );
+  }
   for (const key of ["instance", "number"] as const) {
     const value = options[key];
     if (value !== undefined && (typeof value !== "string" || value === "")) {

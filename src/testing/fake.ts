@@ -67,7 +67,8 @@ export class GatewayFake {
 
   /**
    * A real `GatewayService` whose fetch calls the simulator in-process, and the fake that watches it.
-   * Rate limiting is off unless `config.rate_limiting` turns it on.
+   * Rate limiting is off unless `config.rate_limiting` turns it on. `now` is the clock of both the simulator
+   * and the service (its duplicate-send records, pacing and health), so give the store the same one.
    *
    * @example
    * ```ts
@@ -89,7 +90,7 @@ export class GatewayFake {
       api_key: simulator.apiKey,
       ...(instance !== null ? { instance } : {}),
       fetch: (input, init) => fake.#fetch(new Request(input, init)),
-    });
+    }, { now: simulatorOptions.now });
     return { service, fake };
   }
 

@@ -115,6 +115,20 @@ export async function runCli(task: string, args: string[], options: CliOptions):
   }
 }
 
+// In-process runs that need no files run in this empty directory: a gateway-api.json or gateway.kv in the
+// directory the tests run in (a developer's own, written by `deno task install` or `serve`) is never read.
+let empty: string | undefined;
+
+/** `memoryIo(options)` whose working directory is an empty temporary one (removed when the process ends). */
+export function isolatedIo(options: Parameters<typeof memoryIo>[0] = {}): ReturnType<typeof memoryIo> {
+  if (empty === undefined) {
+    const dir = Deno.makeTempDirSync({ prefix: "gw_cli_empty_" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    empty = dir;
+  }
+  return memoryIo({ cwd: empty, ...options });
+}
+
 /** A temporary working directory, removed by `Symbol.asyncDispose`. */
 export async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
   const path = await Deno.makeTempDir({ prefix: "gw_cli_" });

@@ -1,4 +1,4 @@
-import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, rejects, strictEqual } from "node:assert/strict";
 import { main } from "../../src/cli/main.ts";
 import { memoryIo } from "../../src/cli/io.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
@@ -175,4 +175,47 @@ Deno.test("cli install: prompts for missing values on a terminal", async () => {
     undefined,
     "support",
   ]);
+});
+
+Deno.test("cli install: --force never writes through a symbolic link, and replaces a file whole", async () => {
+  await using dir = await tempDir();
+  const file = `${dir.path}/gateway-api.json`;
+  const target = `${dir.path}/elsewhere.txt`;
+  await Deno.writeTextFile(target, "keep me\n");
+  await Deno.symlink(target, file);
+  const refused = await runCli("install", ["--force", "--api-key", KEY], { cwd: dir.path });
+  strictEqual(refused.code, 1);
+  strictEqual(
+    refused.stderr,
+    'error: Cannot install: "gateway-api.json" is a symbolic link, and install never writes through one ' +
+      "(remove the link, or pass --config with the path of the file it points to)\n",
+  );
+  strictEqual(await Deno.readTextFile(target), "keep me\n");
+  strictEqual((await Deno.lstat(file)).isSymlink, true);
+  // A dangling link is refused too: writing would create the file it names.
+  await Deno.remove(target);
+  strictEqual((await runCli("install", ["--force"], { cwd: dir.path })).code, 1);
+  await rejects(Deno.lstat(target), Deno.errors.NotFound);
+
+  // A regular file is replaced by a new one (written beside it, then renamed over it), mode 0600.
+  await Deno.remove(file);
+  await Deno.writeTextFile(file, "{}\n", { mode: 0o644 });
+  await Deno.chmod(file, 0o644);
+  const forced = await runCli("install", ["--force", "--api-key", KEY], { cwd: dir.path });
+  strictEqual(forced.code, 0, forced.stderr);
+  strictEqual(JSON.parse(await Deno.readTextFile(file)).api_key, KEY);
+  strictEqual((await Deno.stat(file)).mode! & 0o777, 0o600);
+  const names = [];
+  for await (const entry of Deno.readDir(dir.path)) names.push(entry.name);
+  deepStrictEqual(names, ["gateway-api.json"]);
+
+  // Something that is not a file (a directory here) is never replaced.
+  await Deno.remove(file);
+  await Deno.mkdir(file);
+  const notFile = await runCli("install", ["--force"], { cwd: dir.path });
+  strictEqual(notFile.code, 1);
+  strictEqual(
+    notFile.stderr,
+    'error: Cannot install: "gateway-api.json" is not a regular file, and install replaces only a file\n',
+  );
 });

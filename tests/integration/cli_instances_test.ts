@@ -1,6 +1,7 @@
-import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { main, memoryIo } from "../../src/cli/main.ts";
 import { InstanceDisconnectedException, InstanceHealth, KvStore } from "../../mod.ts";
-import { MockGatewayServer } from "../../src/testing/mod.ts";
+import { GatewaySimulator, MockGatewayServer } from "../../src/testing/mod.ts";
 import { cliCommand, closedPort, lineReader, runCli, tempDir, writeConfig } from "./cli_helpers.ts";
 
 const KEY = "test-key";
@@ -138,7 +139,8 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     mock.simulateScan("support", { number: "5511977776666" });
     const { code } = await child.status;
     const rest = await stdout.rest();
-    strictEqual(await errText, "");
+    // Off a terminal the progress is a line on stderr (a terminal gets a spinner instead).
+    strictEqual(await errText, 'Connecting "support": waiting for a QR code from the server (up to 120 s)\n');
     strictEqual(code, 0);
     match(rest, /Instance "support" is connected\n$/);
     strictEqual(mock.instance("support")?.state, "open");
@@ -161,7 +163,10 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
       pairingCode: null,
     });
     // The QR code went to stderr (stdout carries the JSON), then the one-line error.
-    match(run.stderr, /^Scan this QR code/);
+    match(
+      run.stderr,
+      /^Connecting "lonely": waiting for a QR code from the server \(up to 0.2 s\)\nScan this QR code/,
+    );
     match(run.stderr, /\nerror: Cannot connect "lonely": not paired within 0.2 s \(state "connecting"\)\n$/);
   });
 
@@ -211,6 +216,99 @@ Deno.test("cli connect: QR code, waiting for the scan, timeout", async (t) => {
     strictEqual(
       badTimeout.stderr,
       'error: Cannot parse arguments: "--timeout" must be a positive number, got "-1" (see "connect --help")\n',
+    );
+  });
+});
+
+/**
+ * The simulator behind a relay that answers `fetchInstances` as the real server does for an instance whose
+ * socket is still connecting: its stored row says `close` (the server writes the row on open and close
+ * only), while `connectionState` says `connecting`.
+ */
+function realShapes(sim: GatewaySimulator): Deno.HttpServer<Deno.NetAddr> & { url: string } {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+    const answer = await sim.handle(request);
+    if (!new URL(request.url).pathname.startsWith("/instance/fetchInstances")) return answer;
+    const rows = (await answer.json()) as Array<Record<string, unknown>>;
+    const stored = rows.map((row) => ({
+      ...row,
+      connectionStatus: row.connectionStatus === "connecting" ? "close" : row.connectionStatus,
+    }));
+    return Response.json(stored, { status: answer.status });
+  });
+  return Object.assign(server, { url: `http://127.0.0.1:${server.addr.port}` });
+}
+
+Deno.test("cli connect: a server that never produces a QR code says so; status agrees", async (t) => {
+  await using sim = new GatewaySimulator({ apiKey: KEY });
+  sim.setWhatsAppReachable(false);
+  sim.addInstance("dark");
+  await using relay = realShapes(sim);
+  await using dir = await tempDir();
+  await writeConfig(dir.path, { server_url: relay.url, api_key: KEY });
+
+  await t.step(
+    "connect: no countdown for a scan, progress off a terminal, an error that says what to check",
+    async () => {
+      const run = await runCli("connect", ["dark", "--timeout", "0.3", "--interval", "20"], {
+        cwd: dir.path,
+      });
+      strictEqual(run.code, 1);
+      strictEqual(run.stdout, "");
+      strictEqual(
+        run.stderr,
+        'Connecting "dark": waiting for a QR code from the server (up to 0.3 s)\n' +
+          'error: Cannot connect "dark": no QR code arrived within 0.3 s (state "connecting"): the server started ' +
+          "the WhatsApp connection but got no code from WhatsApp; check that the server can reach WhatsApp " +
+          "(its network, proxy or firewall) and look at its logs, then run connect again\n",
+      );
+      // The real server answered {"count":0} to every connect.
+      deepStrictEqual(
+        await (await sim.fetch("http://x/instance/connect/dark", { headers: { apikey: KEY } })).json(),
+        {
+          count: 0,
+        },
+      );
+    },
+  );
+
+  await t.step("on a terminal the spinner waits for the server, never for a scan", async () => {
+    const io = memoryIo({ terminal: true, cwd: dir.path, env: { NO_COLOR: "1" } });
+    strictEqual(await main(["connect", "dark", "--timeout", "0.3", "--interval", "20"], io), 1);
+    strictEqual(io.out(), "");
+    ok(io.err().includes("⠙ Waiting for a QR code from the server (1 s left)"), io.err());
+    ok(!io.err().includes("scan"), io.err());
+    ok(!io.err().includes("Connecting"), io.err());
+    ok(
+      io.err().endsWith(
+        'error: Cannot connect "dark": no QR code arrived within 0.3 s (state "connecting"): ' +
+          "the server started the WhatsApp connection but got no code from WhatsApp; check that the server can " +
+          "reach WhatsApp (its network, proxy or firewall) and look at its logs, then run connect again\n",
+      ),
+      io.err(),
+    );
+  });
+
+  await t.step("status and health read the state that is true: connecting, as connect saw it", async () => {
+    const one = await runCli("status", ["dark", "--json"], { cwd: dir.path });
+    strictEqual(one.code, 0, one.stderr);
+    strictEqual(JSON.parse(one.stdout).instances[0].state, "connecting");
+    const all = await runCli("status", ["--json"], { cwd: dir.path });
+    strictEqual(all.code, 0, all.stderr);
+    deepStrictEqual(JSON.parse(all.stdout).instances.map((row: { state: string }) => row.state), [
+      "connecting",
+    ]);
+    const table = await runCli("status", [], { cwd: dir.path });
+    match(table.stdout, /\ndark +connecting /);
+    // health lists the same state, and the health it records follows it.
+    const health = await runCli("health", ["--json"], { cwd: dir.path });
+    strictEqual(health.code, 0, health.stderr);
+    deepStrictEqual(
+      JSON.parse(health.stdout).connections[0].instances.map((row: { name: string; state: string }) => [
+        row.name,
+        row.state,
+      ]),
+      [["dark", "connecting"]],
     );
   });
 });

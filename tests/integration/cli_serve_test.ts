@@ -188,3 +188,51 @@ Deno.test("cli serve: queue mode answers 202; bad settings exit 2", async (t) =>
     strictEqual(await serve.stderr(), "");
   });
 });
+
+Deno.test("cli serve: no usable webhook secret is said at startup, before any webhook", async (t) => {
+  await using dir = await tempDir();
+  const hint =
+    "If you set GATEWAY_WEBHOOK_SECRET in this shell, export it (export GATEWAY_WEBHOOK_SECRET=...): " +
+    "a shell variable that is not exported does not reach the process.";
+  const cases: Array<[string, Record<string, string>, string]> = [
+    [
+      "unset",
+      {},
+      "warning: no webhook secret is set: set GATEWAY_WEBHOOK_SECRET, or webhook.secret in gateway-api.json " +
+      "(deno task install writes one); until then every webhook is answered 503 and the server retries it. " +
+      hint,
+    ],
+    [
+      "empty",
+      { GATEWAY_WEBHOOK_SECRET: " " },
+      "warning: the webhook secret is empty: set GATEWAY_WEBHOOK_SECRET, or webhook.secret in " +
+      "gateway-api.json (deno task install writes one); until then every webhook is answered 503 and the " +
+      "server retries it.",
+    ],
+  ];
+  for (const [name, env, line] of cases) {
+    await t.step(name, async () => {
+      await writeConfig(dir.path, { tasks: { prune: false } });
+      const serve = await startServe(dir.path, env);
+      serve.child.kill("SIGTERM");
+      strictEqual((await serve.child.status).code, 0);
+      await serve.rest();
+      // The line comes before "Listening on": no webhook was needed to see it.
+      strictEqual(await serve.stderr(), `${line}\n`);
+    });
+  }
+  await t.step("a secret, or the scheme none, says nothing", async () => {
+    await writeConfig(dir.path, { webhook: { signature: { scheme: "none" } }, tasks: { prune: false } });
+    const none = await startServe(dir.path);
+    none.child.kill("SIGTERM");
+    await none.child.status;
+    await none.rest();
+    strictEqual(await none.stderr(), "");
+    await writeConfig(dir.path, { tasks: { prune: false } });
+    const set = await startServe(dir.path, { GATEWAY_WEBHOOK_SECRET: SECRET });
+    set.child.kill("SIGTERM");
+    await set.child.status;
+    await set.rest();
+    strictEqual(await set.stderr(), "");
+  });
+});

@@ -26,6 +26,20 @@ import {
 } from "../../src/dto/structured_messages.ts";
 import { SEND_TEXT_BODY, SendTextMessageDto } from "../../src/dto/text_message.ts";
 import { call, createInstance, newSim } from "../helpers/simulator.ts";
+import {
+  BOT_SETTINGS_BODY,
+  OPENAI_CREDS_BODY,
+  TYPEBOT_BODY,
+  TYPEBOT_START_BODY,
+} from "../../src/dto/chatbot_bodies.ts";
+import { CHATWOOT_BODY } from "../../src/dto/integration_bodies.ts";
+import { SETTINGS } from "../fixtures/resources_cases_integrations.ts";
+
+/** A body the resources read with its declaration (no request object). */
+const plain = (spec: BodySpec) => (input: unknown) => {
+  const body = readBody(spec, input);
+  return { toJSON: () => body };
+};
 
 interface DeclaredBody {
   spec: BodySpec;
@@ -165,6 +179,48 @@ const BODIES: DeclaredBody[] = [
       return { toJSON: () => json };
     },
   })),
+  {
+    spec: TYPEBOT_BODY,
+    from: plain(TYPEBOT_BODY),
+    route: "/typebot/create/sales",
+    valid: { enabled: true, url: "https://typebot.example.com", typebot: "welcome", triggerType: "none" },
+  },
+  {
+    spec: BOT_SETTINGS_BODY,
+    from: plain(BOT_SETTINGS_BODY),
+    route: "/dify/settings/sales",
+    valid: SETTINGS,
+  },
+  {
+    spec: TYPEBOT_START_BODY,
+    from: plain(TYPEBOT_START_BODY),
+    route: "/typebot/start/sales",
+    valid: {
+      remoteJid: "5511999999999@s.whatsapp.net",
+      url: "https://typebot.example.com",
+      typebot: "welcome",
+    },
+  },
+  {
+    spec: OPENAI_CREDS_BODY,
+    from: plain(OPENAI_CREDS_BODY),
+    route: "/openai/creds/sales",
+    valid: { name: "main", apiKey: "sk-1" },
+  },
+  {
+    spec: CHATWOOT_BODY,
+    from: plain(CHATWOOT_BODY),
+    route: "/chatwoot/set/sales",
+    valid: {
+      enabled: true,
+      accountId: "1",
+      token: "t",
+      url: "https://chatwoot.example.com",
+      signMsg: false,
+      reopenConversation: false,
+      conversationPending: false,
+    },
+  },
 ];
 
 Deno.test("body declarations: the request object (or resource) keeps a valid body as declared, in the declared order", () => {

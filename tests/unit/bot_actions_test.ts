@@ -66,12 +66,12 @@ Deno.test("reply (quoted), replyWithMedia, react, markRead and typing go to the 
   deepStrictEqual(reaction.body, { key: { remoteJid: ANA, id: "A1", fromMe: false }, reaction: "👍" });
   deepStrictEqual(read.body, { readMessages: [{ remoteJid: ANA, id: "A1", fromMe: false }] });
   deepStrictEqual(presence.body, { number: ANA, presence: "composing", delay: 1200 });
-  // Sends carry a key made of the inbound message id and the action's position.
+  // Sends carry a key made of the inbound message id and the action's position (reactions counted apart).
   deepStrictEqual(stub.requests.slice(0, 4).map((r) => r.idempotencyKey), [
     "bot:sales:A1:0",
     "bot:sales:A1:1",
     "bot:sales:A1:2",
-    "bot:sales:A1:3",
+    "bot:sales:A1:react:0",
   ]);
 });
 
@@ -190,6 +190,24 @@ Deno.test("actions on an update without a chat or message throw a clear TypeErro
   });
   await bot.handleUpdate({ event: "connection.update", instance: INSTANCE, data: { state: "open" } });
   deepStrictEqual(errors, ["TypeError: Cannot reply: this update (connection.update) has no chat"]);
+});
+
+Deno.test("quote on an update without a message is refused, not dropped", async () => {
+  const { bot, stub } = stubBot();
+  const errors: string[] = [];
+  bot.on("group:join", async (ctx) => {
+    await ctx.reply("Welcome", { quote: true }).catch((e: Error) => errors.push(`${e.name}: ${e.message}`));
+  });
+  await bot.handleUpdate({
+    event: "group-participants.update",
+    instance: INSTANCE,
+    date_time: "2026-11-28T03:00:00.000Z",
+    data: { id: "120363000000000000@g.us", action: "add", participants: [ANA] },
+  });
+  deepStrictEqual(errors, [
+    "TypeError: Cannot quote: this update (group-participants.update) has no message",
+  ]);
+  deepStrictEqual(stub.requests, []);
 });
 
 Deno.test("without a service, the first action builds one from GATEWAY_API_URL / GATEWAY_API_KEY", async () => {

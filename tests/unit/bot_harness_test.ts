@@ -192,3 +192,70 @@ Deno.test("harness: an unknown option is refused with a suggestion", () => {
       error.message === 'new BotHarness: "instanse" is not an option; did you mean "instance"?',
   );
 });
+
+// docs/bot.md "Testing a bot": the injected clock (`Date.UTC(2027, ...)`) reaches every collaborator, so the
+// service's duplicate-send records live on the same clock as the store that keeps them.
+Deno.test("harness: with the docs' injected clock, a retried update's reply is not sent twice", async () => {
+  let now = Date.UTC(2027, 0, 1);
+  const clock = () => now;
+  const bot = new Bot({ store: new MemoryStore({ now: clock }), now: clock });
+  let runs = 0;
+  bot.on("message:text", async (ctx) => {
+    await ctx.reply("working on it");
+    if (++runs === 1) throw new Error("crash after the reply");
+  });
+  await using h = new BotHarness(bot);
+  const ana = h.user(ANA);
+  await rejects(ana.send("hi"), /crash after the reply/);
+  now += 60_000;
+  await h.redeliver();
+  strictEqual(runs, 2);
+  deepStrictEqual(ana.replies.map((r) => r.text), ["working on it"]);
+  strictEqual(h.sent.length, 1);
+});
+
+Deno.test("harness: GatewayFake.create gives the service the clock it is given", async () => {
+  const { GatewayFake } = await import("../../src/testing/mod.ts");
+  const now = Date.UTC(2027, 0, 1);
+  const store = new MemoryStore({ now: () => now });
+  const { service, fake } = GatewayFake.create({ config: { store }, now: () => now });
+  try {
+    const first = await service.messages().text(ANA, "once", { idempotencyKey: "k1" });
+    const second = await service.messages().text(ANA, "once", { idempotencyKey: "k1" });
+    strictEqual(first.replayed, false);
+    strictEqual(second.replayed, true);
+    fake.assertMessageCount(1);
+  } finally {
+    await fake.close();
+  }
+});
+
+// Issue 28 §5: a bot shared by several tests (built once, without a store) starts each harness afresh.
+Deno.test("harness: each harness of a shared bot without a store gets a fresh store", async () => {
+  const bot = new Bot();
+  const seen = new Map<string, number>();
+  bot.on("message:text", async (ctx) => {
+    const entry = await ctx.state.get<number>("hello", ctx.chat.id);
+    const count = (entry?.value ?? 0) + 1;
+    await ctx.state.set("hello", ctx.chat.id, count);
+    seen.set(ctx.chat.id, count);
+    await ctx.reply(`hello (#${count})`);
+  });
+  for (let test = 0; test < 2; test++) {
+    await using h = new BotHarness(bot);
+    const ana = h.user(ANA);
+    await ana.send("hi");
+    deepStrictEqual(ana.replies.map((r) => r.text), ["hello (#1)"]);
+    strictEqual(h.bot.store !== bot.store, true);
+  }
+});
+
+Deno.test("harness: the store given to the harness, else the bot's own, is the one it uses", async () => {
+  const own = new MemoryStore();
+  const given = new MemoryStore();
+  await using a = new BotHarness(new Bot({ store: own }));
+  strictEqual(a.bot.store, own);
+  await using b = new BotHarness(new Bot({ store: own }), { store: given });
+  strictEqual(b.bot.store, given);
+  strictEqual(b.restart().store, given);
+});

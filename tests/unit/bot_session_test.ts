@@ -257,3 +257,38 @@ Deno.test("lazySession: an update that never asks reads and writes nothing; one 
     "count 42, again 42",
   ]);
 });
+
+Deno.test("lazySession: a session assigned while the store cannot be read fails the update, with no stray rejection", async () => {
+  const store = new MemoryStore();
+  const get = store.state.get.bind(store.state);
+  store.state.get = <T>(namespace: string, key: string) =>
+    namespace === "session" ? Promise.reject(new Error("store down")) : get<T>(namespace, key);
+  const bot = new Bot<Context & LazySessionFlavor<Counter>>({ store });
+  const caught: string[] = [];
+  bot.catch((error) => void caught.push((error.error as Error).message));
+  bot.use(lazySession({ initial: (): Counter => ({ count: 0 }) }));
+  bot.on("message:text", (ctx) => {
+    ctx.session = { count: 1 }; // assigned, never read: the save reads the entry first
+  });
+  await using h = new BotHarness(bot);
+  await h.user(ANA).send("hi");
+  deepStrictEqual(caught, ["store down"]);
+  strictEqual(await get("session", ANA_KEY), null);
+});
+
+// The limit docs/bot.md states: a save is not undone when the update fails after it.
+Deno.test("session: an update that fails after its save runs again on the saved value", async () => {
+  const store = new MemoryStore();
+  const bot = new Bot<CounterContext>({ store });
+  let failures = 1;
+  bot.use(async (_ctx, next) => {
+    await next();
+    if (failures-- > 0) throw new Error("failed after the session was saved");
+  });
+  bot.use(session({ initial: (): Counter => ({ count: 0 }) }));
+  bot.on("message:text", (ctx) => void ctx.session.count++);
+  await using h = new BotHarness(bot);
+  await rejects(h.user(ANA).send("hi"), /failed after the session was saved/);
+  await h.redeliver();
+  strictEqual((await store.state.get<Counter>("session", ANA_KEY))?.value.count, 2);
+});

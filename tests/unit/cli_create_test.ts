@@ -2,7 +2,8 @@
 // run in-process against the simulated server on loopback.
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { GatewayService, InstanceDisconnectedException, InstanceNotFoundException } from "../../mod.ts";
-import { main, memoryIo } from "../../src/cli/main.ts";
+import { main } from "../../src/cli/main.ts";
+import { isolatedIo } from "../integration/cli_helpers.ts";
 import { MockGatewayServer } from "../../src/testing/mod.ts";
 
 const KEY = "test-key";
@@ -13,7 +14,7 @@ function env(url: string, key = KEY): Record<string, string> {
 
 Deno.test("cli create: creates the instance, then says it exists already (exit 0 both times)", async () => {
   await using mock = await MockGatewayServer.start({ apiKey: KEY });
-  const first = memoryIo({ env: env(mock.url) });
+  const first = isolatedIo({ env: env(mock.url) });
   strictEqual(await main(["create", "sales"], first), 0, first.err());
   strictEqual(first.err(), "");
   strictEqual(
@@ -24,7 +25,7 @@ Deno.test("cli create: creates the instance, then says it exists already (exit 0
   const created = mock.requests.filter((r) => r.method === "POST" && r.path === "/instance/create");
   strictEqual(created.length, 1);
 
-  const again = memoryIo({ env: env(mock.url) });
+  const again = isolatedIo({ env: env(mock.url) });
   strictEqual(await main(["create", "sales"], again), 0, again.err());
   strictEqual(
     again.out(),
@@ -34,7 +35,7 @@ Deno.test("cli create: creates the instance, then says it exists already (exit 0
 
   // Once paired, the next step is sending.
   mock.addInstance("open-one", { open: true });
-  const open = memoryIo({ env: env(mock.url) });
+  const open = isolatedIo({ env: env(mock.url) });
   strictEqual(await main(["create", "open-one", "--json"], open), 0, open.err());
   deepStrictEqual(JSON.parse(open.out()), {
     connection: "default",
@@ -47,7 +48,7 @@ Deno.test("cli create: creates the instance, then says it exists already (exit 0
 
 Deno.test("cli create --json: the report, never the instance's own api key", async () => {
   await using mock = await MockGatewayServer.start({ apiKey: KEY });
-  const io = memoryIo({ env: env(mock.url) });
+  const io = isolatedIo({ env: env(mock.url) });
   strictEqual(await main(["create", "support", "--json"], io), 0, io.err());
   deepStrictEqual(JSON.parse(io.out()), {
     connection: "default",
@@ -65,14 +66,14 @@ Deno.test("cli create --json: the report, never the instance's own api key", asy
 
 Deno.test("cli create: bad usage is exit 2, a refused key exit 1 with one line", async () => {
   await using mock = await MockGatewayServer.start({ apiKey: KEY });
-  const missing = memoryIo({ env: env(mock.url) });
+  const missing = isolatedIo({ env: env(mock.url) });
   strictEqual(await main(["create"], missing), 2);
   strictEqual(missing.err(), 'error: Missing argument: <instance> (see "create --help")\n');
-  const two = memoryIo({ env: env(mock.url) });
+  const two = isolatedIo({ env: env(mock.url) });
   strictEqual(await main(["create", "a", "b"], two), 2);
   strictEqual(two.err(), 'error: Cannot parse arguments: unexpected argument "b" (see "create --help")\n');
 
-  const refused = memoryIo({ env: env(mock.url, "wrong-key") });
+  const refused = isolatedIo({ env: env(mock.url, "wrong-key") });
   strictEqual(await main(["create", "sales", "--json"], refused), 1);
   const report = JSON.parse(refused.out());
   deepStrictEqual([Object.keys(report), report.error.exitCode], [["error"], 1]);
@@ -86,7 +87,7 @@ Deno.test("cli create: bad usage is exit 2, a refused key exit 1 with one line",
 Deno.test("cli connect and status: an instance that does not exist names the create command", async () => {
   await using mock = await MockGatewayServer.start({ apiKey: KEY });
   for (const command of ["connect", "status"]) {
-    const io = memoryIo({ env: env(mock.url) });
+    const io = isolatedIo({ env: env(mock.url) });
     strictEqual(await main([command, "ghost"], io), 1);
     strictEqual(
       io.err(),

@@ -1,7 +1,9 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { numberFlag, parseFlags } from "../../src/cli/args.ts";
-import { errorText, memoryIo, UsageError } from "../../src/cli/io.ts";
-import { COMMAND_NAMES, main } from "../../src/cli/main.ts";
+import { errorText, UsageError } from "../../src/cli/io.ts";
+import { isolatedIo } from "../integration/cli_helpers.ts";
+import { COMMAND_NAMES, main, PACKAGE_COMMAND } from "../../src/cli/main.ts";
+import { runCommand } from "../../src/cli/command.ts";
 import { ProgressBar, renderBar, Spinner } from "../../src/cli/progress.ts";
 import { qrMatrix, renderQr } from "../../src/cli/qr_terminal.ts";
 import { renderTable } from "../../src/cli/table.ts";
@@ -24,13 +26,13 @@ Deno.test("cli progress: bar frames, silent off a terminal", () => {
   strictEqual(renderBar("Pruning", 5, 10, 10), "Pruning [#####-----] 5/10");
   strictEqual(renderBar("Pruning", 10, 10, 4), "Pruning [####] 10/10");
   strictEqual(renderBar("Resending", 3, undefined, 10), "Resending 3");
-  const quiet = memoryIo();
+  const quiet = isolatedIo();
   const bar = new ProgressBar(quiet, "Pruning");
   bar.update(1, 2);
   bar.done();
   new Spinner(quiet, "Waiting").start().stop();
   strictEqual(quiet.err(), "");
-  const tty = memoryIo({ terminal: true });
+  const tty = isolatedIo({ terminal: true });
   const shown = new ProgressBar(tty, "Pruning", 4);
   shown.update(2, 4);
   shown.update(4, 4);
@@ -119,25 +121,53 @@ Deno.test("cli errors: a bare fetch failure gets its innermost cause", () => {
 });
 
 Deno.test("cli main: usage, version, unknown commands, --help of every command", async () => {
-  const none = memoryIo();
+  const none = isolatedIo();
   strictEqual(await main([], none), 2);
   strictEqual(none.err().startsWith("@gw/gateway "), true);
-  const help = memoryIo();
+  const help = isolatedIo();
   strictEqual(await main(["--help"], help), 0);
   strictEqual(help.out().includes("  retry-failed     resend failed messages recorded in the store\n"), true);
-  const version = memoryIo();
+  const version = isolatedIo();
   strictEqual(await main(["--version"], version), 0);
   strictEqual(version.out(), "0.1.0\n");
-  const unknown = memoryIo();
+  const unknown = isolatedIo();
   strictEqual(await main(["helth"], unknown), 2);
   strictEqual(
     unknown.err(),
     'error: Unknown command "helth" (commands: "install", "create", "health", "status", "connect", "send", "prune", "retry-failed", "reconcile-sends", "reconcile", "serve")\n',
   );
   for (const name of COMMAND_NAMES) {
-    const io = memoryIo();
+    const io = isolatedIo();
     strictEqual(await main([name, "--help"], io), 0, name);
     strictEqual(io.out().startsWith(`Usage: deno task ${name}`), true, name);
     strictEqual(io.err(), "");
+  }
+});
+
+Deno.test("cli: a command it suggests is one that exists where the user runs it", () => {
+  // In a checkout of this repository the deno.json tasks exist; from the package, in a user's project, not.
+  strictEqual(
+    runCommand("create sales", "file:///home/me/gateway/src/cli/command.ts"),
+    "deno task create sales",
+  );
+  strictEqual(
+    runCommand("create sales", "https://jsr.io/@gw/gateway/0.1.0/src/cli/command.ts"),
+    `${PACKAGE_COMMAND} create sales`,
+  );
+  strictEqual(
+    PACKAGE_COMMAND,
+    'deno run --allow-net "--allow-env=GATEWAY_*" --allow-read=. --allow-write=. --unstable-kv --unstable-cron ' +
+      "jsr:@gw/gateway/cli",
+  );
+  // Every message of the command line builds its suggestion with runCommand: no "deno task" written out
+  // but in runPrefix itself.
+  const dir = new URL("../../src/cli/", import.meta.url);
+  for (const entry of Deno.readDirSync(dir)) {
+    const lines = Deno.readTextFileSync(new URL(entry.name, dir)).split("\n");
+    const written = lines.filter((line) =>
+      /deno task\b/.test(line) && !/^\s*(\*|\/\/|\/\*\*)/.test(line) &&
+      !line.includes('inCheckout(from) ? "deno task" : PACKAGE_COMMAND')
+    );
+    deepStrictEqual(written, [], entry.name);
   }
 });

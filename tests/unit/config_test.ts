@@ -3,7 +3,7 @@ import { ConfigurationException, type GatewayConfig, GatewayService } from "../.
 import { configFromEnv, loadConfigFile, mergeEnvConfig, validateConfig } from "../../src/config.ts";
 import { parseJsonc } from "../../src/jsonc.ts";
 import { loadCliConfig } from "../../src/cli/config.ts";
-import { memoryIo } from "../../src/cli/io.ts";
+import { isolatedIo } from "../integration/cli_helpers.ts";
 
 const BASE = "http://127.0.0.1:9";
 
@@ -133,7 +133,7 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
     [
       { webhook: { secret: 42 } },
       "webhook.secret",
-      '"webhook.secret" must be a non-empty string or a non-empty array of non-empty strings, got 42',
+      '"webhook.secret" must be a non-empty string or a non-empty array of non-empty strings, got a number',
     ],
     [
       { webhook: { secret: ["s3cret-value", ""] } },
@@ -159,7 +159,7 @@ Deno.test("config: a wrong type names the path and the expected type, never a se
     [
       { connections: { eu: "http://x" } },
       "connections.eu",
-      '"connections.eu" must be an object, got "http://x"',
+      '"connections.eu" must be an object, got a string',
     ],
     [
       { kv: { path: "gateway.kv" } },
@@ -260,7 +260,7 @@ Deno.test("config: GATEWAY_* variables win over a file with named connections, o
   await withFile(file, async (path) => {
     // The command line reads the variables through its io.
     const cli = await loadCliConfig(
-      memoryIo({ env: { GATEWAY_INSTANCE: "support", GATEWAY_API_KEY: "k2" } }),
+      isolatedIo({ env: { GATEWAY_INSTANCE: "support", GATEWAY_API_KEY: "k2" } }),
       path,
     );
     deepStrictEqual(cli.config.connections?.main, {
@@ -326,7 +326,7 @@ Deno.test("config: the file is checked when read, with its path in the message",
   );
   // The command line's own sections are file keys, and are checked too.
   await withFile('{ "tasks": { "retry_failed": { "limit": -1 } } }', async (path) => {
-    await rejects(loadCliConfig(memoryIo(), path), (error: Error) => {
+    await rejects(loadCliConfig(isolatedIo(), path), (error: Error) => {
       strictEqual(
         error.message,
         `Invalid configuration file "${path}": "tasks.retry_failed.limit" must be an integer >= 0, got -1`,
@@ -338,13 +338,13 @@ Deno.test("config: the file is checked when read, with its path in the message",
     '{ "tasks": { "retry_failed": { "instance": "" } }, "kv": { "path": "x.kv" } }',
     async (path) => {
       await rejects(
-        loadCliConfig(memoryIo(), path),
+        loadCliConfig(isolatedIo(), path),
         /"tasks.retry_failed.instance" must be a non-empty string, got ""/,
       );
     },
   );
   await withFile('{ "kv": { "path": "x.kv" }, "tasks": { "prune": false } }', async (path) => {
-    const cli = await loadCliConfig(memoryIo(), path);
+    const cli = await loadCliConfig(isolatedIo(), path);
     strictEqual(cli.kvPath, "x.kv");
     deepStrictEqual(cli.tasks, { prune: false });
     deepStrictEqual(cli.config, {});

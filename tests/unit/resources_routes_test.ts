@@ -1,17 +1,28 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import {
+  BotResource,
   BusinessResource,
   CallsResource,
   ChatsResource,
+  ChatwootResource,
+  DifyResource,
+  EventSinkResource,
+  EvoaiResource,
+  EvolutionBotResource,
+  FlowiseResource,
   GroupsResource,
   InstancesResource,
   LabelsResource,
   MessagesResource,
+  N8nResource,
+  OpenaiResource,
   ProfileResource,
   ProxyResource,
+  PusherResource,
   S3Resource,
   SettingsResource,
   TemplatesResource,
+  TypebotResource,
   WebhooksResource,
 } from "../../src/resources/mod.ts";
 import { ConnectionException } from "../../mod.ts";
@@ -34,10 +45,27 @@ const RESOURCE_CLASSES: Record<string, { prototype: object }> = {
   proxy: ProxyResource,
   labels: LabelsResource,
   s3: S3Resource,
+  websocket: EventSinkResource,
+  rabbitmq: EventSinkResource,
+  nats: EventSinkResource,
+  pusher: PusherResource,
+  sqs: EventSinkResource,
+  kafka: EventSinkResource,
+  evolutionBot: EvolutionBotResource,
+  chatwoot: ChatwootResource,
+  typebot: TypebotResource,
+  openai: OpenaiResource,
+  dify: DifyResource,
+  flowise: FlowiseResource,
+  n8n: N8nResource,
+  evoai: EvoaiResource,
 };
 
+/** The methods every bot integration inherits: listed under each bot's rows too. */
+const BOT_GROUPS = ["evolutionBot", "typebot", "openai", "dify", "flowise", "n8n", "evoai"];
+
 function routePattern(path: string): RegExp {
-  return new RegExp(`^${path.replace("{instance}", "[^/]+")}$`);
+  return new RegExp(`^${path.replace("{id}", "[^/]+").replace("{instance}", "[^/]+")}$`);
 }
 
 for (const testCase of CASES) {
@@ -52,8 +80,8 @@ for (const testCase of CASES) {
   });
 }
 
-Deno.test("route table: 75 core routes, counted per group as the contract counts them", () => {
-  strictEqual(ROUTES.length, 75);
+Deno.test("route table: the 165 routes of 2.3.6, counted per group as the server registers them", () => {
+  strictEqual(ROUTES.length, 165);
   const counts: Record<string, number> = {};
   for (const entry of ROUTES) counts[entry.group] = (counts[entry.group] ?? 0) + 1;
   deepStrictEqual(counts, {
@@ -69,8 +97,22 @@ Deno.test("route table: 75 core routes, counted per group as the contract counts
     label: 2,
     webhook: 2,
     s3: 2,
+    websocket: 2,
+    rabbitmq: 2,
+    nats: 2,
+    pusher: 2,
+    sqs: 2,
+    kafka: 2,
+    evolutionBot: 10,
+    chatwoot: 3,
+    typebot: 11,
+    openai: 14,
+    dify: 10,
+    flowise: 10,
+    n8n: 10,
+    evoai: 10,
   });
-  strictEqual(new Set(ROUTES.map((entry) => `${entry.method} ${entry.path}`)).size, 75);
+  strictEqual(new Set(ROUTES.map((entry) => `${entry.method} ${entry.path}`)).size, 165);
   for (const entry of ROUTES) {
     ok(
       entry.path === "/instance/create" || entry.path === "/instance/fetchInstances" ||
@@ -106,7 +148,9 @@ Deno.test("route table lists every public resource method, and every case is in 
     ),
   );
   for (const [resource, klass] of Object.entries(RESOURCE_CLASSES)) {
-    const names = Object.getOwnPropertyNames(klass.prototype).filter((name) => name !== "constructor");
+    const inherited = BOT_GROUPS.includes(resource) ? Object.getOwnPropertyNames(BotResource.prototype) : [];
+    const own = Object.getOwnPropertyNames(klass.prototype);
+    const names = [...own, ...inherited].filter((name) => name !== "constructor");
     for (const name of names) {
       ok(listed.has(`${resource}.${name}`), `${resource}().${name}() is not in ROUTES`);
     }

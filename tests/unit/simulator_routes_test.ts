@@ -21,7 +21,9 @@ Deno.test("simulator routes: every table row routes to its handler (the instance
   const sim = newSim();
   for (const row of ROUTES) {
     if (!row.path.endsWith("/{instance}")) continue;
-    const path = row.path.replace("{instance}", "ghost");
+    // Chatwoot's callback has no guard (checked below).
+    if (ALL_ROUTES.find((def) => def.row === row)!.auth === "none") continue;
+    const path = row.path.replace("{id}", "cm0abc").replace("{instance}", "ghost");
     const res = await call(sim, row.method, path, row.method === "GET" ? undefined : {});
     strictEqual(res.status, 404, `${row.method} ${path}`);
     deepStrictEqual(res.body, {
@@ -30,6 +32,21 @@ Deno.test("simulator routes: every table row routes to its handler (the instance
       response: { message: ['The "ghost" instance does not exist'] },
     }, `${row.method} ${path}`);
   }
+  await sim.close();
+});
+
+Deno.test("simulator routes: Chatwoot's callback is the only unguarded instance route; a ghost instance gets null", async () => {
+  const unguarded = ALL_ROUTES.filter((def) => def.auth === "none" && def.withInstance).map((def) =>
+    def.path
+  );
+  deepStrictEqual(unguarded, ["/chatwoot/webhook"]);
+  const sim = newSim();
+  const ghost = await call(sim, "POST", "/chatwoot/webhook/ghost", {}, { key: null });
+  strictEqual(ghost.status, 200);
+  strictEqual(ghost.body, null);
+  await createInstance(sim, "sales");
+  const known = await call(sim, "POST", "/chatwoot/webhook/sales", {}, { key: null });
+  deepStrictEqual(known.body, { message: "bot" });
   await sim.close();
 });
 

@@ -1,23 +1,22 @@
 /**
  * `createConversation(fn, name)`: the middleware that runs a dialogue function for the chats in it, and
  * `ctx.conversation` (enter, exit, which one is active). One dialogue at a time per chat (and instance); its
- * record lives in the bot's store under `conversation/<instance>:<chat id>`: the dialogue's name and
- * version, the update that entered it, the replay log, and when its current wait gives up.
+ * record lives in the bot's store under `conversation/<instance>:<chat id>` (see `record_store.ts`): the
+ * dialogue's name and version, the update that entered it, the replay log (its older steps in chunks), and
+ * when its current wait gives up.
  *
  * @module
  */
 
 import { getGatewayLogger } from "../../log.ts";
-import type { StateEntry } from "../../store/state.ts";
 import type { Context } from "../context.ts";
 import type { MiddlewareFn } from "../middleware.ts";
 import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
-import { StateConflictException } from "../state_conflict.ts";
 import { Conversation } from "./conversation.ts";
+import { DialogueRecords, type LoadedDialogue } from "./record_store.ts";
 import { type LogEntry, Replay, ReplayMismatchError, type RunOutcome } from "./replay.ts";
-import { contextView, type StoredUpdate, storeUpdate } from "./view.ts";
-
-const NAMESPACE = "conversation";
+import type { StoredWait } from "./stored.ts";
+import { contextView, storeUpdate } from "./view.ts";
 
 /**
  * A dialogue: straight-line code that waits for the chat's answers through `conversation`. `ctx` is the
@@ -78,16 +77,6 @@ export interface ConversationFlavor {
   readonly conversation: ConversationControl;
 }
 
-/** A stored dialogue. */
-interface ConversationRecord {
-  name: string;
-  version: string;
-  enter: StoredUpdate;
-  log: LogEntry[];
-  /** When the current wait gives up (epoch ms on the bot's clock). */
-  deadline?: number;
-}
-
 interface Definition<C extends Context> {
   name: string;
   version: string;
@@ -108,8 +97,9 @@ interface Definition<C extends Context> {
 export class ConversationControl {
   readonly #ctx: Context;
   readonly #key: string | undefined;
+  readonly #records: DialogueRecords | undefined;
   readonly #definitions = new Map<string, Definition<Context>>();
-  #loaded: StateEntry<ConversationRecord> | null | undefined;
+  #loaded: LoadedDialogue | null | undefined;
   /** Whether a dialogue already ran for this update (entered or resumed): it is not offered twice. */
   #handled = false;
 
@@ -117,6 +107,7 @@ export class ConversationControl {
   constructor(ctx: Context) {
     this.#ctx = ctx;
     this.#key = ctx.chat === undefined ? undefined : `${ctx.instance}:${ctx.chat.id}`;
+    this.#records = this.#key === undefined ? undefined : new DialogueRecords(ctx.state, this.#key);
   }
 
   /**
@@ -130,7 +121,7 @@ export class ConversationControl {
    * ```
    */
   active(): string | undefined {
-    return this.#loaded?.value.name;
+    return this.#loaded?.record.name;
   }
 
   /**
@@ -156,16 +147,10 @@ export class ConversationControl {
           }`,
       );
     }
-    const key = this.#requireKey("enter conversation");
+    this.#requireKey("enter conversation");
     await this.load();
     this.#handled = true;
-    const record: ConversationRecord = {
-      name,
-      version: definition.version,
-      enter: storeUpdate(this.#ctx),
-      log: [],
-    };
-    await this.#run(definition, record, key, false);
+    await this.#run(definition, storeUpdate(this.#ctx), [], false);
   }
 
   /**
@@ -179,9 +164,9 @@ export class ConversationControl {
    * ```
    */
   async exit(): Promise<boolean> {
-    const key = this.#requireKey("exit conversation");
+    this.#requireKey("exit conversation");
     this.#loaded = null;
-    return await this.#ctx.state.delete(NAMESPACE, key);
+    return await this.#records!.clear();
   }
 
   /** @internal Register a dialogue this update passed. */
@@ -190,10 +175,8 @@ export class ConversationControl {
   }
 
   /** @internal Read this chat's record once per update. */
-  async load(): Promise<StateEntry<ConversationRecord> | null> {
-    if (this.#loaded === undefined) {
-      this.#loaded = this.#key === undefined ? null : await this.#ctx.state.get(NAMESPACE, this.#key);
-    }
+  async load(): Promise<LoadedDialogue | null> {
+    if (this.#loaded === undefined) this.#loaded = (await this.#records?.load()) ?? null;
     return this.#loaded;
   }
 
@@ -206,73 +189,67 @@ export class ConversationControl {
   ): Promise<
     { kind: "pass" } | { kind: "taken" } | { kind: "skipped"; otherwise?: (ctx: Context) => unknown }
   > {
-    const entry = await this.load();
-    if (this.#handled || entry === null || entry.value.name !== definition.name) return { kind: "pass" };
-    const record = entry.value;
-    const key = this.#key!;
+    const loaded = await this.load();
+    if (this.#handled || loaded === null || loaded.record.name !== definition.name) return { kind: "pass" };
+    const record = loaded.record;
     const expired = record.deadline !== undefined && this.#ctx.now() >= record.deadline;
     if (record.version !== definition.version || expired) {
       getGatewayLogger("bot", "conversation").info(
         "Dropped conversation {name} of {key}: {reason}",
-        { name: record.name, key, reason: expired ? "its wait timed out" : "its version changed" },
+        { name: record.name, key: this.#key, reason: expired ? "its wait timed out" : "its version changed" },
       );
-      await this.#save(key, { kind: "done" }, record);
+      await this.#end();
       return { kind: "pass" };
     }
     this.#handled = true;
-    const outcome = await this.#run(definition, record, key, true);
+    const outcome = await this.#run(definition, record.enter, loaded.log, true);
     return outcome.kind === "skipped" ? outcome : { kind: "taken" };
   }
 
+  /** Run the dialogue over `log` (from its start when `resumes` is false) and store what the run left. */
   async #run(
     definition: Definition<Context>,
-    record: ConversationRecord,
-    key: string,
-    offer: boolean,
+    enter: StoredWait,
+    log: LogEntry[],
+    resumes: boolean,
   ): Promise<RunOutcome<Context>> {
     const live = this.#ctx;
-    const calls = { call: <T>(label: string, fn: () => T | Promise<T>) => replay.call(label, fn) };
+    const calls: Pick<Replay<Context>, "call"> = { call: (label, fn, read) => replay.call(label, fn, read) };
     const replay: Replay<Context> = new Replay<Context>({
-      log: record.log,
-      offer: offer ? contextView(live, calls) : undefined,
-      rebuild: (stored) => contextView(live, replay, stored as StoredUpdate),
+      log,
+      offer: resumes ? contextView(live, calls) : undefined,
+      rebuild: (stored) => contextView(live, replay, stored as StoredWait),
       store: (ctx) => storeUpdate(ctx),
       now: live.now,
     });
-    const enterCtx = offer ? contextView(live, replay, record.enter) : contextView(live, replay);
     let outcome: RunOutcome<Context>;
     try {
       outcome = await replay.start(async () =>
-        await definition.fn(new Conversation(replay, live.now), enterCtx)
+        await definition.fn(new Conversation(replay, live.now), contextView(live, replay, enter))
       );
     } catch (error) {
-      if (error instanceof ReplayMismatchError) await this.#save(key, { kind: "done" }, record);
+      if (error instanceof ReplayMismatchError) await this.#end();
       throw error;
     }
-    await this.#save(key, outcome, record);
+    if (outcome.kind === "done") await this.#end();
+    else if (outcome.kind === "waiting") {
+      this.#loaded = await this.#records!.save(this.#loaded ?? null, {
+        continues: resumes,
+        name: definition.name,
+        version: definition.version,
+        enter,
+        log: outcome.log,
+        deadline: outcome.deadline,
+      });
+    }
     return outcome;
   }
 
-  /** Store what a run left (compare-and-set against the record this update read). */
-  async #save(key: string, outcome: RunOutcome<Context>, record: ConversationRecord): Promise<void> {
-    if (outcome.kind === "skipped") return;
-    const state = this.#ctx.state;
-    const version = this.#loaded?.version;
-    if (outcome.kind === "done") {
-      this.#loaded = null;
-      if (version === undefined) return;
-      if (await state.delete(NAMESPACE, key, { expectedVersion: version })) return;
-      if ((await state.get(NAMESPACE, key)) !== null) throw new StateConflictException("conversation", key);
-      return;
-    }
-    const next: ConversationRecord = { ...record, log: outcome.log, deadline: outcome.deadline };
-    if (outcome.deadline === undefined) delete next.deadline;
-    const written = await state.set(NAMESPACE, key, next, {
-      expectedVersion: version ?? null,
-      expiresAt: outcome.deadline,
-    });
-    if (written === null) throw new StateConflictException("conversation", key);
-    this.#loaded = { value: next, version: written, expiresAt: outcome.deadline };
+  /** Delete the dialogue this update read (compare-and-set), if any. */
+  async #end(): Promise<void> {
+    const loaded = this.#loaded ?? null;
+    this.#loaded = null;
+    await this.#records!.drop(loaded);
   }
 
   #requireKey(action: string): string {

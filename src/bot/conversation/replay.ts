@@ -14,7 +14,7 @@
 
 /** One logged step. */
 export type LogEntry =
-  /** An update received by a wait (a webhook payload, reduced). */
+  /** An update received by a wait (in the form `store` gave it). */
   | { wait: unknown }
   /** A call that returned `value` (`undefined` values are stored as absent). */
   | { call: string; value?: unknown }
@@ -60,10 +60,19 @@ export interface ReplayInput<U> {
   offer?: U;
   /** Turn a logged wait entry back into an update. */
   rebuild: (stored: unknown) => U;
-  /** Reduce an accepted update to what the log keeps. */
+  /** Reduce an accepted update to what the log keeps (the wait then returns `rebuild` of it). */
   store: (update: U) => unknown;
   /** The clock for deadlines. */
   now: () => number;
+}
+
+/** A copy of a logged JSON value, so the dialogue cannot change the log through it. */
+function copyJson<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) copy[key] = copyJson(inner);
+  return copy as T;
 }
 
 const never = new Promise<never>(() => {});
@@ -120,17 +129,26 @@ export class Replay<U> {
         this.#stop({ kind: "skipped", otherwise: check.otherwise });
         return never;
       }
-      this.#log.push({ wait: this.#input.store(offer) });
+      const stored = this.#input.store(offer);
+      this.#log.push({ wait: stored });
       this.#cursor++;
-      return Promise.resolve(offer);
+      // The stored form, as a replay will rebuild it: the first run sees what every replay sees.
+      return Promise.resolve(this.#input.rebuild(stored));
     }
     const deadline = check.maxMs === undefined ? undefined : this.#input.now() + check.maxMs;
     this.#stop({ kind: "waiting", log: this.#log, deadline });
     return never;
   }
 
-  /** A step with a side effect or a varying result: logged result in replay, `fn()` for real past the log. */
-  call<T>(label: string, fn: () => T | Promise<T>): Promise<T> {
+  /**
+   * A step with a side effect or a varying result: logged result in replay, `fn()` for real past the log.
+   * The caller gets `read` of the logged result (default: a copy of it), on the first run as on replays.
+   */
+  call<T>(
+    label: string,
+    fn: () => unknown,
+    read: (logged: unknown) => T = copyJson as (v: unknown) => T,
+  ): Promise<T> {
     const position = this.#cursor++;
     if (position < this.#input.log.length) {
       const entry = this.#input.log[position];
@@ -139,7 +157,7 @@ export class Replay<U> {
         throw new ReplayMismatchError(position, `call ${label}`, `call ${entry.call}`);
       }
       if ("error" in entry) return Promise.reject(revive(entry.error));
-      return Promise.resolve(entry.value as T);
+      return Promise.resolve(read(entry.value));
     }
     const slot: LogEntry = { call: label };
     this.#log.push(slot);
@@ -157,7 +175,11 @@ export class Replay<U> {
     );
     this.#pending.add(settled);
     settled.finally(() => this.#pending.delete(settled));
-    return running;
+    // The logged result, as a replay will return it: the first run sees what every replay sees.
+    return settled.then(() => {
+      if ("error" in slot) return Promise.reject(revive(slot.error as { name: string; message: string }));
+      return read((slot as { value?: unknown }).value);
+    });
   }
 
   /** End the dialogue now (its function never continues). */

@@ -1,70 +1,66 @@
 /**
  * The contexts a dialogue sees. Each is a view of the live context (the update being handled now): the
- * update's own fields come from the update the view stands for (a logged one, on replay), everything else
- * (`api`, `state`, `session`, plugins' fields) from the live context, and the actions go through the
- * replay engine, so a replayed reply returns its logged answer instead of sending again, and a reply past
- * the log is sent (from the live context, so with its idempotency key) and logged.
+ * update's own fields come from the stored step the view stands for (rebuilt, read-only, on the first run
+ * as on replays), everything else (`api`, `state`, `session`, plugins' fields) from the live context, and
+ * the actions go through the replay engine, so a replayed reply resolves to its logged answer instead of
+ * sending again, and a reply past the log is sent (from the live context, so with its idempotency key),
+ * logged as its status and message key, and resolves to that logged answer.
  *
  * @module
  */
 
-import type { BotMessage, BotUpdate } from "../update_types.ts";
-import type { Context } from "../context.ts";
+import { type Context, CONTEXT_ACTIONS } from "../context.ts";
 import { checkQueries, type FilterQuery } from "../filter.ts";
-import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import type { Replay } from "./replay.ts";
+import {
+  rebuildAnswer,
+  rebuildWait,
+  type RebuiltWait,
+  storeAnswer,
+  type StoredAnswer,
+  type StoredWait,
+  storeWait,
+} from "./stored.ts";
 
-/** An update as the dialogue's log keeps it (JSON). */
-export interface StoredUpdate {
-  /** The envelope, without `apikey` and inline media (`base64`). */
-  raw: Record<string, unknown>;
-  /** The update read from it, with the canonical chat id the bot gave it. */
-  update: BotUpdate;
-  /** The messages of a debounced burst, when more than one. */
-  messages?: BotMessage[];
-  receivedAt: number;
-  deliveryId?: string;
-}
-
-/** The context methods that act on the chat: logged, so a replay never repeats them. */
-const ACTIONS: ReadonlySet<PropertyKey> = new Set(["reply", "replyWithMedia", "react", "markRead", "typing"]);
+/** The fields a view takes from its own update (and its own `match`). */
+const OWN: ReadonlySet<PropertyKey> = new Set([
+  "payload",
+  "update",
+  "instance",
+  "chat",
+  "from",
+  "msg",
+  "text",
+  "status",
+  "group",
+  "connection",
+  "call",
+  "messages",
+  "match",
+]);
 
 /** Reduce a context's update to what the log keeps. */
-export function storeUpdate(ctx: Context): StoredUpdate {
-  const { apikey: _secret, ...raw } = ctx.payload.raw as Record<string, unknown>;
-  const data = raw.data;
-  if (isRecord(data) && isRecord(data.message) && "base64" in data.message) {
-    const { base64: _inline, ...message } = data.message;
-    raw.data = { ...data, message };
-  }
-  const stored: StoredUpdate = { raw, update: ctx.update, receivedAt: ctx.payload.receivedAt };
-  if (ctx.payload.deliveryId !== undefined) stored.deliveryId = ctx.payload.deliveryId;
-  if (ctx.messages.length > 1) stored.messages = [...ctx.messages];
-  return stored;
+export function storeUpdate(ctx: Context): StoredWait {
+  return storeWait(ctx.payload, ctx.update, ctx.messages);
 }
 
-/** The fields a view takes from the update it stands for. */
-function ownFields(stored: StoredUpdate): Record<PropertyKey, unknown> {
-  const update = stored.update;
-  const payload = WebhookPayloadDto.from(stored.raw, {
-    receivedAt: stored.receivedAt,
-    deliveryId: stored.deliveryId,
-  });
-  return {
-    payload,
-    update,
-    instance: update.instance,
-    chat: update.chat,
-    from: update.from,
-    msg: update.msg,
-    text: update.msg?.text,
-    status: update.status,
-    group: update.group,
-    connection: update.connection,
-    call: update.call,
-    messages: stored.messages ?? (update.msg === undefined ? [] : [update.msg]),
-    match: undefined,
-  };
+/** The value of one of a view's own fields (`match` aside), read from its rebuilt update. */
+function ownField(rebuilt: RebuiltWait, property: PropertyKey): unknown {
+  const update = rebuilt.update;
+  switch (property) {
+    case "payload":
+      return rebuilt.payload;
+    case "update":
+      return update;
+    case "text":
+      return update.msg?.text;
+    case "messages":
+      return rebuilt.messages;
+    default:
+      return update[
+        property as "instance" | "chat" | "from" | "msg" | "status" | "group" | "connection" | "call"
+      ];
+  }
 }
 
 /**
@@ -74,18 +70,29 @@ function ownFields(stored: StoredUpdate): Record<PropertyKey, unknown> {
 export function contextView<C extends Context>(
   live: C,
   replay: Pick<Replay<C>, "call">,
-  stored?: StoredUpdate,
+  stored?: StoredWait,
 ): C {
-  const own = stored === undefined ? undefined : ownFields(stored);
-  const queries = own === undefined ? undefined : (own.update as BotUpdate).queries;
+  // Rebuilt at the first read of one of them (once per stored step: most replayed contexts are only awaited).
+  let rebuilt: RebuiltWait | undefined;
+  const own = () => rebuilt ??= rebuildWait(stored!);
+  let match: string | RegExpMatchArray | undefined;
   return new Proxy(live, {
-    get(target, property) {
-      if (own !== undefined && Object.hasOwn(own, property)) return own[property];
-      if (ACTIONS.has(property)) {
-        const action = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => replay.call(String(property), () => action.apply(target, args));
+    get(target, property, receiver) {
+      if (stored !== undefined && OWN.has(property)) {
+        return property === "match" ? match : ownField(own(), property);
       }
-      if (property === "has" && queries !== undefined) {
+      if (CONTEXT_ACTIONS.has(property)) {
+        const action = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
+        // Called on the view: the action acts on the view's own message, with the live context's keys.
+        return (...args: unknown[]) =>
+          replay.call(
+            String(property),
+            async () => storeAnswer(await action.apply(receiver, args)),
+            (answer) => rebuildAnswer(answer as StoredAnswer | undefined),
+          );
+      }
+      if (property === "has" && stored !== undefined) {
+        const queries = own().update.queries;
         return (query: FilterQuery | readonly FilterQuery[]) =>
           checkQueries(query).some((q) => queries.includes(q));
       }
@@ -93,15 +100,16 @@ export function contextView<C extends Context>(
       return typeof value === "function" ? value.bind(target) : value;
     },
     set(target, property, value) {
-      if (own !== undefined && Object.hasOwn(own, property)) {
-        own[property] = value;
+      if (stored !== undefined && property === "match") {
+        match = value;
         return true;
+      }
+      if (stored !== undefined && OWN.has(property)) {
+        throw new TypeError(
+          `Cannot set "${String(property)}" of a dialogue's context: its update is read-only`,
+        );
       }
       return Reflect.set(target, property, value, target);
     },
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

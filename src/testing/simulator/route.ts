@@ -28,6 +28,8 @@ export interface RouteContext {
   apikey: string | null;
   /** Decoded instance name from the path (empty for routes without one). */
   instanceName: string;
+  /** The `{id}` segment of the route (a bot's or a credential's id), decoded; empty when it has none. */
+  id: string;
   /** The instance; set for every route with an instance segment (the guard checked it exists). */
   instance: InstanceState;
   /** Multipart `file` field, when sent. */
@@ -46,7 +48,10 @@ export type RouteAuth = "instance" | "global" | "anyKey" | "none";
 /** One route of the simulated server. */
 export interface RouteDef {
   method: "GET" | "POST" | "PUT" | "DELETE";
-  /** Path without the instance segment, as written in the contract: `/message/sendText`. */
+  /**
+   * Path without the instance segment, as written in the contract: `/message/sendText`; a record id before
+   * the instance is `{id}` (`/typebot/fetch/{id}`).
+   */
   path: string;
   /** Whether the last path segment is the instance name. */
   withInstance: boolean;

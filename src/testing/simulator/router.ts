@@ -27,12 +27,14 @@ import { MESSAGE_ROUTES } from "./routes/message.ts";
 import { MISC_ROUTES } from "./routes/misc.ts";
 import { SETTINGS_ROUTES } from "./routes/settings.ts";
 import { WEBHOOK_CONFIG_ROUTES } from "./routes/webhook_config.ts";
+import { CHATBOT_ROUTES } from "./routes/chatbots.ts";
+import { INTEGRATION_ROUTES } from "./routes/integrations.ts";
 import type { RequestLogEntry } from "./types.ts";
 import { toBase64 } from "../../util/base64.ts";
 import { isRecord } from "../../util/json_shape.ts";
 import { errorMessage } from "../../util/error_message.ts";
 
-/** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 75 core routes. */
+/** Every route the simulator serves: `GET /`, `POST /verify-creds` and the 165 routes of the table. */
 export const ALL_ROUTES: readonly RouteDef[] = [
   ...INSTANCE_ROUTES,
   ...MESSAGE_ROUTES,
@@ -42,12 +44,16 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...WEBHOOK_CONFIG_ROUTES,
   ...SETTINGS_ROUTES,
   ...MISC_ROUTES,
+  ...INTEGRATION_ROUTES,
+  ...CHATBOT_ROUTES,
 ];
 
 interface Match {
   def: RouteDef;
   /** Raw (still encoded) last segment, for routes with an instance. */
   segment?: string;
+  /** Raw (still encoded) `{id}` segment, for routes with one. */
+  id?: string;
 }
 
 interface ParsedBody {
@@ -118,9 +124,24 @@ export class RouteTable {
     if (plain) return { def: plain };
     const cut = path.lastIndexOf("/");
     if (cut <= 0) return undefined;
-    const def = this.#withInstance.get(`${method} ${path.slice(0, cut).toLowerCase()}`);
+    const prefix = path.slice(0, cut);
     const segment = path.slice(cut + 1);
-    return def && segment !== "" ? { def, segment } : undefined;
+    if (segment === "") return undefined;
+    const def = this.#withInstance.get(`${method} ${prefix.toLowerCase()}`);
+    if (def) return { def, segment };
+    // A record id before the instance (`/typebot/fetch/:typebotId/:instanceName`).
+    const idCut = prefix.lastIndexOf("/");
+    if (idCut <= 0 || idCut === prefix.length - 1) return undefined;
+    const withId = this.#withInstance.get(`${method} ${prefix.slice(0, idCut).toLowerCase()}/{id}`);
+    return withId ? { def: withId, segment, id: prefix.slice(idCut + 1) } : undefined;
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 
@@ -217,6 +238,7 @@ export async function handleRequest(
     body: parsed.body,
     apikey: request.headers.get("apikey"),
     instanceName: instanceName ?? "",
+    id: match.id === undefined ? "" : safeDecode(match.id),
     instance: undefined!,
     file: parsed.file,
   };

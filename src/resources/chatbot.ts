@@ -1,0 +1,243 @@
+/**
+ * What the bot integrations share: the ten routes every one of them registers (create, find, fetch,
+ * update, delete, settings, fetchSettings, changeStatus, fetchSessions, ignoreJid; contract §2.9), each a
+ * typed method whose body is checked against its declaration before any request.
+ *
+ * @module
+ */
+
+import type { ApiResponse } from "../client/response.ts";
+import { type BodySpec, readBody } from "../dto/body_spec.ts";
+import { BOT_STATUS_BODY, IGNORE_JID_BODY } from "../dto/chatbot_bodies.ts";
+import { invalid } from "./args.ts";
+import { type CallOptions, Resource } from "./resource.ts";
+import type { RouteEntry } from "./routes.ts";
+import type {
+  BotInput,
+  BotRow,
+  BotSession,
+  BotSettingsInput,
+  BotSettingsRow,
+  ChangeStatusResponse,
+  DeleteBotResponse,
+  IgnoreJidsResponse,
+  SessionStatus,
+} from "./chatbot_types.ts";
+
+/** The rows of one bot integration's ten shared routes (`ROUTE.typebot`, `ROUTE.dify`, ...). */
+export interface BotRoutes {
+  /** `create`. */
+  readonly create: RouteEntry;
+  /** `find`. */
+  readonly find: RouteEntry;
+  /** `fetch`. */
+  readonly fetch: RouteEntry;
+  /** `update`. */
+  readonly update: RouteEntry;
+  /** `delete`. */
+  readonly delete: RouteEntry;
+  /** `settings`. */
+  readonly settings: RouteEntry;
+  /** `fetchSettings`. */
+  readonly fetchSettings: RouteEntry;
+  /** `changeStatus`. */
+  readonly changeStatus: RouteEntry;
+  /** `fetchSessions`. */
+  readonly fetchSessions: RouteEntry;
+  /** `ignoreJid`. */
+  readonly ignoreJid: RouteEntry;
+}
+
+/** A record id for an `{id}` path segment: a non-blank string. */
+export function recordId(what: string, id: unknown): string {
+  if (typeof id !== "string" || id.trim() === "") invalid(what, "id must be a non-empty string");
+  return id.trim();
+}
+
+/**
+ * A bot integration: the resource of `gw.typebot()`, `gw.openai()`, `gw.dify()`, `gw.flowise()`,
+ * `gw.evolutionBot()`, `gw.n8n()` and `gw.evoai()`. `T` is what the integration's `create` takes.
+ *
+ * @example
+ * ```ts
+ * import { GatewayService } from "@gw/gateway";
+ * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+ * const bot = (await gw.dify().create({ botType: "chatBot", apiUrl: "https://dify.example.com/v1", apiKey: "app-1", triggerType: "all" })).data;
+ * await gw.dify().update(bot.id, { botType: "chatBot", apiUrl: "https://dify.example.com/v1", triggerType: "none" });
+ * await gw.dify().delete(bot.id);
+ * ```
+ */
+export abstract class BotResource<T extends BotInput, S extends BotSettingsInput = BotSettingsInput>
+  extends Resource {
+  /**
+   * The integration's rows.
+   *
+   * @ignore
+   */
+  protected abstract readonly routes: BotRoutes;
+  /**
+   * The declarations of its bot and settings bodies.
+   *
+   * @ignore
+   */
+  protected abstract readonly bodies: { readonly bot: BodySpec; readonly settings: BodySpec };
+
+  /**
+   * Create a bot (`POST /<integration>/create`); the server answers the stored row, `id` included.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.evoai().create({ agentUrl: "https://evoai.example.com/agent", triggerType: "keyword", triggerOperator: "equals", triggerValue: "help" });
+   * ```
+   */
+  async create(bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
+    return await this.call(this.routes.create, { body: readBody(this.bodies.bot, bot) }, options);
+  }
+
+  /**
+   * The instance's bots of this integration (`GET /<integration>/find`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * for (const bot of (await gw.typebot().find()).data) console.log(bot.id, bot.typebot);
+   * ```
+   */
+  async find(options?: CallOptions): Promise<ApiResponse<BotRow<T>[]>> {
+    return await this.call(this.routes.find, {}, options);
+  }
+
+  /**
+   * One bot by id (`GET /<integration>/fetch/{id}`); `data` is null when there is none.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * const bot = (await gw.n8n().fetch("cm0abc")).data;
+   * ```
+   */
+  async fetch(id: string, options?: CallOptions): Promise<ApiResponse<BotRow<T> | null>> {
+    return await this.call(this.routes.fetch, { params: { id: recordId("bot", id) } }, options);
+  }
+
+  /**
+   * Replace a bot (`PUT /<integration>/update/{id}`): the whole bot, as `create` takes it. The server
+   * answers 500 "Error updating ..." for an id it does not have.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.flowise().update("cm0abc", { enabled: false, apiUrl: "https://flowise.example.com/api/v1/prediction/1", triggerType: "all" });
+   * ```
+   */
+  async update(id: string, bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
+    const request = { params: { id: recordId("bot", id) }, body: readBody(this.bodies.bot, bot) };
+    return await this.call(this.routes.update, request, options);
+  }
+
+  /**
+   * Delete a bot and its sessions (`DELETE /<integration>/delete/{id}`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.evolutionBot().delete("cm0abc");
+   * ```
+   */
+  async delete(id: string, options?: CallOptions): Promise<ApiResponse<DeleteBotResponse>> {
+    return await this.call(this.routes.delete, { params: { id: recordId("bot", id) } }, options);
+  }
+
+  /**
+   * Set the integration's defaults for the instance (`POST /<integration>/settings`): the session
+   * settings new bots start with, the ignore list, and the fallback bot (`fallbackId`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.dify().setSettings({
+   *   expire: 20, keywordFinish: "#stop", delayMessage: 1000, unknownMessage: "?", listeningFromMe: false,
+   *   stopBotFromMe: true, keepOpen: false, debounceTime: 5, ignoreJids: [], splitMessages: false, timePerChar: 0,
+   * });
+   * ```
+   */
+  async setSettings(settings: S, options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
+    return await this.call(this.routes.settings, { body: readBody(this.bodies.settings, settings) }, options);
+  }
+
+  /**
+   * The integration's settings (`GET /<integration>/fetchSettings`; the server's defaults when none are set).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * console.log((await gw.typebot().fetchSettings()).data.expire);
+   * ```
+   */
+  async fetchSettings(options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
+    return await this.call(this.routes.fetchSettings, {}, options);
+  }
+
+  /**
+   * Open, pause, close or delete a chat's sessions with this integration's bots
+   * (`POST /<integration>/changeStatus`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.typebot().changeStatus("5511999999999@s.whatsapp.net", "paused");
+   * ```
+   */
+  async changeStatus(
+    remoteJid: string,
+    status: SessionStatus,
+    options?: CallOptions,
+  ): Promise<ApiResponse<ChangeStatusResponse>> {
+    const body = readBody(BOT_STATUS_BODY, { remoteJid, status });
+    return await this.call(this.routes.changeStatus, { body }, options);
+  }
+
+  /**
+   * A bot's sessions (`GET /<integration>/fetchSessions/{id}`).
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * for (const session of (await gw.openai().fetchSessions("cm0abc")).data) console.log(session.remoteJid);
+   * ```
+   */
+  async fetchSessions(id: string, options?: CallOptions): Promise<ApiResponse<BotSession[]>> {
+    return await this.call(this.routes.fetchSessions, { params: { id: recordId("bot", id) } }, options);
+  }
+
+  /**
+   * Add a chat to the integration's ignore list, or remove it (`POST /<integration>/ignoreJid`). The
+   * server needs the settings to exist first (500 "Error setting default settings" otherwise): creating a
+   * bot or calling `setSettings` makes them.
+   *
+   * @example
+   * ```ts
+   * import { GatewayService } from "@gw/gateway";
+   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
+   * await gw.n8n().ignoreJid("5511999999999@s.whatsapp.net", "add");
+   * ```
+   */
+  async ignoreJid(
+    remoteJid: string,
+    action: "add" | "remove",
+    options?: CallOptions,
+  ): Promise<ApiResponse<IgnoreJidsResponse>> {
+    const body = readBody(IGNORE_JID_BODY, { remoteJid, action });
+    return await this.call(this.routes.ignoreJid, { body }, options);
+  }
+}

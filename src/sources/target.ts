@@ -1,0 +1,50 @@
+/**
+ * Where an event source (RabbitMQ, NATS, socket.io) delivers the server's events: the same processor, or the
+ * same bot, that the webhook receiver feeds. A source turns each message into the envelope the server would
+ * have posted as a webhook and hands it over here; claims, order and handlers are the target's.
+ *
+ * @module
+ */
+
+import { ValidationException } from "../errors.ts";
+import { WebhookPayloadDto } from "../webhooks/payload.ts";
+
+/** A `WebhookProcessor` or a `Bot`: anything that takes one parsed event from any source. */
+export type SourceTarget =
+  | { process(payload: WebhookPayloadDto): Promise<void> }
+  | { handleUpdate(payload: WebhookPayloadDto): Promise<void> };
+
+/** What a source knows of one message when it hands it over. */
+export interface SourceDelivery {
+  /** The message's body, parsed: the server's envelope (`event`, `instance`, `data`, ...). */
+  body: unknown;
+  /** The source's own id of the message, when it has one (a broker's message id). */
+  deliveryId?: string;
+  /** When the source received it (epoch ms). */
+  receivedAt: number;
+}
+
+/**
+ * The function a source calls for each message: parses the envelope once and runs the target. Rejects with
+ * a `ValidationException` when the body is not a gateway event (the source dead-letters it, never retries it)
+ * and with the target's error when a handler failed (the source redelivers it).
+ */
+export function deliverTo(target: SourceTarget): (delivery: SourceDelivery) => Promise<void> {
+  const run = "process" in target
+    ? (payload: WebhookPayloadDto) => target.process(payload)
+    : (payload: WebhookPayloadDto) => target.handleUpdate(payload);
+  return (delivery) => {
+    const payload = WebhookPayloadDto.from(delivery.body, {
+      deliveryId: delivery.deliveryId,
+      receivedAt: delivery.receivedAt,
+    });
+    if (payload === null || !payload.instance) {
+      return Promise.reject(
+        new ValidationException("Cannot take event: not a gateway event (no event name or instance)", {
+          messages: ["event or instance is missing or invalid"],
+        }),
+      );
+    }
+    return run(payload);
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The figures of the issue "One concept, one form", one line each, measured on the working tree: names
+ * exported from the root, ways to build a service and to observe a webhook, sync-or-promise return types,
+ * comment lines in src/, test files that must run alone, compatibility shims, error families, and (through
+ * `tools/arch_metrics.ts` and the `duplicates` command when it is installed) files over 400 lines, the
+ * longest function and duplicate pairs.
+ *
+ * Run: `deno run --lock=tests/npm/deno.lock --allow-read --allow-run --allow-env tools/house_metrics.ts`
+ *
+ * @module
+ */
+
+const decoder = new TextDecoder();
+
+function run(command: string, args: string[]): string | undefined {
+  try {
+    const out = new Deno.Command(command, { args, stdout: "piped", stderr: "null" }).outputSync();
+    return out.success ? decoder.decode(out.stdout) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) out.push(...walk(path));
+    else if (entry.name.endsWith(".ts")) out.push(path);
+  }
+  return out.sort();
+}
+
+function rootExports(): string[] {
+  const json = run(Deno.execPath(), ["doc", "--json", "mod.ts"]);
+  if (json === undefined) return [];
+  const nodes = JSON.parse(json).nodes as Record<string, { symbols: { name: string }[] }>;
+  const root = Object.entries(nodes).find(([file]) => file.endsWith("/mod.ts"));
+  return root === undefined ? [] : root[1].symbols.map((symbol) => symbol.name);
+}
+
+/** Lines of `//` and `/* ... *\/` comments against every non-blank line, and the `@example` blocks. */
+function commentShare(files: string[]): { comment: number; total: number; examples: number } {
+  let comment = 0, total = 0, examples = 0, inBlock = false;
+  for (const file of files) {
+    for (const raw of Deno.readTextFileSync(file).split("\n")) {
+      const line = raw.trim();
+      if (line === "") continue;
+      total++;
+      if (line.includes("@example")) examples++;
+      if (inBlock) {
+        comment++;
+        if (line.includes("*/")) inBlock = false;
+      } else if (line.startsWith("//")) {
+        comment++;
+      } else if (line.startsWith("/*")) {
+        comment++;
+        inBlock = !line.includes("*/");
+      }
+    }
+  }
+  return { comment, total, examples };
+}
+
+function serialTestFiles(): number {
+  const config = JSON.parse(Deno.readTextFileSync("deno.json"));
+  const command: string = config.tasks?.test?.command ?? config.tasks?.test ?? "";
+  const runs = command.split("&&").filter((part) => part.includes("deno test"));
+  const serial = runs.find((part) => !part.includes("--parallel"));
+  return serial === undefined ? 0 : serial.split(/\s+/).filter((word) => word.endsWith("_test.ts")).length;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const src = walk("src");
+const exported = rootExports();
+const builders = ["configureGateway", "gatewayApi", "GatewayApi"].filter((name) => exported.includes(name));
+const processor = Deno.readTextFileSync("src/webhooks/processor.ts");
+const observers = ["on", "onAny", "registerHandler", "use"].filter((name) =>
+  new RegExp(`^  ${name}[<(]`, "m").test(processor)
+);
+if (/readonly events: EventTarget/.test(processor)) observers.push("events (EventTarget)");
+const syncOrPromise = src.reduce(
+  (sum, file) => sum + (Deno.readTextFileSync(file).match(/\| Promise<|Promise<[^>]*> \|/g)?.length ?? 0),
+  0,
+);
+const comments = commentShare(src);
+const shims = ["src/event_names.ts", "src/webhooks/listeners.ts"].filter(exists);
+const setup = Deno.readTextFileSync("src/errors/setup.ts");
+const setupUnderApi = /class (ConfigurationException|WebhookException) extends GatewayApiException/.test(
+  setup,
+);
+
+console.log(`names exported from mod.ts: ${exported.length}`);
+console.log(
+  `ways to build a service besides make/fromEnv/fromFile: ${builders.length} (${builders.join(", ")})`,
+);
+console.log(`ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")})`);
+console.log(`sync-or-promise types (T | Promise<T>, either order) in src/: ${syncOrPromise}`);
+console.log(
+  `comment lines in src/: ${(100 * comments.comment / comments.total).toFixed(1)} % ` +
+    `(${comments.comment} of ${comments.total} non-blank lines; ${comments.examples} @example)`,
+);
+console.log(`test files that must run alone: ${serialTestFiles()}`);
+console.log(`compatibility shims: ${shims.length} (${shims.join(", ")})`);
+console.log(`setup errors extend GatewayApiException: ${setupUnderApi ? "yes" : "no"}`);
+const arch = run(Deno.execPath(), [
+  "run",
+  "--lock=tests/npm/deno.lock",
+  "--allow-read",
+  "--allow-env",
+  "tools/arch_metrics.ts",
+]);
+if (arch !== undefined) {
+  const long = arch.match(/files over 400 lines: (\d+)/)?.[1];
+  const longest = arch.match(/longest functions:\n\s+(\d+)/)?.[1];
+  const cycles = arch.match(/import cycles \(any import\): (\d+)/)?.[1];
+  console.log(`files over 400 lines: ${long}; longest function: ${longest} lines; import cycles: ${cycles}`);
+}
+const duplicates = run("duplicates", ["--repo", "src", "--seconds", "60"]);
+if (duplicates !== undefined) {
+  const match = duplicates.match(/^(\d+) pairs.*?(\d+) of those marked boilerplate/m);
+  if (match) console.log(`duplicate pairs in src/ (not boilerplate): ${Number(match[1]) - Number(match[2])}`);
+}
