@@ -51,7 +51,7 @@ export function checkErrors(log: LogRecord[]): string[] {
   );
 }
 
-/** Never two handlers of one chat at a time (a killed process's handlers end with it). */
+/** Never two handlers of one chat at a time (a run ends with its end, its error, or its process's kill). */
 export function checkOverlap(log: LogRecord[]): string[] {
   const running = new Map<string, Map<string, string>>(); // chat -> (process:id -> id)
   const found: string[] = [];
@@ -62,10 +62,10 @@ export function checkOverlap(log: LogRecord[]): string[] {
       }
       continue;
     }
-    if (r.e !== "start" && r.e !== "end") continue;
+    if (r.e !== "start" && r.e !== "end" && r.e !== "error") continue;
     const inChat = running.get(r.chat!) ?? new Map<string, string>();
     running.set(r.chat!, inChat);
-    if (r.e === "end") {
+    if (r.e === "end" || r.e === "error") {
       inChat.delete(`${r.p}:${r.id}`);
       continue;
     }
