@@ -104,7 +104,9 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
     const stuck = await deadline(phases, RUN_DEADLINE_MS);
     const errors = await cluster.close(stuck ? 1_000 : 10_000);
     cluster = undefined;
-    await phases; // its last retries fail fast once the processes are gone
+    // Its last retries fail fast once the processes are gone; a hold handler waiting for an arrival that
+    // never came stays pending (it holds no timer or connection).
+    await deadline(phases, 5_000);
     const records = readLog(log);
     const order = checkOrder(records, spec.resolutionMs);
     const violations: Record<string, string[]> = {
