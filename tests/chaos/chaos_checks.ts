@@ -8,7 +8,7 @@ import type { ChaosMessage, Outcome } from "./chaos_deliveries.ts";
 
 /** One line of the shared log (see chaos_worker.ts). */
 export interface LogRecord {
-  e: "arr" | "start" | "end" | "error" | "killed";
+  e: "arr" | "ans" | "start" | "end" | "error" | "killed";
   p: string;
   t: number;
   id?: string;
@@ -129,13 +129,21 @@ interface Start {
   t: number;
 }
 
+/**
+ * Each handler start with the arrival it came from: the earliest webhook of its message at its process that
+ * arrived before the start and was not answered yet (whatever the bot's internals run it from).
+ */
 function startsWithArrivals(log: LogRecord[]): Start[] {
-  const arrivals = new Map<number, number>();
-  log.forEach((r, i) => r.e === "arr" && arrivals.set(r.d!, i));
-  return log.filter((r) => r.e === "start" && typeof r.d === "number" && arrivals.has(r.d)).map((r) => {
-    const arrived = arrivals.get(r.d!)!;
-    return { p: r.p, id: r.id!, chat: r.chat!, arrived, t: log[arrived].t };
+  const starts: Start[] = [];
+  log.forEach((r, i) => {
+    if (r.e !== "start") return;
+    const open = log.findIndex((a, j) =>
+      j < i && a.e === "arr" && a.p === r.p && a.id === r.id &&
+      !log.slice(j + 1, i).some((b) => b.e === "ans" && b.d === a.d)
+    );
+    if (open >= 0) starts.push({ p: r.p, id: r.id!, chat: r.chat!, arrived: open, t: log[open].t });
   });
+  return starts;
 }
 
 /**

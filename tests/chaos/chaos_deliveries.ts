@@ -51,13 +51,31 @@ export function seeded(seed: number): () => number {
   };
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class Deliveries {
   readonly outcomes: Outcome[] = [];
   #count = 0;
+  readonly #stopped = new AbortController();
 
   constructor(readonly cluster: Cluster, readonly secret: string, readonly options: DeliveryOptions) {}
+
+  /** Stop at once: no more posts, no retry, no timer left (a stuck run's leftovers). */
+  stop(): void {
+    this.#stopped.abort();
+  }
+
+  #wait(ms: number): Promise<void> {
+    const signal = this.#stopped.signal;
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done);
+    });
+  }
 
   /** Post every delivery at its time (not waiting for the answers), then wait for all answers. */
   async run(plan: Delivery[]): Promise<void> {
@@ -65,7 +83,8 @@ export class Deliveries {
     const pending: Promise<Outcome>[] = [];
     for (const delivery of [...plan].sort((a, b) => a.at - b.at)) {
       const due = started + delivery.at - Date.now();
-      if (due > 0) await wait(due);
+      if (due > 0) await this.#wait(due);
+      if (this.#stopped.signal.aborted) break;
       pending.push(this.deliver(delivery.message, delivery.slot));
     }
     await Promise.all(pending);
@@ -77,7 +96,8 @@ export class Deliveries {
     this.outcomes.push(outcome);
     for (let attempt = 0; attempt < this.options.attempts; attempt++) {
       if (attempt > 0) {
-        await wait(this.options.retryMs * 2 ** Math.min(attempt - 1, 4));
+        await this.#wait(this.options.retryMs * 2 ** Math.min(attempt - 1, 4));
+        if (this.#stopped.signal.aborted) break;
         const live = this.cluster.live();
         slot = live[Math.floor(this.options.random() * live.length)] ?? slot;
       }

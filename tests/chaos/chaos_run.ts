@@ -102,6 +102,7 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
       await Promise.all(again.map((m, i) => deliveries.deliver(m, i % workers.size)));
     })();
     const stuck = await deadline(phases, RUN_DEADLINE_MS);
+    deliveries.stop();
     const errors = await cluster.close(stuck ? 1_000 : 10_000);
     cluster = undefined;
     // Its last retries fail fast once the processes are gone; a hold handler waiting for an arrival that

@@ -79,7 +79,10 @@ async function redeliverWhileHeld(run: RunContext, slot: number, message: ChaosM
   const redelivered = run.cluster.live().map((other) => run.deliveries.deliver(message, other));
   // Let them reach the processes and be decided before the held run ends (a fixed bound when a wrong
   // implementation makes them wait for the held run).
-  await Promise.race([Promise.all(redelivered), new Promise((resolve) => setTimeout(resolve, 300))]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise((resolve) => timer = setTimeout(resolve, 300));
+  await Promise.race([Promise.all(redelivered), bound]);
+  clearTimeout(timer);
   await run.cluster.release(slot, message.id);
   await Promise.all(redelivered);
 }

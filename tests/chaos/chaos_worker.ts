@@ -3,7 +3,8 @@
  * `Bot` on a shared store (a Deno KV file, a Redis server, or memory for one process), served over HTTP with
  * real signature checks, replying through the mock gateway server. Every step a test checks goes to one
  * log file, each record one line appended with O_APPEND (so the file is one order for all processes):
- * `arr` when a webhook reaches the process (before the bot sees it), `start` when the handler begins, `end`
+ * `arr` when a webhook reaches the process (before the bot sees it), `ans` when it is answered, `start` when
+ * the handler begins, `end`
  * once the update is done (the session saved), with the chat's session counter, `error` when it failed.
  *
  * The message text is `<chat> <seq> [flags]`; a flag acts on the first run of that message only (the number
@@ -23,11 +24,7 @@ import { Bot, type Context, session, type SessionFlavor } from "../../src/bot/mo
 import { RedisStore } from "../../src/backends/redis/mod.ts";
 import { openKvWhenFree } from "../../src/backends/kv/busy.ts";
 import { ChaosClock } from "./chaos_clock.ts";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { configure, getConsoleSink } from "@logtape/logtape";
-
-/** The delivery number of the webhook a handler runs for (each start record names its delivery). */
-const delivery = new AsyncLocalStorage<number>();
 
 /** What the test gives a worker (one JSON argument). */
 export interface WorkerConfig {
@@ -91,7 +88,7 @@ function buildBot(config: WorkerConfig, store: GatewayStore, clock: ChaosClock, 
   bot.on("message:text", async (ctx) => {
     const [chat, seq, ...flags] = ctx.text.split(" ");
     const id = ctx.msg.id;
-    write({ e: "start", id, chat, d: delivery.getStore() ?? null });
+    write({ e: "start", id, chat });
     const run = runsOf(config.log, id);
     if (run === 1 && (flags.includes("kill") || flags.includes("hold"))) {
       console.log(`holding ${id}`);
@@ -146,12 +143,14 @@ async function main(config: WorkerConfig): Promise<void> {
   const { store, close } = await openStore(config, clock.now);
   const released = new Released();
   const { bot, write } = buildBot(config, store, clock, released);
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
     const d = Number(request.headers.get("x-chaos-delivery"));
     const id = request.headers.get("x-chaos-id");
     write({ e: "arr", id, d });
     console.log(`arrived ${id}`);
-    return delivery.run(d, () => bot.fetch(request));
+    const response = await bot.fetch(request);
+    write({ e: "ans", id, d, s: response.status }); // the run a start belongs to is open until its answer
+    return response;
   });
   console.log(`ready ${server.addr.port}`);
   let buffered = "";
