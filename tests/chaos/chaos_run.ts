@@ -2,7 +2,7 @@
  * One chaos run: a mock gateway server, a store shared by `processes` bot processes (a KV file, a throwaway
  * redis-server, or memory for one process), the planned deliveries with the server's retries, a SIGKILL and
  * a clock jump past every lease whenever a handler flagged `kill` holds its chat's turn (those deliveries go
- * after the others, see splitAtKills), then a pass that redelivers some messages once all is done; then
+ * after the others, one chat at a time: see splitAtKills), then a pass that redelivers some messages once all is done; then
  * every check over the shared log.
  */
 
@@ -95,9 +95,10 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
     const again = spec.messages.filter(() => random() < spec.redeliverAfter);
     const workers = cluster;
     const phases = (async () => {
-      const [calm, attack] = splitAtKills(spec.plan);
-      await deliveries.run(calm);
-      await deliveries.run(attack);
+      for (const phase of splitAtKills(spec.plan)) {
+        await deliveries.run(phase);
+        await settled(holds);
+      }
       await settled(holds);
       await Promise.all(again.map((m, i) => deliveries.deliver(m, i % workers.size)));
     })();
@@ -135,21 +136,24 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
 }
 
 /**
- * The deliveries of a kill target and of the later messages of its chat go last, once every other delivery
- * was answered: when the clock then jumps past every lease, the only work left is the dead holder's chat
- * (its line, and the redeliveries of what the dead process held), not another chat's send in flight, whose
- * live claim the jump would also expire.
+ * The deliveries of a kill target and of the later messages of its chat go last, one chat after the other,
+ * each once every earlier delivery was answered: when the clock then jumps past every lease, the only work
+ * left is the dead holder's chat (its line, and the redeliveries of what the dead process held), not another
+ * chat's send in flight, whose live claim and deadline the jump would also pass.
  */
-function splitAtKills(plan: Delivery[]): [Delivery[], Delivery[]] {
+function splitAtKills(plan: Delivery[]): Delivery[][] {
   const first = new Map<string, number>(); // chat -> seq of its first kill target
   for (const { message } of plan) {
     if (!message.flags.some((flag) => flag === "kill" || flag === "killr")) continue;
     first.set(message.chat, Math.min(first.get(message.chat) ?? Infinity, message.seq));
   }
   const late = (d: Delivery) => d.message.seq >= (first.get(d.message.chat) ?? Infinity);
-  const attack = plan.filter(late);
-  const start = Math.min(...attack.map((d) => d.at));
-  return [plan.filter((d) => !late(d)), attack.map((d) => ({ ...d, at: d.at - start }))];
+  const attacks = [...first.keys()].map((chat) => {
+    const attack = plan.filter((d) => d.message.chat === chat && late(d));
+    const start = Math.min(...attack.map((d) => d.at));
+    return attack.map((d) => ({ ...d, at: d.at - start }));
+  });
+  return [plan.filter((d) => !late(d)), ...attacks];
 }
 
 /** Wait for every promise of `list`, also those added while waiting. */
