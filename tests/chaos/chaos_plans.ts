@@ -22,8 +22,9 @@ export interface PlanOptions {
   /** Flags of chat c0's messages by their seq (placed before `flags`). */
   flagsAt?: Record<number, string>;
   /**
-   * Key every other message of a chat by the person's `@lid`: the first with the phone as `remoteJidAlt`
-   * (the pair is learned from it), the others by the `@lid` alone, as 2.3.x servers send them.
+   * Key a chat's first message by the person's `@lid` with the phone as `remoteJidAlt` (the pair is learned
+   * from it; it is delivered and answered before the others), then every other one by the `@lid` alone, as
+   * 2.3.x servers send them, the rest by the phone.
    */
   lidForms?: boolean;
 }
@@ -80,7 +81,7 @@ export function planMessages(o: PlanOptions): ChaosMessage[] {
   }
   for (const m of messages) {
     const chat = Number(m.chat.slice(1));
-    const lid = o.lidForms !== true || m.seq % 2 === 0 ? "no" : m.seq === 1 ? "with phone" : "alone";
+    const lid = o.lidForms !== true ? "no" : m.seq === 0 ? "with phone" : m.seq % 2 === 1 ? "alone" : "no";
     m.body = envelope(m.id, chat, [m.chat, m.seq, ...m.flags].join(" "), lid);
   }
   return messages;

@@ -37,6 +37,8 @@ export interface RunSpec {
   seed: number;
   messages: ChaosMessage[];
   plan: Delivery[];
+  /** Deliveries answered before the plan starts (what the processes must have learned first). */
+  prelude?: Delivery[];
   /** Share of the messages redelivered once everything is done. */
   redeliverAfter: number;
   /** Cross-process order resolution, ms (see checkOrder). */
@@ -95,6 +97,7 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
     const again = spec.messages.filter(() => random() < spec.redeliverAfter);
     const workers = cluster;
     const phases = (async () => {
+      await deliveries.run(spec.prelude ?? []);
       for (const phase of splitAtKills(spec.plan)) {
         await deliveries.run(phase);
         await settled(holds);

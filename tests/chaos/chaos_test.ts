@@ -11,7 +11,7 @@
  */
 
 import { deepStrictEqual } from "node:assert/strict";
-import { type ChaosMessage, seeded } from "./chaos_deliveries.ts";
+import { type ChaosMessage, type Delivery, seeded } from "./chaos_deliveries.ts";
 import { planDeliveries, planMessages, type PlanOptions } from "./chaos_plans.ts";
 import { chaosRun, killHolder, type RunContext, type RunSpec } from "./chaos_run.ts";
 
@@ -42,13 +42,18 @@ async function runCase(c: Case, engine: Engine): Promise<void> {
     const options: PlanOptions = { ...c.shape, random, tag: `${seed}`, processes: c.processes };
     const messages = planMessages(options);
     // A message flagged `hold` is delivered by the case's onHold (see redeliverWhileHeld), not planned.
-    const plan = planDeliveries(messages, options).filter((d) => !d.message.flags.includes("hold"));
+    const planned = planDeliveries(messages, options).filter((d) => !d.message.flags.includes("hold"));
+    // With @lid forms, each chat's first message (which carries the pair) is handled before the others.
+    const first = (d: Delivery) => c.shape.lidForms === true && d.message.seq === 0;
+    const prelude = planned.filter(first).map((d) => ({ ...d, at: 0 }));
+    const plan = planned.filter((d) => !first(d));
     const result = await chaosRun({
       engine,
       processes: c.processes,
       seed,
       messages,
       plan,
+      prelude,
       redeliverAfter: c.redeliverAfter,
       resolutionMs: RESOLUTION_MS,
       onHold: c.onHold,

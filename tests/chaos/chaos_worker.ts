@@ -143,6 +143,9 @@ async function main(config: WorkerConfig): Promise<void> {
   const { store, close } = await openStore(config, clock.now);
   const released = new Released();
   const { bot, write } = buildBot(config, store, clock, released);
+  // A warm process: its store connection is open before the first webhook (a Redis client connects on first
+  // use), as a process that has been serving is; a cold start would delay its first arrival's ticket.
+  await store.state.get("chaos", "warm");
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
     const d = Number(request.headers.get("x-chaos-delivery"));
     const id = request.headers.get("x-chaos-id");
