@@ -1,6 +1,7 @@
 // What only Deno has says so, naming the runtime, when used on Node or Bun.
 import { rejects, throws } from "node:assert/strict";
-import { createWebhookHandler, MemoryStore, registerScheduledTasks } from "@gw/gateway";
+import { createWebhookHandler, MemoryStore } from "@gw/gateway";
+import { registerScheduledTasks } from "@gw/gateway/tasks";
 import { MockGatewayServer } from "@gw/gateway/testing";
 import { test } from "./runner.mjs";
 
