@@ -6,10 +6,10 @@
  * @module
  */
 
-import { errorMessage } from "../../util/error_message.ts";
-import { keepConnected, type SourceSleep } from "../keep_connected.ts";
-import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
-import { settleFailure } from "../settle.ts";
+import { ConsumerLoop } from "../consumer_loop.ts";
+import type { SourceSleep } from "../keep_connected.ts";
+import type { Backoff, SourceScope } from "../scope.ts";
+import { retryDelay, settleDelivery } from "../settle_delivery.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type NatsJsMsg, natsLabel, type NatsLink, openNats } from "./client.ts";
 import { deadLetterSubject, ensureConsumer, ensureStreams, eventStream } from "./streams.ts";
@@ -49,9 +49,7 @@ export class NatsConsumer {
   readonly ready: Promise<void>;
   readonly #settings: NatsConsumerSettings;
   readonly #deliver: (delivery: SourceDelivery) => Promise<void>;
-  readonly #stop = new AbortController();
-  readonly #inflight = new Set<Promise<void>>();
-  readonly #running: Promise<void>;
+  readonly #loop: ConsumerLoop;
 
   /**
    * Start consuming (done by `NatsSource.consume`).
@@ -67,20 +65,13 @@ export class NatsConsumer {
   constructor(settings: NatsConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
     this.#settings = settings;
     this.#deliver = deliver;
-    const ready = Promise.withResolvers<void>();
-    this.ready = ready.promise;
-    this.#stop.signal.addEventListener("abort", () => ready.resolve(), { once: true });
-    this.#running = keepConnected((started) =>
-      this.#session(() => {
-        started();
-        ready.resolve();
-      }), {
+    this.#loop = new ConsumerLoop((started) => this.#session(started), {
       label: `NATS consumer (${natsLabel(settings.url)})`,
       backoff: settings.backoff,
       sleep: settings.sleep,
       log: settings.log,
-      signal: this.#stop.signal,
     });
+    this.ready = this.#loop.ready;
   }
 
   /**
@@ -94,18 +85,14 @@ export class NatsConsumer {
    * await source.consume(new WebhookProcessor()).close();
    * ```
    */
-  async close(): Promise<void> {
-    this.#stop.abort();
-    await this.#running;
+  close(): Promise<void> {
+    return this.#loop.close();
   }
 
   async #session(started: () => void): Promise<void> {
     const { scope, consumerName, ackWaitMs, prefetch } = this.#settings;
     const link = await openNats(this.#settings.url, this.#settings.connectTimeoutMs);
-    const stopped = new Promise<void>((resolve) => {
-      if (this.#stop.signal.aborted) resolve();
-      this.#stop.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
+    const stopped = this.#loop.stopped();
     const feeds: { stop(): void }[] = [];
     try {
       await ensureStreams(link.jsm, scope.instances);
@@ -124,7 +111,7 @@ export class NatsConsumer {
       await Promise.race([ended, stopped]);
       for (const feed of feeds) feed.stop();
       await Promise.all(loops);
-      await Promise.all([...this.#inflight]);
+      await this.#loop.allDone();
     } finally {
       await link.close().catch(() => {});
     }
@@ -133,40 +120,24 @@ export class NatsConsumer {
   async #drain(messages: AsyncIterable<NatsJsMsg>, link: NatsLink, instance: string): Promise<void> {
     try {
       for await (const message of messages) {
-        const handled = this.#handle(message, link, instance);
-        this.#inflight.add(handled);
-        handled.finally(() => this.#inflight.delete(handled));
+        const running = this.#loop.track(this.#handle(message, link, instance));
         // At most `prefetch` handlers at once: wait for one to finish before taking more.
-        if (this.#inflight.size >= this.#settings.prefetch) await Promise.race([...this.#inflight]);
+        if (running >= this.#settings.prefetch) await this.#loop.oneDone();
       }
     } catch {
       // the connection ended: the session reports it
     }
   }
 
-  async #handle(message: NatsJsMsg, link: NatsLink, instance: string): Promise<void> {
+  #handle(message: NatsJsMsg, link: NatsLink, instance: string): Promise<void> {
     const attempts = message.info.deliveryCount;
-    let body: unknown;
-    try {
-      body = JSON.parse(message.string());
-    } catch {
-      return await this.#deadLetter(message, link, instance, "the body is not JSON", attempts);
-    }
-    try {
-      await this.#deliver({
-        body,
-        deliveryId: `${eventStream(instance)}:${message.info.streamSequence}`,
-        receivedAt: this.#settings.now(),
-      });
-    } catch (error) {
-      const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
-      if (outcome === "dead-letter") {
-        return await this.#deadLetter(message, link, instance, errorMessage(error), attempts);
-      }
-      message.nak(backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1));
-      return;
-    }
-    message.ack();
+    const text = message.string();
+    const deliveryId = `${eventStream(instance)}:${message.info.streamSequence}`;
+    return settleDelivery({ text, attempts, deliveryId }, { ...this.#settings, deliver: this.#deliver }, {
+      ack: () => message.ack(),
+      retry: (delayMs) => message.nak(delayMs),
+      deadLetter: (reason) => this.#deadLetter(message, link, instance, reason, attempts),
+    });
   }
 
   async #deadLetter(
@@ -184,7 +155,7 @@ export class NatsConsumer {
     try {
       await link.js.publish(deadLetterSubject(instance), message.data, { headers });
     } catch {
-      message.nak(backoffDelay(this.#settings.retryDelay, attempts - 1)); // not kept yet: try again later
+      message.nak(retryDelay(this.#settings.retryDelay, attempts)); // not kept yet: try again later
       return;
     }
     message.term(reason.slice(0, 100));

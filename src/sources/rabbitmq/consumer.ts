@@ -6,10 +6,10 @@
  * @module
  */
 
-import { errorMessage } from "../../util/error_message.ts";
-import { keepConnected, type SourceSleep } from "../keep_connected.ts";
-import { type Backoff, backoffDelay, type SourceScope } from "../scope.ts";
-import { settleFailure } from "../settle.ts";
+import { ConsumerLoop } from "../consumer_loop.ts";
+import type { SourceSleep } from "../keep_connected.ts";
+import type { Backoff, SourceScope } from "../scope.ts";
+import { settleDelivery } from "../settle_delivery.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type AmqpChannel, type AmqpConnection, type AmqpMessage, openAmqp, rabbitLabel } from "./client.ts";
 import { publishDeadLetter } from "./dead_letters.ts";
@@ -56,9 +56,7 @@ export class RabbitMqConsumer {
   readonly ready: Promise<void>;
   readonly #settings: RabbitMqConsumerSettings;
   readonly #deliver: (delivery: SourceDelivery) => Promise<void>;
-  readonly #stop = new AbortController();
-  readonly #inflight = new Set<Promise<void>>();
-  readonly #running: Promise<void>;
+  readonly #loop: ConsumerLoop;
 
   /**
    * Start consuming (done by `RabbitMqSource.consume`).
@@ -75,20 +73,13 @@ export class RabbitMqConsumer {
   constructor(settings: RabbitMqConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
     this.#settings = settings;
     this.#deliver = deliver;
-    const ready = Promise.withResolvers<void>();
-    this.ready = ready.promise;
-    this.#stop.signal.addEventListener("abort", () => ready.resolve(), { once: true });
-    this.#running = keepConnected((started) =>
-      this.#session(() => {
-        started();
-        ready.resolve();
-      }), {
+    this.#loop = new ConsumerLoop((started) => this.#session(started), {
       label: `RabbitMQ consumer (${rabbitLabel(settings.url)})`,
       backoff: settings.backoff,
       sleep: settings.sleep,
       log: settings.log,
-      signal: this.#stop.signal,
     });
+    this.ready = this.#loop.ready;
   }
 
   /**
@@ -103,25 +94,21 @@ export class RabbitMqConsumer {
    * await source.consume(new WebhookProcessor()).close();
    * ```
    */
-  async close(): Promise<void> {
-    this.#stop.abort();
-    await this.#running;
+  close(): Promise<void> {
+    return this.#loop.close();
   }
 
   async #session(started: () => void): Promise<void> {
     const { promise: lost, reject } = Promise.withResolvers<never>();
     lost.catch(() => {});
     const connection = await openAmqp(this.#settings.url, this.#settings.connectTimeoutMs, reject);
-    const stopped = new Promise<void>((resolve) => {
-      if (this.#stop.signal.aborted) resolve();
-      this.#stop.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
+    const stopped = this.#loop.stopped();
     try {
       const tags = await this.#subscribe(connection);
       started();
       await Promise.race([lost, stopped]);
       await Promise.all(tags.map(([channel, tag]) => channel.basicCancel(tag).catch(() => {})));
-      await Promise.all([...this.#inflight]);
+      await this.#loop.allDone();
     } finally {
       await connection.close().catch(() => {});
     }
@@ -139,9 +126,7 @@ export class RabbitMqConsumer {
       for (const event of scope.events) {
         const origin = { instance, queue: eventQueue(instance, event), deadLetters };
         const onMessage = (message: AmqpMessage) => {
-          const handled = this.#handle(message, origin);
-          this.#inflight.add(handled);
-          handled.finally(() => this.#inflight.delete(handled));
+          this.#loop.track(this.#handle(message, origin));
         };
         // The client registers a consumer only after the broker's ConsumeOk is handled, and drops (without
         // ack or nack) a delivery that arrives before: with a backlog, the first messages would sit unacked
@@ -155,34 +140,21 @@ export class RabbitMqConsumer {
     return tags;
   }
 
-  async #handle(message: AmqpMessage, origin: Origin): Promise<void> {
+  #handle(message: AmqpMessage, origin: Origin): Promise<void> {
     const attempts = deliveryCount(message) + 1;
-    let body: unknown;
-    try {
-      body = JSON.parse(message.bodyString() ?? "");
-    } catch {
-      return await this.#deadLetter(message, origin, "the body is not JSON", attempts);
-    }
-    try {
-      await this.#deliver({
-        body,
-        deliveryId: message.properties.messageId,
-        receivedAt: this.#settings.now(),
-      });
-    } catch (error) {
-      const outcome = settleFailure(error, attempts, this.#settings.maxAttempts);
-      if (outcome === "dead-letter") {
-        return await this.#deadLetter(message, origin, errorMessage(error), attempts);
-      }
-      // Held for a growing delay (a busy one for the first delay), then back to the queue for another
-      // delivery, which the broker counts (x-delivery-count). close() cuts the wait short.
-      const delay = backoffDelay(this.#settings.retryDelay, outcome === "retry-busy" ? 0 : attempts - 1);
-      await this.#settings.sleep(delay, this.#stop.signal).catch(() => {});
-      await message.nack(true).catch(() => {});
-      return;
-    }
-    // A lost ack means a redelivery, which the target's claims turn into a duplicate skipped.
-    await message.ack().catch(() => {});
+    const text = message.bodyString();
+    const deliveryId = message.properties.messageId;
+    return settleDelivery({ text, attempts, deliveryId }, { ...this.#settings, deliver: this.#deliver }, {
+      // A lost ack means a redelivery, which the target's claims turn into a duplicate skipped.
+      ack: () => message.ack().catch(() => {}),
+      // Held for the delay, then back to the queue for another delivery, which the broker counts
+      // (x-delivery-count). close() cuts the wait short.
+      retry: async (delayMs) => {
+        await this.#settings.sleep(delayMs, this.#loop.signal).catch(() => {});
+        await message.nack(true).catch(() => {});
+      },
+      deadLetter: (reason) => this.#deadLetter(message, origin, reason, attempts),
+    });
   }
 
   async #deadLetter(message: AmqpMessage, origin: Origin, reason: string, attempts: number): Promise<void> {
