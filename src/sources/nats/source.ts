@@ -10,6 +10,7 @@ import { checkOptionKeys } from "../../option_keys.ts";
 import type { GatewayService } from "../../service.ts";
 import { abortableSleep } from "../../timing.ts";
 import { positiveInteger } from "../../util/checks.ts";
+import { enableSinks } from "../enable_sink.ts";
 import type { SourceSleep } from "../keep_connected.ts";
 import { readBackoff, readBrokerUrl, readScope } from "../scope.ts";
 import { deliverTo, type SourceTarget } from "../target.ts";
@@ -152,15 +153,11 @@ export class NatsSource {
   async setup(gw: GatewayService): Promise<void> {
     const { scope } = this.#settings;
     await this.#withLink((link) => ensureStreams(link.jsm, scope.instances));
-    for (const instance of scope.instances) {
-      const answer = await gw.instance(instance).nats().set({ enabled: true, events: scope.events });
-      if (answer.data === null || answer.data === undefined) {
-        throw new ConfigurationException(
-          `Cannot enable NATS for instance "${instance}": the server stored nothing (is NATS_ENABLED on in its environment?)`,
-          { setting: "NATS_ENABLED" },
-        );
-      }
-    }
+    await enableSinks(scope, {
+      broker: "NATS",
+      setting: "NATS_ENABLED",
+      set: (instance, events) => gw.instance(instance).nats().set({ enabled: true, events }),
+    });
   }
 
   /**

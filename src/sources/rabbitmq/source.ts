@@ -10,6 +10,7 @@ import { checkOptionKeys } from "../../option_keys.ts";
 import type { GatewayService } from "../../service.ts";
 import { abortableSleep } from "../../timing.ts";
 import { positiveInteger } from "../../util/checks.ts";
+import { enableSinks } from "../enable_sink.ts";
 import type { SourceSleep } from "../keep_connected.ts";
 import { readBackoff, readBrokerUrl, readScope } from "../scope.ts";
 import { deliverTo, type SourceTarget } from "../target.ts";
@@ -144,15 +145,11 @@ export class RabbitMqSource {
     await this.#withChannel(async (connection) => {
       await declareTopology(await connection.channel(), scope.instances, scope.events);
     });
-    for (const instance of scope.instances) {
-      const answer = await gw.instance(instance).rabbitmq().set({ enabled: true, events: scope.events });
-      if (answer.data === null || answer.data === undefined) {
-        throw new ConfigurationException(
-          `Cannot enable RabbitMQ for instance "${instance}": the server stored nothing (is RABBITMQ_ENABLED on in its environment?)`,
-          { setting: "RABBITMQ_ENABLED" },
-        );
-      }
-    }
+    await enableSinks(scope, {
+      broker: "RabbitMQ",
+      setting: "RABBITMQ_ENABLED",
+      set: (instance, events) => gw.instance(instance).rabbitmq().set({ enabled: true, events }),
+    });
   }
 
   /**
