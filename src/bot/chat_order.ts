@@ -314,7 +314,10 @@ export class ChatOrder implements ChatLines {
         ? await this.#write(key, entry.version, after(skipped, line.serving, now))
         : await this.#write(key, entry.version, skipped);
       if (!written) continue;
-      if (left.includes(line.serving)) this.#pauses.get(key)?.wake();
+      if (left.includes(line.serving)) {
+        this.#known.delete(key); // the turn it noted is over: a line started anew may reuse its number
+        this.#pauses.get(key)?.wake();
+      }
       return;
     }
   }
