@@ -125,6 +125,8 @@ export class ChatOrder implements ChatLines {
   readonly #holding = new Set<string>();
   // The read of each chat's line in flight for its waiters.
   readonly #looks = new Map<string, Promise<StateEntry<Line> | null>>();
+  // The tickets of each chat given up here and not written yet (present while a write of them runs).
+  readonly #givenUp = new Map<string, number[]>();
 
   constructor(state: StateStore, options: ChatOrderOptions) {
     this.#state = state;
@@ -276,14 +278,47 @@ export class ChatOrder implements ChatLines {
     return look;
   }
 
-  /** A ticket that will not run: skipped when its turn comes (handed on at once when it came). */
-  async #giveUp(key: string, ticket: number): Promise<void> {
+  /**
+   * A ticket that will not run: skipped when its turn comes (handed on at once when it came). The tickets
+   * given up here while a write of them is in flight go in the next write together: a burst of refused
+   * redeliveries is one compare-and-set per round, not one each (each losing to the others until it ran out
+   * of attempts, its ticket never skipped: the chat stuck until the lease).
+   */
+  #giveUp(key: string, ticket: number): Promise<void> {
+    const pending = this.#givenUp.get(key);
+    if (pending !== undefined) return (pending.push(ticket), Promise.resolve());
+    this.#givenUp.set(key, [ticket]);
+    return this.#skipQueued(key);
+  }
+
+  async #skipQueued(key: string): Promise<void> {
+    const pending = this.#givenUp.get(key)!;
+    try {
+      while (pending.length > 0) await this.#skip(key, pending.splice(0)).catch(() => {});
+    } finally {
+      this.#givenUp.delete(key);
+    }
+  }
+
+  /** Write `tickets` as given up: skipped later, or handed on now when the turn is one of them. */
+  async #skip(key: string, tickets: number[]): Promise<void> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const entry = await this.#state.get<Line>(NAMESPACE, key);
-      if (entry === null || entry.value.serving > ticket) return;
-      if (entry.value.serving === ticket) return await this.#leave(key, ticket);
+      if (entry === null) return;
       const line = entry.value;
-      if (await this.#write(key, entry.version, { ...line, skip: [...line.skip ?? [], ticket] })) return;
+      const left = tickets.filter((t) => t >= line.serving);
+      if (left.length === 0) return;
+      const skipped = { ...line, skip: [...line.skip ?? [], ...left.filter((t) => t !== line.serving)] };
+      const now = this.#options.now();
+      const written = left.includes(line.serving)
+        ? await this.#write(key, entry.version, after(skipped, line.serving, now))
+        : await this.#write(key, entry.version, skipped);
+      if (!written) continue;
+      if (left.includes(line.serving)) {
+        this.#known.delete(key); // the turn it noted is over: a line started anew may reuse its number
+        this.#pauses.get(key)?.wake();
+      }
+      return;
     }
   }
 

@@ -2,6 +2,7 @@
 // body is in, `handleUpdate` when called), under the chat's one canonical id, before any store operation.
 // Deterministic interleavings: store writes held by gates and released in the order the test chooses.
 import { deepStrictEqual, rejects } from "node:assert/strict";
+import { ChatOrder, type ChatTurn } from "../../src/bot/chat_order.ts";
 import { Arrivals } from "../../src/inbound/arrivals.ts";
 import type { InboundLines } from "../../src/inbound/lines.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
@@ -299,4 +300,32 @@ Deno.test("inbound order (shared store): a waiting update whose turn was skipped
   await first;
   await bot.handleUpdate(inbound("second", { id: "K2" })); // the server's retry runs it
   deepStrictEqual(log, ["start:first", "end:first", "start:second", "end:second"]);
+});
+
+Deno.test("inbound order (shared store): a hundred redeliveries refused at once give their places up, and the chat goes on", async () => {
+  const state = sharedLikeStore(() => 1_000).state;
+  // The waiter's looks at the line: each sleep ends at the next macrotask; after many looks it stays asleep
+  // and the test sees the line stuck (no real time is waited on).
+  const stuck = gate();
+  let looks = 0;
+  const sleep = (_ms: number) => {
+    if (++looks > 500) return (stuck.open(), new Promise<void>(() => {}));
+    return new Promise<void>((resolve) => setTimeout(resolve, 0));
+  };
+  const order = new ChatOrder(state, { now: () => 1_000, sleep, leaseMs: 60_000, pollMs: 50 });
+  const holder = await order.enter(INSTANCE, ANA); // ticket 0: its turn
+  // A burst of redeliveries arrives while the holder runs (their tickets taken together), then one new message.
+  const refused = Array.from({ length: 100 }, () => order.arrive(INSTANCE, ANA));
+  const next = order.arrive(INSTANCE, ANA);
+  const last = await (next as unknown as { taken: Promise<number> }).taken; // every ticket taken
+  for (const slot of refused) slot.release(); // each copy answered "busy": its place given up at once
+  await holder.leave();
+  const turn = await Promise.race([order.enter(INSTANCE, ANA, next), stuck.promise.then(() => "stuck")]);
+  deepStrictEqual(turn === "stuck" ? "stuck" : "entered", "entered");
+  deepStrictEqual(
+    (await state.get<{ serving: number }>("bot_chat_order", `${INSTANCE}/${ANA}`))?.value.serving,
+    last,
+  );
+  await (turn as ChatTurn).leave();
+  deepStrictEqual(await state.get("bot_chat_order", `${INSTANCE}/${ANA}`), null);
 });
