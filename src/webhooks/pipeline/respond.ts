@@ -119,6 +119,11 @@ export function failureText(error: unknown, apikey: string | undefined): string 
   return `${text.replace(/\s+/g, " ").slice(0, 300)}${more}`;
 }
 
+/** The instance as a failure line names it: quoted, at most 100 characters. */
+export function instanceLabel(payload: WebhookPayloadDto): string {
+  return JSON.stringify(payload.instance.slice(0, 100));
+}
+
 /**
  * The stderr line of a webhook whose handlers failed, at most one per event and instance per interval: a
  * handler's bug must be visible without LogTape being configured (the answer's body stays generic).
@@ -129,7 +134,7 @@ export function reportFailure(
   status: number,
   error: unknown,
 ): void {
-  const instance = JSON.stringify(payload.instance.slice(0, 100));
+  const instance = instanceLabel(payload);
   const retried = status >= 500 ? " (the server retries it)" : " (the server does not retry it)";
   receiver.reports.report(
     `${status} ${payload.event} ${instance}`,

@@ -9,7 +9,7 @@ import { getGatewayLogger } from "../../log.ts";
 import { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
 import { describeError, runWebhook, saveWebhookLog } from "../run.ts";
-import { failureText } from "../pipeline/respond.ts";
+import { failureText, instanceLabel } from "../pipeline/respond.ts";
 import { RateLimitedReports } from "../pipeline/reports.ts";
 import {
   type DeadLetter,
@@ -28,7 +28,7 @@ const reportsByClock = new WeakMap<() => number, RateLimitedReports>();
 function reportFailure(now: () => number, payload: WebhookPayloadDto, outcome: string, error: unknown): void {
   let reports = reportsByClock.get(now);
   if (reports === undefined) reportsByClock.set(now, reports = new RateLimitedReports(now));
-  const instance = JSON.stringify(payload.instance.slice(0, 100));
+  const instance = instanceLabel(payload);
   reports.report(
     `${payload.event} ${instance} ${outcome.startsWith("dead") ? "dead" : "retry"}`,
     () =>
