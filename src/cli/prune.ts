@@ -59,61 +59,32 @@ instance snapshots by their last update. The store file must exist.`,
   /** Count, or delete, the records older than the age limit and print the counts. */
   protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const days = numberFlag(values, "days", { fallback: 30 });
-    const kinds = ((values.kind as string[] | undefined) ?? [...RECORD_KINDS]) as RecordKind[];
-    for (const kind of kinds) {
-      if (!RECORD_KINDS.includes(kind)) {
-        throw new UsageError(
-          `Cannot parse arguments: unknown kind "${kind}" for "--kind" (expected one of ${
-            RECORD_KINDS.join(", ")
-          })`,
-        );
-      }
-    }
+    const kinds = kindFlags(values);
     const dryRun = booleanFlag(values, "dry-run");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     const opened = await openStore(cli, { mustExist: true });
-    const unique = [...new Set(kinds)];
-    const bar = new ProgressBar(io, dryRun ? "Counting" : "Pruning");
-    // One clock for every kind, so they share one cut-off.
-    const now = Date.now();
-    const counts: Partial<Record<RecordKind, number>> = {};
-    let total = 0;
-    let before = now;
+    let pruned: Omit<PruneReport, "store" | "dryRun" | "days">;
     try {
-      for (const [index, kind] of unique.entries()) {
-        bar.update(index, unique.length);
-        const result = await pruneOldRecords({
-          store: opened.store,
-          days,
-          kinds: [kind],
-          dryRun,
-          now: () => now,
-        });
-        counts[kind] = result.counts[kind] ?? 0;
-        total += result.total;
-        before = result.before;
-      }
-      bar.update(unique.length, unique.length);
+      pruned = await pruneKinds(
+        opened.store,
+        kinds,
+        days,
+        dryRun,
+        new ProgressBar(io, dryRun ? "Counting" : "Pruning"),
+      );
     } finally {
-      bar.done();
       opened.close();
     }
-    const report: PruneReport = {
-      store: opened.path,
-      dryRun,
-      days,
-      before: new Date(before).toISOString(),
-      counts,
-      total,
-    };
+    const report: PruneReport = { store: opened.path, dryRun, days, ...pruned };
     if (booleanFlag(values, "json")) {
       writeJson(io, report);
       return EXIT_OK;
     }
+    const { counts, total } = report;
     io.stdout(
       renderTable(
         ["KIND", dryRun ? "WOULD REMOVE" : "REMOVED"],
-        unique.map((kind) => [kind, String(counts[kind])]),
+        kinds.map((kind) => [kind, String(counts[kind])]),
       ),
     );
     io.stdout(
@@ -123,4 +94,47 @@ instance snapshots by their last update. The store file must exist.`,
     );
     return EXIT_OK;
   }
+}
+
+/** The `--kind` flags, each once (all kinds without one); an unknown kind is a usage error. */
+function kindFlags(values: ParsedFlags["values"]): RecordKind[] {
+  const kinds = ((values.kind as string[] | undefined) ?? [...RECORD_KINDS]) as RecordKind[];
+  for (const kind of kinds) {
+    if (!RECORD_KINDS.includes(kind)) {
+      throw new UsageError(
+        `Cannot parse arguments: unknown kind "${kind}" for "--kind" (expected one of ${
+          RECORD_KINDS.join(", ")
+        })`,
+      );
+    }
+  }
+  return [...new Set(kinds)];
+}
+
+/** Prune (or count) each kind in turn, showing progress. */
+async function pruneKinds(
+  store: Parameters<typeof pruneOldRecords>[0]["store"],
+  kinds: RecordKind[],
+  days: number,
+  dryRun: boolean,
+  bar: ProgressBar,
+): Promise<Omit<PruneReport, "store" | "dryRun" | "days">> {
+  // One clock for every kind, so they share one cut-off.
+  const now = Date.now();
+  const counts: Partial<Record<RecordKind, number>> = {};
+  let total = 0;
+  let before = now;
+  try {
+    for (const [index, kind] of kinds.entries()) {
+      bar.update(index, kinds.length);
+      const result = await pruneOldRecords({ store, days, kinds: [kind], dryRun, now: () => now });
+      counts[kind] = result.counts[kind] ?? 0;
+      total += result.total;
+      before = result.before;
+    }
+    bar.update(kinds.length, kinds.length);
+  } finally {
+    bar.done();
+  }
+  return { before: new Date(before).toISOString(), counts, total };
 }
