@@ -11,7 +11,7 @@ import { FlagCommand } from "./command.ts";
 import { loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
-import { openStore } from "./store.ts";
+import { withStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
 /** What `prune --json` prints. */
@@ -62,20 +62,9 @@ instance snapshots by their last update. The store file must exist.`,
     const kinds = kindFlags(values);
     const dryRun = booleanFlag(values, "dry-run");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
-    const opened = await openStore(cli, { mustExist: true });
-    let pruned: Omit<PruneReport, "store" | "dryRun" | "days">;
-    try {
-      pruned = await pruneKinds(
-        opened.store,
-        kinds,
-        days,
-        dryRun,
-        new ProgressBar(io, dryRun ? "Counting" : "Pruning"),
-      );
-    } finally {
-      opened.close();
-    }
-    const report: PruneReport = { store: opened.path, dryRun, days, ...pruned };
+    const bar = new ProgressBar(io, dryRun ? "Counting" : "Pruning");
+    const { path, result } = await withStore(cli, (store) => pruneKinds(store, kinds, days, dryRun, bar));
+    const report: PruneReport = { store: path, dryRun, days, ...result };
     if (booleanFlag(values, "json")) {
       writeJson(io, report);
       return EXIT_OK;
@@ -90,7 +79,7 @@ instance snapshots by their last update. The store file must exist.`,
     io.stdout(
       `${dryRun ? "Would remove" : "Removed"} ${total} record${
         total === 1 ? "" : "s"
-      } older than ${days} day${days === 1 ? "" : "s"} (before ${report.before}) from ${opened.path}\n`,
+      } older than ${days} day${days === 1 ? "" : "s"} (before ${report.before}) from ${path}\n`,
     );
     return EXIT_OK;
   }

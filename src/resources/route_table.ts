@@ -83,8 +83,14 @@ export type BotOp =
 /** A group's rows by operation. */
 export type Rows<K extends string> = { readonly [P in K]: RouteEntry };
 
-/** Every group's rows by operation: the type of `ROUTE` (`src/resources/routes.ts`). */
-export interface RouteTable {
+/**
+ * Every group's rows by operation: the type of `ROUTE` (`src/resources/routes.ts`). The event sinks have
+ * `set` and `find`; the chatbot integrations the bot operations, plus their own.
+ */
+export interface RouteTable
+  extends
+    Readonly<Record<EventSinkGroup, Rows<"set" | "find">>>,
+    Readonly<Record<Exclude<ChatbotGroup, "chatwoot" | "typebot" | "openai">, Rows<BotOp>>> {
   readonly instance: Rows<
     | "create"
     | "restart"
@@ -161,18 +167,7 @@ export interface RouteTable {
   readonly label: Rows<"findLabels" | "handleLabel">;
   readonly webhook: Rows<"set" | "find">;
   readonly s3: Rows<"getMedia" | "getMediaUrl">;
-  readonly websocket: Rows<"set" | "find">;
-  readonly rabbitmq: Rows<"set" | "find">;
-  readonly nats: Rows<"set" | "find">;
-  readonly pusher: Rows<"set" | "find">;
-  readonly sqs: Rows<"set" | "find">;
-  readonly kafka: Rows<"set" | "find">;
-  readonly evolutionBot: Rows<BotOp>;
   readonly chatwoot: Rows<"set" | "find" | "webhook">;
   readonly typebot: Rows<BotOp | "start">;
   readonly openai: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | "getModels">;
-  readonly dify: Rows<BotOp>;
-  readonly flowise: Rows<BotOp>;
-  readonly n8n: Rows<BotOp>;
-  readonly evoai: Rows<BotOp>;
 }
