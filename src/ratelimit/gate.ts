@@ -62,14 +62,6 @@ export interface RateLimitAcquireOptions {
  * (`on_limit_reached: "wait"`, the default) or refusing at once (`"throw"`) when the bucket is full.
  * A failing limiter lets the call through (`on_limiter_error: "open"`, the default) or refuses it
  * (`"closed"`). The configuration is checked when the gate is built.
- *
- * @example
- * ```ts
- * import { MetricsCollector } from "@gw/gateway";
- * import { RateLimitGate } from "./gate.ts";
- * const gate = new RateLimitGate({ on_limit_reached: "throw" }, { metrics: new MetricsCollector() });
- * await gate.acquire({ connection: "default", instance: "sales", bucket: "messages" });
- * ```
  */
 export class RateLimitGate {
   /** False when `rate_limiting.enabled` is false: `acquire` then returns at once. */

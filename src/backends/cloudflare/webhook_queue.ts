@@ -88,16 +88,6 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
 
   /**
    * Queue one job; rejects when it cannot be queued.
-   *
-   * @example
-   * ```ts
-   * import { CloudflareWebhookQueue, type Queue } from "@gw/gateway/cloudflare";
-   * const queueOne = (queue: Queue) =>
-   *   new CloudflareWebhookQueue(queue).enqueue({
-   *     type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0,
-   *     receivedAt: Date.now(), body: new TextEncoder().encode('{"event":"call","data":{}}'),
-   *   });
-   * ```
    */
   async enqueue(job: ProcessWebhookJob): Promise<void> {
     const size = job.body?.byteLength ?? 0;

@@ -114,17 +114,6 @@ export class KvWebhookQueue implements WebhookJobQueue {
 
   /**
    * Write a job.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookQueue } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvWebhookQueue(kv).enqueue({
-   *   type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0, receivedAt: Date.now(),
-   *   body: new TextEncoder().encode('{"event":"call","data":{}}'),
-   * });
-   * kv.close();
-   * ```
    */
   enqueue(job: ProcessWebhookJob): Promise<void> {
     return enqueueWebhookJob(this.kv, job, this.#options);

@@ -57,12 +57,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * const allowed = await new MemoryRateLimiter().attempt("k", 1, 60); // true
-   * ```
    */
   attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     try {
@@ -85,14 +79,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
   /**
    * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
    * window (fractional, exact to the millisecond).
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * const limiter = new MemoryRateLimiter();
-   * await limiter.attempt("k", 1, 60);
-   * await limiter.availableIn("k", 60); // 60
-   * ```
    */
   availableIn(key: string, decaySeconds: number): Promise<number> {
     try {
@@ -107,12 +93,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Forget every slot taken for `key`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * await new MemoryRateLimiter().clear("k");
-   * ```
    */
   clear(key: string): Promise<void> {
     this.#windows.delete(key);

@@ -164,16 +164,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   /**
    * Keep `job` until a worker runs it, due after `delay` ms (default 0). The webhook handler calls this
    * when `queue.backend` is this queue.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * await queue.enqueue({
-   *   type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0, receivedAt: Date.now(),
-   *   body: new TextEncoder().encode('{"event":"call","data":{}}'),
-   * });
-   * ```
    */
   async enqueue(job: ProcessWebhookJob, options: { delay?: number } = {}): Promise<void> {
     if (!isProcessWebhookJob(job)) throw new WebhookException("Cannot queue webhook: not a webhook job");

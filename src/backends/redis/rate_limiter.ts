@@ -84,13 +84,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
   /**
    * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
    * Rejects when Redis cannot be reached.
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
-   * await limiter.attempt("report:alice", 5, 60);
-   * ```
    */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     checkArguments(key, maxAttempts, decaySeconds);
@@ -108,12 +101,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
   /**
    * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
    * window (fractional, exact to the millisecond).
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).availableIn("report:alice", 60);
-   * ```
    */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     checkDecay(key, decaySeconds);
@@ -134,12 +121,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
 
   /**
    * Forget every slot taken for `key`.
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).clear("report:alice");
-   * ```
    */
   async clear(key: string): Promise<void> {
     await this.#redis.command(["DEL", this.#key(key)]);
