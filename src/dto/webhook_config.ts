@@ -133,12 +133,6 @@ export interface WebhookConfigDto {
 export class WebhookConfigDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook", byEvents: true, headers: { jwt_key: "secret" } });
-   * ```
    */
   static from(input: WebhookConfigInput | WebhookConfigDto): WebhookConfigDto {
     if (input instanceof WebhookConfigDto) return input;
