@@ -264,13 +264,6 @@ export class GatewayService {
 
   /**
    * A view bound to instance `name`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instance("sales").messages().text("5511999999999", "Hello");
-   * ```
    */
   instance(name: string): GatewayService {
     return this.#view({ instance: this.#shared.client.resolveInstance(name) });
@@ -650,22 +643,6 @@ export class GatewayService {
    * default unless given. Throws a `ConfigurationException` naming the setting for an unknown key
    * (`serverUrl` → did you mean `server_url`?), a wrong type, a missing `server_url` or `api_key` (without
    * `connections`), or an api key that is not header-safe.
-   *
-   * @example One connection
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
-   * ```
-   *
-   * @example Named connections
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({
-   *   default: "main",
-   *   connections: { main: { server_url: "http://localhost:8080", api_key: "key", instance: "sales" } },
-   *   retry: { max_retries: 3 },
-   * });
-   * ```
    */
   static make(config: GatewayConfig): GatewayService {
     const valid = validateConfig(config);

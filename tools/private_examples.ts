@@ -5,7 +5,8 @@
  * comment lines.
  *
  * With `--implemented`, also the examples on the methods of a class that implement a member of one of
- * src/'s interfaces (the contract documents the call).
+ * src/'s interfaces (the contract documents the call). With `--restated`, also the examples on a class's
+ * members whose call the class's own example shows already.
  *
  * Run: `deno run --lock=tests/npm/deno.lock --allow-read --allow-run --allow-env tools/private_examples.ts`
  * (add `--fix` to delete the blocks, `--skip <path prefix>` any number of times to leave files alone).
@@ -18,6 +19,9 @@ const fix = Deno.args.includes("--fix");
 // Also the examples on a class's methods that implement a member of an interface of src/ (the contract's
 // JSDoc documents the call; `KvStore.getOutbound` restating `GatewayStore.getOutbound` adds nothing).
 const implemented = Deno.args.includes("--implemented");
+// Also the examples on a class's members whose call the class's own example already shows (`new C(` for
+// the constructor, `.name(` for a method or accessor).
+const restated = Deno.args.includes("--restated");
 const skips = Deno.args.flatMap((arg, i) => Deno.args[i - 1] === "--skip" ? [arg] : []);
 const root = Deno.cwd();
 
@@ -113,6 +117,20 @@ function implementsMember(node: ts.Node, source: ts.SourceFile): boolean {
     );
 }
 
+/** Whether the example of class member `node` restates a call the class's own example shows. */
+function restatesClassExample(node: ts.Node, source: ts.SourceFile): boolean {
+  if (!restated) return false;
+  const owner = node.parent;
+  if (!ts.isClassDeclaration(owner) || owner.name === undefined) return false;
+  const classDoc = ((owner as { jsDoc?: ts.JSDoc[] }).jsDoc ?? []).map((d) => d.getText(source)).join("\n");
+  const example = classDoc.slice(classDoc.indexOf("@example") >>> 0);
+  if (!classDoc.includes("@example")) return false;
+  if (ts.isConstructorDeclaration(node)) return example.includes(`new ${owner.name.text}(`);
+  if (!(ts.isMethodDeclaration(node) || ts.isGetAccessor(node))) return false;
+  const name = node.name.getText(source);
+  return ts.isGetAccessor(node) ? new RegExp(`\\.${name}\\b`).test(example) : example.includes(`.${name}(`);
+}
+
 const found: Block[] = [];
 for (const file of walk("src")) {
   if (skips.some((prefix) => file.startsWith(prefix))) continue;
@@ -131,7 +149,8 @@ for (const file of walk("src")) {
       const module = /@module\b/.test(body);
       // deno doc counts lines from 0, as TypeScript does.
       const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
-      const shown = module ? isEntry : publicAt.has(`${file}:${line}`) && !implementsMember(node, source);
+      const shown = module ? isEntry : publicAt.has(`${file}:${line}`) && !implementsMember(node, source) &&
+        !restatesClassExample(node, source);
       if (shown) continue;
       const first = source.getLineAndCharacterOfPosition(jsDoc.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(jsDoc.getEnd()).line;

@@ -90,12 +90,6 @@ export abstract class RequestDto {
 
   /**
    * The exact JSON body the server expects (a fresh deep copy).
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * JSON.stringify(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }));
-   * ```
    */
   toJSON(): RequestBody<this> {
     return structuredClone(this.#body) as RequestBody<this>;

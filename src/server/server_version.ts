@@ -61,12 +61,6 @@ export class UnsupportedServerException extends GatewayApiException {
 
   /**
    * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { UnsupportedServerException } from "@gw/gateway";
-   * throw new UnsupportedServerException("Unsupported gateway server version", { version: null });
-   * ```
    */
   constructor(message: string, context: GatewayErrorContext & { version?: string | null } = {}) {
     super(message, context);

@@ -47,13 +47,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
 
   /**
    * Use the coordinator objects of `namespace`; bad timings throw a `ConfigurationException` here.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const dedupeFor = (ns: DurableObjectNamespace) =>
-   *   new CoordinatorWebhookDedupe(ns, { windowSeconds: 600, leaseSeconds: 60 });
-   * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorWebhookDedupeOptions = {}) {
     checkOptionKeys(

@@ -57,12 +57,6 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
 
   /**
    * Use the coordinator objects of `namespace` (the Worker's Durable Object binding).
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorRateLimiter, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const limiterFor = (ns: DurableObjectNamespace) => new CoordinatorRateLimiter(ns, { objectName: "limits" });
-   * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorRateLimiterOptions = {}) {
     checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorRateLimiter");

@@ -43,12 +43,6 @@ export class CoordinatorState implements state.StateStore {
 
   /**
    * Use the coordinator objects of `namespace`.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorState, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const stateFor = (ns: DurableObjectNamespace) => new CoordinatorState(ns, { objectName: "state" });
-   * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorStateOptions = {}) {
     checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorState");

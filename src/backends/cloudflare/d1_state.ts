@@ -33,12 +33,6 @@ export class D1State implements state.StateStore {
 
   /**
    * Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`).
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
-   * const open = (db: D1Database) => new D1State(db, { now: Date.now });
-   * ```
    */
   constructor(db: D1Database, options: { now?: () => number } = {}) {
     this.#engine = new SqlStateEngine(d1Runner(db), options.now ?? Date.now);

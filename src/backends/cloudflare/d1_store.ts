@@ -73,12 +73,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Use `db`, whose tables the migration created.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const open = (db: D1Database) => new D1Store(db, { maxRecordBytes: 500_000 });
-   * ```
    */
   constructor(db: D1Database, options: D1StoreOptions = {}) {
     checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");

@@ -73,12 +73,6 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
 
   /**
    * Send jobs to `queue` (a producer binding).
-   *
-   * @example
-   * ```ts
-   * import { CloudflareWebhookQueue, type Queue } from "@gw/gateway/cloudflare";
-   * const senderFor = (queue: Queue) => new CloudflareWebhookQueue(queue);
-   * ```
    */
   constructor(queue: Queue, options: CloudflareWebhookQueueOptions = {}) {
     checkOptionKeys(options, { bodies: true }, "new CloudflareWebhookQueue");

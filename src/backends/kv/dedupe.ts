@@ -48,14 +48,6 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   /**
    * Use `kv` under `prefix` (default `["gateway", "webhook_dedupe"]`).
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * new KvWebhookDedupe(kv, { prefix: ["app", "dedupe"] });
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, prefix: true }, "new KvWebhookDedupe");

@@ -96,14 +96,6 @@ export class KvWebhookQueue implements WebhookJobQueue {
 
   /**
    * Enqueue on `kv`, under `options.prefix` for chunks and dead letters.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookQueue } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * new KvWebhookQueue(kv, { prefix: ["app", "webhooks"] });
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: WebhookQueueOptions = {}) {
     checkOptionKeys(options, QUEUE_OPTION_KEYS, "new KvWebhookQueue");

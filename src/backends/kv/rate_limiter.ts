@@ -57,12 +57,6 @@ export class KvRateLimiter implements RateLimiterInterface {
 
   /**
    * Use `kv` (the caller opens and closes it).
-   *
-   * @example
-   * ```ts
-   * import { KvRateLimiter } from "@gw/gateway";
-   * const limiter = new KvRateLimiter(await Deno.openKv(), { prefix: ["myapp", "limits"] });
-   * ```
    */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");

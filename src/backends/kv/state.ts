@@ -39,14 +39,6 @@ export class KvState implements state.StateStore {
 
   /**
    * Wrap an open `Deno.Kv`.
-   *
-   * @example
-   * ```ts
-   * import { KvState } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const state = new KvState(kv, { prefix: ["app", "gateway"] });
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: { prefix?: Deno.KvKey; now?: () => number } = {}) {
     this.#kv = kv;

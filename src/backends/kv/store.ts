@@ -69,14 +69,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Wrap an open `Deno.Kv`.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const store = new KvStore(kv);
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: KvStoreOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxRecordBytes: true }, "new KvStore");

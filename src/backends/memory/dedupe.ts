@@ -40,12 +40,6 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
   /**
    * Create an empty set of claims; at most `maxEntries` (default 100 000) are kept: expired ones are
    * dropped first, then the oldest processed ones.
-   *
-   * @example
-   * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * new MemoryWebhookDedupe({ windowSeconds: 3600, maxEntries: 10_000 });
-   * ```
    */
   constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, maxEntries: true }, "new MemoryWebhookDedupe");

@@ -42,13 +42,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Create an empty limiter.
-   *
-   * @example With a fake clock
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * let now = 0;
-   * const limiter = new MemoryRateLimiter({ now: () => now });
-   * ```
    */
   constructor(options: MemoryRateLimiterOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryRateLimiter");

@@ -44,12 +44,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * Create empty state.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * const state = new MemoryState({ now: () => 1_700_000_000_000 });
-   * ```
    */
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;

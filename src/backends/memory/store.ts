@@ -64,12 +64,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Create an empty store.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * const store = new MemoryStore({ now: () => 1_700_000_000_000 });
-   * ```
    */
   constructor(options: MemoryStoreOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryStore");

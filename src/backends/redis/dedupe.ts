@@ -37,13 +37,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", leaseSeconds: 120 });
-   * await dedupe.close();
-   * ```
    */
   constructor(options: RedisWebhookDedupeOptions) {
     checkOptionKeys(

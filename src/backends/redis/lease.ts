@@ -49,13 +49,6 @@ export class RedisTaskLease implements TaskLease {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisTaskLease } from "@gw/gateway/redis";
-   * const lease = new RedisTaskLease({ url: "redis://127.0.0.1:6379" });
-   * await lease.close();
-   * ```
    */
   constructor(options: RedisTaskLeaseOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisTaskLease");

@@ -63,13 +63,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379", prefix: "myapp:" });
-   * await limiter.close();
-   * ```
    */
   constructor(options: RedisRateLimiterOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisRateLimiter");
@@ -128,12 +121,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
 
   /**
    * Close the connection this limiter opened from its `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

@@ -96,13 +96,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * const state = new RedisState({ url: "redis://127.0.0.1:6379", prefix: "myapp:" });
-   * await state.close();
-   * ```
    */
   constructor(options: RedisStateOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisState");
@@ -223,12 +216,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Close the connection opened from `url` (a given `client`, or a `RedisStore`'s, stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * await new RedisState({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

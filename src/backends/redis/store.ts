@@ -59,13 +59,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
-   * await store.close();
-   * ```
    */
   constructor(options: RedisStoreOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisStore");
@@ -273,12 +266,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Close the connection opened from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

@@ -100,13 +100,6 @@ export class GatewaySimulator {
 
   /**
    * Create a simulator with no instances.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator({ apiKey: "k", autoConnectMs: 0 });
-   * await sim.close();
-   * ```
    */
   constructor(options: SimulatorOptions = {}) {
     this.#core = new SimulatorCore(options);
@@ -605,13 +598,6 @@ export class GatewaySimulator {
 
   /**
    * Stop timers, abort pending deliveries and delays, and wait until nothing is left running.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.close();
-   * ```
    */
   async close(): Promise<void> {
     this.#core.shutdown();

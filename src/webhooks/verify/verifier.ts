@@ -113,12 +113,6 @@ export class WebhookVerifier {
   /**
    * Validate the configuration; throws `ConfigurationException` when it is visibly wrong (unknown key, empty
    * secret, secret with surrounding whitespace, NaN tolerance, unknown scheme, bad header name).
-   *
-   * @example
-   * ```ts
-   * import { WebhookVerifier } from "@gw/gateway/webhooks";
-   * const verifier = new WebhookVerifier({ scheme: "standard", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
-   * ```
    */
   constructor(options: WebhookSignatureOptions = {}) {
     checkOptionKeys(options, SIGNATURE_OPTION_KEYS, "WebhookVerifier");
@@ -168,13 +162,6 @@ export class WebhookVerifier {
   /**
    * Check one request. Resolves with what was verified, or rejects with a
    * {@link WebhookVerificationException} whose `reason` says why.
-   *
-   * @example
-   * ```ts
-   * import { WebhookVerifier } from "@gw/gateway/webhooks";
-   * const verifier = new WebhookVerifier({ scheme: "token", header: "x-token", secret: "s3cret" });
-   * await verifier.verify(new Uint8Array(), new Headers({ "x-token": "s3cret" }));
-   * ```
    */
   verify(body: Uint8Array, headers: WebhookHeaders, now: number = Date.now()): Promise<WebhookVerification> {
     // The checks before the Web Crypto call throw synchronously; they leave here as a rejected promise.
