@@ -150,6 +150,20 @@ function buildVerifier(
   return { verifier, secretProblem: problem ?? missingSecret(verifier.scheme, empty ? "empty" : "unset") };
 }
 
+/** The limits of a request's body: its size, and how long it may take to arrive. */
+function bodyLimits(options: WebhookHandlerOptions): { maxBodyBytes: number; bodyTimeoutMs: number } {
+  return {
+    maxBodyBytes: positiveInteger(WHERE, "maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes),
+    bodyTimeoutMs: positiveInteger(
+      WHERE,
+      "bodyTimeoutMs",
+      options.bodyTimeoutMs,
+      DEFAULT_BODY_TIMEOUT_MS,
+      MAX_TIMER_MS,
+    ),
+  };
+}
+
 /**
  * The handler behind {@link createWebhookHandler}; `secretProblem` is what the environment told about the
  * secret (a variable that may not be read), for the handler built from it.
@@ -168,14 +182,7 @@ export function buildWebhookHandler(
   const enabled = options.enabled !== false;
   const prefix = checkPrefix(options.routePrefix);
   const middleware = checkMiddleware(options.routeMiddleware);
-  const maxBodyBytes = positiveInteger(WHERE, "maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes);
-  const bodyTimeoutMs = positiveInteger(
-    WHERE,
-    "bodyTimeoutMs",
-    options.bodyTimeoutMs,
-    DEFAULT_BODY_TIMEOUT_MS,
-    MAX_TIMER_MS,
-  );
+  const { maxBodyBytes, bodyTimeoutMs } = bodyLimits(options);
   const verified = buildVerifier(options.signature ?? {}, enabled, secretProblem);
   const metrics = options.metrics === false ? undefined : options.metrics ?? new MetricsCollector();
   const store = options.store;
