@@ -14,6 +14,7 @@
  * @module
  */
 import { ts } from "../tests/npm/typescript.ts";
+import { tsFiles } from "./ts_files.ts";
 
 const fix = Deno.args.includes("--fix");
 // Also the examples on a class's methods that implement a member of an interface of src/ (the contract's
@@ -24,16 +25,6 @@ const implemented = Deno.args.includes("--implemented");
 const restated = Deno.args.includes("--restated");
 const skips = Deno.args.flatMap((arg, i) => Deno.args[i - 1] === "--skip" ? [arg] : []);
 const root = Deno.cwd();
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of Deno.readDirSync(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) out.push(...walk(path));
-    else if (entry.name.endsWith(".ts")) out.push(path);
-  }
-  return out.sort();
-}
 
 const exportsMap = JSON.parse(Deno.readTextFileSync("deno.json")).exports as Record<string, string>;
 const entries = Object.values(exportsMap).map((path) => path.replace(/^\.\//, ""));
@@ -90,7 +81,7 @@ function examplesIn(lines: string[], first: number, last: number, file: string):
 /** Interface name → its member names, over src/. */
 const interfaceMembers = new Map<string, Set<string>>();
 if (implemented) {
-  for (const file of walk("src")) {
+  for (const file of tsFiles("src")) {
     const source = ts.createSourceFile(file, Deno.readTextFileSync(file), ts.ScriptTarget.Latest, true);
     source.forEachChild((node) => {
       if (!ts.isInterfaceDeclaration(node)) return;
@@ -132,7 +123,7 @@ function restatesClassExample(node: ts.Node, source: ts.SourceFile): boolean {
 }
 
 const found: Block[] = [];
-for (const file of walk("src")) {
+for (const file of tsFiles("src")) {
   if (skips.some((prefix) => file.startsWith(prefix))) continue;
   const text = Deno.readTextFileSync(file);
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);

@@ -43,13 +43,6 @@ export const CONNECTION_FLAG: FlagSpec = {
   help: "connection to use (default: the configured default)",
 };
 
-/** `--timeout` of the commands that call the server: each request's timeout in ms. */
-export const REQUEST_TIMEOUT_FLAG: FlagSpec = {
-  type: "string",
-  value: "<ms>",
-  help: "per-request timeout in ms (default 10000)",
-};
-
 /** The result of {@link parseFlags}. */
 export interface ParsedFlags {
   /** Flag values by name. */

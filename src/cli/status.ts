@@ -11,7 +11,6 @@ import {
   type FlagSpec,
   numberFlag,
   type ParsedFlags,
-  REQUEST_TIMEOUT_FLAG,
   stringFlag,
 } from "./args.ts";
 import { FlagCommand, runCommand } from "./command.ts";
@@ -104,7 +103,7 @@ async function readInstances(
 
 const FLAGS: Record<string, FlagSpec> = {
   connection: CONNECTION_FLAG,
-  timeout: REQUEST_TIMEOUT_FLAG,
+  timeout: { type: "string", value: "<ms>", help: "request timeout (default 10000)" },
   json: { type: "boolean", help: 'print JSON instead of a table (also on failure: {"error": ...})' },
 };
 
