@@ -50,8 +50,8 @@ interface SharedTimeout {
 
 /**
  * Attempt timeouts that share one `AbortSignal.timeout` among attempts started within a short window
- * (1 % of the timeout, at most one second). A timer per request costs about a tenth of a fast local
- * round trip; sharing keeps the guarantee that an attempt is never cut before its timeout, and fires at
+ * (1 % of the timeout, at most one second): a timer per request is a measurable share of a fast local
+ * round trip. Sharing keeps the guarantee that an attempt is never cut before its timeout, and fires at
  * most 1 % late. Timeouts under 100 ms get a signal of their own.
  */
 export class SharedTimeouts {
