@@ -232,13 +232,6 @@ export class GatewayService {
 
   /**
    * Where `MessageSent` events are dispatched (shared by every view of this service).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, MessageSent } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * gw.events.addEventListener(MessageSent.type, (event) => console.log((event as MessageSent).messageId));
-   * ```
    */
   get events(): EventTarget {
     return this.#shared.events;
@@ -297,13 +290,6 @@ export class GatewayService {
 
   /**
    * The connection manager (shared by every view).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * gw.getConnectionManager().addConnection("eu", { server_url: "https://eu.example.com", api_key: "k2" });
-   * ```
    */
   getConnectionManager(): ConnectionManager {
     return this.#shared.connections;
@@ -311,13 +297,6 @@ export class GatewayService {
 
   /**
    * The request pipeline, for routes the resources do not cover.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.getClient().request("GET", "/chatwoot/find/{instance}");
-   * ```
    */
   getClient(): GatewayClient {
     return this.#shared.client;
@@ -325,13 +304,6 @@ export class GatewayService {
 
   /**
    * The metrics collector.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * console.log(gw.getMetrics().toPrometheus());
-   * ```
    */
   getMetrics(): MetricsCollector {
     return this.#shared.metrics;
@@ -339,13 +311,6 @@ export class GatewayService {
 
   /**
    * The configured store, if any.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, MemoryStore } from "@gw/gateway";
-   * const gw = new GatewayService({ server_url: "http://localhost:8080", api_key: "k", store: new MemoryStore() });
-   * gw.getStore();
-   * ```
    */
   getStore(): GatewayStore | undefined {
     return this.#shared.store;
@@ -354,14 +319,6 @@ export class GatewayService {
   /**
    * Instance health and the send breaker, shared by every view of this service (and, through
    * `store.state`, by every process that shares the store).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const record = await gw.health().get({ connection: gw.getConnectionName(), instance: "sales" });
-   * console.log(record.status, record.breaker);
-   * ```
    */
   health(): InstanceHealth {
     return this.#shared.health;
@@ -369,12 +326,6 @@ export class GatewayService {
 
   /**
    * The configuration the service was built from.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).getConfig().server_url;
-   * ```
    */
   getConfig(): GatewayConfig {
     return this.#shared.config;

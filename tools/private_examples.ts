@@ -6,7 +6,8 @@
  *
  * With `--implemented`, also the examples on the methods of a class that implement a member of one of
  * src/'s interfaces (the contract documents the call). With `--restated`, also the examples on a class's
- * members whose call the class's own example shows already.
+ * members whose call the class's own example shows already. With `--trivial`, also the examples on
+ * accessors that only return a field.
  *
  * Run: `deno run --lock=tests/npm/deno.lock --allow-read --allow-run --allow-env tools/private_examples.ts`
  * (add `--fix` to delete the blocks, `--skip <path prefix>` any number of times to leave files alone).
@@ -23,6 +24,9 @@ const implemented = Deno.args.includes("--implemented");
 // Also the examples on a class's members whose call the class's own example already shows (`new C(` for
 // the constructor, `.name(` for a method or accessor).
 const restated = Deno.args.includes("--restated");
+// Also the examples on accessors whose body only returns a field (`getConfig()`, `get events()`): the
+// signature says all the example does.
+const trivial = Deno.args.includes("--trivial");
 const skips = Deno.args.flatMap((arg, i) => Deno.args[i - 1] === "--skip" ? [arg] : []);
 const root = Deno.cwd();
 
@@ -122,6 +126,20 @@ function restatesClassExample(node: ts.Node, source: ts.SourceFile): boolean {
   return ts.isGetAccessor(node) ? new RegExp(`\\.${name}\\b`).test(example) : example.includes(`.${name}(`);
 }
 
+/** Whether class member `node` only returns one of the object's fields. */
+function returnsAField(node: ts.Node): boolean {
+  if (!trivial || !(ts.isMethodDeclaration(node) || ts.isGetAccessor(node)) || node.body === undefined) {
+    return false;
+  }
+  if (node.parameters.length > 0 || node.body.statements.length !== 1) return false;
+  const only = node.body.statements[0];
+  if (!ts.isReturnStatement(only) || only.expression === undefined) return false;
+  let value: ts.Expression = only.expression;
+  if (!ts.isPropertyAccessExpression(value)) return false;
+  while (ts.isPropertyAccessExpression(value)) value = value.expression;
+  return value.kind === ts.SyntaxKind.ThisKeyword;
+}
+
 const found: Block[] = [];
 for (const file of tsFiles("src")) {
   if (skips.some((prefix) => file.startsWith(prefix))) continue;
@@ -141,7 +159,7 @@ for (const file of tsFiles("src")) {
       // deno doc counts lines from 0, as TypeScript does.
       const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const shown = module ? isEntry : publicAt.has(`${file}:${line}`) && !implementsMember(node, source) &&
-        !restatesClassExample(node, source);
+        !restatesClassExample(node, source) && !returnsAField(node);
       if (shown) continue;
       const first = source.getLineAndCharacterOfPosition(jsDoc.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(jsDoc.getEnd()).line;

@@ -158,13 +158,6 @@ export class GatewayClient {
 
   /**
    * The connection manager this client resolves names with.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, { connections: new ConnectionManager() });
-   * client.getConnectionManager().getConnectionNames(); // []
-   * ```
    */
   getConnectionManager(): ConnectionManager {
     return this.#connections;

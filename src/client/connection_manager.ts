@@ -198,12 +198,6 @@ export class ConnectionManager {
 
   /**
    * The name used when a call names no connection.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager().getActiveConnectionName(); // "default"
-   * ```
    */
   getActiveConnectionName(): string {
     return this.#active;

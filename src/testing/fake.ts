@@ -118,15 +118,6 @@ export class GatewayFake {
 
   /**
    * Every request the service sent since the last `reset()`, oldest first.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.instances().fetchAll();
-   * console.log(fake.sent.map((r) => `${r.method} ${r.path}`)); // ["GET /instance/fetchInstances"]
-   * await fake.close();
-   * ```
    */
   get sent(): readonly RequestLogEntry[] {
     return this.#sent;

@@ -94,12 +94,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Number of keys with a window kept in memory: the open windows, plus those that ended since the last call.
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * new MemoryRateLimiter().size; // 0
-   * ```
    */
   get size(): number {
     return this.#windows.size;

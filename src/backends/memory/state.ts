@@ -51,12 +51,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * How many entries are held, counting expired ones not yet swept (for monitoring memory).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * console.log(new MemoryState().size); // 0
-   * ```
    */
   get size(): number {
     return this.#size;

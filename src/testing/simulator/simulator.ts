@@ -153,15 +153,6 @@ export class GatewaySimulator {
 
   /**
    * Every request received, oldest first.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.fetch("http://gateway.test/");
-   * console.log(sim.requests[0].path); // "/"
-   * await sim.close();
-   * ```
    */
   get requests(): readonly RequestLogEntry[] {
     return this.#core.requests;
