@@ -40,6 +40,7 @@ export type Built = WebhookHandler | { problem: SecretProblem };
 export function buildFromEnv(
   get: (name: string) => string | undefined | null,
   overrides: WebhookHandlerOptions = {},
+  said: Set<string> = new Set(),
 ): Built {
   const denied: string[] = [];
   const read = (name: string) => {
@@ -50,7 +51,7 @@ export function buildFromEnv(
   try {
     const options = { ...webhookOptionsFromEnv(read), ...overrides };
     // Every variable is asked for above; those that may not be read are named, not silently defaulted.
-    reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE && !isFormerName(name)));
+    reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE && !isFormerName(name)), said);
     const scheme = options.signature?.scheme ?? "auto";
     return buildWebhookHandler(
       { ...options, processor: overrides.processor ?? webhookProcessor() },
@@ -74,16 +75,15 @@ export function buildFromEnv(
   }
 }
 
-let reportedUnreadable = "";
-
 /**
- * One stderr line naming the `GATEWAY_WEBHOOK_*` variables the process may not read (their defaults apply):
- * whether one is set cannot be known without the permission, so each unreadable one is named.
+ * One stderr line naming the receiver's variables the process may not read (their defaults apply): whether
+ * one is set cannot be known without the permission, so each unreadable one is named, once per list in
+ * `said` (the owner's: one per endpoint built from the environment).
  */
-function reportUnreadable(names: string[]): void {
+function reportUnreadable(names: string[], said: Set<string>): void {
   const list = names.join(", ");
-  if (names.length === 0 || list === reportedUnreadable) return;
-  reportedUnreadable = list;
+  if (names.length === 0 || said.has(list)) return;
+  said.add(list);
   console.error(
     `[gateway] Webhook receiver: ${list} cannot be read without permission, so ${
       names.length === 1 ? "its default applies" : "their defaults apply"
@@ -137,8 +137,9 @@ export function webhookHandlerFromEnv(overrides: WebhookHandlerOptions = {}): En
   let bindings = new WeakMap<object, Built>();
   let lookup: ((name: string) => string | undefined) | undefined;
   const opened: Built[] = [];
+  const said = new Set<string>();
   const build = (get: (name: string) => string | undefined | null) => {
-    const built = buildFromEnv(get, overrides);
+    const built = buildFromEnv(get, overrides, said);
     opened.push(built);
     return built;
   };
