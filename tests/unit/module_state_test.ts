@@ -16,7 +16,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   // Lines the docs promise to say once per process (not once per receiver a process builds).
   "src/webhooks/pipeline/guard.ts: reported": "a misconfigured receiver's 503 cause, said once per process",
   "src/webhooks/verify/secrets.ts: said": "a weak or reshaped secret, said once per process",
-  "src/webhooks/verify/verifier.ts: warnedNone": 'the scheme "none" warning, said once per process',
   // A fact about the process, not about an object: a network permission granted stays granted.
   "src/client/send_fetch.ts: granted": "origins whose net permission the process was granted",
   // Memos of pure functions: the same key always gives the same value, whoever asks.
