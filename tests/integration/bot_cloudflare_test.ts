@@ -110,7 +110,7 @@ for (const [kind, makeStore] of STORES) {
 }
 
 workerTest(
-  "dedupe (Cloudflare coordinator): a redelivery while the first runs gets 409 with Retry-After: 5, never duplicate",
+  "dedupe (Cloudflare coordinator): a redelivery while the first runs gets 409, Retry-After: 5",
   async () => {
     await redeliveryWhileProcessing(
       new CoordinatorWebhookDedupe(coordinator, { objectName: `dedupe:${crypto.randomUUID()}` }),
