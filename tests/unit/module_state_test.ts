@@ -40,7 +40,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   "src/bot/conversation/stored.ts: rebuilt": "a stored wait's rebuilt form",
   "src/resources/resource.ts: fallbackClaims": "a client's idempotency claims",
   "src/resources/resource.ts: fallbackPipelines": "a resource context's send pipeline",
-  "src/webhooks/queue/settler.ts: reportsByClock": "a worker clock's rate-limited failure lines",
+  "src/webhooks/queue/settler.ts: reportsByProcessor": "a processor's rate-limited queue failure lines",
   "src/testing/simulator/routes/integrations.ts: stores": "a simulated instance's integration rows",
   "src/testing/simulator/routes/chatbots.ts: stores": "a simulated instance's chatbots",
 };
