@@ -46,7 +46,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
 };
 
 const STATE =
-  /^(?:export )?(?:let (\w+)|const (\w+)(?::[^=]+)? = (?:new (?:Map|Set|WeakMap|WeakSet)(?:<.*>)?\(\)|\[\]|\{\});)/;
+  /^(?:export )?(?:(?:let|var) (\w+)|const (\w+)(?::[^=]+)? = (?:new (?:Map|Set|WeakMap|WeakSet)(?:<.*>)?\(\)|\[\]|\{\});)/;
 
 async function sourceFiles(dir: URL, prefix: string): Promise<string[]> {
   const files: string[] = [];
