@@ -10,6 +10,7 @@ import {
 } from "../../src/config_keys.ts";
 import { configFromEnv, validateConfig } from "../../src/config.ts";
 import { WEBHOOK_ENV_VARIABLES, webhookOptionsFromEnv } from "../../src/webhooks/env.ts";
+import { SECRET_VARIABLE } from "../../src/webhooks/pipeline/guard.ts";
 
 Deno.test("settings table: the file and the environment give the same options for the same values", () => {
   const file = {
@@ -115,6 +116,8 @@ Deno.test("settings table: a variable is its file key upper-cased with GATEWAY_,
     else if (variable in seed) strictEqual(key.file, seed[variable as keyof typeof seed]);
     else strictEqual(variable, "GATEWAY_" + key.file.toUpperCase().replaceAll(".", "_"));
   }
+  // The receiver's messages name the secret's variable by a constant: the table's.
+  strictEqual(SECRET_VARIABLE, variableOf(WEBHOOK_KEYS.find((key) => key.file === "webhook.secret")!));
   // Each option is its file key in camelCase below the section (`webhook.`), but for the secret's place.
   const camel = (path: string) => path.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
   for (const key of WEBHOOK_KEYS) {
