@@ -191,9 +191,8 @@ export function variableOfOption(
   const key = keys.find((key) => key.option === option);
   if (key === undefined) return undefined;
   const own = variableOf(key);
-  return get(own) === undefined && key.formerEnv !== undefined && get(key.formerEnv) !== undefined
-    ? key.formerEnv
-    : own;
+  const ownUnset = (get(own) ?? "") === "";
+  return ownUnset && key.formerEnv !== undefined && get(key.formerEnv) !== undefined ? key.formerEnv : own;
 }
 
 /** The rows of one section: `{ file key: option key }` under the section's file and option paths. */
@@ -315,8 +314,8 @@ function envValue(key: SettingKey, name: string, text: string): unknown {
 }
 
 /**
- * The variable that sets `key` and its text: its own, else its former name. Both set to different texts is
- * refused: one of them would be dropped silently.
+ * The variable that sets `key` and its text: its own, else (unset or empty) its former name. Both set to
+ * different texts is refused: one of them would be dropped silently.
  */
 function envText(
   key: SettingKey,
@@ -326,13 +325,14 @@ function envText(
   const text = get(name);
   const former = key.formerEnv === undefined ? undefined : get(key.formerEnv);
   if (typeof former !== "string") return typeof text === "string" ? { name, text } : undefined;
-  if (typeof text === "string" && text !== former) {
+  // Set but empty (a template's `NAME=`) is unset here, so the former name applies.
+  if (typeof text === "string" && text !== "" && text !== former) {
     throw new ConfigurationException(
       `${name} and ${key.formerEnv} (its former name) are both set, to different values: unset ${key.formerEnv}`,
       { setting: name },
     );
   }
-  return { name: typeof text === "string" ? name : key.formerEnv!, text: former };
+  return { name: typeof text === "string" && text !== "" ? name : key.formerEnv!, text: former };
 }
 
 /**

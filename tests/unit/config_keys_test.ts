@@ -198,6 +198,13 @@ Deno.test("settings table: a variable and its former name set to different value
         "to different values: unset GATEWAY_WEBHOOK_SCHEME",
     },
   );
+  // The new name set but empty (a template's `NAME=`) leaves the former one in force.
+  deepStrictEqual(
+    webhookOptionsFromEnv((name) =>
+      ({ GATEWAY_WEBHOOK_SIGNATURE_SCHEME: "", GATEWAY_WEBHOOK_SCHEME: "jwt" })[name]
+    ),
+    { signature: { scheme: "jwt" } },
+  );
   // The same value under both names is one setting.
   deepStrictEqual(
     webhookOptionsFromEnv((name) => ({ GATEWAY_QUEUE_ENABLED: "true", GATEWAY_WEBHOOK_QUEUE: "true" })[name]),
