@@ -30,14 +30,6 @@ export interface EnvReaderOptions {
  * A lookup over `Deno.env` that treats a variable the permissions do not allow as unset and says so once per
  * variable per reader (one `fromEnv()`, one CLI run): `[gateway] Cannot read GATEWAY_TIMEOUT_MS: not allowed by --allow-env; treated as
  * unset (add it to --allow-env to use it)`.
- *
- * @example
- * ```ts
- * import { envReader } from "./env_access.ts";
- * const env = envReader();
- * const url = env.get("GATEWAY_API_URL");
- * if (url === undefined && env.denied.includes("GATEWAY_API_URL")) console.log("not allowed to read it");
- * ```
  */
 export function envReader(options: EnvReaderOptions = {}): EnvReader {
   const access = options.access ?? denoEnvAccess;
