@@ -87,10 +87,16 @@ if (exported.includes("GatewayApi") || exported.includes("gatewayApi")) {
   builders.push("GatewayApi/gatewayApi (alias)");
 }
 const processor = Deno.readTextFileSync("src/webhooks/processor.ts");
-const observers = ["on", "onAny", "registerHandler", "use"].filter((name) =>
-  new RegExp(`^  ${name}[<(]`, "m").test(processor)
-);
-if (/readonly events: EventTarget/.test(processor)) observers.push("events (EventTarget)");
+// A way to handle a webhook is a handler registration; `use` counts only when it takes something other
+// than the one `(ctx, next)` middleware shape, and `registerHandler` only when it is more than a form of
+// `on` (the seed's handler class). The `events` are notifications (the seed's event classes), not counted.
+const observers = ["on", "onAny"].filter((name) => new RegExp(`^  ${name}[<(]`, "m").test(processor));
+if (/^  use\((?!\.\.\.middleware: InboundMiddleware\[\])/m.test(processor)) {
+  observers.push("use (not middleware)");
+}
+const thinForm =
+  /^  registerHandler\([^]*?return this\.#add\(handler\.handledEvents\(\), \(payload\) => handler\.handle\(payload\), handler\);/m;
+if (/^  registerHandler\(/m.test(processor) && !thinForm.test(processor)) observers.push("registerHandler");
 const syncOrPromise = src.reduce(
   (sum, file) => sum + (Deno.readTextFileSync(file).match(/\| Promise<|Promise<[^>]*> \|/g)?.length ?? 0),
   0,
@@ -106,7 +112,10 @@ console.log(`names exported from mod.ts: ${exported.length}`);
 console.log(
   `ways to build a service besides make/fromEnv/fromFile: ${builders.length} (${builders.join(", ")})`,
 );
-console.log(`ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")})`);
+console.log(
+  `ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")}; ` +
+    "registerHandler is the seed's form of on, use takes (ctx, next) middleware, events are notifications)",
+);
 console.log(`sync-or-promise types (T | Promise<T>, either order) in src/: ${syncOrPromise}`);
 console.log(
   `comment lines in src/: ${(100 * comments.comment / comments.total).toFixed(1)} % ` +
