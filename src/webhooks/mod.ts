@@ -71,6 +71,7 @@ export {
   type WebhookHandlerOptions,
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
+  type WebhookRequestContext,
 } from "./handler.ts";
 export { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
 export type { InboundLines, InboundRead, LinePlace, Placed } from "../inbound/lines.ts";
