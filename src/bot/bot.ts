@@ -165,7 +165,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
     const claims = () => this.#claims;
     const stages: InboundStage[] = [
-      readStage((payload) => this.processor.placed<BotUpdate>(payload)),
+      readStage(this.processor),
       admitStage((ctx) => this.#admits(ctx)),
       claimStage(claims),
       debounceStage(this.#bursts),

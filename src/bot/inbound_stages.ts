@@ -12,11 +12,11 @@
  */
 
 import { WebhookException } from "../errors.ts";
-import type { Placed } from "../inbound/lines.ts";
 import type { MiddlewareFn } from "../util/compose.ts";
 import type { InboundContext } from "../webhooks/inbound_middleware.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import type { WebhookProcessor } from "../webhooks/processor.ts";
 import type { BotActions } from "./actions.ts";
 import type { Bursts, TakenBurst } from "./burst.ts";
 import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
@@ -39,11 +39,9 @@ export interface BotInbound extends InboundContext {
 export type InboundStage = MiddlewareFn<BotInbound>;
 
 /** Stage `read`: the update as it was read when it arrived, and its place in its chat's line. */
-export function readStage(
-  placed: (payload: WebhookPayloadDto) => Placed<BotUpdate> | Promise<Placed<BotUpdate>>,
-): InboundStage {
+export function readStage(processor: WebhookProcessor): InboundStage {
   return async (ctx, next) => {
-    let read = placed(ctx.payload);
+    let read = processor.placed<BotUpdate>(ctx.payload);
     if (read instanceof Promise) read = await read;
     ctx.update = read.value;
     ctx.slot = read.place;

@@ -8,7 +8,7 @@
 
 import { WebhookException } from "../errors.ts";
 import { compose, type MiddlewareFn } from "../util/compose.ts";
-import { PluginFailures, WebhookProcessingException } from "./events/dispatch.ts";
+import { type dispatchWebhook, PluginFailures, WebhookProcessingException } from "./events/dispatch.ts";
 import type { WebhookEventSpelling } from "./events/names.ts";
 import { normalizeKinds } from "./handler_base.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
@@ -93,6 +93,9 @@ export function observerStage(observer: Observer): InboundMiddleware {
   };
 }
 
+/** The handlers' step: undefined when they all finished at once (the receiver's fast path), else a promise. */
+type Handle = (payload: WebhookPayloadDto) => ReturnType<typeof dispatchWebhook>;
+
 /**
  * The processor's chain: its observers first (they see every update, whatever the middleware decides), then
  * the application's middleware, then `handle` (the handlers). Internal.
@@ -100,11 +103,11 @@ export function observerStage(observer: Observer): InboundMiddleware {
 export class InboundChain {
   readonly #observers: InboundMiddleware[] = [];
   readonly #middleware: InboundMiddleware[] = [];
-  readonly #handle: (payload: WebhookPayloadDto) => Promise<void> | undefined;
+  readonly #handle: Handle;
   // Composed once per change; undefined while there is no middleware (the handlers run without a promise).
   #chain: ((ctx: InboundContext) => Promise<void>) | undefined;
 
-  constructor(handle: (payload: WebhookPayloadDto) => Promise<void> | undefined) {
+  constructor(handle: Handle) {
     this.#handle = handle;
   }
 
@@ -122,7 +125,7 @@ export class InboundChain {
   }
 
   /** Run `payload` through the chain; undefined when there is no middleware and the handlers finished at once. */
-  run(payload: WebhookPayloadDto): Promise<void> | undefined {
+  run(payload: WebhookPayloadDto): ReturnType<Handle> {
     const chain = this.#chain;
     if (chain === undefined) return this.#handle(payload);
     return chain({ payload }).catch((error) => {
