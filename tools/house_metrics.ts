@@ -62,6 +62,36 @@ function commentShare(files: string[]): { comment: number; total: number; exampl
   return { comment, total, examples };
 }
 
+// A union of a promise and a plain value at the top level of a type (`T | Promise<T>`, `Promise<void> | undefined`),
+// not inside a generic argument (`Promise<Entry | null>` is a plain promise).
+const SYNC_OR_PROMISE = /\| Promise<|Promise<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*> \|/;
+
+/**
+ * The sync-or-promise types of `files`, by line: `results` are what our own functions answer, `inputs` the
+ * callbacks whose code (the user's, a broker client's) may answer either, which the library awaits. A field or
+ * a local holding a pending promise or none (`#ready: Promise<Client> | undefined`) is neither: not counted.
+ */
+function syncOrPromiseTypes(files: string[]): { results: string[]; inputs: string[] } {
+  const results: string[] = [], inputs: string[] = [];
+  for (const file of files) {
+    Deno.readTextFileSync(file).split("\n").forEach((raw, index) => {
+      const line = raw.trim();
+      if (!SYNC_OR_PROMISE.test(line) || line.startsWith("*") || line.startsWith("//")) return;
+      const held = /^(?:let|const) /.test(line) ||
+        (/^(?:readonly |private )*#?\w+\??: /.test(line) && !line.includes("=>"));
+      if (held) return;
+      const where = `${file}:${index + 1}`;
+      // In a parameter (a callback's answer) or in a user-implemented member: an input. After `): ` or on a
+      // signature's closing line: what the function answers.
+      const answer = line.includes("): ") ? line.slice(line.lastIndexOf("): ")) : undefined;
+      const input = /^abstract |MaybePromise<T> =/.test(line) || (!line.startsWith(")") &&
+        (answer !== undefined ? !SYNC_OR_PROMISE.test(answer) : line.includes("=>")));
+      (input ? inputs : results).push(where);
+    });
+  }
+  return { results, inputs };
+}
+
 function serialTestFiles(): number {
   const config = JSON.parse(Deno.readTextFileSync("deno.json"));
   const command: string = config.tasks?.test?.command ?? config.tasks?.test ?? "";
@@ -97,8 +127,10 @@ if (/^ {2}use\((?!\.\.\.middleware: InboundMiddleware\[\])/m.test(processor)) {
 const thinForm =
   /^ {2}registerHandler\([^]*?return this\.#add\(handler\.handledEvents\(\), \(payload\) => handler\.handle\(payload\), handler\);/m;
 if (/^ {2}registerHandler\(/m.test(processor) && !thinForm.test(processor)) observers.push("registerHandler");
-const syncOrPromise = src.reduce(
-  (sum, file) => sum + (Deno.readTextFileSync(file).match(/\| Promise<|Promise<[^>]*> \|/g)?.length ?? 0),
+const syncOrPromise = syncOrPromiseTypes(src);
+const resultFiles = new Set(syncOrPromise.results.map((where) => where.replace(/:\d+$/, "")));
+const instanceofPromise = src.reduce(
+  (sum, file) => sum + (Deno.readTextFileSync(file).match(/instanceof Promise\b/g)?.length ?? 0),
   0,
 );
 // A composition shape is a stage or middleware type of its own: one for `MiddlewareFn` (src/util/compose.ts)
@@ -127,7 +159,14 @@ console.log(
     "registerHandler is the seed's form of on, use takes (ctx, next) middleware, events are notifications)",
 );
 console.log(`composition shapes in src/: ${shapes.length} (${shapes.join(", ")})`);
-console.log(`sync-or-promise types (T | Promise<T>, either order) in src/: ${syncOrPromise}`);
+console.log(
+  `sync-or-promise results of our functions in src/: ${syncOrPromise.results.length} in ${resultFiles.size} files ` +
+    `(${instanceofPromise} instanceof Promise); callback inputs that may answer either: ${syncOrPromise.inputs.length}`,
+);
+if (Deno.args.includes("--list")) {
+  for (const where of syncOrPromise.results) console.log(`  result ${where}`);
+  for (const where of syncOrPromise.inputs) console.log(`  input  ${where}`);
+}
 console.log(
   `comment lines in src/: ${(100 * comments.comment / comments.total).toFixed(1)} % ` +
     `(${comments.comment} of ${comments.total} non-blank lines; ${comments.examples} @example)`,

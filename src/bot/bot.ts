@@ -53,7 +53,6 @@ export type { BotGroups, BotOptions } from "./bot_options.ts";
 
 const DEFAULT_ORDER_LEASE_MS = 60_000;
 const ORDER_POLL_MS = 50;
-let warnedMemoryStore = false;
 
 /**
  * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
@@ -116,10 +115,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.options = Object.freeze({ ...checked });
     this.#now = checked.now ?? Date.now;
     const sleep = checked.sleep ?? abortableSleep;
-    if (checked.store === undefined && !warnedMemoryStore) {
-      // Said once per process on stderr, like a missing webhook secret: the library logs nothing else
-      // unless LogTape is configured, and this is a choice the operator should know about.
-      warnedMemoryStore = true;
+    if (checked.store === undefined) {
+      // Said by each bot built without a store, on stderr like a missing webhook secret: the library logs
+      // nothing else unless LogTape is configured, and this is a choice the operator should know about.
       console.warn(
         "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
           "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",

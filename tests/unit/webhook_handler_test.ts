@@ -860,7 +860,7 @@ Deno.test("secrets are checked when the receiver is built, naming the setting, n
   }
 });
 
-Deno.test("handleWebhook: a refused variable value is reported under the variable's name", async () => {
+Deno.test("handleWebhook: a refused variable value is reported under the variable's name (its own or its former)", async () => {
   const body = JSON.stringify(envelope());
   const headers = await signWebhook({ body, secret: "env-secret-0123" });
   const cases: [Record<string, string>, string, string][] = [
@@ -870,6 +870,19 @@ Deno.test("handleWebhook: a refused variable value is reported under the variabl
       'Webhook receiver misconfigured: Invalid webhook configuration: "signature.header" applies to one scheme; ' +
       'set "signature.scheme" (hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers ' +
       "(set by GATEWAY_WEBHOOK_HEADER)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SIGNATURE_HEADER: "x-sig" },
+      "GATEWAY_WEBHOOK_SIGNATURE_HEADER",
+      'Webhook receiver misconfigured: Invalid webhook configuration: "signature.header" applies to one scheme; ' +
+      'set "signature.scheme" (hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers ' +
+      "(set by GATEWAY_WEBHOOK_SIGNATURE_HEADER)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SIGNATURE_SCHEME: "hmac256" },
+      "GATEWAY_WEBHOOK_SIGNATURE_SCHEME",
+      'Webhook receiver misconfigured: Invalid webhook configuration: unknown signature scheme "hmac256" ' +
+      "(expected one of auto, hmac, standard, jwt, token, none) (set by GATEWAY_WEBHOOK_SIGNATURE_SCHEME)",
     ],
     [
       { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SCHEME: "hmac256" },

@@ -22,12 +22,22 @@ import {
 const logger = getGatewayLogger("webhook", "queue");
 
 // The receiver answered 202: the worker is the only place a failing handler shows, so it says so on stderr
-// as the receiver does (one line per event, instance and outcome per minute, on the worker's clock).
-const reportsByClock = new WeakMap<() => number, RateLimitedReports>();
+// as the receiver does (one line per event, instance and outcome per minute, on the worker's clock). The
+// lines are the processor's (the one object every call of a worker passes): a side table keyed by it, so two
+// workers (or two tests) never silence each other's lines.
+const reportsByProcessor = new WeakMap<WebhookProcessor, WeakMap<() => number, RateLimitedReports>>();
 
-function reportFailure(now: () => number, payload: WebhookPayloadDto, outcome: string, error: unknown): void {
-  let reports = reportsByClock.get(now);
-  if (reports === undefined) reportsByClock.set(now, reports = new RateLimitedReports(now));
+function reportFailure(
+  processor: WebhookProcessor,
+  now: () => number,
+  payload: WebhookPayloadDto,
+  outcome: string,
+  error: unknown,
+): void {
+  let byClock = reportsByProcessor.get(processor);
+  if (byClock === undefined) reportsByProcessor.set(processor, byClock = new WeakMap());
+  let reports = byClock.get(now);
+  if (reports === undefined) byClock.set(now, reports = new RateLimitedReports(now));
   const instance = instanceLabel(payload);
   reports.report(
     `${payload.event} ${instance} ${outcome.startsWith("dead") ? "dead" : "retry"}`,
@@ -134,7 +144,7 @@ export async function settleWebhookJob(
     });
   } catch (error) {
     const attempt = `attempt ${attempts} of ${maxAttempts}`;
-    reportFailure(now, payload, `${attempt}, ${final ? "dead-lettered" : "retried"}`, error);
+    reportFailure(processor, now, payload, `${attempt}, ${final ? "dead-lettered" : "retried"}`, error);
     if (final) return await deadLetter(describeError(error), "failed");
     const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
     await settler.retry({ ...job, attempt: attempts }, delay);

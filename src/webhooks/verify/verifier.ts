@@ -76,8 +76,6 @@ function checkHeader(scheme: WebhookSignatureScheme, header: unknown): string | 
   return header.toLowerCase();
 }
 
-let warnedNone = false;
-
 function noSecret(scheme: WebhookSignatureScheme): WebhookVerificationException {
   return new WebhookVerificationException(
     "no_secret",
@@ -157,8 +155,8 @@ export class WebhookVerifier {
       requireTimestamp: options.requireTimestamp === true,
     };
     this.#keys = new VerifierKeys(secrets, scheme === "auto");
-    if (scheme === "none" && !warnedNone) {
-      warnedNone = true;
+    if (scheme === "none") {
+      // Said by each verifier (one per receiver; verifyWebhook keeps the ones it built), on the LogTape category.
       getGatewayLogger("webhook").warn(
         'Webhook signature scheme "none": requests are not authenticated; use it for local development only',
       );
