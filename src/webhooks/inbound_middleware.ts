@@ -8,7 +8,7 @@
 
 import { WebhookException } from "../errors.ts";
 import { compose, type MiddlewareFn } from "../util/compose.ts";
-import { type dispatchWebhook, PluginFailures, WebhookProcessingException } from "./events/dispatch.ts";
+import { type dispatchWebhook, ObserverFailures, WebhookProcessingException } from "./events/dispatch.ts";
 import type { WebhookEventSpelling } from "./events/names.ts";
 import { normalizeKinds } from "./handler_base.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
@@ -63,7 +63,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 function failuresOf(outcome: PromiseSettledResult<unknown>): readonly unknown[] {
   if (outcome.status === "fulfilled") return [];
   const reason = outcome.reason;
-  if (reason instanceof WebhookProcessingException || reason instanceof PluginFailures) return reason.errors;
+  if (reason instanceof WebhookProcessingException || reason instanceof ObserverFailures) {
+    return reason.errors;
+  }
   return [reason];
 }
 

@@ -47,18 +47,18 @@ export class WebhookProcessingException extends WebhookException {
 }
 
 /** Several failures of one observer (the listeners of an event): counted one by one in the webhook's errors. */
-export class PluginFailures extends Error {
+export class ObserverFailures extends Error {
   /** The failures. */
   readonly errors: readonly unknown[];
 
   constructor(errors: readonly unknown[]) {
-    super("Several plug-in failures");
+    super("Several observer failures");
     this.errors = errors;
   }
 }
 
 /**
- * Wait for promises and reject with {@link PluginFailures} when any of them rejected: what an observer
+ * Wait for promises and reject with {@link ObserverFailures} when any of them rejected: what an observer
  * returns for work it started in several places.
  */
 export async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
@@ -66,7 +66,7 @@ export async function settleAll(promises: readonly Promise<unknown>[]): Promise<
   for (const outcome of await Promise.allSettled(promises)) {
     if (outcome.status === "rejected") errors.push(outcome.reason);
   }
-  if (errors.length > 0) throw new PluginFailures(errors);
+  if (errors.length > 0) throw new ObserverFailures(errors);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
