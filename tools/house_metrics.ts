@@ -117,16 +117,32 @@ if (exported.includes("GatewayApi") || exported.includes("gatewayApi")) {
   builders.push("GatewayApi/gatewayApi (alias)");
 }
 const processor = Deno.readTextFileSync("src/webhooks/processor.ts");
-const observers = ["on", "onAny", "registerHandler", "use"].filter((name) =>
-  new RegExp(`^  ${name}[<(]`, "m").test(processor)
-);
-if (/readonly events: EventTarget/.test(processor)) observers.push("events (EventTarget)");
+// A way to handle a webhook is a handler registration; `use` counts only when it takes something other
+// than the one `(ctx, next)` middleware shape, and `registerHandler` only when it is more than a form of
+// `on` (the seed's handler class). The `events` are notifications (the seed's event classes), not counted.
+const observers = ["on", "onAny"].filter((name) => new RegExp(`^  ${name}[<(]`, "m").test(processor));
+if (/^ {2}use\((?!\.\.\.middleware: InboundMiddleware\[\])/m.test(processor)) {
+  observers.push("use (not middleware)");
+}
+const thinForm =
+  /^ {2}registerHandler\([^]*?return this\.#add\(handler\.handledEvents\(\), \(payload\) => handler\.handle\(payload\), handler\);/m;
+if (/^ {2}registerHandler\(/m.test(processor) && !thinForm.test(processor)) observers.push("registerHandler");
 const syncOrPromise = syncOrPromiseTypes(src);
 const resultFiles = new Set(syncOrPromise.results.map((where) => where.replace(/:\d+$/, "")));
 const instanceofPromise = src.reduce(
   (sum, file) => sum + (Deno.readTextFileSync(file).match(/instanceof Promise\b/g)?.length ?? 0),
   0,
 );
+// A composition shape is a stage or middleware type of its own: one for `MiddlewareFn` (src/util/compose.ts)
+// and every stage, middleware or next type declared otherwise than as a `MiddlewareFn`.
+const shapes = ["MiddlewareFn (ctx, next)"];
+for (const file of src) {
+  if (file.endsWith("/util/compose.ts")) continue;
+  const declared = Deno.readTextFileSync(file).matchAll(
+    /^export type (\w*(?:Stage|Middleware|Next)\w*)(?:<[^=]*>)? = (?!MiddlewareFn<)(?!\w+<C> \| )/gm,
+  );
+  for (const match of declared) shapes.push(`${match[1]} (${file})`);
+}
 const comments = commentShare(src);
 const shims = ["src/event_names.ts", "src/webhooks/listeners.ts"].filter(exists);
 const setup = Deno.readTextFileSync("src/errors/setup.ts");
@@ -138,7 +154,11 @@ console.log(`names exported from mod.ts: ${exported.length}`);
 console.log(
   `ways to build a service besides make/fromEnv/fromFile: ${builders.length} (${builders.join(", ")})`,
 );
-console.log(`ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")})`);
+console.log(
+  `ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")}; ` +
+    "registerHandler is the seed's form of on, use takes (ctx, next) middleware, events are notifications)",
+);
+console.log(`composition shapes in src/: ${shapes.length} (${shapes.join(", ")})`);
 console.log(
   `sync-or-promise results of our functions in src/: ${syncOrPromise.results.length} in ${resultFiles.size} files ` +
     `(${instanceofPromise} instanceof Promise); callback inputs that may answer either: ${syncOrPromise.inputs.length}`,

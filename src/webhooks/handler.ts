@@ -15,6 +15,7 @@ import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
 import { positiveInteger } from "../util/checks.ts";
+import { compose } from "../util/compose.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { DEDUPE_OPTION_KEYS, type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
 import { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
@@ -40,7 +41,7 @@ import { SIGNATURE_OPTION_KEYS, type WebhookSignatureOptions } from "./verify/ty
 import { WebhookVerifier } from "./verify/verifier.ts";
 
 export type { WebhookHandlerQueueOptions } from "./pipeline/dispatch_queue.ts";
-export type { WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
+export type { WebhookExecutionContext, WebhookMiddleware, WebhookRequestContext } from "./pipeline/state.ts";
 
 /** Default time limit for a webhook body to arrive, in ms. */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
@@ -198,7 +199,7 @@ export function buildWebhookHandler(
     enabled,
     prefix,
     routes: new Map(),
-    middleware,
+    middleware: middleware.length === 0 ? undefined : compose(middleware),
     maxBodyBytes,
     // Timers run on real time, so the deadlines do too (an injected clock may stand still).
     deadlines: new ReadDeadlines(bodyTimeoutMs),
