@@ -47,12 +47,6 @@ export class ProcessIncomingMessage implements EventListenerObject {
 
   /**
    * Bind to a store.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, ProcessIncomingMessage } from "@gw/gateway";
-   * new ProcessIncomingMessage(new MemoryStore());
-   * ```
    */
   constructor(store: GatewayStore) {
     this.store = store;

@@ -34,14 +34,6 @@ export class RecordInstanceHealth {
 
   /**
    * Bind to a health and a connection name.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
-   * new RecordInstanceHealth(new InstanceHealth(new MemoryState()), { connection: "eu" });
-   * ```
    */
   constructor(health: Pick<InstanceHealth, "recordConnectionUpdate">, options: { connection?: string } = {}) {
     this.#health = health;
@@ -50,20 +42,6 @@ export class RecordInstanceHealth {
 
   /**
    * Record the state a `connection.update` reports (nothing for other events or without an instance name).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState, WebhookPayloadDto } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
-   * const health = new InstanceHealth(new MemoryState());
-   * await new RecordInstanceHealth(health).observe(WebhookPayloadDto.from({
-   *   event: "connection.update",
-   *   instance: "sales",
-   *   data: { state: "close", statusReason: 401 },
-   * })!);
-   * (await health.get({ connection: "default", instance: "sales" })).breaker; // "open"
-   * ```
    */
   async observe(payload: WebhookPayloadDto): Promise<void> {
     if (payload.event !== "CONNECTION_UPDATE" || !payload.instance) return;

@@ -32,13 +32,6 @@ export class LearnFromWebhook implements EventListenerObject {
 
   /**
    * Bind to a directory and a tracker.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { LearnFromWebhook } from "@gw/gateway/webhooks";
-   * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker());
-   * ```
    */
   constructor(
     directory: ConstructorParameters<typeof LearnLidPairs>[0],

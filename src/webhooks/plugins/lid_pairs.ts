@@ -43,13 +43,6 @@ export class LearnLidPairs {
 
   /**
    * Bind to a directory.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * import { LearnLidPairs } from "@gw/gateway/webhooks";
-   * new LearnLidPairs(new LidDirectory());
-   * ```
    */
   constructor(directory: { learn(payload: unknown): Promise<unknown> }) {
     this.#directory = directory;
@@ -57,19 +50,6 @@ export class LearnLidPairs {
 
   /**
    * Learn the pairs `payload` shows (a `LidDirectory` resolves to how many were new).
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * import { LearnLidPairs } from "@gw/gateway/webhooks";
-   * const directory = new LidDirectory();
-   * await new LearnLidPairs(directory).observe(WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   data: { key: { id: "A", remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!);
-   * await directory.toPhone("123@lid"); // "5511999999999"
-   * ```
    */
   observe(payload: WebhookPayloadDto): Promise<unknown> {
     return this.#directory.learn(payload);

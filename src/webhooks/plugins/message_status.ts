@@ -37,13 +37,6 @@ export class TrackMessageStatus {
 
   /**
    * Bind to a tracker.
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { TrackMessageStatus } from "@gw/gateway/webhooks";
-   * new TrackMessageStatus(new MessageStatusTracker());
-   * ```
    */
   constructor(tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> }) {
     this.#tracker = tracker;
@@ -51,18 +44,6 @@ export class TrackMessageStatus {
 
   /**
    * Apply the statuses `payload` reports.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { TrackMessageStatus } from "@gw/gateway/webhooks";
-   * const tracker = new MessageStatusTracker();
-   * await new TrackMessageStatus(tracker).observe(
-   *   WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "3EB0", status: "READ" } })!,
-   * );
-   * (await tracker.get("3EB0"))?.status; // "READ"
-   * ```
    */
   observe(payload: WebhookPayloadDto): Promise<unknown> {
     return this.#tracker.observe(payload);
