@@ -239,9 +239,14 @@ export class InboundMessageClaims {
 
   #holding(key: string, first: string, origin: MessageOrigin): HeldClaim {
     let version: string | null = first;
-    const renew = async () => {
-      if (version === null) return;
-      version = await this.#write(key, { state: "processing", ...origin }, version);
+    let inFlight: Promise<void> | undefined;
+    // One renewal at a time: a second one on the same version would fail its compare-and-set and stop them.
+    const renew = (): Promise<void> => {
+      if (version === null) return Promise.resolve();
+      inFlight ??= this.#write(key, { state: "processing", ...origin }, version).then((next) => {
+        if (version !== null) version = next; // not after a stop: the claim is no longer renewed
+      }).finally(() => inFlight = undefined);
+      return inFlight;
     };
     const cancel = this.#every(Math.max(1, Math.floor(this.#leaseMs / 3)), renew);
     const stop = () => {
@@ -256,6 +261,8 @@ export class InboundMessageClaims {
         await this.#write(key, { state: "done", ...done });
       },
       release: async () => {
+        cancel();
+        await inFlight?.catch(() => {}); // its new version is the one to delete
         const mine = version;
         stop();
         // Only its own claim: a claim taken over meanwhile belongs to the delivery that took it.

@@ -216,3 +216,15 @@ Deno.test("inbound claim: a renewal seen between two looks starts the staleness 
   await taken!.complete();
   strictEqual(await holder.claims.state(INSTANCE, "S1"), "done");
 });
+
+Deno.test("inbound claim: a renewal due while the previous one is still in flight (a slow store) does not stop the renewals", async () => {
+  const [holder, other] = twoProcesses();
+  const held = await holder.claims.hold(INSTANCE, "O1");
+  await Promise.all([held!.renew(), held!.renew()]); // the timer fired again before the store answered
+  strictEqual(await other.claims.hold(INSTANCE, "O1"), null); // first look
+  other.mono += MESSAGE_CLAIM_LEASE_MS - 1;
+  await holder.tick(); // the holder is alive and renews
+  other.mono += 1;
+  strictEqual(await other.claims.hold(INSTANCE, "O1"), null);
+  await held!.complete();
+});
