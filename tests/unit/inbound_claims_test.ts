@@ -2,7 +2,9 @@
 // taken over only once another process saw it unchanged for the lease (120 s) on its own monotonic clock.
 // One injected wall clock for every collaborator of a process; the monotonic clock and the renewal timer
 // injected too.
-import { deepStrictEqual, rejects, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
+import { Bot } from "../../src/bot/mod.ts";
+import { WebhookProcessor } from "../../src/webhooks/processor.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
 import { WebhookException } from "../../src/errors.ts";
 import { MemoryState } from "../../src/backends/memory/state.ts";
@@ -227,4 +229,22 @@ Deno.test("inbound claim: a renewal due while the previous one is still in fligh
   other.mono += 1;
   strictEqual(await other.claims.hold(INSTANCE, "O1"), null);
   await held!.complete();
+});
+
+Deno.test("inbound claim: a misspelt or wrong claims option is refused when the bot or processor is built", () => {
+  throws(
+    () => new Bot({ claims: { leaseMS: 5_000 } as never }),
+    { message: 'new Bot: "claims.leaseMS" is not an option; did you mean "claims.leaseMs"?' },
+  );
+  throws(
+    () => new WebhookProcessor({ claims: { leaseMs: 0 } }),
+    {
+      message:
+        'Invalid webhook processor options: "claims.leaseMs" must be an integer number of ms from 3, got "0"',
+    },
+  );
+  throws(
+    () => new InboundMessageClaims(new MemoryState(), Date.now, { monotonic: 5 as never }),
+    { message: 'new InboundMessageClaims: "options.monotonic" must be a function' },
+  );
 });
