@@ -175,7 +175,9 @@ console.log(
   `${BLOCKS} blocks × ${PER_BLOCK} updates per variant, gateway ${
     HTTP ? "over HTTP in its own process" : "in process"
   }` +
-    ` (median per update; ratios: median of the per-block ratios)`,
+    ` (median per update; ratios: median of the per-block ratios; load average ${
+      Deno.loadavg().map((l) => l.toFixed(2)).join(", ")
+    })`,
 );
 for (const variant of variants) {
   const against = vsKeyed.has(variant.name) ? `  ${ratio(vsKeyed.get(variant.name)!)} the keyed handler` : "";
@@ -185,6 +187,13 @@ for (const variant of variants) {
     } the bare handler${against}`,
   );
 }
+// The goal is judged against the keyed handler (the same send the bot makes; bench/README.md).
+const headline = median(vsKeyed.get(bots[0].name)!);
+console.log(
+  `goal (issue 27): the bot (defaults) within 1.10x the keyed processor handler: ${headline.toFixed(3)}x: ${
+    headline <= 1.10 ? "met" : "NOT met"
+  }`,
+);
 await stub?.stop();
 // The client's shared per-attempt timeout timer would keep the process alive for up to its timeout.
 Deno.exit(0);

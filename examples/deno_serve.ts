@@ -4,7 +4,7 @@
  *   GATEWAY_WEBHOOK_SECRET=... deno run --allow-net=127.0.0.1 --allow-env examples/deno_serve.ts
  *
  * The gateway server then POSTs to http://<this host>:8000/gateway/webhook/<instance>. With the reference
- * server's own mechanism, set its webhook `headers: { "jwt_key": "<secret>" }` and GATEWAY_WEBHOOK_SCHEME=jwt.
+ * server's own mechanism, set its webhook `headers: { "jwt_key": "<secret>" }` and GATEWAY_WEBHOOK_SIGNATURE_SCHEME=jwt.
  */
 
 import { createWebhookHandler, WebhookProcessor } from "../mod.ts";

@@ -30,14 +30,22 @@ export type EnvKind =
   | "secrets"
   | "switch";
 
-/** The spellings of one setting. */
+/**
+ * The spellings of one setting. Its `file` path is the one name the others derive from: the variable is that
+ * path upper-cased with `GATEWAY_` (`webhook.route_prefix` → `GATEWAY_WEBHOOK_ROUTE_PREFIX`), except the seed's
+ * connection variables, which keep their names (`env`).
+ */
 export interface SettingKey {
   /** Path in `gateway-api.json` and `GatewayConfig` (`webhook.route_prefix`). */
-  readonly file?: string;
+  readonly file: string;
+  /** False for a setting only the environment and the options set (the file has no such key). */
+  readonly inFile?: false;
   /** Path in the options of the API it configures (`routePrefix`); for `GatewayConfig` settings, the file path. */
   readonly option?: string;
-  /** The environment variable (`GATEWAY_WEBHOOK_ROUTE_PREFIX`). */
+  /** The seed's variable, where it is not the file path's (`GATEWAY_API_URL` for `server_url`). */
   readonly env?: string;
+  /** The variable this setting had before the rule above, still read when its own is unset. */
+  readonly formerEnv?: string;
   /** How the variable is read (default `text`). */
   readonly kind?: EnvKind;
   /** Applied only when this option was switched on by its own variable (`dedupe` for the dedupe window). */
@@ -46,6 +54,11 @@ export interface SettingKey {
   readonly alwaysRead?: boolean;
   /** What it sets, one line (for `--help` and the docs). */
   readonly help?: string;
+}
+
+/** The environment variable of a setting: its file path upper-cased with `GATEWAY_`, or the seed's name. */
+export function variableOf(key: SettingKey): string {
+  return key.env ?? `GATEWAY_${key.file.toUpperCase().replaceAll(".", "_")}`;
 }
 
 /** The connection settings of `GatewayConfig` that the environment can set (`configFromEnv`). */
@@ -64,89 +77,86 @@ export const CONNECTION_KEYS: readonly SettingKey[] = [
 
 /** The command line's own file section that a variable overrides. */
 export const CLI_KEYS: readonly SettingKey[] = [
-  { file: "kv.path", env: "GATEWAY_KV_PATH", help: "the Deno KV file (default gateway.kv)" },
+  { file: "kv.path", help: "the Deno KV file (default gateway.kv)" },
 ];
 
-/** The webhook receiver: the file's `webhook` and `queue` sections, `WebhookHandlerOptions`, `GATEWAY_WEBHOOK_*`. */
+/** The webhook receiver: the file's `webhook` and `queue` sections, `WebhookHandlerOptions`, their variables. */
 export const WEBHOOK_KEYS: readonly SettingKey[] = [
   {
     file: "webhook.enabled",
     option: "enabled",
-    env: "GATEWAY_WEBHOOK_ENABLED",
     kind: "boolean",
     help: "enabled: false answers 404 to everything (default true)",
   },
   {
     file: "webhook.route_prefix",
     option: "routePrefix",
-    env: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
     kind: "path",
     help: "routePrefix (default gateway/webhook)",
   },
   {
     file: "webhook.secret",
     option: "signature.secret",
-    env: "GATEWAY_WEBHOOK_SECRET",
     kind: "secrets",
     help: "signature.secret; several separated by commas during a rotation",
   },
   {
     file: "webhook.signature.scheme",
     option: "signature.scheme",
-    env: "GATEWAY_WEBHOOK_SCHEME",
+    formerEnv: "GATEWAY_WEBHOOK_SCHEME",
     kind: "lowercase",
     help: "signature.scheme: auto (default), hmac, standard, jwt, token or none",
   },
   {
     file: "webhook.signature.header",
     option: "signature.header",
-    env: "GATEWAY_WEBHOOK_HEADER",
+    formerEnv: "GATEWAY_WEBHOOK_HEADER",
     help: "signature.header: header carrying the signature or token (with an explicit scheme)",
   },
   {
     file: "webhook.signature.tolerance_seconds",
     option: "signature.toleranceSeconds",
-    env: "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
+    formerEnv: "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
     kind: "number",
     help: "signature.toleranceSeconds (default 300)",
   },
   {
     file: "webhook.signature.jwt_max_age_seconds",
     option: "signature.jwtMaxAgeSeconds",
-    env: "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
+    formerEnv: "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
     kind: "number",
     help: "signature.jwtMaxAgeSeconds: how long after its iat the server's JWT is accepted (default 1800)",
   },
   {
     file: "webhook.signature.require_timestamp",
     option: "signature.requireTimestamp",
-    env: "GATEWAY_WEBHOOK_REQUIRE_TIMESTAMP",
+    formerEnv: "GATEWAY_WEBHOOK_REQUIRE_TIMESTAMP",
     kind: "boolean",
     help: "signature.requireTimestamp: true or false",
   },
   {
     file: "webhook.max_body_bytes",
     option: "maxBodyBytes",
-    env: "GATEWAY_WEBHOOK_MAX_BODY_BYTES",
     kind: "number",
     help: "maxBodyBytes (default 1048576)",
   },
   {
     file: "webhook.body_timeout_ms",
     option: "bodyTimeoutMs",
-    env: "GATEWAY_WEBHOOK_BODY_TIMEOUT_MS",
     kind: "number",
     help: "bodyTimeoutMs: time for a body to arrive, 408 after it (default 10000)",
   },
   {
+    file: "webhook.dedupe",
+    inFile: false,
     option: "dedupe",
-    env: "GATEWAY_WEBHOOK_DEDUPE",
     kind: "switch",
     help: "dedupe: true turns redelivery detection on (in memory)",
   },
   {
+    file: "webhook.dedupe.window_seconds",
+    inFile: false,
     option: "dedupe.windowSeconds",
-    env: "GATEWAY_WEBHOOK_DEDUPE_WINDOW_SECONDS",
     kind: "number",
     requires: "dedupe",
     alwaysRead: true,
@@ -155,19 +165,35 @@ export const WEBHOOK_KEYS: readonly SettingKey[] = [
   {
     file: "queue.enabled",
     option: "queue.enabled",
-    env: "GATEWAY_WEBHOOK_QUEUE",
+    formerEnv: "GATEWAY_WEBHOOK_QUEUE",
     kind: "switch",
     help: "queue.enabled: true answers 202 and processes later (Deno KV queue or waitUntil)",
   },
   {
     file: "queue.max_attempts",
     option: "queue.maxAttempts",
-    env: "GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS",
+    formerEnv: "GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS",
     kind: "number",
     requires: "queue.enabled",
     help: "queue.maxAttempts (default 5)",
   },
 ];
+
+/**
+ * The variable that sets `option` among `keys`, for naming a refused value under the name the operator set:
+ * the setting's own variable, or its former one when only that is set (`get`).
+ */
+export function variableOfOption(
+  keys: readonly SettingKey[],
+  option: string,
+  get: (name: string) => string | undefined,
+): string | undefined {
+  const key = keys.find((key) => key.option === option);
+  if (key === undefined) return undefined;
+  const own = variableOf(key);
+  const ownUnset = (get(own) ?? "") === "";
+  return ownUnset && key.formerEnv !== undefined && get(key.formerEnv) !== undefined ? key.formerEnv : own;
+}
 
 /** The rows of one section: `{ file key: option key }` under the section's file and option paths. */
 function section(file: string, option: string, keys: Readonly<Record<string, string>>): SettingKey[] {
@@ -223,7 +249,7 @@ function setAt(target: Record<string, unknown>, path: string, value: unknown): v
 export function optionsFromFile(keys: readonly SettingKey[], file: unknown): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const key of keys) {
-    if (key.file === undefined || key.option === undefined) continue;
+    if (key.inFile === false || key.option === undefined) continue;
     const value = valueAt(file, key.file);
     if (value !== undefined) setAt(options, key.option, value);
   }
@@ -264,7 +290,7 @@ function ms(name: string, value: string): number {
 }
 
 /** The value of one variable's text, or undefined when it sets nothing. */
-function envValue(key: SettingKey & { env: string }, text: string): unknown {
+function envValue(key: SettingKey, name: string, text: string): unknown {
   switch (key.kind ?? "text") {
     case "text":
       return text.trim() === "" ? undefined : text.trim();
@@ -275,16 +301,38 @@ function envValue(key: SettingKey & { env: string }, text: string): unknown {
     case "raw":
       return text === "" ? undefined : text;
     case "number":
-      return num(key.env, text);
+      return num(name, text);
     case "ms":
-      return text === "" ? undefined : ms(key.env, text);
+      return text === "" ? undefined : ms(name, text);
     case "boolean":
-      return bool(key.env, text);
+      return bool(name, text);
     case "switch":
-      return bool(key.env, text) ? true : undefined;
+      return bool(name, text) ? true : undefined;
     case "secrets":
-      return secretsFromEnv(key.env, text);
+      return secretsFromEnv(name, text);
   }
+}
+
+/**
+ * The variable that sets `key` and its text: its own, else (unset or empty) its former name. Both set to
+ * different texts is refused: one of them would be dropped silently.
+ */
+function envText(
+  key: SettingKey,
+  get: (name: string) => string | undefined,
+): { name: string; text: string } | undefined {
+  const name = variableOf(key);
+  const text = get(name);
+  const former = key.formerEnv === undefined ? undefined : get(key.formerEnv);
+  if (typeof former !== "string") return typeof text === "string" ? { name, text } : undefined;
+  // Set but empty (a template's `NAME=`) is unset here, so the former name applies.
+  if (typeof text === "string" && text !== "" && text !== former) {
+    throw new ConfigurationException(
+      `${name} and ${key.formerEnv} (its former name) are both set, to different values: unset ${key.formerEnv}`,
+      { setting: name },
+    );
+  }
+  return { name: typeof text === "string" && text !== "" ? name : key.formerEnv!, text: former };
 }
 
 /**
@@ -298,22 +346,22 @@ export function optionsFromEnv(
 ): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const key of keys) {
-    if (key.env === undefined || key.option === undefined) continue;
+    if (key.option === undefined) continue;
     const off = key.requires !== undefined && valueAt(options, key.requires) === undefined;
     if (off && !key.alwaysRead) continue;
-    const text = get(key.env);
-    if (off || typeof text !== "string") continue;
-    const value = envValue(key as SettingKey & { env: string }, text);
+    const set = envText(key, get);
+    if (off || set === undefined) continue;
+    const value = envValue(key, set.name, set.text);
     if (value !== undefined) setAt(options, key.option, value);
   }
   return options;
 }
 
-/** The variables of `keys`, each with what it sets. */
+/** The variables of `keys`, each with what it sets (a former name says which variable replaced it). */
 export function envVariables(keys: readonly SettingKey[]): Record<string, string> {
-  return Object.fromEntries(
-    keys.filter((key) => key.env !== undefined).map((
-      key,
-    ) => [key.env, key.help ?? key.option ?? key.file ?? ""]),
-  );
+  return Object.fromEntries(keys.flatMap((key) => {
+    const help = key.help ?? key.option ?? key.file;
+    const own: [string, string] = [variableOf(key), help];
+    return key.formerEnv === undefined ? [own] : [own, [key.formerEnv, `former name of ${own[0]}: ${help}`]];
+  }));
 }

@@ -1,15 +1,12 @@
 /**
  * Reading the `GATEWAY_*` variables from `Deno.env` under narrowed permissions: a variable the process may
- * not read (`--allow-env` lists others) is treated as unset and named once per process on standard error,
+ * not read (`--allow-env` lists others) is treated as unset and named once per reader on standard error,
  * instead of crashing with Deno's raw `NotCapable`. Internal.
  *
  * @module
  */
 
 import { denoEnvAccess } from "./webhooks/env.ts";
-
-/** The variables already named, so each is named once per process. */
-const named = new Set<string>();
 
 /** What {@link envReader} gives: the lookup, and the variables it could not read. */
 export interface EnvReader {
@@ -25,27 +22,19 @@ export interface EnvReaderOptions {
   access?: (name: string) => { value: string | undefined; denied: boolean };
   /** Write one line (default `console.error`). */
   warn?: (line: string) => void;
-  /** The variables already named (default: the process's own set). */
+  /** The variables already named (default: this reader's own, so a reader names each once). */
   named?: Set<string>;
 }
 
 /**
  * A lookup over `Deno.env` that treats a variable the permissions do not allow as unset and says so once per
- * variable per process: `[gateway] Cannot read GATEWAY_TIMEOUT_MS: not allowed by --allow-env; treated as
+ * variable per reader (one `fromEnv()`, one CLI run): `[gateway] Cannot read GATEWAY_TIMEOUT_MS: not allowed by --allow-env; treated as
  * unset (add it to --allow-env to use it)`.
- *
- * @example
- * ```ts
- * import { envReader } from "./env_access.ts";
- * const env = envReader();
- * const url = env.get("GATEWAY_API_URL");
- * if (url === undefined && env.denied.includes("GATEWAY_API_URL")) console.log("not allowed to read it");
- * ```
  */
 export function envReader(options: EnvReaderOptions = {}): EnvReader {
   const access = options.access ?? denoEnvAccess;
   const warn = options.warn ?? ((line: string) => console.error(line));
-  const seen = options.named ?? named;
+  const seen = options.named ?? new Set<string>();
   const denied: string[] = [];
   return {
     get(name) {

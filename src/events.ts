@@ -89,14 +89,6 @@ export class WebhookEvent extends Event {
 
   /**
    * Add work the processor must wait for before it answers (or acknowledges the queue job).
-   *
-   * @example
-   * ```ts
-   * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
-   * webhookProcessor().events.addEventListener(WebhookReceived.type, (event) => {
-   *   (event as WebhookReceived).waitUntil(fetch("http://127.0.0.1:9/audit", { method: "POST" }));
-   * });
-   * ```
    */
   waitUntil(promise: Promise<unknown>): void {
     // Marked as handled at once: the processor awaits it later, possibly after it has already rejected.

@@ -13,16 +13,6 @@ const log = getGatewayLogger("events");
  * logs it, instead of letting it become an uncaught error that ends a Deno process. `GatewayService.events`
  * is one: a failing `MessageSent` listener never turns a successful send into a crash. The webhook
  * processor's events extend it to fail the webhook being processed instead.
- *
- * @example
- * ```ts
- * import { GuardedEventTarget } from "./guarded_event_target.ts";
- * const target = new GuardedEventTarget();
- * target.addEventListener("ping", () => {
- *   throw new Error("listener bug");
- * });
- * target.dispatchEvent(new Event("ping")); // logged under ["gateway", "events"], nothing thrown
- * ```
  */
 export class GuardedEventTarget extends EventTarget {
   // type → listener → capture flag → the wrapper registered with the EventTarget.
@@ -33,14 +23,6 @@ export class GuardedEventTarget extends EventTarget {
 
   /**
    * How many listeners are registered for `type` (callers skip building events nobody listens to).
-   *
-   * @example
-   * ```ts
-   * import { GuardedEventTarget } from "./guarded_event_target.ts";
-   * const target = new GuardedEventTarget();
-   * target.addEventListener("ping", () => {});
-   * target.listenerCount("ping"); // 1
-   * ```
    */
   listenerCount(type: string): number {
     let count = 0;
@@ -50,12 +32,6 @@ export class GuardedEventTarget extends EventTarget {
 
   /**
    * Register a listener, wrapped so that its failures go to {@link GuardedEventTarget.onListenerError}.
-   *
-   * @example
-   * ```ts
-   * import { GuardedEventTarget } from "./guarded_event_target.ts";
-   * new GuardedEventTarget().addEventListener("MessageSent", (event) => console.log(event.type));
-   * ```
    */
   override addEventListener(
     type: string,
@@ -93,15 +69,6 @@ export class GuardedEventTarget extends EventTarget {
 
   /**
    * Remove a listener registered with `addEventListener`.
-   *
-   * @example
-   * ```ts
-   * import { GuardedEventTarget } from "./guarded_event_target.ts";
-   * const target = new GuardedEventTarget();
-   * const listener = () => {};
-   * target.addEventListener("MessageSent", listener);
-   * target.removeEventListener("MessageSent", listener);
-   * ```
    */
   override removeEventListener(
     type: string,

@@ -10,11 +10,6 @@
  * The JSON text of a JSONC document: comments replaced by spaces (so `JSON.parse` positions stay the same)
  * and trailing commas removed. Strings, including `//` and `/*` inside them, are untouched. An unterminated
  * block comment is a `SyntaxError`.
- *
- * @example
- * ```ts
- * stripJsonc('{ "url": "http://x", // a comment\n }'); // '{ "url": "http://x",             \n }' without the comma
- * ```
  */
 export function stripJsonc(source: string): string {
   let out = "";

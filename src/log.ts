@@ -9,11 +9,6 @@ import { getLogger as getLogTapeLogger, type Logger } from "@logtape/logtape";
 
 /**
  * The library's logger for a sub-category, e.g. `getGatewayLogger("client")` → `["gateway", "client"]`.
- *
- * @example
- * ```ts
- * getGatewayLogger("client").info("hello {name}", { name: "world" });
- * ```
  */
 export function getGatewayLogger(...category: string[]): Logger {
   return getLogTapeLogger(["gateway", ...category]);
@@ -26,12 +21,6 @@ const MAX_STRING = 200;
 /**
  * A copy of `value` that is safe to log: secrets replaced by `[REDACTED]`, long strings (base64 media)
  * truncated. Objects are walked to a bounded depth.
- *
- * @example
- * ```ts
- * import { redact } from "./log.ts";
- * redact({ apikey: "secret", text: "hi" }); // { apikey: "[REDACTED]", text: "hi" }
- * ```
  */
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === "string") {

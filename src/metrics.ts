@@ -85,12 +85,6 @@ export class MetricsCollector {
 
   /**
    * Create a collector; a disabled one records nothing.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * const quiet = new MetricsCollector({ enabled: false });
-   * ```
    */
   constructor(options: { enabled?: boolean } = {}) {
     this.#enabled = options.enabled ?? true;
@@ -205,12 +199,6 @@ export class MetricsCollector {
 
   /**
    * One message sent, by type.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().messageSent("text");
-   * ```
    */
   messageSent(type: string): void {
     if (!this.#enabled) return;
@@ -289,14 +277,6 @@ export class MetricsCollector {
 
   /**
    * A plain-object copy of every series.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * const metrics = new MetricsCollector();
-   * metrics.retry("timeout");
-   * metrics.snapshot(); // { gateway_retries_total: [{ labels: { reason: "timeout" }, count: 1 }] }
-   * ```
    */
   snapshot(): MetricsSnapshot {
     const out: MetricsSnapshot = {};
@@ -351,12 +331,6 @@ export class MetricsCollector {
 
   /**
    * The metrics in Prometheus' text exposition format.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * const text = new MetricsCollector().toPrometheus();
-   * ```
    */
   toPrometheus(): string {
     return renderPrometheus(this.#series, METRIC_DESCRIPTIONS);

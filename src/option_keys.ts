@@ -85,14 +85,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * file does: `createWebhookHandler: "secret" is not an option; did you mean "signature.secret"?`. Nested
  * plain objects are checked against their own keys; anything else (class instances, functions, `true`) is
  * left to the caller's type checks. `where` names the API in the message.
- *
- * @example
- * ```ts
- * import { checkOptionKeys } from "./option_keys.ts";
- * checkOptionKeys({ windowSeconds: 60 }, { windowSeconds: true }, "new MemoryWebhookDedupe"); // passes
- * // with { windowSecond: 60 }:
- * // ConfigurationException: new MemoryWebhookDedupe: "windowSecond" is not an option; did you mean "windowSeconds"?
- * ```
  */
 export function checkOptionKeys(value: unknown, keys: OptionKeys, where: string, path = ""): void {
   if (!isPlainObject(value)) return;

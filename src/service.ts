@@ -232,13 +232,6 @@ export class GatewayService {
 
   /**
    * Where `MessageSent` events are dispatched (shared by every view of this service).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, MessageSent } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * gw.events.addEventListener(MessageSent.type, (event) => console.log((event as MessageSent).messageId));
-   * ```
    */
   get events(): EventTarget {
     return this.#shared.events;
@@ -264,13 +257,6 @@ export class GatewayService {
 
   /**
    * A view bound to instance `name`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instance("sales").messages().text("5511999999999", "Hello");
-   * ```
    */
   instance(name: string): GatewayService {
     return this.#view({ instance: this.#shared.client.resolveInstance(name) });
@@ -304,13 +290,6 @@ export class GatewayService {
 
   /**
    * The connection manager (shared by every view).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * gw.getConnectionManager().addConnection("eu", { server_url: "https://eu.example.com", api_key: "k2" });
-   * ```
    */
   getConnectionManager(): ConnectionManager {
     return this.#shared.connections;
@@ -318,13 +297,6 @@ export class GatewayService {
 
   /**
    * The request pipeline, for routes the resources do not cover.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.getClient().request("GET", "/chatwoot/find/{instance}");
-   * ```
    */
   getClient(): GatewayClient {
     return this.#shared.client;
@@ -332,13 +304,6 @@ export class GatewayService {
 
   /**
    * The metrics collector.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * console.log(gw.getMetrics().toPrometheus());
-   * ```
    */
   getMetrics(): MetricsCollector {
     return this.#shared.metrics;
@@ -346,13 +311,6 @@ export class GatewayService {
 
   /**
    * The configured store, if any.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, MemoryStore } from "@gw/gateway";
-   * const gw = new GatewayService({ server_url: "http://localhost:8080", api_key: "k", store: new MemoryStore() });
-   * gw.getStore();
-   * ```
    */
   getStore(): GatewayStore | undefined {
     return this.#shared.store;
@@ -361,14 +319,6 @@ export class GatewayService {
   /**
    * Instance health and the send breaker, shared by every view of this service (and, through
    * `store.state`, by every process that shares the store).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const record = await gw.health().get({ connection: gw.getConnectionName(), instance: "sales" });
-   * console.log(record.status, record.breaker);
-   * ```
    */
   health(): InstanceHealth {
     return this.#shared.health;
@@ -376,12 +326,6 @@ export class GatewayService {
 
   /**
    * The configuration the service was built from.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).getConfig().server_url;
-   * ```
    */
   getConfig(): GatewayConfig {
     return this.#shared.config;
@@ -457,13 +401,6 @@ export class GatewayService {
 
   /**
    * Instance management: create, connect, state, QR code, logout, delete.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().create("sales");
-   * ```
    */
   instances(): InstancesResource {
     return new InstancesResource(this.#context());
@@ -471,13 +408,6 @@ export class GatewayService {
 
   /**
    * Message sends: text, media, audio, location, contact, reaction, poll, list, buttons, status.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().text("5511999999999", "Hello");
-   * ```
    */
   messages(): MessagesResource {
     return new MessagesResource(this.#context());
@@ -485,13 +415,6 @@ export class GatewayService {
 
   /**
    * Chats, contacts and message lookups.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().isOnWhatsApp("5511999999999");
-   * ```
    */
   chats(): ChatsResource {
     return new ChatsResource(this.#context());
@@ -499,13 +422,6 @@ export class GatewayService {
 
   /**
    * Groups.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().create("Team", ["5511999999999"]);
-   * ```
    */
   groups(): GroupsResource {
     return new GroupsResource(this.#context());
@@ -513,13 +429,6 @@ export class GatewayService {
 
   /**
    * The instance's own profile and privacy settings.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updateName("Sales");
-   * ```
    */
   profile(): ProfileResource {
     return new ProfileResource(this.#context());
@@ -527,13 +436,6 @@ export class GatewayService {
 
   /**
    * The instance's webhook configuration on the server.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().set({ url: "https://example.com/gateway/webhook/sales", events: ["MESSAGES_UPSERT"] });
-   * ```
    */
   webhooks(): WebhooksResource {
     return new WebhooksResource(this.#context());
@@ -541,13 +443,6 @@ export class GatewayService {
 
   /**
    * The instance's behaviour settings (reject calls, always online, ...).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.settings().update({ alwaysOnline: true });
-   * ```
    */
   settings(): SettingsResource {
     return new SettingsResource(this.#context());
@@ -555,13 +450,6 @@ export class GatewayService {
 
   /**
    * Call offers.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.calls().offer("5511999999999", { callDuration: 5 });
-   * ```
    */
   calls(): CallsResource {
     return new CallsResource(this.#context());
@@ -569,13 +457,6 @@ export class GatewayService {
 
   /**
    * Business catalog and collections.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.business().getCatalog({ number: "5511999999999" });
-   * ```
    */
   business(): BusinessResource {
     return new BusinessResource(this.#context());
@@ -583,13 +464,6 @@ export class GatewayService {
 
   /**
    * Message templates (WhatsApp Business / Meta instances only).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.templates().find();
-   * ```
    */
   templates(): TemplatesResource {
     return new TemplatesResource(this.#context());
@@ -597,13 +471,6 @@ export class GatewayService {
 
   /**
    * The instance's proxy.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.proxy().find();
-   * ```
    */
   proxy(): ProxyResource {
     return new ProxyResource(this.#context());
@@ -611,13 +478,6 @@ export class GatewayService {
 
   /**
    * Chat labels.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.labels().find();
-   * ```
    */
   labels(): LabelsResource {
     return new LabelsResource(this.#context());
@@ -625,13 +485,6 @@ export class GatewayService {
 
   /**
    * Media stored in S3 by the server.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.s3().getMediaUrl({ id: "media-id" });
-   * ```
    */
   s3(): S3Resource {
     return new S3Resource(this.#context());
@@ -639,13 +492,6 @@ export class GatewayService {
 
   /**
    * Evolution Bots (your own HTTP bot, `/evolutionBot`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.evolutionBot().find();
-   * ```
    */
   evolutionBot(): EvolutionBotResource {
     return new EvolutionBotResource(this.#context());
@@ -653,13 +499,6 @@ export class GatewayService {
 
   /**
    * The instance's Chatwoot inbox (`/chatwoot`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chatwoot().find();
-   * ```
    */
   chatwoot(): ChatwootResource {
     return new ChatwootResource(this.#context());
@@ -667,13 +506,6 @@ export class GatewayService {
 
   /**
    * Typebot flows (`/typebot`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.typebot().find();
-   * ```
    */
   typebot(): TypebotResource {
     return new TypebotResource(this.#context());
@@ -681,13 +513,6 @@ export class GatewayService {
 
   /**
    * OpenAI bots and stored API keys (`/openai`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.openai().findCreds();
-   * ```
    */
   openai(): OpenaiResource {
     return new OpenaiResource(this.#context());
@@ -695,13 +520,6 @@ export class GatewayService {
 
   /**
    * Dify apps (`/dify`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.dify().find();
-   * ```
    */
   dify(): DifyResource {
     return new DifyResource(this.#context());
@@ -709,13 +527,6 @@ export class GatewayService {
 
   /**
    * Flowise flows (`/flowise`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.flowise().find();
-   * ```
    */
   flowise(): FlowiseResource {
     return new FlowiseResource(this.#context());
@@ -723,13 +534,6 @@ export class GatewayService {
 
   /**
    * n8n workflows (`/n8n`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.n8n().find();
-   * ```
    */
   n8n(): N8nResource {
     return new N8nResource(this.#context());
@@ -737,13 +541,6 @@ export class GatewayService {
 
   /**
    * EvoAI agents (`/evoai`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.evoai().find();
-   * ```
    */
   evoai(): EvoaiResource {
     return new EvoaiResource(this.#context());
@@ -751,13 +548,6 @@ export class GatewayService {
 
   /**
    * Publishing the instance's events over the server's socket.io (`/websocket`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.websocket().set({ events: ["MESSAGES_UPSERT"] });
-   * ```
    */
   websocket(): EventSinkResource {
     return new EventSinkResource(this.#context(), "websocket");
@@ -765,13 +555,6 @@ export class GatewayService {
 
   /**
    * Publishing the instance's events to RabbitMQ (`/rabbitmq`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.rabbitmq().set({ events: ["MESSAGES_UPSERT"] });
-   * ```
    */
   rabbitmq(): EventSinkResource {
     return new EventSinkResource(this.#context(), "rabbitmq");
@@ -779,13 +562,6 @@ export class GatewayService {
 
   /**
    * Publishing the instance's events to NATS (`/nats`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.nats().set({ events: ["MESSAGES_UPSERT"] });
-   * ```
    */
   nats(): EventSinkResource {
     return new EventSinkResource(this.#context(), "nats");
@@ -793,13 +569,6 @@ export class GatewayService {
 
   /**
    * Publishing the instance's events to Pusher (`/pusher`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.pusher().find();
-   * ```
    */
   pusher(): PusherResource {
     return new PusherResource(this.#context());
@@ -807,13 +576,6 @@ export class GatewayService {
 
   /**
    * Publishing the instance's events to Amazon SQS (`/sqs`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.sqs().find();
-   * ```
    */
   sqs(): EventSinkResource {
     return new EventSinkResource(this.#context(), "sqs");
@@ -821,13 +583,6 @@ export class GatewayService {
 
   /**
    * Publishing the instance's events to Kafka (`/kafka`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.kafka().find();
-   * ```
    */
   kafka(): EventSinkResource {
     return new EventSinkResource(this.#context(), "kafka");
@@ -839,22 +594,6 @@ export class GatewayService {
    * default unless given. Throws a `ConfigurationException` naming the setting for an unknown key
    * (`serverUrl` → did you mean `server_url`?), a wrong type, a missing `server_url` or `api_key` (without
    * `connections`), or an api key that is not header-safe.
-   *
-   * @example One connection
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "key", instance: "sales" });
-   * ```
-   *
-   * @example Named connections
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({
-   *   default: "main",
-   *   connections: { main: { server_url: "http://localhost:8080", api_key: "key", instance: "sales" } },
-   *   retry: { max_retries: 3 },
-   * });
-   * ```
    */
   static make(config: GatewayConfig): GatewayService {
     const valid = validateConfig(config);

@@ -9,12 +9,6 @@ import { MAX_TIMER_MS } from "./util/timers.ts";
 /**
  * The longest `delay` a send or `sendPresence` may ask of the server, in ms (5 minutes): the server holds the
  * request open that long, showing "composing", and the client's attempt timeout and deadline stretch by it.
- *
- * @example
- * ```ts
- * import { MAX_SERVER_DELAY_MS } from "./timing.ts";
- * MAX_SERVER_DELAY_MS; // 300000
- * ```
  */
 export const MAX_SERVER_DELAY_MS = 300_000;
 
@@ -22,12 +16,6 @@ export const MAX_SERVER_DELAY_MS = 300_000;
  * A delay a timer can wait: at least 0, at most `2^31 - 1` ms (24.8 days). Runtimes fire a longer timer at
  * once, so a bigger value (a timeout or deadline set to the largest the schema accepts, plus a server delay)
  * is clamped to the longest wait a timer can do instead.
- *
- * @example
- * ```ts
- * import { timerDelay } from "./timing.ts";
- * timerDelay(2 ** 31 + 5000); // 2147483647
- * ```
  */
 export function timerDelay(ms: number): number {
   return ms > MAX_TIMER_MS ? MAX_TIMER_MS : ms > 0 ? ms : 0;
@@ -35,12 +23,6 @@ export function timerDelay(ms: number): number {
 
 /**
  * Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared).
- *
- * @example
- * ```ts
- * import { abortableSleep } from "./timing.ts";
- * await abortableSleep(10);
- * ```
  */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -68,28 +50,15 @@ interface SharedTimeout {
 
 /**
  * Attempt timeouts that share one `AbortSignal.timeout` among attempts started within a short window
- * (1 % of the timeout, at most one second). A timer per request costs about a tenth of a fast local
- * round trip; sharing keeps the guarantee that an attempt is never cut before its timeout, and fires at
+ * (1 % of the timeout, at most one second): a timer per request is a measurable share of a fast local
+ * round trip. Sharing keeps the guarantee that an attempt is never cut before its timeout, and fires at
  * most 1 % late. Timeouts under 100 ms get a signal of their own.
- *
- * @example
- * ```ts
- * import { SharedTimeouts } from "./timing.ts";
- * const timeouts = new SharedTimeouts();
- * const signal = timeouts.signal(30_000); // aborts with a "TimeoutError" 30–30.3 s from now
- * ```
  */
 export class SharedTimeouts {
   readonly #current = new Map<number, SharedTimeout>();
 
   /**
    * A signal that aborts no sooner than `ms` from now, and at most 1 % (≤ 1 s) later.
-   *
-   * @example
-   * ```ts
-   * import { SharedTimeouts } from "./timing.ts";
-   * new SharedTimeouts().signal(5_000).aborted; // false
-   * ```
    */
   signal(ms: number): AbortSignal {
     const window = Math.min(1000, Math.floor(ms / 100));

@@ -8,18 +8,9 @@
  * @module
  */
 import { ts } from "../tests/npm/typescript.ts";
+import { tsFiles } from "./ts_files.ts";
 
 const root = Deno.args[0] ?? "src";
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of Deno.readDirSync(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) out.push(...walk(path));
-    else if (entry.name.endsWith(".ts")) out.push(path);
-  }
-  return out;
-}
 
 function resolve(from: string, spec: string): string | undefined {
   if (!spec.startsWith(".")) return undefined;
@@ -31,7 +22,7 @@ function resolve(from: string, spec: string): string | undefined {
   return parts.join("/");
 }
 
-const files = walk(root).sort();
+const files = tsFiles(root).sort();
 const long: [string, number][] = [];
 const functions: [string, number][] = [];
 const graph = new Map<string, Set<string>>();

@@ -62,6 +62,36 @@ function commentShare(files: string[]): { comment: number; total: number; exampl
   return { comment, total, examples };
 }
 
+// A union of a promise and a plain value at the top level of a type (`T | Promise<T>`, `Promise<void> | undefined`),
+// not inside a generic argument (`Promise<Entry | null>` is a plain promise).
+const SYNC_OR_PROMISE = /\| Promise<|Promise<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*> \|/;
+
+/**
+ * The sync-or-promise types of `files`, by line: `results` are what our own functions answer, `inputs` the
+ * callbacks whose code (the user's, a broker client's) may answer either, which the library awaits. A field or
+ * a local holding a pending promise or none (`#ready: Promise<Client> | undefined`) is neither: not counted.
+ */
+function syncOrPromiseTypes(files: string[]): { results: string[]; inputs: string[] } {
+  const results: string[] = [], inputs: string[] = [];
+  for (const file of files) {
+    Deno.readTextFileSync(file).split("\n").forEach((raw, index) => {
+      const line = raw.trim();
+      if (!SYNC_OR_PROMISE.test(line) || line.startsWith("*") || line.startsWith("//")) return;
+      const held = /^(?:let|const) /.test(line) ||
+        (/^(?:readonly |private )*#?\w+\??: /.test(line) && !line.includes("=>"));
+      if (held) return;
+      const where = `${file}:${index + 1}`;
+      // In a parameter (a callback's answer) or in a user-implemented member: an input. After `): ` or on a
+      // signature's closing line: what the function answers.
+      const answer = line.includes("): ") ? line.slice(line.lastIndexOf("): ")) : undefined;
+      const input = /^abstract |MaybePromise<T> =/.test(line) || (!line.startsWith(")") &&
+        (answer !== undefined ? !SYNC_OR_PROMISE.test(answer) : line.includes("=>")));
+      (input ? inputs : results).push(where);
+    });
+  }
+  return { results, inputs };
+}
+
 function serialTestFiles(): number {
   const config = JSON.parse(Deno.readTextFileSync("deno.json"));
   const command: string = config.tasks?.test?.command ?? config.tasks?.test ?? "";
@@ -87,14 +117,32 @@ if (exported.includes("GatewayApi") || exported.includes("gatewayApi")) {
   builders.push("GatewayApi/gatewayApi (alias)");
 }
 const processor = Deno.readTextFileSync("src/webhooks/processor.ts");
-const observers = ["on", "onAny", "registerHandler", "use"].filter((name) =>
-  new RegExp(`^  ${name}[<(]`, "m").test(processor)
-);
-if (/readonly events: EventTarget/.test(processor)) observers.push("events (EventTarget)");
-const syncOrPromise = src.reduce(
-  (sum, file) => sum + (Deno.readTextFileSync(file).match(/\| Promise<|Promise<[^>]*> \|/g)?.length ?? 0),
+// A way to handle a webhook is a handler registration; `use` counts only when it takes something other
+// than the one `(ctx, next)` middleware shape, and `registerHandler` only when it is more than a form of
+// `on` (the seed's handler class). The `events` are notifications (the seed's event classes), not counted.
+const observers = ["on", "onAny"].filter((name) => new RegExp(`^  ${name}[<(]`, "m").test(processor));
+if (/^ {2}use\((?!\.\.\.middleware: InboundMiddleware\[\])/m.test(processor)) {
+  observers.push("use (not middleware)");
+}
+const thinForm =
+  /^ {2}registerHandler\([^]*?return this\.#add\(handler\.handledEvents\(\), \(payload\) => handler\.handle\(payload\), handler\);/m;
+if (/^ {2}registerHandler\(/m.test(processor) && !thinForm.test(processor)) observers.push("registerHandler");
+const syncOrPromise = syncOrPromiseTypes(src);
+const resultFiles = new Set(syncOrPromise.results.map((where) => where.replace(/:\d+$/, "")));
+const instanceofPromise = src.reduce(
+  (sum, file) => sum + (Deno.readTextFileSync(file).match(/instanceof Promise\b/g)?.length ?? 0),
   0,
 );
+// A composition shape is a stage or middleware type of its own: one for `MiddlewareFn` (src/util/compose.ts)
+// and every stage, middleware or next type declared otherwise than as a `MiddlewareFn`.
+const shapes = ["MiddlewareFn (ctx, next)"];
+for (const file of src) {
+  if (file.endsWith("/util/compose.ts")) continue;
+  const declared = Deno.readTextFileSync(file).matchAll(
+    /^export type (\w*(?:Stage|Middleware|Next)\w*)(?:<[^=]*>)? = (?!MiddlewareFn<)(?!\w+<C> \| )/gm,
+  );
+  for (const match of declared) shapes.push(`${match[1]} (${file})`);
+}
 const comments = commentShare(src);
 const shims = ["src/event_names.ts", "src/webhooks/listeners.ts"].filter(exists);
 const setup = Deno.readTextFileSync("src/errors/setup.ts");
@@ -106,8 +154,19 @@ console.log(`names exported from mod.ts: ${exported.length}`);
 console.log(
   `ways to build a service besides make/fromEnv/fromFile: ${builders.length} (${builders.join(", ")})`,
 );
-console.log(`ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")})`);
-console.log(`sync-or-promise types (T | Promise<T>, either order) in src/: ${syncOrPromise}`);
+console.log(
+  `ways to observe a webhook on WebhookProcessor: ${observers.length} (${observers.join(", ")}; ` +
+    "registerHandler is the seed's form of on, use takes (ctx, next) middleware, events are notifications)",
+);
+console.log(`composition shapes in src/: ${shapes.length} (${shapes.join(", ")})`);
+console.log(
+  `sync-or-promise results of our functions in src/: ${syncOrPromise.results.length} in ${resultFiles.size} files ` +
+    `(${instanceofPromise} instanceof Promise); callback inputs that may answer either: ${syncOrPromise.inputs.length}`,
+);
+if (Deno.args.includes("--list")) {
+  for (const where of syncOrPromise.results) console.log(`  result ${where}`);
+  for (const where of syncOrPromise.inputs) console.log(`  input  ${where}`);
+}
 console.log(
   `comment lines in src/: ${(100 * comments.comment / comments.total).toFixed(1)} % ` +
     `(${comments.comment} of ${comments.total} non-blank lines; ${comments.examples} @example)`,

@@ -7,7 +7,7 @@
  *   GATEWAY_KV_PATH=form.kv deno serve --allow-net --allow-env --allow-read --allow-write examples/bot/form.ts
  *
  * Configured like any bot from the environment: GATEWAY_API_URL, GATEWAY_API_KEY and GATEWAY_INSTANCE (the
- * server the replies go to), GATEWAY_WEBHOOK_SECRET / GATEWAY_WEBHOOK_SCHEME (what the receiver checks),
+ * server the replies go to), GATEWAY_WEBHOOK_SECRET / GATEWAY_WEBHOOK_SIGNATURE_SCHEME (what the receiver checks),
  * and GATEWAY_KV_PATH: the KV file that keeps the dialogues over restarts (without it they live in memory).
  */
 

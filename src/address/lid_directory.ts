@@ -130,15 +130,6 @@ export class LidDirectory {
 
   /**
    * Use a store (its `state`) or a `StateStore`; without one, an in-memory state of this object only.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * const kv = await Deno.openKv(":memory:");
-   * const directory = new LidDirectory(new KvStore(kv));
-   * kv.close();
-   * ```
    */
   constructor(store?: GatewayStore | StateStore, options: { now?: () => number } = {}) {
     this.#state = stateOf(store);
@@ -148,13 +139,6 @@ export class LidDirectory {
   /**
    * Learn every pair `payload` shows (a webhook payload, its envelope, or its `data`); returns how many
    * pairs were new or changed. Pairs already known cost one read each and no write.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * const directory = new LidDirectory();
-   * await directory.learn({ event: "contacts.upsert", data: [{ id: "5511999999999@s.whatsapp.net", lid: "123@lid" }] }); // 1
-   * ```
    */
   async learn(payload: unknown): Promise<number> {
     let learned = 0;
@@ -187,12 +171,6 @@ export class LidDirectory {
 
   /**
    * The phone digits of a LID (`"123@lid"` or its digits), or undefined when no event showed them.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * await new LidDirectory().toPhone("123456789012345@lid"); // undefined
-   * ```
    */
   async toPhone(lid: string): Promise<string | undefined> {
     return (await this.#state.get<Stored>(BY_LID, lidUser(lid)))?.value.value;
@@ -200,12 +178,6 @@ export class LidDirectory {
 
   /**
    * The LID JID of a phone number (digits, any formatting, or a phone-number JID), or undefined.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * await new LidDirectory().toLid("5511999999999@s.whatsapp.net"); // undefined
-   * ```
    */
   async toLid(phone: string): Promise<string | undefined> {
     const user = (await this.#state.get<Stored>(BY_PHONE, phoneDigits(phone)))?.value.value;

@@ -122,8 +122,7 @@ export class BotActions {
     const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
     const id = idOf(response);
     // The service announced the send and its note is being written; a replay is noted again (cheap).
-    const noted = id === undefined ? undefined : this.#own.note(target.instance, id);
-    if (noted !== undefined) await noted;
+    if (id !== undefined) await this.#own.note(target.instance, id);
     const paced = gap !== null && !response.replayed ? gap.sent(ref, target.chat) : undefined;
     if (paced !== undefined) await paced;
     return response;

@@ -13,7 +13,11 @@ import { abortableSleep } from "../timing.ts";
 import type { WebhookExecutionContext } from "../webhooks/handler.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
-import { WebhookProcessingException, WebhookProcessor } from "../webhooks/processor.ts";
+import {
+  type InboundMiddleware,
+  WebhookProcessingException,
+  WebhookProcessor,
+} from "../webhooks/processor.ts";
 import type { InboundLines, InboundRead } from "../inbound/lines.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
@@ -24,14 +28,14 @@ import type { ChatLines } from "./chat_order.ts";
 import { ContentIdentity } from "./content_identity.ts";
 import {
   admitStage,
+  type BotInbound,
   claimStage,
-  composeStages,
   debounceStage,
   echoStage,
   identifyStage,
-  type InboundContext,
   type InboundStage,
   pauseStage,
+  readStage,
   turnStage,
 } from "./inbound_stages.ts";
 import { Composer, REGISTERED_QUERIES } from "./composer.ts";
@@ -49,7 +53,6 @@ export type { BotGroups, BotOptions } from "./bot_options.ts";
 
 const DEFAULT_ORDER_LEASE_MS = 60_000;
 const ORDER_POLL_MS = 50;
-let warnedMemoryStore = false;
 
 /**
  * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
@@ -82,7 +85,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly options: Readonly<BotOptions>;
   /** Where claims, turns, pauses, sessions and dialogues live. */
   readonly store: GatewayStore;
-  /** The processor the receiver runs; the bot is one of its handlers. */
+  /** The processor the receiver runs; the bot's stages and middleware are its inbound middleware. */
   readonly processor: WebhookProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
@@ -92,7 +95,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #claims: InboundMessageClaims;
   readonly #own: OwnJids;
   readonly #bursts: Bursts | undefined;
-  readonly #stages: InboundStage;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
 
@@ -113,10 +115,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.options = Object.freeze({ ...checked });
     this.#now = checked.now ?? Date.now;
     const sleep = checked.sleep ?? abortableSleep;
-    if (checked.store === undefined && !warnedMemoryStore) {
-      // Said once per process on stderr, like a missing webhook secret: the library logs nothing else
-      // unless LogTape is configured, and this is a choice the operator should know about.
-      warnedMemoryStore = true;
+    if (checked.store === undefined) {
+      // Said by each bot built without a store, on stderr like a missing webhook secret: the library logs
+      // nothing else unless LogTape is configured, and this is a choice the operator should know about.
       console.warn(
         "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
           "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",
@@ -137,7 +138,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.processor = new WebhookProcessor({ store: this.store, now: this.#now, lines });
     // One claim service: the processor's (its store is the bot's).
     this.#claims = this.processor.claims!;
-    this.processor.onAny((payload) => this.#onPayload(payload));
     this.#actions = new BotActions({
       service: () => this.#env.service(),
       given: checked.service,
@@ -162,7 +162,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       : undefined;
     this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
     const claims = () => this.#claims;
-    this.#stages = composeStages([
+    const stages: InboundStage[] = [
+      readStage(this.processor),
       admitStage((ctx) => this.#admits(ctx)),
       claimStage(claims),
       debounceStage(this.#bursts),
@@ -170,7 +171,14 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       identifyStage(new ContentIdentity(state, this.#now), claims),
       pauseStage(this.#pauses),
       echoStage(this.#actions),
-    ], (ctx) => this.#toMiddleware(ctx));
+      async (ctx, next) => {
+        await this.#toMiddleware(ctx);
+        await next();
+      },
+    ];
+    // The bot's guarantees are stages on the processor's public hook; `read`, first, sets the fields the
+    // others read on the processor's context.
+    this.processor.use(...stages as InboundMiddleware[]);
   }
 
   /**
@@ -322,16 +330,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return this.#env.close();
   }
 
-  /** The processor's handler: one payload through the bot's stages, then the middleware. */
-  async #onPayload(payload: WebhookPayloadDto): Promise<void> {
-    // Read once, at its arrival, with its place in its chat's line.
-    let placed = this.processor.placed<BotUpdate>(payload);
-    if (placed instanceof Promise) placed = await placed;
-    await this.#stages({ payload, update: placed.value, slot: placed.place }, () => Promise.resolve());
-  }
-
   /** The last step: the update as a `Context` through the middleware. */
-  async #toMiddleware(inbound: InboundContext): Promise<void> {
+  async #toMiddleware(inbound: BotInbound): Promise<void> {
     const ctx = new Context({
       payload: inbound.payload,
       update: inbound.update,
@@ -359,7 +359,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
-  #admits({ update, payload }: InboundContext): boolean | Promise<boolean> {
+  #admits({ update, payload }: BotInbound): boolean | Promise<boolean> {
     if (update.own) {
       // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();

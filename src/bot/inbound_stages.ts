@@ -1,17 +1,22 @@
 /**
  * The bot's guarantees as named stages, each `(ctx, next) => Promise<void>` (the library's one composition
- * shape): `admit` (echo safety and the `groups` option), `claim` (once per update the server names),
+ * shape, `src/util/compose.ts`): `read` (the update as read at its arrival, with its place in its chat's
+ * line), `admit` (echo safety and the `groups` option), `claim` (once per update the server names),
  * `debounce` (a burst becomes one update), `turn` (one update of a chat at a time, in arrival order),
  * `identify` (once per update named by its content, inside the turn), `pause` (a human took over) and
- * `echo` (a reply of the bot's sent while this update waited). The bot composes them in that order before
- * its middleware; each stage answers by not calling `next`.
+ * `echo` (a reply of the bot's sent while this update waited). The bot adds them in that order, then its
+ * middleware, to its processor's public inbound middleware (`processor.use`); each stage answers by not
+ * calling `next`.
  *
  * @module
  */
 
 import { WebhookException } from "../errors.ts";
+import type { MiddlewareFn } from "../util/compose.ts";
+import type { InboundContext } from "../webhooks/inbound_middleware.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import type { WebhookProcessor } from "../webhooks/processor.ts";
 import type { BotActions } from "./actions.ts";
 import type { Bursts, TakenBurst } from "./burst.ts";
 import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
@@ -20,31 +25,32 @@ import type { ChatPauses } from "./pauses.ts";
 import { namedByServer } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
-/** One update on its way to the bot's middleware. */
-export interface InboundContext {
-  /** The payload as it arrived. */
-  readonly payload: WebhookPayloadDto;
-  /** The update, read once at its arrival (its chat id canonical). */
-  readonly update: BotUpdate;
-  /** Its place in its chat's line, taken when it arrived. */
-  readonly slot: ArrivalSlot | undefined;
+/** One update on its way to the bot's middleware: the processor's inbound context, with what the bot reads. */
+export interface BotInbound extends InboundContext {
+  /** The update, read once at its arrival (its chat id canonical); set by the `read` stage. */
+  update: BotUpdate;
+  /** Its place in its chat's line, taken when it arrived; set by the `read` stage. */
+  slot: ArrivalSlot | undefined;
   /** The messages of its burst (`debounceMs`), when merged. */
   burst?: TakenBurst;
 }
 
 /** A stage: go on with `next()`, or stop by returning without calling it. */
-export type InboundStage = (ctx: InboundContext, next: () => Promise<void>) => Promise<void>;
+export type InboundStage = MiddlewareFn<BotInbound>;
 
-/** Compose stages and the final step into one. */
-export function composeStages(stages: readonly InboundStage[], last: InboundStage): InboundStage {
-  return stages.reduceRight<InboundStage>(
-    (then, stage) => (ctx, next) => stage(ctx, () => then(ctx, next)),
-    last,
-  );
+/** Stage `read`: the update as it was read when it arrived, and its place in its chat's line. */
+export function readStage(processor: WebhookProcessor): InboundStage {
+  return async (ctx, next) => {
+    let read = processor.placed<BotUpdate>(ctx.payload);
+    if (read instanceof Promise) read = await read;
+    ctx.update = read.value;
+    ctx.slot = read.place;
+    await next();
+  };
 }
 
 /** Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here. */
-export function admitStage(admits: (ctx: InboundContext) => boolean | Promise<boolean>): InboundStage {
+export function admitStage(admits: (ctx: BotInbound) => boolean | Promise<boolean>): InboundStage {
   return async (ctx, next) => {
     const admitted = admits(ctx);
     if (admitted === true || (admitted !== false && await admitted)) await next();

@@ -7,11 +7,10 @@
 
 import { ConfigurationException } from "../errors.ts";
 
-/** Runs the rest of the chain; resolves when the downstream middleware finished. */
-export type NextFunction = () => Promise<void>;
+import type { MiddlewareFn, NextFunction } from "../util/compose.ts";
 
-/** A middleware function: do something with `ctx`, call `next()` to let the following middleware run. */
-export type MiddlewareFn<C> = (ctx: C, next: NextFunction) => unknown;
+// The library's one middleware shape (`src/util/compose.ts`), under the names grammY users know.
+export type { MiddlewareFn, NextFunction };
 
 /** An object that provides a middleware function (a `Composer`, a plugin). */
 export interface MiddlewareObj<C> {

@@ -39,7 +39,7 @@ function listen(events: EventTarget): Map<StateStore, OwnSends> {
     if (messageId === null) return;
     for (const own of bots.values()) {
       // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
-      own.note(instance, messageId)?.catch((error) =>
+      own.note(instance, messageId).catch((error) =>
         getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
           id: messageId,
           error: error instanceof Error ? error.message : String(error),
@@ -68,18 +68,22 @@ export class OwnSends {
     bots.set(this.#options.state, this);
   }
 
-  /** Note `id` as the bot's own; the write (shared with a note of the same id in flight), or undefined. */
-  note(instance: string, id: string): Promise<void> | undefined {
-    if (!this.#options.remembers()) return undefined;
+  /**
+   * Note `id` as the bot's own: resolves when the write (shared with a note of the same id in flight) is done.
+   * The note is in place before the first await, so an echo checked meanwhile is the bot's already.
+   */
+  async note(instance: string, id: string): Promise<void> {
+    if (!this.#options.remembers()) return;
     const key = `${instance}/${id}`;
     let write = this.#writing.get(key);
-    if (write !== undefined) return write;
-    const { state, now } = this.#options;
-    write = state.set(SENT, key, 1, { expiresAt: now() + SENT_WINDOW_MS }).then(() => {});
-    this.#writing.set(key, write);
-    const done = () => void this.#writing.delete(key);
-    write.then(done, done);
-    return write;
+    if (write === undefined) {
+      const { state, now } = this.#options;
+      write = state.set(SENT, key, 1, { expiresAt: now() + SENT_WINDOW_MS }).then(() => {});
+      this.#writing.set(key, write);
+      const done = () => void this.#writing.delete(key);
+      write.then(done, done);
+    }
+    await write;
   }
 
   /** Whether the bot sent message `id` (within the window). */

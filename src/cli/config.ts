@@ -15,7 +15,7 @@ import {
   mergeEnvConfig,
   serviceConfig,
 } from "../config.ts";
-import { CLI_KEYS, CONNECTION_KEYS, envVariables } from "../config_keys.ts";
+import { CLI_KEYS, CONNECTION_KEYS, envVariables, variableOf } from "../config_keys.ts";
 import { GatewayException } from "../errors.ts";
 import { GatewayService } from "../service.ts";
 import { inCheckout } from "./command.ts";
@@ -96,7 +96,7 @@ export async function loadCliConfig(io: CliIo, configPath: string | undefined): 
   }
   const fileConfig = serviceConfig(file ?? {});
   const config = mergeEnvConfig(fileConfig, env);
-  const envKv = io.env("GATEWAY_KV_PATH");
+  const envKv = io.env(variableOf(CLI_KEYS[0]));
   const kvPath = envKv || kvFile.path || DEFAULT_KV_PATH;
   return {
     config,

@@ -11,7 +11,7 @@ import { FlagCommand } from "./command.ts";
 import { loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_OK, UsageError } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
-import { openStore } from "./store.ts";
+import { withStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
 /** What `prune --json` prints. */
@@ -59,68 +59,71 @@ instance snapshots by their last update. The store file must exist.`,
   /** Count, or delete, the records older than the age limit and print the counts. */
   protected async execute({ values }: ParsedFlags, io: CliIo): Promise<number> {
     const days = numberFlag(values, "days", { fallback: 30 });
-    const kinds = ((values.kind as string[] | undefined) ?? [...RECORD_KINDS]) as RecordKind[];
-    for (const kind of kinds) {
-      if (!RECORD_KINDS.includes(kind)) {
-        throw new UsageError(
-          `Cannot parse arguments: unknown kind "${kind}" for "--kind" (expected one of ${
-            RECORD_KINDS.join(", ")
-          })`,
-        );
-      }
-    }
+    const kinds = kindFlags(values);
     const dryRun = booleanFlag(values, "dry-run");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
-    const opened = await openStore(cli, { mustExist: true });
-    const unique = [...new Set(kinds)];
     const bar = new ProgressBar(io, dryRun ? "Counting" : "Pruning");
-    // One clock for every kind, so they share one cut-off.
-    const now = Date.now();
-    const counts: Partial<Record<RecordKind, number>> = {};
-    let total = 0;
-    let before = now;
-    try {
-      for (const [index, kind] of unique.entries()) {
-        bar.update(index, unique.length);
-        const result = await pruneOldRecords({
-          store: opened.store,
-          days,
-          kinds: [kind],
-          dryRun,
-          now: () => now,
-        });
-        counts[kind] = result.counts[kind] ?? 0;
-        total += result.total;
-        before = result.before;
-      }
-      bar.update(unique.length, unique.length);
-    } finally {
-      bar.done();
-      opened.close();
-    }
-    const report: PruneReport = {
-      store: opened.path,
-      dryRun,
-      days,
-      before: new Date(before).toISOString(),
-      counts,
-      total,
-    };
+    const { path, result } = await withStore(cli, (store) => pruneKinds(store, kinds, days, dryRun, bar));
+    const report: PruneReport = { store: path, dryRun, days, ...result };
     if (booleanFlag(values, "json")) {
       writeJson(io, report);
       return EXIT_OK;
     }
+    const { counts, total } = report;
     io.stdout(
       renderTable(
         ["KIND", dryRun ? "WOULD REMOVE" : "REMOVED"],
-        unique.map((kind) => [kind, String(counts[kind])]),
+        kinds.map((kind) => [kind, String(counts[kind])]),
       ),
     );
     io.stdout(
       `${dryRun ? "Would remove" : "Removed"} ${total} record${
         total === 1 ? "" : "s"
-      } older than ${days} day${days === 1 ? "" : "s"} (before ${report.before}) from ${opened.path}\n`,
+      } older than ${days} day${days === 1 ? "" : "s"} (before ${report.before}) from ${path}\n`,
     );
     return EXIT_OK;
   }
+}
+
+/** The `--kind` flags, each once (all kinds without one); an unknown kind is a usage error. */
+function kindFlags(values: ParsedFlags["values"]): RecordKind[] {
+  const kinds = ((values.kind as string[] | undefined) ?? [...RECORD_KINDS]) as RecordKind[];
+  for (const kind of kinds) {
+    if (!RECORD_KINDS.includes(kind)) {
+      throw new UsageError(
+        `Cannot parse arguments: unknown kind "${kind}" for "--kind" (expected one of ${
+          RECORD_KINDS.join(", ")
+        })`,
+      );
+    }
+  }
+  return [...new Set(kinds)];
+}
+
+/** Prune (or count) each kind in turn, showing progress. */
+async function pruneKinds(
+  store: Parameters<typeof pruneOldRecords>[0]["store"],
+  kinds: RecordKind[],
+  days: number,
+  dryRun: boolean,
+  bar: ProgressBar,
+): Promise<Omit<PruneReport, "store" | "dryRun" | "days">> {
+  // One clock for every kind, so they share one cut-off.
+  const now = Date.now();
+  const counts: Partial<Record<RecordKind, number>> = {};
+  let total = 0;
+  let before = now;
+  try {
+    for (const [index, kind] of kinds.entries()) {
+      bar.update(index, kinds.length);
+      const result = await pruneOldRecords({ store, days, kinds: [kind], dryRun, now: () => now });
+      counts[kind] = result.counts[kind] ?? 0;
+      total += result.total;
+      before = result.before;
+    }
+    bar.update(kinds.length, kinds.length);
+  } finally {
+    bar.done();
+  }
+  return { before: new Date(before).toISOString(), counts, total };
 }

@@ -10,7 +10,7 @@ import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } 
 import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
-import { openStore } from "./store.ts";
+import { withStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
 /** What `reconcile --json` prints: the run's result plus the store used. */
@@ -61,21 +61,18 @@ that stops (budget, SIGINT, an error) resumes where it was. Exit code 1 when a c
     const lookbackHours = numberFlag(values, "lookback-hours", { fallback: 24, min: 1 });
     const instance = stringFlag(values, "instance");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
-    const opened = await openStore(cli, { mustExist: true });
-    let result: ReconcileInboundResult;
-    try {
-      const service = createService(cli, { store: opened.store });
-      result = await reconcileInboundMessages(service, {
-        processor: new WebhookProcessor({ store: opened.store }),
-        instances: instance === undefined ? undefined : [instance],
-        maxMessages,
-        lookbackMs: Math.round(lookbackHours * 3_600_000),
-        signal: io.signal,
-      });
-    } finally {
-      opened.close();
-    }
-    const report: ReconcileReport = { store: opened.path, ...result };
+    const { path, result } = await withStore(
+      cli,
+      (store) =>
+        reconcileInboundMessages(createService(cli, { store }), {
+          processor: new WebhookProcessor({ store }),
+          instances: instance === undefined ? undefined : [instance],
+          maxMessages,
+          lookbackMs: Math.round(lookbackHours * 3_600_000),
+          signal: io.signal,
+        }),
+    );
+    const report: ReconcileReport = { store: path, ...result };
     if (booleanFlag(values, "json")) writeJson(io, report);
     else io.stdout(renderReconcile(report));
     return result.instances.some((one) => one.errors.length > 0) ? EXIT_FAILED : EXIT_OK;

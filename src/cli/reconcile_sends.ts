@@ -10,7 +10,7 @@ import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } 
 import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
-import { openStore } from "./store.ts";
+import { withStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
 /** What `reconcile-sends --json` prints: the task's result plus the settings used. */
@@ -65,23 +65,18 @@ sent messages (DATABASE_SAVE_DATA_NEW_MESSAGE=true, its default). Exit code 1 wh
     const dryRun = booleanFlag(values, "dry-run");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     const service = createService(cli);
-    const opened = await openStore(cli, { mustExist: true });
-    let result: ReconcileSendsResult;
-    try {
-      result = await reconcileSends({
+    const { path, result } = await withStore(cli, (store) =>
+      reconcileSends({
         service,
-        store: opened.store,
+        store,
         limit,
         minAgeMs: Math.round(minAgeSeconds * 1000),
         instance,
         dryRun,
         signal: io.signal,
-      });
-    } finally {
-      opened.close();
-    }
+      }));
     const report: ReconcileSendsReport = {
-      store: opened.path,
+      store: path,
       limit,
       minAgeSeconds,
       instance: instance ?? null,

@@ -10,7 +10,7 @@ import { FlagCommand } from "./command.ts";
 import { createService, loadCliConfig } from "./config.ts";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.ts";
 import { ProgressBar } from "./progress.ts";
-import { openStore } from "./store.ts";
+import { withStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
 /** What `retry-failed --json` prints: the task's result plus the settings used. */
@@ -59,31 +59,30 @@ resend failed again. SIGINT stops after the message in flight.`,
     const dryRun = booleanFlag(values, "dry-run");
     const cli = await loadCliConfig(io, stringFlag(values, "config"));
     const service = createService(cli);
-    const opened = await openStore(cli, { mustExist: true });
-    let result: RetryFailedResult;
     const bar = new ProgressBar(io, dryRun ? "Checking" : "Resending");
-    try {
-      // The total is only worth reading when a bar shows it.
-      const total = io.stderrIsTerminal
-        ? (await opened.store.listOutbound({ status: "failed", instance })).length
-        : undefined;
-      let done = 0;
-      result = await retryFailedMessages({
-        service,
-        store: opened.store,
-        maxRetries,
-        limit,
-        instance,
-        dryRun,
-        signal: io.signal,
-        onResult: () => bar.update(++done, total),
-      });
-    } finally {
-      bar.done();
-      opened.close();
-    }
+    const { path, result } = await withStore(cli, async (store) => {
+      try {
+        // The total is only worth reading when a bar shows it.
+        const total = io.stderrIsTerminal
+          ? (await store.listOutbound({ status: "failed", instance })).length
+          : undefined;
+        let done = 0;
+        return await retryFailedMessages({
+          service,
+          store,
+          maxRetries,
+          limit,
+          instance,
+          dryRun,
+          signal: io.signal,
+          onResult: () => bar.update(++done, total),
+        });
+      } finally {
+        bar.done();
+      }
+    });
     const report: RetryFailedReport = {
-      store: opened.path,
+      store: path,
       maxRetries,
       limit,
       instance: instance ?? null,

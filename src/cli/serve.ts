@@ -123,10 +123,10 @@ export class ServeCommand extends FlagCommand {
       description:
         `Run the webhook receiver: POST /<webhook.route_prefix>/<instance> (default /${DEFAULTS.route_prefix}/<instance>),
 GET /${DEFAULTS.route_prefix}/health. Webhooks are verified with webhook.secret / GATEWAY_WEBHOOK_SECRET
-(every GATEWAY_WEBHOOK_* variable overrides the file), redeliveries are dropped, and inbound messages and
-webhook logs are recorded in the Deno KV store (created when missing), and connection.update webhooks
+(every GATEWAY_WEBHOOK_* and GATEWAY_QUEUE_* variable overrides the file), redeliveries are dropped, and
+inbound messages and webhook logs are recorded in the Deno KV store (created when missing), and connection.update webhooks
 update the instance health that senders sharing that KV file see (their send breaker). With queue.enabled (or
-GATEWAY_WEBHOOK_QUEUE=true) webhooks are answered 202 and processed by a KV queue worker in this process.
+GATEWAY_QUEUE_ENABLED=true) webhooks are answered 202 and processed by a KV queue worker in this process.
 The prune task (default daily at 03:00 UTC, 30 days) and, when a connection is configured, the
 retry-failed task (default every 5 minutes) run with Deno.cron, and tasks.reconcile (off unless given,
 default every 15 minutes) recovers inbound messages whose webhooks were dropped; the "tasks" section of

@@ -68,3 +68,19 @@ export async function openStore(cli: CliConfig, options: { mustExist: boolean })
     },
   };
 }
+
+/**
+ * Run a maintenance command's `task` on the configured KV file (which must exist), closed afterwards
+ * whatever happens; the answer names the file, which every report shows.
+ */
+export async function withStore<T>(
+  cli: CliConfig,
+  task: (store: KvStore) => Promise<T>,
+): Promise<{ path: string; result: T }> {
+  const opened = await openStore(cli, { mustExist: true });
+  try {
+    return { path: opened.path, result: await task(opened.store) };
+  } finally {
+    opened.close();
+  }
+}

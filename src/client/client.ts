@@ -102,14 +102,6 @@ export class GatewayClient {
 
   /**
    * Build a client from the configuration's `http` and `retry` sections and its dependencies.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * new GatewayClient({ retry: { max_retries: 0 } }, {
-   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "key" }),
-   * });
-   * ```
    */
   constructor(config: GatewayConfig, dependencies: ClientDependencies) {
     const valid = validateConfig(config);
@@ -166,13 +158,6 @@ export class GatewayClient {
 
   /**
    * The connection manager this client resolves names with.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, { connections: new ConnectionManager() });
-   * client.getConnectionManager().getConnectionNames(); // []
-   * ```
    */
   getConnectionManager(): ConnectionManager {
     return this.#connections;
@@ -198,20 +183,6 @@ export class GatewayClient {
   /**
    * Send one logical request (with retries) and return the answer; throws the matching
    * `GatewayApiException` subclass on failure.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, {
-   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "key" }),
-   * });
-   * await client.request("POST", "/message/sendText/{instance}", {
-   *   instance: "sales",
-   *   body: { number: "5511999999999", text: "Hi" },
-   *   idempotent: false,
-   *   bucket: "messages",
-   * });
-   * ```
    */
   request<T = unknown>(
     method: HttpMethod,

@@ -98,12 +98,6 @@ export class ConnectionManager {
 
   /**
    * Build from a configuration, checked like any configuration object; every connection is validated.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager({ connections: { main: { server_url: "http://localhost:8080", api_key: "k" } }, default: "main" });
-   * ```
    */
   constructor(config: GatewayConfig = {}) {
     validateConfig(config);
@@ -136,12 +130,6 @@ export class ConnectionManager {
 
   /**
    * Add (or replace) a connection at runtime.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager().addConnection("eu", { server_url: "https://eu.example.com", api_key: "k" });
-   * ```
    */
   addConnection(name: string, config: ConnectionConfig): this {
     if (typeof name !== "string" || name.trim() === "") {
@@ -169,13 +157,6 @@ export class ConnectionManager {
 
   /**
    * A connection by name (the active one when no name is given); throws when unknown.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * const manager = new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k" });
-   * manager.getConnection().name; // "default"
-   * ```
    */
   getConnection(name?: string): ResolvedConnection {
     const key = name ?? this.#active;
@@ -217,12 +198,6 @@ export class ConnectionManager {
 
   /**
    * The name used when a call names no connection.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager().getActiveConnectionName(); // "default"
-   * ```
    */
   getActiveConnectionName(): string {
     return this.#active;

@@ -103,32 +103,16 @@ function licenseRequired(body: unknown, full: GatewayErrorContext): ConnectionEx
   );
 }
 
-/**
- * Turn a server answer into the matching exception (see docs/errors.md's error table). Returns null for a
- * successful answer that carries no error.
- */
-export function errorFromResponse(
-  status: number,
-  body: unknown,
+/** The exception a status alone decides (a taken name, refused, not found, rate limited, not activated). */
+function statusException(
+  full: GatewayErrorContext & { status: number; messages: string[] },
+  where: string,
+  detail: string,
+  text: string,
   headers: Headers,
-  context: GatewayErrorContext,
-  now: number = Date.now(),
+  now: number,
 ): GatewayApiException | null {
-  const success = status >= 200 && status < 300;
-  // The common case returns before any message is built.
-  if (
-    success && (body === null || typeof body !== "object" || (body as { error?: unknown }).error !== true)
-  ) {
-    return null;
-  }
-  const messages = flattenErrorMessages(body);
-  const full: GatewayErrorContext = { ...context, status, body, messages };
-  const where = `${context.method ?? "GET"} ${context.path ?? "/"}`;
-  const detail = detailOf(messages);
-  const message = envelopeMessage(body);
-  const text = messages.join(" ");
-
-  if (success) return new GatewayApiException(`Gateway reported an error for ${where}${detail}`, full);
+  const { status, messages } = full;
   const taken = status === 403 && messages.length === 1 ? NAME_TAKEN.exec(messages[0]) : null;
   if (taken !== null) {
     return new InstanceAlreadyExistsException(
@@ -148,8 +132,37 @@ export function errorFromResponse(
       ms === null ? null : Math.ceil(ms / 1000),
     );
   }
-  const license = status === 503 ? licenseRequired(body, full) : null;
-  if (license !== null) return license;
+  return status === 503 ? licenseRequired(full.body, full) : null;
+}
+
+/**
+ * Turn a server answer into the matching exception (see docs/errors.md's error table). Returns null for a
+ * successful answer that carries no error.
+ */
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  headers: Headers,
+  context: GatewayErrorContext,
+  now: number = Date.now(),
+): GatewayApiException | null {
+  const success = status >= 200 && status < 300;
+  // The common case returns before any message is built.
+  if (
+    success && (body === null || typeof body !== "object" || (body as { error?: unknown }).error !== true)
+  ) {
+    return null;
+  }
+  const messages = flattenErrorMessages(body);
+  const full = { ...context, status, body, messages };
+  const where = `${context.method ?? "GET"} ${context.path ?? "/"}`;
+  const detail = detailOf(messages);
+  const message = envelopeMessage(body);
+  const text = messages.join(" ");
+
+  if (success) return new GatewayApiException(`Gateway reported an error for ${where}${detail}`, full);
+  const byStatus = statusException(full, where, detail, text, headers, now);
+  if (byStatus !== null) return byStatus;
   if (hasNotOnWhatsApp(message)) {
     return new MessageException(`Cannot send: recipient is not on WhatsApp${detail}`, {
       ...full,

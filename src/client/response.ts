@@ -51,13 +51,6 @@ export class ApiResponse<T = unknown> {
 
   /**
    * Wrap an answer.
-   *
-   * @example
-   * ```ts
-   * import { ApiResponse } from "@gw/gateway";
-   * new ApiResponse(200, new Headers(), null, 3, 1);
-   * new ApiResponse(201, new Headers(), { key: { id: "3EB0" } }, 0, 0, { replayed: true }).replayed; // true
-   * ```
    */
   constructor(
     status: number,
@@ -77,12 +70,6 @@ export class ApiResponse<T = unknown> {
 
   /**
    * True for a 2xx status.
-   *
-   * @example
-   * ```ts
-   * import { ApiResponse } from "@gw/gateway";
-   * new ApiResponse(201, new Headers(), null, 1, 1).isSuccessful(); // true
-   * ```
    */
   isSuccessful(): boolean {
     return this.status >= 200 && this.status < 300;
@@ -90,12 +77,6 @@ export class ApiResponse<T = unknown> {
 
   /**
    * The body, or the value at a dot path in it (`json("key.id")`, `json("0.name")`).
-   *
-   * @example
-   * ```ts
-   * import { ApiResponse } from "@gw/gateway";
-   * new ApiResponse(200, new Headers(), { instance: { state: "open" } }, 1, 1).json("instance.state"); // "open"
-   * ```
    */
   json<V = unknown>(path?: string): V {
     return readPath(this.data, path) as V;

@@ -218,10 +218,7 @@ async function reconcileInstance(
   };
   const chats = service.instance(instance).chats();
   const runStart = settings.now();
-  const rows = (await chats.fetchAll({}, { signal: settings.signal })).data;
-  const jids = (Array.isArray(rows) ? rows : [])
-    .filter((row) => typeof row?.remoteJid === "string" && row.remoteJid !== "status@broadcast")
-    .sort((a, b) => a.remoteJid < b.remoteJid ? -1 : a.remoteJid > b.remoteJid ? 1 : 0);
+  const jids = chatsByJid((await chats.fetchAll({}, { signal: settings.signal })).data);
   let budget = settings.maxMessages;
   for (const chat of jids) {
     if (budget <= 0 || settings.signal?.aborted) {
@@ -233,18 +230,7 @@ async function reconcileInstance(
     const progress: Progress = entry?.value ??
       { ts: Math.floor((runStart - settings.lookbackMs) / 1000), ids: [] };
     // Nothing newer than what was checked: no request.
-    const last = seconds(
-      (chat.lastMessage as { messageTimestamp?: unknown } | null | undefined)?.messageTimestamp,
-    );
-    const lastId = (chat.lastMessage as { key?: { id?: string } } | null | undefined)?.key?.id;
-    const overlap = Math.floor(settings.overlapMs / 1000);
-    if (
-      last !== undefined &&
-      (last < progress.ts - overlap ||
-        (overlap === 0 && last === progress.ts && progress.ids.includes(lastId ?? "")))
-    ) {
-      continue;
-    }
+    if (checkedAlready(chat.lastMessage, progress, settings.overlapMs)) continue;
     out.chats++;
     try {
       const stopped = await reconcileChat(chats, processor, state, instance, chat.remoteJid, progress, {
@@ -267,6 +253,23 @@ async function reconcileInstance(
     }
   }
   return out;
+}
+
+/** The instance's chats (not the status broadcast), in the order of their ids. */
+function chatsByJid(rows: ChatRow[] | unknown): ChatRow[] {
+  return (Array.isArray(rows) ? rows as ChatRow[] : [])
+    .filter((row) => typeof row?.remoteJid === "string" && row.remoteJid !== "status@broadcast")
+    .sort((a, b) => a.remoteJid < b.remoteJid ? -1 : a.remoteJid > b.remoteJid ? 1 : 0);
+}
+
+/** Whether a chat's last message is behind the chat's cursor (less the overlap): nothing new to look for. */
+function checkedAlready(lastMessage: unknown, progress: Progress, overlapMs: number): boolean {
+  const message = lastMessage as { messageTimestamp?: unknown; key?: { id?: string } } | null | undefined;
+  const last = seconds(message?.messageTimestamp);
+  const overlap = Math.floor(overlapMs / 1000);
+  return last !== undefined &&
+    (last < progress.ts - overlap ||
+      (overlap === 0 && last === progress.ts && progress.ids.includes(message?.key?.id ?? "")));
 }
 
 interface ChatRun extends Settings {

@@ -96,13 +96,6 @@ export class MessageStatusTracker {
 
   /**
    * Create a tracker.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * const tracker = new MessageStatusTracker({ store: new MemoryStore(), stuckAfterMs: 60_000 });
-   * ```
    */
   constructor(options: MessageStatusTrackerOptions = {}) {
     const store = options.store;
@@ -133,14 +126,6 @@ export class MessageStatusTracker {
    * Apply what a webhook (`send.message`, `messages.update`, `messages.upsert` from us, `connection.update`),
    * a `MessageSent` event or a plain update reports. Returns the records whose status moved forward
    * (empty for duplicates and out-of-order updates).
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * const tracker = new MessageStatusTracker();
-   * await tracker.observe({ messageId: "3EB0", status: "READ" }); // [record]
-   * await tracker.observe({ messageId: "3EB0", status: "DELIVERY_ACK" }); // [] (late, ignored)
-   * ```
    */
   async observe(
     input: WebhookPayloadDto | MessageSent | MessageStatusUpdate,
@@ -216,12 +201,6 @@ export class MessageStatusTracker {
 
   /**
    * The record of a message (`key.id`), or null when no status was seen for it.
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * await new MessageStatusTracker().get("3EB0"); // null
-   * ```
    */
   async get(id: string): Promise<MessageStatusRecord | null> {
     return (await this.#state.get<MessageStatusRecord>(NAMESPACE, id))?.value ?? null;
@@ -233,17 +212,6 @@ export class MessageStatusTracker {
    * tracker ends it at once. Rejects with `MessageStatusException` when the message reaches `ERROR` (unless
    * that was awaited) or after `timeoutMs` (with the likely causes when it is still pending), and with
    * the signal's reason when `signal` aborts.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, MemoryStore } from "@gw/gateway";
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * const store = new MemoryStore();
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales", store });
-   * const tracker = new MessageStatusTracker({ store }); // the webhook receiver uses the same store
-   * const res = await gw.messages().text("5511999999999", "Hello");
-   * await tracker.waitFor(res.json<string>("key.id"), "DELIVERY_ACK", { timeoutMs: 30_000 });
-   * ```
    */
   async waitFor(
     id: string,

@@ -39,12 +39,6 @@ export interface CallOfferDto {
 export class CallOfferDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { CallOfferDto } from "@gw/gateway";
-   * CallOfferDto.from({ number: "5511999999999", callDuration: 10, isVideo: true });
-   * ```
    */
   static from(input: RequestInput<CallOfferDto> | CallOfferDto): CallOfferDto {
     if (input instanceof CallOfferDto) return input;

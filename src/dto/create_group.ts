@@ -73,12 +73,6 @@ export const CREATE_GROUP_BODY: BodySpec = {
 export class CreateGroupDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { CreateGroupDto } from "@gw/gateway";
-   * CreateGroupDto.from({ subject: "Team", participants: ["5511999999999"], description: "Ours", promoteParticipants: true });
-   * ```
    */
   static from(input: RequestInput<CreateGroupDto> | CreateGroupDto): CreateGroupDto {
     if (input instanceof CreateGroupDto) return input;

@@ -153,12 +153,6 @@ export const CREATE_INSTANCE_BODY: BodySpec = {
 export class CreateInstanceDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { CreateInstanceDto } from "@gw/gateway";
-   * CreateInstanceDto.from({ instanceName: "sales", webhook: { url: "https://example.com/hook", events: ["MESSAGES_UPSERT"] } });
-   * ```
    */
   static from(input: RequestInput<CreateInstanceDto> | CreateInstanceDto): CreateInstanceDto {
     if (input instanceof CreateInstanceDto) return input;

@@ -55,12 +55,6 @@ export interface CreateTemplateDto {
 export class CreateTemplateDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { CreateTemplateDto } from "@gw/gateway";
-   * CreateTemplateDto.from({ name: "promo", category: "MARKETING", language: "pt_BR", components: [{ type: "BODY", text: "Oi" }] });
-   * ```
    */
   static from(input: RequestInput<CreateTemplateDto> | CreateTemplateDto): CreateTemplateDto {
     if (input instanceof CreateTemplateDto) return input;

@@ -129,13 +129,6 @@ export interface SendListMessageDto extends MessageOptions {
 export class SendListMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendListMessageDto } from "@gw/gateway";
-   * SendListMessageDto.from({ number: "5511999999999", title: "T", footerText: "F", buttonText: "B",
-   *   sections: [{ title: "S", rows: [{ title: "R", rowId: "r1", description: "D" }] }] });
-   * ```
    */
   static from(input: RequestInput<SendListMessageDto> | SendListMessageDto): SendListMessageDto {
     if (input instanceof SendListMessageDto) return input;
@@ -294,14 +287,6 @@ export const SEND_BUTTONS_BODY: BodySpec = {
 export class SendButtonsMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field and every broken button rule.
-   *
-   * @example
-   * ```ts
-   * import { SendButtonsMessageDto } from "@gw/gateway";
-   * SendButtonsMessageDto.from({ number: "5511999999999", buttons: [
-   *   { type: "pix", currency: "BRL", name: "Shop", keyType: "email", key: "pay@example.com" },
-   * ] });
-   * ```
    */
   static from(input: RequestInput<SendButtonsMessageDto> | SendButtonsMessageDto): SendButtonsMessageDto {
     if (input instanceof SendButtonsMessageDto) return input;

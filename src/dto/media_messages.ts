@@ -105,12 +105,6 @@ export interface SendMediaMessageDto extends MessageOptions {
 export class SendMediaMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendMediaMessageDto } from "@gw/gateway";
-   * SendMediaMessageDto.from({ number: "5511999999999", mediatype: "document", media: "JVBERi0xLjQK", fileName: "a.pdf" });
-   * ```
    */
   static from(input: RequestInput<SendMediaMessageDto> | SendMediaMessageDto): SendMediaMessageDto {
     if (input instanceof SendMediaMessageDto) return input;
@@ -140,12 +134,6 @@ export interface SendAudioMessageDto extends MessageOptions {
 export class SendAudioMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendAudioMessageDto } from "@gw/gateway";
-   * SendAudioMessageDto.from({ number: "5511999999999", audio: "https://example.com/a.mp3", encoding: true });
-   * ```
    */
   static from(input: RequestInput<SendAudioMessageDto> | SendAudioMessageDto): SendAudioMessageDto {
     if (input instanceof SendAudioMessageDto) return input;
@@ -173,12 +161,6 @@ export interface SendPtvMessageDto extends MessageOptions {
 export class SendPtvMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendPtvMessageDto } from "@gw/gateway";
-   * SendPtvMessageDto.from({ number: "5511999999999", video: "https://example.com/v.mp4", delay: 500 });
-   * ```
    */
   static from(input: RequestInput<SendPtvMessageDto> | SendPtvMessageDto): SendPtvMessageDto {
     if (input instanceof SendPtvMessageDto) return input;
@@ -208,12 +190,6 @@ export interface SendStickerMessageDto extends MessageOptions {
 export class SendStickerMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendStickerMessageDto } from "@gw/gateway";
-   * SendStickerMessageDto.from({ number: "5511999999999", sticker: "https://example.com/s.png", notConvertSticker: false });
-   * ```
    */
   static from(input: RequestInput<SendStickerMessageDto> | SendStickerMessageDto): SendStickerMessageDto {
     if (input instanceof SendStickerMessageDto) return input;
@@ -311,12 +287,6 @@ export interface SendStatusMessageDto {
 export class SendStatusMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendStatusMessageDto } from "@gw/gateway";
-   * SendStatusMessageDto.from({ type: "image", content: "https://example.com/a.png", statusJidList: ["5511999999999"] });
-   * ```
    */
   static from(input: RequestInput<SendStatusMessageDto> | SendStatusMessageDto): SendStatusMessageDto {
     if (input instanceof SendStatusMessageDto) return input;

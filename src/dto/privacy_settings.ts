@@ -75,12 +75,6 @@ export interface PrivacySettingsDto extends Readonly<PrivacySettings> {}
 export class PrivacySettingsDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad or missing field.
-   *
-   * @example
-   * ```ts
-   * import { PrivacySettingsDto } from "@gw/gateway";
-   * PrivacySettingsDto.from({ readreceipts: "none", profile: "all", status: "all", online: "match_last_seen", last: "all", groupadd: "all" });
-   * ```
    */
   static from(input: PrivacySettings | PrivacySettingsDto): PrivacySettingsDto {
     if (input instanceof PrivacySettingsDto) return input;

@@ -70,12 +70,6 @@ export interface ProxyDto extends Readonly<Omit<ProxyInput, "enabled" | "port">>
 export class ProxyDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { ProxyDto } from "@gw/gateway";
-   * ProxyDto.from({ host: "10.0.0.1", port: "1080", protocol: "socks5", username: "u", password: "p" });
-   * ```
    */
   static from(input: ProxyInput | ProxyDto): ProxyDto {
     if (input instanceof ProxyDto) return input;

@@ -81,12 +81,6 @@ export interface SettingsDto extends Readonly<InstanceSettings> {}
 export class SettingsDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad or missing field.
-   *
-   * @example
-   * ```ts
-   * import { SettingsDto } from "@gw/gateway";
-   * SettingsDto.from({ rejectCall: false, groupsIgnore: true, alwaysOnline: true, readMessages: false, readStatus: false, syncFullHistory: false });
-   * ```
    */
   static from(input: InstanceSettings | SettingsDto): SettingsDto {
     if (input instanceof SettingsDto) return input;

@@ -96,12 +96,6 @@ export interface SendLocationMessageDto extends MessageOptions {
 export class SendLocationMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendLocationMessageDto } from "@gw/gateway";
-   * SendLocationMessageDto.from({ number: "5511999999999", latitude: 0, longitude: 0 });
-   * ```
    */
   static from(input: RequestInput<SendLocationMessageDto> | SendLocationMessageDto): SendLocationMessageDto {
     if (input instanceof SendLocationMessageDto) return input;
@@ -208,12 +202,6 @@ export interface SendContactMessageDto extends MessageOptions {
 export class SendContactMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendContactMessageDto } from "@gw/gateway";
-   * SendContactMessageDto.from({ number: "5511999999999", contact: [{ fullName: "Ana", phoneNumber: "5511988887777" }] });
-   * ```
    */
   static from(input: RequestInput<SendContactMessageDto> | SendContactMessageDto): SendContactMessageDto {
     if (input instanceof SendContactMessageDto) return input;
@@ -282,12 +270,6 @@ function graphemeCount(text: string): number {
 export class SendReactionMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendReactionMessageDto } from "@gw/gateway";
-   * SendReactionMessageDto.from({ key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: true }, reaction: "" });
-   * ```
    */
   static from(input: RequestInput<SendReactionMessageDto> | SendReactionMessageDto): SendReactionMessageDto {
     if (input instanceof SendReactionMessageDto) return input;
@@ -319,12 +301,6 @@ export interface SendPollMessageDto extends MessageOptions {
 export class SendPollMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendPollMessageDto } from "@gw/gateway";
-   * SendPollMessageDto.from({ number: "5511999999999", name: "Days?", values: ["Mon", "Tue", "Wed"], selectableCount: 2 });
-   * ```
    */
   static from(input: RequestInput<SendPollMessageDto> | SendPollMessageDto): SendPollMessageDto {
     if (input instanceof SendPollMessageDto) return input;
@@ -358,12 +334,6 @@ export interface SendTemplateMessageDto {
 export class SendTemplateMessageDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendTemplateMessageDto } from "@gw/gateway";
-   * SendTemplateMessageDto.from({ number: "5511999999999", name: "order", language: "pt_BR", components: [] });
-   * ```
    */
   static from(input: RequestInput<SendTemplateMessageDto> | SendTemplateMessageDto): SendTemplateMessageDto {
     if (input instanceof SendTemplateMessageDto) return input;

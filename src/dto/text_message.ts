@@ -79,12 +79,6 @@ export interface SendTextMessageDto extends MessageOptions {
 export class SendTextMessageDto extends RequestDto {
   /**
    * Validate and normalize; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi", mentionsEveryOne: true });
-   * ```
    */
   static from(input: RequestInput<SendTextMessageDto> | SendTextMessageDto): SendTextMessageDto {
     if (input instanceof SendTextMessageDto) return input;

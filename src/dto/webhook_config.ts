@@ -133,12 +133,6 @@ export interface WebhookConfigDto {
 export class WebhookConfigDto extends RequestDto {
   /**
    * Validate; throws `ValidationException` naming every bad field.
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook", byEvents: true, headers: { jwt_key: "secret" } });
-   * ```
    */
   static from(input: WebhookConfigInput | WebhookConfigDto): WebhookConfigDto {
     if (input instanceof WebhookConfigDto) return input;
@@ -159,12 +153,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * Where the server posts events (`webhook.url`).
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook" }).url; // "https://example.com/hook"
-   * ```
    */
   get url(): string {
     return this.webhook.url;
@@ -172,12 +160,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * Whether the webhook is on (`webhook.enabled`, default true).
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook" }).enabled; // true
-   * ```
    */
   get enabled(): boolean {
     return this.webhook.enabled;
@@ -185,12 +167,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * The events, as UPPER_SNAKE names (`webhook.events`; empty means every event).
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook", events: ["messages.upsert"] }).events; // ["MESSAGES_UPSERT"]
-   * ```
    */
   get events(): readonly string[] {
     return this.webhook.events;
@@ -198,12 +174,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * Whether each event goes to `<url>/<event-kebab>` (`webhook.byEvents`, default false).
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook", byEvents: true }).byEvents; // true
-   * ```
    */
   get byEvents(): boolean {
     return this.webhook.byEvents;
@@ -211,12 +181,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * Whether media is included as base64 (`webhook.base64`, default false).
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook" }).base64; // false
-   * ```
    */
   get base64(): boolean {
     return this.webhook.base64;
@@ -224,12 +188,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * The headers the server sends with every call (`webhook.headers`).
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * WebhookConfigDto.from({ url: "https://example.com/hook", headers: { jwt_key: "s" } }).headers.jwt_key; // "s"
-   * ```
    */
   get headers(): Readonly<Record<string, string>> {
     return this.webhook.headers;

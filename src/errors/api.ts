@@ -56,12 +56,6 @@ export class ResponseTooLargeException extends GatewayApiException {
 
   /**
    * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { ResponseTooLargeException } from "@gw/gateway";
-   * throw new ResponseTooLargeException("Answer too large", { status: 200 }, 1024);
-   * ```
    */
   constructor(message: string, context: GatewayErrorContext, limit: number) {
     super(message, context);
@@ -115,12 +109,6 @@ export class RateLimitException extends GatewayApiException {
 
   /**
    * Build a rate-limit error.
-   *
-   * @example
-   * ```ts
-   * import { RateLimitException } from "@gw/gateway";
-   * throw new RateLimitException("Rate limit reached", {}, 5);
-   * ```
    */
   constructor(message: string, context: GatewayErrorContext = {}, retryAfter: number | null = null) {
     super(message, context);
@@ -129,12 +117,6 @@ export class RateLimitException extends GatewayApiException {
 
   /**
    * Seconds until a retry may succeed, or null when unknown.
-   *
-   * @example
-   * ```ts
-   * import { RateLimitException } from "@gw/gateway";
-   * console.log(new RateLimitException("limited", {}, 3).getRetryAfter());
-   * ```
    */
   getRetryAfter(): number | null {
     return this.retryAfter;

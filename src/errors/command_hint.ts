@@ -8,12 +8,6 @@
 /**
  * `deno run -A jsr:@gw/gateway/cli <command>`: the package's command line, which runs in any project (the
  * narrow permission flags are in docs/cli.md; `-A` keeps the hint short).
- *
- * @example
- * ```ts
- * import { cliCommand } from "./command_hint.ts";
- * cliCommand("connect sales"); // "deno run -A jsr:@gw/gateway/cli connect sales"
- * ```
  */
 export function cliCommand(command: string): string {
   return `deno run -A jsr:@gw/gateway/cli ${command}`;

@@ -38,12 +38,6 @@ export class ConnectionException extends GatewayApiException {
 
   /**
    * Build a connection error.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionException } from "@gw/gateway";
-   * throw new ConnectionException("Cannot reach server", { reason: "network" });
-   * ```
    */
   constructor(
     message: string,
@@ -94,12 +88,6 @@ export class OutcomeUnknownException extends ConnectionException {
 
   /**
    * Build the error for `idempotencyKey`.
-   *
-   * @example
-   * ```ts
-   * import { OutcomeUnknownException } from "@gw/gateway";
-   * throw new OutcomeUnknownException("order-42", { inFlight: true });
-   * ```
    */
   constructor(
     idempotencyKey: string,

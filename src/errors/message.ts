@@ -26,12 +26,6 @@ export class MessageException extends GatewayApiException {
 
   /**
    * Build a message error.
-   *
-   * @example
-   * ```ts
-   * import { MessageException } from "@gw/gateway";
-   * throw new MessageException("Cannot send: instance is not connected", { reason: "not_connected" });
-   * ```
    */
   constructor(message: string, context: GatewayErrorContext & { reason: MessageFailureReason }) {
     super(message, context);
@@ -73,17 +67,6 @@ export class InstanceDisconnectedException extends MessageException {
 
   /**
    * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { InstanceDisconnectedException } from "@gw/gateway";
-   * import { disconnectReason } from "@gw/gateway/delivery";
-   * throw new InstanceDisconnectedException("Cannot send: instance \"sales\" is banned", {
-   *   instance: "sales",
-   *   local: true,
-   *   disconnect: disconnectReason(403),
-   * });
-   * ```
    */
   constructor(
     message: string,
@@ -131,12 +114,6 @@ export class MessageStatusException extends GatewayApiException {
 
   /**
    * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusException } from "@gw/gateway";
-   * new MessageStatusException('Cannot deliver message "3EB0": the server reported ERROR', { messageId: "3EB0", deliveryStatus: "ERROR" });
-   * ```
    */
   constructor(
     message: string,

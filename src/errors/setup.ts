@@ -25,12 +25,6 @@ export class WebhookException extends GatewayException {
 
   /**
    * Build a webhook error with the status the receiver answers.
-   *
-   * @example
-   * ```ts
-   * import { WebhookException } from "@gw/gateway";
-   * const error = new WebhookException("Cannot verify webhook: signature does not match", { status: 401 });
-   * ```
    */
   constructor(message: string, context: { status?: number; messages?: string[]; cause?: unknown } = {}) {
     super(message, { cause: context.cause });
@@ -68,13 +62,6 @@ export class ConfigurationException extends GatewayException {
 
   /**
    * Build a configuration error.
-   *
-   * @example
-   * ```ts
-   * import { ConfigurationException } from "@gw/gateway";
-   * const error = new ConfigurationException('"timeout_ms" must be a positive integer', { setting: "timeout_ms" });
-   * console.log(error.setting); // "timeout_ms"
-   * ```
    */
   constructor(
     message: string,

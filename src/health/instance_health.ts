@@ -70,14 +70,6 @@ export class InstanceHealth {
 
   /**
    * Build over a state store.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const store = new MemoryStore();
-   * const health = new InstanceHealth(store.state, { failureThreshold: 3, cooldownMs: 10_000 });
-   * ```
    */
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
@@ -114,14 +106,6 @@ export class InstanceHealth {
 
   /**
    * The instance's health (`unknown` when nothing was recorded).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * console.log((await health.get({ connection: "default", instance: "sales" })).status); // "unknown"
-   * ```
    */
   get(ref: InstanceRef): Promise<InstanceHealthRecord> {
     // A chain, not an async method: an async layer costs more than the read on a fast round trip.
@@ -180,14 +164,6 @@ export class InstanceHealth {
   /**
    * Record a `connection.update` (webhook): `open` heals, `connecting` is noted, `close` and `refused`
    * open the breaker with the reason (`banned` for a `stop` reason such as 403).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordConnectionUpdate({ connection: "default", instance: "sales" }, { state: "close", statusReason: 401 });
-   * ```
    */
   async recordConnectionUpdate(
     ref: InstanceRef,

@@ -51,13 +51,6 @@ export class SendPacer {
 
   /**
    * Build with pacing rules; `now` and `random` are test seams.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryStore().state, { dailyCap: 200, warmup: true });
-   * ```
    */
   constructor(
     state: StateStore,
@@ -74,13 +67,6 @@ export class SendPacer {
 
   /**
    * The typing time for a text (the send's `delay`), or undefined when typing is off.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * new SendPacer(new MemoryState()).typingDelay("x".repeat(100)); // 4000
-   * ```
    */
   typingDelay(text: string): number | undefined {
     const rules = this.#rules;
@@ -92,13 +78,6 @@ export class SendPacer {
   /**
    * How long to wait before sending to `recipient` (0: now): the instance's gap (with a fresh jitter) and
    * the recipient's interval, whichever ends later.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).waitFor({ connection: "default", instance: "sales" }, "5511999999999"); // 0
-   * ```
    */
   async waitFor(ref: InstanceRef, recipient: string): Promise<number> {
     return Math.max(0, (await this.readyAt(ref, recipient)) - this.#now());

@@ -62,14 +62,6 @@ export interface RateLimitAcquireOptions {
  * (`on_limit_reached: "wait"`, the default) or refusing at once (`"throw"`) when the bucket is full.
  * A failing limiter lets the call through (`on_limiter_error: "open"`, the default) or refuses it
  * (`"closed"`). The configuration is checked when the gate is built.
- *
- * @example
- * ```ts
- * import { MetricsCollector } from "@gw/gateway";
- * import { RateLimitGate } from "./gate.ts";
- * const gate = new RateLimitGate({ on_limit_reached: "throw" }, { metrics: new MetricsCollector() });
- * await gate.acquire({ connection: "default", instance: "sales", bucket: "messages" });
- * ```
  */
 export class RateLimitGate {
   /** False when `rate_limiting.enabled` is false: `acquire` then returns at once. */
@@ -153,33 +145,17 @@ export class RateLimitGate {
         this.#limiterFailed(error, key, bucket, connection, instance);
         return;
       }
-      const retryAfter = Math.ceil(seconds);
-      const where = `bucket "${bucket}" of connection "${connection}"${
-        instance ? ` (instance "${instance}")` : ""
-      }`;
-      if (this.#mode === "throw") {
-        this.#refuse(bucket);
-        throw new RateLimitException(
-          `Rate limit reached for ${where}: next slot in ${formatSeconds(seconds)}`,
-          { connection, instance },
-          retryAfter,
-        );
-      }
+      if (this.#mode === "throw") throw this.#refusal(options, seconds);
       // A refusal with nothing to wait for is a race with a window that just closed: try again at once,
       // then back off a little each time, so a limiter that always answers 0 cannot make us spin.
       let waitMs = seconds * 1000;
       if (waitMs <= 0) waitMs = emptyWaits === 0 ? 0 : Math.min(1000, 10 * 2 ** (emptyWaits - 1));
       emptyWaits = seconds > 0 ? 0 : emptyWaits + 1;
       if (this.#now() + waitMs > bound) {
-        this.#refuse(bucket);
         const limit = deadlineAt !== undefined && deadlineAt < this.#now() + this.#maxWaitMs
           ? "the call's deadline"
           : `max_wait_ms (${this.#maxWaitMs} ms)`;
-        throw new RateLimitException(
-          `Rate limit reached for ${where}: next slot in ${formatSeconds(seconds)}, after ${limit}`,
-          { connection, instance },
-          retryAfter,
-        );
+        throw this.#refusal(options, seconds, `, after ${limit}`);
       }
       if (waitMs > 0) {
         await this.#sleep(waitMs, signal);
@@ -188,8 +164,18 @@ export class RateLimitGate {
     }
   }
 
-  #refuse(bucket: RateLimitBucket): void {
+  /** Count a refusal and build its exception; `after` says which wait limit was reached. */
+  #refusal(options: RateLimitAcquireOptions, seconds: number, after = ""): RateLimitException {
+    const { connection, instance, bucket } = options;
     this.#metrics?.rateLimit(bucket, "refused");
+    const where = `bucket "${bucket}" of connection "${connection}"${
+      instance ? ` (instance "${instance}")` : ""
+    }`;
+    return new RateLimitException(
+      `Rate limit reached for ${where}: next slot in ${formatSeconds(seconds)}${after}`,
+      { connection, instance },
+      Math.ceil(seconds),
+    );
   }
 
   #limiterFailed(

@@ -35,13 +35,6 @@ function catalogBody(query: CatalogQuery): Record<string, unknown> {
 export class BusinessResource extends Resource {
   /**
    * A business catalog (`POST /business/getCatalog`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.business().getCatalog({ limit: 10 });
-   * ```
    */
   async getCatalog(
     query: CatalogQuery = {},

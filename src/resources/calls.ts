@@ -23,13 +23,6 @@ export class CallsResource extends Resource {
   /**
    * Offer a call that rings for `callDuration` seconds (1–15) (`POST /call/offer`; a stub on the reference
    * server).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.calls().offer("5511999999999", { callDuration: 10, isVideo: true });
-   * ```
    */
   async offer(
     number: string,

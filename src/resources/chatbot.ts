@@ -84,13 +84,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
 
   /**
    * Create a bot (`POST /<integration>/create`); the server answers the stored row, `id` included.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.evoai().create({ agentUrl: "https://evoai.example.com/agent", triggerType: "keyword", triggerOperator: "equals", triggerValue: "help" });
-   * ```
    */
   async create(bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
     return await this.call(this.routes.create, { body: readBody(this.bodies.bot, bot) }, options);
@@ -127,13 +120,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
   /**
    * Replace a bot (`PUT /<integration>/update/{id}`): the whole bot, as `create` takes it. The server
    * answers 500 "Error updating ..." for an id it does not have.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.flowise().update("cm0abc", { enabled: false, apiUrl: "https://flowise.example.com/api/v1/prediction/1", triggerType: "all" });
-   * ```
    */
   async update(id: string, bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
     const request = { params: { id: recordId("bot", id) }, body: readBody(this.bodies.bot, bot) };
@@ -142,13 +128,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
 
   /**
    * Delete a bot and its sessions (`DELETE /<integration>/delete/{id}`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.evolutionBot().delete("cm0abc");
-   * ```
    */
   async delete(id: string, options?: CallOptions): Promise<ApiResponse<DeleteBotResponse>> {
     return await this.call(this.routes.delete, { params: { id: recordId("bot", id) } }, options);

@@ -101,13 +101,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Whether one number is on WhatsApp.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().isOnWhatsApp("+55 11 99999-9999"); // true or false
-   * ```
    */
   async isOnWhatsApp(number: string, options?: CallOptions): Promise<boolean> {
     const res = await this.checkNumbers([number], options);
@@ -366,15 +359,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Every stored message matching `query`, page after page (`findMessages` with `page` 1, 2, ...).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * for await (const record of gw.chats().iterateMessages({ where: { messageType: "conversation" } })) {
-   *   console.log(record.key.id);
-   * }
-   * ```
    */
   async *iterateMessages(
     query: FindMessagesQuery = {},

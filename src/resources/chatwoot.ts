@@ -75,13 +75,6 @@ export class ChatwootResource extends Resource {
   /**
    * Configure the inbox (`POST /chatwoot/set`). With `autoCreate` the server creates the inbox in
    * Chatwoot, so it must reach `url`; without it, nothing is asked of Chatwoot until messages flow.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chatwoot().set({ accountId: "1", token: "...", url: "https://chatwoot.example.com", signMsg: true });
-   * ```
    */
   async set(config: ChatwootInput, options?: CallOptions): Promise<ApiResponse<ChatwootRow>> {
     return await this.call(ROUTE.chatwoot.set, { body: readBody(CHATWOOT_BODY, config) }, options);

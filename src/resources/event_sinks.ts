@@ -82,13 +82,6 @@ export class EventSinkResource extends Resource {
 
   /**
    * Turn publishing on or off and choose the events (`POST /<sink>/set`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.nats().set({ enabled: true, events: ["MESSAGES_UPSERT"] });
-   * ```
    */
   async set(config: EventSinkInput, options?: CallOptions): Promise<ApiResponse<EventSinkRow | null>> {
     const body = readBody(eventSinkBody(this.#sink), config);
@@ -97,13 +90,6 @@ export class EventSinkResource extends Resource {
 
   /**
    * The stored configuration (`GET /<sink>/find`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.websocket().find()).data?.enabled);
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<EventSinkRow | null>> {
     return await this.call(ROUTE[this.#sink].find, {}, options);
@@ -123,13 +109,6 @@ export class EventSinkResource extends Resource {
 export class PusherResource extends Resource {
   /**
    * Configure Pusher (`POST /pusher/set`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.pusher().set({ enabled: false, appId: "1", key: "k", secret: "s", cluster: "mt1" });
-   * ```
    */
   async set(
     config: PusherInput,

@@ -44,13 +44,6 @@ import type {
 export class GroupsResource extends Resource {
   /**
    * Create a group (`POST /group/create`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().create("Team", ["5511999999999"], "Our team", { promoteParticipants: true });
-   * ```
    */
   async create(
     subject: string | RequestInput<CreateGroupDto> | CreateGroupDto,
@@ -308,13 +301,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Add members (`updateParticipant` with `add`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().addParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
    */
   async addParticipants(
     jid: string,

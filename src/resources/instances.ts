@@ -64,14 +64,6 @@ export class InstancesResource extends Resource {
   /**
    * Create an instance (`POST /instance/create`, global api key). Integration defaults to Baileys. A name
    * that is taken throws `InstanceAlreadyExistsException` (the server answers 403).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const res = await gw.instances().create("sales");
-   * console.log(res.data.hash); // the instance api key
-   * ```
    */
   async create(
     nameOrInput: string | RequestInput<CreateInstanceDto> | CreateInstanceDto,
@@ -202,14 +194,6 @@ export class InstancesResource extends Resource {
 
   /**
    * The QR code `{ code, base64, pairingCode, count }` to scan, or null when the instance is already open.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const qr = await gw.instances().getQrCode("sales");
-   * if (qr) console.log(qr.code);
-   * ```
    */
   async getQrCode(name?: string, options?: CallOptions & { number?: string }): Promise<QrCode | null> {
     const res = await this.connect(name, options);

@@ -25,13 +25,6 @@ import type { Label } from "./types.ts";
 export class LabelsResource extends Resource {
   /**
    * Every label (`GET /label/findLabels`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.labels().find();
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Label[]>> {
     return await this.call(ROUTE.label.findLabels, {}, options);
@@ -39,13 +32,6 @@ export class LabelsResource extends Resource {
 
   /**
    * Add a label to a chat or remove it (`POST /label/handleLabel`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.labels().handle("5511999999999", "3", "remove");
-   * ```
    */
   async handle(
     number: string,

@@ -195,14 +195,6 @@ type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest 
 export class MediaMessages extends TextMessages {
   /**
    * Send an image by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().image("5511999999999", "https://example.com/a.png", "Look");
-   * await gw.messages().image({ number: "5511999999999", media: "https://example.com/a.png", mimetype: "image/png" });
-   * ```
    */
   image(request: MediaRequest<"image">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */

@@ -63,13 +63,6 @@ export class TextMessages extends Resource {
    * default 7 days), so a cached number costs one store read. A JID is returned as given. Throws
    * `ValidationException` for a number without a country code (before any request) and `MessageException`
    * (`not_on_whatsapp`) when no variant has an account.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const { jid, rewritten } = await gw.messages().resolveRecipient("+55 11 99999-8888");
-   * ```
    */
   async resolveRecipient(number: string, options: CallOptions = {}): Promise<ResolvedRecipient> {
     const ttl = this.context.recipients?.cache_ttl_seconds;
@@ -91,14 +84,6 @@ export class TextMessages extends Resource {
   /**
    * Send a text (`POST /message/sendText`): `(to, text, options?)`, or a `SendTextMessageDto` or its fields and the
    * call options.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService, SendTextMessageDto } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().text("+55 11 99999-9999", "Hello", { linkPreview: false });
-   * await gw.messages().text(SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }), { instance: "support" });
-   * ```
    */
   text(
     request: SendTextMessageDto | RequestInput<SendTextMessageDto>,

@@ -18,7 +18,7 @@
  */
 
 export { Resource, type RouteRequest } from "./resource.ts";
-export { type ChatbotGroup, type EventSinkGroup, type RouteEntry, type RouteGroup } from "./routes.ts";
+export { type ChatbotGroup, type EventSinkGroup, type RouteEntry, type RouteGroup } from "./route_table.ts";
 export { InstancesResource, type WaitForConnectionOptions } from "./instances.ts";
 export {
   type ConnectFlowEvent,

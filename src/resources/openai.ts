@@ -78,13 +78,6 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
 
   /**
    * Store an API key under a name (`POST /openai/creds`); the server refuses a key or a name it already has.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const id = (await gw.openai().createCreds("main", "sk-...")).data.id;
-   * ```
    */
   async createCreds(name: string, apiKey: string, options?: CallOptions): Promise<ApiResponse<OpenaiCreds>> {
     const body = readBody(OPENAI_CREDS_BODY, { name, apiKey });

@@ -33,13 +33,6 @@ import type { ProfileInfo, UpdateResult } from "./types.ts";
 export class ProfileResource extends Resource {
   /**
    * A profile (`POST /chat/fetchProfile`); without `number`, the instance's own.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().fetch("5511999999999");
-   * ```
    */
   async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     const body = readBody(PROFILE_LOOKUP_BODY, { number });
@@ -80,13 +73,6 @@ export class ProfileResource extends Resource {
 
   /**
    * Change the own display name (`POST /chat/updateProfileName`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updateName("Sales");
-   * ```
    */
   async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const body = readBody(PROFILE_NAME_BODY, { name });

@@ -22,13 +22,6 @@ import { ROUTE } from "./routes.ts";
 export class ProxyResource extends Resource {
   /**
    * Set the proxy (`POST /proxy/set`); the server tests it live (400 "Invalid proxy" when it fails).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.proxy().set({ enabled: false, host: "proxy.example.com", port: "3128", protocol: "http" });
-   * ```
    */
   async set(
     proxy: ProxyInput | ProxyDto,

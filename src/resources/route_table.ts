@@ -1,11 +1,71 @@
 /**
- * The type of the route table: each group's operations (written out because the table's inferred type is
- * not allowed in a published module's API).
+ * The types of the route table: one route's row and each group's operations (written out because the
+ * table's inferred type is not allowed in a published module's API).
  *
  * @module
  */
 
-import type { RouteEntry } from "./routes.ts";
+import type { HttpMethod } from "../client/prepared_request.ts";
+import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+
+/** Route groups as the contract counts them (the first path segment). */
+export type RouteGroup =
+  | "instance"
+  | "message"
+  | "call"
+  | "chat"
+  | "business"
+  | "group"
+  | "template"
+  | "settings"
+  | "proxy"
+  | "label"
+  | "webhook"
+  | "s3"
+  | ChatbotGroup
+  | EventSinkGroup;
+
+/** The chatbot integrations' route groups (`/typebot/create/{instance}`, ...). */
+export type ChatbotGroup =
+  | "evolutionBot"
+  | "chatwoot"
+  | "typebot"
+  | "openai"
+  | "dify"
+  | "flowise"
+  | "n8n"
+  | "evoai";
+
+/** The event sinks' route groups besides the webhook (`/rabbitmq/set/{instance}`, ...). */
+export type EventSinkGroup = "websocket" | "rabbitmq" | "nats" | "pusher" | "sqs" | "kafka";
+
+/** One route of the gateway server. */
+export interface RouteEntry {
+  /** Route group as the contract counts them (`instance`, `message`, `chat`, ...): the first path segment. */
+  readonly group: RouteGroup;
+  /** HTTP verb. */
+  readonly method: HttpMethod;
+  /**
+   * Route template; `{instance}` is the instance name (always the last segment), `{id}` the id of the
+   * integration's record (a bot, a credential) where the route has one.
+   */
+  readonly path: string;
+  /** Success status the server answers. */
+  readonly status: 200 | 201;
+  /** `GatewayService` accessor of the resource (`messages`, `chats`, ...). */
+  readonly resource: string;
+  /**
+   * Resource methods that call the route; the first is the direct one. A method of another resource is
+   * written with its resource (`messages.resolveRecipient`).
+   */
+  readonly methods: readonly string[];
+  /** Whether the library retries it after an unclear failure (reads: yes; changes and sends: no). */
+  readonly idempotent: boolean;
+  /** Message sends: the kind metrics, the store and `MessageSent` name (`text`, `media`, ...). */
+  readonly kind?: string;
+  /** Rate-limit bucket: `messages` or `media` for sends, `default` for the rest. */
+  readonly bucket: RateLimitBucket;
+}
 
 /** The operations every bot integration has (contract §2.9). */
 export type BotOp =
@@ -23,8 +83,14 @@ export type BotOp =
 /** A group's rows by operation. */
 export type Rows<K extends string> = { readonly [P in K]: RouteEntry };
 
-/** Every group's rows by operation: the type of `ROUTE` (`src/resources/routes.ts`). */
-export interface RouteTable {
+/**
+ * Every group's rows by operation: the type of `ROUTE` (`src/resources/routes.ts`). The event sinks have
+ * `set` and `find`; the chatbot integrations the bot operations, plus their own.
+ */
+export interface RouteTable
+  extends
+    Readonly<Record<EventSinkGroup, Rows<"set" | "find">>>,
+    Readonly<Record<Exclude<ChatbotGroup, "chatwoot" | "typebot" | "openai">, Rows<BotOp>>> {
   readonly instance: Rows<
     | "create"
     | "restart"
@@ -101,18 +167,7 @@ export interface RouteTable {
   readonly label: Rows<"findLabels" | "handleLabel">;
   readonly webhook: Rows<"set" | "find">;
   readonly s3: Rows<"getMedia" | "getMediaUrl">;
-  readonly websocket: Rows<"set" | "find">;
-  readonly rabbitmq: Rows<"set" | "find">;
-  readonly nats: Rows<"set" | "find">;
-  readonly pusher: Rows<"set" | "find">;
-  readonly sqs: Rows<"set" | "find">;
-  readonly kafka: Rows<"set" | "find">;
-  readonly evolutionBot: Rows<BotOp>;
   readonly chatwoot: Rows<"set" | "find" | "webhook">;
   readonly typebot: Rows<BotOp | "start">;
   readonly openai: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | "getModels">;
-  readonly dify: Rows<BotOp>;
-  readonly flowise: Rows<BotOp>;
-  readonly n8n: Rows<BotOp>;
-  readonly evoai: Rows<BotOp>;
 }

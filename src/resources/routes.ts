@@ -8,68 +8,19 @@
  * @module
  */
 
+import type {
+  BotOp,
+  ChatbotGroup,
+  EventSinkGroup,
+  RouteEntry,
+  RouteGroup,
+  RouteTable,
+  Rows,
+} from "./route_table.ts";
 import type { HttpMethod } from "../client/prepared_request.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
-import type { BotOp, RouteTable, Rows } from "./route_table.ts";
 
-/** Route groups as the contract counts them (the first path segment). */
-export type RouteGroup =
-  | "instance"
-  | "message"
-  | "call"
-  | "chat"
-  | "business"
-  | "group"
-  | "template"
-  | "settings"
-  | "proxy"
-  | "label"
-  | "webhook"
-  | "s3"
-  | ChatbotGroup
-  | EventSinkGroup;
-
-/** The chatbot integrations' route groups (`/typebot/create/{instance}`, ...). */
-export type ChatbotGroup =
-  | "evolutionBot"
-  | "chatwoot"
-  | "typebot"
-  | "openai"
-  | "dify"
-  | "flowise"
-  | "n8n"
-  | "evoai";
-
-/** The event sinks' route groups besides the webhook (`/rabbitmq/set/{instance}`, ...). */
-export type EventSinkGroup = "websocket" | "rabbitmq" | "nats" | "pusher" | "sqs" | "kafka";
-
-/** One route of the gateway server. */
-export interface RouteEntry {
-  /** Route group as the contract counts them (`instance`, `message`, `chat`, ...): the first path segment. */
-  readonly group: RouteGroup;
-  /** HTTP verb. */
-  readonly method: HttpMethod;
-  /**
-   * Route template; `{instance}` is the instance name (always the last segment), `{id}` the id of the
-   * integration's record (a bot, a credential) where the route has one.
-   */
-  readonly path: string;
-  /** Success status the server answers. */
-  readonly status: 200 | 201;
-  /** `GatewayService` accessor of the resource (`messages`, `chats`, ...). */
-  readonly resource: string;
-  /**
-   * Resource methods that call the route; the first is the direct one. A method of another resource is
-   * written with its resource (`messages.resolveRecipient`).
-   */
-  readonly methods: readonly string[];
-  /** Whether the library retries it after an unclear failure (reads: yes; changes and sends: no). */
-  readonly idempotent: boolean;
-  /** Message sends: the kind metrics, the store and `MessageSent` name (`text`, `media`, ...). */
-  readonly kind?: string;
-  /** Rate-limit bucket: `messages` or `media` for sends, `default` for the rest. */
-  readonly bucket: RateLimitBucket;
-}
+export type { ChatbotGroup, EventSinkGroup, RouteEntry, RouteGroup } from "./route_table.ts";
 
 /** A row before its group fills in the group, path and resource. */
 type RowSpec = Omit<RouteEntry, "group" | "path" | "resource"> & {

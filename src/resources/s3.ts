@@ -53,13 +53,6 @@ export class S3Resource extends Resource {
 
   /**
    * A presigned URL of stored media (`POST /s3/getMediaUrl`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.s3().getMediaUrl({ id: "media-id" });
-   * ```
    */
   async getMediaUrl(
     query: { id: string; expiry?: number },

@@ -40,13 +40,6 @@ export class SettingsResource extends Resource {
   /**
    * Change settings (`POST /settings/set`). The server requires all six booleans: when some are missing,
    * the current settings are read with `get()` and merged (missing ones default to false).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.settings().update({ alwaysOnline: true });
-   * ```
    */
   async update(
     changes: Partial<InstanceSettings> | SettingsDto,

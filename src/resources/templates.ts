@@ -41,13 +41,6 @@ export class TemplatesResource extends Resource {
 
   /**
    * The instance's templates (`GET /template/find`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "meta" });
-   * await gw.templates().find();
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown>[]>> {
     return await this.call(ROUTE.template.find, {}, options);

@@ -57,13 +57,6 @@ export class WebhooksResource extends Resource {
   /**
    * Replace the webhook configuration (`POST /webhook/set`). `enabled` defaults to true, `events` to `[]`
    * (every event); dotted event names are converted.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().set({ url: "https://example.com/hook", events: ["messages.upsert", "CONNECTION_UPDATE"] });
-   * ```
    */
   async set(
     config: WebhookConfigInput | WebhookConfigDto,
@@ -143,13 +136,6 @@ export class WebhooksResource extends Resource {
   /**
    * Change some fields: reads the stored row with `find`, merges `changes`, and `set`s the result. With no
    * stored row, `changes` must hold a `url`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().update({ events: ["MESSAGES_UPSERT", "SEND_MESSAGE"] });
-   * ```
    */
   async update(
     changes: Partial<WebhookConfigInput>,

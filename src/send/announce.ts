@@ -22,7 +22,8 @@ function counts(events: EventTarget): events is CountingTarget {
 export function announceStage(metrics: MetricsCollector, events: EventTarget): SendStage {
   const listened = counts(events) ? () => events.listenerCount(MessageSent.type) > 0 : () => true;
   return (send, next) =>
-    next(send).then((response) => {
+    next().then(() => {
+      const response = send.response!;
       metrics.messageSent(send.type);
       if (listened()) {
         const messageId = response.json<unknown>("key.id");
@@ -37,6 +38,5 @@ export function announceStage(metrics: MetricsCollector, events: EventTarget): S
           }),
         );
       }
-      return response;
     });
 }

@@ -41,7 +41,10 @@ export function claimStage(
       recordId: crypto.randomUUID(),
       claimedUntil: send.claimedUntil,
     }, { deadlineAt: send.call.deadlineAt, signal: send.call.signal, sleep });
-    if (acquired.kind === "done") return replay(acquired.claim);
+    if (acquired.kind === "done") {
+      send.response = replay(acquired.claim);
+      return;
+    }
     if (acquired.kind !== "owner") throw new Error(`Unexpected idempotency claim state "${acquired.kind}"`);
     const settle = async (outcome: Parameters<IdempotencyClaims["settle"]>[2]) => {
       try {
@@ -55,19 +58,18 @@ export function claimStage(
     };
     send.recordId = acquired.claim.recordId;
     send.reuseRecord = acquired.previous !== undefined;
-    let response: ApiResponse<unknown>;
     try {
-      response = await next(send);
+      await next();
     } catch (error) {
       await settle({ state: isOutcomeUnknown(error) ? "unknown" : "released" });
       throw error;
     }
+    const response = send.response!;
     const messageId = response.json<unknown>("key.id");
     await settle({
       state: "done",
       response: { status: response.status, body: response.data },
       ...(typeof messageId === "string" ? { messageId } : {}),
     });
-    return response;
   };
 }

@@ -36,12 +36,12 @@ export function guardStage(health: InstanceHealth, client: GatewayClient): SendS
     const now = guardSendNow(health, send.ref);
     if (now !== undefined) {
       send.healthClean = now;
-      return next(send);
+      return next();
     }
     return guardSend(health, send.ref, () => pollState(client, health, send.ref, send.call.signal)).then(
       (clean) => {
         send.healthClean = clean;
-        return next(send);
+        return next();
       },
     );
   };

@@ -5,7 +5,8 @@
  * claim → guard → announce → record → settle → request
  * ```
  *
- * `claim` (idempotency key: at most one send per key) is in the chain only for calls that carry a key;
+ * Each stage is `(ctx, next)` middleware (the library's one shape, `src/util/compose.ts`) over one
+ * {@link SendContext}, composed by `compose`. `claim` (idempotency key: at most one send per key) is in the chain only for calls that carry a key;
  * `record` (the outbound record) only when a store is configured; `guard` and `settle` (the breaker, before
  * and after) only when the service keeps instance health. Each stage calls the next and sees its outcome on
  * the way back, so after the request the breaker learns the outcome first, then the record is settled, then
@@ -27,7 +28,8 @@ import { claimStage } from "./claim.ts";
 import { guardStage } from "./guard.ts";
 import { recordStage } from "./record.ts";
 import { settleStage } from "./settle.ts";
-import { CLAIM_SLACK_MS, type Send, type SendNext, type SendStage } from "./types.ts";
+import { compose } from "../util/compose.ts";
+import { CLAIM_SLACK_MS, type SendContext, type SendStage } from "./types.ts";
 
 /** What the pipeline is built from: the service's shared parts. */
 export interface SendPipelineParts {
@@ -78,10 +80,6 @@ function serverDelayOf(body: Record<string, unknown>): number | undefined {
   return typeof body.delay === "number" && body.delay > 0 ? body.delay : undefined;
 }
 
-function chain(stages: readonly SendStage[], last: SendNext): SendNext {
-  return stages.reduceRight<SendNext>((next, stage) => (send) => stage(send, next), last);
-}
-
 /**
  * Sends messages through the stages the service's features need. Built once per service; every resource
  * view of the service shares it.
@@ -95,8 +93,8 @@ function chain(stages: readonly SendStage[], last: SendNext): SendNext {
  */
 export class SendPipeline {
   readonly #client: GatewayClient;
-  readonly #plain: SendNext;
-  readonly #keyed: SendNext;
+  readonly #plain: (send: SendContext) => Promise<void>;
+  readonly #keyed: (send: SendContext) => Promise<void>;
 
   /**
    * Compose the stages for `parts`: a stage whose feature is off is not in the chain.
@@ -110,17 +108,21 @@ export class SendPipeline {
    */
   constructor(parts: SendPipelineParts) {
     this.#client = parts.client;
-    const request: SendNext = (send) => parts.client.send(send.call);
+    const request: SendStage = (send) =>
+      parts.client.send(send.call).then((response) => {
+        send.response = response;
+      });
     const stages: SendStage[] = [];
     if (parts.health) stages.push(guardStage(parts.health, parts.client));
     stages.push(announceStage(parts.metrics, parts.events));
     if (parts.store) stages.push(recordStage(parts.store, parts.now));
     if (parts.health) stages.push(settleStage(parts.health));
-    this.#plain = chain(stages, request);
-    this.#keyed = chain(
-      [claimStage(parts.claims, (ms, signal) => parts.client.sleep(ms, signal)), ...stages],
+    this.#plain = compose([...stages, request]);
+    this.#keyed = compose([
+      claimStage(parts.claims, (ms, signal) => parts.client.sleep(ms, signal)),
+      ...stages,
       request,
-    );
+    ]);
   }
 
   /**
@@ -153,7 +155,7 @@ export class SendPipeline {
         idempotencyKey: key,
         serverDelayMs: serverDelayOf(request.body),
       });
-      const send: Send = {
+      const send: SendContext = {
         route: request.route,
         type: request.type,
         body: request.body,
@@ -164,7 +166,9 @@ export class SendPipeline {
         idempotencyKey: key,
         claimedUntil: call.deadlineAt + CLAIM_SLACK_MS,
       };
-      return (key === undefined ? this.#plain : this.#keyed)(send) as Promise<ApiResponse<T>>;
+      return (key === undefined ? this.#plain : this.#keyed)(send).then(() =>
+        send.response as ApiResponse<T>
+      );
     } catch (error) {
       return Promise.reject(error);
     }

@@ -10,7 +10,7 @@
 import { isOutcomeUnknown, isPermanentFailure } from "./outcome.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
-import type { Send, SendStage } from "./types.ts";
+import type { SendContext, SendStage } from "./types.ts";
 
 const log = getGatewayLogger("store");
 
@@ -31,7 +31,12 @@ async function updateRecord(
  * Save the `pending` record (or, for a key whose earlier send was released, move that send's record back
  * to `pending`, so one key keeps one record). False when the store failed.
  */
-async function recordPending(store: GatewayStore, now: number, send: Send, id: string): Promise<boolean> {
+async function recordPending(
+  store: GatewayStore,
+  now: number,
+  send: SendContext,
+  id: string,
+): Promise<boolean> {
   try {
     if (send.reuseRecord) {
       const reused = await store.updateOutbound(id, {
@@ -71,17 +76,16 @@ async function recordPending(store: GatewayStore, now: number, send: Send, id: s
 export function recordStage(store: GatewayStore, now: () => number): SendStage {
   return async (send, next) => {
     const id = send.recordId ??= crypto.randomUUID();
-    if (!await recordPending(store, now(), send, id)) return await next(send);
+    if (!await recordPending(store, now(), send, id)) return await next();
     try {
-      const response = await next(send);
-      const messageId = response.json<unknown>("key.id");
+      await next();
+      const messageId = send.response!.json<unknown>("key.id");
       await updateRecord(store, id, {
         status: "sent",
         messageId: typeof messageId === "string" ? messageId : undefined,
         claimedUntil: undefined,
         updatedAt: now(),
       });
-      return response;
     } catch (error) {
       await updateRecord(store, id, {
         status: "failed",

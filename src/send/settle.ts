@@ -12,9 +12,9 @@ import type { SendStage } from "./types.ts";
 /** The settle stage over `health`. */
 export function settleStage(health: InstanceHealth): SendStage {
   return (send, next) =>
-    next(send).then(
+    next().then(
       // A send the guard found clean has nothing to heal: no call, no wait.
-      (response) => send.healthClean ? response : settleSend(health, send.ref).then(() => response),
+      () => send.healthClean ? undefined : settleSend(health, send.ref),
       (error) =>
         settleSend(health, send.ref, error).then(() => {
           throw error;

@@ -1,5 +1,6 @@
 /**
- * The shapes every stage of the send pipeline shares: one send, resolved once, and the stage signature.
+ * The shapes every stage of the send pipeline shares: one send, resolved once (the context), and the stage
+ * signature, the library's one `(ctx, next)` shape (`src/util/compose.ts`).
  *
  * @module
  */
@@ -8,9 +9,10 @@ import type { PreparedRequest } from "../client/prepared_request.ts";
 import type { ApiResponse } from "../client/response.ts";
 import type { InstanceRef } from "../health/health_types.ts";
 import type { RateLimitBucket } from "../ratelimit/limiter.ts";
+import type { MiddlewareFn } from "../util/compose.ts";
 
-/** One message send, resolved once when it enters the pipeline. */
-export interface Send {
+/** One message send, resolved once when it enters the pipeline, and on the way back its answer. */
+export interface SendContext {
   /** Route template, e.g. `/message/sendText/{instance}`. */
   route: string;
   /** Message kind for metrics, the store and `MessageSent`: `text`, `media`, `audio`, ... */
@@ -35,13 +37,15 @@ export interface Send {
   reuseRecord?: boolean;
   /** Set by the guard: the instance was known open with no failure, so a success has nothing to heal. */
   healthClean?: boolean;
+  /** The server's answer, set by the request (or a replay) and seen by the stages on the way back. */
+  response?: ApiResponse<unknown>;
 }
 
-/** The rest of the pipeline, from a stage's point of view. */
-export type SendNext = (send: Send) => Promise<ApiResponse<unknown>>;
-
-/** One stage: does its part, calls `next` (or not: a replay, a refusal), and sees the outcome. */
-export type SendStage = (send: Send, next: SendNext) => Promise<ApiResponse<unknown>>;
+/**
+ * One stage: does its part, calls `next()` (or not: a replay sets `ctx.response`, a refusal throws), and
+ * sees the outcome on the way back (`ctx.response`, or the error `next()` rejected with).
+ */
+export type SendStage = MiddlewareFn<SendContext>;
 
 /** Time after the request's deadline for the pipeline to record its outcome before the claim ends. */
 export const CLAIM_SLACK_MS = 30_000;

@@ -61,12 +61,6 @@ export class UnsupportedServerException extends GatewayApiException {
 
   /**
    * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { UnsupportedServerException } from "@gw/gateway";
-   * throw new UnsupportedServerException("Unsupported gateway server version", { version: null });
-   * ```
    */
   constructor(message: string, context: GatewayErrorContext & { version?: string | null } = {}) {
     super(message, context);
@@ -83,13 +77,6 @@ function compare(a: [number, number, number], b: [number, number, number]): numb
 /**
  * Read the welcome body of `GET /` into {@link ServerDetails}. Throws `UnsupportedServerException` for a
  * major version other than 2, or a body without a version.
- *
- * @example
- * ```ts
- * import { readServerDetails } from "./server_version.ts";
- * const details = readServerDetails({ version: "2.4.1", clientName: "evolution" }, "default");
- * console.log(details.line, details.features.licenseGate); // "2.4" true
- * ```
  */
 export function readServerDetails(body: unknown, connection: string): ServerDetails {
   const raw = isRecord(body) ? body : {};
@@ -132,13 +119,6 @@ export function readServerDetails(body: unknown, connection: string): ServerDeta
 /**
  * The state in a `connect` or `restart` answer, whichever shape the server used: `{instance: {state}}`
  * (2.3.6), `{instance: {status}}` (`restart` on non-Baileys channels from 2.3.7), or none (a QR answer).
- *
- * @example
- * ```ts
- * import { connectAnswerState } from "./server_version.ts";
- * connectAnswerState({ instance: { instanceName: "sales", status: "open" } }); // "open"
- * connectAnswerState({ count: 0 }); // undefined
- * ```
  */
 export function connectAnswerState(body: unknown): string | undefined {
   if (body === null || typeof body !== "object") return undefined;

@@ -12,12 +12,15 @@ import { type Backoff, backoffDelay } from "./scope.ts";
 import { settleFailure } from "./settle.ts";
 import type { SourceDelivery } from "./target.ts";
 
-/** What the broker does with the message once the outcome is known. */
+/**
+ * What the broker does with the message once the outcome is known: callbacks around the broker client's own
+ * calls (a NATS ack answers at once, a RabbitMQ ack with a promise), awaited either way.
+ */
 export interface BrokerSettle {
-  ack(): void | Promise<void>;
+  ack: () => void | Promise<void>;
   /** Back to the broker for another delivery in `delayMs`. */
-  retry(delayMs: number): void | Promise<void>;
-  deadLetter(reason: string): Promise<void>;
+  retry: (delayMs: number) => void | Promise<void>;
+  deadLetter: (reason: string) => Promise<void>;
 }
 
 /** The message as the broker handed it over. */

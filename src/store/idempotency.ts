@@ -209,30 +209,8 @@ export class IdempotencyClaims {
         );
       }
       if (current === null || current.state === "released") {
-        const claim: IdempotencyClaim = {
-          state: "in_flight",
-          owner: crypto.randomUUID(),
-          claimedUntil: request.claimedUntil,
-          fingerprint: request.fingerprint,
-          recordId: current?.recordId ?? request.recordId,
-          createdAt: current?.createdAt ?? now,
-          windowEndsAt: current?.windowEndsAt ?? now + this.#windowMs,
-          updatedAt: now,
-        };
-        // Held at least while in flight, even past a window shorter than the send's deadline.
-        const expiresAt = Math.max(claim.windowEndsAt, request.claimedUntil);
-        const version = await this.#state.set(IDEMPOTENCY_NAMESPACE, stateKey, claim, {
-          expectedVersion: entry?.version ?? null,
-          expiresAt,
-        });
-        if (version !== null) {
-          return current === null ? { kind: "owner", claim, version } : {
-            kind: "owner",
-            claim,
-            version,
-            previous: current,
-          };
-        }
+        const owned = await this.#take(stateKey, request, current, entry?.version ?? null, now);
+        if (owned !== null) return owned;
         continue;
       }
       if (current.state === "done") return { kind: "done", claim: current };
@@ -258,6 +236,36 @@ export class IdempotencyClaims {
       await wait.sleep(Math.min(pollMs, left), wait.signal);
       pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
     }
+  }
+
+  /** Write a new in-flight claim over `current` (none or released); null when another writer came first. */
+  async #take(
+    stateKey: string,
+    request: ClaimRequest,
+    current: IdempotencyClaim | null,
+    expectedVersion: string | null,
+    now: number,
+  ): Promise<ClaimResult | null> {
+    const claim: IdempotencyClaim = {
+      state: "in_flight",
+      owner: crypto.randomUUID(),
+      claimedUntil: request.claimedUntil,
+      fingerprint: request.fingerprint,
+      recordId: current?.recordId ?? request.recordId,
+      createdAt: current?.createdAt ?? now,
+      windowEndsAt: current?.windowEndsAt ?? now + this.#windowMs,
+      updatedAt: now,
+    };
+    // Held at least while in flight, even past a window shorter than the send's deadline.
+    const expiresAt = Math.max(claim.windowEndsAt, request.claimedUntil);
+    const version = await this.#state.set(IDEMPOTENCY_NAMESPACE, stateKey, claim, {
+      expectedVersion,
+      expiresAt,
+    });
+    if (version === null) return null;
+    return current === null
+      ? { kind: "owner", claim, version }
+      : { kind: "owner", claim, version, previous: current };
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 
 import { getGatewayLogger } from "../log.ts";
-import { IdempotencyClaims, recordKeyScope } from "../store/idempotency.ts";
+import { IdempotencyClaims, type IdempotencyScope, recordKeyScope } from "../store/idempotency.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
 import { type FindMessagesClient, findSentMessage, type FoundMessage } from "./find_sent_message.ts";
 import { scanOutbound } from "./outbound_scan.ts";
@@ -166,6 +166,42 @@ function responseOf(message: FoundMessage): { status: number; body: unknown } {
   };
 }
 
+/** The record settled as sent from its idempotency key's answer, without a lookup. */
+async function settleFromKey(
+  record: OutboundMessageRecord,
+  messageId: string | undefined,
+  { store, now }: ReconcileContext,
+): Promise<ReconcileRecordResult> {
+  const sent = { status: "sent" as const, messageId, outcomeUnknown: false, lastError: undefined };
+  if (await store.updateOutbound(record.id, { ...sent, updatedAt: now() }, record.updatedAt) === null) {
+    return { id: record.id, status: "undecided", reason: "changed" };
+  }
+  log.info("Reconciled send {id}: sent (its idempotency key holds the answer)", { id: record.id });
+  return { id: record.id, status: "sent", ...(messageId ? { messageId } : {}) };
+}
+
+/**
+ * The record's idempotency key after the lookup: `done` with the message found (a later call replays it),
+ * else released. Read again first: the key may have changed during the lookup.
+ */
+async function settleKey(
+  claims: IdempotencyClaims,
+  scope: IdempotencyScope,
+  record: OutboundMessageRecord,
+  found: FoundMessage | undefined,
+): Promise<void> {
+  const claim = await claims.read(scope);
+  if (claim === null || claim.value.recordId !== record.id || claim.value.state !== "unknown") return;
+  const messageId = found?.key.id;
+  await claims.settle(
+    scope,
+    claim.version,
+    found !== undefined
+      ? { state: "done", response: responseOf(found), ...(messageId ? { messageId } : {}) }
+      : { state: "released" },
+  );
+}
+
 /**
  * Settle one failed record whose outcome is unknown: its idempotency key `done` for it → `sent` with the
  * key's message id, without a lookup; else found on the server → `sent` with the real message
@@ -183,13 +219,7 @@ export async function reconcileRecord(
   if (held?.state === "done" && held.recordId === record.id) {
     // The key says the send happened (a resend settles the key before the record; a later call's send with
     // the key counts too): no lookup needed.
-    const { messageId } = held;
-    const sent = { status: "sent" as const, messageId, outcomeUnknown: false, lastError: undefined };
-    if (await store.updateOutbound(record.id, { ...sent, updatedAt: now() }, record.updatedAt) === null) {
-      return { id: record.id, status: "undecided", reason: "changed" };
-    }
-    log.info("Reconciled send {id}: sent (its idempotency key holds the answer)", { id: record.id });
-    return { id: record.id, status: "sent", ...(messageId ? { messageId } : {}) };
+    return await settleFromKey(record, held.messageId, context);
   }
   if (now() - record.updatedAt < (context.minAgeMs ?? DEFAULT_MIN_AGE_MS)) {
     return { id: record.id, status: "undecided", reason: "too_recent" };
@@ -226,17 +256,7 @@ export async function reconcileRecord(
   );
   if (settled === null) return { id: record.id, status: "undecided", reason: "changed" };
   if (scope !== undefined) {
-    // Read again: the key may have changed during the lookup.
-    const claim = await claims.read(scope);
-    if (claim !== null && claim.value.recordId === record.id && claim.value.state === "unknown") {
-      await claims.settle(
-        scope,
-        claim.version,
-        found.found
-          ? { state: "done", response: responseOf(found.message), ...(messageId ? { messageId } : {}) }
-          : { state: "released" },
-      );
-    }
+    await settleKey(claims, scope, record, found.found ? found.message : undefined);
   }
   log.info("Reconciled send {id}: {outcome}", { id: record.id, outcome: found.found ? "sent" : "not sent" });
   return found.found

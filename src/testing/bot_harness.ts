@@ -82,14 +82,6 @@ export class BotHarness<C extends Context = Context> {
 
   /**
    * Put `bot` on a fresh simulated server, with an open instance.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * const h = new BotHarness(new Bot(), { instance: "sales" });
-   * await h.close();
-   * ```
    */
   constructor(bot: Bot<C>, options: BotHarnessOptions = {}) {
     checkHarnessOptions(options);
@@ -129,15 +121,6 @@ export class BotHarness<C extends Context = Context> {
   /**
    * A person writing to the bot from `number` (digits or a JID). With `lid`, their messages come addressed
    * by that `@lid` with the phone in `remoteJidAlt`, as 2.3.6 sends them.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * const ana = h.user("5511999999999", { name: "Ana" });
-   * console.log(ana.jid); // "5511999999999@s.whatsapp.net"
-   * ```
    */
   user(number: string, options: { name?: string; lid?: string } = {}): HarnessUser {
     return new HarnessUser(this, number, options);

@@ -69,14 +69,6 @@ export class GatewayFake {
    * A real `GatewayService` whose fetch calls the simulator in-process, and the fake that watches it.
    * Rate limiting is off unless `config.rate_limiting` turns it on. `now` is the clock of both the simulator
    * and the service (its duplicate-send records, pacing and health), so give the store the same one.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create({ instance: "sales" });
-   * await service.chats().isOnWhatsApp("5511999999999");
-   * await fake.close();
-   * ```
    */
   static create(options: GatewayFakeOptions = {}): { service: GatewayService; fake: GatewayFake } {
     const { instance = "test", instanceOptions, config, ...simulatorOptions } = options;
@@ -126,15 +118,6 @@ export class GatewayFake {
 
   /**
    * Every request the service sent since the last `reset()`, oldest first.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.instances().fetchAll();
-   * console.log(fake.sent.map((r) => `${r.method} ${r.path}`)); // ["GET /instance/fetchInstances"]
-   * await fake.close();
-   * ```
    */
   get sent(): readonly RequestLogEntry[] {
     return this.#sent;
@@ -215,16 +198,6 @@ export class GatewayFake {
   /**
    * Assert exactly `count` message sends (`POST /message/send*` requests) were made; other requests do not
    * count.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().text("5511999999999", "One");
-   * await service.messages().text("5511999999999", "Two");
-   * fake.assertMessageCount(2);
-   * await fake.close();
-   * ```
    */
   assertMessageCount(count: number): void {
     const messages = this.sent.filter(isMessageSend);
@@ -305,15 +278,6 @@ export class GatewayFake {
 
   /**
    * Assert a message send to `to` (digits or JID, formatting ignored), with `text` when given, was accepted.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().text("+55 11 99999-9999", "Hello");
-   * fake.assertMessageSent("5511999999999", "Hello");
-   * await fake.close();
-   * ```
    */
   assertMessageSent(to: string, text?: string): void {
     const digits = (value: unknown) => String(value ?? "").replace(/@.*$/, "").replace(/\D/g, "");
@@ -370,13 +334,6 @@ export class GatewayFake {
 
   /**
    * Stop pending webhook deliveries and timers of the simulator.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * await fake.close();
-   * ```
    */
   close(): Promise<void> {
     return this.simulator.close();

@@ -29,12 +29,6 @@ export type SentMatcher =
 export class GatewayFakeAssertionError extends Error {
   /**
    * Build the error.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFakeAssertionError } from "@gw/gateway/testing";
-   * throw new GatewayFakeAssertionError("nothing sent");
-   * ```
    */
   constructor(message: string) {
     super(message);

@@ -98,14 +98,6 @@ export class MockGatewayServer extends GatewaySimulator {
 
   /**
    * Start a mock server on `hostname:port` (default `127.0.0.1`, a free port).
-   *
-   * @example
-   * ```ts
-   * import { MockGatewayServer } from "@gw/gateway/testing";
-   * const mock = await MockGatewayServer.start({ apiKey: "k", autoConnectMs: 0 });
-   * console.log(mock.url);
-   * await mock.close();
-   * ```
    */
   static start(options: MockGatewayServerOptions = {}): Promise<MockGatewayServer> {
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;

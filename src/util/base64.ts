@@ -16,12 +16,6 @@ const URL_SAFE = /^[A-Za-z0-9_-]*$/;
 
 /**
  * Standard base64 (with padding, no line breaks) of `bytes`.
- *
- * @example
- * ```ts
- * import { toBase64 } from "./base64.ts";
- * toBase64(new Uint8Array([104, 105])); // "aGk="
- * ```
  */
 export function toBase64(bytes: Uint8Array): string {
   const native = (bytes as WithBase64).toBase64;
@@ -38,14 +32,6 @@ export function toBase64(bytes: Uint8Array): string {
  * outside the alphabet, whitespace included, or an impossible length) or not canonical: the unused low bits
  * of the last character must be zero, so that one value has one spelling (a signature cannot be altered
  * into another text that still verifies).
- *
- * @example
- * ```ts
- * import { fromBase64 } from "./base64.ts";
- * fromBase64("aGk"); // Uint8Array [104, 105]
- * fromBase64("a b"); // null
- * fromBase64("aGl="); // null (not canonical: "aGk=" is)
- * ```
  */
 export function fromBase64(text: string): Uint8Array | null {
   if (!STANDARD.test(text)) return null;
@@ -72,12 +58,6 @@ function decode(padded: string): Uint8Array {
 
 /**
  * Unpadded base64url of `bytes` (JWT segments).
- *
- * @example
- * ```ts
- * import { toBase64Url } from "./base64.ts";
- * toBase64Url(new Uint8Array([251, 255])); // "-_8"
- * ```
  */
 export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -85,12 +65,6 @@ export function toBase64Url(bytes: Uint8Array): string {
 
 /**
  * The bytes of unpadded base64url, or null when malformed.
- *
- * @example
- * ```ts
- * import { fromBase64Url } from "./base64.ts";
- * fromBase64Url("-_8"); // Uint8Array [251, 255]
- * ```
  */
 export function fromBase64Url(text: string): Uint8Array | null {
   if (!URL_SAFE.test(text)) return null;
@@ -99,12 +73,6 @@ export function fromBase64Url(text: string): Uint8Array | null {
 
 /**
  * How many bytes a base64 text decodes to, without decoding it.
- *
- * @example
- * ```ts
- * import { base64Size } from "./base64.ts";
- * base64Size("aGk="); // 2
- * ```
  */
 export function base64Size(text: string): number {
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
@@ -113,12 +81,6 @@ export function base64Size(text: string): number {
 
 /**
  * The first `bytes` bytes of a base64 text, decoding only its head; null when that head is not base64.
- *
- * @example
- * ```ts
- * import { base64Head } from "./base64.ts";
- * base64Head("aGVsbG8gd29ybGQ=", 3); // Uint8Array [104, 101, 108] ("hel")
- * ```
  */
 export function base64Head(text: string, bytes: number): Uint8Array | null {
   const chars = Math.ceil(bytes / 3) * 4;

@@ -51,13 +51,6 @@ function fits(value: number, rule: NumberRule): boolean {
 /**
  * `value` when it follows `rule`, `fallback` when it is undefined; otherwise a `ConfigurationException`
  * phrased `<where>: "<setting>" must be <rule>, got "<value>"`, whose `setting` is `setting`.
- *
- * @example
- * ```ts
- * import { numberSetting } from "./checks.ts";
- * numberSetting("Cannot create pacer", "gapMs", undefined, 1_000, { integer: true, min: 0 }); // 1000
- * numberSetting("Cannot create pacer", "gapMs", 250, 1_000, { integer: true, min: 0 }); // 250
- * ```
  */
 export function numberSetting(
   where: string,
@@ -78,12 +71,6 @@ export function numberSetting(
 
 /**
  * A number setting above 0 (see {@link numberSetting}).
- *
- * @example
- * ```ts
- * import { positiveNumber } from "./checks.ts";
- * positiveNumber("Cannot track message status", "pollMs", undefined, 5_000); // 5000
- * ```
  */
 export function positiveNumber(where: string, setting: string, value: unknown, fallback: number): number {
   return numberSetting(where, setting, value, fallback);
@@ -91,12 +78,6 @@ export function positiveNumber(where: string, setting: string, value: unknown, f
 
 /**
  * A whole-number setting of at least 1, at most `max` when given (see {@link numberSetting}).
- *
- * @example
- * ```ts
- * import { positiveInteger } from "./checks.ts";
- * positiveInteger("Cannot reconcile messages", "pageSize", 50, 100); // 50
- * ```
  */
 export function positiveInteger(
   where: string,
@@ -110,12 +91,6 @@ export function positiveInteger(
 
 /**
  * A whole-number setting of at least 0 (a count that may be zero; see {@link numberSetting}).
- *
- * @example
- * ```ts
- * import { nonNegativeInteger } from "./checks.ts";
- * nonNegativeInteger("Cannot schedule tasks", "retry_failed.limit", 0, 100); // 0
- * ```
  */
 export function nonNegativeInteger(where: string, setting: string, value: unknown, fallback: number): number {
   return numberSetting(where, setting, value, fallback, { integer: true, min: 0 });
@@ -124,12 +99,6 @@ export function nonNegativeInteger(where: string, setting: string, value: unknow
 /**
  * A delay in ms that a timer must hold: above 0 (or at least `min`) and at most {@link MAX_TIMER_MS},
  * since `setTimeout` fires at once beyond it (see {@link numberSetting}).
- *
- * @example
- * ```ts
- * import { timerMs } from "./checks.ts";
- * timerMs("Cannot create instance health", "probeIntervalMs", undefined, 30_000); // 30000
- * ```
  */
 export function timerMs(
   where: string,

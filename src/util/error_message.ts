@@ -6,13 +6,6 @@
 
 /**
  * The message of `error` when it is an `Error`, else the value as a string.
- *
- * @example
- * ```ts
- * import { errorMessage } from "./error_message.ts";
- * errorMessage(new Error("disk full")); // "disk full"
- * errorMessage("timeout"); // "timeout"
- * ```
  */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -7,11 +7,5 @@
 
 /**
  * The longest delay a timer can hold (2^31−1 ms, about 24.8 days); `setTimeout` fires at once beyond it.
- *
- * @example
- * ```ts
- * import { MAX_TIMER_MS } from "./timers.ts";
- * const delay = Math.min(40 * 86_400_000, MAX_TIMER_MS); // 2147483647
- * ```
  */
 export const MAX_TIMER_MS = 2_147_483_647;

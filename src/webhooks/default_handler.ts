@@ -5,6 +5,7 @@
  * @module
  */
 
+import { variableOfOption, WEBHOOK_KEYS } from "../config_keys.ts";
 import { ConfigurationException } from "../errors.ts";
 import { denoEnvAccess, webhookOptionsFromEnv } from "./env.ts";
 import { buildWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from "./handler.ts";
@@ -39,6 +40,7 @@ export type Built = WebhookHandler | { problem: SecretProblem };
 export function buildFromEnv(
   get: (name: string) => string | undefined | null,
   overrides: WebhookHandlerOptions = {},
+  said: Set<string> = new Set(),
 ): Built {
   const denied: string[] = [];
   const read = (name: string) => {
@@ -49,7 +51,7 @@ export function buildFromEnv(
   try {
     const options = { ...webhookOptionsFromEnv(read), ...overrides };
     // Every variable is asked for above; those that may not be read are named, not silently defaulted.
-    reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE));
+    reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE && !isFormerName(name)), said);
     const scheme = options.signature?.scheme ?? "auto";
     return buildWebhookHandler(
       { ...options, processor: overrides.processor ?? webhookProcessor() },
@@ -57,7 +59,10 @@ export function buildFromEnv(
     );
   } catch (error) {
     const option = error instanceof ConfigurationException ? error.setting : undefined;
-    const variable = option === undefined ? undefined : VARIABLE_OF[option];
+    // A refused value is reported under the variable the operator set, from the one settings table.
+    const variable = option === undefined
+      ? undefined
+      : variableOfOption(WEBHOOK_KEYS, option, (name) => get(name) ?? undefined);
     const reason = error instanceof Error ? error.message : String(error);
     const from = variable === undefined ? "" : ` (set by ${variable})`;
     return {
@@ -70,37 +75,27 @@ export function buildFromEnv(
   }
 }
 
-// The variable behind each option, so that a refused value is reported under the name the operator set.
-const VARIABLE_OF: Readonly<Record<string, string>> = {
-  "signature.secret": SECRET_VARIABLE,
-  "signature.scheme": "GATEWAY_WEBHOOK_SCHEME",
-  "signature.header": "GATEWAY_WEBHOOK_HEADER",
-  "signature.toleranceSeconds": "GATEWAY_WEBHOOK_TOLERANCE_SECONDS",
-  "signature.jwtMaxAgeSeconds": "GATEWAY_WEBHOOK_JWT_MAX_AGE_SECONDS",
-  routePrefix: "GATEWAY_WEBHOOK_ROUTE_PREFIX",
-  maxBodyBytes: "GATEWAY_WEBHOOK_MAX_BODY_BYTES",
-  bodyTimeoutMs: "GATEWAY_WEBHOOK_BODY_TIMEOUT_MS",
-  "dedupe.windowSeconds": "GATEWAY_WEBHOOK_DEDUPE_WINDOW_SECONDS",
-  "queue.maxAttempts": "GATEWAY_WEBHOOK_QUEUE_MAX_ATTEMPTS",
-};
-
-let reportedUnreadable = "";
-
 /**
- * One stderr line naming the `GATEWAY_WEBHOOK_*` variables the process may not read (their defaults apply):
- * whether one is set cannot be known without the permission, so each unreadable one is named.
+ * One stderr line naming the receiver's variables the process may not read (their defaults apply): whether
+ * one is set cannot be known without the permission, so each unreadable one is named, once per list in
+ * `said` (the owner's: one per endpoint built from the environment).
  */
-function reportUnreadable(names: string[]): void {
+function reportUnreadable(names: string[], said: Set<string>): void {
   const list = names.join(", ");
-  if (names.length === 0 || list === reportedUnreadable) return;
-  reportedUnreadable = list;
+  if (names.length === 0 || said.has(list)) return;
+  said.add(list);
   console.error(
     `[gateway] Webhook receiver: ${list} cannot be read without permission, so ${
       names.length === 1 ? "its default applies" : "their defaults apply"
     }; if you set ${names.length === 1 ? "it" : "any of them"}, allow ${
       names.length === 1 ? "it" : "them"
-    } with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*")`,
+    } with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*,GATEWAY_QUEUE_*")`,
   );
+}
+
+/** A variable's former name: not named when unreadable (its setting's own variable is). */
+function isFormerName(name: string): boolean {
+  return WEBHOOK_KEYS.some((key) => key.formerEnv === name);
 }
 
 /** Read a variable from `Deno.env`: null when it may not be read. Internal (also the bot's). */
@@ -142,8 +137,9 @@ export function webhookHandlerFromEnv(overrides: WebhookHandlerOptions = {}): En
   let bindings = new WeakMap<object, Built>();
   let lookup: ((name: string) => string | undefined) | undefined;
   const opened: Built[] = [];
+  const said = new Set<string>();
   const build = (get: (name: string) => string | undefined | null) => {
-    const built = buildFromEnv(get, overrides);
+    const built = buildFromEnv(get, overrides, said);
     opened.push(built);
     return built;
   };
@@ -185,7 +181,7 @@ let defaultHandler: EnvWebhookHandler | undefined;
  * (`Deno.serve(handleWebhook)`) is recognized and not taken for bindings. Without a usable
  * `GATEWAY_WEBHOOK_SECRET` (unset, empty, or not readable without `--allow-env`), or with an invalid
  * variable, every webhook is answered 503 with a JSON body that names the variable (the server retries),
- * and one line says why on stderr; `GATEWAY_WEBHOOK_SCHEME=none` turns verification off.
+ * and one line says why on stderr; `GATEWAY_WEBHOOK_SIGNATURE_SCHEME=none` turns verification off.
  *
  * Run it with `deno serve --allow-env=GATEWAY_WEBHOOK_SECRET --port 8000 worker.ts`.
  *

@@ -39,7 +39,7 @@ export interface WebhookEnvOptions {
  * @example
  * ```ts
  * import { createWebhookHandler, webhookOptionsFromEnv } from "@gw/gateway/webhooks";
- * const env: Record<string, string> = { GATEWAY_WEBHOOK_SECRET: "s3cret", GATEWAY_WEBHOOK_SCHEME: "hmac" };
+ * const env: Record<string, string> = { GATEWAY_WEBHOOK_SECRET: "s3cret", GATEWAY_WEBHOOK_SIGNATURE_SCHEME: "hmac" };
  * const handler = createWebhookHandler(webhookOptionsFromEnv((name) => env[name]));
  * ```
  */

@@ -15,6 +15,7 @@ import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
 import { positiveInteger } from "../util/checks.ts";
+import { compose } from "../util/compose.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { DEDUPE_OPTION_KEYS, type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
 import { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
@@ -40,7 +41,7 @@ import { SIGNATURE_OPTION_KEYS, type WebhookSignatureOptions } from "./verify/ty
 import { WebhookVerifier } from "./verify/verifier.ts";
 
 export type { WebhookHandlerQueueOptions } from "./pipeline/dispatch_queue.ts";
-export type { WebhookExecutionContext, WebhookMiddleware } from "./pipeline/state.ts";
+export type { WebhookExecutionContext, WebhookMiddleware, WebhookRequestContext } from "./pipeline/state.ts";
 
 /** Default time limit for a webhook body to arrive, in ms. */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
@@ -150,6 +151,20 @@ function buildVerifier(
   return { verifier, secretProblem: problem ?? missingSecret(verifier.scheme, empty ? "empty" : "unset") };
 }
 
+/** The limits of a request's body: its size, and how long it may take to arrive. */
+function bodyLimits(options: WebhookHandlerOptions): { maxBodyBytes: number; bodyTimeoutMs: number } {
+  return {
+    maxBodyBytes: positiveInteger(WHERE, "maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes),
+    bodyTimeoutMs: positiveInteger(
+      WHERE,
+      "bodyTimeoutMs",
+      options.bodyTimeoutMs,
+      DEFAULT_BODY_TIMEOUT_MS,
+      MAX_TIMER_MS,
+    ),
+  };
+}
+
 /**
  * The handler behind {@link createWebhookHandler}; `secretProblem` is what the environment told about the
  * secret (a variable that may not be read), for the handler built from it.
@@ -168,14 +183,7 @@ export function buildWebhookHandler(
   const enabled = options.enabled !== false;
   const prefix = checkPrefix(options.routePrefix);
   const middleware = checkMiddleware(options.routeMiddleware);
-  const maxBodyBytes = positiveInteger(WHERE, "maxBodyBytes", options.maxBodyBytes, DEFAULTS.max_body_bytes);
-  const bodyTimeoutMs = positiveInteger(
-    WHERE,
-    "bodyTimeoutMs",
-    options.bodyTimeoutMs,
-    DEFAULT_BODY_TIMEOUT_MS,
-    MAX_TIMER_MS,
-  );
+  const { maxBodyBytes, bodyTimeoutMs } = bodyLimits(options);
   const verified = buildVerifier(options.signature ?? {}, enabled, secretProblem);
   const metrics = options.metrics === false ? undefined : options.metrics ?? new MetricsCollector();
   const store = options.store;
@@ -191,7 +199,7 @@ export function buildWebhookHandler(
     enabled,
     prefix,
     routes: new Map(),
-    middleware,
+    middleware: middleware.length === 0 ? undefined : compose(middleware),
     maxBodyBytes,
     // Timers run on real time, so the deadlines do too (an injected clock may stand still).
     deadlines: new ReadDeadlines(bodyTimeoutMs),

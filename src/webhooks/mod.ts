@@ -71,6 +71,7 @@ export {
   type WebhookHandlerOptions,
   type WebhookHandlerQueueOptions,
   type WebhookMiddleware,
+  type WebhookRequestContext,
 } from "./handler.ts";
 export { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
 export type { InboundLines, InboundRead, LinePlace, Placed } from "../inbound/lines.ts";
@@ -121,7 +122,7 @@ export { AbstractWebhookHandler } from "./handler_base.ts";
 export { LogWebhookEvent } from "./plugins/log.ts";
 export { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
 export { LearnFromWebhook } from "./plugins/learn.ts";
-export type { WebhookPlugin } from "./events/plugin.ts";
+export type { InboundContext, InboundMiddleware } from "./inbound_middleware.ts";
 export { LearnLidPairs } from "./plugins/lid_pairs.ts";
 export { TrackMessageStatus } from "./plugins/message_status.ts";
 export { RecordInstanceHealth } from "./plugins/instance_health.ts";

@@ -111,13 +111,6 @@ export class WebhookPayloadDto<Data = unknown> {
   /**
    * Validate a parsed envelope and build the payload; null when it is not an object or has no usable event
    * name (the body's `event`, else `context.event` from the URL suffix).
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * WebhookPayloadDto.from({ event: "connection.update", data: { state: "open" } })?.connectionState; // "open"
-   * WebhookPayloadDto.from([1, 2]); // null
-   * ```
    */
   static from(body: unknown, context: WebhookPayloadContext = {}): WebhookPayloadDto | null {
     if (!isRecord(body)) return null;

@@ -1,8 +1,9 @@
 /**
- * Routing of verified webhooks to the application. One registry holds everything that runs for a webhook:
- * the application's handlers (`on`, `onAny`, `registerHandler`) and plug-ins (`use`): the log line, the
- * `WebhookReceived` / `MessageReceived` events, and — once the processor has a store — the inbound records,
- * `@lid` learning, message statuses and instance health. One loop runs them (`events/dispatch.ts`).
+ * Routing of verified webhooks to the application. An update goes through one chain of `(ctx, next)`
+ * middleware (`inbound_middleware.ts`): the processor's observers (the `WebhookReceived` / `MessageReceived`
+ * events once listened to, and — once the processor has a store — the inbound records, `@lid` learning,
+ * message statuses and instance health), then the application's middleware (`use`), then the handlers
+ * (`on`, `onAny`; `registerHandler` is a form of `on`), which one loop runs (`events/dispatch.ts`).
  *
  * @module
  */
@@ -15,7 +16,6 @@ import type { GatewayStore } from "../store/store.ts";
 import { dispatchWebhook } from "./events/dispatch.ts";
 import { WebhookEventTarget } from "./events/event_target.ts";
 import type { WebhookEventSpelling } from "./events/names.ts";
-import type { WebhookPlugin } from "./events/plugin.ts";
 import { type HandlerEntry, HandlerRegistry } from "./events/registry.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
 import { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
@@ -23,6 +23,7 @@ import { ArrivalBook, type Placed } from "../inbound/lines.ts";
 import { InboundMessageClaims } from "./message_claims.ts";
 import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
 import { checkOptions, type WebhookProcessorOptions } from "./processor_options.ts";
+import { InboundChain, type InboundMiddleware } from "./inbound_middleware.ts";
 import { ProcessIncomingMessage } from "./plugins/inbound_records.ts";
 import { RecordInstanceHealth } from "./plugins/instance_health.ts";
 import { LearnLidPairs } from "./plugins/lid_pairs.ts";
@@ -31,6 +32,9 @@ import { TrackMessageStatus } from "./plugins/message_status.ts";
 
 export { WebhookProcessingException } from "./events/dispatch.ts";
 export type { WebhookProcessorOptions } from "./processor_options.ts";
+export type { InboundContext, InboundMiddleware } from "./inbound_middleware.ts";
+export { ARRIVE, type MessageOutcome, PROCESS, PROCESS_MESSAGE } from "./processor_keys.ts";
+import { ARRIVE, type MessageOutcome, PROCESS, PROCESS_MESSAGE } from "./processor_keys.ts";
 
 /** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
@@ -42,29 +46,14 @@ export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Prom
  */
 export type WebhookEventHandler<S extends WebhookEventSpelling> = (payload: WebhookPayloadOf<S>) => unknown;
 
-/** Key of the processor's internal fast path (used by the handler and the queue worker). */
-export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
-
-/**
- * Key of the processor's arrival step (used by the receiver): an update entering now takes its place in
- * arrival order. A plain processor orders nothing (`NO_ARRIVAL`); the bot's places each update in its
- * chat's line.
- */
-export const ARRIVE: unique symbol = Symbol("gateway.webhook.arrive");
-
-/** Key of the processor's inbound-message path that says what happened (used by the reconciler). */
-export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMessage");
-
-/** What {@link PROCESS_MESSAGE} did with an inbound message. */
-export type MessageOutcome = "processed" | "duplicate" | "busy";
-
 function checkFunction(fn: unknown): void {
   if (typeof fn !== "function") throw new WebhookException("Cannot register webhook handler: not a function");
 }
 
 /**
- * Runs the application's handlers for each verified webhook, in registration order, after its plug-ins;
- * dispatches `WebhookReceived` (every webhook) and `MessageReceived` (inbound messages) on `events`.
+ * Runs the application's handlers for each verified webhook, in registration order, after its inbound
+ * middleware; dispatches `WebhookReceived` (every webhook) and `MessageReceived` (inbound messages) on
+ * `events` (notifications, not a way to handle a webhook: use `on`).
  *
  * @example
  * ```ts
@@ -81,6 +70,8 @@ export class WebhookProcessor {
   /** Where `WebhookReceived` and `MessageReceived` are dispatched (and the status tracker's events). */
   readonly events: EventTarget;
   readonly #registry = new HandlerRegistry();
+  readonly #chain = new InboundChain((payload) => this.#handle(payload));
+  readonly #log: LogWebhookEvent | undefined;
   readonly #connection: string;
   readonly #now: () => number;
   #store: GatewayStore | undefined;
@@ -103,11 +94,12 @@ export class WebhookProcessor {
     checkOptions(options);
     this.#connection = options.connection ?? "default";
     this.#now = options.now ?? Date.now;
-    if (options.log !== false) this.use(new LogWebhookEvent());
+    // The log line is the processor's own, before the handlers: not a stage (it costs a level check).
+    this.#log = options.log === false ? undefined : new LogWebhookEvent();
     const events = new WebhookEventTarget();
     this.events = events;
-    // The events are a plug-in from their first listener on: a processor nobody listens to pays nothing.
-    events.whenListened(() => this.#add([], (payload) => events.observe(payload), events, true));
+    // The events observe from their first listener on: a processor nobody listens to pays nothing.
+    events.whenListened(() => this.#chain.observe(events));
     if (options.lines !== undefined) this.#book = new ArrivalBook(options.lines);
     if (options.store !== undefined) this.useStore(options.store);
   }
@@ -118,8 +110,8 @@ export class WebhookProcessor {
   }
 
   /**
-   * Give the processor a store (see {@link WebhookProcessorOptions.store}): registers the store plug-ins
-   * once. A processor keeps the first store it is given.
+   * Give the processor a store (see {@link WebhookProcessorOptions.store}): registers the store observers
+   * (inbound middleware) once. A processor keeps the first store it is given.
    *
    * @example
    * ```ts
@@ -136,10 +128,11 @@ export class WebhookProcessor {
     this.#lids = new LidDirectory(store, { now });
     this.#status = new MessageStatusTracker({ store, events: this.events, now });
     this.#health = new InstanceHealth(store.state, { now });
-    return this.use(new ProcessIncomingMessage(store))
-      .use(new LearnLidPairs(this.#lids))
-      .use(new TrackMessageStatus(this.#status))
-      .use(new RecordInstanceHealth(this.#health, { connection: this.#connection }));
+    this.#chain.observe(new ProcessIncomingMessage(store));
+    this.#chain.observe(new LearnLidPairs(this.#lids));
+    this.#chain.observe(new TrackMessageStatus(this.#status));
+    this.#chain.observe(new RecordInstanceHealth(this.#health, { connection: this.#connection }));
+    return this;
   }
 
   /**
@@ -202,25 +195,28 @@ export class WebhookProcessor {
   }
 
   /**
-   * Add a plug-in: it observes every webhook of its `events` before the handlers run, and its promise runs
-   * beside them (see {@link WebhookPlugin}). Remove it with `removeHandler(plugin)`.
+   * Add inbound middleware `(ctx, next)`: it runs for every update, after the processor's own observers and
+   * the middleware added before, and before the handlers; `ctx.payload` is the update, `next()` runs the
+   * rest, and not calling it ends the update there (see {@link InboundMiddleware}).
    *
    * @example
    * ```ts
    * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor().use({ events: ["call"], observe: (payload) => console.log(payload.instance) });
+   * new WebhookProcessor()
+   *   .use(async (ctx, next) => {
+   *     if (ctx.payload.instance !== "test") await next(); // updates of "test" reach no handler
+   *   })
+   *   .onAny((payload) => console.log(payload.event));
    * ```
    */
-  use(plugin: WebhookPlugin): this {
-    if (typeof plugin?.observe !== "function") {
-      throw new WebhookException("Cannot register webhook plug-in: it has no observe() method");
-    }
-    const kinds = normalizeKinds(plugin.events ?? []);
-    return this.#add(kinds, (payload) => plugin.observe(payload), plugin, true);
+  use(...middleware: InboundMiddleware[]): this {
+    this.#chain.use(middleware);
+    return this;
   }
 
   /**
-   * Register a handler object for the kinds in its `events` (all kinds when empty).
+   * Register a handler object for the kinds in its `events` (all kinds when empty): the seed's form of
+   * `on(handler.events, (payload) => handler.handle(payload))`; `removeHandler(handler)` removes it.
    *
    * @example
    * ```ts
@@ -241,7 +237,7 @@ export class WebhookProcessor {
     ) {
       throw new WebhookException("Cannot register webhook handler: it has no handle() method");
     }
-    return this.#add(handler.handledEvents(), (payload) => handler.handle(payload), handler, false);
+    return this.#add(handler.handledEvents(), (payload) => handler.handle(payload), handler);
   }
 
   /**
@@ -264,7 +260,7 @@ export class WebhookProcessor {
     if (kinds.length === 0) {
       throw new WebhookException("Cannot register webhook handler: no event kind given");
     }
-    return this.#add(kinds, fn as (payload: WebhookPayloadDto) => unknown, fn, false);
+    return this.#add(kinds, fn as (payload: WebhookPayloadDto) => unknown, fn);
   }
 
   /**
@@ -278,11 +274,11 @@ export class WebhookProcessor {
    */
   onAny(fn: (payload: WebhookPayloadDto) => unknown): this {
     checkFunction(fn);
-    return this.#add([], fn, fn, false);
+    return this.#add([], fn, fn);
   }
 
   /**
-   * Remove a handler object, function or plug-in registered before; returns whether it was registered.
+   * Remove a handler object or function registered before; returns whether it was registered.
    *
    * @example
    * ```ts
@@ -292,12 +288,12 @@ export class WebhookProcessor {
    * processor.removeHandler(log); // true
    * ```
    */
-  removeHandler(handler: AbstractWebhookHandler | WebhookPlugin | ((payload: never) => unknown)): boolean {
+  removeHandler(handler: AbstractWebhookHandler | ((payload: never) => unknown)): boolean {
     return this.#registry.remove(handler);
   }
 
   /**
-   * How many handlers (not plug-ins) would run for `kind` (or are registered in total without `kind`).
+   * How many handlers would run for `kind` (or are registered in total without `kind`).
    *
    * @example
    * ```ts
@@ -310,8 +306,8 @@ export class WebhookProcessor {
     return this.#registry.handlerCount(normalizeWebhookEvent(kind) ?? "");
   }
 
-  #add(kinds: string[], run: HandlerEntry["run"], owner: unknown, plugin: boolean): this {
-    this.#registry.add({ kinds: kinds.length === 0 ? null : kinds, run, owner, plugin });
+  #add(kinds: string[], run: HandlerEntry["run"], owner: unknown): this {
+    this.#registry.add({ kinds: kinds.length === 0 ? null : kinds, run, owner });
     return this;
   }
 
@@ -320,10 +316,10 @@ export class WebhookProcessor {
    * WebSocket consumer, a test): the event arrives when `process` is called, and takes its place in
    * arrival order then, synchronously (a bot's processor places it in its chat's line).
    *
-   * Run the plug-ins, then every handler for `payload.event`, in registration order. All of them run even
-   * when one fails; then a {@link WebhookProcessingException} lists the failures (handlers that threw,
-   * plug-ins and listeners that failed, promises given to `waitUntil` that rejected). With a store, an
-   * inbound message already handled is skipped.
+   * Run the inbound middleware, then every handler for `payload.event`, in registration order. All the
+   * handlers run even when one fails; then a {@link WebhookProcessingException} lists the failures
+   * (handlers and middleware that threw, observers and listeners that failed, promises given to `waitUntil`
+   * that rejected). With a store, an inbound message already handled is skipped.
    *
    * @example
    * ```ts
@@ -359,8 +355,8 @@ export class WebhookProcessor {
   }
 
   /**
-   * `process` without promise layers when everything is synchronous: returns undefined when every handler
-   * and plug-in finished at once and succeeded, throws when one of them failed, or returns a promise.
+   * `process` without promise layers when everything is synchronous: returns undefined when there is no
+   * middleware and every handler finished at once and succeeded, throws when one of them failed, or returns a promise.
    * `arrival` is the place the receiver took for it when it arrived. Internal (the handler's hot path).
    */
   [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
@@ -379,6 +375,11 @@ export class WebhookProcessor {
         }
       });
     }
+    return this.#chain.run(payload);
+  }
+
+  #handle(payload: WebhookPayloadDto): ReturnType<typeof dispatchWebhook> {
+    if (this.#log?.enabled) this.#log.observe(payload);
     return dispatchWebhook(this.#registry.for(payload.event), payload);
   }
 
@@ -389,7 +390,7 @@ export class WebhookProcessor {
   async [PROCESS_MESSAGE](payload: WebhookPayloadDto): Promise<MessageOutcome> {
     const claims = this.#claims;
     const id = payload.messageId;
-    const run = () => dispatchWebhook(this.#registry.for(payload.event), payload);
+    const run = () => this.#chain.run(payload);
     if (claims === undefined || id === undefined) return (await run(), "processed");
     return await claims.once(payload.instance, id, run, { chat: payload.chatJid, from: payload.senderJid });
   }

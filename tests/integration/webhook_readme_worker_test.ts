@@ -74,6 +74,8 @@ async function check(documented: DocumentedWorker): Promise<void> {
   }
   const stderr = allowed.stderr();
   strictEqual(stderr.includes("misconfigured"), false, stderr);
+  // The documented --allow-env covers every variable the receiver reads: no "cannot be read" line.
+  strictEqual(stderr.includes("cannot be read without permission"), false, stderr);
   strictEqual(stderr.includes(secret), false, stderr);
   ok(stderr.includes("[gateway] Webhook refused (401 signature_mismatch)"), stderr);
 }
@@ -81,7 +83,10 @@ async function check(documented: DocumentedWorker): Promise<void> {
 Deno.test("docs/webhooks.md worker: 503 without --allow-env; as documented the JWT and hmac pass, a wrong secret is 401", async () => {
   const documented = await documentedWorker("docs/webhooks.md", "## Receiving from the real server");
   ok(documented !== null, "docs/webhooks.md has the worker and its deno serve line");
-  strictEqual(documented.line, 'deno serve --allow-env="GATEWAY_WEBHOOK_*" --port 8000 worker.ts');
+  strictEqual(
+    documented.line,
+    'deno serve --allow-env="GATEWAY_WEBHOOK_*,GATEWAY_QUEUE_*" --port 8000 worker.ts',
+  );
   await check(documented);
 });
 

@@ -105,24 +105,24 @@ Deno.test("GATEWAY_WEBHOOK_* variables that may not be read are named in one std
   // The scheme could not be read, so the default (auto) verified the fixture's hmac signature.
   strictEqual(narrow.stdout, "200");
   const unread = [
-    "ENABLED",
-    "ROUTE_PREFIX",
-    "SCHEME",
-    "HEADER",
-    "TOLERANCE_SECONDS",
-    "JWT_MAX_AGE_SECONDS",
-    "REQUIRE_TIMESTAMP",
-    "MAX_BODY_BYTES",
-    "BODY_TIMEOUT_MS",
-    "DEDUPE",
-    "DEDUPE_WINDOW_SECONDS",
-    "QUEUE",
-  ].map((name) => `GATEWAY_WEBHOOK_${name}`).join(", ");
+    "WEBHOOK_ENABLED",
+    "WEBHOOK_ROUTE_PREFIX",
+    "WEBHOOK_SIGNATURE_SCHEME",
+    "WEBHOOK_SIGNATURE_HEADER",
+    "WEBHOOK_SIGNATURE_TOLERANCE_SECONDS",
+    "WEBHOOK_SIGNATURE_JWT_MAX_AGE_SECONDS",
+    "WEBHOOK_SIGNATURE_REQUIRE_TIMESTAMP",
+    "WEBHOOK_MAX_BODY_BYTES",
+    "WEBHOOK_BODY_TIMEOUT_MS",
+    "WEBHOOK_DEDUPE",
+    "WEBHOOK_DEDUPE_WINDOW_SECONDS",
+    "QUEUE_ENABLED",
+  ].map((name) => `GATEWAY_${name}`).join(", ");
   deepStrictEqual(narrow.stderr.trim().split("\n"), [
     `[gateway] Webhook receiver: ${unread} cannot be read without permission, so their defaults apply; if you ` +
-    'set any of them, allow them with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*")',
+    'set any of them, allow them with --allow-env (e.g. --allow-env="GATEWAY_WEBHOOK_*,GATEWAY_QUEUE_*")',
   ]);
-  const wide = await runFixtureWithStderr(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_*"], {
+  const wide = await runFixtureWithStderr(["--allow-read", "--allow-env=GATEWAY_WEBHOOK_*,GATEWAY_QUEUE_*"], {
     ...env,
     GATEWAY_WEBHOOK_SCHEME: "hmac",
   });

@@ -49,7 +49,7 @@ Deno.test("npm packages outside the import map: one entry point's own, or test-o
         entryDirs.some((dir) => path.startsWith(dir)) && !path.startsWith("src/testing/"),
         `${path} imports ${match[1]}: only an optional entry point's own files may (${entryDirs.join(", ")})`,
       );
-      fromSource.add(match[1]);
+      fromSource.add(match[1].replace(/^(npm:(?:@[^/]+\/)?[^/@]+@[^/]+)\/.*$/, "$1")); // a file of a package: the package
     }
   }
   deepStrictEqual([...fromSource].sort(), [

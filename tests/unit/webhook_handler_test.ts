@@ -486,24 +486,25 @@ Deno.test("503: the queue or the dedupe store cannot take the event", async () =
   strictEqual(seen.length + second.seen.length, 0);
 });
 
-Deno.test("routeMiddleware runs in order before verification and can answer or replace the request", async () => {
+Deno.test("routeMiddleware (ctx, next) runs in order before verification and can answer or replace the request", async () => {
   const order: string[] = [];
   const { handler, seen } = setup({
     routeMiddleware: [
-      async (request, next) => {
+      async (ctx, next) => {
         order.push("first");
-        if (request.headers.get("x-forwarded-for") === "10.0.0.66") {
-          return new Response("forbidden", { status: 403 });
+        if (ctx.request.headers.get("x-forwarded-for") === "10.0.0.66") {
+          ctx.response = new Response("forbidden", { status: 403 });
+          return;
         }
-        const response = await next();
-        order.push(`first-after:${response.status}`);
-        return response;
+        await next();
+        order.push(`first-after:${ctx.response?.status}`);
       },
-      (request, next) => {
+      (ctx, next) => {
         order.push("second");
-        const headers = new Headers(request.headers);
+        const headers = new Headers(ctx.request.headers);
         headers.set("x-gateway-signature", headers.get("x-alt-sig") ?? "");
-        return next(new Request(request, { headers }));
+        ctx.request = new Request(ctx.request, { headers });
+        return next();
       },
     ],
   });
@@ -525,6 +526,19 @@ Deno.test("routeMiddleware runs in order before verification and can answer or r
     }],
   });
   await expectStatus(await throwing.handler(await signed()), 500);
+  // A middleware that neither answers nor calls next() leaves no answer: 500, and no handler ran.
+  const silent = setup({ routeMiddleware: [() => {}] });
+  await expectStatus(await silent.handler(await signed()), 500);
+  strictEqual(silent.seen.length, 0);
+  // The answer seen on the way back can be replaced.
+  const tagged = setup({
+    routeMiddleware: [async (ctx, next) => {
+      await next();
+      ctx.response = new Response("tagged", { status: 299 });
+    }],
+  });
+  const answer = await tagged.handler(await signed());
+  deepStrictEqual([answer.status, await answer.text(), tagged.seen.length], [299, "tagged", 1]);
 });
 
 Deno.test("store: webhook logs go received → processed, inbound messages are stored", async () => {
@@ -846,7 +860,7 @@ Deno.test("secrets are checked when the receiver is built, naming the setting, n
   }
 });
 
-Deno.test("handleWebhook: a refused variable value is reported under the variable's name", async () => {
+Deno.test("handleWebhook: a refused variable value is reported under the variable's name (its own or its former)", async () => {
   const body = JSON.stringify(envelope());
   const headers = await signWebhook({ body, secret: "env-secret-0123" });
   const cases: [Record<string, string>, string, string][] = [
@@ -856,6 +870,19 @@ Deno.test("handleWebhook: a refused variable value is reported under the variabl
       'Webhook receiver misconfigured: Invalid webhook configuration: "signature.header" applies to one scheme; ' +
       'set "signature.scheme" (hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers ' +
       "(set by GATEWAY_WEBHOOK_HEADER)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SIGNATURE_HEADER: "x-sig" },
+      "GATEWAY_WEBHOOK_SIGNATURE_HEADER",
+      'Webhook receiver misconfigured: Invalid webhook configuration: "signature.header" applies to one scheme; ' +
+      'set "signature.scheme" (hmac, jwt or token) with it, the default "auto" reads each scheme\'s own headers ' +
+      "(set by GATEWAY_WEBHOOK_SIGNATURE_HEADER)",
+    ],
+    [
+      { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SIGNATURE_SCHEME: "hmac256" },
+      "GATEWAY_WEBHOOK_SIGNATURE_SCHEME",
+      'Webhook receiver misconfigured: Invalid webhook configuration: unknown signature scheme "hmac256" ' +
+      "(expected one of auto, hmac, standard, jwt, token, none) (set by GATEWAY_WEBHOOK_SIGNATURE_SCHEME)",
     ],
     [
       { GATEWAY_WEBHOOK_SECRET: "env-secret-0123", GATEWAY_WEBHOOK_SCHEME: "hmac256" },

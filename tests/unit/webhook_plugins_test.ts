@@ -3,9 +3,9 @@ import { ConfigurationException } from "../../src/errors.ts";
 import { WebhookReceived } from "../../src/events.ts";
 import { GatewayService } from "../../src/service.ts";
 import { MemoryStore } from "../../src/backends/memory/store.ts";
-import type { WebhookPlugin } from "../../src/webhooks/events/plugin.ts";
 import { WebhookPayloadDto } from "../../src/webhooks/payload.ts";
 import {
+  type InboundMiddleware,
   PROCESS,
   WebhookProcessingException,
   WebhookProcessor,
@@ -44,47 +44,65 @@ Deno.test("a processor given a store learns @lid pairs, statuses, inbound record
     { now: () => now },
   );
   strictEqual((await gw.health().get({ connection: "eu", instance: "sales" })).breaker, "open");
-  // The store features are plug-ins, not handlers.
+  // The store features are observers (inbound middleware), not handlers.
   strictEqual(processor.handlerCount(), 0);
 });
 
-Deno.test("plug-ins run before every handler; their promises run beside the handlers and settle with the webhook", async () => {
+Deno.test("inbound middleware (ctx, next) runs in order before the handlers, sees their outcome, and may end the update", async () => {
   const order: string[] = [];
-  let release!: () => void;
-  const slow: WebhookPlugin = {
-    events: ["call"],
-    observe: () => {
-      order.push("plugin:start");
-      return new Promise<void>((resolve) => release = resolve).then(() => void order.push("plugin:done"));
-    },
-  };
   const processor = new WebhookProcessor({ log: false })
     .onAny(() => void order.push("handler:any"))
-    .use(slow)
+    .use(async (ctx, next) => {
+      order.push(`outer:${ctx.payload.event}`);
+      await next();
+      order.push("outer:after");
+    }, async (ctx, next) => {
+      if (ctx.payload.instance === "muted") return; // the handlers do not run
+      order.push("inner");
+      await next();
+    })
     .on("call", async () => {
       await Promise.resolve();
       order.push("handler:call");
     });
-  const processing = processor.process(
-    payload("call", { id: "C1", from: "1@s.whatsapp.net", status: "offer" }),
-  );
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  deepStrictEqual(order, ["plugin:start", "handler:any", "handler:call"]);
-  release();
-  await processing;
-  deepStrictEqual(order, ["plugin:start", "handler:any", "handler:call", "plugin:done"]);
-  // A plug-in of other events does not run.
+  await processor.process(payload("call", { id: "C1", from: "1@s.whatsapp.net", status: "offer" }));
+  deepStrictEqual(order, ["outer:CALL", "inner", "handler:any", "handler:call", "outer:after"]);
   order.length = 0;
-  await processor.process(payload("qrcode.updated", {}));
-  deepStrictEqual(order, ["handler:any"]);
+  await processor.process(WebhookPayloadDto.from({ event: "call", instance: "muted", data: {} })!);
+  deepStrictEqual(order, ["outer:CALL", "outer:after"]);
+  // Middleware are not handlers.
   strictEqual(processor.handlerCount("call"), 2);
-  strictEqual(processor.removeHandler(slow), true);
-  strictEqual(processor.removeHandler(slow), false);
 });
 
-Deno.test("a failing plug-in and failing listeners fail the webhook, each failure counted", async () => {
-  const processor = new WebhookProcessor({ log: false })
-    .use({ observe: () => Promise.reject(new Error("store down")) })
+Deno.test("the store observers' writes run beside the handlers and settle with the webhook", async () => {
+  const order: string[] = [];
+  let release!: () => void;
+  const store = new MemoryStore();
+  const saveInbound = store.saveInbound.bind(store);
+  store.saveInbound = (record) => {
+    order.push("observer:start");
+    return new Promise<void>((resolve) => release = resolve).then(() => saveInbound(record))
+      .then(() => void order.push("observer:done"));
+  };
+  const processor = new WebhookProcessor({ log: false, store }).on("messages.upsert", async () => {
+    await Promise.resolve();
+    order.push("handler");
+  });
+  const processing = processor.process(payload("messages.upsert", {
+    key: { id: "IN1", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false },
+  }));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  deepStrictEqual(order, ["observer:start", "handler"]);
+  release();
+  await processing;
+  deepStrictEqual(order, ["observer:start", "handler", "observer:done"]);
+  strictEqual((await store.getInbound("sales", "IN1"))?.remoteJid, "5511999999999@s.whatsapp.net");
+});
+
+Deno.test("failing middleware, a failing observer and failing listeners fail the webhook, each failure counted", async () => {
+  const store = new MemoryStore();
+  store.saveInbound = () => Promise.reject(new Error("store down"));
+  const processor = new WebhookProcessor({ log: false, store })
     .onAny(() => {
       throw new Error("handler down");
     });
@@ -95,33 +113,44 @@ Deno.test("a failing plug-in and failing listeners fail the webhook, each failur
     WebhookReceived.type,
     () => Promise.reject(new Error("listener two down")),
   );
-  await rejects(processor.process(payload("call", {})), (e: unknown) => {
+  const inbound = payload("messages.upsert", {
+    key: { id: "IN2", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false },
+  });
+  await rejects(processor.process(inbound), (e: unknown) => {
     ok(e instanceof WebhookProcessingException);
     deepStrictEqual(
       e.errors.map((error) => (error as Error).message),
-      // Handlers' failures as they happen, then the plug-ins' in registration order (the events are a
-      // plug-in from their first listener on).
-      ["handler down", "store down", "listener one down", "listener two down"],
+      // The handlers' failures, then the observers' from the last to the first (each settles after the rest
+      // of the chain; the events observe from their first listener on, after the store's).
+      ["handler down", "listener one down", "listener two down", "store down"],
     );
     return true;
   });
+  const failing = new WebhookProcessor({ log: false }).use(() => {
+    throw new Error("middleware down");
+  });
+  await rejects(failing.process(payload("call", {})), (e: unknown) => {
+    ok(e instanceof WebhookProcessingException);
+    deepStrictEqual(e.errors.map((error) => (error as Error).message), ["middleware down"]);
+    return true;
+  });
+  const twice = new WebhookProcessor({ log: false }).use(async (_ctx, next) => {
+    await next();
+    await next();
+  });
+  await rejects(twice.process(payload("call", {})), /Cannot call next\(\) twice in one middleware/);
 });
 
-Deno.test("the synchronous fast path: no promise when every handler and plug-in finished at once", () => {
+Deno.test("the synchronous fast path: no promise when there is no middleware and every handler finished at once", () => {
   let calls = 0;
-  const processor = new WebhookProcessor().on("messages.upsert", () => void calls++).use({
-    observe: () => {},
-  });
+  const processor = new WebhookProcessor().on("messages.upsert", () => void calls++);
   strictEqual(processor[PROCESS](payload("messages.upsert", { key: { id: "A", fromMe: true } })), undefined);
   strictEqual(calls, 1);
   throws(
-    () => processor.on("messages.upsert", () => {}).use({ events: ["cal" as "call"], observe: () => {} }),
-    /"cal" is not an event name; valid names: application\.startup, /,
+    () => processor.use({} as InboundMiddleware),
+    /Cannot use inbound middleware: expected a function \(ctx, next\)/,
   );
-  throws(
-    () => processor.use({} as WebhookPlugin),
-    /Cannot register webhook plug-in: it has no observe\(\) method/,
-  );
+  ok(processor.use(async (_ctx, next) => await next())[PROCESS](payload("call", {})) instanceof Promise);
 });
 
 Deno.test("processor options: a misspelt key or a wrong value is refused at creation", () => {

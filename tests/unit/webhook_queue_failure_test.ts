@@ -40,3 +40,30 @@ Deno.test("queue worker: a handler that throws prints one stderr line per retry 
     "dead-lettered): Error: order table locked ([redacted])",
   ]);
 });
+
+Deno.test("queue worker: the rate limit of failure lines is each processor's, not the process's", async () => {
+  const failing = () =>
+    new WebhookProcessor({ log: false }).onAny(() => {
+      throw new Error("handler down");
+    });
+  const settler = { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() };
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  try {
+    // The same clock (the default one, as most callers pass), two processors (two workers, two tests).
+    const options = { maxAttempts: 3, now: Date.now };
+    const job = {
+      type: "gateway.webhook.process" as const,
+      id: "j",
+      instance: "sales",
+      attempt: 0,
+      receivedAt: 1,
+    };
+    strictEqual(await settleWebhookJob(job, BODY, failing(), options, settler), "retried");
+    strictEqual(await settleWebhookJob(job, BODY, failing(), options, settler), "retried");
+  } finally {
+    console.error = original;
+  }
+  strictEqual(lines.length, 2, lines.join("\n"));
+});

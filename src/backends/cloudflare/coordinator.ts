@@ -128,42 +128,16 @@ export class GatewayCoordinator {
   async #answer(body: CoordinatorRequest): Promise<unknown> {
     const sql = this.#sql;
     switch (body.op) {
-      case "ratelimit.attempt": {
-        fixedWindow.checkArguments(body.key, body.maxAttempts, body.decaySeconds);
-        const now = clockOf(body.now);
-        const next = fixedWindow.nextWindow(this.#window(body.key), body.maxAttempts, body.decaySeconds, now);
-        if (next === null) return false;
-        const purgeAt = this.#purgeAt(next.reset, now);
-        sql.exec(
-          "INSERT OR REPLACE INTO gateway_rate_windows (key, count, max, start, reset, purge_at) " +
-            "VALUES (?, ?, ?, ?, ?, ?)",
-          body.key,
-          next.count,
-          next.max,
-          next.start,
-          next.reset,
-          purgeAt,
-        );
-        await this.#wakeAt(purgeAt);
-        return true;
-      }
+      case "ratelimit.attempt":
+        return await this.#attempt(body);
       case "ratelimit.availableIn":
         fixedWindow.checkDecay(body.key, body.decaySeconds);
         return fixedWindow.secondsUntilFree(this.#window(body.key), clockOf(body.now));
       case "ratelimit.clear":
         sql.exec("DELETE FROM gateway_rate_windows WHERE key = ?", body.key);
         return null;
-      case "dedupe.claim": {
-        const held = sql.exec(
-          "SELECT 1 FROM gateway_dedupe WHERE key = ? AND expires_at > ?",
-          body.key,
-          body.now,
-        )
-          .toArray();
-        if (held.length > 0) return false;
-        await this.#putClaim(body.key, "processing", body.now, body.leaseMs);
-        return true;
-      }
+      case "dedupe.claim":
+        return await this.#claim(body);
       case "dedupe.complete":
         await this.#putClaim(body.key, "done", body.now, body.windowMs);
         return null;
@@ -189,6 +163,39 @@ export class GatewayCoordinator {
       default:
         throw new TypeError(`unknown operation "${String((body as { op?: unknown }).op)}"`);
     }
+  }
+
+  /** Count one attempt in the key's fixed window; false when the window is full. */
+  async #attempt(body: Extract<CoordinatorRequest, { op: "ratelimit.attempt" }>): Promise<boolean> {
+    fixedWindow.checkArguments(body.key, body.maxAttempts, body.decaySeconds);
+    const now = clockOf(body.now);
+    const next = fixedWindow.nextWindow(this.#window(body.key), body.maxAttempts, body.decaySeconds, now);
+    if (next === null) return false;
+    const purgeAt = this.#purgeAt(next.reset, now);
+    this.#sql.exec(
+      "INSERT OR REPLACE INTO gateway_rate_windows (key, count, max, start, reset, purge_at) " +
+        "VALUES (?, ?, ?, ?, ?, ?)",
+      body.key,
+      next.count,
+      next.max,
+      next.start,
+      next.reset,
+      purgeAt,
+    );
+    await this.#wakeAt(purgeAt);
+    return true;
+  }
+
+  /** Take the dedupe claim of a key nobody holds; false when it is held (processing or done). */
+  async #claim(body: Extract<CoordinatorRequest, { op: "dedupe.claim" }>): Promise<boolean> {
+    const held = this.#sql.exec(
+      "SELECT 1 FROM gateway_dedupe WHERE key = ? AND expires_at > ?",
+      body.key,
+      body.now,
+    ).toArray();
+    if (held.length > 0) return false;
+    await this.#putClaim(body.key, "processing", body.now, body.leaseMs);
+    return true;
   }
 
   /**

@@ -47,13 +47,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
 
   /**
    * Use the coordinator objects of `namespace`; bad timings throw a `ConfigurationException` here.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const dedupeFor = (ns: DurableObjectNamespace) =>
-   *   new CoordinatorWebhookDedupe(ns, { windowSeconds: 600, leaseSeconds: 60 });
-   * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorWebhookDedupeOptions = {}) {
     checkOptionKeys(
@@ -78,12 +71,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
 
   /**
    * Claim `key`: true when this delivery should be processed.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const claim = (ns: DurableObjectNamespace) => new CoordinatorWebhookDedupe(ns).claim("evt_1", Date.now());
-   * ```
    */
   claim(key: string, now: number): Promise<boolean> {
     return this.#call(
@@ -95,12 +82,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
 
   /**
    * The delivery was processed (or queued): refuse duplicates until `now` + window.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const done = (ns: DurableObjectNamespace) => new CoordinatorWebhookDedupe(ns).complete("evt_1", Date.now());
-   * ```
    */
   async complete(key: string, now: number): Promise<void> {
     await this.#call(
@@ -112,12 +93,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
 
   /**
    * Processing failed: drop the claim so that the next delivery is processed.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const giveBack = (ns: DurableObjectNamespace) => new CoordinatorWebhookDedupe(ns).release("evt_1");
-   * ```
    */
   async release(key: string): Promise<void> {
     await this.#call(key, { op: "dedupe.release", key }, "Cannot release webhook claim");
@@ -125,12 +100,6 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
 
   /**
    * Where a claimed key stands: `processing`, `done`, or null.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorWebhookDedupe, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const where = (ns: DurableObjectNamespace) => new CoordinatorWebhookDedupe(ns).state("evt_1", Date.now());
-   * ```
    */
   state(key: string, now: number): Promise<"processing" | "done" | null> {
     return this.#call(key, { op: "dedupe.state", key, now }, "Cannot read webhook claim");

@@ -57,12 +57,6 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
 
   /**
    * Use the coordinator objects of `namespace` (the Worker's Durable Object binding).
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorRateLimiter, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const limiterFor = (ns: DurableObjectNamespace) => new CoordinatorRateLimiter(ns, { objectName: "limits" });
-   * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorRateLimiterOptions = {}) {
     checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorRateLimiter");
@@ -73,12 +67,6 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
 
   /**
    * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorRateLimiter, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const tryReport = (ns: DurableObjectNamespace) => new CoordinatorRateLimiter(ns).attempt("report:alice", 5, 60);
-   * ```
    */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     checkArguments(key, maxAttempts, decaySeconds);
@@ -92,12 +80,6 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
 
   /**
    * Seconds until `key` has a free slot (0 when one is free now).
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorRateLimiter, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const wait = (ns: DurableObjectNamespace) => new CoordinatorRateLimiter(ns).availableIn("report:alice", 60);
-   * ```
    */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     checkDecay(key, decaySeconds);
@@ -111,12 +93,6 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
 
   /**
    * Forget every slot taken for `key`.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorRateLimiter, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const reset = (ns: DurableObjectNamespace) => new CoordinatorRateLimiter(ns).clear("report:alice");
-   * ```
    */
   async clear(key: string): Promise<void> {
     await callCoordinator<null>(

@@ -43,12 +43,6 @@ export class CoordinatorState implements state.StateStore {
 
   /**
    * Use the coordinator objects of `namespace`.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorState, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const stateFor = (ns: DurableObjectNamespace) => new CoordinatorState(ns, { objectName: "state" });
-   * ```
    */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorStateOptions = {}) {
     checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorState");
@@ -63,12 +57,6 @@ export class CoordinatorState implements state.StateStore {
 
   /**
    * Read a live entry, or null.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorState, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const read = (ns: DurableObjectNamespace) => new CoordinatorState(ns).get<string>("lid", "123@lid");
-   * ```
    */
   async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     state.checkStateKey(namespace, key);
@@ -81,13 +69,6 @@ export class CoordinatorState implements state.StateStore {
 
   /**
    * Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent).
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorState, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const claim = (ns: DurableObjectNamespace) =>
-   *   new CoordinatorState(ns).set("claims", "k", 1, { expectedVersion: null, expiresAt: Date.now() + 60_000 });
-   * ```
    */
   async set<T>(
     namespace: string,
@@ -108,12 +89,6 @@ export class CoordinatorState implements state.StateStore {
 
   /**
    * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorState, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const drop = (ns: DurableObjectNamespace) => new CoordinatorState(ns).delete("claims", "k");
-   * ```
    */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     state.checkStateKey(namespace, key);
@@ -126,12 +101,6 @@ export class CoordinatorState implements state.StateStore {
 
   /**
    * List live entries of a namespace in key order.
-   *
-   * @example
-   * ```ts
-   * import { CoordinatorState, type DurableObjectNamespace } from "@gw/gateway/cloudflare";
-   * const list = (ns: DurableObjectNamespace) => new CoordinatorState(ns).list("lid", { limit: 100 });
-   * ```
    */
   async list<T>(namespace: string, options: state.StateListOptions = {}): Promise<state.StateListEntry<T>[]> {
     state.checkStateList(namespace, options);

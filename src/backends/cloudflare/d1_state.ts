@@ -33,12 +33,6 @@ export class D1State implements state.StateStore {
 
   /**
    * Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`).
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
-   * const open = (db: D1Database) => new D1State(db, { now: Date.now });
-   * ```
    */
   constructor(db: D1Database, options: { now?: () => number } = {}) {
     this.#engine = new SqlStateEngine(d1Runner(db), options.now ?? Date.now);
@@ -46,12 +40,6 @@ export class D1State implements state.StateStore {
 
   /**
    * Read a live entry, or null.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
-   * const read = (db: D1Database) => new D1State(db).get<string>("lid", "123@lid");
-   * ```
    */
   get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return this.#engine.get<T>(namespace, key);
@@ -59,13 +47,6 @@ export class D1State implements state.StateStore {
 
   /**
    * Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent).
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
-   * const claim = (db: D1Database) =>
-   *   new D1State(db).set("claims", "k", 1, { expectedVersion: null, expiresAt: Date.now() + 60_000 });
-   * ```
    */
   set<T>(namespace: string, key: string, value: T, options?: state.StateSetOptions): Promise<string | null> {
     return this.#engine.set(namespace, key, value, options);
@@ -73,12 +54,6 @@ export class D1State implements state.StateStore {
 
   /**
    * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
-   * const drop = (db: D1Database) => new D1State(db).delete("claims", "k");
-   * ```
    */
   delete(namespace: string, key: string, options?: { expectedVersion?: string }): Promise<boolean> {
     return this.#engine.delete(namespace, key, options);
@@ -86,12 +61,6 @@ export class D1State implements state.StateStore {
 
   /**
    * List live entries of a namespace in key order.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1State } from "@gw/gateway/cloudflare";
-   * const list = (db: D1Database) => new D1State(db).list("lid", { prefix: "55", limit: 100 });
-   * ```
    */
   list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return this.#engine.list<T>(namespace, options);

@@ -73,12 +73,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Use `db`, whose tables the migration created.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const open = (db: D1Database) => new D1Store(db, { maxRecordBytes: 500_000 });
-   * ```
    */
   constructor(db: D1Database, options: D1StoreOptions = {}) {
     checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");
@@ -121,17 +115,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Create or replace an outbound record.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const save = (db: D1Database) =>
-   *   new D1Store(db).saveOutbound({
-   *     id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
-   *     route: "/message/sendText/{instance}", body: {}, status: "pending", outcomeUnknown: false,
-   *     retryCount: 0, createdAt: 1, updatedAt: 1,
-   *   });
-   * ```
    */
   async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     records.checkOutbound(record);
@@ -152,12 +135,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Read an outbound record by its local id.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const read = (db: D1Database) => new D1Store(db).getOutbound("r1");
-   * ```
    */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return this.#record(sql("SELECT record FROM gateway_outbound WHERE id = ?", id));
@@ -167,13 +144,6 @@ export class D1Store implements store.GatewayStore {
    * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given); the write
    * is guarded by the revision read, so a concurrent change makes it re-read (and, with an expectation,
    * answer null).
-   *
-   * @example Claiming a failed record for a resend
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const claim = (db: D1Database, updatedAt: number) =>
-   *   new D1Store(db).updateOutbound("r1", { status: "pending" }, updatedAt);
-   * ```
    */
   async updateOutbound(
     id: string,
@@ -205,13 +175,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * List outbound records, oldest first (`createdAt`, then `id`), through the matching index.
-   *
-   * @example Failed sends older than an hour
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const failed = (db: D1Database) =>
-   *   new D1Store(db).listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
-   * ```
    */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
@@ -221,15 +184,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Store an inbound message; a second save of the same instance and id is ignored.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const save = (db: D1Database) =>
-   *   new D1Store(db).saveInbound({
-   *     id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
-   *   });
-   * ```
    */
   async saveInbound(record: store.InboundMessageRecord): Promise<void> {
     records.checkInbound(record);
@@ -247,12 +201,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Read an inbound message.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const read = (db: D1Database) => new D1Store(db).getInbound("sales", "3EB0");
-   * ```
    */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return this.#record(
@@ -262,15 +210,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Create or replace a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const save = (db: D1Database) =>
-   *   new D1Store(db).saveWebhookLog({
-   *     id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
-   *   });
-   * ```
    */
   async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     records.checkWebhookLog(record);
@@ -289,12 +228,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Read a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const read = (db: D1Database) => new D1Store(db).getWebhookLog("d1");
-   * ```
    */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return this.#record(sql("SELECT record FROM gateway_webhook_logs WHERE id = ?", id));
@@ -302,12 +235,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const failed = (db: D1Database) => new D1Store(db).listWebhookLogs({ status: "failed", limit: 20 });
-   * ```
    */
   async listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
@@ -319,13 +246,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Create or replace an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const save = (db: D1Database) =>
-   *   new D1Store(db).saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
-   * ```
    */
   async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     records.checkSnapshot(snapshot);
@@ -343,12 +263,6 @@ export class D1Store implements store.GatewayStore {
 
   /**
    * Read an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const read = (db: D1Database) => new D1Store(db).getInstanceSnapshot("default", "sales");
-   * ```
    */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return this.#record(
@@ -359,12 +273,6 @@ export class D1Store implements store.GatewayStore {
   /**
    * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, through the kind's
    * time index, in batches of 500 rows.
-   *
-   * @example
-   * ```ts
-   * import { type D1Database, D1Store } from "@gw/gateway/cloudflare";
-   * const prune = (db: D1Database) => new D1Store(db).prune("webhook_logs", Date.now() - 30 * 86_400_000);
-   * ```
    */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);

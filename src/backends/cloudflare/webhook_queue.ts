@@ -22,7 +22,7 @@ import {
   type WebhookJobQueue,
   webhookQueueSettings,
 } from "../../webhooks/queue/interface.ts";
-import { settleWebhookJob } from "../../webhooks/queue/settler.ts";
+import { settleWebhookJob, type WebhookJobSettler } from "../../webhooks/queue/settler.ts";
 import { describeError } from "../../webhooks/run.ts";
 import type { D1Database, Message, MessageBatch, Queue } from "./bindings.ts";
 
@@ -73,12 +73,6 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
 
   /**
    * Send jobs to `queue` (a producer binding).
-   *
-   * @example
-   * ```ts
-   * import { CloudflareWebhookQueue, type Queue } from "@gw/gateway/cloudflare";
-   * const senderFor = (queue: Queue) => new CloudflareWebhookQueue(queue);
-   * ```
    */
   constructor(queue: Queue, options: CloudflareWebhookQueueOptions = {}) {
     checkOptionKeys(options, { bodies: true }, "new CloudflareWebhookQueue");
@@ -88,16 +82,6 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
 
   /**
    * Queue one job; rejects when it cannot be queued.
-   *
-   * @example
-   * ```ts
-   * import { CloudflareWebhookQueue, type Queue } from "@gw/gateway/cloudflare";
-   * const queueOne = (queue: Queue) =>
-   *   new CloudflareWebhookQueue(queue).enqueue({
-   *     type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0,
-   *     receivedAt: Date.now(), body: new TextEncoder().encode('{"event":"call","data":{}}'),
-   *   });
-   * ```
    */
   async enqueue(job: ProcessWebhookJob): Promise<void> {
     const size = job.body?.byteLength ?? 0;
@@ -237,21 +221,7 @@ async function runMessage(
       onDeadLetter: (entry) => {
         notified = notifyDeadLetter(options, job.id, entry);
       },
-    }, {
-      retry(_next, delay) {
-        message.retry({ delaySeconds: Math.ceil(delay / 1000) });
-        return Promise.resolve();
-      },
-      deadLetter(_entry, why) {
-        // Recorded by settleWebhookJob; the queue itself keeps the message (see below).
-        cause = why;
-        return Promise.resolve();
-      },
-      async complete() {
-        await deleteBody(job, options.bodies);
-        return true;
-      },
-    });
+    }, messageSettler(message, job, options, (why) => cause = why));
     if (outcome === "processed") message.ack();
     if (outcome === "dead_lettered") await notified;
     options.onJobDone?.(run, outcome);
@@ -265,6 +235,33 @@ async function runMessage(
     logger.warn("Webhook job {id} could not be run: {error}", { id: job.id, error: describeError(error) });
     message.retry({ delaySeconds: Math.ceil(backoff[Math.min(attempts - 1, backoff.length - 1)] / 1000) });
   }
+}
+
+/**
+ * The settler of a queue message: a retry is the message's own, a dead letter only notes its cause (the
+ * caller acks or retries the message by it), and a completed job's stored body is deleted.
+ */
+function messageSettler(
+  message: Message,
+  job: ProcessWebhookJob,
+  options: WebhookBatchOptions,
+  deadLettered: (cause: "unreadable" | "failed") => void,
+): WebhookJobSettler {
+  return {
+    retry(_next, delay) {
+      message.retry({ delaySeconds: Math.ceil(delay / 1000) });
+      return Promise.resolve();
+    },
+    deadLetter(_entry, why) {
+      // Recorded by settleWebhookJob; the queue itself keeps the message (see runMessage).
+      deadLettered(why);
+      return Promise.resolve();
+    },
+    async complete() {
+      await deleteBody(job, options.bodies);
+      return true;
+    },
+  };
 }
 
 /** A message that is not a webhook job: `onOtherMessage` takes it, or it is dropped with a warning. */

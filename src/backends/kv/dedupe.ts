@@ -48,14 +48,6 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   /**
    * Use `kv` under `prefix` (default `["gateway", "webhook_dedupe"]`).
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * new KvWebhookDedupe(kv, { prefix: ["app", "dedupe"] });
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, prefix: true }, "new KvWebhookDedupe");
@@ -68,14 +60,6 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   /**
    * Claim a key with an atomic check on the versionstamp read.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvWebhookDedupe(kv).claim("evt_1", Date.now()); // true
-   * kv.close();
-   * ```
    */
   async claim(key: string, now: number): Promise<boolean> {
     const kvKey = [...this.#prefix, key];
@@ -100,14 +84,6 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   /**
    * Where a key stands: `processing`, `done`, or null when it is free (an expired record counts as free).
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvWebhookDedupe(kv).state("evt_1", Date.now())); // null
-   * kv.close();
-   * ```
    */
   async state(key: string, now: number): Promise<"processing" | "done" | null> {
     const record = (await this.#kv.get<DedupeRecord>([...this.#prefix, key])).value;
@@ -116,14 +92,6 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   /**
    * Mark a key processed for the window.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvWebhookDedupe(kv).complete("evt_1", Date.now());
-   * kv.close();
-   * ```
    */
   async complete(key: string, now: number): Promise<void> {
     const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
@@ -134,14 +102,6 @@ export class KvWebhookDedupe implements WebhookDedupe {
 
   /**
    * Drop a claim.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookDedupe } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvWebhookDedupe(kv).release("evt_1");
-   * kv.close();
-   * ```
    */
   async release(key: string): Promise<void> {
     await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));

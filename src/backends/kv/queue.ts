@@ -96,14 +96,6 @@ export class KvWebhookQueue implements WebhookJobQueue {
 
   /**
    * Enqueue on `kv`, under `options.prefix` for chunks and dead letters.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookQueue } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * new KvWebhookQueue(kv, { prefix: ["app", "webhooks"] });
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: WebhookQueueOptions = {}) {
     checkOptionKeys(options, QUEUE_OPTION_KEYS, "new KvWebhookQueue");
@@ -114,17 +106,6 @@ export class KvWebhookQueue implements WebhookJobQueue {
 
   /**
    * Write a job.
-   *
-   * @example
-   * ```ts
-   * import { KvWebhookQueue } from "@gw/gateway/webhooks";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvWebhookQueue(kv).enqueue({
-   *   type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0, receivedAt: Date.now(),
-   *   body: new TextEncoder().encode('{"event":"call","data":{}}'),
-   * });
-   * kv.close();
-   * ```
    */
   enqueue(job: ProcessWebhookJob): Promise<void> {
     return enqueueWebhookJob(this.kv, job, this.#options);

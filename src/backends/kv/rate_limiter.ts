@@ -57,12 +57,6 @@ export class KvRateLimiter implements RateLimiterInterface {
 
   /**
    * Use `kv` (the caller opens and closes it).
-   *
-   * @example
-   * ```ts
-   * import { KvRateLimiter } from "@gw/gateway";
-   * const limiter = new KvRateLimiter(await Deno.openKv(), { prefix: ["myapp", "limits"] });
-   * ```
    */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
@@ -81,13 +75,6 @@ export class KvRateLimiter implements RateLimiterInterface {
   /**
    * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
    * Rejects when KV fails, or when other writers won the race `maxConflictRetries` times in a row.
-   *
-   * @example
-   * ```ts
-   * import { KvRateLimiter } from "@gw/gateway";
-   * const limiter = new KvRateLimiter(await Deno.openKv());
-   * await limiter.attempt("report:alice", 5, 60);
-   * ```
    */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
@@ -124,13 +111,6 @@ export class KvRateLimiter implements RateLimiterInterface {
   /**
    * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
    * window (fractional, exact to the millisecond).
-   *
-   * @example
-   * ```ts
-   * import { KvRateLimiter } from "@gw/gateway";
-   * const limiter = new KvRateLimiter(await Deno.openKv());
-   * await limiter.availableIn("report:alice", 60);
-   * ```
    */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     fixedWindow.checkDecay(key, decaySeconds);
@@ -140,12 +120,6 @@ export class KvRateLimiter implements RateLimiterInterface {
 
   /**
    * Forget every slot taken for `key`.
-   *
-   * @example
-   * ```ts
-   * import { KvRateLimiter } from "@gw/gateway";
-   * await new KvRateLimiter(await Deno.openKv()).clear("report:alice");
-   * ```
    */
   async clear(key: string): Promise<void> {
     await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));

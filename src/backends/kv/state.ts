@@ -39,14 +39,6 @@ export class KvState implements state.StateStore {
 
   /**
    * Wrap an open `Deno.Kv`.
-   *
-   * @example
-   * ```ts
-   * import { KvState } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const state = new KvState(kv, { prefix: ["app", "gateway"] });
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: { prefix?: Deno.KvKey; now?: () => number } = {}) {
     this.#kv = kv;
@@ -64,14 +56,6 @@ export class KvState implements state.StateStore {
 
   /**
    * Read a live entry.
-   *
-   * @example
-   * ```ts
-   * import { KvState } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvState(kv).get("lid", "x")); // null
-   * kv.close();
-   * ```
    */
   async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     state.checkStateKey(namespace, key);
@@ -81,16 +65,6 @@ export class KvState implements state.StateStore {
 
   /**
    * Write an entry, with an optional compare-and-set on its version.
-   *
-   * @example
-   * ```ts
-   * import { KvState } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const state = new KvState(kv);
-   * const v1 = await state.set("n", "k", 1);
-   * console.log(await state.set("n", "k", 2, { expectedVersion: v1 }) !== null); // true
-   * kv.close();
-   * ```
    */
   async set<T>(
     namespace: string,
@@ -126,14 +100,6 @@ export class KvState implements state.StateStore {
 
   /**
    * Delete an entry.
-   *
-   * @example
-   * ```ts
-   * import { KvState } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvState(kv).delete("n", "k")); // false
-   * kv.close();
-   * ```
    */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     state.checkStateKey(namespace, key);
@@ -151,16 +117,6 @@ export class KvState implements state.StateStore {
 
   /**
    * List live entries of a namespace in key order.
-   *
-   * @example
-   * ```ts
-   * import { KvState } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const state = new KvState(kv);
-   * await state.set("n", "a", 1);
-   * console.log((await state.list("n")).length); // 1
-   * kv.close();
-   * ```
    */
   async list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     const limit = state.checkStateList(namespace, options);

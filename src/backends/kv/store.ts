@@ -69,14 +69,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Wrap an open `Deno.Kv`.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const store = new KvStore(kv);
-   * kv.close();
-   * ```
    */
   constructor(kv: Deno.Kv, options: KvStoreOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxRecordBytes: true }, "new KvStore");
@@ -98,18 +90,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Create or replace an outbound record (with its index keys, atomically).
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvStore(kv).saveOutbound({
-   *   id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
-   *   route: "/message/sendText/{instance}", body: {}, status: "pending", outcomeUnknown: false,
-   *   retryCount: 0, createdAt: 1, updatedAt: 1,
-   * });
-   * kv.close();
-   * ```
    */
   async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     records.checkOutbound(record);
@@ -118,14 +98,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Read an outbound record by its local id.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvStore(kv).getOutbound("r1")); // null
-   * kv.close();
-   * ```
    */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return this.#outbound.get([id]);
@@ -135,15 +107,6 @@ export class KvStore implements store.GatewayStore {
    * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given), as one
    * atomic compare-and-set: of two concurrent callers with the same expectation, exactly one succeeds.
    * `updatedAt` always moves forward.
-   *
-   * @example Claiming a failed record
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * const claimed = await new KvStore(kv).updateOutbound("r1", { status: "pending" }, 1);
-   * console.log(claimed); // null: no such record
-   * kv.close();
-   * ```
    */
   async updateOutbound(
     id: string,
@@ -162,14 +125,6 @@ export class KvStore implements store.GatewayStore {
   /**
    * List outbound records, oldest first (`createdAt`, then `id`), from the status, instance and time
    * indexes.
-   *
-   * @example Failed sends older than an hour
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvStore(kv).listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
-   * kv.close();
-   * ```
    */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
@@ -198,16 +153,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Store an inbound message; a second save of the same instance and id is ignored.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvStore(kv).saveInbound({
-   *   id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
-   * });
-   * kv.close();
-   * ```
    */
   async saveInbound(record: store.InboundMessageRecord): Promise<void> {
     records.checkInbound(record);
@@ -216,14 +161,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Read an inbound message.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvStore(kv).getInbound("sales", "3EB0")); // null
-   * kv.close();
-   * ```
    */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return this.#inbound.get([instance, id]);
@@ -231,16 +168,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Create or replace a webhook log (moving its status index entry atomically).
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvStore(kv).saveWebhookLog({
-   *   id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
-   * });
-   * kv.close();
-   * ```
    */
   async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     records.checkWebhookLog(record);
@@ -249,14 +176,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Read a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvStore(kv).getWebhookLog("d1")); // null
-   * kv.close();
-   * ```
    */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return this.#webhookLogs.get([id]);
@@ -264,14 +183,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * List webhook logs, oldest first (`receivedAt`, then `id`), from the status or time index.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvStore(kv).listWebhookLogs({ status: "failed", limit: 20 });
-   * kv.close();
-   * ```
    */
   async listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
@@ -283,14 +194,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Create or replace an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * await new KvStore(kv).saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
-   * kv.close();
-   * ```
    */
   async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     records.checkSnapshot(snapshot);
@@ -299,14 +202,6 @@ export class KvStore implements store.GatewayStore {
 
   /**
    * Read an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvStore(kv).getInstanceSnapshot("default", "sales")); // null
-   * kv.close();
-   * ```
    */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return this.#instances.get([connection, instance]);
@@ -316,14 +211,6 @@ export class KvStore implements store.GatewayStore {
    * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, walking the
    * kind's time index in batches (outbound by `createdAt`, inbound and webhook logs by `receivedAt`,
    * instance snapshots by `updatedAt`).
-   *
-   * @example
-   * ```ts
-   * import { KvStore } from "@gw/gateway";
-   * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvStore(kv).prune("outbound", Date.now() - 30 * 86_400_000, { dryRun: true })); // 0
-   * kv.close();
-   * ```
    */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);

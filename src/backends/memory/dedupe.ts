@@ -40,12 +40,6 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
   /**
    * Create an empty set of claims; at most `maxEntries` (default 100 000) are kept: expired ones are
    * dropped first, then the oldest processed ones.
-   *
-   * @example
-   * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * new MemoryWebhookDedupe({ windowSeconds: 3600, maxEntries: 10_000 });
-   * ```
    */
   constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, maxEntries: true }, "new MemoryWebhookDedupe");
@@ -61,12 +55,6 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
 
   /**
    * Claim a key (synchronous check-and-set, so concurrent calls cannot both win).
-   *
-   * @example
-   * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * await new MemoryWebhookDedupe().claim("evt_1", Date.now()); // true
-   * ```
    */
   claim(key: string, now: number): Promise<boolean> {
     if (this.#stateOf(key, now) !== null) return Promise.resolve(false);
@@ -78,14 +66,6 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
 
   /**
    * Where a key stands: `processing`, `done`, or null when it is free.
-   *
-   * @example
-   * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * const dedupe = new MemoryWebhookDedupe();
-   * await dedupe.claim("evt_1", Date.now());
-   * console.log(await dedupe.state("evt_1", Date.now())); // "processing"
-   * ```
    */
   state(key: string, now: number): Promise<"processing" | "done" | null> {
     return Promise.resolve(this.#stateOf(key, now));
@@ -93,14 +73,6 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
 
   /**
    * Mark a key processed for the window.
-   *
-   * @example
-   * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * const dedupe = new MemoryWebhookDedupe();
-   * await dedupe.claim("evt_1", Date.now());
-   * await dedupe.complete("evt_1", Date.now());
-   * ```
    */
   complete(key: string, now: number): Promise<void> {
     this.#processing.delete(key);
@@ -112,12 +84,6 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
 
   /**
    * Drop a claim.
-   *
-   * @example
-   * ```ts
-   * import { MemoryWebhookDedupe } from "@gw/gateway/webhooks";
-   * await new MemoryWebhookDedupe().release("evt_1");
-   * ```
    */
   release(key: string): Promise<void> {
     this.#processing.delete(key);

@@ -42,13 +42,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Create an empty limiter.
-   *
-   * @example With a fake clock
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * let now = 0;
-   * const limiter = new MemoryRateLimiter({ now: () => now });
-   * ```
    */
   constructor(options: MemoryRateLimiterOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryRateLimiter");
@@ -57,12 +50,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * const allowed = await new MemoryRateLimiter().attempt("k", 1, 60); // true
-   * ```
    */
   attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     try {
@@ -85,14 +72,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
   /**
    * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
    * window (fractional, exact to the millisecond).
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * const limiter = new MemoryRateLimiter();
-   * await limiter.attempt("k", 1, 60);
-   * await limiter.availableIn("k", 60); // 60
-   * ```
    */
   availableIn(key: string, decaySeconds: number): Promise<number> {
     try {
@@ -107,12 +86,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Forget every slot taken for `key`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * await new MemoryRateLimiter().clear("k");
-   * ```
    */
   clear(key: string): Promise<void> {
     this.#windows.delete(key);
@@ -121,12 +94,6 @@ export class MemoryRateLimiter implements RateLimiterInterface {
 
   /**
    * Number of keys with a window kept in memory: the open windows, plus those that ended since the last call.
-   *
-   * @example
-   * ```ts
-   * import { MemoryRateLimiter } from "@gw/gateway";
-   * new MemoryRateLimiter().size; // 0
-   * ```
    */
   get size(): number {
     return this.#windows.size;

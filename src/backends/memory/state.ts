@@ -44,12 +44,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * Create empty state.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * const state = new MemoryState({ now: () => 1_700_000_000_000 });
-   * ```
    */
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
@@ -57,12 +51,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * How many entries are held, counting expired ones not yet swept (for monitoring memory).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * console.log(new MemoryState().size); // 0
-   * ```
    */
   get size(): number {
     return this.#size;
@@ -102,12 +90,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * Read a live entry.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * console.log(await new MemoryState().get("lid", "x")); // null
-   * ```
    */
   get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return settle(() => {
@@ -139,14 +121,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * Write an entry, with an optional compare-and-set on its version.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * const state = new MemoryState();
-   * const v1 = await state.set("n", "k", 1);
-   * console.log(await state.set("n", "k", 2, { expectedVersion: v1 }) !== null); // true
-   * ```
    */
   set<T>(
     namespace: string,
@@ -172,12 +146,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * Delete an entry.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * console.log(await new MemoryState().delete("n", "k")); // false
-   * ```
    */
   delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     return settle(() => {
@@ -192,15 +160,6 @@ export class MemoryState implements state.StateStore {
 
   /**
    * List live entries of a namespace in key order.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * const state = new MemoryState();
-   * await state.set("n", "b", 2);
-   * await state.set("n", "a", 1);
-   * console.log((await state.list("n")).map((e) => e.key)); // ["a", "b"]
-   * ```
    */
   list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return settle(() => {

@@ -64,12 +64,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Create an empty store.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * const store = new MemoryStore({ now: () => 1_700_000_000_000 });
-   * ```
    */
   constructor(options: MemoryStoreOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryStore");
@@ -79,16 +73,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Create or replace an outbound record.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * await new MemoryStore().saveOutbound({
-   *   id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
-   *   route: "/message/sendText/{instance}", body: {}, status: "pending", outcomeUnknown: false,
-   *   retryCount: 0, createdAt: 1, updatedAt: 1,
-   * });
-   * ```
    */
   saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     return settle(() => {
@@ -99,12 +83,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Read an outbound record by its local id.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * console.log(await new MemoryStore().getOutbound("r1")); // null
-   * ```
    */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return settle(() => copyOrNull(this.#outbound.get(id)));
@@ -113,14 +91,6 @@ export class MemoryStore implements store.GatewayStore {
   /**
    * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given).
    * `updatedAt` always moves forward, so one version can be claimed only once.
-   *
-   * @example Claiming a record
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * const store = new MemoryStore();
-   * const claimed = await store.updateOutbound("r1", { status: "pending" }, 1);
-   * console.log(claimed); // null: no such record
-   * ```
    */
   updateOutbound(
     id: string,
@@ -140,13 +110,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * List outbound records, oldest first (`createdAt`, then `id`).
-   *
-   * @example Failed sends older than an hour
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * const store = new MemoryStore();
-   * await store.listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
-   * ```
    */
   listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     return settle(() => {
@@ -165,14 +128,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Store an inbound message; a second save of the same instance and id is ignored.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * await new MemoryStore().saveInbound({
-   *   id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
-   * });
-   * ```
    */
   saveInbound(record: store.InboundMessageRecord): Promise<void> {
     return settle(() => {
@@ -184,12 +139,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Read an inbound message.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * console.log(await new MemoryStore().getInbound("sales", "3EB0")); // null
-   * ```
    */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return settle(() => copyOrNull(this.#inbound.get(pairKey(instance, id))));
@@ -197,14 +146,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Create or replace a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * await new MemoryStore().saveWebhookLog({
-   *   id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
-   * });
-   * ```
    */
   saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     return settle(() => {
@@ -215,12 +156,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Read a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * console.log(await new MemoryStore().getWebhookLog("d1")); // null
-   * ```
    */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return settle(() => copyOrNull(this.#webhookLogs.get(id)));
@@ -228,12 +163,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * await new MemoryStore().listWebhookLogs({ status: "failed", limit: 20 });
-   * ```
    */
   listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
@@ -250,12 +179,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Create or replace an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * await new MemoryStore().saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
-   * ```
    */
   saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     return settle(() => {
@@ -267,12 +190,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Read an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * console.log(await new MemoryStore().getInstanceSnapshot("default", "sales")); // null
-   * ```
    */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return settle(() => copyOrNull(this.#instances.get(pairKey(connection, instance))));
@@ -280,13 +197,6 @@ export class MemoryStore implements store.GatewayStore {
 
   /**
    * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * const removed = await new MemoryStore().prune("webhook_logs", Date.now() - 30 * 86_400_000);
-   * console.log(removed); // 0
-   * ```
    */
   prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     return settle(() => {

@@ -37,13 +37,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * const dedupe = new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379", leaseSeconds: 120 });
-   * await dedupe.close();
-   * ```
    */
   constructor(options: RedisWebhookDedupeOptions) {
     checkOptionKeys(
@@ -62,12 +55,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * Claim `key`: true when this delivery should be processed.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).claim("evt_1", Date.now()); // true
-   * ```
    */
   async claim(key: string, now: number): Promise<boolean> {
     const expiresAt = now + this.#lease;
@@ -81,12 +68,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * Where a refused key stands: `processing`, `done`, or null when no live record holds it.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).state("evt_1", Date.now());
-   * ```
    */
   async state(key: string, now: number): Promise<"processing" | "done" | null> {
     const held = await this.#redis.command<string | null>(["GET", this.#key(key)]);
@@ -97,12 +78,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * The delivery was processed (or queued): refuse duplicates until `now` + `windowSeconds`.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).complete("evt_1", Date.now());
-   * ```
    */
   async complete(key: string, now: number): Promise<void> {
     await this.#redis.command([
@@ -116,12 +91,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * Processing failed: drop the claim so that the next delivery is processed.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).release("evt_1");
-   * ```
    */
   async release(key: string): Promise<void> {
     await this.#redis.command(["DEL", this.#key(key)]);

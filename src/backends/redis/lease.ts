@@ -49,13 +49,6 @@ export class RedisTaskLease implements TaskLease {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisTaskLease } from "@gw/gateway/redis";
-   * const lease = new RedisTaskLease({ url: "redis://127.0.0.1:6379" });
-   * await lease.close();
-   * ```
    */
   constructor(options: RedisTaskLeaseOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisTaskLease");
@@ -65,13 +58,6 @@ export class RedisTaskLease implements TaskLease {
 
   /**
    * Take the lease `name` for `ttlMs`: a function that frees it, or null when someone else holds it.
-   *
-   * @example
-   * ```ts
-   * import { RedisTaskLease } from "@gw/gateway/redis";
-   * const release = await new RedisTaskLease({ url: "redis://127.0.0.1:6379" }).acquire("prune", 60_000);
-   * if (release) await release();
-   * ```
    */
   async acquire(name: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
     if (typeof name !== "string" || name === "") {

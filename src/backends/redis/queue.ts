@@ -103,13 +103,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379", visibilityTimeoutMs: 60_000 });
-   * await queue.close();
-   * ```
    */
   constructor(options: RedisWebhookQueueOptions) {
     checkOptionKeys(options, {
@@ -164,16 +157,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   /**
    * Keep `job` until a worker runs it, due after `delay` ms (default 0). The webhook handler calls this
    * when `queue.backend` is this queue.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * await queue.enqueue({
-   *   type: "gateway.webhook.process", id: crypto.randomUUID(), instance: "sales", attempt: 0, receivedAt: Date.now(),
-   *   body: new TextEncoder().encode('{"event":"call","data":{}}'),
-   * });
-   * ```
    */
   async enqueue(job: ProcessWebhookJob, options: { delay?: number } = {}): Promise<void> {
     if (!isProcessWebhookJob(job)) throw new WebhookException("Cannot queue webhook: not a webhook job");
@@ -256,15 +239,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   /**
    * Run jobs in the background until `stop()` or {@link RedisWebhookQueue.close}: one job at a time per
    * worker (start several for more).
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * const worker = queue.startWorker(new WebhookProcessor(), { onJobDone: (job, outcome) => console.log(job.id, outcome) });
-   * await worker.stop();
-   * ```
    */
   startWorker(processor: WebhookProcessor, options: RedisWebhookWorkerOptions = {}): RedisWebhookWorker {
     const worker = pollingWorker(() => this.runNext(processor, options), this.#pollMs, () => {
@@ -349,12 +323,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   /**
    * Stop every worker of this object (each settles its job in hand), then close the connection opened
    * from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * await new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   async close(): Promise<void> {
     await Promise.all([...this.#workers].map((worker) => worker.stop()));

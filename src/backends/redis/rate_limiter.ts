@@ -63,13 +63,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379", prefix: "myapp:" });
-   * await limiter.close();
-   * ```
    */
   constructor(options: RedisRateLimiterOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisRateLimiter");
@@ -84,13 +77,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
   /**
    * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
    * Rejects when Redis cannot be reached.
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * const limiter = new RedisRateLimiter({ url: "redis://127.0.0.1:6379" });
-   * await limiter.attempt("report:alice", 5, 60);
-   * ```
    */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     checkArguments(key, maxAttempts, decaySeconds);
@@ -108,12 +94,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
   /**
    * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
    * window (fractional, exact to the millisecond).
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).availableIn("report:alice", 60);
-   * ```
    */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     checkDecay(key, decaySeconds);
@@ -134,12 +114,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
 
   /**
    * Forget every slot taken for `key`.
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).clear("report:alice");
-   * ```
    */
   async clear(key: string): Promise<void> {
     await this.#redis.command(["DEL", this.#key(key)]);
@@ -147,12 +121,6 @@ export class RedisRateLimiter implements RateLimiterInterface {
 
   /**
    * Close the connection this limiter opened from its `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisRateLimiter } from "@gw/gateway/redis";
-   * await new RedisRateLimiter({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

@@ -96,13 +96,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * const state = new RedisState({ url: "redis://127.0.0.1:6379", prefix: "myapp:" });
-   * await state.close();
-   * ```
    */
   constructor(options: RedisStateOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisState");
@@ -118,13 +111,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Read a live entry, or null.
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
-   * console.log(await state.get("lid", "123@lid"));
-   * ```
    */
   async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     state.checkStateKey(namespace, key);
@@ -146,13 +132,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Write an entry; its new version, or null when `expectedVersion` did not match.
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
-   * await state.set("health", "sales", { ok: true }, { expiresAt: Date.now() + 60_000 });
-   * ```
    */
   async set<T>(
     namespace: string,
@@ -181,12 +160,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * await new RedisState({ url: "redis://127.0.0.1:6379" }).delete("claims", "order-42");
-   * ```
    */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     state.checkStateKey(namespace, key);
@@ -201,13 +174,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * List live entries of a namespace in key order (UTF-8 byte order), optionally by key prefix.
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * const state = new RedisState({ url: "redis://127.0.0.1:6379" });
-   * for (const entry of await state.list("lid", { prefix: "123", limit: 10 })) console.log(entry.key);
-   * ```
    */
   async list<T>(namespace: string, options: state.StateListOptions = {}): Promise<state.StateListEntry<T>[]> {
     const limit = state.checkStateList(namespace, options);
@@ -250,12 +216,6 @@ export class RedisState implements state.StateStore {
 
   /**
    * Close the connection opened from `url` (a given `client`, or a `RedisStore`'s, stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisState } from "@gw/gateway/redis";
-   * await new RedisState({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

@@ -59,13 +59,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
-   * await store.close();
-   * ```
    */
   constructor(options: RedisStoreOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisStore");
@@ -85,16 +78,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Create or replace an outbound record.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).saveOutbound({
-   *   id: "r1", connection: "default", instance: "sales", recipient: "5511999999999", type: "text",
-   *   route: "/message/sendText/{instance}", body: {}, status: "pending", outcomeUnknown: false,
-   *   retryCount: 0, createdAt: 1, updatedAt: 1,
-   * });
-   * ```
    */
   async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     records.checkOutbound(record);
@@ -121,12 +104,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Read an outbound record by its local id.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getOutbound("r1"));
-   * ```
    */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return readRecord(this.#redis, "outbound", id);
@@ -136,13 +113,6 @@ export class RedisStore implements store.GatewayStore {
    * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given); without
    * it, the changes apply to the current record whatever happens meanwhile. `updatedAt` always moves
    * forward, so one version can be claimed only once.
-   *
-   * @example Claiming a record for a retry
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
-   * const claimed = await store.updateOutbound("r1", { status: "pending" }, 1);
-   * ```
    */
   async updateOutbound(
     id: string,
@@ -163,13 +133,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * List outbound records, oldest first (`createdAt`, then `id`), through one index.
-   *
-   * @example Failed sends older than an hour
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
-   * await store.listOutbound({ status: "failed", createdBefore: Date.now() - 3_600_000, limit: 50 });
-   * ```
    */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
@@ -198,14 +161,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Store an inbound message; a second save of the same instance and id is ignored.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).saveInbound({
-   *   id: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net", payload: {}, receivedAt: 1,
-   * });
-   * ```
    */
   async saveInbound(record: store.InboundMessageRecord): Promise<void> {
     records.checkInbound(record);
@@ -219,12 +174,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Read an inbound message.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getInbound("sales", "3EB0"));
-   * ```
    */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return readRecord(this.#redis, "inbound", JSON.stringify([instance, id]));
@@ -232,14 +181,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Create or replace a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).saveWebhookLog({
-   *   id: "d1", event: "MESSAGES_UPSERT", instance: "sales", receivedAt: 1, status: "received", updatedAt: 1,
-   * });
-   * ```
    */
   async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     records.checkWebhookLog(record);
@@ -254,12 +195,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Read a webhook log.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * console.log(await new RedisStore({ url: "redis://127.0.0.1:6379" }).getWebhookLog("d1"));
-   * ```
    */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return readRecord(this.#redis, "webhook_logs", id);
@@ -267,12 +202,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).listWebhookLogs({ status: "failed", limit: 20 });
-   * ```
    */
   async listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
@@ -294,13 +223,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Create or replace an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" })
-   *   .saveInstanceSnapshot({ connection: "default", instance: "sales", state: "open", updatedAt: 1 });
-   * ```
    */
   async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     records.checkSnapshot(snapshot);
@@ -315,12 +237,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Read an instance snapshot.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).getInstanceSnapshot("default", "sales");
-   * ```
    */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return readRecord(this.#redis, "instances", JSON.stringify([connection, instance]));
@@ -328,13 +244,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`.
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * const store = new RedisStore({ url: "redis://127.0.0.1:6379" });
-   * await store.prune("webhook_logs", Date.now() - 30 * 86_400_000);
-   * ```
    */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);
@@ -357,12 +266,6 @@ export class RedisStore implements store.GatewayStore {
 
   /**
    * Close the connection opened from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisStore } from "@gw/gateway/redis";
-   * await new RedisStore({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

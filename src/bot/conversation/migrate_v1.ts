@@ -8,9 +8,14 @@
 import { ApiResponse } from "../../client/response.ts";
 import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import type { BotMessage, BotUpdate } from "../update_types.ts";
-import type { ConversationRecord } from "./record_store.ts";
 import type { LogEntry } from "./replay.ts";
-import { storeAnswer, type StoredAnswer, type StoredWait, storeWait } from "./stored.ts";
+import {
+  type ConversationRecord,
+  storeAnswer,
+  type StoredAnswer,
+  type StoredWait,
+  storeWait,
+} from "./stored.ts";
 
 /** A record of format 1 (before the stored steps were reduced), in format 2; undefined when not one. */
 export function migrate(value: Record<string, unknown>): ConversationRecord | undefined {

@@ -17,7 +17,7 @@ import { MAX_STATE_VALUE_BYTES, type StateStore } from "../../store/state.ts";
 import { StateConflictException } from "../state_conflict.ts";
 import type { LogEntry } from "./replay.ts";
 import { migrate } from "./migrate_v1.ts";
-import { deepFreeze, type StoredWait } from "./stored.ts";
+import { type ChunkRef, type ConversationRecord, deepFreeze, type StoredWait } from "./stored.ts";
 
 export const NAMESPACE = "conversation";
 export const CHUNK_NAMESPACE = "conversation-log";
@@ -29,27 +29,6 @@ const TAIL_BYTES = 16 * 1024;
 const CHUNK_BYTES = 40 * 1024;
 /** The most chunks a dialogue has: past them, it cannot be stored. */
 export const MAX_CHUNKS = 64;
-
-/** A stored dialogue (format 2). */
-export interface ConversationRecord {
-  v: 2;
-  name: string;
-  version: string;
-  enter: StoredWait;
-  /** The steps after the sealed chunks. */
-  log: LogEntry[];
-  /** The sealed chunks, oldest first. */
-  chunks?: ChunkRef[];
-  /** When the current wait gives up (epoch ms on the bot's clock). */
-  deadline?: number;
-}
-
-/** A sealed chunk of a dialogue's log: its id, how many steps it holds, and when it expires (if it does). */
-export interface ChunkRef {
-  id: string;
-  n: number;
-  until?: number;
-}
 
 /**
  * How long a chunk outlives its record's deadline: the record expires at its wait's deadline, and a chunk

@@ -13,6 +13,28 @@ import { ApiResponse } from "../../client/response.ts";
 import { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import { toBotUpdate } from "../update.ts";
 import type { BotMessage, BotUpdate } from "../update_types.ts";
+import type { LogEntry } from "./replay.ts";
+
+/** A stored dialogue (format 2). */
+export interface ConversationRecord {
+  v: 2;
+  name: string;
+  version: string;
+  enter: StoredWait;
+  /** The steps after the sealed chunks. */
+  log: LogEntry[];
+  /** The sealed chunks, oldest first. */
+  chunks?: ChunkRef[];
+  /** When the current wait gives up (epoch ms on the bot's clock). */
+  deadline?: number;
+}
+
+/** A sealed chunk of a dialogue's log: its id, how many steps it holds, and when it expires (if it does). */
+export interface ChunkRef {
+  id: string;
+  n: number;
+  until?: number;
+}
 
 /** An update as the dialogue's log keeps it (JSON). */
 export interface StoredWait {

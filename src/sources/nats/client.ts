@@ -9,6 +9,7 @@
 import { ConnectionException } from "../../errors.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { brokerAddress, withoutSecret } from "../scope.ts";
+import { connectNats } from "./transport.ts";
 
 /** Message headers. */
 export interface NatsHeaders {
@@ -99,7 +100,7 @@ export async function openNats(url: URL, timeoutMs: number): Promise<NatsLink> {
   const credentials = user === "" ? {} : pass === "" ? { token: user } : { user, pass };
   let connection;
   try {
-    connection = await nats.connect({
+    connection = await connectNats({
       servers: brokerAddress(url, 4222),
       timeout: timeoutMs,
       reconnect: false,

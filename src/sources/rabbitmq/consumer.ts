@@ -85,14 +85,6 @@ export class RabbitMqConsumer {
   /**
    * Stop taking messages, let the handlers running now finish (and ack), then close the connection. Messages
    * taken but not started go back to their queue.
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
-   * await source.consume(new WebhookProcessor()).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#loop.close();

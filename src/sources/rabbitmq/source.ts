@@ -115,12 +115,6 @@ export class RabbitMqSource {
 
   /**
    * Check the options (an unknown key is refused with a suggestion); connects nothing yet.
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"], prefetch: 32 });
-   * ```
    */
   constructor(options: RabbitMqSourceOptions) {
     this.#settings = readOptions(options);
@@ -131,14 +125,6 @@ export class RabbitMqSource {
    * own arguments) and the dead-letter queue, THEN enable the instances' RabbitMQ sink for the source's
    * events (`POST /rabbitmq/set/<instance>`; it replaces the sink's event list). Declaring first means the
    * first event the server publishes has a queue to land in. Safe to run again.
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] }).setup(gw);
-   * ```
    */
   async setup(gw: GatewayService): Promise<void> {
     const { scope } = this.#settings;
@@ -156,17 +142,6 @@ export class RabbitMqSource {
    * Start a consumer that hands every event to `target` (a `WebhookProcessor` or a `Bot`). Returns at once;
    * `consumer.ready` resolves when it takes messages. Declares the queues too, so events wait for it even
    * when `setup` ran elsewhere.
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * import { Bot } from "@gw/gateway/bot";
-   * import { GatewayService } from "@gw/gateway";
-   * const bot = new Bot({ service: GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }) });
-   * bot.on("message:text", (ctx) => ctx.reply("hi"));
-   * const consumer = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["messages.upsert"] })
-   *   .consume(bot);
-   * ```
    */
   consume(target: SourceTarget): RabbitMqConsumer {
     return new RabbitMqConsumer(this.#settings, deliverTo(target));

@@ -166,13 +166,6 @@ export class WebSocketConsumer {
   /**
    * Disconnect every instance and wait for the events already handed over (and a reconcile under way) to
    * finish.
-   *
-   * @example
-   * ```ts
-   * import type { WebSocketConsumer } from "@gw/gateway/websocket";
-   * declare const consumer: WebSocketConsumer;
-   * await consumer.close();
-   * ```
    */
   async close(): Promise<void> {
     await this.#shutdown();

@@ -69,18 +69,6 @@ export class WebSocketSource {
 
   /**
    * Check the options (an unknown key is refused with a suggestion); nothing connects yet.
-   *
-   * @example
-   * ```ts
-   * import { WebSocketSource } from "@gw/gateway/websocket";
-   * const source = new WebSocketSource({
-   *   url: "http://127.0.0.1:8080",
-   *   apiKey: "k",
-   *   instances: ["sales"],
-   *   events: ["messages.upsert"],
-   *   backoff: { initialMs: 500, maxMs: 10_000 },
-   * });
-   * ```
    */
   constructor(options: WebSocketSourceOptions) {
     this.#settings = websocketSettings(options);
@@ -89,15 +77,6 @@ export class WebSocketSource {
   /**
    * Turn each instance's websocket sink on with the source's events (`POST /websocket/set/<instance>`),
    * and keep `gw` for the reconciler. Refused when the server's socket.io is off (it then stores nothing).
-   *
-   * @example
-   * ```ts
-   * import { WebSocketSource } from "@gw/gateway/websocket";
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k" });
-   * const source = new WebSocketSource({ url: "http://127.0.0.1:8080", apiKey: "k", instances: ["sales"], events: ["messages.upsert"] });
-   * await source.setup(gw);
-   * ```
    */
   async setup(gw: WebSocketSourceService): Promise<void> {
     for (const instance of this.#settings.instances) {
@@ -120,22 +99,6 @@ export class WebSocketSource {
    * Connect to every instance's namespace and hand each event to `target` (a `WebhookProcessor` or a
    * `Bot`). Reconciling on reconnect (the default) needs `setup(gw)` first and a store shared by the
    * processor and the service (for the claims).
-   *
-   * @example
-   * ```ts
-   * import { WebSocketSource } from "@gw/gateway/websocket";
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const source = new WebSocketSource({
-   *   url: "http://127.0.0.1:8080",
-   *   apiKey: "k",
-   *   instances: ["sales"],
-   *   events: ["connection.update"],
-   *   reconcile: false,
-   * });
-   * const consumer = source.consume(new WebhookProcessor().on("connection.update", (p) => console.log(p.data)));
-   * await consumer.ready;
-   * await consumer.close();
-   * ```
    */
   consume(target: SourceTarget): WebSocketConsumer {
     return new WebSocketConsumer(this.#settings, target, this.#reconcileWith(target), loadClient());

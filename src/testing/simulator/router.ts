@@ -181,6 +181,16 @@ function toResponse(def: RouteDef, result: unknown): Response {
   return jsonResponse(def.status, result === undefined ? null : result);
 }
 
+/** The instance name of a route's `{instance}` segment, or the error the server answers when it is not valid. */
+function decodeSegment(segment: string | undefined): { instanceName?: string; decodeError?: string } {
+  if (segment === undefined) return {};
+  try {
+    return { instanceName: decodeURIComponent(segment) };
+  } catch {
+    return { decodeError: `Failed to decode param '${segment}'` };
+  }
+}
+
 /** Handle one request against `core`. */
 export async function handleRequest(
   core: SimulatorCore,
@@ -193,15 +203,7 @@ export async function handleRequest(
   const method = request.method.toUpperCase();
   const match = table.match(method, url.pathname);
   const parsed = await parseBody(request);
-  let instanceName: string | undefined;
-  let decodeError: string | undefined;
-  if (match?.segment !== undefined) {
-    try {
-      instanceName = decodeURIComponent(match.segment);
-    } catch {
-      decodeError = `Failed to decode param '${match.segment}'`;
-    }
-  }
+  const { instanceName, decodeError } = decodeSegment(match?.segment);
   const entry: RequestLogEntry = {
     method,
     path: url.pathname,
@@ -229,7 +231,6 @@ export async function handleRequest(
     return jsonResponse(notFound.status, notFound.body);
   }
   if (decodeError) return jsonResponse(400, envelope(400, decodeError, "Internal Server Error"));
-
   const ctx: RouteContext = {
     core,
     request,
@@ -242,9 +243,14 @@ export async function handleRequest(
     instance: undefined!,
     file: parsed.file,
   };
+  return await runRoute(core, match.def, ctx);
+}
+
+/** The route's answer: its guard, then its handler; an error becomes the server's error answer. */
+async function runRoute(core: SimulatorCore, def: RouteDef, ctx: RouteContext): Promise<Response> {
   try {
-    guard(core, match.def, ctx);
-    return toResponse(match.def, await match.def.handle(ctx));
+    guard(core, def, ctx);
+    return toResponse(def, await def.handle(ctx));
   } catch (error) {
     if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
     // What Express' handler does with an uncaught error.

@@ -100,13 +100,6 @@ export class GatewaySimulator {
 
   /**
    * Create a simulator with no instances.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator({ apiKey: "k", autoConnectMs: 0 });
-   * await sim.close();
-   * ```
    */
   constructor(options: SimulatorOptions = {}) {
     this.#core = new SimulatorCore(options);
@@ -160,15 +153,6 @@ export class GatewaySimulator {
 
   /**
    * Every request received, oldest first.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.fetch("http://gateway.test/");
-   * console.log(sim.requests[0].path); // "/"
-   * await sim.close();
-   * ```
    */
   get requests(): readonly RequestLogEntry[] {
     return this.#core.requests;
@@ -297,29 +281,7 @@ export class GatewaySimulator {
     }
     const jid = createJid(options.from);
     const id = options.id ?? newInboundMessageId();
-    const key: Record<string, unknown> = { remoteJid: jid, fromMe: false, id };
-    const shape = options.lidShape ?? "remoteJidAlt";
-    if (options.fromLid) {
-      const lid = options.fromLid.includes("@") ? options.fromLid : `${options.fromLid}@lid`;
-      key.remoteJid = lid;
-      if (shape === "remoteJidAlt") {
-        key.remoteJidAlt = jid;
-        key.addressingMode = "lid";
-      } else if (shape === "senderPn") key.senderPn = jid;
-    }
-    if (isGroupJid(jid) && options.participant) {
-      const participant = createJid(options.participant);
-      key.participant = participant;
-      if (options.participantLid) {
-        key.participant = options.participantLid.includes("@")
-          ? options.participantLid
-          : `${options.participantLid}@lid`;
-        if (shape === "remoteJidAlt") {
-          key.participantAlt = participant;
-          key.addressingMode = "lid";
-        } else if (shape === "senderPn") key.senderPn = participant;
-      }
-    }
+    const key = inboundKey(options, jid, id);
     const pushName = options.pushName ?? "Contact";
     const timestamp = options.timestamp ?? core.seconds();
     const raw: Record<string, unknown> = {
@@ -627,13 +589,6 @@ export class GatewaySimulator {
 
   /**
    * Stop timers, abort pending deliveries and delays, and wait until nothing is left running.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.close();
-   * ```
    */
   async close(): Promise<void> {
     this.#core.shutdown();
@@ -649,4 +604,34 @@ export class GatewaySimulator {
 // The JID of an account registered under exactly these digits (no server-side rewriting).
 function rawJid(number: string): string {
   return number.includes("@") ? number : `${number.replace(/\D/g, "")}@s.whatsapp.net`;
+}
+
+/**
+ * The key of an inbound message from `jid`: with `fromLid` the chat is the LID and the phone JID goes where
+ * `lidShape` says (`remoteJidAlt`, or `senderPn`); likewise a group participant's with `participantLid`.
+ */
+function inboundKey(options: SimulateInboundOptions, jid: string, id: string): Record<string, unknown> {
+  const key: Record<string, unknown> = { remoteJid: jid, fromMe: false, id };
+  const shape = options.lidShape ?? "remoteJidAlt";
+  if (options.fromLid) {
+    key.remoteJid = options.fromLid.includes("@") ? options.fromLid : `${options.fromLid}@lid`;
+    if (shape === "remoteJidAlt") {
+      key.remoteJidAlt = jid;
+      key.addressingMode = "lid";
+    } else if (shape === "senderPn") key.senderPn = jid;
+  }
+  if (isGroupJid(jid) && options.participant) {
+    const participant = createJid(options.participant);
+    key.participant = participant;
+    if (options.participantLid) {
+      key.participant = options.participantLid.includes("@")
+        ? options.participantLid
+        : `${options.participantLid}@lid`;
+      if (shape === "remoteJidAlt") {
+        key.participantAlt = participant;
+        key.addressingMode = "lid";
+      } else if (shape === "senderPn") key.senderPn = participant;
+    }
+  }
+  return key;
 }

@@ -1,5 +1,5 @@
 /**
- * The one dispatch loop: runs a webhook's entries in order, without a promise when everything is
+ * The one dispatch loop: runs a webhook's handlers in order, without a promise when everything is
  * synchronous, and collects every failure into one {@link WebhookProcessingException}.
  *
  * @module
@@ -46,70 +46,54 @@ export class WebhookProcessingException extends WebhookException {
   }
 }
 
-/** Several failures of one plug-in (the listeners of an event): counted one by one in the webhook's errors. */
-export class PluginFailures extends Error {
+/** Several failures of one observer (the listeners of an event): counted one by one in the webhook's errors. */
+export class ObserverFailures extends Error {
   /** The failures. */
   readonly errors: readonly unknown[];
 
   constructor(errors: readonly unknown[]) {
-    super("Several plug-in failures");
+    super("Several observer failures");
     this.errors = errors;
   }
 }
 
 /**
- * Wait for promises and reject with {@link PluginFailures} when any of them rejected: what a plug-in returns
- * for work it started in several places.
+ * Wait for promises and reject with {@link ObserverFailures} when any of them rejected: what an observer
+ * returns for work it started in several places.
  */
 export async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
   const errors: unknown[] = [];
   for (const outcome of await Promise.allSettled(promises)) {
     if (outcome.status === "rejected") errors.push(outcome.reason);
   }
-  if (errors.length > 0) throw new PluginFailures(errors);
+  if (errors.length > 0) throw new ObserverFailures(errors);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value != null && typeof (value as PromiseLike<unknown>).then === "function";
 }
 
-// A plug-in's promise, marked handled at once: it is awaited only after the handlers, maybe after it rejected.
-function beside(result: PromiseLike<unknown>, list: Promise<unknown>[] | undefined): Promise<unknown>[] {
-  const promise = Promise.resolve(result);
-  promise.catch(() => {});
-  (list ??= []).push(promise);
-  return list;
-}
-
 /**
- * Run `entries` for `payload`, in order. Every entry runs even when one fails; then a
- * {@link WebhookProcessingException} lists the failures. Returns undefined when everything finished at once
- * and succeeded (no promise layers on the hot path), throws when a synchronous entry failed and nothing is
- * pending, else returns a promise.
+ * Run `entries` for `payload`, in order; a handler's promise is awaited before the next handler runs. Every
+ * entry runs even when one fails; then a {@link WebhookProcessingException} lists the failures. Returns
+ * undefined when everything finished at once and succeeded (no promise layers on the hot path), throws when
+ * a synchronous entry failed, else returns a promise.
  */
 export function dispatchWebhook(
   entries: readonly HandlerEntry[],
   payload: WebhookPayloadDto,
 ): Promise<void> | undefined {
   let errors: unknown[] | undefined;
-  let pending: Promise<unknown>[] | undefined;
   for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i];
     try {
-      const result = entry.run(payload);
-      if (isThenable(result)) {
-        if (entry.plugin) pending = beside(result, pending);
-        else return continueAfter(entries, i, result, payload, errors, pending);
-      }
+      const result = entries[i].run(payload);
+      if (isThenable(result)) return continueAfter(entries, i, result, payload, errors);
     } catch (error) {
       (errors ??= []).push(error);
     }
   }
-  if (pending === undefined) {
-    if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
-    return undefined;
-  }
-  return finish(payload.event, errors, pending);
+  if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
+  return undefined;
 }
 
 // The rest of the loop once a handler returned a promise: each handler's promise is awaited before the next.
@@ -119,7 +103,6 @@ async function continueAfter(
   first: PromiseLike<unknown>,
   payload: WebhookPayloadDto,
   errors: unknown[] | undefined,
-  pending: Promise<unknown>[] | undefined,
 ): Promise<void> {
   try {
     await first;
@@ -127,32 +110,12 @@ async function continueAfter(
     (errors ??= []).push(error);
   }
   for (let i = index + 1; i < entries.length; i++) {
-    const entry = entries[i];
     try {
-      const result = entry.run(payload);
-      if (isThenable(result)) {
-        if (entry.plugin) pending = beside(result, pending);
-        else await result;
-      }
+      const result = entries[i].run(payload);
+      if (isThenable(result)) await result;
     } catch (error) {
       (errors ??= []).push(error);
     }
   }
-  await finish(payload.event, errors, pending);
-}
-
-async function finish(
-  event: string,
-  errors: unknown[] | undefined,
-  pending: Promise<unknown>[] | undefined,
-): Promise<void> {
-  if (pending !== undefined) {
-    for (const outcome of await Promise.allSettled(pending)) {
-      if (outcome.status === "fulfilled") continue;
-      const reason = outcome.reason;
-      if (reason instanceof PluginFailures) (errors ??= []).push(...reason.errors);
-      else (errors ??= []).push(reason);
-    }
-  }
-  if (errors !== undefined) throw new WebhookProcessingException(event, errors);
+  if (errors !== undefined) throw new WebhookProcessingException(payload.event, errors);
 }

@@ -1,7 +1,7 @@
 /**
- * The processor's `events` (`WebhookReceived`, `MessageReceived`) as a plug-in of its handler model: the
- * events are built and dispatched only when someone listens, and what the listeners leave to `waitUntil`
- * (or throw) settles with the webhook like any plug-in's work.
+ * The processor's `events` (`WebhookReceived`, `MessageReceived`): notifications dispatched by one of the
+ * processor's observers (inbound middleware), built only when someone listens; what the listeners leave to
+ * `waitUntil` (or throw) settles with the webhook like any observer's work.
  *
  * @module
  */
@@ -20,7 +20,7 @@ export class WebhookEventTarget extends GuardedEventTarget {
 
   /**
    * Call `fn` once, when the first `WebhookReceived` or `MessageReceived` listener is added: the processor
-   * adds this target as a plug-in only then, so that a processor nobody listens to pays nothing for it.
+   * adds this target as an observer only then, so that a processor nobody listens to pays nothing for it.
    */
   whenListened(fn: () => void): void {
     this.#onListened = fn;

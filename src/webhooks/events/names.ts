@@ -162,13 +162,6 @@ export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Ob
 /**
  * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
  * names chosen by whoever sends webhooks cannot grow the number of series without bound.
- *
- * @example
- * ```ts
- * import { eventLabel } from "./names.ts";
- * eventLabel("MESSAGES_UPSERT"); // "MESSAGES_UPSERT"
- * eventLabel("MADE_UP"); // "OTHER"
- * ```
  */
 export function eventLabel(kind: string): string {
   return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";

@@ -3,7 +3,8 @@
  * go on:
  *
  * 1. `route.ts`: enabled, the webhook route, the method (404, 405, health check 200);
- * 2. the application's middleware (`routeMiddleware`), in order;
+ * 2. the application's middleware (`routeMiddleware`, `(ctx, next)` with the request and the answer), in
+ *    order;
  * 3. `guard.ts`: a usable secret (503), the content type (415);
  * 4. `read_body.ts`: the raw bytes within the size and time limits (413, 400, 408);
  * 5. `verify.ts`: the signature (401);
@@ -14,7 +15,8 @@
  *    (202);
  * 9. `respond.ts`: every answer is built and counted there.
  *
- * Every stage has one signature, `(receiver, state) => Response | undefined` (or a promise of it): it answers,
+ * The application's middleware has the library's one shape, `(ctx, next)` (`src/util/compose.ts`); the
+ * receiver's own stages, on the benchmarked hot path, have one signature of their own, `(receiver, state) => Response | undefined` (or a promise of it): it answers,
  * or lets the request go on. The per-request state is one {@link RequestState}; what the handler was
  * configured with is the {@link Receiver}; both, and every other type the stages share, are in `state.ts`.
  * The pipeline never rejects: any unexpected error becomes a 500.
@@ -47,19 +49,18 @@ export function runPipeline(
     const refused = routeStage(receiver, state);
     if (refused !== undefined) return Promise.resolve(refused);
     const middleware = receiver.middleware;
-    if (middleware.length === 0) return accept(receiver, state);
-    const step = (index: number, current: Request): Promise<Response> => {
-      if (index < middleware.length) {
-        return Promise.resolve(middleware[index](current, (next) => step(index + 1, next ?? current)));
-      }
-      state.request = current;
-      return accept(receiver, state);
-    };
-    return step(0, request).catch((error) => fail(receiver, error));
+    if (middleware === undefined) return accept(receiver, state);
+    return middleware(state, async () => {
+      state.response = await accept(receiver, state);
+    }).then(() => state.response ?? fail(receiver, new Error(UNANSWERED))).catch((error) =>
+      fail(receiver, error)
+    );
   } catch (error) {
     return Promise.resolve(fail(receiver, error));
   }
 }
+
+const UNANSWERED = "Route middleware ended without an answer: set ctx.response or call next()";
 
 // From the routed request to a verified payload. It stays small on purpose: V8 saves an async function's
 // live registers at every await.

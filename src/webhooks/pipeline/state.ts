@@ -16,6 +16,7 @@ import type { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
 import type { WebhookJobQueue } from "../queue/interface.ts";
 import type { RunContext } from "../run.ts";
+import type { MiddlewareFn, NextFunction } from "../../util/compose.ts";
 import type { WebhookVerifier } from "../verify/verifier.ts";
 
 /** The part of a Workers `ExecutionContext` the handler uses. */
@@ -24,14 +25,32 @@ export interface WebhookExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
+/** What route middleware reads and writes: the request, and on the way back the answer. */
+export interface WebhookRequestContext {
+  /** The request; a middleware may replace it before calling `next()`. */
+  request: Request;
+  /** The answer: set by a middleware that answers itself (without `next()`), else by the receiver. */
+  response: Response | undefined;
+}
+
 /**
- * A middleware run before verification, in order: call `next` (optionally with a new request) to go on,
- * or answer directly.
+ * Route middleware, run in order before verification (the library's one `(ctx, next)` shape): call `next()`
+ * to go on (after it, `ctx.response` is the receiver's answer, which it may replace), or answer by setting
+ * `ctx.response` without calling it.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookMiddleware } from "@gw/gateway/webhooks";
+ * const blockList: WebhookMiddleware = async (ctx, next) => {
+ *   if (ctx.request.headers.get("x-forwarded-for") === "10.0.0.66") {
+ *     ctx.response = new Response("forbidden", { status: 403 });
+ *     return;
+ *   }
+ *   await next();
+ * };
+ * ```
  */
-export type WebhookMiddleware = (
-  request: Request,
-  next: (request?: Request) => Promise<Response>,
-) => Promise<Response>;
+export type WebhookMiddleware = MiddlewareFn<WebhookRequestContext>;
 
 /** A matched route. */
 export interface WebhookRoute {
@@ -94,7 +113,8 @@ export interface Receiver {
   readonly prefix: string;
   /** Matched routes per URL string (the server posts to the same few URLs over and over). */
   readonly routes: Map<string, WebhookRoute | null>;
-  readonly middleware: readonly WebhookMiddleware[];
+  /** The application's route middleware, composed; undefined when there is none. */
+  readonly middleware: ((ctx: WebhookRequestContext, next: NextFunction) => Promise<void>) | undefined;
   readonly maxBodyBytes: number;
   readonly deadlines: BodyDeadlines;
   readonly verifier: WebhookVerifier;
@@ -121,9 +141,11 @@ const NO_ROUTE: WebhookRoute = Object.freeze({ instance: undefined, event: undef
 const EMPTY = new Uint8Array(0);
 
 /** Everything known about one request, filled in as it goes through the stages. */
-export class RequestState {
+export class RequestState implements WebhookRequestContext {
   /** The request (a middleware may replace it). */
   request: Request;
+  /** The answer, when route middleware answered or wants to see it. */
+  response: Response | undefined = undefined;
   readonly ctx: WebhookExecutionContext | undefined;
   /** The matched route (stage "route"). */
   route: WebhookRoute = NO_ROUTE;

@@ -7,7 +7,6 @@
 import { MessageReceived, type MessageReceivedDetail } from "../../events.ts";
 import type { GatewayStore, InboundMessageRecord } from "../../store/store.ts";
 import type { WebhookEventSpelling } from "../events/names.ts";
-import type { WebhookPlugin } from "../events/plugin.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 type Fields = Omit<MessageReceivedDetail, "chat">;
@@ -30,17 +29,17 @@ function record(fields: Fields, payload: WebhookPayloadDto): InboundMessageRecor
 
 /**
  * Stores each inbound message (`messages.upsert` not sent by the instance) in a {@link GatewayStore}, with
- * the sender resolved to a phone-number JID when the payload allows it. A plug-in of every
+ * the sender resolved to a phone-number JID when the payload allows it. An observer of every
  * `WebhookProcessor` that has a store: a failed write fails the webhook (and the server or the queue
  * retries it) instead of losing the message. Also an `EventTarget` listener for `MessageReceived`.
  *
  * @example
  * ```ts
- * import { MemoryStore, ProcessIncomingMessage, WebhookProcessor } from "@gw/gateway";
- * new WebhookProcessor().use(new ProcessIncomingMessage(new MemoryStore()));
+ * import { MemoryStore, MessageReceived, ProcessIncomingMessage, WebhookProcessor } from "@gw/gateway";
+ * new WebhookProcessor().events.addEventListener(MessageReceived.type, new ProcessIncomingMessage(new MemoryStore()));
  * ```
  */
-export class ProcessIncomingMessage implements WebhookPlugin, EventListenerObject {
+export class ProcessIncomingMessage implements EventListenerObject {
   /** Where messages are stored. */
   readonly store: GatewayStore;
   /** The events it observes. */
@@ -48,12 +47,6 @@ export class ProcessIncomingMessage implements WebhookPlugin, EventListenerObjec
 
   /**
    * Bind to a store.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, ProcessIncomingMessage } from "@gw/gateway";
-   * new ProcessIncomingMessage(new MemoryStore());
-   * ```
    */
   constructor(store: GatewayStore) {
     this.store = store;

@@ -6,13 +6,12 @@
 
 import type { InstanceHealth } from "../../health/instance_health.ts";
 import type { WebhookEventSpelling } from "../events/names.ts";
-import type { WebhookPlugin } from "../events/plugin.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 /**
  * Records every `connection.update` in an `InstanceHealth` (the webhook names the instance; `connection`
  * says which configured connection its server is, default `default`), so that sends sharing that health
- * (the same store) stop at once when an instance is logged out or banned. A plug-in of every
+ * (the same store) stop at once when an instance is logged out or banned. An observer of every
  * `WebhookProcessor` that has a store (`processor.instanceHealth`); `watchInstanceHealth` adds one to a
  * processor for a health of your own.
  *
@@ -22,10 +21,11 @@ import type { WebhookPayloadDto } from "../payload.ts";
  * import { InstanceHealth } from "@gw/gateway/delivery";
  * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
  * const health = new InstanceHealth(new MemoryStore().state);
- * new WebhookProcessor().use(new RecordInstanceHealth(health, { connection: "default" }));
+ * const record = new RecordInstanceHealth(health, { connection: "default" });
+ * new WebhookProcessor().on(record.events, (payload) => record.observe(payload));
  * ```
  */
-export class RecordInstanceHealth implements WebhookPlugin {
+export class RecordInstanceHealth {
   /** The events it observes. */
   readonly events: readonly WebhookEventSpelling[] = ["connection.update"];
   /** The connection name the records are kept under. */
@@ -34,14 +34,6 @@ export class RecordInstanceHealth implements WebhookPlugin {
 
   /**
    * Bind to a health and a connection name.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
-   * new RecordInstanceHealth(new InstanceHealth(new MemoryState()), { connection: "eu" });
-   * ```
    */
   constructor(health: Pick<InstanceHealth, "recordConnectionUpdate">, options: { connection?: string } = {}) {
     this.#health = health;
@@ -50,20 +42,6 @@ export class RecordInstanceHealth implements WebhookPlugin {
 
   /**
    * Record the state a `connection.update` reports (nothing for other events or without an instance name).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState, WebhookPayloadDto } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
-   * const health = new InstanceHealth(new MemoryState());
-   * await new RecordInstanceHealth(health).observe(WebhookPayloadDto.from({
-   *   event: "connection.update",
-   *   instance: "sales",
-   *   data: { state: "close", statusReason: 401 },
-   * })!);
-   * (await health.get({ connection: "default", instance: "sales" })).breaker; // "open"
-   * ```
    */
   async observe(payload: WebhookPayloadDto): Promise<void> {
     if (payload.event !== "CONNECTION_UPDATE" || !payload.instance) return;

@@ -1,18 +1,17 @@
 /**
- * `LearnFromWebhook`: the `@lid` and status plug-ins as one `WebhookReceived` listener.
+ * `LearnFromWebhook`: the `@lid` and status observers as one `WebhookReceived` listener.
  *
  * @module
  */
 
 import { WebhookReceived } from "../../events.ts";
 import { normalizeKinds } from "../handler_base.ts";
-import type { WebhookPlugin } from "../events/plugin.ts";
 import { LearnLidPairs } from "./lid_pairs.ts";
 import { TrackMessageStatus } from "./message_status.ts";
 
 /**
  * Feeds a `LidDirectory` and a `MessageStatusTracker` from each `WebhookReceived` (what the
- * {@link LearnLidPairs} and {@link TrackMessageStatus} plug-ins do, as one `EventTarget` listener). The
+ * {@link LearnLidPairs} and {@link TrackMessageStatus} observers do, as one `EventTarget` listener). The
  * writes are handed to `event.waitUntil`, so a failed write fails the webhook. A processor with a store
  * does this by itself; this listener is for a directory and a tracker of your own.
  *
@@ -29,17 +28,10 @@ import { TrackMessageStatus } from "./message_status.ts";
  * ```
  */
 export class LearnFromWebhook implements EventListenerObject {
-  readonly #plugins: readonly { plugin: WebhookPlugin; kinds: readonly string[] }[];
+  readonly #plugins: readonly { plugin: LearnLidPairs | TrackMessageStatus; kinds: readonly string[] }[];
 
   /**
    * Bind to a directory and a tracker.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { LearnFromWebhook } from "@gw/gateway/webhooks";
-   * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker());
-   * ```
    */
   constructor(
     directory: ConstructorParameters<typeof LearnLidPairs>[0],

@@ -5,7 +5,6 @@
  */
 
 import type { WebhookEventSpelling } from "../events/names.ts";
-import type { WebhookPlugin } from "../events/plugin.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 // Events that can carry LID ↔ phone pairs: messages, contacts, chats, history sync.
@@ -24,7 +23,7 @@ const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
 
 /**
  * Feeds a `LidDirectory` with the pairs webhooks show (`remoteJid` / `remoteJidAlt`, `participant` /
- * `participantAlt`, contacts and chats with both forms). A plug-in of every `WebhookProcessor` that has a
+ * `participantAlt`, contacts and chats with both forms). An observer of every `WebhookProcessor` that has a
  * store (`processor.lidDirectory`); a failed write fails the webhook and the server retries it.
  *
  * @example
@@ -33,23 +32,17 @@ const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
  * import { LidDirectory } from "@gw/gateway/delivery";
  * import { LearnLidPairs } from "@gw/gateway/webhooks";
  * const directory = new LidDirectory();
- * new WebhookProcessor().use(new LearnLidPairs(directory));
+ * const learn = new LearnLidPairs(directory);
+ * new WebhookProcessor().on(learn.events, (payload) => learn.observe(payload));
  * ```
  */
-export class LearnLidPairs implements WebhookPlugin {
+export class LearnLidPairs {
   /** The events it observes. */
   readonly events: readonly WebhookEventSpelling[] = PAIR_EVENTS;
   readonly #directory: { learn(payload: unknown): Promise<unknown> };
 
   /**
    * Bind to a directory.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * import { LearnLidPairs } from "@gw/gateway/webhooks";
-   * new LearnLidPairs(new LidDirectory());
-   * ```
    */
   constructor(directory: { learn(payload: unknown): Promise<unknown> }) {
     this.#directory = directory;
@@ -57,19 +50,6 @@ export class LearnLidPairs implements WebhookPlugin {
 
   /**
    * Learn the pairs `payload` shows (a `LidDirectory` resolves to how many were new).
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * import { LearnLidPairs } from "@gw/gateway/webhooks";
-   * const directory = new LidDirectory();
-   * await new LearnLidPairs(directory).observe(WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   data: { key: { id: "A", remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!);
-   * await directory.toPhone("123@lid"); // "5511999999999"
-   * ```
    */
   observe(payload: WebhookPayloadDto): Promise<unknown> {
     return this.#directory.learn(payload);

@@ -6,21 +6,20 @@
 
 import { WebhookReceived } from "../../events.ts";
 import { getGatewayLogger } from "../../log.ts";
-import type { WebhookPlugin } from "../events/plugin.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 /**
  * Logs each webhook (category `["gateway", "webhook"]`, level info) with its kind, instance and delivery
- * id; never the body or the `apikey`. A plug-in of every `WebhookProcessor` unless `log: false`; also an
+ * id; never the body or the `apikey`. Logged by every `WebhookProcessor` unless `log: false`; also an
  * `EventTarget` listener for `WebhookReceived`.
  *
  * @example
  * ```ts
- * import { LogWebhookEvent, WebhookProcessor } from "@gw/gateway";
- * new WebhookProcessor({ log: false }).use(new LogWebhookEvent());
+ * import { LogWebhookEvent, WebhookProcessor, WebhookReceived } from "@gw/gateway";
+ * new WebhookProcessor({ log: false }).events.addEventListener(WebhookReceived.type, new LogWebhookEvent());
  * ```
  */
-export class LogWebhookEvent implements WebhookPlugin, EventListenerObject {
+export class LogWebhookEvent implements EventListenerObject {
   readonly #logger = getGatewayLogger("webhook");
 
   /** Whether the log level is on. */

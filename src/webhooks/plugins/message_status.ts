@@ -5,7 +5,6 @@
  */
 
 import type { WebhookEventSpelling } from "../events/names.ts";
-import type { WebhookPlugin } from "../events/plugin.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 // Events that carry message statuses (and the connection state the tracker keeps to explain stuck sends).
@@ -18,7 +17,7 @@ const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
 
 /**
  * Feeds a `MessageStatusTracker` from `send.message`, `messages.update`, `messages.upsert` (our own
- * messages) and `connection.update`. A plug-in of every `WebhookProcessor` that has a store
+ * messages) and `connection.update`. An observer of every `WebhookProcessor` that has a store
  * (`processor.messageStatus`, whose `MessageStatusChanged` events are dispatched on `processor.events`); a
  * failed write fails the webhook and the server retries it.
  *
@@ -27,23 +26,17 @@ const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
  * import { WebhookProcessor } from "@gw/gateway";
  * import { MessageStatusTracker } from "@gw/gateway/delivery";
  * import { TrackMessageStatus } from "@gw/gateway/webhooks";
- * new WebhookProcessor().use(new TrackMessageStatus(new MessageStatusTracker()));
+ * const track = new TrackMessageStatus(new MessageStatusTracker());
+ * new WebhookProcessor().on(track.events, (payload) => track.observe(payload));
  * ```
  */
-export class TrackMessageStatus implements WebhookPlugin {
+export class TrackMessageStatus {
   /** The events it observes. */
   readonly events: readonly WebhookEventSpelling[] = STATUS_EVENTS;
   readonly #tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> };
 
   /**
    * Bind to a tracker.
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { TrackMessageStatus } from "@gw/gateway/webhooks";
-   * new TrackMessageStatus(new MessageStatusTracker());
-   * ```
    */
   constructor(tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> }) {
     this.#tracker = tracker;
@@ -51,18 +44,6 @@ export class TrackMessageStatus implements WebhookPlugin {
 
   /**
    * Apply the statuses `payload` reports.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * import { MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { TrackMessageStatus } from "@gw/gateway/webhooks";
-   * const tracker = new MessageStatusTracker();
-   * await new TrackMessageStatus(tracker).observe(
-   *   WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "3EB0", status: "READ" } })!,
-   * );
-   * (await tracker.get("3EB0"))?.status; // "READ"
-   * ```
    */
   observe(payload: WebhookPayloadDto): Promise<unknown> {
     return this.#tracker.observe(payload);

@@ -22,12 +22,22 @@ import {
 const logger = getGatewayLogger("webhook", "queue");
 
 // The receiver answered 202: the worker is the only place a failing handler shows, so it says so on stderr
-// as the receiver does (one line per event, instance and outcome per minute, on the worker's clock).
-const reportsByClock = new WeakMap<() => number, RateLimitedReports>();
+// as the receiver does (one line per event, instance and outcome per minute, on the worker's clock). The
+// lines are the processor's (the one object every call of a worker passes): a side table keyed by it, so two
+// workers (or two tests) never silence each other's lines.
+const reportsByProcessor = new WeakMap<WebhookProcessor, WeakMap<() => number, RateLimitedReports>>();
 
-function reportFailure(now: () => number, payload: WebhookPayloadDto, outcome: string, error: unknown): void {
-  let reports = reportsByClock.get(now);
-  if (reports === undefined) reportsByClock.set(now, reports = new RateLimitedReports(now));
+function reportFailure(
+  processor: WebhookProcessor,
+  now: () => number,
+  payload: WebhookPayloadDto,
+  outcome: string,
+  error: unknown,
+): void {
+  let byClock = reportsByProcessor.get(processor);
+  if (byClock === undefined) reportsByProcessor.set(processor, byClock = new WeakMap());
+  let reports = byClock.get(now);
+  if (reports === undefined) byClock.set(now, reports = new RateLimitedReports(now));
   const instance = instanceLabel(payload);
   reports.report(
     `${payload.event} ${instance} ${outcome.startsWith("dead") ? "dead" : "retry"}`,
@@ -86,31 +96,7 @@ export async function settleWebhookJob(
   const now = options.now ?? Date.now;
   const attempts = job.attempt + 1;
   const logId = job.deliveryId ?? job.id;
-  const deadLetter = async (error: string, cause: "unreadable" | "failed"): Promise<WebhookJobOutcome> => {
-    const entry: DeadLetter = { job, error, attempts, failedAt: now() };
-    await settler.deadLetter(entry, cause);
-    options.metrics?.queueJob("dead_lettered");
-    logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
-      id: job.id,
-      attempts,
-      error,
-    });
-    options.onDeadLetter?.(entry);
-    return "dead_lettered";
-  };
-  let payload: WebhookPayloadDto | null = null;
-  if (body !== null) {
-    try {
-      payload = WebhookPayloadDto.from(JSON.parse(new TextDecoder().decode(body)), {
-        instance: job.instance,
-        event: job.event,
-        deliveryId: job.deliveryId,
-        receivedAt: job.receivedAt,
-      });
-    } catch {
-      payload = null;
-    }
-  }
+  const payload = readJobPayload(job, body);
   if (payload === null) {
     const error = body === null ? "the job's body is missing" : "the job's body is not a webhook envelope";
     if (options.store !== undefined) {
@@ -121,7 +107,7 @@ export async function settleWebhookJob(
         now(),
       );
     }
-    return await deadLetter(error, "unreadable");
+    return await deadLetterJob(job, error, "unreadable", options, settler);
   }
   const final = attempts >= maxAttempts;
   try {
@@ -134,8 +120,8 @@ export async function settleWebhookJob(
     });
   } catch (error) {
     const attempt = `attempt ${attempts} of ${maxAttempts}`;
-    reportFailure(now, payload, `${attempt}, ${final ? "dead-lettered" : "retried"}`, error);
-    if (final) return await deadLetter(describeError(error), "failed");
+    reportFailure(processor, now, payload, `${attempt}, ${final ? "dead-lettered" : "retried"}`, error);
+    if (final) return await deadLetterJob(job, describeError(error), "failed", options, settler);
     const delay = backoff[Math.min(job.attempt, backoff.length - 1)];
     await settler.retry({ ...job, attempt: attempts }, delay);
     options.metrics?.queueJob("retried");
@@ -153,4 +139,39 @@ export async function settleWebhookJob(
   }
   options.metrics?.queueJob("processed");
   return "processed";
+}
+
+/** The job's webhook, or null when its body is missing or not a webhook envelope. */
+function readJobPayload(job: ProcessWebhookJob, body: Uint8Array | null): WebhookPayloadDto | null {
+  if (body === null) return null;
+  try {
+    return WebhookPayloadDto.from(JSON.parse(new TextDecoder().decode(body)), {
+      instance: job.instance,
+      event: job.event,
+      deliveryId: job.deliveryId,
+      receivedAt: job.receivedAt,
+    });
+  } catch {
+    return null;
+  }
+}
+
+async function deadLetterJob(
+  job: ProcessWebhookJob,
+  error: string,
+  cause: "unreadable" | "failed",
+  options: Omit<WebhookWorkerOptions, "prefix">,
+  settler: WebhookJobSettler,
+): Promise<WebhookJobOutcome> {
+  const attempts = job.attempt + 1;
+  const entry: DeadLetter = { job, error, attempts, failedAt: (options.now ?? Date.now)() };
+  await settler.deadLetter(entry, cause);
+  options.metrics?.queueJob("dead_lettered");
+  logger.error("Webhook job {id} dead-lettered after {attempts} attempt(s): {error}", {
+    id: job.id,
+    attempts,
+    error,
+  });
+  options.onDeadLetter?.(entry);
+  return "dead_lettered";
 }

@@ -76,8 +76,6 @@ function checkHeader(scheme: WebhookSignatureScheme, header: unknown): string | 
   return header.toLowerCase();
 }
 
-let warnedNone = false;
-
 function noSecret(scheme: WebhookSignatureScheme): WebhookVerificationException {
   return new WebhookVerificationException(
     "no_secret",
@@ -113,12 +111,6 @@ export class WebhookVerifier {
   /**
    * Validate the configuration; throws `ConfigurationException` when it is visibly wrong (unknown key, empty
    * secret, secret with surrounding whitespace, NaN tolerance, unknown scheme, bad header name).
-   *
-   * @example
-   * ```ts
-   * import { WebhookVerifier } from "@gw/gateway/webhooks";
-   * const verifier = new WebhookVerifier({ scheme: "standard", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
-   * ```
    */
   constructor(options: WebhookSignatureOptions = {}) {
     checkOptionKeys(options, SIGNATURE_OPTION_KEYS, "WebhookVerifier");
@@ -157,8 +149,8 @@ export class WebhookVerifier {
       requireTimestamp: options.requireTimestamp === true,
     };
     this.#keys = new VerifierKeys(secrets, scheme === "auto");
-    if (scheme === "none" && !warnedNone) {
-      warnedNone = true;
+    if (scheme === "none") {
+      // Said by each verifier (one per receiver; verifyWebhook keeps the ones it built), on the LogTape category.
       getGatewayLogger("webhook").warn(
         'Webhook signature scheme "none": requests are not authenticated; use it for local development only',
       );
@@ -168,13 +160,6 @@ export class WebhookVerifier {
   /**
    * Check one request. Resolves with what was verified, or rejects with a
    * {@link WebhookVerificationException} whose `reason` says why.
-   *
-   * @example
-   * ```ts
-   * import { WebhookVerifier } from "@gw/gateway/webhooks";
-   * const verifier = new WebhookVerifier({ scheme: "token", header: "x-token", secret: "s3cret" });
-   * await verifier.verify(new Uint8Array(), new Headers({ "x-token": "s3cret" }));
-   * ```
    */
   verify(body: Uint8Array, headers: WebhookHeaders, now: number = Date.now()): Promise<WebhookVerification> {
     // The checks before the Web Crypto call throw synchronously; they leave here as a rejected promise.

@@ -49,6 +49,21 @@ function contextInfoFor(
   return Object.keys(info).length > 0 ? info : null;
 }
 
+/** The recipient's JID, or the error the server answers for a number not on WhatsApp or an unknown group. */
+function recipientJid({ core, instance }: RouteContext, number: string): string {
+  core.requireSocket(instance, "onWhatsApp");
+  const check = core.onWhatsApp(instance, number);
+  if (!check.exists && !isGroupJid(check.jid) && !check.jid.includes("@broadcast")) {
+    throw badRequest({ jid: check.jid, exists: false, number: check.number });
+  }
+  const remoteJid = check.jid.toLowerCase();
+  if (isGroupJid(remoteJid) && !instance.groups.has(remoteJid)) {
+    // NotFoundException("Group not found"), caught and rethrown with a plain object's toString().
+    throw badRequest("[object Object]");
+  }
+  return remoteJid;
+}
+
 /**
  * Send `content` to `number` for the instance of `ctx`: fails like the server when the socket is not
  * open, the number is not on WhatsApp or the group is unknown; otherwise stores the message, emits
@@ -61,16 +76,7 @@ export function performSend(
   content: OutgoingContent,
 ): Record<string, unknown> {
   const { core, instance } = ctx;
-  core.requireSocket(instance, "onWhatsApp");
-  const check = core.onWhatsApp(instance, number);
-  if (!check.exists && !isGroupJid(check.jid) && !check.jid.includes("@broadcast")) {
-    throw badRequest({ jid: check.jid, exists: false, number: check.number });
-  }
-  const remoteJid = check.jid.toLowerCase();
-  if (isGroupJid(remoteJid) && !instance.groups.has(remoteJid)) {
-    // NotFoundException("Group not found"), caught and rethrown with a plain object's toString().
-    throw badRequest("[object Object]");
-  }
+  const remoteJid = recipientJid(ctx, number);
   const id = newMessageId();
   const raw: Record<string, unknown> = {
     key: { remoteJid, fromMe: true, id },

@@ -1,0 +1,60 @@
+/**
+ * The library's one composition shape, `(ctx, next)` middleware as in Hono and grammY, and the one function
+ * that composes a chain of it: send stages, the receiver's route middleware, the processor's inbound
+ * middleware and the bot's stages all go through {@link compose}.
+ *
+ * @module
+ */
+
+/** Runs the rest of the chain; resolves when everything after the caller finished. */
+export type NextFunction = () => Promise<void>;
+
+/**
+ * One middleware: reads and writes `ctx`, calls `next()` at most once to run the rest of the chain (not
+ * calling it ends the chain: a refusal, a replay, a duplicate) and sees on the way back what the rest did.
+ * What it returns is awaited when it is a promise, and otherwise ignored.
+ */
+export type MiddlewareFn<C> = (ctx: C, next: NextFunction) => unknown;
+
+const DONE: NextFunction = () => Promise.resolve();
+
+/**
+ * Compose `middleware` into one middleware that runs them in order, then its own `next`. A `next` called a
+ * second time rejects (the rest of the chain would run twice). The list is copied: adding to it later does
+ * not change the chain.
+ *
+ * @example
+ * ```ts
+ * import { compose } from "./compose.ts";
+ * const seen: string[] = [];
+ * const chain = compose<string[]>([
+ *   async (ctx, next) => {
+ *     ctx.push("a");
+ *     await next();
+ *     ctx.push("a done");
+ *   },
+ *   (ctx) => void ctx.push("b"), // does not call next: the chain ends here
+ * ]);
+ * await chain(seen, () => Promise.resolve());
+ * // seen: ["a", "b", "a done"]
+ * ```
+ */
+export function compose<C>(
+  middleware: readonly MiddlewareFn<C>[],
+): (ctx: C, next?: NextFunction) => Promise<void> {
+  const chain = [...middleware];
+  return (ctx, last = DONE) => {
+    let reached = -1;
+    const step = (index: number): Promise<void> => {
+      if (index <= reached) return Promise.reject(new Error("Cannot call next() twice in one middleware"));
+      reached = index;
+      if (index === chain.length) return last();
+      try {
+        return Promise.resolve(chain[index](ctx, () => step(index + 1))) as Promise<void>;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return step(0);
+  };
+}
