@@ -47,13 +47,6 @@ export class BusinessResource extends Resource {
 
   /**
    * A business's collections (`POST /business/getCollections`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.business().getCollections({ number: "5511999999999" });
-   * ```
    */
   async getCollections(
     query: CatalogQuery = {},

@@ -91,13 +91,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
 
   /**
    * The instance's bots of this integration (`GET /<integration>/find`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * for (const bot of (await gw.typebot().find()).data) console.log(bot.id, bot.typebot);
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<BotRow<T>[]>> {
     return await this.call(this.routes.find, {}, options);
@@ -105,13 +98,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
 
   /**
    * One bot by id (`GET /<integration>/fetch/{id}`); `data` is null when there is none.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const bot = (await gw.n8n().fetch("cm0abc")).data;
-   * ```
    */
   async fetch(id: string, options?: CallOptions): Promise<ApiResponse<BotRow<T> | null>> {
     return await this.call(this.routes.fetch, { params: { id: recordId("bot", id) } }, options);
@@ -136,16 +122,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
   /**
    * Set the integration's defaults for the instance (`POST /<integration>/settings`): the session
    * settings new bots start with, the ignore list, and the fallback bot (`fallbackId`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.dify().setSettings({
-   *   expire: 20, keywordFinish: "#stop", delayMessage: 1000, unknownMessage: "?", listeningFromMe: false,
-   *   stopBotFromMe: true, keepOpen: false, debounceTime: 5, ignoreJids: [], splitMessages: false, timePerChar: 0,
-   * });
-   * ```
    */
   async setSettings(settings: S, options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
     return await this.call(this.routes.settings, { body: readBody(this.bodies.settings, settings) }, options);
@@ -153,13 +129,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
 
   /**
    * The integration's settings (`GET /<integration>/fetchSettings`; the server's defaults when none are set).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.typebot().fetchSettings()).data.expire);
-   * ```
    */
   async fetchSettings(options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
     return await this.call(this.routes.fetchSettings, {}, options);
@@ -168,13 +137,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
   /**
    * Open, pause, close or delete a chat's sessions with this integration's bots
    * (`POST /<integration>/changeStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.typebot().changeStatus("5511999999999@s.whatsapp.net", "paused");
-   * ```
    */
   async changeStatus(
     remoteJid: string,
@@ -187,13 +149,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
 
   /**
    * A bot's sessions (`GET /<integration>/fetchSessions/{id}`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * for (const session of (await gw.openai().fetchSessions("cm0abc")).data) console.log(session.remoteJid);
-   * ```
    */
   async fetchSessions(id: string, options?: CallOptions): Promise<ApiResponse<BotSession[]>> {
     return await this.call(this.routes.fetchSessions, { params: { id: recordId("bot", id) } }, options);
@@ -203,13 +158,6 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
    * Add a chat to the integration's ignore list, or remove it (`POST /<integration>/ignoreJid`). The
    * server needs the settings to exist first (500 "Error setting default settings" otherwise): creating a
    * bot or calling `setSettings` makes them.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.n8n().ignoreJid("5511999999999@s.whatsapp.net", "add");
-   * ```
    */
   async ignoreJid(
     remoteJid: string,

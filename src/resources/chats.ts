@@ -80,14 +80,6 @@ function chatTarget(chat: string | LastMessage, what: string): Record<string, un
 export class ChatsResource extends Resource {
   /**
    * Which numbers are on WhatsApp (`POST /chat/whatsappNumbers`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const res = await gw.chats().checkNumbers(["5511999999999", "5511888888888"]);
-   * console.log(res.data.filter((row) => row.exists));
-   * ```
    */
   async checkNumbers(numbers: string[], options?: CallOptions): Promise<ApiResponse<OnWhatsAppResult[]>> {
     const list = check("number check", (problems) => {
@@ -109,13 +101,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Mark messages read (`POST /chat/markMessageAsRead`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().markAsRead({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false });
-   * ```
    */
   async markAsRead(
     message: MessageRef | MessageRef[],
@@ -129,13 +114,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Archive a chat (`POST /chat/archiveChat`), given its JID or its last message.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().archive("5511999999999@s.whatsapp.net");
-   * ```
    */
   async archive(
     chat: string | LastMessage,
@@ -146,13 +124,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Unarchive a chat (`POST /chat/archiveChat` with `archive: false`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().unarchive("5511999999999@s.whatsapp.net");
-   * ```
    */
   async unarchive(
     chat: string | LastMessage,
@@ -174,13 +145,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Mark a chat unread (`POST /chat/markChatUnread`), given its last message.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().markUnread({ key: { remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false } });
-   * ```
    */
   async markUnread(
     lastMessage: LastMessage,
@@ -198,13 +162,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Delete a message for everyone (`DELETE /chat/deleteMessageForEveryone`, JSON body).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().deleteForEveryone({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true });
-   * ```
    */
   async deleteForEveryone(
     key: MessageRef,
@@ -218,13 +175,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Edit a sent text (`POST /chat/updateMessage`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().updateMessage({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true }, "Fixed text");
-   * ```
    */
   async updateMessage(
     key: MessageRef,
@@ -243,13 +193,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Show a presence in a chat for `delay` ms (`POST /chat/sendPresence`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().sendPresence("5511999999999", "composing", 3000);
-   * ```
    */
   async sendPresence(
     number: string,
@@ -263,13 +206,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Block or unblock a number (`POST /chat/updateBlockStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().updateBlockStatus("5511999999999", "block");
-   * ```
    */
   async updateBlockStatus(
     number: string,
@@ -282,13 +218,6 @@ export class ChatsResource extends Resource {
 
   /**
    * A contact's profile picture URL (`POST /chat/fetchProfilePictureUrl`; null when none).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.chats().fetchProfilePictureUrl("5511999999999")).json("profilePictureUrl"));
-   * ```
    */
   async fetchProfilePictureUrl(
     number: string,
@@ -302,14 +231,6 @@ export class ChatsResource extends Resource {
   /**
    * Download a received media message as base64 (`POST /chat/getBase64FromMediaMessage`). The answer is
    * bounded by `http.max_media_response_bytes` (default 64 MiB), not the JSON limit.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const res = await gw.chats().getBase64FromMediaMessage({ key: { id: "3EB0" } });
-   * console.log(res.json("mimetype"));
-   * ```
    */
   async getBase64FromMediaMessage(
     message: { key: { id: string; [key: string]: unknown }; [key: string]: unknown },
@@ -327,13 +248,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Stored contacts (`POST /chat/findContacts`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().findContacts({ where: { remoteJid: "5511999999999@s.whatsapp.net" } });
-   * ```
    */
   async findContacts(query: PagedQuery = {}, options?: CallOptions): Promise<ApiResponse<ContactRow[]>> {
     return await this.call(ROUTE.chat.findContacts, { body: query }, options);
@@ -341,14 +255,6 @@ export class ChatsResource extends Resource {
 
   /**
    * One page of stored messages (`POST /chat/findMessages`; `page` from 1, `offset` is the page size).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const res = await gw.chats().findMessages({ where: { key: { remoteJid: "5511999999999@s.whatsapp.net" } }, page: 1, offset: 50 });
-   * console.log(res.json("messages.total"));
-   * ```
    */
   async findMessages(
     query: FindMessagesQuery = {},
@@ -379,13 +285,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Every stored message matching `query`, collected into an array (see `iterateMessages`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const all = await gw.chats().findAllMessages({ where: { key: { fromMe: true } } });
-   * ```
    */
   async findAllMessages(query: FindMessagesQuery = {}, options?: CallOptions): Promise<MessageRecord[]> {
     const out: MessageRecord[] = [];
@@ -395,13 +294,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Delivery/read updates of messages (`POST /chat/findStatusMessage`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().findStatusMessage({ where: { id: "3EB0" } });
-   * ```
    */
   async findStatusMessage(
     query: PagedQuery = {},
@@ -412,13 +304,6 @@ export class ChatsResource extends Resource {
 
   /**
    * Stored chats (`POST /chat/findChats`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const chats = (await gw.chats().fetchAll()).data;
-   * ```
    */
   async fetchAll(query: FindChatsQuery = {}, options?: CallOptions): Promise<ApiResponse<ChatRow[]>> {
     return await this.call(ROUTE.chat.findChats, { body: query }, options);
@@ -426,13 +311,6 @@ export class ChatsResource extends Resource {
 
   /**
    * One stored chat by JID (`GET /chat/findChatByRemoteJid?remoteJid=`), or null.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const chat = (await gw.chats().findChatByRemoteJid("5511999999999@s.whatsapp.net")).data;
-   * ```
    */
   async findChatByRemoteJid(remoteJid: string, options?: CallOptions): Promise<ApiResponse<ChatRow | null>> {
     return await this.call(ROUTE.chat.findChatByRemoteJid, {

@@ -82,13 +82,6 @@ export class ChatwootResource extends Resource {
 
   /**
    * The stored configuration (`GET /chatwoot/find`; `enabled: false` and empty fields when none).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.chatwoot().find()).data.enabled);
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<ChatwootRow>> {
     return await this.call(ROUTE.chatwoot.find, {}, options);
@@ -98,13 +91,6 @@ export class ChatwootResource extends Resource {
    * Post a Chatwoot event to the server as Chatwoot would (`POST /chatwoot/webhook`: the callback route the
    * server gives Chatwoot as `webhook_url`; it needs no api key). For a relay that receives Chatwoot's
    * events itself and forwards them; the event is sent as given.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chatwoot().webhook({ event: "message_created", message_type: "outgoing", content: "Hi" });
-   * ```
    */
   async webhook(event: Record<string, unknown>, options?: CallOptions): Promise<ApiResponse<unknown>> {
     if (!isRecord(event)) invalid("Chatwoot event", "event must be an object");

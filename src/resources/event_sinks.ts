@@ -68,12 +68,6 @@ export class EventSinkResource extends Resource {
 
   /**
    * Bind to a context and a sink (done by `GatewayService`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const nats = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }).nats();
-   * ```
    */
   constructor(context: ConstructorParameters<typeof Resource>[0], sink: EventSink) {
     super(context);
@@ -119,13 +113,6 @@ export class PusherResource extends Resource {
 
   /**
    * The stored configuration (`GET /pusher/find`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.pusher().find()).data?.cluster);
-   * ```
    */
   async find(
     options?: CallOptions,

@@ -79,13 +79,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Rename a group (`POST /group/updateGroupSubject`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateSubject("120363025246125888", "New name");
-   * ```
    */
   async updateSubject(
     jid: string,
@@ -102,13 +95,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Change the group picture (`POST /group/updateGroupPicture`; URL or raw base64).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updatePicture("120363025246125888@g.us", "https://example.com/logo.png");
-   * ```
    */
   async updatePicture(jid: string, image: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     return await this.#post(
@@ -121,13 +107,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Change the group description (`POST /group/updateGroupDescription`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateDescription("120363025246125888@g.us", "Rules: be nice");
-   * ```
    */
   async updateDescription(
     jid: string,
@@ -142,13 +121,6 @@ export class GroupsResource extends Resource {
 
   /**
    * A group's metadata (`GET /group/findGroupInfos?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.groups().findInfo("120363025246125888@g.us")).json("subject"));
-   * ```
    */
   async findInfo(jid: string, options?: CallOptions): Promise<ApiResponse<GroupInfo>> {
     return await this.#get(ROUTE.group.findGroupInfos, { groupJid: groupJid(jid) }, options);
@@ -156,13 +128,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Every group the instance is in (`GET /group/fetchAllGroups?getParticipants=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const groups = (await gw.groups().fetchAllGroups({ getParticipants: true })).data;
-   * ```
    */
   async fetchAllGroups(
     options: CallOptions & { getParticipants?: boolean } = {},
@@ -177,13 +142,6 @@ export class GroupsResource extends Resource {
 
   /**
    * A group's members (`GET /group/participants?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().participants("120363025246125888@g.us");
-   * ```
    */
   async participants(
     jid: string,
@@ -194,13 +152,6 @@ export class GroupsResource extends Resource {
 
   /**
    * A group's invite link (`GET /group/inviteCode?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.groups().inviteCode("120363025246125888@g.us")).json("inviteUrl"));
-   * ```
    */
   async inviteCode(jid: string, options?: CallOptions): Promise<ApiResponse<InviteCodeResponse>> {
     return await this.#get(ROUTE.group.inviteCode, { groupJid: groupJid(jid) }, options);
@@ -208,13 +159,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Revoke the invite link and get a new one (`POST /group/revokeInviteCode`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().revokeInviteCode("120363025246125888@g.us");
-   * ```
    */
   async revokeInviteCode(
     jid: string,
@@ -225,13 +169,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Send the invite link to numbers (`POST /group/sendInvite`; the group id goes in the body here).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().sendInvite("120363025246125888@g.us", ["5511999999999"], "Join us");
-   * ```
    */
   async sendInvite(
     jid: string,
@@ -245,13 +182,6 @@ export class GroupsResource extends Resource {
 
   /**
    * What an invite code leads to (`GET /group/inviteInfo?inviteCode=`); a chat.whatsapp.com link works too.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().inviteInfo("https://chat.whatsapp.com/AbCdEfGhIjKlMnOpQrStUv");
-   * ```
    */
   async inviteInfo(code: string, options?: CallOptions): Promise<ApiResponse<Record<string, unknown>>> {
     return await this.#get(ROUTE.group.inviteInfo, { inviteCode: inviteCode(code) }, options);
@@ -259,13 +189,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Join a group by invite code (`GET /group/acceptInviteCode?inviteCode=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().acceptInvite("AbCdEfGhIjKlMnOpQrStUv");
-   * ```
    */
   async acceptInvite(
     code: string,
@@ -278,13 +201,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Add, remove, promote or demote members (`POST /group/updateParticipant`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateParticipant("120363025246125888@g.us", "promote", ["5511999999999"]);
-   * ```
    */
   async updateParticipant(
     jid: string,
@@ -312,13 +228,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Remove members (`updateParticipant` with `remove`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().removeParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
    */
   async removeParticipants(
     jid: string,
@@ -330,13 +239,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Make members admins (`updateParticipant` with `promote`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().promoteParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
    */
   async promoteParticipants(
     jid: string,
@@ -348,13 +250,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Take admin rights away (`updateParticipant` with `demote`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().demoteParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
    */
   async demoteParticipants(
     jid: string,
@@ -367,13 +262,6 @@ export class GroupsResource extends Resource {
   /**
    * Who may send and edit (`POST /group/updateSetting`): `announcement` (admins only send),
    * `not_announcement`, `locked` (admins only edit), `unlocked`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateSettings("120363025246125888@g.us", "announcement");
-   * ```
    */
   async updateSettings(
     jid: string,
@@ -390,13 +278,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Disappearing messages (`POST /group/toggleEphemeral`): 0 (off), 86400, 604800 or 7776000 seconds.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().toggleEphemeral("120363025246125888@g.us", 604800);
-   * ```
    */
   async toggleEphemeral(
     jid: string,
@@ -413,13 +294,6 @@ export class GroupsResource extends Resource {
 
   /**
    * Leave a group (`DELETE /group/leaveGroup?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().leave("120363025246125888@g.us");
-   * ```
    */
   async leave(
     jid: string,

@@ -79,13 +79,6 @@ export class InstancesResource extends Resource {
 
   /**
    * Delete an instance (`DELETE /instance/delete`); it is logged out first. Asynchronous on the server.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().delete("sales");
-   * ```
    */
   async delete(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
     return await this.call<ActionResult>(ROUTE.instance.delete, {}, this.#named(name, options));
@@ -94,14 +87,6 @@ export class InstancesResource extends Resource {
   /**
    * Connect (`GET /instance/connect`): a QR code object while connecting, or the state when already open.
    * Give `number` to get a pairing code instead of scanning.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const res = await gw.instances().connect("sales", { number: "5511999999999" });
-   * console.log(res.json("pairingCode"));
-   * ```
    */
   async connect(
     name?: string,
@@ -204,14 +189,6 @@ export class InstancesResource extends Resource {
 
   /**
    * Every instance on the server (`GET /instance/fetchInstances`); with an instance token, only that one.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const rows = (await gw.instances().fetchAll()).data;
-   * console.log(rows.map((row) => row.name));
-   * ```
    */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
     const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {}, options);
@@ -228,14 +205,6 @@ export class InstancesResource extends Resource {
   /**
    * One instance's row (`GET /instance/fetchInstances?instanceName=`); throws `InstanceNotFoundException`
    * when there is none.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const row = await gw.instances().fetch("sales");
-   * console.log(row.connectionStatus);
-   * ```
    */
   async fetch(name: string, options?: CallOptions): Promise<InstanceRow> {
     check("instance name", (problems) => problems.text("name", name, { required: true }));
@@ -257,13 +226,6 @@ export class InstancesResource extends Resource {
 
   /**
    * The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.instances().connectionState()).json("instance.state"));
-   * ```
    */
   async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
     const named = this.#named(name, options);
@@ -275,13 +237,6 @@ export class InstancesResource extends Resource {
 
   /**
    * Restart (`POST /instance/restart`); answers like `connect`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().restart("sales");
-   * ```
    */
   async restart(
     name?: string,
@@ -296,13 +251,6 @@ export class InstancesResource extends Resource {
 
   /**
    * Log out of WhatsApp (`DELETE /instance/logout`); the instance stays and can connect again.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().logout("sales");
-   * ```
    */
   async logout(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
     return await this.call<ActionResult>(ROUTE.instance.logout, {}, this.#named(name, options));
@@ -310,13 +258,6 @@ export class InstancesResource extends Resource {
 
   /**
    * Set the instance's presence (`POST /instance/setPresence`) for the bound instance.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.instances().setPresence("available");
-   * ```
    */
   async setPresence(presence: Presence, options?: CallOptions): Promise<ApiResponse<{ presence: Presence }>> {
     const body = readBody(SET_PRESENCE_BODY, { presence });
@@ -325,13 +266,6 @@ export class InstancesResource extends Resource {
 
   /**
    * Whether the instance's state is `open`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * if (await gw.instances().isConnected("sales")) console.log("ready");
-   * ```
    */
   async isConnected(name?: string, options?: CallOptions): Promise<boolean> {
     const res = await this.connectionState(name, options);
@@ -341,13 +275,6 @@ export class InstancesResource extends Resource {
   /**
    * Poll `connectionState` until the instance is `open`; throws `ConnectionException` (reason `timeout`)
    * after `timeoutMs` (default 60000), polling every `intervalMs` (default 2000). `signal` stops it.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().waitForConnection("sales", { timeoutMs: 120_000 });
-   * ```
    */
   async waitForConnection(
     name?: string,

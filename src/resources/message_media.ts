@@ -211,14 +211,6 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Send a video by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().video("5511999999999", "https://example.com/v.mp4", "Clip");
-   * await gw.messages().video({ number: "5511999999999", media: "https://example.com/v.mp4", mimetype: "video/mp4" });
-   * ```
    */
   video(request: MediaRequest<"video">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
@@ -235,13 +227,6 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Send a document (`POST /message/sendMedia`); `fileName` is required for base64 content.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().document("5511999999999", "https://example.com/a.pdf", "a.pdf", "Invoice");
-   * ```
    */
   document(request: MediaRequest<"document">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
@@ -260,14 +245,6 @@ export class MediaMessages extends TextMessages {
   /**
    * Send a voice note (`POST /message/sendWhatsAppAudio`), or with a media request of `mediatype: "audio"`
    * an audio file (`POST /message/sendMedia`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().audio("5511999999999", "https://example.com/a.ogg");
-   * await gw.messages().audio({ number: "5511999999999", mediatype: "audio", media: "https://example.com/a.mp3" });
-   * ```
    */
   audio(
     request:
@@ -290,13 +267,6 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Send a round video note (`POST /message/sendPtv`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().ptv("5511999999999", "https://example.com/v.mp4");
-   * ```
    */
   ptv(
     request: SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
@@ -310,13 +280,6 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Send a sticker (`POST /message/sendSticker`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().sticker("5511999999999", "https://example.com/s.webp");
-   * ```
    */
   sticker(
     request: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
@@ -335,13 +298,6 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Post a status (story) (`POST /message/sendStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().status({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
-   * ```
    */
 
   status(
@@ -355,14 +311,6 @@ export class MediaMessages extends TextMessages {
    * Send a file of any form (URL, bytes, `Blob`/`File`, data URI, base64) as an image, video, document,
    * voice note (`audio`) or sticker: `toMediaInput` turns it into what the server accepts (MIME type
    * sniffed, file name kept, size checked before any request), then the matching route sends it.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const file = new File([new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d])], "invoice.pdf");
-   * await gw.messages().sendFile("5511999999999", file, { type: "document", caption: "Your invoice" });
-   * ```
    */
   async sendFile(
     to: string,

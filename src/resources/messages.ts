@@ -59,13 +59,6 @@ export type { MediaSendOptions, SendFileOptions, SendOptions, SendResponse };
 export class MessagesResource extends MediaMessages {
   /**
    * Send a location (`POST /message/sendLocation`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().location("5511999999999", -23.5505, -46.6333, "Office", "Av. Paulista, 1000");
-   * ```
    */
   location(
     request: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
@@ -87,13 +80,6 @@ export class MessagesResource extends MediaMessages {
 
   /**
    * Send one or more contact cards (`POST /message/sendContact`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().contact("5511999999999", { fullName: "Ana", phoneNumber: "+55 11 98888-7777" });
-   * ```
    */
   contact(
     request: SendContactMessageDto | RequestInput<SendContactMessageDto>,
@@ -112,13 +98,6 @@ export class MessagesResource extends MediaMessages {
 
   /**
    * React to a message (`POST /message/sendReaction`); `""` removes the reaction.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().reaction({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false }, "👍");
-   * ```
    */
   reaction(
     request: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
@@ -132,13 +111,6 @@ export class MessagesResource extends MediaMessages {
 
   /**
    * Send a poll (`POST /message/sendPoll`); `selectableCount` defaults to 1.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], { selectableCount: 1 });
-   * ```
    */
   poll(
     request: SendPollMessageDto | RequestInput<SendPollMessageDto>,
@@ -158,16 +130,6 @@ export class MessagesResource extends MediaMessages {
 
   /**
    * Send a list message (`POST /message/sendList`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().list("5511999999999", {
-   *   title: "Menu", footerText: "Thanks", buttonText: "Open",
-   *   sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
-   * });
-   * ```
    */
   list(
     request: SendListMessageDto | RequestInput<SendListMessageDto>,
@@ -192,13 +154,6 @@ export class MessagesResource extends MediaMessages {
 
   /**
    * Send buttons (`POST /message/sendButtons`): up to 3 reply buttons, or other kinds, or one pix button.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().buttons("5511999999999", { title: "Pick", buttons: [{ type: "reply", displayText: "Yes", id: "yes" }] });
-   * ```
    */
   buttons(
     request: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
@@ -223,13 +178,6 @@ export class MessagesResource extends MediaMessages {
 
   /**
    * Send an approved template (`POST /message/sendTemplate`; WhatsApp Business instances only).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().template("5511999999999", "hello_world", "en_US");
-   * ```
    */
   template(
     request: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,

@@ -86,13 +86,6 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
 
   /**
    * The stored API keys (`GET /openai/creds`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.openai().findCreds()).data.map((creds) => creds.name));
-   * ```
    */
   async findCreds(options?: CallOptions): Promise<ApiResponse<OpenaiCreds[]>> {
     return await this.call(ROUTE.openai.findCreds, {}, options);
@@ -101,13 +94,6 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
   /**
    * Delete a stored API key (`DELETE /openai/creds/{id}`). The server refuses (500 "Error deleting openai
    * creds") a key that a bot or the settings still use.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.openai().deleteCreds("cm0abc");
-   * ```
    */
   async deleteCreds(
     id: string,
@@ -123,13 +109,6 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
   /**
    * The models a stored key may use (`GET /openai/getModels`; default: the settings' key). The server asks
    * OpenAI, so it needs to reach api.openai.com.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.openai().getModels({ openaiCredsId: "cm0abc" });
-   * ```
    */
   async getModels(
     query: { openaiCredsId?: string } = {},

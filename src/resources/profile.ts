@@ -41,13 +41,6 @@ export class ProfileResource extends Resource {
 
   /**
    * Same as {@link ProfileResource.fetch} (the route's name).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().fetchProfile();
-   * ```
    */
   async fetchProfile(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     return await this.fetch(number, options);
@@ -55,13 +48,6 @@ export class ProfileResource extends Resource {
 
   /**
    * A business profile (`POST /chat/fetchBusinessProfile`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.profile().fetchBusinessProfile("5511999999999")).json("isBusiness"));
-   * ```
    */
   async fetchBusinessProfile(
     number: string,
@@ -81,13 +67,6 @@ export class ProfileResource extends Resource {
 
   /**
    * Change the own status text (`POST /chat/updateProfileStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updateStatus("Open 9–18");
-   * ```
    */
   async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const body = readBody(PROFILE_STATUS_BODY, { status });
@@ -96,13 +75,6 @@ export class ProfileResource extends Resource {
 
   /**
    * Change the own picture (`POST /chat/updateProfilePicture`; URL or raw base64).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updatePicture("https://example.com/me.png");
-   * ```
    */
   async updatePicture(picture: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const valid = check("profile picture", (p) => p.media("picture", picture));
@@ -113,13 +85,6 @@ export class ProfileResource extends Resource {
 
   /**
    * Remove the own picture (`DELETE /chat/removeProfilePicture`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().removePicture();
-   * ```
    */
   async removePicture(options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     return await this.call(ROUTE.chat.removeProfilePicture, {}, options);
@@ -127,13 +92,6 @@ export class ProfileResource extends Resource {
 
   /**
    * The privacy settings (`GET /chat/fetchPrivacySettings`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.profile().fetchPrivacySettings()).json("readreceipts"));
-   * ```
    */
   async fetchPrivacySettings(options?: CallOptions): Promise<ApiResponse<PrivacySettings>> {
     return await this.call(ROUTE.chat.fetchPrivacySettings, {}, options);
@@ -142,13 +100,6 @@ export class ProfileResource extends Resource {
   /**
    * Change privacy settings (`POST /chat/updatePrivacySettings`). The server needs all six; when only
    * some are given, the others are read first with `fetchPrivacySettings`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updatePrivacySettings({ last: "none" });
-   * ```
    */
   async updatePrivacySettings(
     changes: Partial<PrivacySettings> | PrivacySettingsDto,

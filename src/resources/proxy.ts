@@ -33,13 +33,6 @@ export class ProxyResource extends Resource {
 
   /**
    * The stored proxy (`GET /proxy/find`; `data` is null when none).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.proxy().find()).json("host"));
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown> | null>> {
     return await this.call(ROUTE.proxy.find, {}, options);

@@ -136,12 +136,6 @@ export abstract class Resource {
 
   /**
    * Bind to a context (done by `GatewayService`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const chats = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).instance("sales").chats();
-   * ```
    */
   constructor(context: ResourceContext) {
     this.context = context;

@@ -33,13 +33,6 @@ export interface S3MediaQuery {
 export class S3Resource extends Resource {
   /**
    * Stored media rows (`POST /s3/getMedia`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.s3().getMedia({ messageId: "3EB0" });
-   * ```
    */
   async getMedia(query: S3MediaQuery = {}, options?: CallOptions): Promise<ApiResponse<unknown>> {
     const body = check("media query", (p) =>

@@ -25,13 +25,6 @@ import type { SettingsSetResponse } from "./types.ts";
 export class SettingsResource extends Resource {
   /**
    * The stored settings (`GET /settings/find`; `data` is null when never set).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.settings().get()).json("alwaysOnline"));
-   * ```
    */
   async get(options?: CallOptions): Promise<ApiResponse<InstanceSettings | null>> {
     return await this.call(ROUTE.settings.find, {}, options);

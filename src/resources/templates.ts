@@ -23,13 +23,6 @@ import { ROUTE } from "./routes.ts";
 export class TemplatesResource extends Resource {
   /**
    * Submit a template for approval (`POST /template/create`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "meta" });
-   * await gw.templates().create({ name: "order", category: "UTILITY", language: "en_US", components: [{ type: "BODY", text: "Hi" }] });
-   * ```
    */
   async create(
     template: RequestInput<CreateTemplateDto> | CreateTemplateDto,

@@ -120,14 +120,6 @@ export class WebhooksResource extends Resource {
 
   /**
    * The stored configuration (`GET /webhook/find`); `data` is null when none was ever set.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const row = (await gw.webhooks().find()).data;
-   * console.log(row?.url, row?.events);
-   * ```
    */
   async find(options?: CallOptions): Promise<ApiResponse<WebhookRow | null>> {
     return await this.call(ROUTE.webhook.find, {}, options);
@@ -170,13 +162,6 @@ export class WebhooksResource extends Resource {
    * disabled, and an empty list enabled means every event: so after `disable()` pass the list to restore
    * (`[]` for every event); without one, `enable()` throws `ValidationException` instead of subscribing to
    * everything.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().enable(["MESSAGES_UPSERT"]);
-   * ```
    */
   async enable(events?: string[], options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
     const row = (await this.find(options)).data;
@@ -197,13 +182,6 @@ export class WebhooksResource extends Resource {
 
   /**
    * Turn the stored webhook off (`update({ enabled: false })`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().disable();
-   * ```
    */
   async disable(options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
     return await this.update({ enabled: false }, options);
