@@ -188,12 +188,6 @@ export class GatewayService {
    * Internal: applications build a service with {@link GatewayService.make}, `fromEnv` or `fromFile`. The
    * constructor stays callable for the library's own seams (`dependencies`: fetch, clocks, sleeps), which
    * the tests inject; the configuration is checked the same way.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = new GatewayService({ server_url: "http://localhost:8080", api_key: "key" }, { fetch });
-   * ```
    */
   constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
     const view = dependencies instanceof ServiceView ? dependencies : undefined;
@@ -264,12 +258,6 @@ export class GatewayService {
 
   /**
    * The connection this view uses: its bound one, else the active one.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).getConnectionName(); // "default"
-   * ```
    */
   getConnectionName(): string {
     return this.#scope.connection ?? this.#shared.connections.getActiveConnectionName();
@@ -277,12 +265,6 @@ export class GatewayService {
 
   /**
    * The instance this view uses, or undefined when none is bound or configured.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }).getInstanceName(); // "sales"
-   * ```
    */
   getInstanceName(): string | undefined {
     return this.#scope.instance ?? this.#shared.connections.getConnection(this.#scope.connection).instance;
@@ -333,12 +315,6 @@ export class GatewayService {
 
   /**
    * Whether the server answers `GET /` with a 2xx. Resolves true or false; never throws.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const up = await GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).ping();
-   * ```
    */
   async ping(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<boolean> {
     try {
@@ -351,13 +327,6 @@ export class GatewayService {
 
   /**
    * The server's welcome body (`GET /`): version, client name, WhatsApp Web version.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const info = await GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).info();
-   * console.log(info.version);
-   * ```
    */
   async info(
     options: { signal?: AbortSignal; timeoutMs?: number; maxRetries?: number } = {},
@@ -376,14 +345,6 @@ export class GatewayService {
    * does differently, client name and WhatsApp Web version. Reads `GET /` once per connection and keeps
    * the answer (a failed read is not kept). Throws `UnsupportedServerException` for a major version other
    * than 2.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const server = await gw.serverInfo();
-   * console.log(server.version, server.line, server.features.licenseGate);
-   * ```
    */
   serverInfo(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDetails> {
     const connection = this.getConnectionName();
@@ -644,12 +605,6 @@ export class GatewayService {
    * the permissions do not allow is treated as unset, and named once per process on standard error).
    *
    * `env` reads the variables from an object instead of `Deno.env`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = await GatewayService.fromFile();
-   * ```
    */
   static async fromFile(
     path: string = CONFIG_FILE,

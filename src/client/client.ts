@@ -129,13 +129,6 @@ export class GatewayClient {
 
   /**
    * The client's abortable sleep (injected in tests), for helpers that poll, such as `waitForConnection`.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, { connections: new ConnectionManager() });
-   * await client.sleep(1);
-   * ```
    */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const sleep = this.#runtime.sleep;
@@ -144,12 +137,6 @@ export class GatewayClient {
 
   /**
    * The client's clock in epoch ms (injected in tests).
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * new GatewayClient({}, { connections: new ConnectionManager() }).now();
-   * ```
    */
   now(): number {
     const now = this.#runtime.now;
@@ -166,15 +153,6 @@ export class GatewayClient {
   /**
    * Resolve the instance a call is for: the given one, else the connection's default; throws
    * `InstanceNotFoundException` (before any request) when there is none.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, {
-   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }),
-   * });
-   * client.resolveInstance(); // "sales"
-   * ```
    */
   resolveInstance(instance?: string, connection?: string): string {
     return instanceFor(instance, this.#connections.getConnection(connection));
@@ -218,15 +196,6 @@ export class GatewayClient {
 
   /**
    * Send a prepared request: take its rate-limit slot, attempt it (with retries), and record the outcome.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, {
-   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }),
-   * });
-   * const res = await client.send(client.prepare("GET", "/instance/connectionState/{instance}"));
-   * ```
    */
   send<T = unknown>(call: PreparedRequest): Promise<ApiResponse<T>> {
     // One promise chain, no async layer of its own: on a fast local round trip each layer costs more than

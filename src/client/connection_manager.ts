@@ -141,13 +141,6 @@ export class ConnectionManager {
 
   /**
    * Make `name` the default for later calls. Bound views made earlier keep their connection.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * const manager = new ConnectionManager({ connections: { a: { server_url: "http://a.test", api_key: "k" } } });
-   * manager.setActiveConnection("a");
-   * ```
    */
   setActiveConnection(name: string): this {
     this.getConnection(name);
@@ -172,12 +165,6 @@ export class ConnectionManager {
 
   /**
    * Whether a connection exists.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager().hasConnection("default"); // false
-   * ```
    */
   hasConnection(name: string): boolean {
     return this.#connections.has(name);
@@ -185,12 +172,6 @@ export class ConnectionManager {
 
   /**
    * Names of every connection, in the order they were added.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k" }).getConnectionNames(); // ["default"]
-   * ```
    */
   getConnectionNames(): string[] {
     return [...this.#connections.keys()];
@@ -205,13 +186,6 @@ export class ConnectionManager {
 
   /**
    * Remove a connection; removing the active one is refused.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * const manager = new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k" });
-   * manager.addConnection("old", { server_url: "http://old.test", api_key: "k" }).removeConnection("old");
-   * ```
    */
   removeConnection(name: string): boolean {
     if (name === this.#active && this.#connections.has(name)) {

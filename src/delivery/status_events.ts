@@ -53,12 +53,6 @@ export class MessageStatusChanged extends Event {
 
   /**
    * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusChanged } from "@gw/gateway/delivery";
-   * new MessageStatusChanged({ messageId: "3EB0", status: "READ", firstSeenAt: 0, updatedAt: 1 }, "DELIVERY_ACK");
-   * ```
    */
   constructor(record: MessageStatusRecord, previous: MessageStatus | null) {
     super(MessageStatusChanged.type);
@@ -103,12 +97,6 @@ export class MessageStuck extends Event {
 
   /**
    * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { MessageStuck } from "@gw/gateway/delivery";
-   * new MessageStuck({ messageId: "3EB0", status: "PENDING", firstSeenAt: 0, updatedAt: 0 }, 300_000, ["instance_not_open"]);
-   * ```
    */
   constructor(record: MessageStatusRecord, pendingForMs: number, causes: readonly StuckCause[]) {
     super(MessageStuck.type);

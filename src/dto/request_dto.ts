@@ -61,12 +61,6 @@ export abstract class RequestDto {
   /**
    * Hold an already validated body (subclasses call this from `from()`); each of its fields becomes a
    * readonly property.
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).text; // "Hi"
-   * ```
    */
   protected constructor(body: object) {
     this.#body = Object.freeze(body);
@@ -77,12 +71,6 @@ export abstract class RequestDto {
 
   /**
    * The validated body, as sent (frozen).
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).body.text; // "Hi"
-   * ```
    */
   get body(): Readonly<RequestBody<this>> {
     return this.#body as RequestBody<this>;
@@ -97,12 +85,6 @@ export abstract class RequestDto {
 
   /**
    * Same as {@link RequestDto.toJSON}.
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).toBody();
-   * ```
    */
   toBody(): RequestBody<this> {
     return this.toJSON();

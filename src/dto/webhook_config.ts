@@ -141,13 +141,6 @@ export class WebhookConfigDto extends RequestDto {
 
   /**
    * Type only: the settings below are read from `webhook`, they are not fields of the body.
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * import { type RequestBody } from "@gw/gateway/resources";
-   * const body: RequestBody<WebhookConfigDto> = { webhook: WebhookConfigDto.from({ url: "https://e.x/h" }).toJSON().webhook };
-   * ```
    */
   declare readonly "~readFromBody"?: "url" | "enabled" | "events" | "byEvents" | "base64" | "headers";
 

@@ -173,14 +173,6 @@ export class BotHarness<C extends Context = Context> {
   /**
    * Deliver an event the server would send (`data` as the server shapes it) and wait until the bot handled
    * it. Rejects when the bot's middleware failed and no `catch` handler took the error.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * await h.deliver("connection.update", { instance: "bot", state: "open", statusReason: 200 });
-   * ```
    */
   async deliver(event: string, data: unknown): Promise<WebhookEnvelope> {
     const body = envelope(
@@ -217,16 +209,6 @@ export class BotHarness<C extends Context = Context> {
 
   /**
    * Replace the bot by a new one on the same store and server, as a restarted process would build it.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * const before = h.bot;
-   * h.restart();
-   * console.log(h.bot !== before); // true
-   * ```
    */
   restart(): Bot<C> {
     return this.#bot = this.#bot.restart();
@@ -234,14 +216,6 @@ export class BotHarness<C extends Context = Context> {
 
   /**
    * Close the bot and the simulated server.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * const h = new BotHarness(new Bot());
-   * await h.close();
-   * ```
    */
   async close(): Promise<void> {
     await this.#bot.close();

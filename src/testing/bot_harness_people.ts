@@ -73,14 +73,6 @@ export class HarnessUser {
 
   /**
    * Send a text; resolves when the bot handled it.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * await h.user("5511999999999").send("hello");
-   * ```
    */
   send(text: string): Promise<WebhookEnvelope> {
     return this.#harness.inboundText({ from: this.jid, text, pushName: this.name, fromLid: this.lid });

@@ -134,15 +134,6 @@ export class GatewayFake {
 
   /**
    * Assert at least one sent request matches; returns the matches.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().text("5511999999999", "Hi");
-   * fake.assertSent({ path: "/message/sendText", body: { text: "Hi" } });
-   * await fake.close();
-   * ```
    */
   assertSent(matcher: SentMatcher): RequestLogEntry[] {
     const found = this.#find(matcher);
@@ -155,14 +146,6 @@ export class GatewayFake {
 
   /**
    * Assert no sent request matches.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.assertNotSent({ path: "/instance/delete" });
-   * await fake.close();
-   * ```
    */
   assertNotSent(matcher: SentMatcher): void {
     const found = this.#find(matcher);
@@ -175,17 +158,6 @@ export class GatewayFake {
   /**
    * Assert exactly `count` HTTP requests were sent, of any kind: message sends, reads, instance calls (a
    * retried request counts once per attempt). {@link GatewayFake.assertMessageCount} counts message sends.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.instances().fetchAll();
-   * await service.messages().text("5511999999999", "Hello");
-   * fake.assertRequestCount(2);
-   * fake.assertMessageCount(1);
-   * await fake.close();
-   * ```
    */
   assertRequestCount(count: number): void {
     if (this.sent.length !== count) {
@@ -212,15 +184,6 @@ export class GatewayFake {
    * Assert a message was sent whose text contains `fragment`: the `text` of a text message, a media
    * `caption`, a status's `content`, or the `name`, `title`, `description`, `footer` or `footerText` of a
    * poll, location, list or buttons message. Returns the matching sends.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().text("5511999999999", "Your order #1234 has shipped");
-   * fake.assertMessageContains("#1234");
-   * await fake.close();
-   * ```
    */
   assertMessageContains(fragment: string): RequestLogEntry[] {
     const found = this.sent.filter((request) =>
@@ -238,15 +201,6 @@ export class GatewayFake {
    * Assert the last message sent was of kind `type`, named as `MessageSent.messageType` names it: `text`,
    * `image`, `video`, `document`, `audio`, `ptv`, `sticker`, `location`, `contact`, `reaction`, `poll`,
    * `list`, `buttons`, `status` or `template`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().image("5511999999999", "https://example.com/a.png", "Look");
-   * fake.assertMessageTypeWas("image");
-   * await fake.close();
-   * ```
    */
   assertMessageTypeWas(type: string): void {
     const last = this.sent.filter(isMessageSend).at(-1);
@@ -263,14 +217,6 @@ export class GatewayFake {
 
   /**
    * Assert nothing was sent.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.assertNothingSent();
-   * await fake.close();
-   * ```
    */
   assertNothingSent(): void {
     this.assertRequestCount(0);
@@ -318,14 +264,6 @@ export class GatewayFake {
 
   /**
    * Forget recorded requests and scripted answers (the simulator's state stays).
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.reset();
-   * await fake.close();
-   * ```
    */
   reset(): void {
     this.#scripted.length = 0;

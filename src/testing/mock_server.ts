@@ -113,13 +113,6 @@ export class MockGatewayServer extends GatewaySimulator {
 
   /**
    * Stop listening, close open connections, stop timers and pending webhook deliveries.
-   *
-   * @example
-   * ```ts
-   * import { MockGatewayServer } from "@gw/gateway/testing";
-   * const mock = await MockGatewayServer.start();
-   * await mock.close();
-   * ```
    */
   override close(): Promise<void> {
     this.#closing ??= (async () => {

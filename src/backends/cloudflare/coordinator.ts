@@ -70,14 +70,6 @@ export class GatewayCoordinator {
 
   /**
    * Called by the runtime with the object's state.
-   *
-   * @example
-   * ```ts
-   * // The runtime builds it; in a test, with a SQLite-backed state:
-   * import { type DurableObjectState, GatewayCoordinator } from "@gw/gateway/cloudflare";
-   * declare const ctx: DurableObjectState; // what the runtime passes
-   * const coordinator = new GatewayCoordinator(ctx);
-   * ```
    */
   constructor(ctx: DurableObjectState, _env?: unknown) {
     const sql = ctx.storage.sql;
@@ -200,13 +192,6 @@ export class GatewayCoordinator {
 
   /**
    * The alarm: delete what has expired, and wake again at the next expiry.
-   *
-   * @example
-   * ```ts
-   * import type { GatewayCoordinator } from "@gw/gateway/cloudflare";
-   * declare const coordinator: GatewayCoordinator; // built by the runtime
-   * await coordinator.alarm(); // called by the runtime
-   * ```
    */
   async alarm(): Promise<void> {
     const now = Date.now();

@@ -103,14 +103,6 @@ export class MemoryState implements state.StateStore {
    * Read a live entry at once, without a promise (memory needs none). Unlike {@link MemoryState.get}, the
    * entry is shared and deeply frozen (parsed once per write, not per read): copy it to change it. The send
    * path's breaker check reads one on every send.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * const state = new MemoryState();
-   * await state.set("lid", "123@lid", "5511999999999");
-   * console.log(state.getNow<string>("lid", "123@lid")?.value); // "5511999999999"
-   * ```
    */
   getNow<T>(namespace: string, key: string): Readonly<state.StateEntry<T>> | null {
     state.checkStateKey(namespace, key);

@@ -98,12 +98,6 @@ export class RedisWebhookDedupe implements WebhookDedupe {
 
   /**
    * Close the connection opened from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

@@ -81,12 +81,6 @@ export class RedisTaskLease implements TaskLease {
 
   /**
    * Close the connection opened from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisTaskLease } from "@gw/gateway/redis";
-   * await new RedisTaskLease({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
    */
   close(): Promise<void> {
     return this.#redis.close();

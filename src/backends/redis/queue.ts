@@ -168,14 +168,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   /**
    * Claim the next due job and run it through `processor`: its outcome, or null when no job is due.
    * Workers call this in a loop; tests call it directly with a fake clock.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * while (await queue.runNext(new WebhookProcessor()) !== null) { }
-   * ```
    */
   async runNext(
     processor: WebhookProcessor,
@@ -250,13 +242,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
 
   /**
    * The dead-letter list, oldest first.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * for (const entry of await queue.listDeadLetters()) console.log(entry.job.id, entry.error);
-   * ```
    */
   async listDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
     const { dead, deadOrder } = this.#keys();
@@ -275,13 +260,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   /**
    * Put a dead-lettered job back on the queue with a fresh attempt count; false when there is no such
    * entry (or another caller requeued it first).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * for (const entry of await queue.listDeadLetters()) await queue.requeueDeadLetter(entry.job.id);
-   * ```
    */
   async requeueDeadLetter(id: string): Promise<boolean> {
     const keys = this.#keys();
@@ -303,12 +281,6 @@ export class RedisWebhookQueue implements WebhookJobQueue {
 
   /**
    * How many jobs wait (due or delayed) and how many are claimed by a worker right now.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * console.log(await new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" }).counts());
-   * ```
    */
   async counts(): Promise<{ waiting: number; running: number; deadLettered: number }> {
     const keys = this.#keys();

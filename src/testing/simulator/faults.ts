@@ -30,13 +30,6 @@ import type { FailNextOptions, RouteSelector } from "./types.ts";
 export class SimulatedConnectionDrop extends TypeError {
   /**
    * Build the error for a request.
-   *
-   * @example
-   * ```ts
-   * import { SimulatedConnectionDrop } from "@gw/gateway/testing";
-   * const error = new SimulatedConnectionDrop("POST", "/message/sendText");
-   * console.log(error instanceof TypeError); // true
-   * ```
    */
   constructor(method: string, path: string) {
     super(

@@ -110,15 +110,6 @@ export class GatewaySimulator {
    * Answer one request like the reference server. Rejects with a `TypeError` when a dropped connection
    * was scripted with {@link GatewaySimulator.dropConnection}, and with the abort reason when the
    * request's signal aborts during a scripted delay, as `fetch` would.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * const res = await sim.handle(new Request("http://gateway.test/"));
-   * console.log((await res.json()).version); // "2.3.6"
-   * await sim.close();
-   * ```
    */
   handle(request: Request): Promise<Response> {
     return handleRequest(this.#core, ROUTES, request);
@@ -126,15 +117,6 @@ export class GatewaySimulator {
 
   /**
    * A `fetch`-compatible function bound to this simulator, for injecting into a client.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * const res = await sim.fetch("http://gateway.test/");
-   * console.log(res.status);
-   * await sim.close();
-   * ```
    */
   readonly fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
     this.handle(new Request(input, init));
@@ -177,15 +159,6 @@ export class GatewaySimulator {
 
   /**
    * A summary of an instance, or undefined when it does not exist.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales", { open: true });
-   * console.log(sim.instance("sales")?.state); // "open"
-   * await sim.close();
-   * ```
    */
   instance(name: string): SimulatedInstanceInfo | undefined {
     const i = this.#core.instances.get(name);
@@ -204,15 +177,6 @@ export class GatewaySimulator {
    * Create an instance directly (no request, no `instance.create` event), optionally already open.
    * Unlike `/instance/create` it stores no settings row, so `/settings/find` answers `null` until
    * `/settings/set` is called.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * const info = sim.addInstance("sales", { token: "sales-key", open: true });
-   * console.log(info.token); // "sales-key"
-   * await sim.close();
-   * ```
    */
   addInstance(name: string, options: AddInstanceOptions = {}): SimulatedInstanceInfo {
     const core = this.#core;
@@ -316,16 +280,6 @@ export class GatewaySimulator {
   /**
    * A sent (or received) message changed status: stored as a `MessageUpdate` row (so
    * `findStatusMessage` and `findMessages` see it) and emitted as `messages.update`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales", { open: true });
-   * const msg = sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi" });
-   * sim.simulateStatusUpdate("sales", { messageId: (msg.key as { id: string }).id, status: "READ" });
-   * await sim.close();
-   * ```
    */
   simulateStatusUpdate(name: string, options: SimulateStatusOptions): void {
     const core = this.#core;
@@ -363,14 +317,6 @@ export class GatewaySimulator {
   /**
    * Mark numbers (or JIDs) as not on WhatsApp: sends to them fail with 400
    * `[{jid, exists: false, number}]` and `whatsappNumbers` reports `exists: false`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.setNotOnWhatsApp("5511000000000");
-   * await sim.close();
-   * ```
    */
   setNotOnWhatsApp(...numbers: string[]): void {
     for (const n of numbers) this.#core.notOnWhatsApp.add(createJid(n));
@@ -381,14 +327,6 @@ export class GatewaySimulator {
    * `whatsappNumbers` and sends see only registered accounts, and a number reaches an account registered
    * under one of its variants (Brazil's 9th digit, Mexico's `1`, Argentina's `9`), as on the server:
    * `{ jid: <the account's JID>, exists: true, number: <as asked> }`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.registerAccount("551188887777"); // registered without the 9th digit
-   * await sim.close();
-   * ```
    */
   registerAccount(number: string): void {
     const jid = rawJid(number);
@@ -403,14 +341,6 @@ export class GatewaySimulator {
   /**
    * Whether instances can reach WhatsApp (default true). Unreachable, as on a machine without network:
    * `connect` and `restart` leave the instance `connecting` with no QR code and answer `{count: 0}`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.setWhatsAppReachable(false);
-   * await sim.close();
-   * ```
    */
   setWhatsAppReachable(reachable: boolean): void {
     this.#core.whatsAppReachable = reachable;
@@ -421,16 +351,6 @@ export class GatewaySimulator {
    * closed, ...). For 401, 402, 403 and 406 the instance ends `close` with `disconnectionReasonCode` set and
    * `status.instance` plus `connection.update` close are emitted; for other codes the server reconnects
    * silently (state `connecting`).
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales", { open: true });
-   * sim.simulateDisconnect("sales", 403);
-   * console.log(sim.instance("sales")?.state); // "close"
-   * await sim.close();
-   * ```
    */
   simulateDisconnect(name: string, statusReason: number): void {
     this.#core.disconnect(this.#core.mustGet(name, "simulate disconnect"), statusReason);
@@ -439,15 +359,6 @@ export class GatewaySimulator {
   /**
    * The QR code limit was reached while connecting: `qrcode.updated` with the limit message,
    * `connection.update` `refused` (428), and the instance back to `close`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales");
-   * sim.simulateQrLimit("sales");
-   * await sim.close();
-   * ```
    */
   simulateQrLimit(name: string): void {
     this.#core.qrLimit(this.#core.mustGet(name, "simulate QR limit"));
@@ -462,14 +373,6 @@ export class GatewaySimulator {
 
   /**
    * Answer the next matching request(s) with a scripted status and body, before any routing or guard.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.failNext({ route: "POST /message/sendText", status: 503, times: 2, retryAfter: 1 });
-   * await sim.close();
-   * ```
    */
   failNext(options: FailNextOptions): void {
     this.#core.faults.failNext(options);
@@ -478,14 +381,6 @@ export class GatewaySimulator {
   /**
    * Hold the answer of matching requests for `ms` (every match until `clearFaults`/`reset`, or
    * `times` matches). The wait ends early, with the abort reason, when the request's signal aborts.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.delay("/instance/connectionState", 50, { times: 1 });
-   * await sim.close();
-   * ```
    */
   delay(route: RouteSelector, ms: number, options: { times?: number } = {}): void {
     this.#core.faults.delay(route, ms, options.times);
@@ -494,15 +389,6 @@ export class GatewaySimulator {
   /**
    * Close the connection of the next matching request(s) (default once) before any answer: the
    * in-process handler rejects with a `TypeError`, `MockGatewayServer` resets the TCP connection.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.dropConnection("POST /message/sendText");
-   * await sim.fetch("http://gateway.test/message/sendText/x", { method: "POST" }).catch((e) => console.log(e.name));
-   * await sim.close();
-   * ```
    */
   dropConnection(route: RouteSelector, options: { times?: number } = {}): void {
     this.#core.faults.dropConnection(route, options.times);
@@ -512,14 +398,6 @@ export class GatewaySimulator {
    * Drop `share` (0..1) of the webhooks of `event` (dotted name; default every event) as if the server
    * had given up after its retries: nothing is posted, the event is listed in `droppedWebhooks`. The
    * drops are spread evenly and deterministically (`share: 0.3` drops exactly 30 of every 100).
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.dropWebhooks({ event: "messages.upsert", share: 0.3 });
-   * await sim.close();
-   * ```
    */
   dropWebhooks(options: { event?: string; instance?: string; share: number }): void {
     this.#core.faults.dropWebhooks(options);
@@ -540,14 +418,6 @@ export class GatewaySimulator {
   /**
    * Resolves when no webhook delivery is pending (retries included; with the default sleep that
    * takes as long as the retry waits).
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.webhooksIdle();
-   * await sim.close();
-   * ```
    */
   webhooksIdle(): Promise<void> {
     return this.#core.dispatcher.idle();
@@ -556,14 +426,6 @@ export class GatewaySimulator {
   /**
    * Deliver every pending webhook now: retry waits are cut short while flushing. Resolves when no
    * delivery is pending.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.flushWebhooks();
-   * await sim.close();
-   * ```
    */
   flushWebhooks(): Promise<void> {
     return this.#core.dispatcher.flush();
@@ -572,16 +434,6 @@ export class GatewaySimulator {
   /**
    * Forget everything: instances, logs, faults, unreachable numbers; pending deliveries and delays are
    * aborted.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales");
-   * sim.reset();
-   * console.log(sim.instance("sales")); // undefined
-   * await sim.close();
-   * ```
    */
   reset(): void {
     this.#core.reset();
