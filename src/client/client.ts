@@ -100,9 +100,7 @@ export class GatewayClient {
   readonly #log: Logger;
   readonly #outcomeLevel: "debug" | "info";
 
-  /**
-   * Build a client from the configuration's `http` and `retry` sections and its dependencies.
-   */
+  /** Build a client from the configuration's `http` and `retry` sections and its dependencies. */
   constructor(config: GatewayConfig, dependencies: ClientDependencies) {
     const valid = validateConfig(config);
     const now = dependencies.now ?? Date.now;
@@ -127,25 +125,19 @@ export class GatewayClient {
     };
   }
 
-  /**
-   * The client's abortable sleep (injected in tests), for helpers that poll, such as `waitForConnection`.
-   */
+  /** The client's abortable sleep (injected in tests), for helpers that poll, such as `waitForConnection`. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const sleep = this.#runtime.sleep;
     return sleep(ms, signal);
   }
 
-  /**
-   * The client's clock in epoch ms (injected in tests).
-   */
+  /** The client's clock in epoch ms (injected in tests). */
   now(): number {
     const now = this.#runtime.now;
     return now();
   }
 
-  /**
-   * The connection manager this client resolves names with.
-   */
+  /** The connection manager this client resolves names with. */
   getConnectionManager(): ConnectionManager {
     return this.#connections;
   }
@@ -194,9 +186,7 @@ export class GatewayClient {
     return prepareRequest(this.#settings, method, route, options);
   }
 
-  /**
-   * Send a prepared request: take its rate-limit slot, attempt it (with retries), and record the outcome.
-   */
+  /** Send a prepared request: take its rate-limit slot, attempt it (with retries), and record the outcome. */
   send<T = unknown>(call: PreparedRequest): Promise<ApiResponse<T>> {
     // One promise chain, no async layer of its own: on a fast local round trip each layer costs more than
     // its share (see bench/README.md, "Client overhead").

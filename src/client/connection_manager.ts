@@ -96,9 +96,7 @@ export class ConnectionManager {
   #connections = new Map<string, ResolvedConnection>();
   #active: string;
 
-  /**
-   * Build from a configuration, checked like any configuration object; every connection is validated.
-   */
+  /** Build from a configuration, checked like any configuration object; every connection is validated. */
   constructor(config: GatewayConfig = {}) {
     validateConfig(config);
     for (const [name, connection] of Object.entries(config.connections ?? {})) {
@@ -128,9 +126,7 @@ export class ConnectionManager {
     }
   }
 
-  /**
-   * Add (or replace) a connection at runtime.
-   */
+  /** Add (or replace) a connection at runtime. */
   addConnection(name: string, config: ConnectionConfig): this {
     if (typeof name !== "string" || name.trim() === "") {
       throw new ConfigurationException("Invalid connection: the name must be a non-empty string");
@@ -139,18 +135,14 @@ export class ConnectionManager {
     return this;
   }
 
-  /**
-   * Make `name` the default for later calls. Bound views made earlier keep their connection.
-   */
+  /** Make `name` the default for later calls. Bound views made earlier keep their connection. */
   setActiveConnection(name: string): this {
     this.getConnection(name);
     this.#active = name;
     return this;
   }
 
-  /**
-   * A connection by name (the active one when no name is given); throws when unknown.
-   */
+  /** A connection by name (the active one when no name is given); throws when unknown. */
   getConnection(name?: string): ResolvedConnection {
     const key = name ?? this.#active;
     const connection = this.#connections.get(key);
@@ -163,30 +155,22 @@ export class ConnectionManager {
     return connection;
   }
 
-  /**
-   * Whether a connection exists.
-   */
+  /** Whether a connection exists. */
   hasConnection(name: string): boolean {
     return this.#connections.has(name);
   }
 
-  /**
-   * Names of every connection, in the order they were added.
-   */
+  /** Names of every connection, in the order they were added. */
   getConnectionNames(): string[] {
     return [...this.#connections.keys()];
   }
 
-  /**
-   * The name used when a call names no connection.
-   */
+  /** The name used when a call names no connection. */
   getActiveConnectionName(): string {
     return this.#active;
   }
 
-  /**
-   * Remove a connection; removing the active one is refused.
-   */
+  /** Remove a connection; removing the active one is refused. */
   removeConnection(name: string): boolean {
     if (name === this.#active && this.#connections.has(name)) {
       throw new GatewayApiException(`Cannot remove connection "${name}": it is the active connection`, {

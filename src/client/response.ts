@@ -49,9 +49,7 @@ export class ApiResponse<T = unknown> {
    */
   readonly replayed: boolean;
 
-  /**
-   * Wrap an answer.
-   */
+  /** Wrap an answer. */
   constructor(
     status: number,
     headers: Headers,
@@ -68,16 +66,12 @@ export class ApiResponse<T = unknown> {
     this.replayed = options.replayed === true;
   }
 
-  /**
-   * True for a 2xx status.
-   */
+  /** True for a 2xx status. */
   isSuccessful(): boolean {
     return this.status >= 200 && this.status < 300;
   }
 
-  /**
-   * The body, or the value at a dot path in it (`json("key.id")`, `json("0.name")`).
-   */
+  /** The body, or the value at a dot path in it (`json("key.id")`, `json("0.name")`). */
   json<V = unknown>(path?: string): V {
     return readPath(this.data, path) as V;
   }

@@ -51,9 +51,7 @@ export class MessageStatusChanged extends Event {
   /** The whole record after the change. */
   readonly record: MessageStatusRecord;
 
-  /**
-   * Build the event.
-   */
+  /** Build the event. */
   constructor(record: MessageStatusRecord, previous: MessageStatus | null) {
     super(MessageStatusChanged.type);
     this.messageId = record.messageId;
@@ -95,9 +93,7 @@ export class MessageStuck extends Event {
   /** The record. */
   readonly record: MessageStatusRecord;
 
-  /**
-   * Build the event.
-   */
+  /** Build the event. */
   constructor(record: MessageStatusRecord, pendingForMs: number, causes: readonly StuckCause[]) {
     super(MessageStuck.type);
     this.messageId = record.messageId;

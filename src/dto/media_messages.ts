@@ -103,9 +103,7 @@ export interface SendMediaMessageDto extends MessageOptions {
  * ```
  */
 export class SendMediaMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendMediaMessageDto> | SendMediaMessageDto): SendMediaMessageDto {
     if (input instanceof SendMediaMessageDto) return input;
     return new SendMediaMessageDto(readBody(SEND_MEDIA_BODY, input));
@@ -132,9 +130,7 @@ export interface SendAudioMessageDto extends MessageOptions {
  * ```
  */
 export class SendAudioMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendAudioMessageDto> | SendAudioMessageDto): SendAudioMessageDto {
     if (input instanceof SendAudioMessageDto) return input;
     return new SendAudioMessageDto(readBody(SEND_AUDIO_BODY, input));
@@ -159,9 +155,7 @@ export interface SendPtvMessageDto extends MessageOptions {
  * ```
  */
 export class SendPtvMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendPtvMessageDto> | SendPtvMessageDto): SendPtvMessageDto {
     if (input instanceof SendPtvMessageDto) return input;
     return new SendPtvMessageDto(readBody(SEND_PTV_BODY, input));
@@ -188,9 +182,7 @@ export interface SendStickerMessageDto extends MessageOptions {
  * ```
  */
 export class SendStickerMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendStickerMessageDto> | SendStickerMessageDto): SendStickerMessageDto {
     if (input instanceof SendStickerMessageDto) return input;
     return new SendStickerMessageDto(readBody(SEND_STICKER_BODY, input));
@@ -285,9 +277,7 @@ export interface SendStatusMessageDto {
  * ```
  */
 export class SendStatusMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendStatusMessageDto> | SendStatusMessageDto): SendStatusMessageDto {
     if (input instanceof SendStatusMessageDto) return input;
     return new SendStatusMessageDto(readBody(SEND_STATUS_BODY, input));

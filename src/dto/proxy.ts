@@ -68,9 +68,7 @@ export interface ProxyDto extends Readonly<Omit<ProxyInput, "enabled" | "port">>
  * ```
  */
 export class ProxyDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: ProxyInput | ProxyDto): ProxyDto {
     if (input instanceof ProxyDto) return input;
     return new ProxyDto(readBody(PROXY_BODY, input) as unknown as ProxyDto);

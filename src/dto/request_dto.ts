@@ -69,16 +69,12 @@ export abstract class RequestDto {
     Object.freeze(Object.assign(this, body));
   }
 
-  /**
-   * The validated body, as sent (frozen).
-   */
+  /** The validated body, as sent (frozen). */
   get body(): Readonly<RequestBody<this>> {
     return this.#body as RequestBody<this>;
   }
 
-  /**
-   * The exact JSON body the server expects (a fresh deep copy).
-   */
+  /** The exact JSON body the server expects (a fresh deep copy). */
   toJSON(): RequestBody<this> {
     return structuredClone(this.#body) as RequestBody<this>;
   }

@@ -77,9 +77,7 @@ export interface SendTextMessageDto extends MessageOptions {
  * ```
  */
 export class SendTextMessageDto extends RequestDto {
-  /**
-   * Validate and normalize; throws `ValidationException` naming every bad field.
-   */
+  /** Validate and normalize; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendTextMessageDto> | SendTextMessageDto): SendTextMessageDto {
     if (input instanceof SendTextMessageDto) return input;
     return new SendTextMessageDto(readTextBody(input));

@@ -131,57 +131,41 @@ export interface WebhookConfigDto {
  * ```
  */
 export class WebhookConfigDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: WebhookConfigInput | WebhookConfigDto): WebhookConfigDto {
     if (input instanceof WebhookConfigDto) return input;
     return new WebhookConfigDto(readBody(WEBHOOK_CONFIG_BODY, input));
   }
 
-  /**
-   * Type only: the settings below are read from `webhook`, they are not fields of the body.
-   */
+  /** Type only: the settings below are read from `webhook`, they are not fields of the body. */
   declare readonly "~readFromBody"?: "url" | "enabled" | "events" | "byEvents" | "base64" | "headers";
 
-  /**
-   * Where the server posts events (`webhook.url`).
-   */
+  /** Where the server posts events (`webhook.url`). */
   get url(): string {
     return this.webhook.url;
   }
 
-  /**
-   * Whether the webhook is on (`webhook.enabled`, default true).
-   */
+  /** Whether the webhook is on (`webhook.enabled`, default true). */
   get enabled(): boolean {
     return this.webhook.enabled;
   }
 
-  /**
-   * The events, as UPPER_SNAKE names (`webhook.events`; empty means every event).
-   */
+  /** The events, as UPPER_SNAKE names (`webhook.events`; empty means every event). */
   get events(): readonly string[] {
     return this.webhook.events;
   }
 
-  /**
-   * Whether each event goes to `<url>/<event-kebab>` (`webhook.byEvents`, default false).
-   */
+  /** Whether each event goes to `<url>/<event-kebab>` (`webhook.byEvents`, default false). */
   get byEvents(): boolean {
     return this.webhook.byEvents;
   }
 
-  /**
-   * Whether media is included as base64 (`webhook.base64`, default false).
-   */
+  /** Whether media is included as base64 (`webhook.base64`, default false). */
   get base64(): boolean {
     return this.webhook.base64;
   }
 
-  /**
-   * The headers the server sends with every call (`webhook.headers`).
-   */
+  /** The headers the server sends with every call (`webhook.headers`). */
   get headers(): Readonly<Record<string, string>> {
     return this.webhook.headers;
   }

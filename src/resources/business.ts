@@ -33,9 +33,7 @@ function catalogBody(query: CatalogQuery): Record<string, unknown> {
  * ```
  */
 export class BusinessResource extends Resource {
-  /**
-   * A business catalog (`POST /business/getCatalog`).
-   */
+  /** A business catalog (`POST /business/getCatalog`). */
   async getCatalog(
     query: CatalogQuery = {},
     options?: CallOptions,
@@ -45,9 +43,7 @@ export class BusinessResource extends Resource {
     }, options);
   }
 
-  /**
-   * A business's collections (`POST /business/getCollections`).
-   */
+  /** A business's collections (`POST /business/getCollections`). */
   async getCollections(
     query: CatalogQuery = {},
     options?: CallOptions,

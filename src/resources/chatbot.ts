@@ -82,23 +82,17 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
    */
   protected abstract readonly bodies: { readonly bot: BodySpec; readonly settings: BodySpec };
 
-  /**
-   * Create a bot (`POST /<integration>/create`); the server answers the stored row, `id` included.
-   */
+  /** Create a bot (`POST /<integration>/create`); the server answers the stored row, `id` included. */
   async create(bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
     return await this.call(this.routes.create, { body: readBody(this.bodies.bot, bot) }, options);
   }
 
-  /**
-   * The instance's bots of this integration (`GET /<integration>/find`).
-   */
+  /** The instance's bots of this integration (`GET /<integration>/find`). */
   async find(options?: CallOptions): Promise<ApiResponse<BotRow<T>[]>> {
     return await this.call(this.routes.find, {}, options);
   }
 
-  /**
-   * One bot by id (`GET /<integration>/fetch/{id}`); `data` is null when there is none.
-   */
+  /** One bot by id (`GET /<integration>/fetch/{id}`); `data` is null when there is none. */
   async fetch(id: string, options?: CallOptions): Promise<ApiResponse<BotRow<T> | null>> {
     return await this.call(this.routes.fetch, { params: { id: recordId("bot", id) } }, options);
   }
@@ -112,9 +106,7 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
     return await this.call(this.routes.update, request, options);
   }
 
-  /**
-   * Delete a bot and its sessions (`DELETE /<integration>/delete/{id}`).
-   */
+  /** Delete a bot and its sessions (`DELETE /<integration>/delete/{id}`). */
   async delete(id: string, options?: CallOptions): Promise<ApiResponse<DeleteBotResponse>> {
     return await this.call(this.routes.delete, { params: { id: recordId("bot", id) } }, options);
   }
@@ -147,9 +139,7 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
     return await this.call(this.routes.changeStatus, { body }, options);
   }
 
-  /**
-   * A bot's sessions (`GET /<integration>/fetchSessions/{id}`).
-   */
+  /** A bot's sessions (`GET /<integration>/fetchSessions/{id}`). */
   async fetchSessions(id: string, options?: CallOptions): Promise<ApiResponse<BotSession[]>> {
     return await this.call(this.routes.fetchSessions, { params: { id: recordId("bot", id) } }, options);
   }

@@ -78,9 +78,7 @@ function chatTarget(chat: string | LastMessage, what: string): Record<string, un
  * ```
  */
 export class ChatsResource extends Resource {
-  /**
-   * Which numbers are on WhatsApp (`POST /chat/whatsappNumbers`).
-   */
+  /** Which numbers are on WhatsApp (`POST /chat/whatsappNumbers`). */
   async checkNumbers(numbers: string[], options?: CallOptions): Promise<ApiResponse<OnWhatsAppResult[]>> {
     const list = check("number check", (problems) => {
       const items = problems.array("numbers", numbers, { required: true, minItems: 1 }) ?? [];
@@ -91,17 +89,13 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Whether one number is on WhatsApp.
-   */
+  /** Whether one number is on WhatsApp. */
   async isOnWhatsApp(number: string, options?: CallOptions): Promise<boolean> {
     const res = await this.checkNumbers([number], options);
     return Array.isArray(res.data) && res.data.some((row) => row?.exists === true);
   }
 
-  /**
-   * Mark messages read (`POST /chat/markMessageAsRead`).
-   */
+  /** Mark messages read (`POST /chat/markMessageAsRead`). */
   async markAsRead(
     message: MessageRef | MessageRef[],
     options?: CallOptions,
@@ -112,9 +106,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Archive a chat (`POST /chat/archiveChat`), given its JID or its last message.
-   */
+  /** Archive a chat (`POST /chat/archiveChat`), given its JID or its last message. */
   async archive(
     chat: string | LastMessage,
     options?: CallOptions,
@@ -122,9 +114,7 @@ export class ChatsResource extends Resource {
     return await this.#archive(chat, true, options);
   }
 
-  /**
-   * Unarchive a chat (`POST /chat/archiveChat` with `archive: false`).
-   */
+  /** Unarchive a chat (`POST /chat/archiveChat` with `archive: false`). */
   async unarchive(
     chat: string | LastMessage,
     options?: CallOptions,
@@ -143,9 +133,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Mark a chat unread (`POST /chat/markChatUnread`), given its last message.
-   */
+  /** Mark a chat unread (`POST /chat/markChatUnread`), given its last message. */
   async markUnread(
     lastMessage: LastMessage,
     options?: CallOptions,
@@ -160,9 +148,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Delete a message for everyone (`DELETE /chat/deleteMessageForEveryone`, JSON body).
-   */
+  /** Delete a message for everyone (`DELETE /chat/deleteMessageForEveryone`, JSON body). */
   async deleteForEveryone(
     key: MessageRef,
     options?: CallOptions,
@@ -173,9 +159,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Edit a sent text (`POST /chat/updateMessage`).
-   */
+  /** Edit a sent text (`POST /chat/updateMessage`). */
   async updateMessage(
     key: MessageRef,
     text: string,
@@ -191,9 +175,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Show a presence in a chat for `delay` ms (`POST /chat/sendPresence`).
-   */
+  /** Show a presence in a chat for `delay` ms (`POST /chat/sendPresence`). */
   async sendPresence(
     number: string,
     presence: Presence,
@@ -204,9 +186,7 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.sendPresence, { body, serverDelayMs: body.delay as number }, options);
   }
 
-  /**
-   * Block or unblock a number (`POST /chat/updateBlockStatus`).
-   */
+  /** Block or unblock a number (`POST /chat/updateBlockStatus`). */
   async updateBlockStatus(
     number: string,
     status: "block" | "unblock",
@@ -216,9 +196,7 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.updateBlockStatus, { body }, options);
   }
 
-  /**
-   * A contact's profile picture URL (`POST /chat/fetchProfilePictureUrl`; null when none).
-   */
+  /** A contact's profile picture URL (`POST /chat/fetchProfilePictureUrl`; null when none). */
   async fetchProfilePictureUrl(
     number: string,
     options?: CallOptions,
@@ -246,16 +224,12 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.getBase64FromMediaMessage, { body, mediaResponse: true }, call);
   }
 
-  /**
-   * Stored contacts (`POST /chat/findContacts`).
-   */
+  /** Stored contacts (`POST /chat/findContacts`). */
   async findContacts(query: PagedQuery = {}, options?: CallOptions): Promise<ApiResponse<ContactRow[]>> {
     return await this.call(ROUTE.chat.findContacts, { body: query }, options);
   }
 
-  /**
-   * One page of stored messages (`POST /chat/findMessages`; `page` from 1, `offset` is the page size).
-   */
+  /** One page of stored messages (`POST /chat/findMessages`; `page` from 1, `offset` is the page size). */
   async findMessages(
     query: FindMessagesQuery = {},
     options?: CallOptions,
@@ -263,9 +237,7 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.findMessages, { body: query }, options);
   }
 
-  /**
-   * Every stored message matching `query`, page after page (`findMessages` with `page` 1, 2, ...).
-   */
+  /** Every stored message matching `query`, page after page (`findMessages` with `page` 1, 2, ...). */
   async *iterateMessages(
     query: FindMessagesQuery = {},
     options?: CallOptions,
@@ -283,18 +255,14 @@ export class ChatsResource extends Resource {
     }
   }
 
-  /**
-   * Every stored message matching `query`, collected into an array (see `iterateMessages`).
-   */
+  /** Every stored message matching `query`, collected into an array (see `iterateMessages`). */
   async findAllMessages(query: FindMessagesQuery = {}, options?: CallOptions): Promise<MessageRecord[]> {
     const out: MessageRecord[] = [];
     for await (const record of this.iterateMessages(query, options)) out.push(record);
     return out;
   }
 
-  /**
-   * Delivery/read updates of messages (`POST /chat/findStatusMessage`).
-   */
+  /** Delivery/read updates of messages (`POST /chat/findStatusMessage`). */
   async findStatusMessage(
     query: PagedQuery = {},
     options?: CallOptions,
@@ -302,16 +270,12 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.findStatusMessage, { body: query }, options);
   }
 
-  /**
-   * Stored chats (`POST /chat/findChats`).
-   */
+  /** Stored chats (`POST /chat/findChats`). */
   async fetchAll(query: FindChatsQuery = {}, options?: CallOptions): Promise<ApiResponse<ChatRow[]>> {
     return await this.call(ROUTE.chat.findChats, { body: query }, options);
   }
 
-  /**
-   * One stored chat by JID (`GET /chat/findChatByRemoteJid?remoteJid=`), or null.
-   */
+  /** One stored chat by JID (`GET /chat/findChatByRemoteJid?remoteJid=`), or null. */
   async findChatByRemoteJid(remoteJid: string, options?: CallOptions): Promise<ApiResponse<ChatRow | null>> {
     return await this.call(ROUTE.chat.findChatByRemoteJid, {
       query: { remoteJid: personJid(recipient(remoteJid, "remoteJid")) },

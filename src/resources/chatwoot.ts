@@ -80,9 +80,7 @@ export class ChatwootResource extends Resource {
     return await this.call(ROUTE.chatwoot.set, { body: readBody(CHATWOOT_BODY, config) }, options);
   }
 
-  /**
-   * The stored configuration (`GET /chatwoot/find`; `enabled: false` and empty fields when none).
-   */
+  /** The stored configuration (`GET /chatwoot/find`; `enabled: false` and empty fields when none). */
   async find(options?: CallOptions): Promise<ApiResponse<ChatwootRow>> {
     return await this.call(ROUTE.chatwoot.find, {}, options);
   }

@@ -42,9 +42,7 @@ import type {
  * ```
  */
 export class GroupsResource extends Resource {
-  /**
-   * Create a group (`POST /group/create`).
-   */
+  /** Create a group (`POST /group/create`). */
   async create(
     subject: string | RequestInput<CreateGroupDto> | CreateGroupDto,
     participants?: string[],
@@ -77,9 +75,7 @@ export class GroupsResource extends Resource {
     return await this.call<T>(route, { query }, options);
   }
 
-  /**
-   * Rename a group (`POST /group/updateGroupSubject`).
-   */
+  /** Rename a group (`POST /group/updateGroupSubject`). */
   async updateSubject(
     jid: string,
     subject: string,
@@ -93,9 +89,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Change the group picture (`POST /group/updateGroupPicture`; URL or raw base64).
-   */
+  /** Change the group picture (`POST /group/updateGroupPicture`; URL or raw base64). */
   async updatePicture(jid: string, image: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     return await this.#post(
       ROUTE.group.updateGroupPicture,
@@ -105,9 +99,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Change the group description (`POST /group/updateGroupDescription`).
-   */
+  /** Change the group description (`POST /group/updateGroupDescription`). */
   async updateDescription(
     jid: string,
     description: string,
@@ -119,16 +111,12 @@ export class GroupsResource extends Resource {
     }, options);
   }
 
-  /**
-   * A group's metadata (`GET /group/findGroupInfos?groupJid=`).
-   */
+  /** A group's metadata (`GET /group/findGroupInfos?groupJid=`). */
   async findInfo(jid: string, options?: CallOptions): Promise<ApiResponse<GroupInfo>> {
     return await this.#get(ROUTE.group.findGroupInfos, { groupJid: groupJid(jid) }, options);
   }
 
-  /**
-   * Every group the instance is in (`GET /group/fetchAllGroups?getParticipants=`).
-   */
+  /** Every group the instance is in (`GET /group/fetchAllGroups?getParticipants=`). */
   async fetchAllGroups(
     options: CallOptions & { getParticipants?: boolean } = {},
   ): Promise<ApiResponse<GroupInfo[]>> {
@@ -140,9 +128,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * A group's members (`GET /group/participants?groupJid=`).
-   */
+  /** A group's members (`GET /group/participants?groupJid=`). */
   async participants(
     jid: string,
     options?: CallOptions,
@@ -150,16 +136,12 @@ export class GroupsResource extends Resource {
     return await this.#get(ROUTE.group.participants, { groupJid: groupJid(jid) }, options);
   }
 
-  /**
-   * A group's invite link (`GET /group/inviteCode?groupJid=`).
-   */
+  /** A group's invite link (`GET /group/inviteCode?groupJid=`). */
   async inviteCode(jid: string, options?: CallOptions): Promise<ApiResponse<InviteCodeResponse>> {
     return await this.#get(ROUTE.group.inviteCode, { groupJid: groupJid(jid) }, options);
   }
 
-  /**
-   * Revoke the invite link and get a new one (`POST /group/revokeInviteCode`).
-   */
+  /** Revoke the invite link and get a new one (`POST /group/revokeInviteCode`). */
   async revokeInviteCode(
     jid: string,
     options?: CallOptions,
@@ -167,9 +149,7 @@ export class GroupsResource extends Resource {
     return await this.#post(ROUTE.group.revokeInviteCode, GROUP_JID_BODY, { groupJid: jid }, options);
   }
 
-  /**
-   * Send the invite link to numbers (`POST /group/sendInvite`; the group id goes in the body here).
-   */
+  /** Send the invite link to numbers (`POST /group/sendInvite`; the group id goes in the body here). */
   async sendInvite(
     jid: string,
     numbers: string[],
@@ -187,9 +167,7 @@ export class GroupsResource extends Resource {
     return await this.#get(ROUTE.group.inviteInfo, { inviteCode: inviteCode(code) }, options);
   }
 
-  /**
-   * Join a group by invite code (`GET /group/acceptInviteCode?inviteCode=`).
-   */
+  /** Join a group by invite code (`GET /group/acceptInviteCode?inviteCode=`). */
   async acceptInvite(
     code: string,
     options?: CallOptions,
@@ -199,9 +177,7 @@ export class GroupsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Add, remove, promote or demote members (`POST /group/updateParticipant`).
-   */
+  /** Add, remove, promote or demote members (`POST /group/updateParticipant`). */
   async updateParticipant(
     jid: string,
     action: ParticipantAction,
@@ -215,9 +191,7 @@ export class GroupsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Add members (`updateParticipant` with `add`).
-   */
+  /** Add members (`updateParticipant` with `add`). */
   async addParticipants(
     jid: string,
     participants: string[],
@@ -226,9 +200,7 @@ export class GroupsResource extends Resource {
     return await this.updateParticipant(jid, "add", participants, options);
   }
 
-  /**
-   * Remove members (`updateParticipant` with `remove`).
-   */
+  /** Remove members (`updateParticipant` with `remove`). */
   async removeParticipants(
     jid: string,
     participants: string[],
@@ -237,9 +209,7 @@ export class GroupsResource extends Resource {
     return await this.updateParticipant(jid, "remove", participants, options);
   }
 
-  /**
-   * Make members admins (`updateParticipant` with `promote`).
-   */
+  /** Make members admins (`updateParticipant` with `promote`). */
   async promoteParticipants(
     jid: string,
     participants: string[],
@@ -248,9 +218,7 @@ export class GroupsResource extends Resource {
     return await this.updateParticipant(jid, "promote", participants, options);
   }
 
-  /**
-   * Take admin rights away (`updateParticipant` with `demote`).
-   */
+  /** Take admin rights away (`updateParticipant` with `demote`). */
   async demoteParticipants(
     jid: string,
     participants: string[],
@@ -276,9 +244,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Disappearing messages (`POST /group/toggleEphemeral`): 0 (off), 86400, 604800 or 7776000 seconds.
-   */
+  /** Disappearing messages (`POST /group/toggleEphemeral`): 0 (off), 86400, 604800 or 7776000 seconds. */
   async toggleEphemeral(
     jid: string,
     expiration: number,
@@ -292,9 +258,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Leave a group (`DELETE /group/leaveGroup?groupJid=`).
-   */
+  /** Leave a group (`DELETE /group/leaveGroup?groupJid=`). */
   async leave(
     jid: string,
     options?: CallOptions,

@@ -77,9 +77,7 @@ export class InstancesResource extends Resource {
     }, options);
   }
 
-  /**
-   * Delete an instance (`DELETE /instance/delete`); it is logged out first. Asynchronous on the server.
-   */
+  /** Delete an instance (`DELETE /instance/delete`); it is logged out first. Asynchronous on the server. */
   async delete(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
     return await this.call<ActionResult>(ROUTE.instance.delete, {}, this.#named(name, options));
   }
@@ -187,9 +185,7 @@ export class InstancesResource extends Resource {
     return data as QrCode;
   }
 
-  /**
-   * Every instance on the server (`GET /instance/fetchInstances`); with an instance token, only that one.
-   */
+  /** Every instance on the server (`GET /instance/fetchInstances`); with an instance token, only that one. */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
     const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {}, options);
     if (Array.isArray(res.data)) {
@@ -224,9 +220,7 @@ export class InstancesResource extends Resource {
     return row;
   }
 
-  /**
-   * The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`.
-   */
+  /** The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`. */
   async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
     const named = this.#named(name, options);
     const res = await this.call<ConnectionStateResponse>(ROUTE.instance.connectionState, {}, named);
@@ -235,9 +229,7 @@ export class InstancesResource extends Resource {
     return res;
   }
 
-  /**
-   * Restart (`POST /instance/restart`); answers like `connect`.
-   */
+  /** Restart (`POST /instance/restart`); answers like `connect`. */
   async restart(
     name?: string,
     options?: CallOptions,
@@ -249,24 +241,18 @@ export class InstancesResource extends Resource {
     );
   }
 
-  /**
-   * Log out of WhatsApp (`DELETE /instance/logout`); the instance stays and can connect again.
-   */
+  /** Log out of WhatsApp (`DELETE /instance/logout`); the instance stays and can connect again. */
   async logout(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
     return await this.call<ActionResult>(ROUTE.instance.logout, {}, this.#named(name, options));
   }
 
-  /**
-   * Set the instance's presence (`POST /instance/setPresence`) for the bound instance.
-   */
+  /** Set the instance's presence (`POST /instance/setPresence`) for the bound instance. */
   async setPresence(presence: Presence, options?: CallOptions): Promise<ApiResponse<{ presence: Presence }>> {
     const body = readBody(SET_PRESENCE_BODY, { presence });
     return await this.call<{ presence: Presence }>(ROUTE.instance.setPresence, { body }, options);
   }
 
-  /**
-   * Whether the instance's state is `open`.
-   */
+  /** Whether the instance's state is `open`. */
   async isConnected(name?: string, options?: CallOptions): Promise<boolean> {
     const res = await this.connectionState(name, options);
     return res.json("instance.state") === "open";

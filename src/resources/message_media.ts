@@ -193,9 +193,7 @@ type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest 
  * ```
  */
 export class MediaMessages extends TextMessages {
-  /**
-   * Send an image by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type.
-   */
+  /** Send an image by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type. */
   image(request: MediaRequest<"image">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   image(
@@ -209,9 +207,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => pictureSend("image", ...args));
   }
 
-  /**
-   * Send a video by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type.
-   */
+  /** Send a video by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type. */
   video(request: MediaRequest<"video">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   video(
@@ -225,9 +221,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => pictureSend("video", ...args));
   }
 
-  /**
-   * Send a document (`POST /message/sendMedia`); `fileName` is required for base64 content.
-   */
+  /** Send a document (`POST /message/sendMedia`); `fileName` is required for base64 content. */
   document(request: MediaRequest<"document">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   document(
@@ -265,9 +259,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => audioSend(...args));
   }
 
-  /**
-   * Send a round video note (`POST /message/sendPtv`).
-   */
+  /** Send a round video note (`POST /message/sendPtv`). */
   ptv(
     request: SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
     options?: CallOptions,
@@ -278,9 +270,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => ptvSend(...args));
   }
 
-  /**
-   * Send a sticker (`POST /message/sendSticker`).
-   */
+  /** Send a sticker (`POST /message/sendSticker`). */
   sticker(
     request: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
     options?: CallOptions,
@@ -296,9 +286,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => stickerSend(...args));
   }
 
-  /**
-   * Post a status (story) (`POST /message/sendStatus`).
-   */
+  /** Post a status (story) (`POST /message/sendStatus`). */
 
   status(
     request: SendStatusMessageDto | RequestInput<SendStatusMessageDto>,

@@ -57,9 +57,7 @@ export type { MediaSendOptions, SendFileOptions, SendOptions, SendResponse };
  * ```
  */
 export class MessagesResource extends MediaMessages {
-  /**
-   * Send a location (`POST /message/sendLocation`).
-   */
+  /** Send a location (`POST /message/sendLocation`). */
   location(
     request: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
     options?: CallOptions,
@@ -78,9 +76,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => locationSend(...args));
   }
 
-  /**
-   * Send one or more contact cards (`POST /message/sendContact`).
-   */
+  /** Send one or more contact cards (`POST /message/sendContact`). */
   contact(
     request: SendContactMessageDto | RequestInput<SendContactMessageDto>,
     options?: CallOptions,
@@ -96,9 +92,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => contactSend(...args));
   }
 
-  /**
-   * React to a message (`POST /message/sendReaction`); `""` removes the reaction.
-   */
+  /** React to a message (`POST /message/sendReaction`); `""` removes the reaction. */
   reaction(
     request: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
     options?: CallOptions,
@@ -109,9 +103,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => reactionSend(...args));
   }
 
-  /**
-   * Send a poll (`POST /message/sendPoll`); `selectableCount` defaults to 1.
-   */
+  /** Send a poll (`POST /message/sendPoll`); `selectableCount` defaults to 1. */
   poll(
     request: SendPollMessageDto | RequestInput<SendPollMessageDto>,
     options?: CallOptions,
@@ -128,9 +120,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => pollSend(...args));
   }
 
-  /**
-   * Send a list message (`POST /message/sendList`).
-   */
+  /** Send a list message (`POST /message/sendList`). */
   list(
     request: SendListMessageDto | RequestInput<SendListMessageDto>,
     options?: CallOptions,
@@ -152,9 +142,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => listSend(...args));
   }
 
-  /**
-   * Send buttons (`POST /message/sendButtons`): up to 3 reply buttons, or other kinds, or one pix button.
-   */
+  /** Send buttons (`POST /message/sendButtons`): up to 3 reply buttons, or other kinds, or one pix button. */
   buttons(
     request: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
     options?: CallOptions,
@@ -176,9 +164,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => buttonsSend(...args));
   }
 
-  /**
-   * Send an approved template (`POST /message/sendTemplate`; WhatsApp Business instances only).
-   */
+  /** Send an approved template (`POST /message/sendTemplate`; WhatsApp Business instances only). */
   template(
     request: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,
     options?: CallOptions,

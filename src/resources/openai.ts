@@ -84,9 +84,7 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
     return await this.call(ROUTE.openai.createCreds, { body }, options);
   }
 
-  /**
-   * The stored API keys (`GET /openai/creds`).
-   */
+  /** The stored API keys (`GET /openai/creds`). */
   async findCreds(options?: CallOptions): Promise<ApiResponse<OpenaiCreds[]>> {
     return await this.call(ROUTE.openai.findCreds, {}, options);
   }

@@ -31,9 +31,7 @@ import type { ProfileInfo, UpdateResult } from "./types.ts";
  * ```
  */
 export class ProfileResource extends Resource {
-  /**
-   * A profile (`POST /chat/fetchProfile`); without `number`, the instance's own.
-   */
+  /** A profile (`POST /chat/fetchProfile`); without `number`, the instance's own. */
   async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     const body = readBody(PROFILE_LOOKUP_BODY, { number });
     return await this.call(ROUTE.chat.fetchProfile, { body }, options);
@@ -46,9 +44,7 @@ export class ProfileResource extends Resource {
     return await this.fetch(number, options);
   }
 
-  /**
-   * A business profile (`POST /chat/fetchBusinessProfile`).
-   */
+  /** A business profile (`POST /chat/fetchBusinessProfile`). */
   async fetchBusinessProfile(
     number: string,
     options?: CallOptions,
@@ -57,25 +53,19 @@ export class ProfileResource extends Resource {
     return await this.call(ROUTE.chat.fetchBusinessProfile, { body }, options);
   }
 
-  /**
-   * Change the own display name (`POST /chat/updateProfileName`).
-   */
+  /** Change the own display name (`POST /chat/updateProfileName`). */
   async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const body = readBody(PROFILE_NAME_BODY, { name });
     return await this.call(ROUTE.chat.updateProfileName, { body }, options);
   }
 
-  /**
-   * Change the own status text (`POST /chat/updateProfileStatus`).
-   */
+  /** Change the own status text (`POST /chat/updateProfileStatus`). */
   async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const body = readBody(PROFILE_STATUS_BODY, { status });
     return await this.call(ROUTE.chat.updateProfileStatus, { body }, options);
   }
 
-  /**
-   * Change the own picture (`POST /chat/updateProfilePicture`; URL or raw base64).
-   */
+  /** Change the own picture (`POST /chat/updateProfilePicture`; URL or raw base64). */
   async updatePicture(picture: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const valid = check("profile picture", (p) => p.media("picture", picture));
     return await this.call(ROUTE.chat.updateProfilePicture, {
@@ -83,16 +73,12 @@ export class ProfileResource extends Resource {
     }, options);
   }
 
-  /**
-   * Remove the own picture (`DELETE /chat/removeProfilePicture`).
-   */
+  /** Remove the own picture (`DELETE /chat/removeProfilePicture`). */
   async removePicture(options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     return await this.call(ROUTE.chat.removeProfilePicture, {}, options);
   }
 
-  /**
-   * The privacy settings (`GET /chat/fetchPrivacySettings`).
-   */
+  /** The privacy settings (`GET /chat/fetchPrivacySettings`). */
   async fetchPrivacySettings(options?: CallOptions): Promise<ApiResponse<PrivacySettings>> {
     return await this.call(ROUTE.chat.fetchPrivacySettings, {}, options);
   }

@@ -134,9 +134,7 @@ export abstract class Resource {
    */
   protected readonly context: ResourceContext;
 
-  /**
-   * Bind to a context (done by `GatewayService`).
-   */
+  /** Bind to a context (done by `GatewayService`). */
   constructor(context: ResourceContext) {
     this.context = context;
   }

@@ -23,9 +23,7 @@ import type { SettingsSetResponse } from "./types.ts";
  * ```
  */
 export class SettingsResource extends Resource {
-  /**
-   * The stored settings (`GET /settings/find`; `data` is null when never set).
-   */
+  /** The stored settings (`GET /settings/find`; `data` is null when never set). */
   async get(options?: CallOptions): Promise<ApiResponse<InstanceSettings | null>> {
     return await this.call(ROUTE.settings.find, {}, options);
   }

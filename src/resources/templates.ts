@@ -21,9 +21,7 @@ import { ROUTE } from "./routes.ts";
  * ```
  */
 export class TemplatesResource extends Resource {
-  /**
-   * Submit a template for approval (`POST /template/create`).
-   */
+  /** Submit a template for approval (`POST /template/create`). */
   async create(
     template: RequestInput<CreateTemplateDto> | CreateTemplateDto,
     options?: CallOptions,
@@ -32,9 +30,7 @@ export class TemplatesResource extends Resource {
     return await this.call(ROUTE.template.create, { body: dto.toJSON() }, options);
   }
 
-  /**
-   * The instance's templates (`GET /template/find`).
-   */
+  /** The instance's templates (`GET /template/find`). */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown>[]>> {
     return await this.call(ROUTE.template.find, {}, options);
   }

@@ -118,9 +118,7 @@ export class WebhooksResource extends Resource {
     return { signature: { scheme: "jwt", secret } };
   }
 
-  /**
-   * The stored configuration (`GET /webhook/find`); `data` is null when none was ever set.
-   */
+  /** The stored configuration (`GET /webhook/find`); `data` is null when none was ever set. */
   async find(options?: CallOptions): Promise<ApiResponse<WebhookRow | null>> {
     return await this.call(ROUTE.webhook.find, {}, options);
   }
@@ -180,9 +178,7 @@ export class WebhooksResource extends Resource {
     );
   }
 
-  /**
-   * Turn the stored webhook off (`update({ enabled: false })`).
-   */
+  /** Turn the stored webhook off (`update({ enabled: false })`). */
   async disable(options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
     return await this.update({ enabled: false }, options);
   }

@@ -80,9 +80,7 @@ export class BotHarness<C extends Context = Context> {
   readonly #now: () => number;
   #bot: Bot<C>;
 
-  /**
-   * Put `bot` on a fresh simulated server, with an open instance.
-   */
+  /** Put `bot` on a fresh simulated server, with an open instance. */
   constructor(bot: Bot<C>, options: BotHarnessOptions = {}) {
     checkHarnessOptions(options);
     this.instance = options.instance ?? "bot";
@@ -207,16 +205,12 @@ export class BotHarness<C extends Context = Context> {
     await this.#handle(update);
   }
 
-  /**
-   * Replace the bot by a new one on the same store and server, as a restarted process would build it.
-   */
+  /** Replace the bot by a new one on the same store and server, as a restarted process would build it. */
   restart(): Bot<C> {
     return this.#bot = this.#bot.restart();
   }
 
-  /**
-   * Close the bot and the simulated server.
-   */
+  /** Close the bot and the simulated server. */
   async close(): Promise<void> {
     await this.#bot.close();
     await this.fake.close();

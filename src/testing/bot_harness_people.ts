@@ -71,9 +71,7 @@ export class HarnessUser {
     return this.#harness.sent.filter((m) => m.remoteJid === this.jid || m.remoteJid === this.lid);
   }
 
-  /**
-   * Send a text; resolves when the bot handled it.
-   */
+  /** Send a text; resolves when the bot handled it. */
   send(text: string): Promise<WebhookEnvelope> {
     return this.#harness.inboundText({ from: this.jid, text, pushName: this.name, fromLid: this.lid });
   }

@@ -116,9 +116,7 @@ export class GatewayFake {
     return await abortable(Promise.resolve(answer), request.signal);
   }
 
-  /**
-   * Every request the service sent since the last `reset()`, oldest first.
-   */
+  /** Every request the service sent since the last `reset()`, oldest first. */
   get sent(): readonly RequestLogEntry[] {
     return this.#sent;
   }
@@ -132,9 +130,7 @@ export class GatewayFake {
     );
   }
 
-  /**
-   * Assert at least one sent request matches; returns the matches.
-   */
+  /** Assert at least one sent request matches; returns the matches. */
   assertSent(matcher: SentMatcher): RequestLogEntry[] {
     const found = this.#find(matcher);
     if (found.length === 0) {
@@ -144,9 +140,7 @@ export class GatewayFake {
     return found;
   }
 
-  /**
-   * Assert no sent request matches.
-   */
+  /** Assert no sent request matches. */
   assertNotSent(matcher: SentMatcher): void {
     const found = this.#find(matcher);
     if (found.length > 0) {
@@ -215,9 +209,7 @@ export class GatewayFake {
     }
   }
 
-  /**
-   * Assert nothing was sent.
-   */
+  /** Assert nothing was sent. */
   assertNothingSent(): void {
     this.assertRequestCount(0);
   }
@@ -262,17 +254,13 @@ export class GatewayFake {
     return this;
   }
 
-  /**
-   * Forget recorded requests and scripted answers (the simulator's state stays).
-   */
+  /** Forget recorded requests and scripted answers (the simulator's state stays). */
   reset(): void {
     this.#scripted.length = 0;
     this.#sent.length = 0;
   }
 
-  /**
-   * Stop pending webhook deliveries and timers of the simulator.
-   */
+  /** Stop pending webhook deliveries and timers of the simulator. */
   close(): Promise<void> {
     return this.simulator.close();
   }

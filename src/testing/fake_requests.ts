@@ -27,9 +27,7 @@ export type SentMatcher =
  * ```
  */
 export class GatewayFakeAssertionError extends Error {
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(message: string) {
     super(message);
     this.name = "GatewayFakeAssertionError";

@@ -96,9 +96,7 @@ export class MockGatewayServer extends GatewaySimulator {
     });
   }
 
-  /**
-   * Start a mock server on `hostname:port` (default `127.0.0.1`, a free port).
-   */
+  /** Start a mock server on `hostname:port` (default `127.0.0.1`, a free port). */
   static start(options: MockGatewayServerOptions = {}): Promise<MockGatewayServer> {
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     if (typeof deno?.serve !== "function" || typeof deno.listen !== "function") {
@@ -111,9 +109,7 @@ export class MockGatewayServer extends GatewaySimulator {
     return Promise.resolve(new MockGatewayServer(options, listener, hostname));
   }
 
-  /**
-   * Stop listening, close open connections, stop timers and pending webhook deliveries.
-   */
+  /** Stop listening, close open connections, stop timers and pending webhook deliveries. */
   override close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#relay.close();

@@ -68,9 +68,7 @@ export class GatewayCoordinator {
   /** When the alarm is set to run, as far as this instance knows (undefined: not known or none). */
   #alarmAt: number | undefined;
 
-  /**
-   * Called by the runtime with the object's state.
-   */
+  /** Called by the runtime with the object's state. */
   constructor(ctx: DurableObjectState, _env?: unknown) {
     const sql = ctx.storage.sql;
     if (sql === undefined) {
@@ -190,9 +188,7 @@ export class GatewayCoordinator {
     return true;
   }
 
-  /**
-   * The alarm: delete what has expired, and wake again at the next expiry.
-   */
+  /** The alarm: delete what has expired, and wake again at the next expiry. */
   async alarm(): Promise<void> {
     const now = Date.now();
     const sql = this.#sql;

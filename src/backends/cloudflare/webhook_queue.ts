@@ -71,18 +71,14 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
   readonly #queue: Queue;
   readonly #bodies: D1Database | undefined;
 
-  /**
-   * Send jobs to `queue` (a producer binding).
-   */
+  /** Send jobs to `queue` (a producer binding). */
   constructor(queue: Queue, options: CloudflareWebhookQueueOptions = {}) {
     checkOptionKeys(options, { bodies: true }, "new CloudflareWebhookQueue");
     this.#queue = queue;
     this.#bodies = options.bodies;
   }
 
-  /**
-   * Queue one job; rejects when it cannot be queued.
-   */
+  /** Queue one job; rejects when it cannot be queued. */
   async enqueue(job: ProcessWebhookJob): Promise<void> {
     const size = job.body?.byteLength ?? 0;
     if (job.body === undefined || size <= QUEUE_INLINE_BODY_BYTES) {

@@ -94,9 +94,7 @@ export class KvWebhookQueue implements WebhookJobQueue {
   readonly #options: WebhookQueueOptions;
   readonly #prefix: Deno.KvKey;
 
-  /**
-   * Enqueue on `kv`, under `options.prefix` for chunks and dead letters.
-   */
+  /** Enqueue on `kv`, under `options.prefix` for chunks and dead letters. */
   constructor(kv: Deno.Kv, options: WebhookQueueOptions = {}) {
     checkOptionKeys(options, QUEUE_OPTION_KEYS, "new KvWebhookQueue");
     this.kv = kv;
@@ -104,9 +102,7 @@ export class KvWebhookQueue implements WebhookJobQueue {
     this.#options = options;
   }
 
-  /**
-   * Write a job.
-   */
+  /** Write a job. */
   enqueue(job: ProcessWebhookJob): Promise<void> {
     return enqueueWebhookJob(this.kv, job, this.#options);
   }

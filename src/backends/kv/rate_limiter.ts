@@ -55,9 +55,7 @@ export class KvRateLimiter implements RateLimiterInterface {
   // The attempt last queued for each key: a promise chain that serialises this object's attempts per key.
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  /**
-   * Use `kv` (the caller opens and closes it).
-   */
+  /** Use `kv` (the caller opens and closes it). */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
     const retries = positiveInteger(
@@ -118,9 +116,7 @@ export class KvRateLimiter implements RateLimiterInterface {
     return fixedWindow.secondsUntilFree(entry.value, this.#now());
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   async clear(key: string): Promise<void> {
     await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));
   }

@@ -53,9 +53,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     return this.#processing.size + this.#done.size;
   }
 
-  /**
-   * Claim a key (synchronous check-and-set, so concurrent calls cannot both win).
-   */
+  /** Claim a key (synchronous check-and-set, so concurrent calls cannot both win). */
   claim(key: string, now: number): Promise<boolean> {
     if (this.#stateOf(key, now) !== null) return Promise.resolve(false);
     this.#done.delete(key);
@@ -64,16 +62,12 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     return Promise.resolve(true);
   }
 
-  /**
-   * Where a key stands: `processing`, `done`, or null when it is free.
-   */
+  /** Where a key stands: `processing`, `done`, or null when it is free. */
   state(key: string, now: number): Promise<"processing" | "done" | null> {
     return Promise.resolve(this.#stateOf(key, now));
   }
 
-  /**
-   * Mark a key processed for the window.
-   */
+  /** Mark a key processed for the window. */
   complete(key: string, now: number): Promise<void> {
     this.#processing.delete(key);
     this.#done.delete(key);
@@ -82,9 +76,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     return Promise.resolve();
   }
 
-  /**
-   * Drop a claim.
-   */
+  /** Drop a claim. */
   release(key: string): Promise<void> {
     this.#processing.delete(key);
     return Promise.resolve();

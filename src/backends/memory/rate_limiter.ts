@@ -40,17 +40,13 @@ export class MemoryRateLimiter implements RateLimiterInterface {
   readonly #ends = new Map<number, ExpiryQueue>();
   readonly #now: () => number;
 
-  /**
-   * Create an empty limiter.
-   */
+  /** Create an empty limiter. */
   constructor(options: MemoryRateLimiterOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryRateLimiter");
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   */
+  /** Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window. */
   attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     try {
       fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
@@ -84,9 +80,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     }
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   clear(key: string): Promise<void> {
     this.#windows.delete(key);
     return Promise.resolve();

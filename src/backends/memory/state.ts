@@ -42,16 +42,12 @@ export class MemoryState implements state.StateStore {
   #writesUntilSweep = 64;
   #size = 0;
 
-  /**
-   * Create empty state.
-   */
+  /** Create empty state. */
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * How many entries are held, counting expired ones not yet swept (for monitoring memory).
-   */
+  /** How many entries are held, counting expired ones not yet swept (for monitoring memory). */
   get size(): number {
     return this.#size;
   }
@@ -88,9 +84,7 @@ export class MemoryState implements state.StateStore {
     this.#writesUntilSweep = Math.max(64, this.#size);
   }
 
-  /**
-   * Read a live entry.
-   */
+  /** Read a live entry. */
   get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return settle(() => {
       state.checkStateKey(namespace, key);
@@ -111,9 +105,7 @@ export class MemoryState implements state.StateStore {
     return (held.frozen ??= deepFreeze(entryOf<unknown>(held))) as state.StateEntry<T>;
   }
 
-  /**
-   * Write an entry, with an optional compare-and-set on its version.
-   */
+  /** Write an entry, with an optional compare-and-set on its version. */
   set<T>(
     namespace: string,
     key: string,
@@ -136,9 +128,7 @@ export class MemoryState implements state.StateStore {
     });
   }
 
-  /**
-   * Delete an entry.
-   */
+  /** Delete an entry. */
   delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     return settle(() => {
       state.checkStateKey(namespace, key);
@@ -150,9 +140,7 @@ export class MemoryState implements state.StateStore {
     });
   }
 
-  /**
-   * List live entries of a namespace in key order.
-   */
+  /** List live entries of a namespace in key order. */
   list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return settle(() => {
       const limit = state.checkStateList(namespace, options);

@@ -101,9 +101,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   readonly #backoff: readonly number[];
   readonly #workers = new Set<RedisWebhookWorker>();
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisWebhookQueueOptions) {
     checkOptionKeys(options, {
       ...REDIS_BACKEND_OPTION_KEYS,
@@ -240,9 +238,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return worker;
   }
 
-  /**
-   * The dead-letter list, oldest first.
-   */
+  /** The dead-letter list, oldest first. */
   async listDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
     const { dead, deadOrder } = this.#keys();
     const limit = options.limit;
@@ -279,9 +275,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return requeued === 1;
   }
 
-  /**
-   * How many jobs wait (due or delayed) and how many are claimed by a worker right now.
-   */
+  /** How many jobs wait (due or delayed) and how many are claimed by a worker right now. */
   async counts(): Promise<{ waiting: number; running: number; deadLettered: number }> {
     const keys = this.#keys();
     const [waiting, running, deadLettered] = await Promise.all([

@@ -61,9 +61,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
   readonly #redis: RedisConnection;
   readonly #now: () => number;
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisRateLimiterOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisRateLimiter");
     this.#redis = new RedisConnection("RedisRateLimiter", options);
@@ -112,16 +110,12 @@ export class RedisRateLimiter implements RateLimiterInterface {
     );
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   async clear(key: string): Promise<void> {
     await this.#redis.command(["DEL", this.#key(key)]);
   }
 
-  /**
-   * Close the connection this limiter opened from its `url` (a given `client` stays open).
-   */
+  /** Close the connection this limiter opened from its `url` (a given `client` stays open). */
   close(): Promise<void> {
     return this.#redis.close();
   }

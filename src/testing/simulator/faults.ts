@@ -28,9 +28,7 @@ import type { FailNextOptions, RouteSelector } from "./types.ts";
  * ```
  */
 export class SimulatedConnectionDrop extends TypeError {
-  /**
-   * Build the error for a request.
-   */
+  /** Build the error for a request. */
   constructor(method: string, path: string) {
     super(
       `Cannot complete request ${method} ${path}: connection closed before message completed (simulated)`,

@@ -98,9 +98,7 @@ export class GatewaySimulator {
   readonly apiKey: string;
   readonly #core: SimulatorCore;
 
-  /**
-   * Create a simulator with no instances.
-   */
+  /** Create a simulator with no instances. */
   constructor(options: SimulatorOptions = {}) {
     this.#core = new SimulatorCore(options);
     this.apiKey = this.#core.apiKey;
@@ -115,9 +113,7 @@ export class GatewaySimulator {
     return handleRequest(this.#core, ROUTES, request);
   }
 
-  /**
-   * A `fetch`-compatible function bound to this simulator, for injecting into a client.
-   */
+  /** A `fetch`-compatible function bound to this simulator, for injecting into a client. */
   readonly fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
     this.handle(new Request(input, init));
 
@@ -133,9 +129,7 @@ export class GatewaySimulator {
 
   // --- logs
 
-  /**
-   * Every request received, oldest first.
-   */
+  /** Every request received, oldest first. */
   get requests(): readonly RequestLogEntry[] {
     return this.#core.requests;
   }
@@ -157,9 +151,7 @@ export class GatewaySimulator {
 
   // --- instances
 
-  /**
-   * A summary of an instance, or undefined when it does not exist.
-   */
+  /** A summary of an instance, or undefined when it does not exist. */
   instance(name: string): SimulatedInstanceInfo | undefined {
     const i = this.#core.instances.get(name);
     if (!i) return undefined;
@@ -371,9 +363,7 @@ export class GatewaySimulator {
 
   // --- fault injection
 
-  /**
-   * Answer the next matching request(s) with a scripted status and body, before any routing or guard.
-   */
+  /** Answer the next matching request(s) with a scripted status and body, before any routing or guard. */
   failNext(options: FailNextOptions): void {
     this.#core.faults.failNext(options);
   }
@@ -439,9 +429,7 @@ export class GatewaySimulator {
     this.#core.reset();
   }
 
-  /**
-   * Stop timers, abort pending deliveries and delays, and wait until nothing is left running.
-   */
+  /** Stop timers, abort pending deliveries and delays, and wait until nothing is left running. */
   async close(): Promise<void> {
     this.#core.shutdown();
     await this.#core.dispatcher.idle();
