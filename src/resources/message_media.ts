@@ -34,12 +34,6 @@ type AnyMediaRequest = SendMediaMessageDto | RequestInput<SendMediaMessageDto>;
 /**
  * The request object of `image`, `video` or `document`: a `SendMediaMessageDto`, or its fields with
  * `mediatype` left out (the method's kind) or equal to the method's kind.
- *
- * @example
- * ```ts
- * import type { MediaRequest } from "@gw/gateway/resources";
- * const photo: MediaRequest<"image"> = { number: "5511999999999", media: "https://example.com/a.png" };
- * ```
  */
 export type MediaRequest<K extends "image" | "video" | "document"> =
   | SendMediaMessageDto

@@ -24,12 +24,6 @@ export { HarnessGroup, HarnessUser } from "./bot_harness_people.ts";
 
 /**
  * Options of {@link BotHarness}.
- *
- * @example
- * ```ts
- * import type { BotHarnessOptions } from "@gw/gateway/testing";
- * const options: BotHarnessOptions = { instance: "sales", number: "5511988887777" };
- * ```
  */
 export interface BotHarnessOptions {
   /** The instance the bot serves (default `"bot"`). */

@@ -24,18 +24,7 @@ import type {
   WebhookDeliveryRecord,
 } from "./types.ts";
 
-/**
- * A summary of one simulated instance.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * const info = sim.addInstance("sales");
- * console.log(info.name, info.state, info.token);
- * await sim.close();
- * ```
- */
+/** A summary of one simulated instance. */
 export interface SimulatedInstanceInfo {
   /** Instance name. */
   name: string;
@@ -53,14 +42,6 @@ export interface SimulatedInstanceInfo {
 
 /**
  * Options of {@link GatewaySimulator.addInstance}.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * sim.addInstance("sales", { token: "sales-key", open: true, number: "5511988887777" });
- * await sim.close();
- * ```
  */
 export interface AddInstanceOptions {
   /** The instance's api key. Default: a new upper-case uuid. */

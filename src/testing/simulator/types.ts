@@ -4,25 +4,10 @@
  * @module
  */
 
-/** Connection state of a simulated instance, as `connectionState` reports it.
- *
- * @example
- * ```ts
- * import type { SimulatedConnectionState } from "@gw/gateway/testing";
- * const state: SimulatedConnectionState = "open";
- * ```
- */
+/** Connection state of a simulated instance, as `connectionState` reports it. */
 export type SimulatedConnectionState = "open" | "connecting" | "close";
 
-/** How the simulated server retries outbound webhook deliveries (the server's `WEBHOOK_RETRY_*` settings).
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator({ webhookRetry: { maxAttempts: 3, initialDelayMs: 10 } });
- * await sim.close();
- * ```
- */
+/** How the simulated server retries outbound webhook deliveries (the server's `WEBHOOK_RETRY_*` settings). */
 export interface WebhookRetryOptions {
   /** Attempts in total, the first one included. Default 10. */
   maxAttempts?: number;
@@ -148,14 +133,7 @@ export interface SentMessageRecord {
   message: Record<string, unknown>;
 }
 
-/** The state of one outbound webhook delivery.
- *
- * @example
- * ```ts
- * import type { DeliveryState } from "@gw/gateway/testing";
- * const done: DeliveryState = "delivered";
- * ```
- */
+/** The state of one outbound webhook delivery. */
 export type DeliveryState = "pending" | "delivered" | "failed";
 
 /** One outbound webhook delivery (all its attempts), as `deliveries` lists it.
@@ -256,17 +234,7 @@ export interface FailNextOptions {
   headers?: Record<string, string>;
 }
 
-/** Details for `simulateScan`.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * sim.addInstance("sales");
- * sim.simulateScan("sales", { number: "5511988887777", profileName: "Sales" });
- * await sim.close();
- * ```
- */
+/** Details for `simulateScan`. */
 export interface SimulateScanOptions {
   /** Phone number of the account that "scanned" the QR code. Default: a fresh `55119...` number. */
   number?: string;
@@ -276,17 +244,7 @@ export interface SimulateScanOptions {
   profilePictureUrl?: string | null;
 }
 
-/** An inbound message for `simulateInboundMessage`.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * sim.addInstance("sales", { open: true });
- * sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi", pushName: "Ana" });
- * await sim.close();
- * ```
- */
+/** An inbound message for `simulateInboundMessage`. */
 export interface SimulateInboundOptions {
   /** Sender: a phone number or a JID (`...@s.whatsapp.net`, `...@g.us`). */
   from: string;
