@@ -31,17 +31,12 @@ export function runPrefix(from: string = import.meta.url): string {
   return inCheckout(from) ? "deno task" : PACKAGE_COMMAND;
 }
 
-/**
- * Whether the command line runs from a checkout (a local file, where the deno.json tasks are) rather than
- * from the package.
- */
+/** Whether the command line runs from a checkout (where the deno.json tasks are). */
 export function inCheckout(from: string = import.meta.url): boolean {
   return from.startsWith("file:");
 }
 
-/**
- * The command line that runs `command` (with its arguments) where the user is (see {@link runPrefix}).
- */
+/** The command line that runs `command` where the user is (see {@link runPrefix}). */
 export function runCommand(command: string, from: string = import.meta.url): string {
   return `${runPrefix(from)} ${command}`;
 }
@@ -87,10 +82,7 @@ export function usageLine(command: string, args: string, flags: Readonly<Record<
   return [runPrefix(), command, args, ...words].filter((part) => part !== "").join(" ");
 }
 
-/**
- * Build a help text: the usage line and the flag list come from `flags`, so they always match what the
- * command accepts.
- */
+/** A help text whose usage line and flag list come from `flags`. */
 export function helpText(
   command: string,
   args: string,
@@ -174,9 +166,6 @@ export abstract class FlagCommand implements CliCommand {
     return await this.execute(parsed, io);
   }
 
-  /**
-   * What the command does, with its parsed flags and (when it takes one) its argument; resolves to the
-   * exit code.
-   */
+  /** What the command does, with its parsed flags (and argument); resolves to the exit code. */
   protected abstract execute(parsed: ParsedFlags, io: CliIo): Promise<number>;
 }

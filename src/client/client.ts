@@ -142,18 +142,12 @@ export class GatewayClient {
     return this.#connections;
   }
 
-  /**
-   * Resolve the instance a call is for: the given one, else the connection's default; throws
-   * `InstanceNotFoundException` (before any request) when there is none.
-   */
+  /** The instance of a call (given, else the connection's); none throws `InstanceNotFoundException`. */
   resolveInstance(instance?: string, connection?: string): string {
     return instanceFor(instance, this.#connections.getConnection(connection));
   }
 
-  /**
-   * Send one logical request (with retries) and return the answer; throws the matching
-   * `GatewayApiException` subclass on failure.
-   */
+  /** Send one logical request (with retries); a failure throws the matching `GatewayApiException`. */
   request<T = unknown>(
     method: HttpMethod,
     route: string,

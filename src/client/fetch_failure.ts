@@ -51,10 +51,7 @@ export function hostAndPort(url: string): string {
   }
 }
 
-/**
- * True when a fetch failure happened before the request could reach the server (refused connection, DNS
- * failure), so retrying cannot act twice.
- */
+/** True when a fetch failed before reaching the server (refused, DNS), so a retry cannot act twice. */
 export function failedBeforeSending(error: unknown): boolean {
   return chain(error).some((link) => {
     const text = textOf(link);

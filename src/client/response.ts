@@ -43,10 +43,7 @@ export class ApiResponse<T = unknown> {
   readonly durationMs: number;
   /** Attempts made (1 when no retry happened; 0 for a replay, which made no request). */
   readonly attempts: number;
-  /**
-   * True when this is the stored answer of an earlier send with the same idempotency key, returned without
-   * a request (see "Idempotent sends" in docs/sending.md).
-   */
+  /** True for the stored answer of an earlier send with the same idempotency key (no request made). */
   readonly replayed: boolean;
 
   /** Wrap an answer. */

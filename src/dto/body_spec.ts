@@ -11,9 +11,7 @@ import { Problems } from "./validate.ts";
 import { isRecord } from "../util/json_shape.ts";
 import { unknownOption } from "./option_names.ts";
 
-/**
- * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).
- */
+/** The subset of JSON schema the server's schemas (`src/validate/*.schema.ts`) use. */
 export interface ServerSchema {
   type?: string | string[];
   properties?: Record<string, ServerSchema>;
@@ -198,10 +196,7 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   return spec.wrap ? { [spec.wrap]: body } : body;
 }
 
-/**
- * Read the declared fields of `record` into `problems`: the checked values, in declared order, without the
- * unset ones.
- */
+/** Read the declared fields of `record` into `problems`: checked values, declared order, unset left out. */
 export function readFields(
   problems: Problems,
   fields: Readonly<Record<string, FieldSpec>>,

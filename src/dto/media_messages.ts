@@ -28,9 +28,7 @@ function requireDocumentName(problems: Problems, body: Record<string, unknown>):
   }
 }
 
-/**
- * The body of `/message/sendMedia` (media an http(s) URL or raw base64, a base64 document needs `fileName`).
- */
+/** The body of `/message/sendMedia`: media an http(s) URL or base64 (a document needs `fileName`). */
 export const SEND_MEDIA_BODY: BodySpec = {
   what: "media message",
   fields: {

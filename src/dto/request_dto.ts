@@ -58,10 +58,7 @@ export type RequestInput<T> = RequestBody<T>;
 export abstract class RequestDto {
   readonly #body: object;
 
-  /**
-   * Hold an already validated body (subclasses call this from `from()`); each of its fields becomes a
-   * readonly property.
-   */
+  /** Hold a validated body (subclasses call this from `from()`); its fields become readonly properties. */
   protected constructor(body: object) {
     this.#body = Object.freeze(body);
     // Every field as an own, enumerable, read-only property, by one assign and one freeze rather than a

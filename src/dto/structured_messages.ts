@@ -56,9 +56,7 @@ export const SEND_POLL_BODY: BodySpec = {
   },
 };
 
-/**
- * The body of `/message/sendTemplate` (it wants the recipient, which the server's schema leaves optional).
- */
+/** The body of `/message/sendTemplate` (the recipient is required, unlike in the server's schema). */
 export const SEND_TEMPLATE_BODY: BodySpec = {
   what: "template message",
   fields: {

@@ -171,9 +171,7 @@ export class Problems {
     return normalized;
   }
 
-  /**
-   * Media given as an http(s) URL or raw base64 (a `data:` URI gets a message telling to strip its prefix).
-   */
+  /** Media as an http(s) URL or raw base64 (a `data:` URI is refused with a hint to strip its prefix). */
   media(field: string, value: unknown, options: { required?: boolean } = {}): string | undefined {
     const text = this.text(field, value, { required: options.required ?? true });
     if (text === undefined) return undefined;
@@ -191,9 +189,7 @@ export class Problems {
     return kind === "base64" ? text.replace(/\s+/g, "") : text.trim();
   }
 
-  /**
-   * A message key `{ id, remoteJid, fromMe, participant? }`; `required` lists which of the three are needed.
-   */
+  /** A message key `{ id, remoteJid, fromMe, participant? }`; `required` lists the fields needed. */
   messageKey(
     field: string,
     value: unknown,

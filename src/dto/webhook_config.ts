@@ -16,10 +16,7 @@ const BY_DOTTED: ReadonlyMap<string, string> = new Map(
   Object.entries(WEBHOOK_CONFIG_EVENTS).map(([upper, dotted]) => [dotted, upper]),
 );
 
-/**
- * The UPPER_SNAKE config name of an event given in either form (`messages.upsert` → `MESSAGES_UPSERT`),
- * or null when the server does not know it.
- */
+/** The UPPER_SNAKE name of an event given in either form (`messages.upsert`), or null when unknown. */
 export function webhookEventName(name: string): string | null {
   const trimmed = name.trim();
   if (Object.hasOwn(WEBHOOK_CONFIG_EVENTS, trimmed)) return trimmed;

@@ -119,17 +119,12 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
     return await this.call(this.routes.settings, { body: readBody(this.bodies.settings, settings) }, options);
   }
 
-  /**
-   * The integration's settings (`GET /<integration>/fetchSettings`; the server's defaults when none are set).
-   */
+  /** The integration's settings (`GET /<integration>/fetchSettings`), or the server's defaults. */
   async fetchSettings(options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
     return await this.call(this.routes.fetchSettings, {}, options);
   }
 
-  /**
-   * Open, pause, close or delete a chat's sessions with this integration's bots
-   * (`POST /<integration>/changeStatus`).
-   */
+  /** Open, pause, close or delete a chat's sessions (`POST /<integration>/changeStatus`). */
   async changeStatus(
     remoteJid: string,
     status: SessionStatus,

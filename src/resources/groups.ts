@@ -160,9 +160,7 @@ export class GroupsResource extends Resource {
     return await this.call(ROUTE.group.sendInvite, { body }, options);
   }
 
-  /**
-   * What an invite code leads to (`GET /group/inviteInfo?inviteCode=`); a chat.whatsapp.com link works too.
-   */
+  /** What an invite code (or chat.whatsapp.com link) leads to (`GET /group/inviteInfo`). */
   async inviteInfo(code: string, options?: CallOptions): Promise<ApiResponse<Record<string, unknown>>> {
     return await this.#get(ROUTE.group.inviteInfo, { inviteCode: inviteCode(code) }, options);
   }

@@ -175,9 +175,7 @@ export class InstancesResource extends Resource {
     }, { ...options, number });
   }
 
-  /**
-   * The QR code `{ code, base64, pairingCode, count }` to scan, or null when the instance is already open.
-   */
+  /** The QR code `{ code, base64, pairingCode, count }` to scan, or null when already open. */
   async getQrCode(name?: string, options?: CallOptions & { number?: string }): Promise<QrCode | null> {
     const res = await this.connect(name, options);
     const data = res.data as Record<string, unknown> | null;
@@ -198,10 +196,7 @@ export class InstancesResource extends Resource {
     return res;
   }
 
-  /**
-   * One instance's row (`GET /instance/fetchInstances?instanceName=`); throws `InstanceNotFoundException`
-   * when there is none.
-   */
+  /** One instance's row (`GET /instance/fetchInstances`); throws `InstanceNotFoundException` if none. */
   async fetch(name: string, options?: CallOptions): Promise<InstanceRow> {
     check("instance name", (problems) => problems.text("name", name, { required: true }));
     const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {

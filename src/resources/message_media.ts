@@ -31,10 +31,7 @@ import {
 type Kind = "image" | "video" | "document";
 type AnyMediaRequest = SendMediaMessageDto | RequestInput<SendMediaMessageDto>;
 
-/**
- * The request object of `image`, `video` or `document`: a `SendMediaMessageDto`, or its fields with
- * `mediatype` left out (the method's kind) or equal to the method's kind.
- */
+/** A `SendMediaMessageDto`, or its fields with `mediatype` omitted or the method's kind. */
 export type MediaRequest<K extends "image" | "video" | "document"> =
   | SendMediaMessageDto
   | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: K };

@@ -81,10 +81,7 @@ export class TextMessages extends Resource {
     }, number);
   }
 
-  /**
-   * Send a text (`POST /message/sendText`): `(to, text, options?)`, or a `SendTextMessageDto` or its fields and the
-   * call options.
-   */
+  /** Send a text (`POST /message/sendText`): `(to, text, options?)`, or a request object and call options. */
   text(
     request: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,

@@ -76,9 +76,7 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
   /** @ignore */
   protected readonly bodies = { bot: OPENAI_BODY, settings: OPENAI_SETTINGS_BODY };
 
-  /**
-   * Store an API key under a name (`POST /openai/creds`); the server refuses a key or a name it already has.
-   */
+  /** Store an API key under a name (`POST /openai/creds`); a known key or name is refused. */
   async createCreds(name: string, apiKey: string, options?: CallOptions): Promise<ApiResponse<OpenaiCreds>> {
     const body = readBody(OPENAI_CREDS_BODY, { name, apiKey });
     return await this.call(ROUTE.openai.createCreds, { body }, options);

@@ -37,9 +37,7 @@ export class ProfileResource extends Resource {
     return await this.call(ROUTE.chat.fetchProfile, { body }, options);
   }
 
-  /**
-   * Same as {@link ProfileResource.fetch} (the route's name).
-   */
+  /** Same as {@link ProfileResource.fetch} (the route's name). */
   async fetchProfile(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     return await this.fetch(number, options);
   }

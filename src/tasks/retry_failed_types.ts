@@ -66,10 +66,7 @@ export type RetrySkipReason =
 export interface RetryRecordResult {
   /** The record's local id. */
   id: string;
-  /**
-   * `sent`, `failed` (again), `skipped`, `reconciled` (its outcome was unknown and it was found on the
-   * server: settled as sent, not resent), or in a dry run `would_retry`.
-   */
+  /** `sent`, `failed`, `skipped`, `reconciled` (unknown outcome, found on the server), or `would_retry`. */
   status: "sent" | "failed" | "skipped" | "reconciled" | "would_retry";
   /** The error of a failed resend, or of the key a `key_reused` record could not take. */
   error?: string;

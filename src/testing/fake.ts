@@ -161,10 +161,7 @@ export class GatewayFake {
     }
   }
 
-  /**
-   * Assert exactly `count` message sends (`POST /message/send*` requests) were made; other requests do not
-   * count.
-   */
+  /** Assert exactly `count` message sends (`POST /message/send*`); other requests do not count. */
   assertMessageCount(count: number): void {
     const messages = this.sent.filter(isMessageSend);
     if (messages.length !== count) {
@@ -214,9 +211,7 @@ export class GatewayFake {
     this.assertRequestCount(0);
   }
 
-  /**
-   * Assert a message send to `to` (digits or JID, formatting ignored), with `text` when given, was accepted.
-   */
+  /** Assert a send to `to` (digits or JID, formatting ignored), with `text` when given, was accepted. */
   assertMessageSent(to: string, text?: string): void {
     const digits = (value: unknown) => String(value ?? "").replace(/@.*$/, "").replace(/\D/g, "");
     const want = digits(to);

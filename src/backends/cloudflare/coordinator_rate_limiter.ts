@@ -12,10 +12,7 @@ import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordi
 
 /** Options of {@link CoordinatorRateLimiter}. */
 export interface CoordinatorRateLimiterOptions {
-  /**
-   * The object that counts a key (default `ratelimit:<key>`: one object per key, so per connection,
-   * instance and bucket). A fixed name puts every key in one object.
-   */
+  /** Object per key (default `ratelimit:<key>`: per connection, instance and bucket); fixed: one for all. */
   objectName?: CoordinatorObjectName;
   /** A clock to count windows on, epoch ms (default: the object's own clock, the same for every caller). */
   now?: () => number;

@@ -31,9 +31,7 @@ import { SqlStateEngine } from "./sql_state.ts";
 export class D1State implements state.StateStore {
   readonly #engine: SqlStateEngine;
 
-  /**
-   * Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`).
-   */
+  /** Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`). */
   constructor(db: D1Database, options: { now?: () => number } = {}) {
     this.#engine = new SqlStateEngine(d1Runner(db), options.now ?? Date.now);
   }

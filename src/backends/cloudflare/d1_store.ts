@@ -23,10 +23,7 @@ export interface D1StoreOptions {
    * 2 MB). A larger one is refused with a `RangeError` (send large media by URL).
    */
   maxRecordBytes?: number;
-  /**
-   * The store's shared state (default a {@link D1State} on the same database). Pass a `CoordinatorState`
-   * to keep claims in Durable Objects instead.
-   */
+  /** Shared state (default a {@link D1State} on `db`); a `CoordinatorState` keeps claims in objects. */
   state?: StateStore;
 }
 
@@ -248,10 +245,7 @@ export class D1Store implements store.GatewayStore {
     );
   }
 
-  /**
-   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, through the kind's
-   * time index, in batches of 500 rows.
-   */
+  /** Remove (with `dryRun` only count) records of `kind` older than `before`, 500 rows a batch. */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);
     const queries = pruneQueries(kind, before);

@@ -106,10 +106,7 @@ export class KvRateLimiter implements RateLimiterInterface {
     );
   }
 
-  /**
-   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
-   * window (fractional, exact to the millisecond).
-   */
+  /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     fixedWindow.checkDecay(key, decaySeconds);
     const entry = await this.#kv.get<fixedWindow.WindowEntry>([...this.#prefix, key]);

@@ -116,10 +116,7 @@ export class KvStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * List outbound records, oldest first (`createdAt`, then `id`), from the status, instance and time
-   * indexes.
-   */
+  /** List outbound records, oldest first (`createdAt`, then `id`). */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
     const range = {

@@ -65,10 +65,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     }
   }
 
-  /**
-   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
-   * window (fractional, exact to the millisecond).
-   */
+  /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
   availableIn(key: string, decaySeconds: number): Promise<number> {
     try {
       fixedWindow.checkDecay(key, decaySeconds);
@@ -86,9 +83,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     return Promise.resolve();
   }
 
-  /**
-   * Number of keys with a window kept in memory: the open windows, plus those that ended since the last call.
-   */
+  /** Keys with a window in memory: the open ones, plus those ended since the last call. */
   get size(): number {
     return this.#windows.size;
   }

@@ -11,10 +11,7 @@
 import { ConfigurationException, ConnectionException } from "../../errors.ts";
 import { timerMs } from "../../util/checks.ts";
 
-/**
- * The part of a Redis client the backends use: node-redis (`redis` / `@redis/client` 4 and later) fits it
- * as it is.
- */
+/** The Redis client calls the backends use; node-redis (`@redis/client` 4+) fits as it is. */
 export interface RedisCommandClient {
   /** Send one command (name and arguments as strings) and resolve to its raw reply. */
   sendCommand(args: string[]): Promise<unknown>;

@@ -152,10 +152,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     };
   }
 
-  /**
-   * Keep `job` until a worker runs it, due after `delay` ms (default 0). The webhook handler calls this
-   * when `queue.backend` is this queue.
-   */
+  /** Keep `job` until a worker runs it, due after `delay` ms (default 0). */
   async enqueue(job: ProcessWebhookJob, options: { delay?: number } = {}): Promise<void> {
     if (!isProcessWebhookJob(job)) throw new WebhookException("Cannot queue webhook: not a webhook job");
     const delay = options.delay ?? 0;
@@ -163,10 +160,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     await ENQUEUE.run(this.#redis, [ready, jobs], [job.id, encodeJob(job), String(this.#now() + delay)]);
   }
 
-  /**
-   * Claim the next due job and run it through `processor`: its outcome, or null when no job is due.
-   * Workers call this in a loop; tests call it directly with a fake clock.
-   */
+  /** Claim the next due job and run it through `processor`: its outcome, or null when none is due. */
   async runNext(
     processor: WebhookProcessor,
     options: RedisWebhookWorkerOptions = {},
@@ -226,10 +220,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return outcome;
   }
 
-  /**
-   * Run jobs in the background until `stop()` or {@link RedisWebhookQueue.close}: one job at a time per
-   * worker (start several for more).
-   */
+  /** Run jobs one at a time until `stop()` or {@link RedisWebhookQueue.close}; start several for more. */
   startWorker(processor: WebhookProcessor, options: RedisWebhookWorkerOptions = {}): RedisWebhookWorker {
     const worker = pollingWorker(() => this.runNext(processor, options), this.#pollMs, () => {
       this.#workers.delete(worker);
@@ -253,10 +244,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return entries.flatMap((json) => json === null ? [] : [decodeDeadLetter(json)]);
   }
 
-  /**
-   * Put a dead-lettered job back on the queue with a fresh attempt count; false when there is no such
-   * entry (or another caller requeued it first).
-   */
+  /** Requeue a dead letter with a fresh attempt count; false when it is gone (or another caller took it). */
   async requeueDeadLetter(id: string): Promise<boolean> {
     const keys = this.#keys();
     const json = await this.#redis.command<string | null>(["HGET", keys.dead, id]);
@@ -286,10 +274,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return { waiting, running, deadLettered };
   }
 
-  /**
-   * Stop every worker of this object (each settles its job in hand), then close the connection opened
-   * from `url` (a given `client` stays open).
-   */
+  /** Stop every worker (each settles its job), then close the connection from `url` (not a `client`). */
   async close(): Promise<void> {
     await Promise.all([...this.#workers].map((worker) => worker.stop()));
     await this.#redis.close();

@@ -72,10 +72,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
     return `${this.#redis.prefix}ratelimit:${key}`;
   }
 
-  /**
-   * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   * Rejects when Redis cannot be reached.
-   */
+  /** Take one slot for `key` (true when under `maxAttempts` in the window); rejects when Redis is down. */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     checkArguments(key, maxAttempts, decaySeconds);
     const now = this.#now();
@@ -89,10 +86,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
     return taken === 1;
   }
 
-  /**
-   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
-   * window (fractional, exact to the millisecond).
-   */
+  /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     checkDecay(key, decaySeconds);
     const [count, max, start, reset] = await this.#redis.command<(string | null)[]>([

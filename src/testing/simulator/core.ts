@@ -279,10 +279,7 @@ export class SimulatorCore {
     this.emit(instance, "connection.update", { instance: instance.name, state: "close", statusReason: code });
   }
 
-  /**
-   * `QRCODE_LIMIT` reached while connecting: `qrcode.updated` with the limit message, `connection.update`
-   * `refused` 428, and the attempt ends (state `close`).
-   */
+  /** `QRCODE_LIMIT` hit: `qrcode.updated` with the limit text, `connection.update` `refused` 428, `close`. */
   qrLimit(instance: InstanceState): void {
     instance.cancelAutoConnect?.();
     this.emit(instance, "qrcode.updated", {

@@ -144,10 +144,7 @@ export class FaultInjector {
     this.#drops.length = 0;
   }
 
-  /**
-   * Apply the faults for one request in this order: drop, delay, scripted failure. Returns the scripted
-   * response, or undefined to let the request through.
-   */
+  /** Apply one request's faults (drop, delay, scripted failure): the scripted response, or undefined. */
   async apply(target: FaultTarget, signal: AbortSignal): Promise<Response | undefined> {
     if (take(this.#drops, target)) throw new SimulatedConnectionDrop(target.method, target.path);
     const ms = take(this.#delays, target);

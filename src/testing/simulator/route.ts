@@ -63,10 +63,7 @@ export interface RouteDef {
   handle(ctx: RouteContext): unknown;
 }
 
-/**
- * The simulated route serving a row of the library's route table: verb, path and success status come from
- * the row; `auth` defaults to the instance guard.
- */
+/** The simulated route of a route row (verb, path, success status); `auth` defaults to the instance guard. */
 export function route(
   row: RouteEntry,
   handle: (ctx: RouteContext) => unknown,

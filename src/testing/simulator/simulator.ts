@@ -329,10 +329,7 @@ export class GatewaySimulator {
     this.#core.disconnect(this.#core.mustGet(name, "simulate disconnect"), statusReason);
   }
 
-  /**
-   * The QR code limit was reached while connecting: `qrcode.updated` with the limit message,
-   * `connection.update` `refused` (428), and the instance back to `close`.
-   */
+  /** QR code limit hit: `qrcode.updated` with the limit text, `connection.update` `refused` 428, `close`. */
   simulateQrLimit(name: string): void {
     this.#core.qrLimit(this.#core.mustGet(name, "simulate QR limit"));
   }
@@ -386,26 +383,17 @@ export class GatewaySimulator {
 
   // --- webhooks and lifecycle
 
-  /**
-   * Resolves when no webhook delivery is pending (retries included; with the default sleep that
-   * takes as long as the retry waits).
-   */
+  /** Resolves when no webhook delivery is pending, retries included (their waits too, by default). */
   webhooksIdle(): Promise<void> {
     return this.#core.dispatcher.idle();
   }
 
-  /**
-   * Deliver every pending webhook now: retry waits are cut short while flushing. Resolves when no
-   * delivery is pending.
-   */
+  /** Deliver every pending webhook now, cutting retry waits short; resolves when none is pending. */
   flushWebhooks(): Promise<void> {
     return this.#core.dispatcher.flush();
   }
 
-  /**
-   * Forget everything: instances, logs, faults, unreachable numbers; pending deliveries and delays are
-   * aborted.
-   */
+  /** Forget instances, logs, faults and unreachable numbers; abort pending deliveries and delays. */
   reset(): void {
     this.#core.reset();
   }
