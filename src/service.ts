@@ -282,10 +282,7 @@ export class GatewayService {
     return this.#shared.store;
   }
 
-  /**
-   * Instance health and the send breaker, shared by every view of this service (and, through
-   * `store.state`, by every process that shares the store).
-   */
+  /** Instance health and the send breaker, shared by every view (and process, through `store.state`). */
   health(): InstanceHealth {
     return this.#shared.health;
   }

@@ -109,10 +109,7 @@ export interface CommandSpec {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /**
-   * Its positional argument as the usage line shows it: `"<file>"` (required: missing or blank is a
-   * usage error), `"[instance]"` (optional), or left out for none.
-   */
+  /** Positional argument as usage shows it: `"<file>"` (required), `"[instance]"` (optional), or none. */
   argument?: string;
   /** The paragraph of `--help` under the usage line. */
   description: string;

@@ -34,10 +34,7 @@ export interface CliIo {
   color: boolean;
   /** Aborted when the process receives SIGINT or SIGTERM (only `serve` and `connect` listen). */
   signal?: AbortSignal;
-  /**
-   * The directory relative paths (the configuration file, the KV file, the files `install` writes and
-   * `send` reads) are resolved against; undefined is the process's working directory.
-   */
+  /** Directory relative paths (config, KV file, `install`/`send` files) resolve against; default: cwd. */
   cwd?: string;
 }
 

@@ -63,10 +63,7 @@ export function retriesStatus(idempotent: boolean, status: number): boolean {
   return idempotent ? RETRYABLE_STATUSES.has(status) : NOT_ACTED_STATUSES.has(status);
 }
 
-/**
- * Whether an answer whose body was read is retried: a 503 (the server is not taking requests, so it did not
- * act), unless it is the license gate's.
- */
+/** Whether an answer whose body was read is retried: a 503 that is not the license gate's. */
 export function retriesAnswer(status: number, licenseRequired: boolean): boolean {
   return status === 503 && !licenseRequired;
 }

@@ -117,10 +117,7 @@ export function numberListSchema(name: string): ServerSchema {
 /** The recipient of a send: a phone number (formatting stripped) or a JID, required. */
 export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, recipient: true };
 
-/**
- * The same fields with none of them in the server's schema (a route whose schema does not list the shared
- * send options, which the server still reads).
- */
+/** The same fields, marked as absent from the server's schema (which still reads them). */
 export function unlisted(fields: Readonly<Record<string, FieldSpec>>): Record<string, FieldSpec> {
   return Object.fromEntries(
     Object.entries(fields).map(([name, field]) => [name, { ...field, server: false }]),

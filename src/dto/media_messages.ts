@@ -225,10 +225,7 @@ function checkStatus(
   }
 }
 
-/**
- * The body of `/message/sendStatus` (content a text, or for media statuses an http(s) URL or raw base64;
- * the rules across fields in `check`).
- */
+/** The body of `/message/sendStatus`: a text, or media as an http(s) URL or base64 (rules in `check`). */
 export const SEND_STATUS_BODY: BodySpec = {
   what: "status message",
   fields: {

@@ -25,10 +25,7 @@ export interface ProxyInput {
   password?: string;
 }
 
-/**
- * The body of `/proxy/set` (`enabled` defaults to true, the port may be a number); the server checks no
- * protocol names.
- */
+/** The body of `/proxy/set` (`enabled` defaults to true, the port may be a number). */
 export const PROXY_BODY: BodySpec = {
   what: "proxy",
   requiredNotEmpty: true,

@@ -76,9 +76,7 @@ export abstract class RequestDto {
     return structuredClone(this.#body) as RequestBody<this>;
   }
 
-  /**
-   * Same as {@link RequestDto.toJSON}.
-   */
+  /** Same as {@link RequestDto.toJSON}. */
   toBody(): RequestBody<this> {
     return this.toJSON();
   }

@@ -251,10 +251,7 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
   return "invalid";
 }
 
-/**
- * A chat's full JID: a bare number (already normalized) becomes a person's JID; a JID is kept. The server
- * matches stored chats and bot sessions on the full JID.
- */
+/** A chat's full JID (a bare number becomes a person's JID): the server matches chats and sessions on it. */
 export function personJid(value: string): string {
   return value.includes("@") ? value : `${value}@s.whatsapp.net`;
 }

@@ -97,10 +97,7 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
     return await this.call(this.routes.fetch, { params: { id: recordId("bot", id) } }, options);
   }
 
-  /**
-   * Replace a bot (`PUT /<integration>/update/{id}`): the whole bot, as `create` takes it. The server
-   * answers 500 "Error updating ..." for an id it does not have.
-   */
+  /** Replace a bot with the whole bot (`PUT /<integration>/update/{id}`); an unknown id answers 500. */
   async update(id: string, bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
     const request = { params: { id: recordId("bot", id) }, body: readBody(this.bodies.bot, bot) };
     return await this.call(this.routes.update, request, options);

@@ -206,10 +206,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Download a received media message as base64 (`POST /chat/getBase64FromMediaMessage`). The answer is
-   * bounded by `http.max_media_response_bytes` (default 64 MiB), not the JSON limit.
-   */
+  /** Download received media as base64, up to `http.max_media_response_bytes` (default 64 MiB). */
   async getBase64FromMediaMessage(
     message: { key: { id: string; [key: string]: unknown }; [key: string]: unknown },
     options?: CallOptions & { convertToMp4?: boolean },

@@ -82,10 +82,7 @@ export class InstancesResource extends Resource {
     return await this.call<ActionResult>(ROUTE.instance.delete, {}, this.#named(name, options));
   }
 
-  /**
-   * Connect (`GET /instance/connect`): a QR code object while connecting, or the state when already open.
-   * Give `number` to get a pairing code instead of scanning.
-   */
+  /** Connect (`GET /instance/connect`): a QR code, or the state when open; with `number`, a pairing code. */
   async connect(
     name?: string,
     options?: CallOptions & { number?: string },

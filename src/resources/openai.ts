@@ -87,10 +87,7 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
     return await this.call(ROUTE.openai.findCreds, {}, options);
   }
 
-  /**
-   * Delete a stored API key (`DELETE /openai/creds/{id}`). The server refuses (500 "Error deleting openai
-   * creds") a key that a bot or the settings still use.
-   */
+  /** Delete a stored API key (`DELETE /openai/creds/{id}`); one still in use is refused (500). */
   async deleteCreds(
     id: string,
     options?: CallOptions,
@@ -102,10 +99,7 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
     );
   }
 
-  /**
-   * The models a stored key may use (`GET /openai/getModels`; default: the settings' key). The server asks
-   * OpenAI, so it needs to reach api.openai.com.
-   */
+  /** The models a stored key may use (`GET /openai/getModels`; default the settings' key). */
   async getModels(
     query: { openaiCredsId?: string } = {},
     options?: CallOptions,

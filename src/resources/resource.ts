@@ -210,10 +210,7 @@ export abstract class Resource {
     });
   }
 
-  /**
-   * Remember an instance's last known state in the store, when one is configured. A store failure is
-   * logged, never thrown: the call that learned the state already succeeded.
-   */
+  /** Remember an instance's last known state in the store, if any; a store failure is logged, not thrown. */
   protected async recordInstanceState(
     instance: string,
     state: string,

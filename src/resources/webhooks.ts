@@ -54,10 +54,7 @@ const MIN_SECRET_LENGTH = 32;
  * ```
  */
 export class WebhooksResource extends Resource {
-  /**
-   * Replace the webhook configuration (`POST /webhook/set`). `enabled` defaults to true, `events` to `[]`
-   * (every event); dotted event names are converted.
-   */
+  /** Replace the webhook config (`POST /webhook/set`); `enabled` defaults to true, `events` to `[]` (all). */
   async set(
     config: WebhookConfigInput | WebhookConfigDto,
     options?: CallOptions,
@@ -123,10 +120,7 @@ export class WebhooksResource extends Resource {
     return await this.call(ROUTE.webhook.find, {}, options);
   }
 
-  /**
-   * Change some fields: reads the stored row with `find`, merges `changes`, and `set`s the result. With no
-   * stored row, `changes` must hold a `url`.
-   */
+  /** Merge `changes` into the stored row (`find`, then `set`); with no row, `changes` needs a `url`. */
   async update(
     changes: Partial<WebhookConfigInput>,
     options?: CallOptions,

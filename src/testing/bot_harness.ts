@@ -22,9 +22,7 @@ import type { SentMessageRecord } from "./simulator/types.ts";
 export type { ImageOptions, WebhookEnvelope } from "./bot_payloads.ts";
 export { HarnessGroup, HarnessUser } from "./bot_harness_people.ts";
 
-/**
- * Options of {@link BotHarness}.
- */
+/** Options of {@link BotHarness}. */
 export interface BotHarnessOptions {
   /** The instance the bot serves (default `"bot"`). */
   instance?: string;

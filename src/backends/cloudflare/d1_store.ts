@@ -18,10 +18,7 @@ import { positiveInteger } from "../../util/checks.ts";
 export interface D1StoreOptions {
   /** Clock in epoch ms, used when an update gives no `updatedAt` and for state expiry (default `Date.now`). */
   now?: () => number;
-  /**
-   * Largest record, as JSON, the store accepts (default and most 1 900 000 bytes: a D1 row holds at most
-   * 2 MB). A larger one is refused with a `RangeError` (send large media by URL).
-   */
+  /** Largest record as JSON (default and most 1 900 000 bytes, under D1's 2 MB row); larger: `RangeError`. */
   maxRecordBytes?: number;
   /** Shared state (default a {@link D1State} on `db`); a `CoordinatorState` keeps claims in objects. */
   state?: StateStore;

@@ -31,10 +31,7 @@ export function d1Runner(db: D1Database): SqlRunner {
   };
 }
 
-/**
- * A runner over a Durable Object's synchronous SQL: the statements run one after another without
- * yielding, so nothing else runs in the object between them.
- */
+/** A runner over a Durable Object's synchronous SQL: nothing else runs in the object between statements. */
 export function storageRunner(storage: SqlStorage): SqlRunner {
   return (statements) => {
     try {

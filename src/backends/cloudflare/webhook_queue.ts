@@ -36,10 +36,7 @@ const DEFAULT_MAX_ATTEMPTS = 4;
 
 /** Options of {@link CloudflareWebhookQueue}. */
 export interface CloudflareWebhookQueueOptions {
-  /**
-   * Where bodies too large for a message go (the `gateway_webhook_bodies` table of the D1 migration). Without
-   * it such a webhook is refused with 503 and a log line saying why.
-   */
+  /** Where bodies too large for a message go (`gateway_webhook_bodies`); without it they get 503. */
   bodies?: D1Database;
 }
 

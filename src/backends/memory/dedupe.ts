@@ -37,10 +37,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
   readonly #lease: number;
   readonly #maxEntries: number;
 
-  /**
-   * Create an empty set of claims; at most `maxEntries` (default 100 000) are kept: expired ones are
-   * dropped first, then the oldest processed ones.
-   */
+  /** Keep at most `maxEntries` claims (default 100 000), dropping expired, then oldest processed ones. */
   constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, maxEntries: true }, "new MemoryWebhookDedupe");
     this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);

@@ -82,10 +82,7 @@ export class MemoryStore implements store.GatewayStore {
     return settle(() => copyOrNull(this.#outbound.get(id)));
   }
 
-  /**
-   * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given).
-   * `updatedAt` always moves forward, so one version can be claimed only once.
-   */
+  /** Apply changes only while `updatedAt` equals `expectedUpdatedAt` (when given); each version once. */
   updateOutbound(
     id: string,
     changes: Partial<Omit<store.OutboundMessageRecord, "id" | "createdAt">>,

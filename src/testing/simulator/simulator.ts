@@ -40,9 +40,7 @@ export interface SimulatedInstanceInfo {
   integration: string;
 }
 
-/**
- * Options of {@link GatewaySimulator.addInstance}.
- */
+/** Options of {@link GatewaySimulator.addInstance}. */
 export interface AddInstanceOptions {
   /** The instance's api key. Default: a new upper-case uuid. */
   token?: string;
@@ -250,10 +248,7 @@ export class GatewaySimulator {
     return raw;
   }
 
-  /**
-   * A sent (or received) message changed status: stored as a `MessageUpdate` row (so
-   * `findStatusMessage` and `findMessages` see it) and emitted as `messages.update`.
-   */
+  /** A message changed status: stored as a `MessageUpdate` row and emitted as `messages.update`. */
   simulateStatusUpdate(name: string, options: SimulateStatusOptions): void {
     const core = this.#core;
     const instance = core.mustGet(name, "simulate status update");

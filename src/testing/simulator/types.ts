@@ -55,15 +55,9 @@ export interface SimulatorOptions {
   webhookRetry?: WebhookRetryOptions;
   /** The `fetch` used to deliver webhooks. Default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /**
-   * Wait used between webhook retries. Default: a timer that `flushWebhooks()`, `reset()` and
-   * `close()` cut short. Tests inject `() => Promise.resolve()` to retry at once.
-   */
+  /** Wait between webhook retries; the default timer is cut short by `flushWebhooks`, `reset`, `close`. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /**
-   * Extra headers for each webhook delivery, computed from the exact body sent (for example an
-   * HMAC signature). Called once per event.
-   */
+  /** Extra headers per webhook delivery from the exact body sent (an HMAC signature, say). */
   sign?: (rawBody: string) => Promise<HeadersInit>;
   /** Clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
