@@ -184,11 +184,7 @@ export class GatewayService {
   readonly #scope: Scope;
   #resourceContext?: ResourceContext;
 
-  /**
-   * Internal: applications build a service with {@link GatewayService.make}, `fromEnv` or `fromFile`. The
-   * constructor stays callable for the library's own seams (`dependencies`: fetch, clocks, sleeps), which
-   * the tests inject; the configuration is checked the same way.
-   */
+  /** Prefer {@link GatewayService.make}; `dependencies` (fetch, clocks, sleeps) are the tests' seams. */
   constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
     const view = dependencies instanceof ServiceView ? dependencies : undefined;
     this.#shared = view?.shared ?? buildShared(config, dependencies);

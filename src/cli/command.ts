@@ -52,8 +52,8 @@ export interface CliCommand {
   /** The flags it accepts besides {@link COMMON_FLAGS}; its usage line and `--help` list every one. */
   readonly flags: Readonly<Record<string, FlagSpec>>;
   /**
-   * True when the command watches `io.signal` to stop gracefully: the CLI then catches SIGINT/SIGTERM
-   * (a second signal exits at once with code 130). Other commands keep the default: a signal ends them.
+   * True when the command stops gracefully on `io.signal`: the CLI catches SIGINT/SIGTERM (a second
+   * exits at once with 130). Otherwise a signal ends the command.
    */
   readonly handlesSignals?: boolean;
   /** Run with the arguments after the command name; resolves to the exit code. */
@@ -147,8 +147,8 @@ export abstract class FlagCommand implements CliCommand {
   }
 
   /**
-   * Run with the arguments after the command name: `--help` prints {@link FlagCommand.help}; an unknown
-   * flag, a surplus or a missing argument is a {@link UsageError}; anything else goes to `execute`.
+   * Run with the arguments after the command name: `--help` prints {@link FlagCommand.help}; a bad flag or
+   * argument is a {@link UsageError}; the rest goes to `execute`.
    */
   async run(args: string[], io: CliIo): Promise<number> {
     const parsed = parseFlags(args, this.flags, this.#argument === "" ? 0 : 1);

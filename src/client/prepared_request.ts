@@ -59,8 +59,8 @@ export interface RequestOptions {
   /** Largest answer body read for this call, in bytes (overrides both configured limits). */
   maxResponseBytes?: number;
   /**
-   * How long the server waits on purpose before answering (a send's typing `delay`): added to the attempt
-   * timeout and the deadline, so a long delay is not taken for a hung server. An integer from 0 to 300 000.
+   * The server's deliberate wait before answering (a send's typing `delay`, 0 to 300 000 ms), added to
+   * the attempt timeout and the deadline so it is not taken for a hung server.
    */
   serverDelayMs?: number;
 }

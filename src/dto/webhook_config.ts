@@ -108,9 +108,8 @@ export interface WebhookConfigInput {
 }
 
 /**
- * The fields of a `WebhookConfigDto`: the server's wrapped body (`webhook`), every setting filled in, and
- * each setting of the input (`url`, `events`, ...) read from it, so the request object exposes what it was
- * built from like every other request object.
+ * A `WebhookConfigDto`'s fields: the server's wrapped body (`webhook`), every setting filled in, and
+ * each input setting (`url`, `events`, ...) read from it.
  */
 export interface WebhookConfigDto {
   /** The webhook as sent: `events` holds UPPER_SNAKE names and is always an array. */

@@ -137,9 +137,8 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
   }
 
   /**
-   * Add a chat to the integration's ignore list, or remove it (`POST /<integration>/ignoreJid`). The
-   * server needs the settings to exist first (500 "Error setting default settings" otherwise): creating a
-   * bot or calling `setSettings` makes them.
+   * Add a chat to the ignore list, or remove it (`POST /<integration>/ignoreJid`). The server needs the
+   * settings first (else 500): creating a bot or `setSettings` makes them.
    */
   async ignoreJid(
     remoteJid: string,

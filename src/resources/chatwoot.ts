@@ -72,10 +72,7 @@ export type ChatwootRow = Partial<ChatwootInput> & {
  * ```
  */
 export class ChatwootResource extends Resource {
-  /**
-   * Configure the inbox (`POST /chatwoot/set`). With `autoCreate` the server creates the inbox in
-   * Chatwoot, so it must reach `url`; without it, nothing is asked of Chatwoot until messages flow.
-   */
+  /** Configure the inbox (`POST /chatwoot/set`); `autoCreate` has the server create it at `url`. */
   async set(config: ChatwootInput, options?: CallOptions): Promise<ApiResponse<ChatwootRow>> {
     return await this.call(ROUTE.chatwoot.set, { body: readBody(CHATWOOT_BODY, config) }, options);
   }
@@ -86,9 +83,8 @@ export class ChatwootResource extends Resource {
   }
 
   /**
-   * Post a Chatwoot event to the server as Chatwoot would (`POST /chatwoot/webhook`: the callback route the
-   * server gives Chatwoot as `webhook_url`; it needs no api key). For a relay that receives Chatwoot's
-   * events itself and forwards them; the event is sent as given.
+   * Post a Chatwoot event as Chatwoot would (`POST /chatwoot/webhook`, no api key), for a relay that
+   * receives Chatwoot's events itself; the event is sent as given.
    */
   async webhook(event: Record<string, unknown>, options?: CallOptions): Promise<ApiResponse<unknown>> {
     if (!isRecord(event)) invalid("Chatwoot event", "event must be an object");

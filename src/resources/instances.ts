@@ -251,8 +251,8 @@ export class InstancesResource extends Resource {
   }
 
   /**
-   * Poll `connectionState` until the instance is `open`; throws `ConnectionException` (reason `timeout`)
-   * after `timeoutMs` (default 60000), polling every `intervalMs` (default 2000). `signal` stops it.
+   * Poll `connectionState` until `open` (every `intervalMs`, default 2000); after `timeoutMs` (default
+   * 60000) throws `ConnectionException` (reason `timeout`). `signal` stops it.
    */
   async waitForConnection(
     name?: string,

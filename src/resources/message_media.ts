@@ -288,8 +288,7 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Send a file of any form (URL, bytes, `Blob`/`File`, data URI, base64) as an image, video, document,
-   * voice note (`audio`) or sticker: `toMediaInput` turns it into what the server accepts (MIME type
-   * sniffed, file name kept, size checked before any request), then the matching route sends it.
+   * voice note (`audio`) or sticker: MIME type sniffed, file name kept, size checked before any request.
    */
   async sendFile(
     to: string,

@@ -59,9 +59,8 @@ export interface CallOptions {
   /** Retries after the first attempt. */
   maxRetries?: number;
   /**
-   * On a message send: the send happens at most once per (connection, instance, key) within
-   * `retry.idempotency_window_ms` (default 24 h); a later call with the key returns the first answer
-   * (`response.replayed`). Also sent as the `idempotency-key` header, for relays that honour it.
+   * Sends at most once per (connection, instance, key) within `retry.idempotency_window_ms` (default
+   * 24 h); a later call returns the first answer (`response.replayed`). Sent as `idempotency-key` too.
    */
   idempotencyKey?: string;
   /** Instance to use for this call instead of the bound one. */
@@ -148,9 +147,8 @@ export abstract class Resource {
   }
 
   /**
-   * Send a request through the client, bound to this resource's connection and instance. The library's
-   * resources pass their route's row (`ROUTE.proxy.find`), which gives the verb, path, retry rule and
-   * rate-limit bucket; a route the library does not cover is given by verb and path.
+   * A request bound to this resource's connection and instance: by route row (`ROUTE.proxy.find`: verb,
+   * path, retry rule, bucket), or by verb and path for a route the library does not cover.
    */
   protected call<T = unknown>(
     route: RouteEntry,

@@ -28,10 +28,7 @@ export class SettingsResource extends Resource {
     return await this.call(ROUTE.settings.find, {}, options);
   }
 
-  /**
-   * Change settings (`POST /settings/set`). The server requires all six booleans: when some are missing,
-   * the current settings are read with `get()` and merged (missing ones default to false).
-   */
+  /** Change settings (`POST /settings/set`); missing ones are read with `get()` (the server needs six). */
   async update(
     changes: Partial<InstanceSettings> | SettingsDto,
     options?: CallOptions,

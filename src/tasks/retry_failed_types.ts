@@ -38,9 +38,8 @@ export interface RetryFailedOptions {
   /** Only report what would be resent: nothing is claimed, looked up or sent. */
   dryRun?: boolean;
   /**
-   * How long a resend holds its record (`claimedUntil`), in ms (default 15 minutes): longer than a send
-   * may take (`http.deadline_ms` plus the typing delay). A record still `pending` after it is settled as
-   * outcome-unknown by the next run.
+   * How long a resend holds its record (`claimedUntil`), in ms (default 15 minutes, longer than a send
+   * may take); a record still `pending` after it is settled as outcome-unknown.
    */
   claimMs?: number;
   /** A record whose outcome is unknown is looked up only once its last attempt is this old (default 60 000). */

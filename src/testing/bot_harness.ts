@@ -29,9 +29,8 @@ export interface BotHarnessOptions {
   /** The bot's own number (default `"5511900000000"`). */
   number?: string;
   /**
-   * The store the harness runs the bot on. Default: the bot's own `store` option when it was built with
-   * one, else a fresh `MemoryStore` on the bot's clock for each harness (a bot shared by several tests
-   * starts each one empty).
+   * The bot's store. Default: the bot's own `store`, else a fresh `MemoryStore` on the bot's clock per
+   * harness (a bot shared by several tests starts each one empty).
    */
   store?: GatewayStore;
 }
@@ -161,8 +160,8 @@ export class BotHarness<C extends Context = Context> {
   }
 
   /**
-   * Deliver an event the server would send (`data` as the server shapes it) and wait until the bot handled
-   * it. Rejects when the bot's middleware failed and no `catch` handler took the error.
+   * Deliver an event as the server shapes it and wait until the bot handled it; rejects when middleware
+   * failed and no `catch` handler took the error.
    */
   async deliver(event: string, data: unknown): Promise<WebhookEnvelope> {
     const body = envelope(

@@ -149,10 +149,7 @@ export class GatewayFake {
     }
   }
 
-  /**
-   * Assert exactly `count` HTTP requests were sent, of any kind: message sends, reads, instance calls (a
-   * retried request counts once per attempt). {@link GatewayFake.assertMessageCount} counts message sends.
-   */
+  /** Assert exactly `count` HTTP requests of any kind (a retried request counts once per attempt). */
   assertRequestCount(count: number): void {
     if (this.sent.length !== count) {
       throw new GatewayFakeAssertionError(
@@ -172,9 +169,8 @@ export class GatewayFake {
   }
 
   /**
-   * Assert a message was sent whose text contains `fragment`: the `text` of a text message, a media
-   * `caption`, a status's `content`, or the `name`, `title`, `description`, `footer` or `footerText` of a
-   * poll, location, list or buttons message. Returns the matching sends.
+   * Assert a sent message's text contains `fragment`: its `text`, `caption`, `content`, `name`, `title`,
+   * `description`, `footer` or `footerText`. Returns the matching sends.
    */
   assertMessageContains(fragment: string): RequestLogEntry[] {
     const found = this.sent.filter((request) =>

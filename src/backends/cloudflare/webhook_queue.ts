@@ -98,8 +98,8 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
 /** Options of {@link processWebhookBatch}. */
 export interface WebhookBatchOptions {
   /**
-   * Deliveries of a job before it is dead-lettered (default 4). Set it to wrangler's `max_retries` + 1, so
-   * that the last attempt here is the one after which the queue moves the message to its dead-letter queue.
+   * Deliveries before a job is dead-lettered (default 4): wrangler's `max_retries` + 1, so the last
+   * attempt here precedes the queue's move to its dead-letter queue.
    */
   maxAttempts?: number;
   /** Delay before each retry, in ms, rounded up to whole seconds; the last value repeats (default 1 s, 5 s, 30 s, 2 min, 10 min). */

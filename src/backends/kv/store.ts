@@ -22,8 +22,8 @@ export interface KvStoreOptions {
   /** Clock in epoch ms, used when an update gives no `updatedAt` (default `Date.now`). */
   now?: () => number;
   /**
-   * Largest record, as JSON, the store accepts (default 16 MiB). Records over 16 KiB are split into
-   * 60 000-byte chunks; one over this limit is refused with a `RangeError` (send large media by URL).
+   * Largest record as JSON (default 16 MiB; records over 16 KiB go in 60 000-byte chunks); larger ones
+   * are refused with a `RangeError` (send large media by URL).
    */
   maxRecordBytes?: number;
 }
@@ -185,9 +185,8 @@ export class KvStore implements store.GatewayStore {
   }
 
   /**
-   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, walking the
-   * kind's time index in batches (outbound by `createdAt`, inbound and webhook logs by `receivedAt`,
-   * instance snapshots by `updatedAt`).
+   * Remove (with `dryRun` only count) records of `kind` older than `before`, by the kind's time
+   * (`createdAt` outbound, `receivedAt` inbound and logs, `updatedAt` instances), in batches.
    */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);

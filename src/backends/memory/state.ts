@@ -93,11 +93,7 @@ export class MemoryState implements state.StateStore {
     });
   }
 
-  /**
-   * Read a live entry at once, without a promise (memory needs none). Unlike {@link MemoryState.get}, the
-   * entry is shared and deeply frozen (parsed once per write, not per read): copy it to change it. The send
-   * path's breaker check reads one on every send.
-   */
+  /** A live entry, synchronously; unlike {@link MemoryState.get} shared, deeply frozen: copy to change. */
   getNow<T>(namespace: string, key: string): Readonly<state.StateEntry<T>> | null {
     state.checkStateKey(namespace, key);
     const held = this.#live(namespace, key);

@@ -22,8 +22,8 @@ export interface RedisCommandClient {
 }
 
 /**
- * Where a Redis backend connects: `url` (a `redis://` or `rediss://` URL; the backend opens the
- * connection on first use and closes it in `close()`), or `client` (yours: the backend never closes it).
+ * Where a backend connects: `url` (`redis://` or `rediss://`; opened on first use, closed by `close()`),
+ * or `client` (yours, never closed here).
  */
 export type RedisConnectionOptions =
   | {

@@ -29,8 +29,8 @@ import { positiveNumber, timerMs } from "../../util/checks.ts";
 /** Options of {@link RedisWebhookQueue}. */
 export type RedisWebhookQueueOptions = RedisBackendOptions & Omit<WebhookQueueOptions, "prefix"> & {
   /**
-   * How long a claimed job stays hidden from other workers, in ms (default 30 000). A worker renews it
-   * while the job runs; when the worker dies, another one takes the job over after this time.
+   * How long a claimed job stays hidden, in ms (default 30 000); its worker renews it, and another worker
+   * takes the job over this long after the first one died.
    */
   visibilityTimeoutMs?: number;
   /** How often an idle worker looks for due jobs, in ms (default 250). */

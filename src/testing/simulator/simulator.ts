@@ -84,9 +84,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Answer one request like the reference server. Rejects with a `TypeError` when a dropped connection
-   * was scripted with {@link GatewaySimulator.dropConnection}, and with the abort reason when the
-   * request's signal aborts during a scripted delay, as `fetch` would.
+   * Answer one request like the reference server; rejects as `fetch` would for a scripted
+   * {@link GatewaySimulator.dropConnection} (`TypeError`) or an abort during a scripted delay.
    */
   handle(request: Request): Promise<Response> {
     return handleRequest(this.#core, ROUTES, request);
@@ -145,9 +144,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Create an instance directly (no request, no `instance.create` event), optionally already open.
-   * Unlike `/instance/create` it stores no settings row, so `/settings/find` answers `null` until
-   * `/settings/set` is called.
+   * Create an instance directly (no request or event), optionally open. It has no settings row:
+   * `/settings/find` answers `null` until `/settings/set`.
    */
   addInstance(name: string, options: AddInstanceOptions = {}): SimulatedInstanceInfo {
     const core = this.#core;
@@ -307,8 +305,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Whether instances can reach WhatsApp (default true). Unreachable, as on a machine without network:
-   * `connect` and `restart` leave the instance `connecting` with no QR code and answer `{count: 0}`.
+   * Whether instances can reach WhatsApp (default true); if not, `connect` and `restart` leave them
+   * `connecting` with no QR code and answer `{count: 0}`.
    */
   setWhatsAppReachable(reachable: boolean): void {
     this.#core.whatsAppReachable = reachable;
@@ -342,8 +340,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Hold the answer of matching requests for `ms` (every match until `clearFaults`/`reset`, or
-   * `times` matches). The wait ends early, with the abort reason, when the request's signal aborts.
+   * Hold matching answers for `ms` (until `clearFaults`/`reset`, or for `times` matches); an abort of
+   * the request's signal ends the wait with its reason.
    */
   delay(route: RouteSelector, ms: number, options: { times?: number } = {}): void {
     this.#core.faults.delay(route, ms, options.times);
@@ -358,9 +356,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Drop `share` (0..1) of the webhooks of `event` (dotted name; default every event) as if the server
-   * had given up after its retries: nothing is posted, the event is listed in `droppedWebhooks`. The
-   * drops are spread evenly and deterministically (`share: 0.3` drops exactly 30 of every 100).
+   * Drop `share` (0..1) of the webhooks of `event` (dotted; default all) as if the server gave up: listed
+   * in `droppedWebhooks`, spread evenly and deterministically (`0.3` drops exactly 30 of every 100).
    */
   dropWebhooks(options: { event?: string; instance?: string; share: number }): void {
     this.#core.faults.dropWebhooks(options);

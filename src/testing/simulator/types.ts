@@ -46,8 +46,7 @@ export interface SimulatorOptions {
   /** Answer every route except `GET /` with the 2.4 license gate's 503. Default false. */
   licenseRequired?: boolean;
   /**
-   * Open an instance by itself this many ms after `connect` (as if its QR code were scanned).
-   * `0` opens it right after the `connect` answer, with no timer. Unset (the default): stay
+   * Open an instance this many ms after `connect`, as if scanned (`0`: at once, no timer). Unset: stay
    * `connecting` until `simulateScan(name)`.
    */
   autoConnectMs?: number;
