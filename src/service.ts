@@ -1,6 +1,5 @@
 /**
- * `GatewayService`: the entry point. It owns the connections, the client, metrics, events and the store,
- * and hands out resources bound to a connection and an instance.
+ * `GatewayService`: the entry point, handing out resources bound to a connection and an instance.
  *
  * @module
  */

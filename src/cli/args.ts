@@ -1,6 +1,5 @@
 /**
- * Flag parsing for every command: `node:util` `parseArgs` in strict mode plus the flags all commands
- * share (`--help`, `--json`, `--verbose`, `--config`), with errors turned into exit code 2.
+ * Flag parsing for every command: strict `parseArgs` plus the shared flags; errors are exit code 2.
  *
  * @module
  */

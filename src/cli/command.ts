@@ -1,6 +1,5 @@
 /**
- * The shape of a CLI command, the base every command extends ({@link FlagCommand}: `--help` and flag
- * parsing in one place) and the help text every command prints for `--help`.
+ * The shape of a CLI command, its base class {@link FlagCommand} (`--help`, flags) and its help text.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * What the CLI needs from the outside world, behind one small interface so that tests can run a command
- * in-process with captured output, and the exit codes and errors every command shares.
+ * What the CLI needs from the outside, behind one interface tests can fake; shared exit codes and errors.
  *
  * @module
  */

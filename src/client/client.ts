@@ -1,6 +1,5 @@
 /**
- * `GatewayClient`: prepares a request once (`prepared_request.ts`), takes its rate-limit slot, runs the
- * request loop (`request.ts`) and records the outcome (metrics and one log line).
+ * `GatewayClient`: prepare a request once, take its rate-limit slot, run the loop, record the outcome.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * What a failed `fetch` means: whether the request can have reached the server, and a readable cause that
- * names the host and port (`fetch failed` alone says neither).
+ * What a failed `fetch` means: whether it can have reached the server, and a cause naming host and port.
  *
  * @module
  */

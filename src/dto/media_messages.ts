@@ -1,6 +1,5 @@
 /**
- * Request objects of the media send routes: `sendMedia`, `sendWhatsAppAudio`, `sendPtv`, `sendSticker` and
- * `sendStatus`. Media is an http(s) URL or raw base64; the server refuses data URIs.
+ * Request objects of the media sends; media is an http(s) URL or raw base64 (the server refuses data URIs).
  *
  * @module
  */

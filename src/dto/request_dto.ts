@@ -1,6 +1,5 @@
 /**
- * The base of every request object: validated, frozen fields that serialize to exactly what the server
- * expects.
+ * The base of every request object: validated, frozen fields serialized as the server expects them.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * Request objects of the structured send routes: location, contact, reaction, poll and template (list and
- * buttons are in interactive_messages.ts).
+ * Request objects of location, contact, reaction, poll and template sends.
  *
  * @module
  */

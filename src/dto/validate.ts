@@ -1,6 +1,5 @@
 /**
- * Validation helpers shared by every request object: a problem collector and field readers that record one
- * message per bad field, so that a `ValidationException` can name every problem at once.
+ * Validation helpers of the request objects: one message per bad field, so one error names every problem.
  *
  * @module
  */

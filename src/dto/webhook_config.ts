@@ -1,6 +1,5 @@
 /**
- * `WebhookConfigDto`: the body of `POST /webhook/set/{instance}`, and the event names the server accepts
- * there (contract §5.3).
+ * `WebhookConfigDto`: the body of `POST /webhook/set/{instance}` and its event names (contract §5.3).
  *
  * @module
  */

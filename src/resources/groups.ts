@@ -1,6 +1,5 @@
 /**
- * Groups: every route under `/group`. The group id goes in the `groupJid` query parameter (where the
- * server reads it), with `@g.us` appended when missing.
+ * Groups: every route under `/group`; the id goes in the `groupJid` query, `@g.us` appended when missing.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The media kinds of `MessagesResource`: each reads its short arguments or its request object into one
- * validated send.
+ * The media kinds of `MessagesResource`: short arguments or a request object, read into one send.
  *
  * @module
  */

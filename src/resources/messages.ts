@@ -1,6 +1,5 @@
 /**
- * Message sends: every route under `/message`. Each kind has one method taking its short arguments or its
- * request object (the seed's `*Dto` or its fields); each send goes through the shared send pipeline.
+ * Message sends: one method per kind under `/message`, taking short arguments or a request object.
  *
  * @module
  */

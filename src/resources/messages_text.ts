@@ -1,6 +1,5 @@
 /**
- * The base of `MessagesResource`: the one way a message send goes out (validated, then the send pipeline,
- * with the recipient resolved when asked), recipient resolution, and text sends.
+ * The base of `MessagesResource`: the one way a send goes out, recipient resolution, and text sends.
  *
  * @module
  */

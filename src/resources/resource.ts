@@ -1,6 +1,5 @@
 /**
- * What every resource shares: the client, the bound connection and instance, and the service's send
- * pipeline (`src/send/`) that message sends go through.
+ * What every resource shares: the client, its connection and instance, and the send pipeline.
  *
  * @module
  */

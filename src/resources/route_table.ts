@@ -1,6 +1,5 @@
 /**
- * The types of the route table: one route's row and each group's operations (written out because the
- * table's inferred type is not allowed in a published module's API).
+ * The route table's types, written out: a published module's API may not use the inferred type.
  *
  * @module
  */

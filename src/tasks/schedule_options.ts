@@ -1,6 +1,5 @@
 /**
- * The options of the scheduled tasks (`registerScheduledTasks`, `createScheduledHandler`) and what they
- * return: one interface per task, the options both schedulers share, the handlers.
+ * The options and results of the scheduled tasks (`registerScheduledTasks`, `createScheduledHandler`).
  *
  * @module
  */

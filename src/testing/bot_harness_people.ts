@@ -1,6 +1,5 @@
 /**
- * The people and groups of a {@link BotHarness}: each sends the bot messages shaped like the real server's
- * and lists what the bot answered them.
+ * The people and groups of a {@link BotHarness}: they message the bot and list its answers.
  *
  * @module
  */

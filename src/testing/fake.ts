@@ -1,6 +1,5 @@
 /**
- * `GatewayFake`: a real `GatewayService` wired to the simulated server in-process, with assertions on what
- * was sent and scripted answers. Code written against `GatewayService` runs unchanged against it.
+ * `GatewayFake`: a real `GatewayService` on the in-process simulator, with assertions and scripted answers.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `MockGatewayServer`: the simulated gateway server on a real local HTTP port (`Deno.serve`), for
- * tests that want real sockets, another process, or a URL to hand to code under test.
+ * `MockGatewayServer`: the simulated gateway server on a real local HTTP port.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `GatewayCoordinator`: the Durable Object behind the exact rate limiter, webhook dedupe and shared state
- * on Workers.
+ * `GatewayCoordinator`: the Durable Object behind the limiter, dedupe and shared state on Workers.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `kvTaskLease`: the scheduled tasks' cross-isolate lease on Deno KV (a {@link stateTaskLease} over
- * {@link KvState}), what `createScheduledHandler({ kv })` uses.
+ * `kvTaskLease`: the scheduled tasks' cross-isolate lease on Deno KV.
  *
  * @module
  */

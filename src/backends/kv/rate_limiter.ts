@@ -1,6 +1,5 @@
 /**
- * A rate limiter stored in Deno KV, shared by every process that opens the same database: exact under
- * concurrency, global on Deno Deploy.
+ * A rate limiter in Deno KV: exact across the processes sharing the database, global on Deno Deploy.
  *
  * @module
  */

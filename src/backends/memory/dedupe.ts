@@ -1,6 +1,5 @@
 /**
- * `MemoryWebhookDedupe`: webhook redelivery claims in this isolate's memory (the {@link WebhookDedupe}
- * contract of `src/webhooks/dedupe.ts`).
+ * `MemoryWebhookDedupe`: webhook redelivery claims in this isolate's memory.
  *
  * @module
  */

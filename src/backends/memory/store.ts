@@ -1,6 +1,5 @@
 /**
- * `MemoryStore`: a `GatewayStore` in process memory, for tests and for runtimes without Deno KV. Records
- * live as long as the isolate does.
+ * `MemoryStore`: a `GatewayStore` in process memory (tests, runtimes without Deno KV).
  *
  * @module
  */

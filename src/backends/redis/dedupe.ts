@@ -1,6 +1,5 @@
 /**
- * `RedisWebhookDedupe`: webhook redelivery claims on Redis, exact across every receiver that uses the
- * same Redis server.
+ * `RedisWebhookDedupe`: webhook redelivery claims on Redis, exact across receivers sharing the server.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `RedisWebhookQueue`: webhook queue mode on Redis, for several app servers: the receiver enqueues and
- * answers 202, workers on any server run the jobs with retries, delays and a dead-letter list.
+ * `RedisWebhookQueue`: webhook queue mode on Redis, with workers on any app server and a dead-letter list.
  *
  * @module
  */

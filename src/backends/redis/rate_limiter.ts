@@ -1,6 +1,5 @@
 /**
- * `RedisRateLimiter`: the fixed-window limiter on Redis, exact across every process that uses the same
- * Redis server.
+ * `RedisRateLimiter`: the fixed-window limiter on Redis, exact across processes sharing the server.
  *
  * @module
  */

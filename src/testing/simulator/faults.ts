@@ -1,6 +1,5 @@
 /**
- * Fault injection for the simulated server: scripted failures, delays and dropped connections, each
- * bound to a route selector such as `"POST /message/sendText"` or `"/message/sendText"`.
+ * Fault injection for the simulated server: failures, delays and dropped connections by route selector.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `GatewaySimulator`: the simulated gateway server as a request handler with in-memory state, plus the
- * controls tests use (simulated scans, inbound messages, status updates, fault injection, logs).
+ * `GatewaySimulator`: the simulated gateway server as a request handler, with the controls tests use.
  *
  * @module
  */
