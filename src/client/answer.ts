@@ -1,6 +1,5 @@
 /**
- * An answer of the gateway server, read: its body within the size limit, parsed as JSON, and the exception
- * it stands for (none for a successful answer). An error's copy of the body never carries the api key.
+ * A server answer read: body within the size limit, JSON, and its exception; no api key in an error's copy.
  *
  * @module
  */

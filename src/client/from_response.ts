@@ -1,6 +1,5 @@
 /**
- * Which exception an answer of the gateway server becomes: the status first, then what the body says (see
- * the error table in docs/errors.md). The one place that knows the server's error shapes and texts.
+ * Which exception a server answer becomes (docs/errors.md): the one place knowing the server's error shapes.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The retry rules, each a named decision the request loop asks: may this failure be tried again, and how
- * long to wait before the next attempt (backoff with jitter, or the server's `Retry-After`).
+ * The retry rules the request loop asks: may a failure be retried, and how long to wait before it.
  *
  * @module
  */

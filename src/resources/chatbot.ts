@@ -1,7 +1,5 @@
 /**
- * What the bot integrations share: the ten routes every one of them registers (create, find, fetch,
- * update, delete, settings, fetchSettings, changeStatus, fetchSessions, ignoreJid; contract §2.9), each a
- * typed method whose body is checked against its declaration before any request.
+ * What the bot integrations share: the ten routes each registers (contract §2.9) as typed, checked methods.
  *
  * @module
  */

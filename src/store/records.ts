@@ -1,6 +1,5 @@
 /**
- * Rules the stores share, so that `MemoryStore` and `KvStore` behave the same: record checks, how an
- * outbound update is applied, the oldest-first order, and how the memory engines answer (`settle`).
+ * Rules the stores share so that they behave alike: record checks, updates, oldest-first order, `settle`.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * One way to run SQL on D1 (async, a batch is one transaction) and on a Durable Object's SQLite storage
- * (synchronous), so that the state and the store are written once for both. Internal.
+ * One SQL runner for D1 (async) and Durable Object SQLite (sync), so state and store are written once.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The Deno KV queue: jobs written with `kv.enqueue`, a body larger than a KV value (64 KiB) in chunks beside
- * the job; with a KV dedupe on the same KV the delivery's claim and its job commit together.
+ * The Deno KV queue: jobs by `kv.enqueue`, large bodies in chunks; a KV dedupe's claim commits with the job.
  *
  * @module
  */

@@ -1,7 +1,5 @@
 /**
- * The simulator's shared state and the behaviour several route groups need: instance lifecycle
- * (connect, scan, logout, delete), event emission to webhooks, message storage and the
- * "is the socket usable" check.
+ * The simulator's shared state and behaviour: instance lifecycle, events, message storage, socket checks.
  *
  * @module
  */
