@@ -101,10 +101,7 @@ export interface BodySpec {
   readonly renamed?: Readonly<Record<string, string>>;
 }
 
-/**
- * The server's shape of a list of numbers (`mentioned`, `statusJidList`): 1+ distinct strings starting with a
- * digit, reported with the server's own message.
- */
+/** The server's list-of-numbers shape (`mentioned`, `statusJidList`): 1+ distinct strings led by a digit. */
 export function numberListSchema(name: string): ServerSchema {
   return {
     type: "array",

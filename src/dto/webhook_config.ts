@@ -106,10 +106,7 @@ export interface WebhookConfigInput {
   headers?: Record<string, string>;
 }
 
-/**
- * A `WebhookConfigDto`'s fields: the server's wrapped body (`webhook`), every setting filled in, and
- * each input setting (`url`, `events`, ...) read from it.
- */
+/** A `WebhookConfigDto`'s fields: the wrapped body (`webhook`), and each input setting filled in. */
 export interface WebhookConfigDto {
   /** The webhook as sent: `events` holds UPPER_SNAKE names and is always an array. */
   readonly webhook: Readonly<Required<WebhookConfigInput>>;

@@ -20,10 +20,7 @@ const WEBHOOK_STATUSES: readonly WebhookLogStatus[] = ["received", "processed", 
 /** The changes `updateOutbound` accepts. */
 export type OutboundChanges = Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>;
 
-/**
- * A shallow copy without `undefined` properties: Deno KV would keep them and JSON would drop them, so both
- * stores drop them to return the same shape.
- */
+/** A shallow copy without `undefined` properties (KV keeps them, JSON drops them: the stores agree). */
 export function withoutUndefined<T extends object>(record: T): T {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
