@@ -1,6 +1,5 @@
 /**
- * `GatewayService`: the entry point. It owns the connections, the client, metrics, events and the store,
- * and hands out resources bound to a connection and an instance.
+ * `GatewayService`: the entry point, handing out resources bound to a connection and an instance.
  *
  * @module
  */
@@ -184,17 +183,7 @@ export class GatewayService {
   readonly #scope: Scope;
   #resourceContext?: ResourceContext;
 
-  /**
-   * Internal: applications build a service with {@link GatewayService.make}, `fromEnv` or `fromFile`. The
-   * constructor stays callable for the library's own seams (`dependencies`: fetch, clocks, sleeps), which
-   * the tests inject; the configuration is checked the same way.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = new GatewayService({ server_url: "http://localhost:8080", api_key: "key" }, { fetch });
-   * ```
-   */
+  /** Prefer {@link GatewayService.make}; `dependencies` (fetch, clocks, sleeps) are the tests' seams. */
   constructor(config: GatewayConfig = {}, dependencies: ServiceDependencies = {}) {
     const view = dependencies instanceof ServiceView ? dependencies : undefined;
     this.#shared = view?.shared ?? buildShared(config, dependencies);
@@ -230,9 +219,7 @@ export class GatewayService {
     };
   }
 
-  /**
-   * Where `MessageSent` events are dispatched (shared by every view of this service).
-   */
+  /** Where `MessageSent` events are dispatched (shared by every view of this service). */
   get events(): EventTarget {
     return this.#shared.events;
   }
@@ -255,91 +242,52 @@ export class GatewayService {
     return this.#view({ connection: name, instance: undefined });
   }
 
-  /**
-   * A view bound to instance `name`.
-   */
+  /** A view bound to instance `name`. */
   instance(name: string): GatewayService {
     return this.#view({ instance: this.#shared.client.resolveInstance(name) });
   }
 
-  /**
-   * The connection this view uses: its bound one, else the active one.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).getConnectionName(); // "default"
-   * ```
-   */
+  /** The connection this view uses: its bound one, else the active one. */
   getConnectionName(): string {
     return this.#scope.connection ?? this.#shared.connections.getActiveConnectionName();
   }
 
-  /**
-   * The instance this view uses, or undefined when none is bound or configured.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }).getInstanceName(); // "sales"
-   * ```
-   */
+  /** The instance this view uses, or undefined when none is bound or configured. */
   getInstanceName(): string | undefined {
     return this.#scope.instance ?? this.#shared.connections.getConnection(this.#scope.connection).instance;
   }
 
-  /**
-   * The connection manager (shared by every view).
-   */
+  /** The connection manager (shared by every view). */
   getConnectionManager(): ConnectionManager {
     return this.#shared.connections;
   }
 
-  /**
-   * The request pipeline, for routes the resources do not cover.
-   */
+  /** The request pipeline, for routes the resources do not cover. */
   getClient(): GatewayClient {
     return this.#shared.client;
   }
 
-  /**
-   * The metrics collector.
-   */
+  /** The metrics collector. */
   getMetrics(): MetricsCollector {
     return this.#shared.metrics;
   }
 
-  /**
-   * The configured store, if any.
-   */
+  /** The configured store, if any. */
   getStore(): GatewayStore | undefined {
     return this.#shared.store;
   }
 
-  /**
-   * Instance health and the send breaker, shared by every view of this service (and, through
-   * `store.state`, by every process that shares the store).
-   */
+  /** Instance health and the send breaker, shared by every view (and process, through `store.state`). */
   health(): InstanceHealth {
     return this.#shared.health;
   }
 
-  /**
-   * The configuration the service was built from.
-   */
+  /** The configuration the service was built from. */
   getConfig(): GatewayConfig {
     return this.#shared.config;
   }
 
-  /**
-   * Whether the server answers `GET /` with a 2xx. Resolves true or false; never throws.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const up = await GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).ping();
-   * ```
-   */
+  /** Whether the server answers `GET /` with a 2xx. Resolves true or false; never throws. */
   async ping(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<boolean> {
     try {
       await this.info({ ...options, maxRetries: 0 });
@@ -349,16 +297,7 @@ export class GatewayService {
     }
   }
 
-  /**
-   * The server's welcome body (`GET /`): version, client name, WhatsApp Web version.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const info = await GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).info();
-   * console.log(info.version);
-   * ```
-   */
+  /** The server's welcome body (`GET /`): version, client name, WhatsApp Web version. */
   async info(
     options: { signal?: AbortSignal; timeoutMs?: number; maxRetries?: number } = {},
   ): Promise<ServerInfo> {
@@ -376,14 +315,6 @@ export class GatewayService {
    * does differently, client name and WhatsApp Web version. Reads `GET /` once per connection and keeps
    * the answer (a failed read is not kept). Throws `UnsupportedServerException` for a major version other
    * than 2.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const server = await gw.serverInfo();
-   * console.log(server.version, server.line, server.features.licenseGate);
-   * ```
    */
   serverInfo(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDetails> {
     const connection = this.getConnectionName();
@@ -399,191 +330,137 @@ export class GatewayService {
     return pending;
   }
 
-  /**
-   * Instance management: create, connect, state, QR code, logout, delete.
-   */
+  /** Instance management: create, connect, state, QR code, logout, delete. */
   instances(): InstancesResource {
     return new InstancesResource(this.#context());
   }
 
-  /**
-   * Message sends: text, media, audio, location, contact, reaction, poll, list, buttons, status.
-   */
+  /** Message sends: text, media, audio, location, contact, reaction, poll, list, buttons, status. */
   messages(): MessagesResource {
     return new MessagesResource(this.#context());
   }
 
-  /**
-   * Chats, contacts and message lookups.
-   */
+  /** Chats, contacts and message lookups. */
   chats(): ChatsResource {
     return new ChatsResource(this.#context());
   }
 
-  /**
-   * Groups.
-   */
+  /** Groups. */
   groups(): GroupsResource {
     return new GroupsResource(this.#context());
   }
 
-  /**
-   * The instance's own profile and privacy settings.
-   */
+  /** The instance's own profile and privacy settings. */
   profile(): ProfileResource {
     return new ProfileResource(this.#context());
   }
 
-  /**
-   * The instance's webhook configuration on the server.
-   */
+  /** The instance's webhook configuration on the server. */
   webhooks(): WebhooksResource {
     return new WebhooksResource(this.#context());
   }
 
-  /**
-   * The instance's behaviour settings (reject calls, always online, ...).
-   */
+  /** The instance's behaviour settings (reject calls, always online, ...). */
   settings(): SettingsResource {
     return new SettingsResource(this.#context());
   }
 
-  /**
-   * Call offers.
-   */
+  /** Call offers. */
   calls(): CallsResource {
     return new CallsResource(this.#context());
   }
 
-  /**
-   * Business catalog and collections.
-   */
+  /** Business catalog and collections. */
   business(): BusinessResource {
     return new BusinessResource(this.#context());
   }
 
-  /**
-   * Message templates (WhatsApp Business / Meta instances only).
-   */
+  /** Message templates (WhatsApp Business / Meta instances only). */
   templates(): TemplatesResource {
     return new TemplatesResource(this.#context());
   }
 
-  /**
-   * The instance's proxy.
-   */
+  /** The instance's proxy. */
   proxy(): ProxyResource {
     return new ProxyResource(this.#context());
   }
 
-  /**
-   * Chat labels.
-   */
+  /** Chat labels. */
   labels(): LabelsResource {
     return new LabelsResource(this.#context());
   }
 
-  /**
-   * Media stored in S3 by the server.
-   */
+  /** Media stored in S3 by the server. */
   s3(): S3Resource {
     return new S3Resource(this.#context());
   }
 
-  /**
-   * Evolution Bots (your own HTTP bot, `/evolutionBot`).
-   */
+  /** Evolution Bots (your own HTTP bot, `/evolutionBot`). */
   evolutionBot(): EvolutionBotResource {
     return new EvolutionBotResource(this.#context());
   }
 
-  /**
-   * The instance's Chatwoot inbox (`/chatwoot`).
-   */
+  /** The instance's Chatwoot inbox (`/chatwoot`). */
   chatwoot(): ChatwootResource {
     return new ChatwootResource(this.#context());
   }
 
-  /**
-   * Typebot flows (`/typebot`).
-   */
+  /** Typebot flows (`/typebot`). */
   typebot(): TypebotResource {
     return new TypebotResource(this.#context());
   }
 
-  /**
-   * OpenAI bots and stored API keys (`/openai`).
-   */
+  /** OpenAI bots and stored API keys (`/openai`). */
   openai(): OpenaiResource {
     return new OpenaiResource(this.#context());
   }
 
-  /**
-   * Dify apps (`/dify`).
-   */
+  /** Dify apps (`/dify`). */
   dify(): DifyResource {
     return new DifyResource(this.#context());
   }
 
-  /**
-   * Flowise flows (`/flowise`).
-   */
+  /** Flowise flows (`/flowise`). */
   flowise(): FlowiseResource {
     return new FlowiseResource(this.#context());
   }
 
-  /**
-   * n8n workflows (`/n8n`).
-   */
+  /** n8n workflows (`/n8n`). */
   n8n(): N8nResource {
     return new N8nResource(this.#context());
   }
 
-  /**
-   * EvoAI agents (`/evoai`).
-   */
+  /** EvoAI agents (`/evoai`). */
   evoai(): EvoaiResource {
     return new EvoaiResource(this.#context());
   }
 
-  /**
-   * Publishing the instance's events over the server's socket.io (`/websocket`).
-   */
+  /** Publishing the instance's events over the server's socket.io (`/websocket`). */
   websocket(): EventSinkResource {
     return new EventSinkResource(this.#context(), "websocket");
   }
 
-  /**
-   * Publishing the instance's events to RabbitMQ (`/rabbitmq`).
-   */
+  /** Publishing the instance's events to RabbitMQ (`/rabbitmq`). */
   rabbitmq(): EventSinkResource {
     return new EventSinkResource(this.#context(), "rabbitmq");
   }
 
-  /**
-   * Publishing the instance's events to NATS (`/nats`).
-   */
+  /** Publishing the instance's events to NATS (`/nats`). */
   nats(): EventSinkResource {
     return new EventSinkResource(this.#context(), "nats");
   }
 
-  /**
-   * Publishing the instance's events to Pusher (`/pusher`).
-   */
+  /** Publishing the instance's events to Pusher (`/pusher`). */
   pusher(): PusherResource {
     return new PusherResource(this.#context());
   }
 
-  /**
-   * Publishing the instance's events to Amazon SQS (`/sqs`).
-   */
+  /** Publishing the instance's events to Amazon SQS (`/sqs`). */
   sqs(): EventSinkResource {
     return new EventSinkResource(this.#context(), "sqs");
   }
 
-  /**
-   * Publishing the instance's events to Kafka (`/kafka`).
-   */
+  /** Publishing the instance's events to Kafka (`/kafka`). */
   kafka(): EventSinkResource {
     return new EventSinkResource(this.#context(), "kafka");
   }
@@ -644,12 +521,6 @@ export class GatewayService {
    * the permissions do not allow is treated as unset, and named once per process on standard error).
    *
    * `env` reads the variables from an object instead of `Deno.env`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = await GatewayService.fromFile();
-   * ```
    */
   static async fromFile(
     path: string = CONFIG_FILE,

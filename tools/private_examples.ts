@@ -7,7 +7,8 @@
  * With `--implemented`, also the examples on the methods of a class that implement a member of one of
  * src/'s interfaces (the contract documents the call). With `--restated`, also the examples on a class's
  * members whose call the class's own example shows already. With `--trivial`, also the examples on
- * accessors that only return a field.
+ * accessors that only return a field. With `--members`, also every example on a member of a class whose own
+ * example shows how to reach it (a resource's `gw.chats().archive(...)` repeats `gw.chats().find...(...)`).
  *
  * Run: `deno run --lock=tests/npm/deno.lock --allow-read --allow-run --allow-env tools/private_examples.ts`
  * (add `--fix` to delete the blocks, `--skip <path prefix>` any number of times to leave files alone).
@@ -27,6 +28,9 @@ const restated = Deno.args.includes("--restated");
 // Also the examples on accessors whose body only returns a field (`getConfig()`, `get events()`): the
 // signature says all the example does.
 const trivial = Deno.args.includes("--trivial");
+// Also every example on a member of a class that has its own example: the class example shows how to get
+// the object, and the member's signature what to pass.
+const members = Deno.args.includes("--members");
 const skips = Deno.args.flatMap((arg, i) => Deno.args[i - 1] === "--skip" ? [arg] : []);
 const root = Deno.cwd();
 
@@ -126,6 +130,14 @@ function restatesClassExample(node: ts.Node, source: ts.SourceFile): boolean {
   return ts.isGetAccessor(node) ? new RegExp(`\\.${name}\\b`).test(example) : example.includes(`.${name}(`);
 }
 
+/** Whether `node` is a member of a class whose own JSDoc has an example. */
+function memberOfDocumentedClass(node: ts.Node, source: ts.SourceFile): boolean {
+  if (!members || !ts.isClassElement(node)) return false;
+  const owner = node.parent;
+  if (!ts.isClassDeclaration(owner)) return false;
+  return ((owner as { jsDoc?: ts.JSDoc[] }).jsDoc ?? []).some((d) => d.getText(source).includes("@example"));
+}
+
 /** Whether class member `node` only returns one of the object's fields. */
 function returnsAField(node: ts.Node): boolean {
   if (!trivial || !(ts.isMethodDeclaration(node) || ts.isGetAccessor(node)) || node.body === undefined) {
@@ -159,7 +171,7 @@ for (const file of tsFiles("src")) {
       // deno doc counts lines from 0, as TypeScript does.
       const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const shown = module ? isEntry : publicAt.has(`${file}:${line}`) && !implementsMember(node, source) &&
-        !restatesClassExample(node, source) && !returnsAField(node);
+        !restatesClassExample(node, source) && !returnsAField(node) && !memberOfDocumentedClass(node, source);
       if (shown) continue;
       const first = source.getLineAndCharacterOfPosition(jsDoc.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(jsDoc.getEnd()).line;

@@ -1,6 +1,5 @@
 /**
- * Flag parsing for every command: `node:util` `parseArgs` in strict mode plus the flags all commands
- * share (`--help`, `--json`, `--verbose`, `--config`), with errors turned into exit code 2.
+ * Flag parsing for every command: strict `parseArgs` plus the shared flags; errors are exit code 2.
  *
  * @module
  */
@@ -51,10 +50,7 @@ export interface ParsedFlags {
   positionals: string[];
 }
 
-/**
- * Parse `args` against `flags` (plus {@link COMMON_FLAGS}); unknown flags and missing values are a
- * {@link UsageError}.
- */
+/** Parse `args` against `flags` and {@link COMMON_FLAGS}; a bad flag is a {@link UsageError}. */
 export function parseFlags(
   args: string[],
   flags: Readonly<Record<string, FlagSpec>>,
@@ -100,9 +96,7 @@ export function stringFlag(values: ParsedFlags["values"], name: string): string 
   return value;
 }
 
-/**
- * A number flag: positive (or >= `min`), optionally an integer; a bad value is a {@link UsageError}.
- */
+/** A number flag: positive (or >= `min`), optionally an integer; else a {@link UsageError}. */
 export function numberFlag(
   values: ParsedFlags["values"],
   name: string,

@@ -1,6 +1,5 @@
 /**
- * The shape of a CLI command, the base every command extends ({@link FlagCommand}: `--help` and flag
- * parsing in one place) and the help text every command prints for `--help`.
+ * The shape of a CLI command, its base class {@link FlagCommand} (`--help`, flags) and its help text.
  *
  * @module
  */
@@ -31,17 +30,12 @@ export function runPrefix(from: string = import.meta.url): string {
   return inCheckout(from) ? "deno task" : PACKAGE_COMMAND;
 }
 
-/**
- * Whether the command line runs from a checkout (a local file, where the deno.json tasks are) rather than
- * from the package.
- */
+/** Whether the command line runs from a checkout (where the deno.json tasks are). */
 export function inCheckout(from: string = import.meta.url): boolean {
   return from.startsWith("file:");
 }
 
-/**
- * The command line that runs `command` (with its arguments) where the user is (see {@link runPrefix}).
- */
+/** The command line that runs `command` where the user is (see {@link runPrefix}). */
 export function runCommand(command: string, from: string = import.meta.url): string {
   return `${runPrefix(from)} ${command}`;
 }
@@ -57,8 +51,8 @@ export interface CliCommand {
   /** The flags it accepts besides {@link COMMON_FLAGS}; its usage line and `--help` list every one. */
   readonly flags: Readonly<Record<string, FlagSpec>>;
   /**
-   * True when the command watches `io.signal` to stop gracefully: the CLI then catches SIGINT/SIGTERM
-   * (a second signal exits at once with code 130). Other commands keep the default: a signal ends them.
+   * True when the command stops gracefully on `io.signal`: the CLI catches SIGINT/SIGTERM (a second
+   * exits at once with 130). Otherwise a signal ends the command.
    */
   readonly handlesSignals?: boolean;
   /** Run with the arguments after the command name; resolves to the exit code. */
@@ -87,10 +81,7 @@ export function usageLine(command: string, args: string, flags: Readonly<Record<
   return [runPrefix(), command, args, ...words].filter((part) => part !== "").join(" ");
 }
 
-/**
- * Build a help text: the usage line and the flag list come from `flags`, so they always match what the
- * command accepts.
- */
+/** A help text whose usage line and flag list come from `flags`. */
 export function helpText(
   command: string,
   args: string,
@@ -117,10 +108,7 @@ export interface CommandSpec {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /**
-   * Its positional argument as the usage line shows it: `"<file>"` (required: missing or blank is a
-   * usage error), `"[instance]"` (optional), or left out for none.
-   */
+  /** Positional argument as usage shows it: `"<file>"` (required), `"[instance]"` (optional), or none. */
   argument?: string;
   /** The paragraph of `--help` under the usage line. */
   description: string;
@@ -158,8 +146,8 @@ export abstract class FlagCommand implements CliCommand {
   }
 
   /**
-   * Run with the arguments after the command name: `--help` prints {@link FlagCommand.help}; an unknown
-   * flag, a surplus or a missing argument is a {@link UsageError}; anything else goes to `execute`.
+   * Run with the arguments after the command name: `--help` prints {@link FlagCommand.help}; a bad flag or
+   * argument is a {@link UsageError}; the rest goes to `execute`.
    */
   async run(args: string[], io: CliIo): Promise<number> {
     const parsed = parseFlags(args, this.flags, this.#argument === "" ? 0 : 1);
@@ -174,9 +162,6 @@ export abstract class FlagCommand implements CliCommand {
     return await this.execute(parsed, io);
   }
 
-  /**
-   * What the command does, with its parsed flags and (when it takes one) its argument; resolves to the
-   * exit code.
-   */
+  /** What the command does, with its parsed flags (and argument); resolves to the exit code. */
   protected abstract execute(parsed: ParsedFlags, io: CliIo): Promise<number>;
 }

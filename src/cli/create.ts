@@ -1,6 +1,5 @@
 /**
- * `create <instance>`: create an instance on the gateway server (`instances().create`), then say how to pair
- * it. An instance that exists already is fine (exit 0): running it twice does no harm.
+ * `create <instance>`: create an instance, then say how to pair it; an existing one is fine (exit 0).
  *
  * @module
  */

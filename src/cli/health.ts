@@ -1,6 +1,5 @@
 /**
- * `health`: for every configured connection (or one), is the server reachable, is the key accepted, and
- * which instances are there in which state.
+ * `health`: per connection, whether the server is reachable, the key accepted, and the instances' states.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * What the CLI needs from the outside world, behind one small interface so that tests can run a command
- * in-process with captured output, and the exit codes and errors every command shares.
+ * What the CLI needs from the outside, behind one interface tests can fake; shared exit codes and errors.
  *
  * @module
  */
@@ -34,10 +33,7 @@ export interface CliIo {
   color: boolean;
   /** Aborted when the process receives SIGINT or SIGTERM (only `serve` and `connect` listen). */
   signal?: AbortSignal;
-  /**
-   * The directory relative paths (the configuration file, the KV file, the files `install` writes and
-   * `send` reads) are resolved against; undefined is the process's working directory.
-   */
+  /** Directory relative paths (config, KV file, `install`/`send` files) resolve against; default: cwd. */
   cwd?: string;
 }
 

@@ -1,6 +1,5 @@
 /**
- * The live state of instances listed by `fetchInstances`, for `status` and `health`: the same state `connect`
- * sees.
+ * The live state of `fetchInstances` instances for `status` and `health`, as `connect` sees it.
  *
  * @module
  */

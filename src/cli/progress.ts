@@ -1,6 +1,5 @@
 /**
- * A spinner and a progress bar that animate only on a terminal. Off a terminal they stay silent (the
- * command prints its result at the end), so logs and pipes never fill with carriage returns.
+ * A spinner and a progress bar that animate only on a terminal; elsewhere silent (no carriage returns).
  *
  * @module
  */

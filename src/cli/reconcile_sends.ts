@@ -1,6 +1,5 @@
 /**
- * `reconcile-sends`: settle the sends recorded in the configured Deno KV store whose outcome is unknown,
- * by looking for them on the gateway server.
+ * `reconcile-sends`: settle unknown-outcome sends in the KV store by looking for them on the server.
  *
  * @module
  */

@@ -15,10 +15,7 @@ import { ProgressBar } from "./progress.ts";
 import { openStore } from "./store.ts";
 import { renderTable, writeJson } from "./table.ts";
 
-/**
- * Read bulk-send items: a JSON array, or JSON Lines (one object per line). Each item needs
- * `idempotencyKey`, `to` and `text`.
- */
+/** Read bulk-send items (a JSON array or JSON Lines), each with `idempotencyKey`, `to` and `text`. */
 export function parseSendItems(text: string, path: string): SendManyItem[] {
   const trimmed = text.trim();
   if (trimmed === "") throw new CliError(`Cannot read "${path}": the file is empty`, EXIT_FAILED);

@@ -48,9 +48,7 @@ export interface StatusReport {
   instances: InstanceStatus[];
 }
 
-/**
- * Map `fetchInstances` rows to {@link InstanceStatus} entries.
- */
+/** Map `fetchInstances` rows to {@link InstanceStatus} entries. */
 export function toInstanceStatus(rows: unknown): InstanceStatus[] {
   if (!Array.isArray(rows)) return [];
   return rows.map((row) => {

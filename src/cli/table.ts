@@ -6,10 +6,7 @@
 
 import type { CliIo } from "./io.ts";
 
-/**
- * Render rows as an aligned table with a header line; cells are converted with `String()`, null and
- * undefined shown as `-`.
- */
+/** Rows as an aligned table under a header line; null and undefined cells show as `-`. */
 export function renderTable(headers: string[], rows: unknown[][]): string {
   const cells = [headers, ...rows.map((row) => row.map(cellText))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => textWidth(row[column] ?? ""))));

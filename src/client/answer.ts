@@ -1,6 +1,5 @@
 /**
- * An answer of the gateway server, read: its body within the size limit, parsed as JSON, and the exception
- * it stands for (none for a successful answer). An error's copy of the body never carries the api key.
+ * A server answer read: body within the size limit, JSON, and its exception; no api key in an error's copy.
  *
  * @module
  */
@@ -32,10 +31,7 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/**
- * Read an answer's body: up to the call's limit for a success, at most 64 KiB for an error (a successful
- * answer declared larger than the limit is not read at all).
- */
+/** An answer's body: to the call's limit for a success (unread if declared larger), 64 KiB for an error. */
 export function readAnswer(response: Response, call: PreparedRequest): Promise<Answer> {
   const success = isSuccess(response.status);
   const limit = success ? call.responseLimit : Math.min(call.responseLimit, ERROR_BODY_LIMIT);

@@ -1,6 +1,5 @@
 /**
- * Reading a gateway server's answer with a size limit: the body is read as a stream that stops at the limit,
- * so an oversized answer (a proxy's error page, a runaway media download) never fills memory.
+ * Read a server answer as a stream that stops at the size limit, so an oversized answer never fills memory.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `GatewayClient`: prepares a request once (`prepared_request.ts`), takes its rate-limit slot, runs the
- * request loop (`request.ts`) and records the outcome (metrics and one log line).
+ * `GatewayClient`: prepare a request once, take its rate-limit slot, run the loop, record the outcome.
  *
  * @module
  */
@@ -100,9 +99,7 @@ export class GatewayClient {
   readonly #log: Logger;
   readonly #outcomeLevel: "debug" | "info";
 
-  /**
-   * Build a client from the configuration's `http` and `retry` sections and its dependencies.
-   */
+  /** Build a client from the configuration's `http` and `retry` sections and its dependencies. */
   constructor(config: GatewayConfig, dependencies: ClientDependencies) {
     const valid = validateConfig(config);
     const now = dependencies.now ?? Date.now;
@@ -127,63 +124,29 @@ export class GatewayClient {
     };
   }
 
-  /**
-   * The client's abortable sleep (injected in tests), for helpers that poll, such as `waitForConnection`.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, { connections: new ConnectionManager() });
-   * await client.sleep(1);
-   * ```
-   */
+  /** The client's abortable sleep (injected in tests), for helpers that poll, such as `waitForConnection`. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const sleep = this.#runtime.sleep;
     return sleep(ms, signal);
   }
 
-  /**
-   * The client's clock in epoch ms (injected in tests).
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * new GatewayClient({}, { connections: new ConnectionManager() }).now();
-   * ```
-   */
+  /** The client's clock in epoch ms (injected in tests). */
   now(): number {
     const now = this.#runtime.now;
     return now();
   }
 
-  /**
-   * The connection manager this client resolves names with.
-   */
+  /** The connection manager this client resolves names with. */
   getConnectionManager(): ConnectionManager {
     return this.#connections;
   }
 
-  /**
-   * Resolve the instance a call is for: the given one, else the connection's default; throws
-   * `InstanceNotFoundException` (before any request) when there is none.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, {
-   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }),
-   * });
-   * client.resolveInstance(); // "sales"
-   * ```
-   */
+  /** The instance of a call (given, else the connection's); none throws `InstanceNotFoundException`. */
   resolveInstance(instance?: string, connection?: string): string {
     return instanceFor(instance, this.#connections.getConnection(connection));
   }
 
-  /**
-   * Send one logical request (with retries) and return the answer; throws the matching
-   * `GatewayApiException` subclass on failure.
-   */
+  /** Send one logical request (with retries); a failure throws the matching `GatewayApiException`. */
   request<T = unknown>(
     method: HttpMethod,
     route: string,
@@ -216,18 +179,7 @@ export class GatewayClient {
     return prepareRequest(this.#settings, method, route, options);
   }
 
-  /**
-   * Send a prepared request: take its rate-limit slot, attempt it (with retries), and record the outcome.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager, GatewayClient } from "@gw/gateway";
-   * const client = new GatewayClient({}, {
-   *   connections: new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }),
-   * });
-   * const res = await client.send(client.prepare("GET", "/instance/connectionState/{instance}"));
-   * ```
-   */
+  /** Send a prepared request: take its rate-limit slot, attempt it (with retries), and record the outcome. */
   send<T = unknown>(call: PreparedRequest): Promise<ApiResponse<T>> {
     // One promise chain, no async layer of its own: on a fast local round trip each layer costs more than
     // its share (see bench/README.md, "Client overhead").

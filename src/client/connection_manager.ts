@@ -96,9 +96,7 @@ export class ConnectionManager {
   #connections = new Map<string, ResolvedConnection>();
   #active: string;
 
-  /**
-   * Build from a configuration, checked like any configuration object; every connection is validated.
-   */
+  /** Build from a configuration, checked like any configuration object; every connection is validated. */
   constructor(config: GatewayConfig = {}) {
     validateConfig(config);
     for (const [name, connection] of Object.entries(config.connections ?? {})) {
@@ -128,9 +126,7 @@ export class ConnectionManager {
     }
   }
 
-  /**
-   * Add (or replace) a connection at runtime.
-   */
+  /** Add (or replace) a connection at runtime. */
   addConnection(name: string, config: ConnectionConfig): this {
     if (typeof name !== "string" || name.trim() === "") {
       throw new ConfigurationException("Invalid connection: the name must be a non-empty string");
@@ -139,25 +135,14 @@ export class ConnectionManager {
     return this;
   }
 
-  /**
-   * Make `name` the default for later calls. Bound views made earlier keep their connection.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * const manager = new ConnectionManager({ connections: { a: { server_url: "http://a.test", api_key: "k" } } });
-   * manager.setActiveConnection("a");
-   * ```
-   */
+  /** Make `name` the default for later calls. Bound views made earlier keep their connection. */
   setActiveConnection(name: string): this {
     this.getConnection(name);
     this.#active = name;
     return this;
   }
 
-  /**
-   * A connection by name (the active one when no name is given); throws when unknown.
-   */
+  /** A connection by name (the active one when no name is given); throws when unknown. */
   getConnection(name?: string): ResolvedConnection {
     const key = name ?? this.#active;
     const connection = this.#connections.get(key);
@@ -170,49 +155,22 @@ export class ConnectionManager {
     return connection;
   }
 
-  /**
-   * Whether a connection exists.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager().hasConnection("default"); // false
-   * ```
-   */
+  /** Whether a connection exists. */
   hasConnection(name: string): boolean {
     return this.#connections.has(name);
   }
 
-  /**
-   * Names of every connection, in the order they were added.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k" }).getConnectionNames(); // ["default"]
-   * ```
-   */
+  /** Names of every connection, in the order they were added. */
   getConnectionNames(): string[] {
     return [...this.#connections.keys()];
   }
 
-  /**
-   * The name used when a call names no connection.
-   */
+  /** The name used when a call names no connection. */
   getActiveConnectionName(): string {
     return this.#active;
   }
 
-  /**
-   * Remove a connection; removing the active one is refused.
-   *
-   * @example
-   * ```ts
-   * import { ConnectionManager } from "@gw/gateway";
-   * const manager = new ConnectionManager({ server_url: "http://localhost:8080", api_key: "k" });
-   * manager.addConnection("old", { server_url: "http://old.test", api_key: "k" }).removeConnection("old");
-   * ```
-   */
+  /** Remove a connection; removing the active one is refused. */
   removeConnection(name: string): boolean {
     if (name === this.#active && this.#connections.has(name)) {
       throw new GatewayApiException(`Cannot remove connection "${name}": it is the active connection`, {

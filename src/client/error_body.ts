@@ -38,10 +38,7 @@ function boomMessage(record: Record<string, unknown>): string | undefined {
   return typeof message === "string" ? message : undefined;
 }
 
-/**
- * The `message` the server put in its envelope (`response.message`, else `message`), in whatever shape it
- * has; the body itself when it is not an object.
- */
+/** The `message` of a server envelope (`response.message`, else `message`), or a non-object body. */
 export function envelopeMessage(body: unknown): unknown {
   if (isRecord(body)) {
     if (body.response !== null && typeof body.response === "object") {

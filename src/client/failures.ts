@@ -92,10 +92,7 @@ export function fetchFailed(
   };
 }
 
-/**
- * True for Deno's refusal of a permission the process was not given (`Deno.errors.NotCapable` or
- * `PermissionDenied`, e.g. no `--allow-net`): the request was not sent.
- */
+/** True for Deno's refusal of a permission (`NotCapable`, `PermissionDenied`): the request was not sent. */
 export function isPermissionError(error: unknown): error is Error {
   const name = (error as { name?: unknown })?.name;
   return error instanceof Error && (name === "NotCapable" || name === "PermissionDenied");

@@ -1,6 +1,5 @@
 /**
- * What a failed `fetch` means: whether the request can have reached the server, and a readable cause that
- * names the host and port (`fetch failed` alone says neither).
+ * What a failed `fetch` means: whether it can have reached the server, and a cause naming host and port.
  *
  * @module
  */
@@ -51,10 +50,7 @@ export function hostAndPort(url: string): string {
   }
 }
 
-/**
- * True when a fetch failure happened before the request could reach the server (refused connection, DNS
- * failure), so retrying cannot act twice.
- */
+/** True when a fetch failed before reaching the server (refused, DNS), so a retry cannot act twice. */
 export function failedBeforeSending(error: unknown): boolean {
   return chain(error).some((link) => {
     const text = textOf(link);

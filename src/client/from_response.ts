@@ -1,6 +1,5 @@
 /**
- * Which exception an answer of the gateway server becomes: the status first, then what the body says (see
- * the error table in docs/errors.md). The one place that knows the server's error shapes and texts.
+ * Which exception a server answer becomes (docs/errors.md): the one place knowing the server's error shapes.
  *
  * @module
  */
@@ -55,10 +54,7 @@ function isDisconnected(status: number, text: string, body: unknown, path: strin
   return status === 400 && isEmptyObject(body) && path?.startsWith("/chat/whatsappNumbers/") === true;
 }
 
-/**
- * "Cannot send" for a message route, else the request itself; names the instance and the command that pairs
- * it.
- */
+/** "Cannot send" for a message route, else the request; names the instance and the pairing command. */
 function disconnectedMessage(where: string, full: GatewayErrorContext, detail: string): string {
   const action = full.path?.startsWith("/message/") ? "send" : where;
   const named = full.instance ? `"${full.instance}" ` : "";
@@ -135,10 +131,7 @@ function statusException(
   return status === 503 ? licenseRequired(full.body, full) : null;
 }
 
-/**
- * Turn a server answer into the matching exception (see docs/errors.md's error table). Returns null for a
- * successful answer that carries no error.
- */
+/** The exception a server answer stands for (docs/errors.md's table), or null for a success. */
 export function errorFromResponse(
   status: number,
   body: unknown,

@@ -54,16 +54,13 @@ export interface RequestOptions {
   bucket?: RateLimitBucket;
   /** Sent as `idempotency-key` for relays and proxies that honour it (the reference server ignores it). */
   idempotencyKey?: string;
-  /**
-   * The answer carries media (base64): its body is bounded by `http.max_media_response_bytes` instead of
-   * `http.max_response_bytes`.
-   */
+  /** The answer carries media: bounded by `http.max_media_response_bytes`, not `max_response_bytes`. */
   mediaResponse?: boolean;
   /** Largest answer body read for this call, in bytes (overrides both configured limits). */
   maxResponseBytes?: number;
   /**
-   * How long the server waits on purpose before answering (a send's typing `delay`): added to the attempt
-   * timeout and the deadline, so a long delay is not taken for a hung server. An integer from 0 to 300 000.
+   * The server's deliberate wait before answering (a send's typing `delay`, 0 to 300 000 ms), added to
+   * the attempt timeout and the deadline so it is not taken for a hung server.
    */
   serverDelayMs?: number;
 }
@@ -159,10 +156,7 @@ export function buildPath(route: string, values: Record<string, string | undefin
   return path;
 }
 
-/**
- * The instance a call is for: the given one, else the connection's default; throws
- * `InstanceNotFoundException` (before any request) when there is none.
- */
+/** The instance of a call (given, else the connection's); no instance throws `InstanceNotFoundException`. */
 export function instanceFor(instance: string | undefined, connection: ResolvedConnection): string {
   if (instance !== undefined) {
     if (typeof instance !== "string" || instance.trim() === "") {

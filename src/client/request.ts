@@ -111,10 +111,7 @@ export async function runRequest<T>(
   }
 }
 
-/**
- * Check the deadline and the caller's signal, log the attempt (when the call is `logged` at all and debug
- * records are on), and start its timeout.
- */
+/** Check the deadline and signal, log the attempt (when `logged` and debug is on), and start its timeout. */
 function startAttempt(
   rt: RequestRuntime,
   call: PreparedRequest,

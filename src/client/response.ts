@@ -43,15 +43,10 @@ export class ApiResponse<T = unknown> {
   readonly durationMs: number;
   /** Attempts made (1 when no retry happened; 0 for a replay, which made no request). */
   readonly attempts: number;
-  /**
-   * True when this is the stored answer of an earlier send with the same idempotency key, returned without
-   * a request (see "Idempotent sends" in docs/sending.md).
-   */
+  /** True for the stored answer of an earlier send with the same idempotency key (no request made). */
   readonly replayed: boolean;
 
-  /**
-   * Wrap an answer.
-   */
+  /** Wrap an answer. */
   constructor(
     status: number,
     headers: Headers,
@@ -68,16 +63,12 @@ export class ApiResponse<T = unknown> {
     this.replayed = options.replayed === true;
   }
 
-  /**
-   * True for a 2xx status.
-   */
+  /** True for a 2xx status. */
   isSuccessful(): boolean {
     return this.status >= 200 && this.status < 300;
   }
 
-  /**
-   * The body, or the value at a dot path in it (`json("key.id")`, `json("0.name")`).
-   */
+  /** The body, or the value at a dot path in it (`json("key.id")`, `json("0.name")`). */
   json<V = unknown>(path?: string): V {
     return readPath(this.data, path) as V;
   }

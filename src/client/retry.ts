@@ -1,6 +1,5 @@
 /**
- * The retry rules, each a named decision the request loop asks: may this failure be tried again, and how
- * long to wait before the next attempt (backoff with jitter, or the server's `Retry-After`).
+ * The retry rules the request loop asks: may a failure be retried, and how long to wait before it.
  *
  * @module
  */
@@ -63,10 +62,7 @@ export function retriesStatus(idempotent: boolean, status: number): boolean {
   return idempotent ? RETRYABLE_STATUSES.has(status) : NOT_ACTED_STATUSES.has(status);
 }
 
-/**
- * Whether an answer whose body was read is retried: a 503 (the server is not taking requests, so it did not
- * act), unless it is the license gate's.
- */
+/** Whether an answer whose body was read is retried: a 503 that is not the license gate's. */
 export function retriesAnswer(status: number, licenseRequired: boolean): boolean {
   return status === 503 && !licenseRequired;
 }

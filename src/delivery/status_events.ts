@@ -51,15 +51,7 @@ export class MessageStatusChanged extends Event {
   /** The whole record after the change. */
   readonly record: MessageStatusRecord;
 
-  /**
-   * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { MessageStatusChanged } from "@gw/gateway/delivery";
-   * new MessageStatusChanged({ messageId: "3EB0", status: "READ", firstSeenAt: 0, updatedAt: 1 }, "DELIVERY_ACK");
-   * ```
-   */
+  /** Build the event. */
   constructor(record: MessageStatusRecord, previous: MessageStatus | null) {
     super(MessageStatusChanged.type);
     this.messageId = record.messageId;
@@ -101,15 +93,7 @@ export class MessageStuck extends Event {
   /** The record. */
   readonly record: MessageStatusRecord;
 
-  /**
-   * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { MessageStuck } from "@gw/gateway/delivery";
-   * new MessageStuck({ messageId: "3EB0", status: "PENDING", firstSeenAt: 0, updatedAt: 0 }, 300_000, ["instance_not_open"]);
-   * ```
-   */
+  /** Build the event. */
   constructor(record: MessageStatusRecord, pendingForMs: number, causes: readonly StuckCause[]) {
     super(MessageStuck.type);
     this.messageId = record.messageId;

@@ -94,9 +94,7 @@ export class MessageStatusTracker {
   readonly #retention: number;
   readonly #poll: number;
 
-  /**
-   * Create a tracker.
-   */
+  /** Create a tracker. */
   constructor(options: MessageStatusTrackerOptions = {}) {
     const store = options.store;
     this.#now = options.now ?? Date.now;
@@ -199,9 +197,7 @@ export class MessageStatusTracker {
     throw new Error(`Cannot record status of message "${update.messageId}": too many concurrent writers`);
   }
 
-  /**
-   * The record of a message (`key.id`), or null when no status was seen for it.
-   */
+  /** The record of a message (`key.id`), or null when no status was seen for it. */
   async get(id: string): Promise<MessageStatusRecord | null> {
     return (await this.#state.get<MessageStatusRecord>(NAMESPACE, id))?.value ?? null;
   }

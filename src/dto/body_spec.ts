@@ -11,9 +11,7 @@ import { Problems } from "./validate.ts";
 import { isRecord } from "../util/json_shape.ts";
 import { unknownOption } from "./option_names.ts";
 
-/**
- * The subset of JSON schema the server's schemas use (`src/validate/*.schema.ts` of the reference server).
- */
+/** The subset of JSON schema the server's schemas (`src/validate/*.schema.ts`) use. */
 export interface ServerSchema {
   type?: string | string[];
   properties?: Record<string, ServerSchema>;
@@ -103,10 +101,7 @@ export interface BodySpec {
   readonly renamed?: Readonly<Record<string, string>>;
 }
 
-/**
- * The server's shape of a list of numbers (`mentioned`, `statusJidList`): 1+ distinct strings starting with a
- * digit, reported with the server's own message.
- */
+/** The server's list-of-numbers shape (`mentioned`, `statusJidList`): 1+ distinct strings led by a digit. */
 export function numberListSchema(name: string): ServerSchema {
   return {
     type: "array",
@@ -119,10 +114,7 @@ export function numberListSchema(name: string): ServerSchema {
 /** The recipient of a send: a phone number (formatting stripped) or a JID, required. */
 export const RECIPIENT_FIELD: FieldSpec = { type: "string", required: true, recipient: true };
 
-/**
- * The same fields with none of them in the server's schema (a route whose schema does not list the shared
- * send options, which the server still reads).
- */
+/** The same fields, marked as absent from the server's schema (which still reads them). */
 export function unlisted(fields: Readonly<Record<string, FieldSpec>>): Record<string, FieldSpec> {
   return Object.fromEntries(
     Object.entries(fields).map(([name, field]) => [name, { ...field, server: false }]),
@@ -198,10 +190,7 @@ export function readBody(spec: BodySpec, input: unknown): Record<string, unknown
   return spec.wrap ? { [spec.wrap]: body } : body;
 }
 
-/**
- * Read the declared fields of `record` into `problems`: the checked values, in declared order, without the
- * unset ones.
- */
+/** Read the declared fields of `record` into `problems`: checked values, declared order, unset left out. */
 export function readFields(
   problems: Problems,
   fields: Readonly<Record<string, FieldSpec>>,

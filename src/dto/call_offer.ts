@@ -37,9 +37,7 @@ export interface CallOfferDto {
  * ```
  */
 export class CallOfferDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<CallOfferDto> | CallOfferDto): CallOfferDto {
     if (input instanceof CallOfferDto) return input;
     return new CallOfferDto(readBody(CALL_OFFER_BODY, input));

@@ -71,9 +71,7 @@ export const CREATE_GROUP_BODY: BodySpec = {
  * ```
  */
 export class CreateGroupDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<CreateGroupDto> | CreateGroupDto): CreateGroupDto {
     if (input instanceof CreateGroupDto) return input;
     return new CreateGroupDto(readBody(CREATE_GROUP_BODY, input));

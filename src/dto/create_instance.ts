@@ -151,9 +151,7 @@ export const CREATE_INSTANCE_BODY: BodySpec = {
  * ```
  */
 export class CreateInstanceDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<CreateInstanceDto> | CreateInstanceDto): CreateInstanceDto {
     if (input instanceof CreateInstanceDto) return input;
     return new CreateInstanceDto(readBody(CREATE_INSTANCE_BODY, input));

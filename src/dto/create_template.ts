@@ -53,9 +53,7 @@ export interface CreateTemplateDto {
  * ```
  */
 export class CreateTemplateDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<CreateTemplateDto> | CreateTemplateDto): CreateTemplateDto {
     if (input instanceof CreateTemplateDto) return input;
     return new CreateTemplateDto(readBody(CREATE_TEMPLATE_BODY, input));

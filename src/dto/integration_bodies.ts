@@ -1,7 +1,5 @@
 /**
- * The request bodies of Chatwoot (`/chatwoot/set`) and of the event sinks (`/websocket|rabbitmq|nats|sqs|
- * kafka/set`, `/pusher/set`), declared once from the server's `chatwoot.schema.ts`, `event.schema.ts` and
- * `pusher.schema.ts` (see `src/dto/body_spec.ts`).
+ * The bodies of `/chatwoot/set` and of the event sinks' `/<sink>/set`, from the server's schemas.
  *
  * @module
  */

@@ -127,9 +127,7 @@ export interface SendListMessageDto extends MessageOptions {
  * ```
  */
 export class SendListMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendListMessageDto> | SendListMessageDto): SendListMessageDto {
     if (input instanceof SendListMessageDto) return input;
     return new SendListMessageDto(readBody(SEND_LIST_BODY, input));
@@ -285,9 +283,7 @@ export const SEND_BUTTONS_BODY: BodySpec = {
  * ```
  */
 export class SendButtonsMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field and every broken button rule.
-   */
+  /** Validate; throws `ValidationException` naming every bad field and every broken button rule. */
   static from(input: RequestInput<SendButtonsMessageDto> | SendButtonsMessageDto): SendButtonsMessageDto {
     if (input instanceof SendButtonsMessageDto) return input;
     return new SendButtonsMessageDto(readBody(SEND_BUTTONS_BODY, input));

@@ -1,6 +1,5 @@
 /**
- * Request objects of the media send routes: `sendMedia`, `sendWhatsAppAudio`, `sendPtv`, `sendSticker` and
- * `sendStatus`. Media is an http(s) URL or raw base64; the server refuses data URIs.
+ * Request objects of the media sends; media is an http(s) URL or raw base64 (the server refuses data URIs).
  *
  * @module
  */
@@ -28,9 +27,7 @@ function requireDocumentName(problems: Problems, body: Record<string, unknown>):
   }
 }
 
-/**
- * The body of `/message/sendMedia` (media an http(s) URL or raw base64, a base64 document needs `fileName`).
- */
+/** The body of `/message/sendMedia`: media an http(s) URL or base64 (a document needs `fileName`). */
 export const SEND_MEDIA_BODY: BodySpec = {
   what: "media message",
   fields: {
@@ -103,9 +100,7 @@ export interface SendMediaMessageDto extends MessageOptions {
  * ```
  */
 export class SendMediaMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendMediaMessageDto> | SendMediaMessageDto): SendMediaMessageDto {
     if (input instanceof SendMediaMessageDto) return input;
     return new SendMediaMessageDto(readBody(SEND_MEDIA_BODY, input));
@@ -132,9 +127,7 @@ export interface SendAudioMessageDto extends MessageOptions {
  * ```
  */
 export class SendAudioMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendAudioMessageDto> | SendAudioMessageDto): SendAudioMessageDto {
     if (input instanceof SendAudioMessageDto) return input;
     return new SendAudioMessageDto(readBody(SEND_AUDIO_BODY, input));
@@ -159,9 +152,7 @@ export interface SendPtvMessageDto extends MessageOptions {
  * ```
  */
 export class SendPtvMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendPtvMessageDto> | SendPtvMessageDto): SendPtvMessageDto {
     if (input instanceof SendPtvMessageDto) return input;
     return new SendPtvMessageDto(readBody(SEND_PTV_BODY, input));
@@ -188,9 +179,7 @@ export interface SendStickerMessageDto extends MessageOptions {
  * ```
  */
 export class SendStickerMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendStickerMessageDto> | SendStickerMessageDto): SendStickerMessageDto {
     if (input instanceof SendStickerMessageDto) return input;
     return new SendStickerMessageDto(readBody(SEND_STICKER_BODY, input));
@@ -235,10 +224,7 @@ function checkStatus(
   }
 }
 
-/**
- * The body of `/message/sendStatus` (content a text, or for media statuses an http(s) URL or raw base64;
- * the rules across fields in `check`).
- */
+/** The body of `/message/sendStatus`: a text, or media as an http(s) URL or base64 (rules in `check`). */
 export const SEND_STATUS_BODY: BodySpec = {
   what: "status message",
   fields: {
@@ -285,9 +271,7 @@ export interface SendStatusMessageDto {
  * ```
  */
 export class SendStatusMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendStatusMessageDto> | SendStatusMessageDto): SendStatusMessageDto {
     if (input instanceof SendStatusMessageDto) return input;
     return new SendStatusMessageDto(readBody(SEND_STATUS_BODY, input));

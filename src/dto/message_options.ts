@@ -82,10 +82,7 @@ export const MESSAGE_OPTION_FIELDS: Readonly<Record<string, FieldSpec>> = {
   },
 };
 
-/**
- * `linkPreview`: a field of `/message/sendText` for the server, accepted by every message request object (the
- * other routes' schemas do not list it).
- */
+/** `linkPreview`: a `/message/sendText` field, accepted by every message request object. */
 export const LINK_PREVIEW_FIELD: FieldSpec = { type: "boolean", server: false };
 
 function refuseEveryOne(problems: Problems, _field: string, value: unknown): undefined {

@@ -73,9 +73,7 @@ export interface PrivacySettingsDto extends Readonly<PrivacySettings> {}
  * ```
  */
 export class PrivacySettingsDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad or missing field.
-   */
+  /** Validate; throws `ValidationException` naming every bad or missing field. */
   static from(input: PrivacySettings | PrivacySettingsDto): PrivacySettingsDto {
     if (input instanceof PrivacySettingsDto) return input;
     return new PrivacySettingsDto(readBody(PRIVACY_SETTINGS_BODY, input) as unknown as PrivacySettings);

@@ -25,10 +25,7 @@ export interface ProxyInput {
   password?: string;
 }
 
-/**
- * The body of `/proxy/set` (`enabled` defaults to true, the port may be a number); the server checks no
- * protocol names.
- */
+/** The body of `/proxy/set` (`enabled` defaults to true, the port may be a number). */
 export const PROXY_BODY: BodySpec = {
   what: "proxy",
   requiredNotEmpty: true,
@@ -68,9 +65,7 @@ export interface ProxyDto extends Readonly<Omit<ProxyInput, "enabled" | "port">>
  * ```
  */
 export class ProxyDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: ProxyInput | ProxyDto): ProxyDto {
     if (input instanceof ProxyDto) return input;
     return new ProxyDto(readBody(PROXY_BODY, input) as unknown as ProxyDto);

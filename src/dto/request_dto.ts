@@ -1,6 +1,5 @@
 /**
- * The base of every request object: validated, frozen fields that serialize to exactly what the server
- * expects.
+ * The base of every request object: validated, frozen fields serialized as the server expects them.
  *
  * @module
  */
@@ -58,16 +57,7 @@ export type RequestInput<T> = RequestBody<T>;
 export abstract class RequestDto {
   readonly #body: object;
 
-  /**
-   * Hold an already validated body (subclasses call this from `from()`); each of its fields becomes a
-   * readonly property.
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).text; // "Hi"
-   * ```
-   */
+  /** Hold a validated body (subclasses call this from `from()`); its fields become readonly properties. */
   protected constructor(body: object) {
     this.#body = Object.freeze(body);
     // Every field as an own, enumerable, read-only property, by one assign and one freeze rather than a
@@ -75,35 +65,17 @@ export abstract class RequestDto {
     Object.freeze(Object.assign(this, body));
   }
 
-  /**
-   * The validated body, as sent (frozen).
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).body.text; // "Hi"
-   * ```
-   */
+  /** The validated body, as sent (frozen). */
   get body(): Readonly<RequestBody<this>> {
     return this.#body as RequestBody<this>;
   }
 
-  /**
-   * The exact JSON body the server expects (a fresh deep copy).
-   */
+  /** The exact JSON body the server expects (a fresh deep copy). */
   toJSON(): RequestBody<this> {
     return structuredClone(this.#body) as RequestBody<this>;
   }
 
-  /**
-   * Same as {@link RequestDto.toJSON}.
-   *
-   * @example
-   * ```ts
-   * import { SendTextMessageDto } from "@gw/gateway";
-   * SendTextMessageDto.from({ number: "5511999999999", text: "Hi" }).toBody();
-   * ```
-   */
+  /** Same as {@link RequestDto.toJSON}. */
   toBody(): RequestBody<this> {
     return this.toJSON();
   }

@@ -79,9 +79,7 @@ export interface SettingsDto extends Readonly<InstanceSettings> {}
  * ```
  */
 export class SettingsDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad or missing field.
-   */
+  /** Validate; throws `ValidationException` naming every bad or missing field. */
   static from(input: InstanceSettings | SettingsDto): SettingsDto {
     if (input instanceof SettingsDto) return input;
     return new SettingsDto(readBody(SETTINGS_BODY, input) as unknown as InstanceSettings);

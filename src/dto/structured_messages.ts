@@ -1,6 +1,5 @@
 /**
- * Request objects of the structured send routes: location, contact, reaction, poll and template (list and
- * buttons are in interactive_messages.ts).
+ * Request objects of location, contact, reaction, poll and template sends.
  *
  * @module
  */
@@ -56,9 +55,7 @@ export const SEND_POLL_BODY: BodySpec = {
   },
 };
 
-/**
- * The body of `/message/sendTemplate` (it wants the recipient, which the server's schema leaves optional).
- */
+/** The body of `/message/sendTemplate` (the recipient is required, unlike in the server's schema). */
 export const SEND_TEMPLATE_BODY: BodySpec = {
   what: "template message",
   fields: {
@@ -94,9 +91,7 @@ export interface SendLocationMessageDto extends MessageOptions {
  * ```
  */
 export class SendLocationMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendLocationMessageDto> | SendLocationMessageDto): SendLocationMessageDto {
     if (input instanceof SendLocationMessageDto) return input;
     return new SendLocationMessageDto(readBody(SEND_LOCATION_BODY, input));
@@ -200,9 +195,7 @@ export interface SendContactMessageDto extends MessageOptions {
  * ```
  */
 export class SendContactMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendContactMessageDto> | SendContactMessageDto): SendContactMessageDto {
     if (input instanceof SendContactMessageDto) return input;
     return new SendContactMessageDto(readBody(SEND_CONTACT_BODY, input));
@@ -268,9 +261,7 @@ function graphemeCount(text: string): number {
  * ```
  */
 export class SendReactionMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendReactionMessageDto> | SendReactionMessageDto): SendReactionMessageDto {
     if (input instanceof SendReactionMessageDto) return input;
     return new SendReactionMessageDto(readBody(SEND_REACTION_BODY, input));
@@ -299,9 +290,7 @@ export interface SendPollMessageDto extends MessageOptions {
  * ```
  */
 export class SendPollMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendPollMessageDto> | SendPollMessageDto): SendPollMessageDto {
     if (input instanceof SendPollMessageDto) return input;
     return new SendPollMessageDto(readBody(SEND_POLL_BODY, input));
@@ -332,9 +321,7 @@ export interface SendTemplateMessageDto {
  * ```
  */
 export class SendTemplateMessageDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendTemplateMessageDto> | SendTemplateMessageDto): SendTemplateMessageDto {
     if (input instanceof SendTemplateMessageDto) return input;
     return new SendTemplateMessageDto(readBody(SEND_TEMPLATE_BODY, input));

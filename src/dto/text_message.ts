@@ -51,9 +51,7 @@ export function readTextBody(input: unknown): RequestBody<SendTextMessageDto> {
   return body ?? readBody(SEND_TEXT_BODY, input) as RequestBody<SendTextMessageDto>;
 }
 
-/**
- * {@link readTextBody} of `{ number, text }`, without building that object when the body is plain.
- */
+/** {@link readTextBody} of `{ number, text }`, without building that object for a plain body. */
 export function textBodyOf(number: unknown, text: unknown): RequestBody<SendTextMessageDto> {
   return plainTextBody(number, text) ?? readTextBody({ number, text });
 }
@@ -77,9 +75,7 @@ export interface SendTextMessageDto extends MessageOptions {
  * ```
  */
 export class SendTextMessageDto extends RequestDto {
-  /**
-   * Validate and normalize; throws `ValidationException` naming every bad field.
-   */
+  /** Validate and normalize; throws `ValidationException` naming every bad field. */
   static from(input: RequestInput<SendTextMessageDto> | SendTextMessageDto): SendTextMessageDto {
     if (input instanceof SendTextMessageDto) return input;
     return new SendTextMessageDto(readTextBody(input));

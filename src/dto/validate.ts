@@ -1,6 +1,5 @@
 /**
- * Validation helpers shared by every request object: a problem collector and field readers that record one
- * message per bad field, so that a `ValidationException` can name every problem at once.
+ * Validation helpers of the request objects: one message per bad field, so one error names every problem.
  *
  * @module
  */
@@ -171,9 +170,7 @@ export class Problems {
     return normalized;
   }
 
-  /**
-   * Media given as an http(s) URL or raw base64 (a `data:` URI gets a message telling to strip its prefix).
-   */
+  /** Media as an http(s) URL or raw base64 (a `data:` URI is refused with a hint to strip its prefix). */
   media(field: string, value: unknown, options: { required?: boolean } = {}): string | undefined {
     const text = this.text(field, value, { required: options.required ?? true });
     if (text === undefined) return undefined;
@@ -191,9 +188,7 @@ export class Problems {
     return kind === "base64" ? text.replace(/\s+/g, "") : text.trim();
   }
 
-  /**
-   * A message key `{ id, remoteJid, fromMe, participant? }`; `required` lists which of the three are needed.
-   */
+  /** A message key `{ id, remoteJid, fromMe, participant? }`; `required` lists the fields needed. */
   messageKey(
     field: string,
     value: unknown,
@@ -255,10 +250,7 @@ export function mediaKind(value: string): "url" | "base64" | "data-uri" | "inval
   return "invalid";
 }
 
-/**
- * A chat's full JID: a bare number (already normalized) becomes a person's JID; a JID is kept. The server
- * matches stored chats and bot sessions on the full JID.
- */
+/** A chat's full JID (a bare number becomes a person's JID): the server matches chats and sessions on it. */
 export function personJid(value: string): string {
   return value.includes("@") ? value : `${value}@s.whatsapp.net`;
 }

@@ -1,6 +1,5 @@
 /**
- * `WebhookConfigDto`: the body of `POST /webhook/set/{instance}`, and the event names the server accepts
- * there (contract §5.3).
+ * `WebhookConfigDto`: the body of `POST /webhook/set/{instance}` and its event names (contract §5.3).
  *
  * @module
  */
@@ -16,10 +15,7 @@ const BY_DOTTED: ReadonlyMap<string, string> = new Map(
   Object.entries(WEBHOOK_CONFIG_EVENTS).map(([upper, dotted]) => [dotted, upper]),
 );
 
-/**
- * The UPPER_SNAKE config name of an event given in either form (`messages.upsert` → `MESSAGES_UPSERT`),
- * or null when the server does not know it.
- */
+/** The UPPER_SNAKE name of an event given in either form (`messages.upsert`), or null when unknown. */
 export function webhookEventName(name: string): string | null {
   const trimmed = name.trim();
   if (Object.hasOwn(WEBHOOK_CONFIG_EVENTS, trimmed)) return trimmed;
@@ -110,11 +106,7 @@ export interface WebhookConfigInput {
   headers?: Record<string, string>;
 }
 
-/**
- * The fields of a `WebhookConfigDto`: the server's wrapped body (`webhook`), every setting filled in, and
- * each setting of the input (`url`, `events`, ...) read from it, so the request object exposes what it was
- * built from like every other request object.
- */
+/** A `WebhookConfigDto`'s fields: the wrapped body (`webhook`), and each input setting filled in. */
 export interface WebhookConfigDto {
   /** The webhook as sent: `events` holds UPPER_SNAKE names and is always an array. */
   readonly webhook: Readonly<Required<WebhookConfigInput>>;
@@ -131,64 +123,41 @@ export interface WebhookConfigDto {
  * ```
  */
 export class WebhookConfigDto extends RequestDto {
-  /**
-   * Validate; throws `ValidationException` naming every bad field.
-   */
+  /** Validate; throws `ValidationException` naming every bad field. */
   static from(input: WebhookConfigInput | WebhookConfigDto): WebhookConfigDto {
     if (input instanceof WebhookConfigDto) return input;
     return new WebhookConfigDto(readBody(WEBHOOK_CONFIG_BODY, input));
   }
 
-  /**
-   * Type only: the settings below are read from `webhook`, they are not fields of the body.
-   *
-   * @example
-   * ```ts
-   * import { WebhookConfigDto } from "@gw/gateway";
-   * import { type RequestBody } from "@gw/gateway/resources";
-   * const body: RequestBody<WebhookConfigDto> = { webhook: WebhookConfigDto.from({ url: "https://e.x/h" }).toJSON().webhook };
-   * ```
-   */
+  /** Type only: the settings below are read from `webhook`, they are not fields of the body. */
   declare readonly "~readFromBody"?: "url" | "enabled" | "events" | "byEvents" | "base64" | "headers";
 
-  /**
-   * Where the server posts events (`webhook.url`).
-   */
+  /** Where the server posts events (`webhook.url`). */
   get url(): string {
     return this.webhook.url;
   }
 
-  /**
-   * Whether the webhook is on (`webhook.enabled`, default true).
-   */
+  /** Whether the webhook is on (`webhook.enabled`, default true). */
   get enabled(): boolean {
     return this.webhook.enabled;
   }
 
-  /**
-   * The events, as UPPER_SNAKE names (`webhook.events`; empty means every event).
-   */
+  /** The events, as UPPER_SNAKE names (`webhook.events`; empty means every event). */
   get events(): readonly string[] {
     return this.webhook.events;
   }
 
-  /**
-   * Whether each event goes to `<url>/<event-kebab>` (`webhook.byEvents`, default false).
-   */
+  /** Whether each event goes to `<url>/<event-kebab>` (`webhook.byEvents`, default false). */
   get byEvents(): boolean {
     return this.webhook.byEvents;
   }
 
-  /**
-   * Whether media is included as base64 (`webhook.base64`, default false).
-   */
+  /** Whether media is included as base64 (`webhook.base64`, default false). */
   get base64(): boolean {
     return this.webhook.base64;
   }
 
-  /**
-   * The headers the server sends with every call (`webhook.headers`).
-   */
+  /** The headers the server sends with every call (`webhook.headers`). */
   get headers(): Readonly<Record<string, string>> {
     return this.webhook.headers;
   }

@@ -1,6 +1,5 @@
 /**
- * `downloadMedia`: the bytes, MIME type and file name of a received media message, through the server's
- * `POST /chat/getBase64FromMediaMessage`.
+ * `downloadMedia`: bytes, MIME type and file name of received media (`getBase64FromMediaMessage`).
  *
  * @module
  */

@@ -14,9 +14,7 @@ import { compact } from "../util/json_shape.ts";
 /** What kind of WhatsApp message the media becomes. */
 export type MediaKind = "image" | "video" | "audio" | "document" | "sticker";
 
-/**
- * The kinds {@link toMediaInput} knows.
- */
+/** The kinds {@link toMediaInput} knows. */
 export const MEDIA_KINDS: readonly MediaKind[] = ["image", "video", "audio", "document", "sticker"];
 
 /**

@@ -1,6 +1,5 @@
 /**
- * Argument helpers shared by the resources: validating simple arguments (group ids, invite codes, message
- * keys) before any request.
+ * Argument checks the resources share (group ids, invite codes, message keys), before any request.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * Declarations of the bodies the resources build without a request object: the resource validates its
- * arguments with one (`readBody`), the simulator derives the server's schema of the route from it.
+ * Body declarations of the resources without a request object (also the simulator's schema source).
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The bot integrations that have only the ten shared routes: Dify (`/dify`), Flowise (`/flowise`),
- * Evolution Bot (`/evolutionBot`), n8n (`/n8n`) and EvoAI (`/evoai`).
+ * The bot integrations with only the ten shared routes: Dify, Flowise, Evolution Bot, n8n and EvoAI.
  *
  * @module
  */

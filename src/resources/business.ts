@@ -33,9 +33,7 @@ function catalogBody(query: CatalogQuery): Record<string, unknown> {
  * ```
  */
 export class BusinessResource extends Resource {
-  /**
-   * A business catalog (`POST /business/getCatalog`).
-   */
+  /** A business catalog (`POST /business/getCatalog`). */
   async getCatalog(
     query: CatalogQuery = {},
     options?: CallOptions,
@@ -45,16 +43,7 @@ export class BusinessResource extends Resource {
     }, options);
   }
 
-  /**
-   * A business's collections (`POST /business/getCollections`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.business().getCollections({ number: "5511999999999" });
-   * ```
-   */
+  /** A business's collections (`POST /business/getCollections`). */
   async getCollections(
     query: CatalogQuery = {},
     options?: CallOptions,

@@ -20,10 +20,7 @@ import { ROUTE } from "./routes.ts";
  * ```
  */
 export class CallsResource extends Resource {
-  /**
-   * Offer a call that rings for `callDuration` seconds (1–15) (`POST /call/offer`; a stub on the reference
-   * server).
-   */
+  /** Offer a call ringing `callDuration` seconds, 1–15 (`POST /call/offer`; a stub on the server). */
   async offer(
     number: string,
     offer: { callDuration: number; isVideo?: boolean },

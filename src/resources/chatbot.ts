@@ -1,7 +1,5 @@
 /**
- * What the bot integrations share: the ten routes every one of them registers (create, find, fetch,
- * update, delete, settings, fetchSettings, changeStatus, fetchSessions, ignoreJid; contract §2.9), each a
- * typed method whose body is checked against its declaration before any request.
+ * What the bot integrations share: the ten routes each registers (contract §2.9) as typed, checked methods.
  *
  * @module
  */
@@ -82,53 +80,28 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
    */
   protected abstract readonly bodies: { readonly bot: BodySpec; readonly settings: BodySpec };
 
-  /**
-   * Create a bot (`POST /<integration>/create`); the server answers the stored row, `id` included.
-   */
+  /** Create a bot (`POST /<integration>/create`); the server answers the stored row, `id` included. */
   async create(bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
     return await this.call(this.routes.create, { body: readBody(this.bodies.bot, bot) }, options);
   }
 
-  /**
-   * The instance's bots of this integration (`GET /<integration>/find`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * for (const bot of (await gw.typebot().find()).data) console.log(bot.id, bot.typebot);
-   * ```
-   */
+  /** The instance's bots of this integration (`GET /<integration>/find`). */
   async find(options?: CallOptions): Promise<ApiResponse<BotRow<T>[]>> {
     return await this.call(this.routes.find, {}, options);
   }
 
-  /**
-   * One bot by id (`GET /<integration>/fetch/{id}`); `data` is null when there is none.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const bot = (await gw.n8n().fetch("cm0abc")).data;
-   * ```
-   */
+  /** One bot by id (`GET /<integration>/fetch/{id}`); `data` is null when there is none. */
   async fetch(id: string, options?: CallOptions): Promise<ApiResponse<BotRow<T> | null>> {
     return await this.call(this.routes.fetch, { params: { id: recordId("bot", id) } }, options);
   }
 
-  /**
-   * Replace a bot (`PUT /<integration>/update/{id}`): the whole bot, as `create` takes it. The server
-   * answers 500 "Error updating ..." for an id it does not have.
-   */
+  /** Replace a bot with the whole bot (`PUT /<integration>/update/{id}`); an unknown id answers 500. */
   async update(id: string, bot: T, options?: CallOptions): Promise<ApiResponse<BotRow<T>>> {
     const request = { params: { id: recordId("bot", id) }, body: readBody(this.bodies.bot, bot) };
     return await this.call(this.routes.update, request, options);
   }
 
-  /**
-   * Delete a bot and its sessions (`DELETE /<integration>/delete/{id}`).
-   */
+  /** Delete a bot and its sessions (`DELETE /<integration>/delete/{id}`). */
   async delete(id: string, options?: CallOptions): Promise<ApiResponse<DeleteBotResponse>> {
     return await this.call(this.routes.delete, { params: { id: recordId("bot", id) } }, options);
   }
@@ -136,46 +109,17 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
   /**
    * Set the integration's defaults for the instance (`POST /<integration>/settings`): the session
    * settings new bots start with, the ignore list, and the fallback bot (`fallbackId`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.dify().setSettings({
-   *   expire: 20, keywordFinish: "#stop", delayMessage: 1000, unknownMessage: "?", listeningFromMe: false,
-   *   stopBotFromMe: true, keepOpen: false, debounceTime: 5, ignoreJids: [], splitMessages: false, timePerChar: 0,
-   * });
-   * ```
    */
   async setSettings(settings: S, options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
     return await this.call(this.routes.settings, { body: readBody(this.bodies.settings, settings) }, options);
   }
 
-  /**
-   * The integration's settings (`GET /<integration>/fetchSettings`; the server's defaults when none are set).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.typebot().fetchSettings()).data.expire);
-   * ```
-   */
+  /** The integration's settings (`GET /<integration>/fetchSettings`), or the server's defaults. */
   async fetchSettings(options?: CallOptions): Promise<ApiResponse<BotSettingsRow>> {
     return await this.call(this.routes.fetchSettings, {}, options);
   }
 
-  /**
-   * Open, pause, close or delete a chat's sessions with this integration's bots
-   * (`POST /<integration>/changeStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.typebot().changeStatus("5511999999999@s.whatsapp.net", "paused");
-   * ```
-   */
+  /** Open, pause, close or delete a chat's sessions (`POST /<integration>/changeStatus`). */
   async changeStatus(
     remoteJid: string,
     status: SessionStatus,
@@ -185,31 +129,14 @@ export abstract class BotResource<T extends BotInput, S extends BotSettingsInput
     return await this.call(this.routes.changeStatus, { body }, options);
   }
 
-  /**
-   * A bot's sessions (`GET /<integration>/fetchSessions/{id}`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * for (const session of (await gw.openai().fetchSessions("cm0abc")).data) console.log(session.remoteJid);
-   * ```
-   */
+  /** A bot's sessions (`GET /<integration>/fetchSessions/{id}`). */
   async fetchSessions(id: string, options?: CallOptions): Promise<ApiResponse<BotSession[]>> {
     return await this.call(this.routes.fetchSessions, { params: { id: recordId("bot", id) } }, options);
   }
 
   /**
-   * Add a chat to the integration's ignore list, or remove it (`POST /<integration>/ignoreJid`). The
-   * server needs the settings to exist first (500 "Error setting default settings" otherwise): creating a
-   * bot or calling `setSettings` makes them.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.n8n().ignoreJid("5511999999999@s.whatsapp.net", "add");
-   * ```
+   * Add a chat to the ignore list, or remove it (`POST /<integration>/ignoreJid`). The server needs the
+   * settings first (else 500): creating a bot or `setSettings` makes them.
    */
   async ignoreJid(
     remoteJid: string,

@@ -1,7 +1,5 @@
 /**
- * The shapes the bot integrations share (`/typebot`, `/openai`, `/dify`, `/flowise`, `/evolutionBot`,
- * `/n8n`, `/evoai`): what their `create`, `update` and `settings` take and what the server answers (its
- * Prisma rows, as 2.3.6 returns them).
+ * The shapes the bot integrations share: what `create`, `update` and `settings` take, and the rows answered.
  *
  * @module
  */

@@ -78,17 +78,7 @@ function chatTarget(chat: string | LastMessage, what: string): Record<string, un
  * ```
  */
 export class ChatsResource extends Resource {
-  /**
-   * Which numbers are on WhatsApp (`POST /chat/whatsappNumbers`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const res = await gw.chats().checkNumbers(["5511999999999", "5511888888888"]);
-   * console.log(res.data.filter((row) => row.exists));
-   * ```
-   */
+  /** Which numbers are on WhatsApp (`POST /chat/whatsappNumbers`). */
   async checkNumbers(numbers: string[], options?: CallOptions): Promise<ApiResponse<OnWhatsAppResult[]>> {
     const list = check("number check", (problems) => {
       const items = problems.array("numbers", numbers, { required: true, minItems: 1 }) ?? [];
@@ -99,24 +89,13 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Whether one number is on WhatsApp.
-   */
+  /** Whether one number is on WhatsApp. */
   async isOnWhatsApp(number: string, options?: CallOptions): Promise<boolean> {
     const res = await this.checkNumbers([number], options);
     return Array.isArray(res.data) && res.data.some((row) => row?.exists === true);
   }
 
-  /**
-   * Mark messages read (`POST /chat/markMessageAsRead`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().markAsRead({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false });
-   * ```
-   */
+  /** Mark messages read (`POST /chat/markMessageAsRead`). */
   async markAsRead(
     message: MessageRef | MessageRef[],
     options?: CallOptions,
@@ -127,16 +106,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Archive a chat (`POST /chat/archiveChat`), given its JID or its last message.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().archive("5511999999999@s.whatsapp.net");
-   * ```
-   */
+  /** Archive a chat (`POST /chat/archiveChat`), given its JID or its last message. */
   async archive(
     chat: string | LastMessage,
     options?: CallOptions,
@@ -144,16 +114,7 @@ export class ChatsResource extends Resource {
     return await this.#archive(chat, true, options);
   }
 
-  /**
-   * Unarchive a chat (`POST /chat/archiveChat` with `archive: false`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().unarchive("5511999999999@s.whatsapp.net");
-   * ```
-   */
+  /** Unarchive a chat (`POST /chat/archiveChat` with `archive: false`). */
   async unarchive(
     chat: string | LastMessage,
     options?: CallOptions,
@@ -172,16 +133,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Mark a chat unread (`POST /chat/markChatUnread`), given its last message.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().markUnread({ key: { remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false } });
-   * ```
-   */
+  /** Mark a chat unread (`POST /chat/markChatUnread`), given its last message. */
   async markUnread(
     lastMessage: LastMessage,
     options?: CallOptions,
@@ -196,16 +148,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Delete a message for everyone (`DELETE /chat/deleteMessageForEveryone`, JSON body).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().deleteForEveryone({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true });
-   * ```
-   */
+  /** Delete a message for everyone (`DELETE /chat/deleteMessageForEveryone`, JSON body). */
   async deleteForEveryone(
     key: MessageRef,
     options?: CallOptions,
@@ -216,16 +159,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Edit a sent text (`POST /chat/updateMessage`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().updateMessage({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: true }, "Fixed text");
-   * ```
-   */
+  /** Edit a sent text (`POST /chat/updateMessage`). */
   async updateMessage(
     key: MessageRef,
     text: string,
@@ -241,16 +175,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Show a presence in a chat for `delay` ms (`POST /chat/sendPresence`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().sendPresence("5511999999999", "composing", 3000);
-   * ```
-   */
+  /** Show a presence in a chat for `delay` ms (`POST /chat/sendPresence`). */
   async sendPresence(
     number: string,
     presence: Presence,
@@ -261,16 +186,7 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.sendPresence, { body, serverDelayMs: body.delay as number }, options);
   }
 
-  /**
-   * Block or unblock a number (`POST /chat/updateBlockStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().updateBlockStatus("5511999999999", "block");
-   * ```
-   */
+  /** Block or unblock a number (`POST /chat/updateBlockStatus`). */
   async updateBlockStatus(
     number: string,
     status: "block" | "unblock",
@@ -280,16 +196,7 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.updateBlockStatus, { body }, options);
   }
 
-  /**
-   * A contact's profile picture URL (`POST /chat/fetchProfilePictureUrl`; null when none).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.chats().fetchProfilePictureUrl("5511999999999")).json("profilePictureUrl"));
-   * ```
-   */
+  /** A contact's profile picture URL (`POST /chat/fetchProfilePictureUrl`; null when none). */
   async fetchProfilePictureUrl(
     number: string,
     options?: CallOptions,
@@ -299,18 +206,7 @@ export class ChatsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Download a received media message as base64 (`POST /chat/getBase64FromMediaMessage`). The answer is
-   * bounded by `http.max_media_response_bytes` (default 64 MiB), not the JSON limit.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const res = await gw.chats().getBase64FromMediaMessage({ key: { id: "3EB0" } });
-   * console.log(res.json("mimetype"));
-   * ```
-   */
+  /** Download received media as base64, up to `http.max_media_response_bytes` (default 64 MiB). */
   async getBase64FromMediaMessage(
     message: { key: { id: string; [key: string]: unknown }; [key: string]: unknown },
     options?: CallOptions & { convertToMp4?: boolean },
@@ -325,31 +221,12 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.getBase64FromMediaMessage, { body, mediaResponse: true }, call);
   }
 
-  /**
-   * Stored contacts (`POST /chat/findContacts`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().findContacts({ where: { remoteJid: "5511999999999@s.whatsapp.net" } });
-   * ```
-   */
+  /** Stored contacts (`POST /chat/findContacts`). */
   async findContacts(query: PagedQuery = {}, options?: CallOptions): Promise<ApiResponse<ContactRow[]>> {
     return await this.call(ROUTE.chat.findContacts, { body: query }, options);
   }
 
-  /**
-   * One page of stored messages (`POST /chat/findMessages`; `page` from 1, `offset` is the page size).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const res = await gw.chats().findMessages({ where: { key: { remoteJid: "5511999999999@s.whatsapp.net" } }, page: 1, offset: 50 });
-   * console.log(res.json("messages.total"));
-   * ```
-   */
+  /** One page of stored messages (`POST /chat/findMessages`; `page` from 1, `offset` is the page size). */
   async findMessages(
     query: FindMessagesQuery = {},
     options?: CallOptions,
@@ -357,9 +234,7 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.findMessages, { body: query }, options);
   }
 
-  /**
-   * Every stored message matching `query`, page after page (`findMessages` with `page` 1, 2, ...).
-   */
+  /** Every stored message matching `query`, page after page (`findMessages` with `page` 1, 2, ...). */
   async *iterateMessages(
     query: FindMessagesQuery = {},
     options?: CallOptions,
@@ -377,32 +252,14 @@ export class ChatsResource extends Resource {
     }
   }
 
-  /**
-   * Every stored message matching `query`, collected into an array (see `iterateMessages`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const all = await gw.chats().findAllMessages({ where: { key: { fromMe: true } } });
-   * ```
-   */
+  /** Every stored message matching `query`, collected into an array (see `iterateMessages`). */
   async findAllMessages(query: FindMessagesQuery = {}, options?: CallOptions): Promise<MessageRecord[]> {
     const out: MessageRecord[] = [];
     for await (const record of this.iterateMessages(query, options)) out.push(record);
     return out;
   }
 
-  /**
-   * Delivery/read updates of messages (`POST /chat/findStatusMessage`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chats().findStatusMessage({ where: { id: "3EB0" } });
-   * ```
-   */
+  /** Delivery/read updates of messages (`POST /chat/findStatusMessage`). */
   async findStatusMessage(
     query: PagedQuery = {},
     options?: CallOptions,
@@ -410,30 +267,12 @@ export class ChatsResource extends Resource {
     return await this.call(ROUTE.chat.findStatusMessage, { body: query }, options);
   }
 
-  /**
-   * Stored chats (`POST /chat/findChats`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const chats = (await gw.chats().fetchAll()).data;
-   * ```
-   */
+  /** Stored chats (`POST /chat/findChats`). */
   async fetchAll(query: FindChatsQuery = {}, options?: CallOptions): Promise<ApiResponse<ChatRow[]>> {
     return await this.call(ROUTE.chat.findChats, { body: query }, options);
   }
 
-  /**
-   * One stored chat by JID (`GET /chat/findChatByRemoteJid?remoteJid=`), or null.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const chat = (await gw.chats().findChatByRemoteJid("5511999999999@s.whatsapp.net")).data;
-   * ```
-   */
+  /** One stored chat by JID (`GET /chat/findChatByRemoteJid?remoteJid=`), or null. */
   async findChatByRemoteJid(remoteJid: string, options?: CallOptions): Promise<ApiResponse<ChatRow | null>> {
     return await this.call(ROUTE.chat.findChatByRemoteJid, {
       query: { remoteJid: personJid(recipient(remoteJid, "remoteJid")) },

@@ -72,39 +72,19 @@ export type ChatwootRow = Partial<ChatwootInput> & {
  * ```
  */
 export class ChatwootResource extends Resource {
-  /**
-   * Configure the inbox (`POST /chatwoot/set`). With `autoCreate` the server creates the inbox in
-   * Chatwoot, so it must reach `url`; without it, nothing is asked of Chatwoot until messages flow.
-   */
+  /** Configure the inbox (`POST /chatwoot/set`); `autoCreate` has the server create it at `url`. */
   async set(config: ChatwootInput, options?: CallOptions): Promise<ApiResponse<ChatwootRow>> {
     return await this.call(ROUTE.chatwoot.set, { body: readBody(CHATWOOT_BODY, config) }, options);
   }
 
-  /**
-   * The stored configuration (`GET /chatwoot/find`; `enabled: false` and empty fields when none).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.chatwoot().find()).data.enabled);
-   * ```
-   */
+  /** The stored configuration (`GET /chatwoot/find`; `enabled: false` and empty fields when none). */
   async find(options?: CallOptions): Promise<ApiResponse<ChatwootRow>> {
     return await this.call(ROUTE.chatwoot.find, {}, options);
   }
 
   /**
-   * Post a Chatwoot event to the server as Chatwoot would (`POST /chatwoot/webhook`: the callback route the
-   * server gives Chatwoot as `webhook_url`; it needs no api key). For a relay that receives Chatwoot's
-   * events itself and forwards them; the event is sent as given.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.chatwoot().webhook({ event: "message_created", message_type: "outgoing", content: "Hi" });
-   * ```
+   * Post a Chatwoot event as Chatwoot would (`POST /chatwoot/webhook`, no api key), for a relay that
+   * receives Chatwoot's events itself; the event is sent as given.
    */
   async webhook(event: Record<string, unknown>, options?: CallOptions): Promise<ApiResponse<unknown>> {
     if (!isRecord(event)) invalid("Chatwoot event", "event must be an object");

@@ -66,31 +66,19 @@ export interface EventSinkRow {
 export class EventSinkResource extends Resource {
   readonly #sink: EventSink;
 
-  /**
-   * Bind to a context and a sink (done by `GatewayService`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const nats = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" }).nats();
-   * ```
-   */
+  /** Bind to a context and a sink (done by `GatewayService`). */
   constructor(context: ConstructorParameters<typeof Resource>[0], sink: EventSink) {
     super(context);
     this.#sink = sink;
   }
 
-  /**
-   * Turn publishing on or off and choose the events (`POST /<sink>/set`).
-   */
+  /** Turn publishing on or off and choose the events (`POST /<sink>/set`). */
   async set(config: EventSinkInput, options?: CallOptions): Promise<ApiResponse<EventSinkRow | null>> {
     const body = readBody(eventSinkBody(this.#sink), config);
     return await this.call(ROUTE[this.#sink].set, { body }, options);
   }
 
-  /**
-   * The stored configuration (`GET /<sink>/find`).
-   */
+  /** The stored configuration (`GET /<sink>/find`). */
   async find(options?: CallOptions): Promise<ApiResponse<EventSinkRow | null>> {
     return await this.call(ROUTE[this.#sink].find, {}, options);
   }
@@ -107,9 +95,7 @@ export class EventSinkResource extends Resource {
  * ```
  */
 export class PusherResource extends Resource {
-  /**
-   * Configure Pusher (`POST /pusher/set`).
-   */
+  /** Configure Pusher (`POST /pusher/set`). */
   async set(
     config: PusherInput,
     options?: CallOptions,
@@ -117,16 +103,7 @@ export class PusherResource extends Resource {
     return await this.call(ROUTE.pusher.set, { body: readBody(PUSHER_BODY, config) }, options);
   }
 
-  /**
-   * The stored configuration (`GET /pusher/find`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.pusher().find()).data?.cluster);
-   * ```
-   */
+  /** The stored configuration (`GET /pusher/find`). */
   async find(
     options?: CallOptions,
   ): Promise<ApiResponse<(EventSinkRow & Omit<PusherInput, "events">) | null>> {

@@ -1,6 +1,5 @@
 /**
- * Groups: every route under `/group`. The group id goes in the `groupJid` query parameter (where the
- * server reads it), with `@g.us` appended when missing.
+ * Groups: every route under `/group`; the id goes in the `groupJid` query, `@g.us` appended when missing.
  *
  * @module
  */
@@ -42,9 +41,7 @@ import type {
  * ```
  */
 export class GroupsResource extends Resource {
-  /**
-   * Create a group (`POST /group/create`).
-   */
+  /** Create a group (`POST /group/create`). */
   async create(
     subject: string | RequestInput<CreateGroupDto> | CreateGroupDto,
     participants?: string[],
@@ -77,16 +74,7 @@ export class GroupsResource extends Resource {
     return await this.call<T>(route, { query }, options);
   }
 
-  /**
-   * Rename a group (`POST /group/updateGroupSubject`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateSubject("120363025246125888", "New name");
-   * ```
-   */
+  /** Rename a group (`POST /group/updateGroupSubject`). */
   async updateSubject(
     jid: string,
     subject: string,
@@ -100,16 +88,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Change the group picture (`POST /group/updateGroupPicture`; URL or raw base64).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updatePicture("120363025246125888@g.us", "https://example.com/logo.png");
-   * ```
-   */
+  /** Change the group picture (`POST /group/updateGroupPicture`; URL or raw base64). */
   async updatePicture(jid: string, image: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     return await this.#post(
       ROUTE.group.updateGroupPicture,
@@ -119,16 +98,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Change the group description (`POST /group/updateGroupDescription`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateDescription("120363025246125888@g.us", "Rules: be nice");
-   * ```
-   */
+  /** Change the group description (`POST /group/updateGroupDescription`). */
   async updateDescription(
     jid: string,
     description: string,
@@ -140,30 +110,12 @@ export class GroupsResource extends Resource {
     }, options);
   }
 
-  /**
-   * A group's metadata (`GET /group/findGroupInfos?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.groups().findInfo("120363025246125888@g.us")).json("subject"));
-   * ```
-   */
+  /** A group's metadata (`GET /group/findGroupInfos?groupJid=`). */
   async findInfo(jid: string, options?: CallOptions): Promise<ApiResponse<GroupInfo>> {
     return await this.#get(ROUTE.group.findGroupInfos, { groupJid: groupJid(jid) }, options);
   }
 
-  /**
-   * Every group the instance is in (`GET /group/fetchAllGroups?getParticipants=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const groups = (await gw.groups().fetchAllGroups({ getParticipants: true })).data;
-   * ```
-   */
+  /** Every group the instance is in (`GET /group/fetchAllGroups?getParticipants=`). */
   async fetchAllGroups(
     options: CallOptions & { getParticipants?: boolean } = {},
   ): Promise<ApiResponse<GroupInfo[]>> {
@@ -175,16 +127,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * A group's members (`GET /group/participants?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().participants("120363025246125888@g.us");
-   * ```
-   */
+  /** A group's members (`GET /group/participants?groupJid=`). */
   async participants(
     jid: string,
     options?: CallOptions,
@@ -192,30 +135,12 @@ export class GroupsResource extends Resource {
     return await this.#get(ROUTE.group.participants, { groupJid: groupJid(jid) }, options);
   }
 
-  /**
-   * A group's invite link (`GET /group/inviteCode?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.groups().inviteCode("120363025246125888@g.us")).json("inviteUrl"));
-   * ```
-   */
+  /** A group's invite link (`GET /group/inviteCode?groupJid=`). */
   async inviteCode(jid: string, options?: CallOptions): Promise<ApiResponse<InviteCodeResponse>> {
     return await this.#get(ROUTE.group.inviteCode, { groupJid: groupJid(jid) }, options);
   }
 
-  /**
-   * Revoke the invite link and get a new one (`POST /group/revokeInviteCode`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().revokeInviteCode("120363025246125888@g.us");
-   * ```
-   */
+  /** Revoke the invite link and get a new one (`POST /group/revokeInviteCode`). */
   async revokeInviteCode(
     jid: string,
     options?: CallOptions,
@@ -223,16 +148,7 @@ export class GroupsResource extends Resource {
     return await this.#post(ROUTE.group.revokeInviteCode, GROUP_JID_BODY, { groupJid: jid }, options);
   }
 
-  /**
-   * Send the invite link to numbers (`POST /group/sendInvite`; the group id goes in the body here).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().sendInvite("120363025246125888@g.us", ["5511999999999"], "Join us");
-   * ```
-   */
+  /** Send the invite link to numbers (`POST /group/sendInvite`; the group id goes in the body here). */
   async sendInvite(
     jid: string,
     numbers: string[],
@@ -243,30 +159,12 @@ export class GroupsResource extends Resource {
     return await this.call(ROUTE.group.sendInvite, { body }, options);
   }
 
-  /**
-   * What an invite code leads to (`GET /group/inviteInfo?inviteCode=`); a chat.whatsapp.com link works too.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().inviteInfo("https://chat.whatsapp.com/AbCdEfGhIjKlMnOpQrStUv");
-   * ```
-   */
+  /** What an invite code (or chat.whatsapp.com link) leads to (`GET /group/inviteInfo`). */
   async inviteInfo(code: string, options?: CallOptions): Promise<ApiResponse<Record<string, unknown>>> {
     return await this.#get(ROUTE.group.inviteInfo, { inviteCode: inviteCode(code) }, options);
   }
 
-  /**
-   * Join a group by invite code (`GET /group/acceptInviteCode?inviteCode=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().acceptInvite("AbCdEfGhIjKlMnOpQrStUv");
-   * ```
-   */
+  /** Join a group by invite code (`GET /group/acceptInviteCode?inviteCode=`). */
   async acceptInvite(
     code: string,
     options?: CallOptions,
@@ -276,16 +174,7 @@ export class GroupsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Add, remove, promote or demote members (`POST /group/updateParticipant`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateParticipant("120363025246125888@g.us", "promote", ["5511999999999"]);
-   * ```
-   */
+  /** Add, remove, promote or demote members (`POST /group/updateParticipant`). */
   async updateParticipant(
     jid: string,
     action: ParticipantAction,
@@ -299,9 +188,7 @@ export class GroupsResource extends Resource {
     }, options);
   }
 
-  /**
-   * Add members (`updateParticipant` with `add`).
-   */
+  /** Add members (`updateParticipant` with `add`). */
   async addParticipants(
     jid: string,
     participants: string[],
@@ -310,16 +197,7 @@ export class GroupsResource extends Resource {
     return await this.updateParticipant(jid, "add", participants, options);
   }
 
-  /**
-   * Remove members (`updateParticipant` with `remove`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().removeParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
-   */
+  /** Remove members (`updateParticipant` with `remove`). */
   async removeParticipants(
     jid: string,
     participants: string[],
@@ -328,16 +206,7 @@ export class GroupsResource extends Resource {
     return await this.updateParticipant(jid, "remove", participants, options);
   }
 
-  /**
-   * Make members admins (`updateParticipant` with `promote`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().promoteParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
-   */
+  /** Make members admins (`updateParticipant` with `promote`). */
   async promoteParticipants(
     jid: string,
     participants: string[],
@@ -346,16 +215,7 @@ export class GroupsResource extends Resource {
     return await this.updateParticipant(jid, "promote", participants, options);
   }
 
-  /**
-   * Take admin rights away (`updateParticipant` with `demote`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().demoteParticipants("120363025246125888@g.us", ["5511999999999"]);
-   * ```
-   */
+  /** Take admin rights away (`updateParticipant` with `demote`). */
   async demoteParticipants(
     jid: string,
     participants: string[],
@@ -367,13 +227,6 @@ export class GroupsResource extends Resource {
   /**
    * Who may send and edit (`POST /group/updateSetting`): `announcement` (admins only send),
    * `not_announcement`, `locked` (admins only edit), `unlocked`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().updateSettings("120363025246125888@g.us", "announcement");
-   * ```
    */
   async updateSettings(
     jid: string,
@@ -388,16 +241,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Disappearing messages (`POST /group/toggleEphemeral`): 0 (off), 86400, 604800 or 7776000 seconds.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().toggleEphemeral("120363025246125888@g.us", 604800);
-   * ```
-   */
+  /** Disappearing messages (`POST /group/toggleEphemeral`): 0 (off), 86400, 604800 or 7776000 seconds. */
   async toggleEphemeral(
     jid: string,
     expiration: number,
@@ -411,16 +255,7 @@ export class GroupsResource extends Resource {
     );
   }
 
-  /**
-   * Leave a group (`DELETE /group/leaveGroup?groupJid=`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.groups().leave("120363025246125888@g.us");
-   * ```
-   */
+  /** Leave a group (`DELETE /group/leaveGroup?groupJid=`). */
   async leave(
     jid: string,
     options?: CallOptions,

@@ -77,32 +77,12 @@ export class InstancesResource extends Resource {
     }, options);
   }
 
-  /**
-   * Delete an instance (`DELETE /instance/delete`); it is logged out first. Asynchronous on the server.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().delete("sales");
-   * ```
-   */
+  /** Delete an instance (`DELETE /instance/delete`); it is logged out first. Asynchronous on the server. */
   async delete(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
     return await this.call<ActionResult>(ROUTE.instance.delete, {}, this.#named(name, options));
   }
 
-  /**
-   * Connect (`GET /instance/connect`): a QR code object while connecting, or the state when already open.
-   * Give `number` to get a pairing code instead of scanning.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const res = await gw.instances().connect("sales", { number: "5511999999999" });
-   * console.log(res.json("pairingCode"));
-   * ```
-   */
+  /** Connect (`GET /instance/connect`): a QR code, or the state when open; with `number`, a pairing code. */
   async connect(
     name?: string,
     options?: CallOptions & { number?: string },
@@ -192,9 +172,7 @@ export class InstancesResource extends Resource {
     }, { ...options, number });
   }
 
-  /**
-   * The QR code `{ code, base64, pairingCode, count }` to scan, or null when the instance is already open.
-   */
+  /** The QR code `{ code, base64, pairingCode, count }` to scan, or null when already open. */
   async getQrCode(name?: string, options?: CallOptions & { number?: string }): Promise<QrCode | null> {
     const res = await this.connect(name, options);
     const data = res.data as Record<string, unknown> | null;
@@ -202,17 +180,7 @@ export class InstancesResource extends Resource {
     return data as QrCode;
   }
 
-  /**
-   * Every instance on the server (`GET /instance/fetchInstances`); with an instance token, only that one.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const rows = (await gw.instances().fetchAll()).data;
-   * console.log(rows.map((row) => row.name));
-   * ```
-   */
+  /** Every instance on the server (`GET /instance/fetchInstances`); with an instance token, only that one. */
   async fetchAll(options?: CallOptions): Promise<ApiResponse<InstanceRow[]>> {
     const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {}, options);
     if (Array.isArray(res.data)) {
@@ -225,18 +193,7 @@ export class InstancesResource extends Resource {
     return res;
   }
 
-  /**
-   * One instance's row (`GET /instance/fetchInstances?instanceName=`); throws `InstanceNotFoundException`
-   * when there is none.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * const row = await gw.instances().fetch("sales");
-   * console.log(row.connectionStatus);
-   * ```
-   */
+  /** One instance's row (`GET /instance/fetchInstances`); throws `InstanceNotFoundException` if none. */
   async fetch(name: string, options?: CallOptions): Promise<InstanceRow> {
     check("instance name", (problems) => problems.text("name", name, { required: true }));
     const res = await this.call<InstanceRow[]>(ROUTE.instance.fetchInstances, {
@@ -255,16 +212,7 @@ export class InstancesResource extends Resource {
     return row;
   }
 
-  /**
-   * The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.instances().connectionState()).json("instance.state"));
-   * ```
-   */
+  /** The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`. */
   async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
     const named = this.#named(name, options);
     const res = await this.call<ConnectionStateResponse>(ROUTE.instance.connectionState, {}, named);
@@ -273,16 +221,7 @@ export class InstancesResource extends Resource {
     return res;
   }
 
-  /**
-   * Restart (`POST /instance/restart`); answers like `connect`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().restart("sales");
-   * ```
-   */
+  /** Restart (`POST /instance/restart`); answers like `connect`. */
   async restart(
     name?: string,
     options?: CallOptions,
@@ -294,60 +233,26 @@ export class InstancesResource extends Resource {
     );
   }
 
-  /**
-   * Log out of WhatsApp (`DELETE /instance/logout`); the instance stays and can connect again.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().logout("sales");
-   * ```
-   */
+  /** Log out of WhatsApp (`DELETE /instance/logout`); the instance stays and can connect again. */
   async logout(name?: string, options?: CallOptions): Promise<ApiResponse<ActionResult>> {
     return await this.call<ActionResult>(ROUTE.instance.logout, {}, this.#named(name, options));
   }
 
-  /**
-   * Set the instance's presence (`POST /instance/setPresence`) for the bound instance.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.instances().setPresence("available");
-   * ```
-   */
+  /** Set the instance's presence (`POST /instance/setPresence`) for the bound instance. */
   async setPresence(presence: Presence, options?: CallOptions): Promise<ApiResponse<{ presence: Presence }>> {
     const body = readBody(SET_PRESENCE_BODY, { presence });
     return await this.call<{ presence: Presence }>(ROUTE.instance.setPresence, { body }, options);
   }
 
-  /**
-   * Whether the instance's state is `open`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * if (await gw.instances().isConnected("sales")) console.log("ready");
-   * ```
-   */
+  /** Whether the instance's state is `open`. */
   async isConnected(name?: string, options?: CallOptions): Promise<boolean> {
     const res = await this.connectionState(name, options);
     return res.json("instance.state") === "open";
   }
 
   /**
-   * Poll `connectionState` until the instance is `open`; throws `ConnectionException` (reason `timeout`)
-   * after `timeoutMs` (default 60000), polling every `intervalMs` (default 2000). `signal` stops it.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await gw.instances().waitForConnection("sales", { timeoutMs: 120_000 });
-   * ```
+   * Poll `connectionState` until `open` (every `intervalMs`, default 2000); after `timeoutMs` (default
+   * 60000) throws `ConnectionException` (reason `timeout`). `signal` stops it.
    */
   async waitForConnection(
     name?: string,

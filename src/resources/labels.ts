@@ -23,16 +23,12 @@ import type { Label } from "./types.ts";
  * ```
  */
 export class LabelsResource extends Resource {
-  /**
-   * Every label (`GET /label/findLabels`).
-   */
+  /** Every label (`GET /label/findLabels`). */
   async find(options?: CallOptions): Promise<ApiResponse<Label[]>> {
     return await this.call(ROUTE.label.findLabels, {}, options);
   }
 
-  /**
-   * Add a label to a chat or remove it (`POST /label/handleLabel`).
-   */
+  /** Add a label to a chat or remove it (`POST /label/handleLabel`). */
   async handle(
     number: string,
     labelId: string,

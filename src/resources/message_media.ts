@@ -1,6 +1,5 @@
 /**
- * The media kinds of `MessagesResource`: each reads its short arguments or its request object into one
- * validated send.
+ * The media kinds of `MessagesResource`: short arguments or a request object, read into one send.
  *
  * @module
  */
@@ -31,16 +30,7 @@ import {
 type Kind = "image" | "video" | "document";
 type AnyMediaRequest = SendMediaMessageDto | RequestInput<SendMediaMessageDto>;
 
-/**
- * The request object of `image`, `video` or `document`: a `SendMediaMessageDto`, or its fields with
- * `mediatype` left out (the method's kind) or equal to the method's kind.
- *
- * @example
- * ```ts
- * import type { MediaRequest } from "@gw/gateway/resources";
- * const photo: MediaRequest<"image"> = { number: "5511999999999", media: "https://example.com/a.png" };
- * ```
- */
+/** A `SendMediaMessageDto`, or its fields with `mediatype` omitted or the method's kind. */
 export type MediaRequest<K extends "image" | "video" | "document"> =
   | SendMediaMessageDto
   | Omit<RequestInput<SendMediaMessageDto>, "mediatype"> & { mediatype?: K };
@@ -193,9 +183,7 @@ type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest 
  * ```
  */
 export class MediaMessages extends TextMessages {
-  /**
-   * Send an image by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type.
-   */
+  /** Send an image by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type. */
   image(request: MediaRequest<"image">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   image(
@@ -209,17 +197,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => pictureSend("image", ...args));
   }
 
-  /**
-   * Send a video by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().video("5511999999999", "https://example.com/v.mp4", "Clip");
-   * await gw.messages().video({ number: "5511999999999", media: "https://example.com/v.mp4", mimetype: "video/mp4" });
-   * ```
-   */
+  /** Send a video by URL or raw base64 (`POST /message/sendMedia`), or a media request of that type. */
   video(request: MediaRequest<"video">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   video(
@@ -233,16 +211,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => pictureSend("video", ...args));
   }
 
-  /**
-   * Send a document (`POST /message/sendMedia`); `fileName` is required for base64 content.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().document("5511999999999", "https://example.com/a.pdf", "a.pdf", "Invoice");
-   * ```
-   */
+  /** Send a document (`POST /message/sendMedia`); `fileName` is required for base64 content. */
   document(request: MediaRequest<"document">, options?: CallOptions): Promise<SendResponse>;
   /** The short form: the recipient, the fields of this kind, optional fields, then the call options. */
   document(
@@ -260,14 +229,6 @@ export class MediaMessages extends TextMessages {
   /**
    * Send a voice note (`POST /message/sendWhatsAppAudio`), or with a media request of `mediatype: "audio"`
    * an audio file (`POST /message/sendMedia`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().audio("5511999999999", "https://example.com/a.ogg");
-   * await gw.messages().audio({ number: "5511999999999", mediatype: "audio", media: "https://example.com/a.mp3" });
-   * ```
    */
   audio(
     request:
@@ -288,16 +249,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => audioSend(...args));
   }
 
-  /**
-   * Send a round video note (`POST /message/sendPtv`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().ptv("5511999999999", "https://example.com/v.mp4");
-   * ```
-   */
+  /** Send a round video note (`POST /message/sendPtv`). */
   ptv(
     request: SendPtvMessageDto | RequestInput<SendPtvMessageDto>,
     options?: CallOptions,
@@ -308,16 +260,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => ptvSend(...args));
   }
 
-  /**
-   * Send a sticker (`POST /message/sendSticker`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().sticker("5511999999999", "https://example.com/s.webp");
-   * ```
-   */
+  /** Send a sticker (`POST /message/sendSticker`). */
   sticker(
     request: SendStickerMessageDto | RequestInput<SendStickerMessageDto>,
     options?: CallOptions,
@@ -333,16 +276,7 @@ export class MediaMessages extends TextMessages {
     return this.run(() => stickerSend(...args));
   }
 
-  /**
-   * Post a status (story) (`POST /message/sendStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().status({ type: "text", content: "Open today", backgroundColor: "#008000", font: 1, allContacts: true });
-   * ```
-   */
+  /** Post a status (story) (`POST /message/sendStatus`). */
 
   status(
     request: SendStatusMessageDto | RequestInput<SendStatusMessageDto>,
@@ -353,16 +287,7 @@ export class MediaMessages extends TextMessages {
 
   /**
    * Send a file of any form (URL, bytes, `Blob`/`File`, data URI, base64) as an image, video, document,
-   * voice note (`audio`) or sticker: `toMediaInput` turns it into what the server accepts (MIME type
-   * sniffed, file name kept, size checked before any request), then the matching route sends it.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const file = new File([new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d])], "invoice.pdf");
-   * await gw.messages().sendFile("5511999999999", file, { type: "document", caption: "Your invoice" });
-   * ```
+   * voice note (`audio`) or sticker: MIME type sniffed, file name kept, size checked before any request.
    */
   async sendFile(
     to: string,

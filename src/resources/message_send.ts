@@ -1,6 +1,5 @@
 /**
- * What every message send method shares: its options types, the validated send it hands the pipeline
- * (`MessageSend`), and the two ways in (short arguments or a request object) reduced to one request object.
+ * What every send method shares: options types, the validated `MessageSend`, the two ways in made one.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The structured and interactive kinds of `MessagesResource` (location, contact, reaction, poll, template,
- * list, buttons): each reads its short arguments or its request object into one validated send.
+ * The structured and interactive kinds of `MessagesResource`, each read into one validated send.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * Message sends: every route under `/message`. Each kind has one method taking its short arguments or its
- * request object (the seed's `*Dto` or its fields); each send goes through the shared send pipeline.
+ * Message sends: one method per kind under `/message`, taking short arguments or a request object.
  *
  * @module
  */
@@ -57,16 +56,7 @@ export type { MediaSendOptions, SendFileOptions, SendOptions, SendResponse };
  * ```
  */
 export class MessagesResource extends MediaMessages {
-  /**
-   * Send a location (`POST /message/sendLocation`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().location("5511999999999", -23.5505, -46.6333, "Office", "Av. Paulista, 1000");
-   * ```
-   */
+  /** Send a location (`POST /message/sendLocation`). */
   location(
     request: SendLocationMessageDto | RequestInput<SendLocationMessageDto>,
     options?: CallOptions,
@@ -85,16 +75,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => locationSend(...args));
   }
 
-  /**
-   * Send one or more contact cards (`POST /message/sendContact`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().contact("5511999999999", { fullName: "Ana", phoneNumber: "+55 11 98888-7777" });
-   * ```
-   */
+  /** Send one or more contact cards (`POST /message/sendContact`). */
   contact(
     request: SendContactMessageDto | RequestInput<SendContactMessageDto>,
     options?: CallOptions,
@@ -110,16 +91,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => contactSend(...args));
   }
 
-  /**
-   * React to a message (`POST /message/sendReaction`); `""` removes the reaction.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().reaction({ remoteJid: "5511999999999@s.whatsapp.net", id: "3EB0", fromMe: false }, "👍");
-   * ```
-   */
+  /** React to a message (`POST /message/sendReaction`); `""` removes the reaction. */
   reaction(
     request: SendReactionMessageDto | RequestInput<SendReactionMessageDto>,
     options?: CallOptions,
@@ -130,16 +102,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => reactionSend(...args));
   }
 
-  /**
-   * Send a poll (`POST /message/sendPoll`); `selectableCount` defaults to 1.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().poll("5511999999999", "Lunch?", ["Pizza", "Sushi"], { selectableCount: 1 });
-   * ```
-   */
+  /** Send a poll (`POST /message/sendPoll`); `selectableCount` defaults to 1. */
   poll(
     request: SendPollMessageDto | RequestInput<SendPollMessageDto>,
     options?: CallOptions,
@@ -156,19 +119,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => pollSend(...args));
   }
 
-  /**
-   * Send a list message (`POST /message/sendList`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().list("5511999999999", {
-   *   title: "Menu", footerText: "Thanks", buttonText: "Open",
-   *   sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
-   * });
-   * ```
-   */
+  /** Send a list message (`POST /message/sendList`). */
   list(
     request: SendListMessageDto | RequestInput<SendListMessageDto>,
     options?: CallOptions,
@@ -190,16 +141,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => listSend(...args));
   }
 
-  /**
-   * Send buttons (`POST /message/sendButtons`): up to 3 reply buttons, or other kinds, or one pix button.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().buttons("5511999999999", { title: "Pick", buttons: [{ type: "reply", displayText: "Yes", id: "yes" }] });
-   * ```
-   */
+  /** Send buttons (`POST /message/sendButtons`): up to 3 reply buttons, or other kinds, or one pix button. */
   buttons(
     request: SendButtonsMessageDto | RequestInput<SendButtonsMessageDto>,
     options?: CallOptions,
@@ -221,16 +163,7 @@ export class MessagesResource extends MediaMessages {
     return this.run(() => buttonsSend(...args));
   }
 
-  /**
-   * Send an approved template (`POST /message/sendTemplate`; WhatsApp Business instances only).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.messages().template("5511999999999", "hello_world", "en_US");
-   * ```
-   */
+  /** Send an approved template (`POST /message/sendTemplate`; WhatsApp Business instances only). */
   template(
     request: SendTemplateMessageDto | RequestInput<SendTemplateMessageDto>,
     options?: CallOptions,

@@ -1,6 +1,5 @@
 /**
- * The base of `MessagesResource`: the one way a message send goes out (validated, then the send pipeline,
- * with the recipient resolved when asked), recipient resolution, and text sends.
+ * The base of `MessagesResource`: the one way a send goes out, recipient resolution, and text sends.
  *
  * @module
  */
@@ -81,10 +80,7 @@ export class TextMessages extends Resource {
     }, number);
   }
 
-  /**
-   * Send a text (`POST /message/sendText`): `(to, text, options?)`, or a `SendTextMessageDto` or its fields and the
-   * call options.
-   */
+  /** Send a text (`POST /message/sendText`): `(to, text, options?)`, or a request object and call options. */
   text(
     request: SendTextMessageDto | RequestInput<SendTextMessageDto>,
     options?: CallOptions,

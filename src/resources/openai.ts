@@ -76,39 +76,18 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
   /** @ignore */
   protected readonly bodies = { bot: OPENAI_BODY, settings: OPENAI_SETTINGS_BODY };
 
-  /**
-   * Store an API key under a name (`POST /openai/creds`); the server refuses a key or a name it already has.
-   */
+  /** Store an API key under a name (`POST /openai/creds`); a known key or name is refused. */
   async createCreds(name: string, apiKey: string, options?: CallOptions): Promise<ApiResponse<OpenaiCreds>> {
     const body = readBody(OPENAI_CREDS_BODY, { name, apiKey });
     return await this.call(ROUTE.openai.createCreds, { body }, options);
   }
 
-  /**
-   * The stored API keys (`GET /openai/creds`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.openai().findCreds()).data.map((creds) => creds.name));
-   * ```
-   */
+  /** The stored API keys (`GET /openai/creds`). */
   async findCreds(options?: CallOptions): Promise<ApiResponse<OpenaiCreds[]>> {
     return await this.call(ROUTE.openai.findCreds, {}, options);
   }
 
-  /**
-   * Delete a stored API key (`DELETE /openai/creds/{id}`). The server refuses (500 "Error deleting openai
-   * creds") a key that a bot or the settings still use.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.openai().deleteCreds("cm0abc");
-   * ```
-   */
+  /** Delete a stored API key (`DELETE /openai/creds/{id}`); one still in use is refused (500). */
   async deleteCreds(
     id: string,
     options?: CallOptions,
@@ -120,17 +99,7 @@ export class OpenaiResource extends BotResource<OpenaiInput, OpenaiSettingsInput
     );
   }
 
-  /**
-   * The models a stored key may use (`GET /openai/getModels`; default: the settings' key). The server asks
-   * OpenAI, so it needs to reach api.openai.com.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.openai().getModels({ openaiCredsId: "cm0abc" });
-   * ```
-   */
+  /** The models a stored key may use (`GET /openai/getModels`; default the settings' key). */
   async getModels(
     query: { openaiCredsId?: string } = {},
     options?: CallOptions,

@@ -31,38 +31,18 @@ import type { ProfileInfo, UpdateResult } from "./types.ts";
  * ```
  */
 export class ProfileResource extends Resource {
-  /**
-   * A profile (`POST /chat/fetchProfile`); without `number`, the instance's own.
-   */
+  /** A profile (`POST /chat/fetchProfile`); without `number`, the instance's own. */
   async fetch(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     const body = readBody(PROFILE_LOOKUP_BODY, { number });
     return await this.call(ROUTE.chat.fetchProfile, { body }, options);
   }
 
-  /**
-   * Same as {@link ProfileResource.fetch} (the route's name).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().fetchProfile();
-   * ```
-   */
+  /** Same as {@link ProfileResource.fetch} (the route's name). */
   async fetchProfile(number?: string, options?: CallOptions): Promise<ApiResponse<ProfileInfo>> {
     return await this.fetch(number, options);
   }
 
-  /**
-   * A business profile (`POST /chat/fetchBusinessProfile`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.profile().fetchBusinessProfile("5511999999999")).json("isBusiness"));
-   * ```
-   */
+  /** A business profile (`POST /chat/fetchBusinessProfile`). */
   async fetchBusinessProfile(
     number: string,
     options?: CallOptions,
@@ -71,39 +51,19 @@ export class ProfileResource extends Resource {
     return await this.call(ROUTE.chat.fetchBusinessProfile, { body }, options);
   }
 
-  /**
-   * Change the own display name (`POST /chat/updateProfileName`).
-   */
+  /** Change the own display name (`POST /chat/updateProfileName`). */
   async updateName(name: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const body = readBody(PROFILE_NAME_BODY, { name });
     return await this.call(ROUTE.chat.updateProfileName, { body }, options);
   }
 
-  /**
-   * Change the own status text (`POST /chat/updateProfileStatus`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updateStatus("Open 9–18");
-   * ```
-   */
+  /** Change the own status text (`POST /chat/updateProfileStatus`). */
   async updateStatus(status: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const body = readBody(PROFILE_STATUS_BODY, { status });
     return await this.call(ROUTE.chat.updateProfileStatus, { body }, options);
   }
 
-  /**
-   * Change the own picture (`POST /chat/updateProfilePicture`; URL or raw base64).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updatePicture("https://example.com/me.png");
-   * ```
-   */
+  /** Change the own picture (`POST /chat/updateProfilePicture`; URL or raw base64). */
   async updatePicture(picture: string, options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     const valid = check("profile picture", (p) => p.media("picture", picture));
     return await this.call(ROUTE.chat.updateProfilePicture, {
@@ -111,30 +71,12 @@ export class ProfileResource extends Resource {
     }, options);
   }
 
-  /**
-   * Remove the own picture (`DELETE /chat/removeProfilePicture`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().removePicture();
-   * ```
-   */
+  /** Remove the own picture (`DELETE /chat/removeProfilePicture`). */
   async removePicture(options?: CallOptions): Promise<ApiResponse<UpdateResult>> {
     return await this.call(ROUTE.chat.removeProfilePicture, {}, options);
   }
 
-  /**
-   * The privacy settings (`GET /chat/fetchPrivacySettings`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.profile().fetchPrivacySettings()).json("readreceipts"));
-   * ```
-   */
+  /** The privacy settings (`GET /chat/fetchPrivacySettings`). */
   async fetchPrivacySettings(options?: CallOptions): Promise<ApiResponse<PrivacySettings>> {
     return await this.call(ROUTE.chat.fetchPrivacySettings, {}, options);
   }
@@ -142,13 +84,6 @@ export class ProfileResource extends Resource {
   /**
    * Change privacy settings (`POST /chat/updatePrivacySettings`). The server needs all six; when only
    * some are given, the others are read first with `fetchPrivacySettings`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.profile().updatePrivacySettings({ last: "none" });
-   * ```
    */
   async updatePrivacySettings(
     changes: Partial<PrivacySettings> | PrivacySettingsDto,

@@ -20,9 +20,7 @@ import { ROUTE } from "./routes.ts";
  * ```
  */
 export class ProxyResource extends Resource {
-  /**
-   * Set the proxy (`POST /proxy/set`); the server tests it live (400 "Invalid proxy" when it fails).
-   */
+  /** Set the proxy (`POST /proxy/set`); the server tests it live (400 "Invalid proxy" when it fails). */
   async set(
     proxy: ProxyInput | ProxyDto,
     options?: CallOptions,
@@ -31,16 +29,7 @@ export class ProxyResource extends Resource {
     return await this.call(ROUTE.proxy.set, { body: dto.toJSON() }, options);
   }
 
-  /**
-   * The stored proxy (`GET /proxy/find`; `data` is null when none).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.proxy().find()).json("host"));
-   * ```
-   */
+  /** The stored proxy (`GET /proxy/find`; `data` is null when none). */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown> | null>> {
     return await this.call(ROUTE.proxy.find, {}, options);
   }

@@ -1,6 +1,5 @@
 /**
- * What every resource shares: the client, the bound connection and instance, and the service's send
- * pipeline (`src/send/`) that message sends go through.
+ * What every resource shares: the client, its connection and instance, and the send pipeline.
  *
  * @module
  */
@@ -59,9 +58,8 @@ export interface CallOptions {
   /** Retries after the first attempt. */
   maxRetries?: number;
   /**
-   * On a message send: the send happens at most once per (connection, instance, key) within
-   * `retry.idempotency_window_ms` (default 24 h); a later call with the key returns the first answer
-   * (`response.replayed`). Also sent as the `idempotency-key` header, for relays that honour it.
+   * Sends at most once per (connection, instance, key) within `retry.idempotency_window_ms` (default
+   * 24 h); a later call returns the first answer (`response.replayed`). Sent as `idempotency-key` too.
    */
   idempotencyKey?: string;
   /** Instance to use for this call instead of the bound one. */
@@ -134,15 +132,7 @@ export abstract class Resource {
    */
   protected readonly context: ResourceContext;
 
-  /**
-   * Bind to a context (done by `GatewayService`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const chats = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" }).instance("sales").chats();
-   * ```
-   */
+  /** Bind to a context (done by `GatewayService`). */
   constructor(context: ResourceContext) {
     this.context = context;
   }
@@ -156,9 +146,8 @@ export abstract class Resource {
   }
 
   /**
-   * Send a request through the client, bound to this resource's connection and instance. The library's
-   * resources pass their route's row (`ROUTE.proxy.find`), which gives the verb, path, retry rule and
-   * rate-limit bucket; a route the library does not cover is given by verb and path.
+   * A request bound to this resource's connection and instance: by route row (`ROUTE.proxy.find`: verb,
+   * path, retry rule, bucket), or by verb and path for a route the library does not cover.
    */
   protected call<T = unknown>(
     route: RouteEntry,
@@ -218,10 +207,7 @@ export abstract class Resource {
     });
   }
 
-  /**
-   * Remember an instance's last known state in the store, when one is configured. A store failure is
-   * logged, never thrown: the call that learned the state already succeeded.
-   */
+  /** Remember an instance's last known state in the store, if any; a store failure is logged, not thrown. */
   protected async recordInstanceState(
     instance: string,
     state: string,

@@ -1,6 +1,5 @@
 /**
- * The types of the route table: one route's row and each group's operations (written out because the
- * table's inferred type is not allowed in a published module's API).
+ * The route table's types, written out: a published module's API may not use the inferred type.
  *
  * @module
  */
@@ -54,10 +53,7 @@ export interface RouteEntry {
   readonly status: 200 | 201;
   /** `GatewayService` accessor of the resource (`messages`, `chats`, ...). */
   readonly resource: string;
-  /**
-   * Resource methods that call the route; the first is the direct one. A method of another resource is
-   * written with its resource (`messages.resolveRecipient`).
-   */
+  /** Methods calling the route, the direct one first; another resource's as `messages.resolveRecipient`. */
   readonly methods: readonly string[];
   /** Whether the library retries it after an unclear failure (reads: yes; changes and sends: no). */
   readonly idempotent: boolean;

@@ -145,10 +145,7 @@ const OPENAI_ROUTES: Rows<BotOp | "createCreds" | "findCreds" | "deleteCreds" | 
   }),
 );
 
-/**
- * Every route (165) by group and operation, in the contract's order: `ROUTE.message.sendText` is
- * `POST /message/sendText/{instance}`.
- */
+/** Every route (165) by group and operation: `ROUTE.message.sendText` is `POST /message/sendText/...`. */
 export const ROUTE: RouteTable = Object.freeze({
   instance: group("instance", "instances", {
     create: post(201, ["create"], { bare: true }),

@@ -31,16 +31,7 @@ export interface S3MediaQuery {
  * ```
  */
 export class S3Resource extends Resource {
-  /**
-   * Stored media rows (`POST /s3/getMedia`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.s3().getMedia({ messageId: "3EB0" });
-   * ```
-   */
+  /** Stored media rows (`POST /s3/getMedia`). */
   async getMedia(query: S3MediaQuery = {}, options?: CallOptions): Promise<ApiResponse<unknown>> {
     const body = check("media query", (p) =>
       compact({
@@ -51,9 +42,7 @@ export class S3Resource extends Resource {
     return await this.call(ROUTE.s3.getMedia, { body }, options);
   }
 
-  /**
-   * A presigned URL of stored media (`POST /s3/getMediaUrl`).
-   */
+  /** A presigned URL of stored media (`POST /s3/getMediaUrl`). */
   async getMediaUrl(
     query: { id: string; expiry?: number },
     options?: CallOptions,

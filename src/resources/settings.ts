@@ -23,24 +23,12 @@ import type { SettingsSetResponse } from "./types.ts";
  * ```
  */
 export class SettingsResource extends Resource {
-  /**
-   * The stored settings (`GET /settings/find`; `data` is null when never set).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * console.log((await gw.settings().get()).json("alwaysOnline"));
-   * ```
-   */
+  /** The stored settings (`GET /settings/find`; `data` is null when never set). */
   async get(options?: CallOptions): Promise<ApiResponse<InstanceSettings | null>> {
     return await this.call(ROUTE.settings.find, {}, options);
   }
 
-  /**
-   * Change settings (`POST /settings/set`). The server requires all six booleans: when some are missing,
-   * the current settings are read with `get()` and merged (missing ones default to false).
-   */
+  /** Change settings (`POST /settings/set`); missing ones are read with `get()` (the server needs six). */
   async update(
     changes: Partial<InstanceSettings> | SettingsDto,
     options?: CallOptions,

@@ -21,16 +21,7 @@ import { ROUTE } from "./routes.ts";
  * ```
  */
 export class TemplatesResource extends Resource {
-  /**
-   * Submit a template for approval (`POST /template/create`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "meta" });
-   * await gw.templates().create({ name: "order", category: "UTILITY", language: "en_US", components: [{ type: "BODY", text: "Hi" }] });
-   * ```
-   */
+  /** Submit a template for approval (`POST /template/create`). */
   async create(
     template: RequestInput<CreateTemplateDto> | CreateTemplateDto,
     options?: CallOptions,
@@ -39,9 +30,7 @@ export class TemplatesResource extends Resource {
     return await this.call(ROUTE.template.create, { body: dto.toJSON() }, options);
   }
 
-  /**
-   * The instance's templates (`GET /template/find`).
-   */
+  /** The instance's templates (`GET /template/find`). */
   async find(options?: CallOptions): Promise<ApiResponse<Record<string, unknown>[]>> {
     return await this.call(ROUTE.template.find, {}, options);
   }

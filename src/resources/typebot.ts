@@ -57,13 +57,6 @@ export class TypebotResource extends BotResource<TypebotInput> {
    * answers 200 with an empty body, which is `data: null` here: the flow did not start. It refuses a chat on
    * the ignore list (500 "Jid not allowed") and answers 500 when the typebot settings do not exist yet
    * (create a bot or call `setSettings` first).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.typebot().start({ remoteJid: "5511999999999@s.whatsapp.net", url: "https://typebot.example.com", typebot: "welcome" });
-   * ```
    */
   async start(
     input: TypebotStartInput,

@@ -1,6 +1,5 @@
 /**
- * Typed answers of the gateway server's common routes (contract §2 and §4). Every shape is open
- * (`[key: string]: unknown`): newer servers add fields.
+ * Typed answers of the server's common routes (contract §2, §4); every shape is open to new fields.
  *
  * @module
  */

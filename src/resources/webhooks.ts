@@ -54,10 +54,7 @@ const MIN_SECRET_LENGTH = 32;
  * ```
  */
 export class WebhooksResource extends Resource {
-  /**
-   * Replace the webhook configuration (`POST /webhook/set`). `enabled` defaults to true, `events` to `[]`
-   * (every event); dotted event names are converted.
-   */
+  /** Replace the webhook config (`POST /webhook/set`); `enabled` defaults to true, `events` to `[]` (all). */
   async set(
     config: WebhookConfigInput | WebhookConfigDto,
     options?: CallOptions,
@@ -118,25 +115,12 @@ export class WebhooksResource extends Resource {
     return { signature: { scheme: "jwt", secret } };
   }
 
-  /**
-   * The stored configuration (`GET /webhook/find`); `data` is null when none was ever set.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * const row = (await gw.webhooks().find()).data;
-   * console.log(row?.url, row?.events);
-   * ```
-   */
+  /** The stored configuration (`GET /webhook/find`); `data` is null when none was ever set. */
   async find(options?: CallOptions): Promise<ApiResponse<WebhookRow | null>> {
     return await this.call(ROUTE.webhook.find, {}, options);
   }
 
-  /**
-   * Change some fields: reads the stored row with `find`, merges `changes`, and `set`s the result. With no
-   * stored row, `changes` must hold a `url`.
-   */
+  /** Merge `changes` into the stored row (`find`, then `set`); with no row, `changes` needs a `url`. */
   async update(
     changes: Partial<WebhookConfigInput>,
     options?: CallOptions,
@@ -170,13 +154,6 @@ export class WebhooksResource extends Resource {
    * disabled, and an empty list enabled means every event: so after `disable()` pass the list to restore
    * (`[]` for every event); without one, `enable()` throws `ValidationException` instead of subscribing to
    * everything.
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().enable(["MESSAGES_UPSERT"]);
-   * ```
    */
   async enable(events?: string[], options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
     const row = (await this.find(options)).data;
@@ -195,16 +172,7 @@ export class WebhooksResource extends Resource {
     );
   }
 
-  /**
-   * Turn the stored webhook off (`update({ enabled: false })`).
-   *
-   * @example
-   * ```ts
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k", instance: "sales" });
-   * await gw.webhooks().disable();
-   * ```
-   */
+  /** Turn the stored webhook off (`update({ enabled: false })`). */
   async disable(options?: CallOptions): Promise<ApiResponse<WebhookRow>> {
     return await this.update({ enabled: false }, options);
   }

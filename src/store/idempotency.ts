@@ -119,18 +119,12 @@ function canonicalJson(value: unknown): string {
   });
 }
 
-/**
- * The fingerprint of a send: SHA-256 (hex) of its route template and canonical JSON body, computed
- * synchronously (see `sha256.ts`).
- */
+/** The fingerprint of a send: SHA-256 (hex) of its route template and canonical JSON body. */
 export function sendFingerprint(route: string, body: unknown): string {
   return sha256Hex(`${route}\n${canonicalJson(body)}`);
 }
 
-/**
- * Refuse a key that is not a non-empty string of at most 255 characters (`ValidationException`), before any
- * request.
- */
+/** Refuse a key that is not a non-empty string of at most 255 characters (`ValidationException`). */
 export function checkIdempotencyKey(key: unknown): asserts key is string {
   if (typeof key !== "string" || key.trim() === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new ValidationException(

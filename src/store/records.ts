@@ -1,6 +1,5 @@
 /**
- * Rules the stores share, so that `MemoryStore` and `KvStore` behave the same: record checks, how an
- * outbound update is applied, the oldest-first order, and how the memory engines answer (`settle`).
+ * Rules the stores share so that they behave alike: record checks, updates, oldest-first order, `settle`.
  *
  * @module
  */
@@ -21,10 +20,7 @@ const WEBHOOK_STATUSES: readonly WebhookLogStatus[] = ["received", "processed", 
 /** The changes `updateOutbound` accepts. */
 export type OutboundChanges = Partial<Omit<OutboundMessageRecord, "id" | "createdAt">>;
 
-/**
- * A shallow copy without `undefined` properties: Deno KV would keep them and JSON would drop them, so both
- * stores drop them to return the same shape.
- */
+/** A shallow copy without `undefined` properties (KV keeps them, JSON drops them: the stores agree). */
 export function withoutUndefined<T extends object>(record: T): T {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {

@@ -31,10 +31,7 @@ export interface StateListEntry<T> extends StateEntry<T> {
 
 /** Options of {@link StateStore.set}. */
 export interface StateSetOptions {
-  /**
-   * Write only when the entry's current version is this one (`null`: only when no live entry exists).
-   * Omitted: write unconditionally.
-   */
+  /** Write only at this current version (`null`: only when no live entry exists); omitted: always. */
   expectedVersion?: string | null;
   /** When the entry expires (epoch ms); omitted: never. */
   expiresAt?: number;
@@ -117,10 +114,7 @@ function listLimit(options: StateListOptions | undefined): number {
   return limit;
 }
 
-/**
- * Check the arguments of a `StateStore.set` (namespace, key, `expiresAt`, value) the same way in every
- * engine, and return the value as JSON.
- */
+/** Check a `StateStore.set`'s arguments alike in every engine; the value as JSON. */
 export function checkStateSet(
   namespace: string,
   key: string,

@@ -43,8 +43,8 @@ export interface OutboundMessageRecord {
   /** The caller's idempotency key, when the send had one (the claim in `store.state` links it here). */
   idempotencyKey?: string;
   /**
-   * While `pending`: when the sender's claim ends (its deadline). A record still `pending` after this time
-   * belongs to a sender that died mid-send: it is settled as outcome-unknown, never resent blindly.
+   * While `pending`, when the sender's claim ends; still `pending` after it: the sender died mid-send,
+   * and the record is settled as outcome-unknown, never resent blindly.
    */
   claimedUntil?: number;
   /** When the record was created. */
@@ -153,8 +153,8 @@ export interface GatewayStore {
   /** Read an outbound record by its local id. */
   getOutbound(id: string): Promise<OutboundMessageRecord | null>;
   /**
-   * Apply `changes` to a record only if its `updatedAt` still equals `expectedUpdatedAt` (an atomic
-   * compare-and-set). Returns the new record, or null when it changed meanwhile or does not exist.
+   * Apply `changes` only if `updatedAt` still equals `expectedUpdatedAt` (atomic compare-and-set): the
+   * new record, or null when it changed meanwhile or does not exist.
    */
   updateOutbound(
     id: string,

@@ -1,7 +1,5 @@
 /**
- * Looking for a send on the gateway server: `POST /chat/findMessages/{instance}` with `fromMe`, the
- * recipient and a time window, then matching the content. What `reconcile` uses to settle a send whose
- * outcome is unknown.
+ * Look for a send on the server (`findMessages`: `fromMe`, recipient, time window, then content).
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The scheduled `reconcile` task: `reconcileInboundMessages` on a schedule, then the stuck-message check
- * of the processor's status tracker.
+ * The scheduled `reconcile` task: `reconcileInboundMessages`, then the status tracker's stuck check.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * One resend of a failed record by `retryFailedMessages`: claim the record, hold its idempotency key,
- * send its original body through the client, then record and announce the outcome.
+ * One resend by `retryFailedMessages`: claim, hold the key, send the original body, record the outcome.
  *
  * @module
  */

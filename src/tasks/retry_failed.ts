@@ -1,6 +1,5 @@
 /**
- * `retryFailedMessages`: resend failed message sends from the store, oldest first, each claimed
- * atomically so that two runs at the same time never resend the same record.
+ * `retryFailedMessages`: resend failed sends oldest first, each claimed so no two runs resend one record.
  *
  * @module
  */

@@ -38,9 +38,8 @@ export interface RetryFailedOptions {
   /** Only report what would be resent: nothing is claimed, looked up or sent. */
   dryRun?: boolean;
   /**
-   * How long a resend holds its record (`claimedUntil`), in ms (default 15 minutes): longer than a send
-   * may take (`http.deadline_ms` plus the typing delay). A record still `pending` after it is settled as
-   * outcome-unknown by the next run.
+   * How long a resend holds its record (`claimedUntil`), in ms (default 15 minutes, longer than a send
+   * may take); a record still `pending` after it is settled as outcome-unknown.
    */
   claimMs?: number;
   /** A record whose outcome is unknown is looked up only once its last attempt is this old (default 60 000). */
@@ -66,10 +65,7 @@ export type RetrySkipReason =
 export interface RetryRecordResult {
   /** The record's local id. */
   id: string;
-  /**
-   * `sent`, `failed` (again), `skipped`, `reconciled` (its outcome was unknown and it was found on the
-   * server: settled as sent, not resent), or in a dry run `would_retry`.
-   */
+  /** `sent`, `failed`, `skipped`, `reconciled` (unknown outcome, found on the server), or `would_retry`. */
   status: "sent" | "failed" | "skipped" | "reconciled" | "would_retry";
   /** The error of a failed resend, or of the key a `key_reused` record could not take. */
   error?: string;

@@ -1,6 +1,5 @@
 /**
- * The options of the scheduled tasks (`registerScheduledTasks`, `createScheduledHandler`) and what they
- * return: one interface per task, the options both schedulers share, the handlers.
+ * The options and results of the scheduled tasks (`registerScheduledTasks`, `createScheduledHandler`).
  *
  * @module
  */
@@ -86,10 +85,7 @@ export interface RegisterScheduledTasksOptions extends ScheduledTasksBaseOptions
   cron?: (name: string, schedule: string, handler: () => Promise<void>) => unknown;
 }
 
-/**
- * The handlers registered, callable directly (tests, a CLI, an admin route). Each resolves to null when
- * it was skipped because a previous run is still going.
- */
+/** The registered handlers, callable directly; each resolves to null when a previous run is going. */
 export interface ScheduledTaskHandlers {
   /** Runs the prune task, when registered. */
   prune?: () => Promise<PruneResult | null>;

@@ -1,6 +1,5 @@
 /**
- * `stateTaskLease`: the scheduled tasks' cross-isolate lease on any `StateStore` (D1, Durable Objects,
- * Redis, KV, memory), for runtimes without Deno KV such as Workers.
+ * `stateTaskLease`: the scheduled tasks' cross-isolate lease on any `StateStore` (for Workers).
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * Keeps a scheduled task from overlapping itself: an in-flight flag within the isolate, and optionally a
- * lease shared by every isolate (the {@link TaskLease} contract; its engines live in `src/backends/`).
+ * Keeps a scheduled task from overlapping itself: an in-isolate flag, and optionally a {@link TaskLease}.
  *
  * @module
  */

@@ -22,24 +22,15 @@ import type { SentMessageRecord } from "./simulator/types.ts";
 export type { ImageOptions, WebhookEnvelope } from "./bot_payloads.ts";
 export { HarnessGroup, HarnessUser } from "./bot_harness_people.ts";
 
-/**
- * Options of {@link BotHarness}.
- *
- * @example
- * ```ts
- * import type { BotHarnessOptions } from "@gw/gateway/testing";
- * const options: BotHarnessOptions = { instance: "sales", number: "5511988887777" };
- * ```
- */
+/** Options of {@link BotHarness}. */
 export interface BotHarnessOptions {
   /** The instance the bot serves (default `"bot"`). */
   instance?: string;
   /** The bot's own number (default `"5511900000000"`). */
   number?: string;
   /**
-   * The store the harness runs the bot on. Default: the bot's own `store` option when it was built with
-   * one, else a fresh `MemoryStore` on the bot's clock for each harness (a bot shared by several tests
-   * starts each one empty).
+   * The bot's store. Default: the bot's own `store`, else a fresh `MemoryStore` on the bot's clock per
+   * harness (a bot shared by several tests starts each one empty).
    */
   store?: GatewayStore;
 }
@@ -80,9 +71,7 @@ export class BotHarness<C extends Context = Context> {
   readonly #now: () => number;
   #bot: Bot<C>;
 
-  /**
-   * Put `bot` on a fresh simulated server, with an open instance.
-   */
+  /** Put `bot` on a fresh simulated server, with an open instance. */
   constructor(bot: Bot<C>, options: BotHarnessOptions = {}) {
     checkHarnessOptions(options);
     this.instance = options.instance ?? "bot";
@@ -171,16 +160,8 @@ export class BotHarness<C extends Context = Context> {
   }
 
   /**
-   * Deliver an event the server would send (`data` as the server shapes it) and wait until the bot handled
-   * it. Rejects when the bot's middleware failed and no `catch` handler took the error.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * await h.deliver("connection.update", { instance: "bot", state: "open", statusReason: 200 });
-   * ```
+   * Deliver an event as the server shapes it and wait until the bot handled it; rejects when middleware
+   * failed and no `catch` handler took the error.
    */
   async deliver(event: string, data: unknown): Promise<WebhookEnvelope> {
     const body = envelope(
@@ -215,34 +196,12 @@ export class BotHarness<C extends Context = Context> {
     await this.#handle(update);
   }
 
-  /**
-   * Replace the bot by a new one on the same store and server, as a restarted process would build it.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * const before = h.bot;
-   * h.restart();
-   * console.log(h.bot !== before); // true
-   * ```
-   */
+  /** Replace the bot by a new one on the same store and server, as a restarted process would build it. */
   restart(): Bot<C> {
     return this.#bot = this.#bot.restart();
   }
 
-  /**
-   * Close the bot and the simulated server.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * const h = new BotHarness(new Bot());
-   * await h.close();
-   * ```
-   */
+  /** Close the bot and the simulated server. */
   async close(): Promise<void> {
     await this.#bot.close();
     await this.fake.close();

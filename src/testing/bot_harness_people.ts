@@ -1,6 +1,5 @@
 /**
- * The people and groups of a {@link BotHarness}: each sends the bot messages shaped like the real server's
- * and lists what the bot answered them.
+ * The people and groups of a {@link BotHarness}: they message the bot and list its answers.
  *
  * @module
  */
@@ -71,17 +70,7 @@ export class HarnessUser {
     return this.#harness.sent.filter((m) => m.remoteJid === this.jid || m.remoteJid === this.lid);
   }
 
-  /**
-   * Send a text; resolves when the bot handled it.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * import { BotHarness } from "@gw/gateway/testing";
-   * await using h = new BotHarness(new Bot());
-   * await h.user("5511999999999").send("hello");
-   * ```
-   */
+  /** Send a text; resolves when the bot handled it. */
   send(text: string): Promise<WebhookEnvelope> {
     return this.#harness.inboundText({ from: this.jid, text, pushName: this.name, fromLid: this.lid });
   }

@@ -65,10 +65,7 @@ export interface InboundAddress {
   instanceId: string;
 }
 
-/**
- * A `messages.upsert` messageRaw for an inbound message of any type: `message` is Baileys' object
- * (`{ imageMessage: {...} }`), `messageType` its field name.
- */
+/** A `messages.upsert` messageRaw of any type: `message` is Baileys' object, `messageType` its field name. */
 export function inboundMessage(
   address: InboundAddress,
   message: Record<string, unknown>,

@@ -1,6 +1,5 @@
 /**
- * `GatewayFake`: a real `GatewayService` wired to the simulated server in-process, with assertions on what
- * was sent and scripted answers. Code written against `GatewayService` runs unchanged against it.
+ * `GatewayFake`: a real `GatewayService` on the in-process simulator, with assertions and scripted answers.
  *
  * @module
  */
@@ -116,9 +115,7 @@ export class GatewayFake {
     return await abortable(Promise.resolve(answer), request.signal);
   }
 
-  /**
-   * Every request the service sent since the last `reset()`, oldest first.
-   */
+  /** Every request the service sent since the last `reset()`, oldest first. */
   get sent(): readonly RequestLogEntry[] {
     return this.#sent;
   }
@@ -132,18 +129,7 @@ export class GatewayFake {
     );
   }
 
-  /**
-   * Assert at least one sent request matches; returns the matches.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().text("5511999999999", "Hi");
-   * fake.assertSent({ path: "/message/sendText", body: { text: "Hi" } });
-   * await fake.close();
-   * ```
-   */
+  /** Assert at least one sent request matches; returns the matches. */
   assertSent(matcher: SentMatcher): RequestLogEntry[] {
     const found = this.#find(matcher);
     if (found.length === 0) {
@@ -153,17 +139,7 @@ export class GatewayFake {
     return found;
   }
 
-  /**
-   * Assert no sent request matches.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.assertNotSent({ path: "/instance/delete" });
-   * await fake.close();
-   * ```
-   */
+  /** Assert no sent request matches. */
   assertNotSent(matcher: SentMatcher): void {
     const found = this.#find(matcher);
     if (found.length > 0) {
@@ -172,21 +148,7 @@ export class GatewayFake {
     }
   }
 
-  /**
-   * Assert exactly `count` HTTP requests were sent, of any kind: message sends, reads, instance calls (a
-   * retried request counts once per attempt). {@link GatewayFake.assertMessageCount} counts message sends.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.instances().fetchAll();
-   * await service.messages().text("5511999999999", "Hello");
-   * fake.assertRequestCount(2);
-   * fake.assertMessageCount(1);
-   * await fake.close();
-   * ```
-   */
+  /** Assert exactly `count` HTTP requests of any kind (a retried request counts once per attempt). */
   assertRequestCount(count: number): void {
     if (this.sent.length !== count) {
       throw new GatewayFakeAssertionError(
@@ -195,10 +157,7 @@ export class GatewayFake {
     }
   }
 
-  /**
-   * Assert exactly `count` message sends (`POST /message/send*` requests) were made; other requests do not
-   * count.
-   */
+  /** Assert exactly `count` message sends (`POST /message/send*`); other requests do not count. */
   assertMessageCount(count: number): void {
     const messages = this.sent.filter(isMessageSend);
     if (messages.length !== count) {
@@ -209,18 +168,8 @@ export class GatewayFake {
   }
 
   /**
-   * Assert a message was sent whose text contains `fragment`: the `text` of a text message, a media
-   * `caption`, a status's `content`, or the `name`, `title`, `description`, `footer` or `footerText` of a
-   * poll, location, list or buttons message. Returns the matching sends.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().text("5511999999999", "Your order #1234 has shipped");
-   * fake.assertMessageContains("#1234");
-   * await fake.close();
-   * ```
+   * Assert a sent message's text contains `fragment`: its `text`, `caption`, `content`, `name`, `title`,
+   * `description`, `footer` or `footerText`. Returns the matching sends.
    */
   assertMessageContains(fragment: string): RequestLogEntry[] {
     const found = this.sent.filter((request) =>
@@ -238,15 +187,6 @@ export class GatewayFake {
    * Assert the last message sent was of kind `type`, named as `MessageSent.messageType` names it: `text`,
    * `image`, `video`, `document`, `audio`, `ptv`, `sticker`, `location`, `contact`, `reaction`, `poll`,
    * `list`, `buttons`, `status` or `template`.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { service, fake } = GatewayFake.create();
-   * await service.messages().image("5511999999999", "https://example.com/a.png", "Look");
-   * fake.assertMessageTypeWas("image");
-   * await fake.close();
-   * ```
    */
   assertMessageTypeWas(type: string): void {
     const last = this.sent.filter(isMessageSend).at(-1);
@@ -261,24 +201,12 @@ export class GatewayFake {
     }
   }
 
-  /**
-   * Assert nothing was sent.
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.assertNothingSent();
-   * await fake.close();
-   * ```
-   */
+  /** Assert nothing was sent. */
   assertNothingSent(): void {
     this.assertRequestCount(0);
   }
 
-  /**
-   * Assert a message send to `to` (digits or JID, formatting ignored), with `text` when given, was accepted.
-   */
+  /** Assert a send to `to` (digits or JID, formatting ignored), with `text` when given, was accepted. */
   assertMessageSent(to: string, text?: string): void {
     const digits = (value: unknown) => String(value ?? "").replace(/@.*$/, "").replace(/\D/g, "");
     const want = digits(to);
@@ -316,25 +244,13 @@ export class GatewayFake {
     return this;
   }
 
-  /**
-   * Forget recorded requests and scripted answers (the simulator's state stays).
-   *
-   * @example
-   * ```ts
-   * import { GatewayFake } from "@gw/gateway/testing";
-   * const { fake } = GatewayFake.create();
-   * fake.reset();
-   * await fake.close();
-   * ```
-   */
+  /** Forget recorded requests and scripted answers (the simulator's state stays). */
   reset(): void {
     this.#scripted.length = 0;
     this.#sent.length = 0;
   }
 
-  /**
-   * Stop pending webhook deliveries and timers of the simulator.
-   */
+  /** Stop pending webhook deliveries and timers of the simulator. */
   close(): Promise<void> {
     return this.simulator.close();
   }

@@ -1,6 +1,5 @@
 /**
- * How `GatewayFake` reads the requests it recorded and the routes it is given: route selectors, matchers,
- * message sends, their kind and texts, and the error (with the list of sends) its assertions throw.
+ * How `GatewayFake` reads its recorded requests: selectors, matchers, sends, kinds, texts, errors.
  *
  * @module
  */
@@ -27,9 +26,7 @@ export type SentMatcher =
  * ```
  */
 export class GatewayFakeAssertionError extends Error {
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(message: string) {
     super(message);
     this.name = "GatewayFakeAssertionError";

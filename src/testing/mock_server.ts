@@ -1,6 +1,5 @@
 /**
- * `MockGatewayServer`: the simulated gateway server on a real local HTTP port (`Deno.serve`), for
- * tests that want real sockets, another process, or a URL to hand to code under test.
+ * `MockGatewayServer`: the simulated gateway server on a real local HTTP port.
  *
  * @module
  */
@@ -96,9 +95,7 @@ export class MockGatewayServer extends GatewaySimulator {
     });
   }
 
-  /**
-   * Start a mock server on `hostname:port` (default `127.0.0.1`, a free port).
-   */
+  /** Start a mock server on `hostname:port` (default `127.0.0.1`, a free port). */
   static start(options: MockGatewayServerOptions = {}): Promise<MockGatewayServer> {
     const deno = (globalThis as { Deno?: typeof Deno }).Deno;
     if (typeof deno?.serve !== "function" || typeof deno.listen !== "function") {
@@ -111,16 +108,7 @@ export class MockGatewayServer extends GatewaySimulator {
     return Promise.resolve(new MockGatewayServer(options, listener, hostname));
   }
 
-  /**
-   * Stop listening, close open connections, stop timers and pending webhook deliveries.
-   *
-   * @example
-   * ```ts
-   * import { MockGatewayServer } from "@gw/gateway/testing";
-   * const mock = await MockGatewayServer.start();
-   * await mock.close();
-   * ```
-   */
+  /** Stop listening, close open connections, stop timers and pending webhook deliveries. */
   override close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#relay.close();

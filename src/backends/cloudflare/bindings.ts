@@ -26,17 +26,7 @@ export interface D1PreparedStatement {
   run<T = Record<string, unknown>>(): Promise<D1Result<T>>;
 }
 
-/**
- * A D1 database binding (`[[d1_databases]]` in wrangler.toml).
- *
- * @example
- * ```ts
- * import type { D1Database } from "@gw/gateway/cloudflare";
- * interface Env {
- *   DB: D1Database;
- * }
- * ```
- */
+/** A D1 database binding (`[[d1_databases]]` in wrangler.toml). */
 export interface D1Database {
   /** Prepare one statement. */
   prepare(query: string): D1PreparedStatement;
@@ -56,17 +46,7 @@ export interface DurableObjectStub {
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
 }
 
-/**
- * A Durable Object namespace binding (`[[durable_objects.bindings]]` in wrangler.toml).
- *
- * @example
- * ```ts
- * import type { DurableObjectNamespace } from "@gw/gateway/cloudflare";
- * interface Env {
- *   COORDINATOR: DurableObjectNamespace;
- * }
- * ```
- */
+/** A Durable Object namespace binding (`[[durable_objects.bindings]]` in wrangler.toml). */
 export interface DurableObjectNamespace {
   /** The id of the object called `name` (the same name is the same object, everywhere). */
   idFromName(name: string): DurableObjectId;
@@ -112,17 +92,7 @@ export interface QueueSendOptions {
   contentType?: "json" | "text" | "bytes" | "v8";
 }
 
-/**
- * A Cloudflare Queue producer binding (`[[queues.producers]]` in wrangler.toml).
- *
- * @example
- * ```ts
- * import type { Queue } from "@gw/gateway/cloudflare";
- * interface Env {
- *   WEBHOOK_QUEUE: Queue;
- * }
- * ```
- */
+/** A Cloudflare Queue producer binding (`[[queues.producers]]` in wrangler.toml). */
 export interface Queue<Body = unknown> {
   /** Put one message on the queue. */
   send(body: Body, options?: QueueSendOptions): Promise<void>;

@@ -1,6 +1,5 @@
 /**
- * `GatewayCoordinator`: the Durable Object behind the exact rate limiter, webhook dedupe and shared state
- * on Workers.
+ * `GatewayCoordinator`: the Durable Object behind the limiter, dedupe and shared state on Workers.
  *
  * @module
  */
@@ -68,17 +67,7 @@ export class GatewayCoordinator {
   /** When the alarm is set to run, as far as this instance knows (undefined: not known or none). */
   #alarmAt: number | undefined;
 
-  /**
-   * Called by the runtime with the object's state.
-   *
-   * @example
-   * ```ts
-   * // The runtime builds it; in a test, with a SQLite-backed state:
-   * import { type DurableObjectState, GatewayCoordinator } from "@gw/gateway/cloudflare";
-   * declare const ctx: DurableObjectState; // what the runtime passes
-   * const coordinator = new GatewayCoordinator(ctx);
-   * ```
-   */
+  /** Called by the runtime with the object's state. */
   constructor(ctx: DurableObjectState, _env?: unknown) {
     const sql = ctx.storage.sql;
     if (sql === undefined) {
@@ -198,16 +187,7 @@ export class GatewayCoordinator {
     return true;
   }
 
-  /**
-   * The alarm: delete what has expired, and wake again at the next expiry.
-   *
-   * @example
-   * ```ts
-   * import type { GatewayCoordinator } from "@gw/gateway/cloudflare";
-   * declare const coordinator: GatewayCoordinator; // built by the runtime
-   * await coordinator.alarm(); // called by the runtime
-   * ```
-   */
+  /** The alarm: delete what has expired, and wake again at the next expiry. */
   async alarm(): Promise<void> {
     const now = Date.now();
     const sql = this.#sql;

@@ -45,9 +45,7 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
   readonly #windowMs: number;
   readonly #leaseMs: number;
 
-  /**
-   * Use the coordinator objects of `namespace`; bad timings throw a `ConfigurationException` here.
-   */
+  /** Use the coordinator objects of `namespace`; bad timings throw a `ConfigurationException` here. */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorWebhookDedupeOptions = {}) {
     checkOptionKeys(
       options,
@@ -69,9 +67,7 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
     return callCoordinator<T>(this.#namespace, objectFor(this.#objectName, key), request, what);
   }
 
-  /**
-   * Claim `key`: true when this delivery should be processed.
-   */
+  /** Claim `key`: true when this delivery should be processed. */
   claim(key: string, now: number): Promise<boolean> {
     return this.#call(
       key,
@@ -80,9 +76,7 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
     );
   }
 
-  /**
-   * The delivery was processed (or queued): refuse duplicates until `now` + window.
-   */
+  /** The delivery was processed (or queued): refuse duplicates until `now` + window. */
   async complete(key: string, now: number): Promise<void> {
     await this.#call(
       key,
@@ -91,16 +85,12 @@ export class CoordinatorWebhookDedupe implements WebhookDedupe {
     );
   }
 
-  /**
-   * Processing failed: drop the claim so that the next delivery is processed.
-   */
+  /** Processing failed: drop the claim so that the next delivery is processed. */
   async release(key: string): Promise<void> {
     await this.#call(key, { op: "dedupe.release", key }, "Cannot release webhook claim");
   }
 
-  /**
-   * Where a claimed key stands: `processing`, `done`, or null.
-   */
+  /** Where a claimed key stands: `processing`, `done`, or null. */
   state(key: string, now: number): Promise<"processing" | "done" | null> {
     return this.#call(key, { op: "dedupe.state", key, now }, "Cannot read webhook claim");
   }

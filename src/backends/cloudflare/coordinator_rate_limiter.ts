@@ -12,10 +12,7 @@ import { callCoordinator, type CoordinatorObjectName, objectFor } from "./coordi
 
 /** Options of {@link CoordinatorRateLimiter}. */
 export interface CoordinatorRateLimiterOptions {
-  /**
-   * The object that counts a key (default `ratelimit:<key>`: one object per key, so per connection,
-   * instance and bucket). A fixed name puts every key in one object.
-   */
+  /** Object per key (default `ratelimit:<key>`: per connection, instance and bucket); fixed: one for all. */
   objectName?: CoordinatorObjectName;
   /** A clock to count windows on, epoch ms (default: the object's own clock, the same for every caller). */
   now?: () => number;
@@ -55,9 +52,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
   readonly #objectName: CoordinatorObjectName;
   readonly #now: (() => number) | undefined;
 
-  /**
-   * Use the coordinator objects of `namespace` (the Worker's Durable Object binding).
-   */
+  /** Use the coordinator objects of `namespace` (the Worker's Durable Object binding). */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorRateLimiterOptions = {}) {
     checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorRateLimiter");
     this.#namespace = namespace;
@@ -65,9 +60,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
     this.#now = options.now;
   }
 
-  /**
-   * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   */
+  /** Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window. */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     checkArguments(key, maxAttempts, decaySeconds);
     return await callCoordinator<boolean>(
@@ -78,9 +71,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
     );
   }
 
-  /**
-   * Seconds until `key` has a free slot (0 when one is free now).
-   */
+  /** Seconds until `key` has a free slot (0 when one is free now). */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     checkDecay(key, decaySeconds);
     return await callCoordinator<number>(
@@ -91,9 +82,7 @@ export class CoordinatorRateLimiter implements RateLimiterInterface {
     );
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   async clear(key: string): Promise<void> {
     await callCoordinator<null>(
       this.#namespace,

@@ -41,9 +41,7 @@ export class CoordinatorState implements state.StateStore {
   readonly #objectName: CoordinatorObjectName;
   readonly #now: () => number;
 
-  /**
-   * Use the coordinator objects of `namespace`.
-   */
+  /** Use the coordinator objects of `namespace`. */
   constructor(namespace: DurableObjectNamespace, options: CoordinatorStateOptions = {}) {
     checkOptionKeys(options, { objectName: true, now: true }, "new CoordinatorState");
     this.#namespace = namespace;
@@ -55,9 +53,7 @@ export class CoordinatorState implements state.StateStore {
     return callCoordinator<T>(this.#namespace, objectFor(this.#objectName, namespace), request, what);
   }
 
-  /**
-   * Read a live entry, or null.
-   */
+  /** Read a live entry, or null. */
   async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     state.checkStateKey(namespace, key);
     return await this.#call(
@@ -67,9 +63,7 @@ export class CoordinatorState implements state.StateStore {
     );
   }
 
-  /**
-   * Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent).
-   */
+  /** Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent). */
   async set<T>(
     namespace: string,
     key: string,
@@ -87,9 +81,7 @@ export class CoordinatorState implements state.StateStore {
     );
   }
 
-  /**
-   * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
-   */
+  /** Delete a live entry (only at `expectedVersion` when given); true when one was deleted. */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     state.checkStateKey(namespace, key);
     return await this.#call(
@@ -99,9 +91,7 @@ export class CoordinatorState implements state.StateStore {
     );
   }
 
-  /**
-   * List live entries of a namespace in key order.
-   */
+  /** List live entries of a namespace in key order. */
   async list<T>(namespace: string, options: state.StateListOptions = {}): Promise<state.StateListEntry<T>[]> {
     state.checkStateList(namespace, options);
     return await this.#call(

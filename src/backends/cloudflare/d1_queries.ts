@@ -1,6 +1,5 @@
 /**
- * The SQL of `D1Store`'s reads by index and of `prune`: which rows a list or a prune covers, in the
- * stores' common oldest-first order (time, then id). Internal to the D1 store.
+ * The SQL of `D1Store`'s index reads and `prune`, in the stores' oldest-first order (time, then id).
  *
  * @module
  */

@@ -31,37 +31,27 @@ import { SqlStateEngine } from "./sql_state.ts";
 export class D1State implements state.StateStore {
   readonly #engine: SqlStateEngine;
 
-  /**
-   * Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`).
-   */
+  /** Use `db` (after {@link applyD1Migrations} or `wrangler d1 migrations apply`). */
   constructor(db: D1Database, options: { now?: () => number } = {}) {
     this.#engine = new SqlStateEngine(d1Runner(db), options.now ?? Date.now);
   }
 
-  /**
-   * Read a live entry, or null.
-   */
+  /** Read a live entry, or null. */
   get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return this.#engine.get<T>(namespace, key);
   }
 
-  /**
-   * Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent).
-   */
+  /** Write an entry; with `expectedVersion`, only when the current version is that one (`null`: absent). */
   set<T>(namespace: string, key: string, value: T, options?: state.StateSetOptions): Promise<string | null> {
     return this.#engine.set(namespace, key, value, options);
   }
 
-  /**
-   * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
-   */
+  /** Delete a live entry (only at `expectedVersion` when given); true when one was deleted. */
   delete(namespace: string, key: string, options?: { expectedVersion?: string }): Promise<boolean> {
     return this.#engine.delete(namespace, key, options);
   }
 
-  /**
-   * List live entries of a namespace in key order.
-   */
+  /** List live entries of a namespace in key order. */
   list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return this.#engine.list<T>(namespace, options);
   }

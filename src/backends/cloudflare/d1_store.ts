@@ -18,15 +18,9 @@ import { positiveInteger } from "../../util/checks.ts";
 export interface D1StoreOptions {
   /** Clock in epoch ms, used when an update gives no `updatedAt` and for state expiry (default `Date.now`). */
   now?: () => number;
-  /**
-   * Largest record, as JSON, the store accepts (default and most 1 900 000 bytes: a D1 row holds at most
-   * 2 MB). A larger one is refused with a `RangeError` (send large media by URL).
-   */
+  /** Largest record as JSON (default and most 1 900 000 bytes, under D1's 2 MB row); larger: `RangeError`. */
   maxRecordBytes?: number;
-  /**
-   * The store's shared state (default a {@link D1State} on the same database). Pass a `CoordinatorState`
-   * to keep claims in Durable Objects instead.
-   */
+  /** Shared state (default a {@link D1State} on `db`); a `CoordinatorState` keeps claims in objects. */
   state?: StateStore;
 }
 
@@ -71,9 +65,7 @@ export class D1Store implements store.GatewayStore {
   /** Shared key/value state: a {@link D1State} on the same database unless another was given. */
   readonly state: StateStore;
 
-  /**
-   * Use `db`, whose tables the migration created.
-   */
+  /** Use `db`, whose tables the migration created. */
   constructor(db: D1Database, options: D1StoreOptions = {}) {
     checkOptionKeys(options, { now: true, maxRecordBytes: true, state: true }, "new D1Store");
     const max = positiveInteger(
@@ -113,9 +105,7 @@ export class D1Store implements store.GatewayStore {
     return (await this.#records<T>(statement))[0] ?? null;
   }
 
-  /**
-   * Create or replace an outbound record.
-   */
+  /** Create or replace an outbound record. */
   async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     records.checkOutbound(record);
     const json = this.#json("outbound", record.id, record);
@@ -133,9 +123,7 @@ export class D1Store implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read an outbound record by its local id.
-   */
+  /** Read an outbound record by its local id. */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return this.#record(sql("SELECT record FROM gateway_outbound WHERE id = ?", id));
   }
@@ -173,18 +161,14 @@ export class D1Store implements store.GatewayStore {
     throw new Error(`Cannot update outbound record "${id}": too many concurrent writers`);
   }
 
-  /**
-   * List outbound records, oldest first (`createdAt`, then `id`), through the matching index.
-   */
+  /** List outbound records, oldest first (`createdAt`, then `id`), through the matching index. */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
     if (limit === 0) return [];
     return await this.#records(outboundListQuery(query, limit));
   }
 
-  /**
-   * Store an inbound message; a second save of the same instance and id is ignored.
-   */
+  /** Store an inbound message; a second save of the same instance and id is ignored. */
   async saveInbound(record: store.InboundMessageRecord): Promise<void> {
     records.checkInbound(record);
     await this.#run([
@@ -199,18 +183,14 @@ export class D1Store implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read an inbound message.
-   */
+  /** Read an inbound message. */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return this.#record(
       sql("SELECT record FROM gateway_inbound WHERE instance = ? AND id = ?", instance, id),
     );
   }
 
-  /**
-   * Create or replace a webhook log.
-   */
+  /** Create or replace a webhook log. */
   async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     records.checkWebhookLog(record);
     await this.#run([
@@ -226,16 +206,12 @@ export class D1Store implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read a webhook log.
-   */
+  /** Read a webhook log. */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return this.#record(sql("SELECT record FROM gateway_webhook_logs WHERE id = ?", id));
   }
 
-  /**
-   * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
-   */
+  /** List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status. */
   async listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
   ): Promise<store.WebhookLogRecord[]> {
@@ -244,9 +220,7 @@ export class D1Store implements store.GatewayStore {
     return await this.#records(webhookLogListQuery(query.status, limit));
   }
 
-  /**
-   * Create or replace an instance snapshot.
-   */
+  /** Create or replace an instance snapshot. */
   async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     records.checkSnapshot(snapshot);
     await this.#run([
@@ -261,19 +235,14 @@ export class D1Store implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read an instance snapshot.
-   */
+  /** Read an instance snapshot. */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return this.#record(
       sql("SELECT record FROM gateway_instances WHERE connection = ? AND instance = ?", connection, instance),
     );
   }
 
-  /**
-   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, through the kind's
-   * time index, in batches of 500 rows.
-   */
+  /** Remove (with `dryRun` only count) records of `kind` older than `before`, 500 rows a batch. */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);
     const queries = pruneQueries(kind, before);

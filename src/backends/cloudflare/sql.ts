@@ -1,6 +1,5 @@
 /**
- * One way to run SQL on D1 (async, a batch is one transaction) and on a Durable Object's SQLite storage
- * (synchronous), so that the state and the store are written once for both. Internal.
+ * One SQL runner for D1 (async) and Durable Object SQLite (sync), so state and store are written once.
  *
  * @module
  */
@@ -31,10 +30,7 @@ export function d1Runner(db: D1Database): SqlRunner {
   };
 }
 
-/**
- * A runner over a Durable Object's synchronous SQL: the statements run one after another without
- * yielding, so nothing else runs in the object between them.
- */
+/** A runner over a Durable Object's synchronous SQL: nothing else runs in the object between statements. */
 export function storageRunner(storage: SqlStorage): SqlRunner {
   return (statements) => {
     try {

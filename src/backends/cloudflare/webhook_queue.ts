@@ -36,10 +36,7 @@ const DEFAULT_MAX_ATTEMPTS = 4;
 
 /** Options of {@link CloudflareWebhookQueue}. */
 export interface CloudflareWebhookQueueOptions {
-  /**
-   * Where bodies too large for a message go (the `gateway_webhook_bodies` table of the D1 migration). Without
-   * it such a webhook is refused with 503 and a log line saying why.
-   */
+  /** Where bodies too large for a message go (`gateway_webhook_bodies`); without it they get 503. */
   bodies?: D1Database;
 }
 
@@ -71,18 +68,14 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
   readonly #queue: Queue;
   readonly #bodies: D1Database | undefined;
 
-  /**
-   * Send jobs to `queue` (a producer binding).
-   */
+  /** Send jobs to `queue` (a producer binding). */
   constructor(queue: Queue, options: CloudflareWebhookQueueOptions = {}) {
     checkOptionKeys(options, { bodies: true }, "new CloudflareWebhookQueue");
     this.#queue = queue;
     this.#bodies = options.bodies;
   }
 
-  /**
-   * Queue one job; rejects when it cannot be queued.
-   */
+  /** Queue one job; rejects when it cannot be queued. */
   async enqueue(job: ProcessWebhookJob): Promise<void> {
     const size = job.body?.byteLength ?? 0;
     if (job.body === undefined || size <= QUEUE_INLINE_BODY_BYTES) {
@@ -105,8 +98,8 @@ export class CloudflareWebhookQueue implements WebhookJobQueue {
 /** Options of {@link processWebhookBatch}. */
 export interface WebhookBatchOptions {
   /**
-   * Deliveries of a job before it is dead-lettered (default 4). Set it to wrangler's `max_retries` + 1, so
-   * that the last attempt here is the one after which the queue moves the message to its dead-letter queue.
+   * Deliveries before a job is dead-lettered (default 4): wrangler's `max_retries` + 1, so the last
+   * attempt here precedes the queue's move to its dead-letter queue.
    */
   maxAttempts?: number;
   /** Delay before each retry, in ms, rounded up to whole seconds; the last value repeats (default 1 s, 5 s, 30 s, 2 min, 10 min). */

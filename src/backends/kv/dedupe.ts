@@ -46,9 +46,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
   readonly #window: number;
   readonly #lease: number;
 
-  /**
-   * Use `kv` under `prefix` (default `["gateway", "webhook_dedupe"]`).
-   */
+  /** Use `kv` under `prefix` (default `["gateway", "webhook_dedupe"]`). */
   constructor(kv: Deno.Kv, options: WebhookDedupeOptions & { prefix?: Deno.KvKey } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, prefix: true }, "new KvWebhookDedupe");
     this.kv = kv;
@@ -58,9 +56,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
     this.#lease = dedupeMilliseconds("leaseSeconds", options.leaseSeconds, 120);
   }
 
-  /**
-   * Claim a key with an atomic check on the versionstamp read.
-   */
+  /** Claim a key with an atomic check on the versionstamp read. */
   async claim(key: string, now: number): Promise<boolean> {
     const kvKey = [...this.#prefix, key];
     // A lost race means someone else's record is now there: read again and decide on it.
@@ -82,17 +78,13 @@ export class KvWebhookDedupe implements WebhookDedupe {
     throw new WebhookException("Cannot claim webhook delivery: the KV stayed busy");
   }
 
-  /**
-   * Where a key stands: `processing`, `done`, or null when it is free (an expired record counts as free).
-   */
+  /** Where a key stands: `processing`, `done`, or null when it is free (an expired record counts as free). */
   async state(key: string, now: number): Promise<"processing" | "done" | null> {
     const record = (await this.#kv.get<DedupeRecord>([...this.#prefix, key])).value;
     return record !== null && record.expiresAt > now ? record.state : null;
   }
 
-  /**
-   * Mark a key processed for the window.
-   */
+  /** Mark a key processed for the window. */
   async complete(key: string, now: number): Promise<void> {
     const record: DedupeRecord = { state: "done", expiresAt: now + this.#window };
     await withBusyRetry(() =>
@@ -100,9 +92,7 @@ export class KvWebhookDedupe implements WebhookDedupe {
     );
   }
 
-  /**
-   * Drop a claim.
-   */
+  /** Drop a claim. */
   async release(key: string): Promise<void> {
     await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));
   }

@@ -1,6 +1,5 @@
 /**
- * `kvTaskLease`: the scheduled tasks' cross-isolate lease on Deno KV (a {@link stateTaskLease} over
- * {@link KvState}), what `createScheduledHandler({ kv })` uses.
+ * `kvTaskLease`: the scheduled tasks' cross-isolate lease on Deno KV.
  *
  * @module
  */
@@ -9,9 +8,7 @@ import { stateTaskLease } from "../../tasks/state_lease.ts";
 import type { TaskLease } from "../../tasks/task_lease.ts";
 import { KvState } from "./state.ts";
 
-/**
- * A {@link TaskLease} on Deno KV (see {@link stateTaskLease}), keyed under `prefix`.
- */
+/** A {@link TaskLease} on Deno KV (see {@link stateTaskLease}), keyed under `prefix`. */
 export function kvTaskLease(
   kv: Deno.Kv,
   prefix: Deno.KvKey = ["gateway"],

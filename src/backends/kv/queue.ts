@@ -1,6 +1,5 @@
 /**
- * The Deno KV queue: jobs written with `kv.enqueue`, a body larger than a KV value (64 KiB) in chunks beside
- * the job; with a KV dedupe on the same KV the delivery's claim and its job commit together.
+ * The Deno KV queue: jobs by `kv.enqueue`, large bodies in chunks; a KV dedupe's claim commits with the job.
  *
  * @module
  */
@@ -94,9 +93,7 @@ export class KvWebhookQueue implements WebhookJobQueue {
   readonly #options: WebhookQueueOptions;
   readonly #prefix: Deno.KvKey;
 
-  /**
-   * Enqueue on `kv`, under `options.prefix` for chunks and dead letters.
-   */
+  /** Enqueue on `kv`, under `options.prefix` for chunks and dead letters. */
   constructor(kv: Deno.Kv, options: WebhookQueueOptions = {}) {
     checkOptionKeys(options, QUEUE_OPTION_KEYS, "new KvWebhookQueue");
     this.kv = kv;
@@ -104,9 +101,7 @@ export class KvWebhookQueue implements WebhookJobQueue {
     this.#options = options;
   }
 
-  /**
-   * Write a job.
-   */
+  /** Write a job. */
   enqueue(job: ProcessWebhookJob): Promise<void> {
     return enqueueWebhookJob(this.kv, job, this.#options);
   }

@@ -1,6 +1,5 @@
 /**
- * A rate limiter stored in Deno KV, shared by every process that opens the same database: exact under
- * concurrency, global on Deno Deploy.
+ * A rate limiter in Deno KV: exact across the processes sharing the database, global on Deno Deploy.
  *
  * @module
  */
@@ -55,9 +54,7 @@ export class KvRateLimiter implements RateLimiterInterface {
   // The attempt last queued for each key: a promise chain that serialises this object's attempts per key.
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  /**
-   * Use `kv` (the caller opens and closes it).
-   */
+  /** Use `kv` (the caller opens and closes it). */
   constructor(kv: Deno.Kv, options: KvRateLimiterOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxConflictRetries: true }, "new KvRateLimiter");
     const retries = positiveInteger(
@@ -108,19 +105,14 @@ export class KvRateLimiter implements RateLimiterInterface {
     );
   }
 
-  /**
-   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
-   * window (fractional, exact to the millisecond).
-   */
+  /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     fixedWindow.checkDecay(key, decaySeconds);
     const entry = await this.#kv.get<fixedWindow.WindowEntry>([...this.#prefix, key]);
     return fixedWindow.secondsUntilFree(entry.value, this.#now());
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   async clear(key: string): Promise<void> {
     await withBusyRetry(() => this.#kv.delete([...this.#prefix, key]));
   }

@@ -37,9 +37,7 @@ export class KvState implements state.StateStore {
   readonly #base: Deno.KvKey;
   readonly #now: () => number;
 
-  /**
-   * Wrap an open `Deno.Kv`.
-   */
+  /** Wrap an open `Deno.Kv`. */
   constructor(kv: Deno.Kv, options: { prefix?: Deno.KvKey; now?: () => number } = {}) {
     this.#kv = kv;
     this.#base = [...(options.prefix ?? ["gateway"]), "state"];
@@ -54,18 +52,14 @@ export class KvState implements state.StateStore {
     return stored !== null && (stored.expiresAt === undefined || stored.expiresAt > this.#now());
   }
 
-  /**
-   * Read a live entry.
-   */
+  /** Read a live entry. */
   async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     state.checkStateKey(namespace, key);
     const entry = await this.#kv.get<Stored>(this.#key(namespace, key));
     return this.#isLive(entry.value) ? entryOf<T>(entry.value, entry.versionstamp!) : null;
   }
 
-  /**
-   * Write an entry, with an optional compare-and-set on its version.
-   */
+  /** Write an entry, with an optional compare-and-set on its version. */
   async set<T>(
     namespace: string,
     key: string,
@@ -98,9 +92,7 @@ export class KvState implements state.StateStore {
     return { expireIn: Math.max(1, stored.expiresAt - this.#now()) + EXPIRE_SLACK_MS };
   }
 
-  /**
-   * Delete an entry.
-   */
+  /** Delete an entry. */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     state.checkStateKey(namespace, key);
     const kvKey = this.#key(namespace, key);
@@ -115,9 +107,7 @@ export class KvState implements state.StateStore {
     return result.ok;
   }
 
-  /**
-   * List live entries of a namespace in key order.
-   */
+  /** List live entries of a namespace in key order. */
   async list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     const limit = state.checkStateList(namespace, options);
     const prefix = options?.prefix ?? "";

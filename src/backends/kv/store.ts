@@ -22,8 +22,8 @@ export interface KvStoreOptions {
   /** Clock in epoch ms, used when an update gives no `updatedAt` (default `Date.now`). */
   now?: () => number;
   /**
-   * Largest record, as JSON, the store accepts (default 16 MiB). Records over 16 KiB are split into
-   * 60 000-byte chunks; one over this limit is refused with a `RangeError` (send large media by URL).
+   * Largest record as JSON (default 16 MiB; records over 16 KiB go in 60 000-byte chunks); larger ones
+   * are refused with a `RangeError` (send large media by URL).
    */
   maxRecordBytes?: number;
 }
@@ -67,9 +67,7 @@ export class KvStore implements store.GatewayStore {
   /** Shared key/value state, in the same KV database under the same prefix. */
   readonly state: KvState;
 
-  /**
-   * Wrap an open `Deno.Kv`.
-   */
+  /** Wrap an open `Deno.Kv`. */
   constructor(kv: Deno.Kv, options: KvStoreOptions = {}) {
     checkOptionKeys(options, { prefix: true, now: true, maxRecordBytes: true }, "new KvStore");
     const prefix = options.prefix ?? DEFAULT_PREFIX;
@@ -88,17 +86,13 @@ export class KvStore implements store.GatewayStore {
     this.state = new KvState(kv, { prefix, now: this.#now });
   }
 
-  /**
-   * Create or replace an outbound record (with its index keys, atomically).
-   */
+  /** Create or replace an outbound record (with its index keys, atomically). */
   async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     records.checkOutbound(record);
     await this.#outbound.save(records.withoutUndefined(record));
   }
 
-  /**
-   * Read an outbound record by its local id.
-   */
+  /** Read an outbound record by its local id. */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return this.#outbound.get([id]);
   }
@@ -122,10 +116,7 @@ export class KvStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * List outbound records, oldest first (`createdAt`, then `id`), from the status, instance and time
-   * indexes.
-   */
+  /** List outbound records, oldest first (`createdAt`, then `id`). */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
     const range = {
@@ -151,39 +142,29 @@ export class KvStore implements store.GatewayStore {
       .slice(0, limit);
   }
 
-  /**
-   * Store an inbound message; a second save of the same instance and id is ignored.
-   */
+  /** Store an inbound message; a second save of the same instance and id is ignored. */
   async saveInbound(record: store.InboundMessageRecord): Promise<void> {
     records.checkInbound(record);
     await this.#inbound.save(records.withoutUndefined(record), { ifAbsent: true });
   }
 
-  /**
-   * Read an inbound message.
-   */
+  /** Read an inbound message. */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return this.#inbound.get([instance, id]);
   }
 
-  /**
-   * Create or replace a webhook log (moving its status index entry atomically).
-   */
+  /** Create or replace a webhook log (moving its status index entry atomically). */
   async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     records.checkWebhookLog(record);
     await this.#webhookLogs.save(records.withoutUndefined(record));
   }
 
-  /**
-   * Read a webhook log.
-   */
+  /** Read a webhook log. */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return this.#webhookLogs.get([id]);
   }
 
-  /**
-   * List webhook logs, oldest first (`receivedAt`, then `id`), from the status or time index.
-   */
+  /** List webhook logs, oldest first (`receivedAt`, then `id`), from the status or time index. */
   async listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
   ): Promise<store.WebhookLogRecord[]> {
@@ -192,25 +173,20 @@ export class KvStore implements store.GatewayStore {
     return await this.#webhookLogs.list(index, {}, limit);
   }
 
-  /**
-   * Create or replace an instance snapshot.
-   */
+  /** Create or replace an instance snapshot. */
   async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     records.checkSnapshot(snapshot);
     await this.#instances.save(records.withoutUndefined(snapshot));
   }
 
-  /**
-   * Read an instance snapshot.
-   */
+  /** Read an instance snapshot. */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return this.#instances.get([connection, instance]);
   }
 
   /**
-   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`, walking the
-   * kind's time index in batches (outbound by `createdAt`, inbound and webhook logs by `receivedAt`,
-   * instance snapshots by `updatedAt`).
+   * Remove (with `dryRun` only count) records of `kind` older than `before`, by the kind's time
+   * (`createdAt` outbound, `receivedAt` inbound and logs, `updatedAt` instances), in batches.
    */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);

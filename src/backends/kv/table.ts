@@ -120,10 +120,7 @@ export class KvTable<T extends object> {
     return joinChunks<T>(await getMany<Uint8Array>(this.#kv, this.#blobKeys(id, ref)), ref);
   }
 
-  /**
-   * Create or replace a record (with `ifAbsent`, only create it). Returns false when `ifAbsent` found
-   * one already.
-   */
+  /** Create or replace a record; with `ifAbsent`, only create it (false when one exists). */
   async save(record: T, options: { ifAbsent?: boolean } = {}): Promise<boolean> {
     const id = this.#spec.id(record);
     const encoded = await this.#prepare(record, id);

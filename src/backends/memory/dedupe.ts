@@ -1,6 +1,5 @@
 /**
- * `MemoryWebhookDedupe`: webhook redelivery claims in this isolate's memory (the {@link WebhookDedupe}
- * contract of `src/webhooks/dedupe.ts`).
+ * `MemoryWebhookDedupe`: webhook redelivery claims in this isolate's memory.
  *
  * @module
  */
@@ -37,10 +36,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
   readonly #lease: number;
   readonly #maxEntries: number;
 
-  /**
-   * Create an empty set of claims; at most `maxEntries` (default 100 000) are kept: expired ones are
-   * dropped first, then the oldest processed ones.
-   */
+  /** Keep at most `maxEntries` claims (default 100 000), dropping expired, then oldest processed ones. */
   constructor(options: WebhookDedupeOptions & { maxEntries?: number } = {}) {
     checkOptionKeys(options, { ...DEDUPE_OPTION_KEYS, maxEntries: true }, "new MemoryWebhookDedupe");
     this.#window = dedupeMilliseconds("windowSeconds", options.windowSeconds, 3600);
@@ -53,9 +49,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     return this.#processing.size + this.#done.size;
   }
 
-  /**
-   * Claim a key (synchronous check-and-set, so concurrent calls cannot both win).
-   */
+  /** Claim a key (synchronous check-and-set, so concurrent calls cannot both win). */
   claim(key: string, now: number): Promise<boolean> {
     if (this.#stateOf(key, now) !== null) return Promise.resolve(false);
     this.#done.delete(key);
@@ -64,16 +58,12 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     return Promise.resolve(true);
   }
 
-  /**
-   * Where a key stands: `processing`, `done`, or null when it is free.
-   */
+  /** Where a key stands: `processing`, `done`, or null when it is free. */
   state(key: string, now: number): Promise<"processing" | "done" | null> {
     return Promise.resolve(this.#stateOf(key, now));
   }
 
-  /**
-   * Mark a key processed for the window.
-   */
+  /** Mark a key processed for the window. */
   complete(key: string, now: number): Promise<void> {
     this.#processing.delete(key);
     this.#done.delete(key);
@@ -82,9 +72,7 @@ export class MemoryWebhookDedupe implements WebhookDedupe {
     return Promise.resolve();
   }
 
-  /**
-   * Drop a claim.
-   */
+  /** Drop a claim. */
   release(key: string): Promise<void> {
     this.#processing.delete(key);
     return Promise.resolve();

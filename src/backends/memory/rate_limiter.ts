@@ -40,17 +40,13 @@ export class MemoryRateLimiter implements RateLimiterInterface {
   readonly #ends = new Map<number, ExpiryQueue>();
   readonly #now: () => number;
 
-  /**
-   * Create an empty limiter.
-   */
+  /** Create an empty limiter. */
   constructor(options: MemoryRateLimiterOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryRateLimiter");
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   */
+  /** Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window. */
   attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     try {
       fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
@@ -69,10 +65,7 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     }
   }
 
-  /**
-   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
-   * window (fractional, exact to the millisecond).
-   */
+  /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
   availableIn(key: string, decaySeconds: number): Promise<number> {
     try {
       fixedWindow.checkDecay(key, decaySeconds);
@@ -84,17 +77,13 @@ export class MemoryRateLimiter implements RateLimiterInterface {
     }
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   clear(key: string): Promise<void> {
     this.#windows.delete(key);
     return Promise.resolve();
   }
 
-  /**
-   * Number of keys with a window kept in memory: the open windows, plus those that ended since the last call.
-   */
+  /** Keys with a window in memory: the open ones, plus those ended since the last call. */
   get size(): number {
     return this.#windows.size;
   }

@@ -42,16 +42,12 @@ export class MemoryState implements state.StateStore {
   #writesUntilSweep = 64;
   #size = 0;
 
-  /**
-   * Create empty state.
-   */
+  /** Create empty state. */
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * How many entries are held, counting expired ones not yet swept (for monitoring memory).
-   */
+  /** How many entries are held, counting expired ones not yet swept (for monitoring memory). */
   get size(): number {
     return this.#size;
   }
@@ -88,9 +84,7 @@ export class MemoryState implements state.StateStore {
     this.#writesUntilSweep = Math.max(64, this.#size);
   }
 
-  /**
-   * Read a live entry.
-   */
+  /** Read a live entry. */
   get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     return settle(() => {
       state.checkStateKey(namespace, key);
@@ -99,19 +93,7 @@ export class MemoryState implements state.StateStore {
     });
   }
 
-  /**
-   * Read a live entry at once, without a promise (memory needs none). Unlike {@link MemoryState.get}, the
-   * entry is shared and deeply frozen (parsed once per write, not per read): copy it to change it. The send
-   * path's breaker check reads one on every send.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * const state = new MemoryState();
-   * await state.set("lid", "123@lid", "5511999999999");
-   * console.log(state.getNow<string>("lid", "123@lid")?.value); // "5511999999999"
-   * ```
-   */
+  /** A live entry, synchronously; unlike {@link MemoryState.get} shared, deeply frozen: copy to change. */
   getNow<T>(namespace: string, key: string): Readonly<state.StateEntry<T>> | null {
     state.checkStateKey(namespace, key);
     const held = this.#live(namespace, key);
@@ -119,9 +101,7 @@ export class MemoryState implements state.StateStore {
     return (held.frozen ??= deepFreeze(entryOf<unknown>(held))) as state.StateEntry<T>;
   }
 
-  /**
-   * Write an entry, with an optional compare-and-set on its version.
-   */
+  /** Write an entry, with an optional compare-and-set on its version. */
   set<T>(
     namespace: string,
     key: string,
@@ -144,9 +124,7 @@ export class MemoryState implements state.StateStore {
     });
   }
 
-  /**
-   * Delete an entry.
-   */
+  /** Delete an entry. */
   delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     return settle(() => {
       state.checkStateKey(namespace, key);
@@ -158,9 +136,7 @@ export class MemoryState implements state.StateStore {
     });
   }
 
-  /**
-   * List live entries of a namespace in key order.
-   */
+  /** List live entries of a namespace in key order. */
   list<T>(namespace: string, options?: state.StateListOptions): Promise<state.StateListEntry<T>[]> {
     return settle(() => {
       const limit = state.checkStateList(namespace, options);

@@ -1,6 +1,5 @@
 /**
- * `MemoryStore`: a `GatewayStore` in process memory, for tests and for runtimes without Deno KV. Records
- * live as long as the isolate does.
+ * `MemoryStore`: a `GatewayStore` in process memory (tests, runtimes without Deno KV).
  *
  * @module
  */
@@ -62,18 +61,14 @@ export class MemoryStore implements store.GatewayStore {
   /** Shared key/value state, in this process. */
   readonly state: MemoryState;
 
-  /**
-   * Create an empty store.
-   */
+  /** Create an empty store. */
   constructor(options: MemoryStoreOptions = {}) {
     checkOptionKeys(options, { now: true }, "new MemoryStore");
     this.#now = options.now ?? Date.now;
     this.state = new MemoryState({ now: this.#now });
   }
 
-  /**
-   * Create or replace an outbound record.
-   */
+  /** Create or replace an outbound record. */
   saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     return settle(() => {
       checkOutbound(record);
@@ -81,17 +76,12 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Read an outbound record by its local id.
-   */
+  /** Read an outbound record by its local id. */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return settle(() => copyOrNull(this.#outbound.get(id)));
   }
 
-  /**
-   * Apply changes only if the record's `updatedAt` still equals `expectedUpdatedAt` (when given).
-   * `updatedAt` always moves forward, so one version can be claimed only once.
-   */
+  /** Apply changes only while `updatedAt` equals `expectedUpdatedAt` (when given); each version once. */
   updateOutbound(
     id: string,
     changes: Partial<Omit<store.OutboundMessageRecord, "id" | "createdAt">>,
@@ -108,9 +98,7 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * List outbound records, oldest first (`createdAt`, then `id`).
-   */
+  /** List outbound records, oldest first (`createdAt`, then `id`). */
   listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     return settle(() => {
       const limit = checkLimit(query.limit);
@@ -126,9 +114,7 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Store an inbound message; a second save of the same instance and id is ignored.
-   */
+  /** Store an inbound message; a second save of the same instance and id is ignored. */
   saveInbound(record: store.InboundMessageRecord): Promise<void> {
     return settle(() => {
       checkInbound(record);
@@ -137,16 +123,12 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Read an inbound message.
-   */
+  /** Read an inbound message. */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return settle(() => copyOrNull(this.#inbound.get(pairKey(instance, id))));
   }
 
-  /**
-   * Create or replace a webhook log.
-   */
+  /** Create or replace a webhook log. */
   saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     return settle(() => {
       checkWebhookLog(record);
@@ -154,16 +136,12 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Read a webhook log.
-   */
+  /** Read a webhook log. */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return settle(() => copyOrNull(this.#webhookLogs.get(id)));
   }
 
-  /**
-   * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
-   */
+  /** List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status. */
   listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
   ): Promise<store.WebhookLogRecord[]> {
@@ -177,9 +155,7 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Create or replace an instance snapshot.
-   */
+  /** Create or replace an instance snapshot. */
   saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     return settle(() => {
       checkSnapshot(snapshot);
@@ -188,16 +164,12 @@ export class MemoryStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Read an instance snapshot.
-   */
+  /** Read an instance snapshot. */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return settle(() => copyOrNull(this.#instances.get(pairKey(connection, instance))));
   }
 
-  /**
-   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`.
-   */
+  /** Remove (or with `dryRun` only count) records of `kind` strictly older than `before`. */
   prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     return settle(() => {
       checkPruneTime(before);

@@ -11,10 +11,7 @@
 import { ConfigurationException, ConnectionException } from "../../errors.ts";
 import { timerMs } from "../../util/checks.ts";
 
-/**
- * The part of a Redis client the backends use: node-redis (`redis` / `@redis/client` 4 and later) fits it
- * as it is.
- */
+/** The Redis client calls the backends use; node-redis (`@redis/client` 4+) fits as it is. */
 export interface RedisCommandClient {
   /** Send one command (name and arguments as strings) and resolve to its raw reply. */
   sendCommand(args: string[]): Promise<unknown>;
@@ -25,8 +22,8 @@ export interface RedisCommandClient {
 }
 
 /**
- * Where a Redis backend connects: `url` (a `redis://` or `rediss://` URL; the backend opens the
- * connection on first use and closes it in `close()`), or `client` (yours: the backend never closes it).
+ * Where a backend connects: `url` (`redis://` or `rediss://`; opened on first use, closed by `close()`),
+ * or `client` (yours, never closed here).
  */
 export type RedisConnectionOptions =
   | {

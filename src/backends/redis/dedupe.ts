@@ -1,6 +1,5 @@
 /**
- * `RedisWebhookDedupe`: webhook redelivery claims on Redis, exact across every receiver that uses the
- * same Redis server.
+ * `RedisWebhookDedupe`: webhook redelivery claims on Redis, exact across receivers sharing the server.
  *
  * @module
  */
@@ -35,9 +34,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
   readonly #window: number;
   readonly #lease: number;
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisWebhookDedupeOptions) {
     checkOptionKeys(
       options,
@@ -53,9 +50,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
     return `${this.#redis.prefix}webhook_dedupe:${key}`;
   }
 
-  /**
-   * Claim `key`: true when this delivery should be processed.
-   */
+  /** Claim `key`: true when this delivery should be processed. */
   async claim(key: string, now: number): Promise<boolean> {
     const expiresAt = now + this.#lease;
     const claimed = await SET_UNLESS_LIVE.run<number>(this.#redis, [this.#key(key)], [
@@ -66,9 +61,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
     return claimed === 1;
   }
 
-  /**
-   * Where a refused key stands: `processing`, `done`, or null when no live record holds it.
-   */
+  /** Where a refused key stands: `processing`, `done`, or null when no live record holds it. */
   async state(key: string, now: number): Promise<"processing" | "done" | null> {
     const held = await this.#redis.command<string | null>(["GET", this.#key(key)]);
     const match = held === null ? null : /^(processing|done):(.+)$/.exec(held);
@@ -76,9 +69,7 @@ export class RedisWebhookDedupe implements WebhookDedupe {
     return match[1] as "processing" | "done";
   }
 
-  /**
-   * The delivery was processed (or queued): refuse duplicates until `now` + `windowSeconds`.
-   */
+  /** The delivery was processed (or queued): refuse duplicates until `now` + `windowSeconds`. */
   async complete(key: string, now: number): Promise<void> {
     await this.#redis.command([
       "SET",
@@ -89,22 +80,12 @@ export class RedisWebhookDedupe implements WebhookDedupe {
     ]);
   }
 
-  /**
-   * Processing failed: drop the claim so that the next delivery is processed.
-   */
+  /** Processing failed: drop the claim so that the next delivery is processed. */
   async release(key: string): Promise<void> {
     await this.#redis.command(["DEL", this.#key(key)]);
   }
 
-  /**
-   * Close the connection opened from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookDedupe } from "@gw/gateway/redis";
-   * await new RedisWebhookDedupe({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
-   */
+  /** Close the connection opened from `url` (a given `client` stays open). */
   close(): Promise<void> {
     return this.#redis.close();
   }

@@ -47,18 +47,14 @@ export class RedisTaskLease implements TaskLease {
   readonly #redis: RedisConnection;
   readonly #now: () => number;
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisTaskLeaseOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisTaskLease");
     this.#redis = new RedisConnection("RedisTaskLease", options);
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * Take the lease `name` for `ttlMs`: a function that frees it, or null when someone else holds it.
-   */
+  /** Take the lease `name` for `ttlMs`: a function that frees it, or null when someone else holds it. */
   async acquire(name: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
     if (typeof name !== "string" || name === "") {
       throw new TypeError("Cannot take a task lease: the name must be a non-empty string");
@@ -79,15 +75,7 @@ export class RedisTaskLease implements TaskLease {
     };
   }
 
-  /**
-   * Close the connection opened from `url` (a given `client` stays open).
-   *
-   * @example
-   * ```ts
-   * import { RedisTaskLease } from "@gw/gateway/redis";
-   * await new RedisTaskLease({ url: "redis://127.0.0.1:6379" }).close();
-   * ```
-   */
+  /** Close the connection opened from `url` (a given `client` stays open). */
   close(): Promise<void> {
     return this.#redis.close();
   }

@@ -1,6 +1,5 @@
 /**
- * `RedisWebhookQueue`: webhook queue mode on Redis, for several app servers: the receiver enqueues and
- * answers 202, workers on any server run the jobs with retries, delays and a dead-letter list.
+ * `RedisWebhookQueue`: webhook queue mode on Redis, with workers on any app server and a dead-letter list.
  *
  * @module
  */
@@ -29,8 +28,8 @@ import { positiveNumber, timerMs } from "../../util/checks.ts";
 /** Options of {@link RedisWebhookQueue}. */
 export type RedisWebhookQueueOptions = RedisBackendOptions & Omit<WebhookQueueOptions, "prefix"> & {
   /**
-   * How long a claimed job stays hidden from other workers, in ms (default 30 000). A worker renews it
-   * while the job runs; when the worker dies, another one takes the job over after this time.
+   * How long a claimed job stays hidden, in ms (default 30 000); its worker renews it, and another worker
+   * takes the job over this long after the first one died.
    */
   visibilityTimeoutMs?: number;
   /** How often an idle worker looks for due jobs, in ms (default 250). */
@@ -101,9 +100,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
   readonly #backoff: readonly number[];
   readonly #workers = new Set<RedisWebhookWorker>();
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisWebhookQueueOptions) {
     checkOptionKeys(options, {
       ...REDIS_BACKEND_OPTION_KEYS,
@@ -154,10 +151,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     };
   }
 
-  /**
-   * Keep `job` until a worker runs it, due after `delay` ms (default 0). The webhook handler calls this
-   * when `queue.backend` is this queue.
-   */
+  /** Keep `job` until a worker runs it, due after `delay` ms (default 0). */
   async enqueue(job: ProcessWebhookJob, options: { delay?: number } = {}): Promise<void> {
     if (!isProcessWebhookJob(job)) throw new WebhookException("Cannot queue webhook: not a webhook job");
     const delay = options.delay ?? 0;
@@ -165,18 +159,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     await ENQUEUE.run(this.#redis, [ready, jobs], [job.id, encodeJob(job), String(this.#now() + delay)]);
   }
 
-  /**
-   * Claim the next due job and run it through `processor`: its outcome, or null when no job is due.
-   * Workers call this in a loop; tests call it directly with a fake clock.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * while (await queue.runNext(new WebhookProcessor()) !== null) { }
-   * ```
-   */
+  /** Claim the next due job and run it through `processor`: its outcome, or null when none is due. */
   async runNext(
     processor: WebhookProcessor,
     options: RedisWebhookWorkerOptions = {},
@@ -236,10 +219,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return outcome;
   }
 
-  /**
-   * Run jobs in the background until `stop()` or {@link RedisWebhookQueue.close}: one job at a time per
-   * worker (start several for more).
-   */
+  /** Run jobs one at a time until `stop()` or {@link RedisWebhookQueue.close}; start several for more. */
   startWorker(processor: WebhookProcessor, options: RedisWebhookWorkerOptions = {}): RedisWebhookWorker {
     const worker = pollingWorker(() => this.runNext(processor, options), this.#pollMs, () => {
       this.#workers.delete(worker);
@@ -248,16 +228,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return worker;
   }
 
-  /**
-   * The dead-letter list, oldest first.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * for (const entry of await queue.listDeadLetters()) console.log(entry.job.id, entry.error);
-   * ```
-   */
+  /** The dead-letter list, oldest first. */
   async listDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
     const { dead, deadOrder } = this.#keys();
     const limit = options.limit;
@@ -272,17 +243,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return entries.flatMap((json) => json === null ? [] : [decodeDeadLetter(json)]);
   }
 
-  /**
-   * Put a dead-lettered job back on the queue with a fresh attempt count; false when there is no such
-   * entry (or another caller requeued it first).
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * const queue = new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" });
-   * for (const entry of await queue.listDeadLetters()) await queue.requeueDeadLetter(entry.job.id);
-   * ```
-   */
+  /** Requeue a dead letter with a fresh attempt count; false when it is gone (or another caller took it). */
   async requeueDeadLetter(id: string): Promise<boolean> {
     const keys = this.#keys();
     const json = await this.#redis.command<string | null>(["HGET", keys.dead, id]);
@@ -301,15 +262,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return requeued === 1;
   }
 
-  /**
-   * How many jobs wait (due or delayed) and how many are claimed by a worker right now.
-   *
-   * @example
-   * ```ts
-   * import { RedisWebhookQueue } from "@gw/gateway/redis";
-   * console.log(await new RedisWebhookQueue({ url: "redis://127.0.0.1:6379" }).counts());
-   * ```
-   */
+  /** How many jobs wait (due or delayed) and how many are claimed by a worker right now. */
   async counts(): Promise<{ waiting: number; running: number; deadLettered: number }> {
     const keys = this.#keys();
     const [waiting, running, deadLettered] = await Promise.all([
@@ -320,10 +273,7 @@ export class RedisWebhookQueue implements WebhookJobQueue {
     return { waiting, running, deadLettered };
   }
 
-  /**
-   * Stop every worker of this object (each settles its job in hand), then close the connection opened
-   * from `url` (a given `client` stays open).
-   */
+  /** Stop every worker (each settles its job), then close the connection from `url` (not a `client`). */
   async close(): Promise<void> {
     await Promise.all([...this.#workers].map((worker) => worker.stop()));
     await this.#redis.close();

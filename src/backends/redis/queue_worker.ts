@@ -1,6 +1,5 @@
 /**
- * The Redis queue's worker loop: take the next due job, and when none is due wait a poll interval (cut short
- * by `stop()`). Internal to `RedisWebhookQueue.startWorker`.
+ * The Redis queue's worker loop: run the next due job, or wait a poll interval cut short by `stop()`.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `RedisRateLimiter`: the fixed-window limiter on Redis, exact across every process that uses the same
- * Redis server.
+ * `RedisRateLimiter`: the fixed-window limiter on Redis, exact across processes sharing the server.
  *
  * @module
  */
@@ -61,9 +60,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
   readonly #redis: RedisConnection;
   readonly #now: () => number;
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisRateLimiterOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisRateLimiter");
     this.#redis = new RedisConnection("RedisRateLimiter", options);
@@ -74,10 +71,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
     return `${this.#redis.prefix}ratelimit:${key}`;
   }
 
-  /**
-   * Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window.
-   * Rejects when Redis cannot be reached.
-   */
+  /** Take one slot for `key` (true when under `maxAttempts` in the window); rejects when Redis is down. */
   async attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     checkArguments(key, maxAttempts, decaySeconds);
     const now = this.#now();
@@ -91,10 +85,7 @@ export class RedisRateLimiter implements RateLimiterInterface {
     return taken === 1;
   }
 
-  /**
-   * Seconds until `key` has a free slot: 0 when one is free now, otherwise the time left in the full
-   * window (fractional, exact to the millisecond).
-   */
+  /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
   async availableIn(key: string, decaySeconds: number): Promise<number> {
     checkDecay(key, decaySeconds);
     const [count, max, start, reset] = await this.#redis.command<(string | null)[]>([
@@ -112,16 +103,12 @@ export class RedisRateLimiter implements RateLimiterInterface {
     );
   }
 
-  /**
-   * Forget every slot taken for `key`.
-   */
+  /** Forget every slot taken for `key`. */
   async clear(key: string): Promise<void> {
     await this.#redis.command(["DEL", this.#key(key)]);
   }
 
-  /**
-   * Close the connection this limiter opened from its `url` (a given `client` stays open).
-   */
+  /** Close the connection this limiter opened from its `url` (a given `client` stays open). */
   close(): Promise<void> {
     return this.#redis.close();
   }

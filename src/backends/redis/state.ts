@@ -94,9 +94,7 @@ export class RedisState implements state.StateStore {
   readonly #redis: RedisConnection;
   readonly #now: () => number;
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisStateOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisState");
     this.#redis = new RedisConnection("RedisState", options);
@@ -109,9 +107,7 @@ export class RedisState implements state.StateStore {
     return [`${p}state:${ns}:${key}`, `${p}state_index:${ns}`, `${p}state_expiry:${ns}`, `${p}state_version`];
   }
 
-  /**
-   * Read a live entry, or null.
-   */
+  /** Read a live entry, or null. */
   async get<T>(namespace: string, key: string): Promise<state.StateEntry<T> | null> {
     state.checkStateKey(namespace, key);
     const [entry] = this.#keys(namespace, key);
@@ -130,9 +126,7 @@ export class RedisState implements state.StateStore {
     return out;
   }
 
-  /**
-   * Write an entry; its new version, or null when `expectedVersion` did not match.
-   */
+  /** Write an entry; its new version, or null when `expectedVersion` did not match. */
   async set<T>(
     namespace: string,
     key: string,
@@ -158,9 +152,7 @@ export class RedisState implements state.StateStore {
     return version ?? null;
   }
 
-  /**
-   * Delete a live entry (only at `expectedVersion` when given); true when one was deleted.
-   */
+  /** Delete a live entry (only at `expectedVersion` when given); true when one was deleted. */
   async delete(namespace: string, key: string, options: { expectedVersion?: string } = {}): Promise<boolean> {
     state.checkStateKey(namespace, key);
     const [entry, index, expiry] = this.#keys(namespace, key);
@@ -172,9 +164,7 @@ export class RedisState implements state.StateStore {
     return deleted === 1;
   }
 
-  /**
-   * List live entries of a namespace in key order (UTF-8 byte order), optionally by key prefix.
-   */
+  /** List live entries of a namespace in key order (UTF-8 byte order), optionally by key prefix. */
   async list<T>(namespace: string, options: state.StateListOptions = {}): Promise<state.StateListEntry<T>[]> {
     const limit = state.checkStateList(namespace, options);
     const prefix = options.prefix ?? "";
@@ -214,9 +204,7 @@ export class RedisState implements state.StateStore {
     return out;
   }
 
-  /**
-   * Close the connection opened from `url` (a given `client`, or a `RedisStore`'s, stays open).
-   */
+  /** Close the connection opened from `url` (a given `client`, or a `RedisStore`'s, stays open). */
   close(): Promise<void> {
     return this.#redis.close();
   }

@@ -57,9 +57,7 @@ export class RedisStore implements store.GatewayStore {
   /** Shared key/value state on the same connection and prefix. */
   readonly state: RedisState;
 
-  /**
-   * Connect with `{ url }` (opened on first use) or use `{ client }` (yours).
-   */
+  /** Connect with `{ url }` (opened on first use) or use `{ client }` (yours). */
   constructor(options: RedisStoreOptions) {
     checkOptionKeys(options, { ...REDIS_BACKEND_OPTION_KEYS, now: true }, "new RedisStore");
     this.#redis = new RedisConnection("RedisStore", options);
@@ -76,9 +74,7 @@ export class RedisStore implements store.GatewayStore {
     return `${this.#redis.prefix}${kind}:`;
   }
 
-  /**
-   * Create or replace an outbound record.
-   */
+  /** Create or replace an outbound record. */
   async saveOutbound(record: store.OutboundMessageRecord): Promise<void> {
     records.checkOutbound(record);
     await this.#putOutbound(records.withoutUndefined(record), "save", "");
@@ -102,9 +98,7 @@ export class RedisStore implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read an outbound record by its local id.
-   */
+  /** Read an outbound record by its local id. */
   getOutbound(id: string): Promise<store.OutboundMessageRecord | null> {
     return readRecord(this.#redis, "outbound", id);
   }
@@ -131,9 +125,7 @@ export class RedisStore implements store.GatewayStore {
     throw new Error(`Cannot update outbound record "${id}": it kept changing under ${UPDATE_ROUNDS} tries`);
   }
 
-  /**
-   * List outbound records, oldest first (`createdAt`, then `id`), through one index.
-   */
+  /** List outbound records, oldest first (`createdAt`, then `id`), through one index. */
   async listOutbound(query: store.OutboundQuery = {}): Promise<store.OutboundMessageRecord[]> {
     const limit = records.checkLimit(query.limit);
     const base = this.#base("outbound");
@@ -159,9 +151,7 @@ export class RedisStore implements store.GatewayStore {
     });
   }
 
-  /**
-   * Store an inbound message; a second save of the same instance and id is ignored.
-   */
+  /** Store an inbound message; a second save of the same instance and id is ignored. */
   async saveInbound(record: store.InboundMessageRecord): Promise<void> {
     records.checkInbound(record);
     await ADD_ONCE.run(this.#redis, [], [
@@ -172,16 +162,12 @@ export class RedisStore implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read an inbound message.
-   */
+  /** Read an inbound message. */
   getInbound(instance: string, id: string): Promise<store.InboundMessageRecord | null> {
     return readRecord(this.#redis, "inbound", JSON.stringify([instance, id]));
   }
 
-  /**
-   * Create or replace a webhook log.
-   */
+  /** Create or replace a webhook log. */
   async saveWebhookLog(record: store.WebhookLogRecord): Promise<void> {
     records.checkWebhookLog(record);
     await PUT.run(this.#redis, [], [
@@ -193,16 +179,12 @@ export class RedisStore implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read a webhook log.
-   */
+  /** Read a webhook log. */
   getWebhookLog(id: string): Promise<store.WebhookLogRecord | null> {
     return readRecord(this.#redis, "webhook_logs", id);
   }
 
-  /**
-   * List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status.
-   */
+  /** List webhook logs, oldest first (`receivedAt`, then `id`), optionally with one status. */
   async listWebhookLogs(
     query: { status?: store.WebhookLogStatus; limit?: number } = {},
   ): Promise<store.WebhookLogRecord[]> {
@@ -221,9 +203,7 @@ export class RedisStore implements store.GatewayStore {
     );
   }
 
-  /**
-   * Create or replace an instance snapshot.
-   */
+  /** Create or replace an instance snapshot. */
   async saveInstanceSnapshot(snapshot: store.InstanceSnapshot): Promise<void> {
     records.checkSnapshot(snapshot);
     await PUT.run(this.#redis, [], [
@@ -235,16 +215,12 @@ export class RedisStore implements store.GatewayStore {
     ]);
   }
 
-  /**
-   * Read an instance snapshot.
-   */
+  /** Read an instance snapshot. */
   getInstanceSnapshot(connection: string, instance: string): Promise<store.InstanceSnapshot | null> {
     return readRecord(this.#redis, "instances", JSON.stringify([connection, instance]));
   }
 
-  /**
-   * Remove (or with `dryRun` only count) records of `kind` strictly older than `before`.
-   */
+  /** Remove (or with `dryRun` only count) records of `kind` strictly older than `before`. */
   async prune(kind: store.RecordKind, before: number, options: { dryRun?: boolean } = {}): Promise<number> {
     records.checkPruneTime(before);
     if (!KINDS.includes(kind)) throw new TypeError(`Cannot prune records: unknown kind "${String(kind)}"`);
@@ -264,9 +240,7 @@ export class RedisStore implements store.GatewayStore {
     }
   }
 
-  /**
-   * Close the connection opened from `url` (a given `client` stays open).
-   */
+  /** Close the connection opened from `url` (a given `client` stays open). */
   close(): Promise<void> {
     return this.#redis.close();
   }

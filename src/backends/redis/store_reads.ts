@@ -1,6 +1,5 @@
 /**
- * How `RedisStore` reads: one record by id (the `json` field of its hash), and records in the order of an
- * index (a sorted set by time), in batches. Internal to the Redis store.
+ * How `RedisStore` reads: one record by id, or records in an index's order, in batches.
  *
  * @module
  */

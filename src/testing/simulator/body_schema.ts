@@ -1,6 +1,5 @@
 /**
- * The server's JSON schema of a request body, derived from the body's declaration in `src/dto/` (the one the
- * request object validates with), in the order the server lists its keywords.
+ * The server's JSON schema of a body, derived from its declaration in `src/dto/` (the server's order).
  *
  * @module
  */

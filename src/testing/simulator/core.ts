@@ -1,7 +1,5 @@
 /**
- * The simulator's shared state and the behaviour several route groups need: instance lifecycle
- * (connect, scan, logout, delete), event emission to webhooks, message storage and the
- * "is the socket usable" check.
+ * The simulator's shared state and behaviour: instance lifecycle, events, message storage, socket checks.
  *
  * @module
  */
@@ -279,10 +277,7 @@ export class SimulatorCore {
     this.emit(instance, "connection.update", { instance: instance.name, state: "close", statusReason: code });
   }
 
-  /**
-   * `QRCODE_LIMIT` reached while connecting: `qrcode.updated` with the limit message, `connection.update`
-   * `refused` 428, and the attempt ends (state `close`).
-   */
+  /** `QRCODE_LIMIT` hit: `qrcode.updated` with the limit text, `connection.update` `refused` 428, `close`. */
   qrLimit(instance: InstanceState): void {
     instance.cancelAutoConnect?.();
     this.emit(instance, "qrcode.updated", {

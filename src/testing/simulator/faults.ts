@@ -1,6 +1,5 @@
 /**
- * Fault injection for the simulated server: scripted failures, delays and dropped connections, each
- * bound to a route selector such as `"POST /message/sendText"` or `"/message/sendText"`.
+ * Fault injection for the simulated server: failures, delays and dropped connections by route selector.
  *
  * @module
  */
@@ -28,16 +27,7 @@ import type { FailNextOptions, RouteSelector } from "./types.ts";
  * ```
  */
 export class SimulatedConnectionDrop extends TypeError {
-  /**
-   * Build the error for a request.
-   *
-   * @example
-   * ```ts
-   * import { SimulatedConnectionDrop } from "@gw/gateway/testing";
-   * const error = new SimulatedConnectionDrop("POST", "/message/sendText");
-   * console.log(error instanceof TypeError); // true
-   * ```
-   */
+  /** Build the error for a request. */
   constructor(method: string, path: string) {
     super(
       `Cannot complete request ${method} ${path}: connection closed before message completed (simulated)`,
@@ -153,10 +143,7 @@ export class FaultInjector {
     this.#drops.length = 0;
   }
 
-  /**
-   * Apply the faults for one request in this order: drop, delay, scripted failure. Returns the scripted
-   * response, or undefined to let the request through.
-   */
+  /** Apply one request's faults (drop, delay, scripted failure): the scripted response, or undefined. */
   async apply(target: FaultTarget, signal: AbortSignal): Promise<Response | undefined> {
     if (take(this.#drops, target)) throw new SimulatedConnectionDrop(target.method, target.path);
     const ms = take(this.#delays, target);

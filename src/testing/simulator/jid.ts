@@ -1,6 +1,5 @@
 /**
- * JID normalization and id generation as the reference server does them (`src/utils/createJid.ts`,
- * Baileys message ids).
+ * JID normalization and message ids as the reference server makes them (`createJid.ts`, Baileys).
  *
  * @module
  */

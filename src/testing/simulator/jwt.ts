@@ -1,6 +1,5 @@
 /**
- * The HS256 JWT the reference server puts in `Authorization: Bearer` when a webhook's headers hold a
- * `jwt_key` (contract §5.1): claims `{iat, exp: iat + 600, app: "evolution", action: "webhook"}`.
+ * The HS256 JWT a webhook with a `jwt_key` carries as `Authorization: Bearer` (contract §5.1).
  *
  * @module
  */

@@ -48,10 +48,7 @@ export type RouteAuth = "instance" | "global" | "anyKey" | "none";
 /** One route of the simulated server. */
 export interface RouteDef {
   method: "GET" | "POST" | "PUT" | "DELETE";
-  /**
-   * Path without the instance segment, as written in the contract: `/message/sendText`; a record id before
-   * the instance is `{id}` (`/typebot/fetch/{id}`).
-   */
+  /** Path without the instance segment, as in the contract; a record id before it is `{id}`. */
   path: string;
   /** Whether the last path segment is the instance name. */
   withInstance: boolean;
@@ -63,10 +60,7 @@ export interface RouteDef {
   handle(ctx: RouteContext): unknown;
 }
 
-/**
- * The simulated route serving a row of the library's route table: verb, path and success status come from
- * the row; `auth` defaults to the instance guard.
- */
+/** The simulated route of a route row (verb, path, success status); `auth` defaults to the instance guard. */
 export function route(
   row: RouteEntry,
   handle: (ctx: RouteContext) => unknown,

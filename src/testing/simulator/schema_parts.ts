@@ -1,6 +1,5 @@
 /**
- * The pieces the hand-written request schemas share: booleans, message keys (declared in `src/dto/`) and the
- * object-with-required-keys shape.
+ * Pieces the hand-written request schemas share: booleans, message keys, required-keys objects.
  *
  * @module
  */

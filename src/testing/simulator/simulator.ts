@@ -1,6 +1,5 @@
 /**
- * `GatewaySimulator`: the simulated gateway server as a request handler with in-memory state, plus the
- * controls tests use (simulated scans, inbound messages, status updates, fault injection, logs).
+ * `GatewaySimulator`: the simulated gateway server as a request handler, with the controls tests use.
  *
  * @module
  */
@@ -24,18 +23,7 @@ import type {
   WebhookDeliveryRecord,
 } from "./types.ts";
 
-/**
- * A summary of one simulated instance.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * const info = sim.addInstance("sales");
- * console.log(info.name, info.state, info.token);
- * await sim.close();
- * ```
- */
+/** A summary of one simulated instance. */
 export interface SimulatedInstanceInfo {
   /** Instance name. */
   name: string;
@@ -51,17 +39,7 @@ export interface SimulatedInstanceInfo {
   integration: string;
 }
 
-/**
- * Options of {@link GatewaySimulator.addInstance}.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * sim.addInstance("sales", { token: "sales-key", open: true, number: "5511988887777" });
- * await sim.close();
- * ```
- */
+/** Options of {@link GatewaySimulator.addInstance}. */
 export interface AddInstanceOptions {
   /** The instance's api key. Default: a new upper-case uuid. */
   token?: string;
@@ -98,44 +76,21 @@ export class GatewaySimulator {
   readonly apiKey: string;
   readonly #core: SimulatorCore;
 
-  /**
-   * Create a simulator with no instances.
-   */
+  /** Create a simulator with no instances. */
   constructor(options: SimulatorOptions = {}) {
     this.#core = new SimulatorCore(options);
     this.apiKey = this.#core.apiKey;
   }
 
   /**
-   * Answer one request like the reference server. Rejects with a `TypeError` when a dropped connection
-   * was scripted with {@link GatewaySimulator.dropConnection}, and with the abort reason when the
-   * request's signal aborts during a scripted delay, as `fetch` would.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * const res = await sim.handle(new Request("http://gateway.test/"));
-   * console.log((await res.json()).version); // "2.3.6"
-   * await sim.close();
-   * ```
+   * Answer one request like the reference server; rejects as `fetch` would for a scripted
+   * {@link GatewaySimulator.dropConnection} (`TypeError`) or an abort during a scripted delay.
    */
   handle(request: Request): Promise<Response> {
     return handleRequest(this.#core, ROUTES, request);
   }
 
-  /**
-   * A `fetch`-compatible function bound to this simulator, for injecting into a client.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * const res = await sim.fetch("http://gateway.test/");
-   * console.log(res.status);
-   * await sim.close();
-   * ```
-   */
+  /** A `fetch`-compatible function bound to this simulator, for injecting into a client. */
   readonly fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
     this.handle(new Request(input, init));
 
@@ -151,9 +106,7 @@ export class GatewaySimulator {
 
   // --- logs
 
-  /**
-   * Every request received, oldest first.
-   */
+  /** Every request received, oldest first. */
   get requests(): readonly RequestLogEntry[] {
     return this.#core.requests;
   }
@@ -175,18 +128,7 @@ export class GatewaySimulator {
 
   // --- instances
 
-  /**
-   * A summary of an instance, or undefined when it does not exist.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales", { open: true });
-   * console.log(sim.instance("sales")?.state); // "open"
-   * await sim.close();
-   * ```
-   */
+  /** A summary of an instance, or undefined when it does not exist. */
   instance(name: string): SimulatedInstanceInfo | undefined {
     const i = this.#core.instances.get(name);
     if (!i) return undefined;
@@ -201,18 +143,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Create an instance directly (no request, no `instance.create` event), optionally already open.
-   * Unlike `/instance/create` it stores no settings row, so `/settings/find` answers `null` until
-   * `/settings/set` is called.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * const info = sim.addInstance("sales", { token: "sales-key", open: true });
-   * console.log(info.token); // "sales-key"
-   * await sim.close();
-   * ```
+   * Create an instance directly (no request or event), optionally open. It has no settings row:
+   * `/settings/find` answers `null` until `/settings/set`.
    */
   addInstance(name: string, options: AddInstanceOptions = {}): SimulatedInstanceInfo {
     const core = this.#core;
@@ -313,20 +245,7 @@ export class GatewaySimulator {
     return raw;
   }
 
-  /**
-   * A sent (or received) message changed status: stored as a `MessageUpdate` row (so
-   * `findStatusMessage` and `findMessages` see it) and emitted as `messages.update`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales", { open: true });
-   * const msg = sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi" });
-   * sim.simulateStatusUpdate("sales", { messageId: (msg.key as { id: string }).id, status: "READ" });
-   * await sim.close();
-   * ```
-   */
+  /** A message changed status: stored as a `MessageUpdate` row and emitted as `messages.update`. */
   simulateStatusUpdate(name: string, options: SimulateStatusOptions): void {
     const core = this.#core;
     const instance = core.mustGet(name, "simulate status update");
@@ -363,14 +282,6 @@ export class GatewaySimulator {
   /**
    * Mark numbers (or JIDs) as not on WhatsApp: sends to them fail with 400
    * `[{jid, exists: false, number}]` and `whatsappNumbers` reports `exists: false`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.setNotOnWhatsApp("5511000000000");
-   * await sim.close();
-   * ```
    */
   setNotOnWhatsApp(...numbers: string[]): void {
     for (const n of numbers) this.#core.notOnWhatsApp.add(createJid(n));
@@ -381,14 +292,6 @@ export class GatewaySimulator {
    * `whatsappNumbers` and sends see only registered accounts, and a number reaches an account registered
    * under one of its variants (Brazil's 9th digit, Mexico's `1`, Argentina's `9`), as on the server:
    * `{ jid: <the account's JID>, exists: true, number: <as asked> }`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.registerAccount("551188887777"); // registered without the 9th digit
-   * await sim.close();
-   * ```
    */
   registerAccount(number: string): void {
     const jid = rawJid(number);
@@ -401,16 +304,8 @@ export class GatewaySimulator {
   }
 
   /**
-   * Whether instances can reach WhatsApp (default true). Unreachable, as on a machine without network:
-   * `connect` and `restart` leave the instance `connecting` with no QR code and answer `{count: 0}`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.setWhatsAppReachable(false);
-   * await sim.close();
-   * ```
+   * Whether instances can reach WhatsApp (default true); if not, `connect` and `restart` leave them
+   * `connecting` with no QR code and answer `{count: 0}`.
    */
   setWhatsAppReachable(reachable: boolean): void {
     this.#core.whatsAppReachable = reachable;
@@ -421,34 +316,12 @@ export class GatewaySimulator {
    * closed, ...). For 401, 402, 403 and 406 the instance ends `close` with `disconnectionReasonCode` set and
    * `status.instance` plus `connection.update` close are emitted; for other codes the server reconnects
    * silently (state `connecting`).
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales", { open: true });
-   * sim.simulateDisconnect("sales", 403);
-   * console.log(sim.instance("sales")?.state); // "close"
-   * await sim.close();
-   * ```
    */
   simulateDisconnect(name: string, statusReason: number): void {
     this.#core.disconnect(this.#core.mustGet(name, "simulate disconnect"), statusReason);
   }
 
-  /**
-   * The QR code limit was reached while connecting: `qrcode.updated` with the limit message,
-   * `connection.update` `refused` (428), and the instance back to `close`.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales");
-   * sim.simulateQrLimit("sales");
-   * await sim.close();
-   * ```
-   */
+  /** QR code limit hit: `qrcode.updated` with the limit text, `connection.update` `refused` 428, `close`. */
   simulateQrLimit(name: string): void {
     this.#core.qrLimit(this.#core.mustGet(name, "simulate QR limit"));
   }
@@ -460,32 +333,14 @@ export class GatewaySimulator {
 
   // --- fault injection
 
-  /**
-   * Answer the next matching request(s) with a scripted status and body, before any routing or guard.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.failNext({ route: "POST /message/sendText", status: 503, times: 2, retryAfter: 1 });
-   * await sim.close();
-   * ```
-   */
+  /** Answer the next matching request(s) with a scripted status and body, before any routing or guard. */
   failNext(options: FailNextOptions): void {
     this.#core.faults.failNext(options);
   }
 
   /**
-   * Hold the answer of matching requests for `ms` (every match until `clearFaults`/`reset`, or
-   * `times` matches). The wait ends early, with the abort reason, when the request's signal aborts.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.delay("/instance/connectionState", 50, { times: 1 });
-   * await sim.close();
-   * ```
+   * Hold matching answers for `ms` (until `clearFaults`/`reset`, or for `times` matches); an abort of
+   * the request's signal ends the wait with its reason.
    */
   delay(route: RouteSelector, ms: number, options: { times?: number } = {}): void {
     this.#core.faults.delay(route, ms, options.times);
@@ -494,32 +349,14 @@ export class GatewaySimulator {
   /**
    * Close the connection of the next matching request(s) (default once) before any answer: the
    * in-process handler rejects with a `TypeError`, `MockGatewayServer` resets the TCP connection.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.dropConnection("POST /message/sendText");
-   * await sim.fetch("http://gateway.test/message/sendText/x", { method: "POST" }).catch((e) => console.log(e.name));
-   * await sim.close();
-   * ```
    */
   dropConnection(route: RouteSelector, options: { times?: number } = {}): void {
     this.#core.faults.dropConnection(route, options.times);
   }
 
   /**
-   * Drop `share` (0..1) of the webhooks of `event` (dotted name; default every event) as if the server
-   * had given up after its retries: nothing is posted, the event is listed in `droppedWebhooks`. The
-   * drops are spread evenly and deterministically (`share: 0.3` drops exactly 30 of every 100).
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.dropWebhooks({ event: "messages.upsert", share: 0.3 });
-   * await sim.close();
-   * ```
+   * Drop `share` (0..1) of the webhooks of `event` (dotted; default all) as if the server gave up: listed
+   * in `droppedWebhooks`, spread evenly and deterministically (`0.3` drops exactly 30 of every 100).
    */
   dropWebhooks(options: { event?: string; instance?: string; share: number }): void {
     this.#core.faults.dropWebhooks(options);
@@ -537,59 +374,22 @@ export class GatewaySimulator {
 
   // --- webhooks and lifecycle
 
-  /**
-   * Resolves when no webhook delivery is pending (retries included; with the default sleep that
-   * takes as long as the retry waits).
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.webhooksIdle();
-   * await sim.close();
-   * ```
-   */
+  /** Resolves when no webhook delivery is pending, retries included (their waits too, by default). */
   webhooksIdle(): Promise<void> {
     return this.#core.dispatcher.idle();
   }
 
-  /**
-   * Deliver every pending webhook now: retry waits are cut short while flushing. Resolves when no
-   * delivery is pending.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * await sim.flushWebhooks();
-   * await sim.close();
-   * ```
-   */
+  /** Deliver every pending webhook now, cutting retry waits short; resolves when none is pending. */
   flushWebhooks(): Promise<void> {
     return this.#core.dispatcher.flush();
   }
 
-  /**
-   * Forget everything: instances, logs, faults, unreachable numbers; pending deliveries and delays are
-   * aborted.
-   *
-   * @example
-   * ```ts
-   * import { GatewaySimulator } from "@gw/gateway/testing";
-   * const sim = new GatewaySimulator();
-   * sim.addInstance("sales");
-   * sim.reset();
-   * console.log(sim.instance("sales")); // undefined
-   * await sim.close();
-   * ```
-   */
+  /** Forget instances, logs, faults and unreachable numbers; abort pending deliveries and delays. */
   reset(): void {
     this.#core.reset();
   }
 
-  /**
-   * Stop timers, abort pending deliveries and delays, and wait until nothing is left running.
-   */
+  /** Stop timers, abort pending deliveries and delays, and wait until nothing is left running. */
   async close(): Promise<void> {
     this.#core.shutdown();
     await this.#core.dispatcher.idle();

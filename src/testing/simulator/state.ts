@@ -1,6 +1,5 @@
 /**
- * In-memory state of the simulated server: one record per instance with the rows the server keeps in
- * its database (messages, chats, contacts, groups, webhook, settings, proxy, labels, media).
+ * In-memory state of the simulated server: per instance, the rows the server keeps in its database.
  *
  * @module
  */

@@ -4,25 +4,10 @@
  * @module
  */
 
-/** Connection state of a simulated instance, as `connectionState` reports it.
- *
- * @example
- * ```ts
- * import type { SimulatedConnectionState } from "@gw/gateway/testing";
- * const state: SimulatedConnectionState = "open";
- * ```
- */
+/** Connection state of a simulated instance, as `connectionState` reports it. */
 export type SimulatedConnectionState = "open" | "connecting" | "close";
 
-/** How the simulated server retries outbound webhook deliveries (the server's `WEBHOOK_RETRY_*` settings).
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator({ webhookRetry: { maxAttempts: 3, initialDelayMs: 10 } });
- * await sim.close();
- * ```
- */
+/** How the simulated server retries outbound webhook deliveries (the server's `WEBHOOK_RETRY_*` settings). */
 export interface WebhookRetryOptions {
   /** Attempts in total, the first one included. Default 10. */
   maxAttempts?: number;
@@ -61,8 +46,7 @@ export interface SimulatorOptions {
   /** Answer every route except `GET /` with the 2.4 license gate's 503. Default false. */
   licenseRequired?: boolean;
   /**
-   * Open an instance by itself this many ms after `connect` (as if its QR code were scanned).
-   * `0` opens it right after the `connect` answer, with no timer. Unset (the default): stay
+   * Open an instance this many ms after `connect`, as if scanned (`0`: at once, no timer). Unset: stay
    * `connecting` until `simulateScan(name)`.
    */
   autoConnectMs?: number;
@@ -70,15 +54,9 @@ export interface SimulatorOptions {
   webhookRetry?: WebhookRetryOptions;
   /** The `fetch` used to deliver webhooks. Default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /**
-   * Wait used between webhook retries. Default: a timer that `flushWebhooks()`, `reset()` and
-   * `close()` cut short. Tests inject `() => Promise.resolve()` to retry at once.
-   */
+  /** Wait between webhook retries; the default timer is cut short by `flushWebhooks`, `reset`, `close`. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /**
-   * Extra headers for each webhook delivery, computed from the exact body sent (for example an
-   * HMAC signature). Called once per event.
-   */
+  /** Extra headers per webhook delivery from the exact body sent (an HMAC signature, say). */
   sign?: (rawBody: string) => Promise<HeadersInit>;
   /** Clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
@@ -148,14 +126,7 @@ export interface SentMessageRecord {
   message: Record<string, unknown>;
 }
 
-/** The state of one outbound webhook delivery.
- *
- * @example
- * ```ts
- * import type { DeliveryState } from "@gw/gateway/testing";
- * const done: DeliveryState = "delivered";
- * ```
- */
+/** The state of one outbound webhook delivery. */
 export type DeliveryState = "pending" | "delivered" | "failed";
 
 /** One outbound webhook delivery (all its attempts), as `deliveries` lists it.
@@ -256,17 +227,7 @@ export interface FailNextOptions {
   headers?: Record<string, string>;
 }
 
-/** Details for `simulateScan`.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * sim.addInstance("sales");
- * sim.simulateScan("sales", { number: "5511988887777", profileName: "Sales" });
- * await sim.close();
- * ```
- */
+/** Details for `simulateScan`. */
 export interface SimulateScanOptions {
   /** Phone number of the account that "scanned" the QR code. Default: a fresh `55119...` number. */
   number?: string;
@@ -276,17 +237,7 @@ export interface SimulateScanOptions {
   profilePictureUrl?: string | null;
 }
 
-/** An inbound message for `simulateInboundMessage`.
- *
- * @example
- * ```ts
- * import { GatewaySimulator } from "@gw/gateway/testing";
- * const sim = new GatewaySimulator();
- * sim.addInstance("sales", { open: true });
- * sim.simulateInboundMessage("sales", { from: "5511999999999", text: "Hi", pushName: "Ana" });
- * await sim.close();
- * ```
- */
+/** An inbound message for `simulateInboundMessage`. */
 export interface SimulateInboundOptions {
   /** Sender: a phone number or a JID (`...@s.whatsapp.net`, `...@g.us`). */
   from: string;

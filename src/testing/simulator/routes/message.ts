@@ -1,6 +1,5 @@
 /**
- * `/message/*` routes (contract §2.3): validation in the server's order (schema, then the controller's
- * own checks, then the socket and number check), then `performSend`.
+ * `/message/*` routes (contract §2.3): schema, controller and socket checks in the server's order.
  *
  * @module
  */

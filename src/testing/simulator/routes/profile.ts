@@ -1,6 +1,5 @@
 /**
- * The simulated profile routes under `/chat/*`: profile and business profile, profile name, status and
- * picture, privacy settings.
+ * The simulated profile routes under `/chat/*`: profiles, name, status, picture, privacy settings.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `sendMessageWithTyping` of the reference server: the number check, the messageRaw, storage and the
- * `send.message` event, shared by every send route and by group invites.
+ * `sendMessageWithTyping` of the server: number check, messageRaw, storage and `send.message`.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * `/webhook/set` and `/webhook/find` (contract §2.7): the wrapped body, the `events` array rules and the
- * stored Prisma row.
+ * `/webhook/set` and `/webhook/find` (contract §2.7): wrapped body, `events` rules, stored row.
  *
  * @module
  */
