@@ -10,6 +10,8 @@
  * @module
  */
 
+import { classifyDuplicates, type DuplicatePair } from "./duplicate_rules.ts";
+
 const decoder = new TextDecoder();
 
 function run(command: string, args: string[]): string | undefined {
@@ -187,8 +189,23 @@ if (arch !== undefined) {
   const cycles = arch.match(/import cycles \(any import\): (\d+)/)?.[1];
   console.log(`files over 400 lines: ${long}; longest function: ${longest} lines; import cycles: ${cycles}`);
 }
-const duplicates = run("duplicates", ["--repo", "src", "--seconds", "60"]);
+const duplicates = run("duplicates", ["--repo", "src", "--seconds", "60", "--most", "200"]);
 if (duplicates !== undefined) {
-  const match = duplicates.match(/^(\d+) pairs.*?(\d+) of those marked boilerplate/m);
-  if (match) console.log(`duplicate pairs in src/ (not boilerplate): ${Number(match[1]) - Number(match[2])}`);
+  const pairs: DuplicatePair[] | undefined = classifyDuplicates(
+    duplicates,
+    src.map((file) => file.slice("src/".length)),
+  );
+  if (pairs !== undefined) {
+    const left = pairs.filter((pair) => pair.rule === undefined);
+    const byRule = (rule: string) => pairs.filter((pair) => pair.rule === rule).length;
+    console.log(
+      `duplicate pairs in src/ (not boilerplate): ${left.length} (boilerplate: ${
+        byRule("tool")
+      } by the tool, ` +
+        `${byRule("generated")} generated, ${byRule("import list")} import/export lists, ${
+          byRule("interface signature")
+        } interface signatures)`,
+    );
+    if (Deno.args.includes("--list")) { for (const pair of left) console.log(`  pair ${pair.row}`); }
+  }
 }
