@@ -6,28 +6,17 @@
  * @module
  */
 
+import type { BrokerSettings } from "../broker_settings.ts";
 import { ConsumerLoop } from "../consumer_loop.ts";
-import type { SourceSleep } from "../keep_connected.ts";
-import type { Backoff, SourceScope } from "../scope.ts";
 import { retryDelay, settleDelivery } from "../settle_delivery.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type NatsJsMsg, natsLabel, type NatsLink, openNats } from "./client.ts";
 import { deadLetterSubject, ensureConsumer, ensureStreams, eventStream } from "./streams.ts";
 
 /** What a consumer runs with (the source's checked options). Internal. */
-export interface NatsConsumerSettings {
-  url: URL;
-  scope: SourceScope;
+export interface NatsConsumerSettings extends BrokerSettings {
   consumerName: string;
-  prefetch: number;
-  maxAttempts: number;
   ackWaitMs: number;
-  retryDelay: Backoff;
-  connectTimeoutMs: number;
-  backoff: Backoff;
-  now: () => number;
-  sleep: SourceSleep;
-  log: (line: string) => void;
 }
 
 /**

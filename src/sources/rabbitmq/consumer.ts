@@ -6,9 +6,8 @@
  * @module
  */
 
+import type { BrokerSettings } from "../broker_settings.ts";
 import { ConsumerLoop } from "../consumer_loop.ts";
-import type { SourceSleep } from "../keep_connected.ts";
-import type { Backoff, SourceScope } from "../scope.ts";
 import { settleDelivery } from "../settle_delivery.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type AmqpChannel, type AmqpConnection, type AmqpMessage, openAmqp, rabbitLabel } from "./client.ts";
@@ -16,17 +15,7 @@ import { publishDeadLetter } from "./dead_letters.ts";
 import { declareTopology, eventQueue } from "./topology.ts";
 
 /** What a consumer runs with (the source's checked options). Internal. */
-export interface RabbitMqConsumerSettings {
-  url: URL;
-  scope: SourceScope;
-  prefetch: number;
-  maxAttempts: number;
-  retryDelay: Backoff;
-  connectTimeoutMs: number;
-  backoff: Backoff;
-  now: () => number;
-  sleep: SourceSleep;
-  log: (line: string) => void;
+export interface RabbitMqConsumerSettings extends BrokerSettings {
   newId: () => string;
 }
 
