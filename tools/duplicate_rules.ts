@@ -33,9 +33,9 @@ interface Side {
 const ROW = /^D\d+ (\S+):(\d+)-(\d+) ~ (\S+):(\d+)-(\d+)(.*)$/;
 const cache = new Map<string, string[]>();
 
-function lines(file: string): string[] {
-  let found = cache.get(file);
-  if (found === undefined) cache.set(file, found = Deno.readTextFileSync(`src/${file}`).split("\n"));
+function lines(path: string): string[] {
+  let found = cache.get(path);
+  if (found === undefined) cache.set(path, found = Deno.readTextFileSync(path).split("\n"));
   return found;
 }
 
@@ -115,24 +115,29 @@ function isInterfaceSignature(files: string[], left: Side, right: Side): boolean
 }
 
 /**
- * The pairs `duplicates --repo src` printed, each with the rule that makes it boilerplate; undefined when the
- * output lists fewer rows than pairs (raise `--most`). `files` are src/'s files, relative to src/.
+ * The pairs `duplicates --repo <dir>` printed, each with the rule that makes it boilerplate; undefined when
+ * the output lists fewer rows than pairs (raise `--most`). `files` are the folder's files, relative to it.
  */
-export function classifyDuplicates(output: string, files: string[]): DuplicatePair[] | undefined {
+export function classifyDuplicates(
+  output: string,
+  files: string[],
+  dir = "src",
+): DuplicatePair[] | undefined {
+  const paths = files.map((file) => `${dir}/${file}`);
   const total = Number(output.match(/^(\d+) pairs/m)?.[1] ?? 0);
   const pairs: DuplicatePair[] = [];
   for (const row of output.split("\n")) {
     const match = row.match(ROW);
     if (match === null) continue;
-    const left = { file: match[1], first: Number(match[2]), last: Number(match[3]) };
-    const right = { file: match[4], first: Number(match[5]), last: Number(match[6]) };
+    const left = { file: `${dir}/${match[1]}`, first: Number(match[2]), last: Number(match[3]) };
+    const right = { file: `${dir}/${match[4]}`, first: Number(match[5]), last: Number(match[6]) };
     const flags = match[7];
     let rule: DuplicatePair["rule"];
     if (flags.includes("boilerplate")) rule = "tool";
     else if (isGenerated(left.file) || isGenerated(right.file)) rule = "generated";
     else if (flags.includes("more run")) rule = undefined;
     else if (isImportList(left) && isImportList(right)) rule = "import list";
-    else if (isInterfaceSignature(files, left, right)) rule = "interface signature";
+    else if (isInterfaceSignature(paths, left, right)) rule = "interface signature";
     pairs.push({ row, rule });
   }
   return pairs.length === total ? pairs : undefined;

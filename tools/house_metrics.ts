@@ -3,7 +3,10 @@
  * exported from the root, ways to build a service and to observe a webhook, sync-or-promise return types,
  * comment lines in src/, test files that must run alone, compatibility shims, error families, and (through
  * `tools/arch_metrics.ts` and the `duplicates` command when it is installed) files over 400 lines, the
- * longest function and duplicate pairs.
+ * longest function and duplicate pairs. A duplicate pair is counted unless it is boilerplate: marked so by the
+ * tool, or by the house's rules in `tools/duplicate_rules.ts` (an import/export list; the signature of an
+ * interface's method that each implementation must repeat; a file generated from another by a tool). `--list`
+ * prints the pairs counted.
  *
  * Run: `deno run --lock=tests/npm/deno.lock --allow-read --allow-run --allow-env tools/house_metrics.ts`
  *
