@@ -28,7 +28,8 @@ interface Origin {
 
 /**
  * A consumer started by `RabbitMqSource.consume`: runs until `close()`. Several consumers, in one process or
- * many, share the same queues: each message goes to one of them.
+ * many, share the same queues: each message goes to one of them. On `close()`, the messages taken but not
+ * started go back to their queue.
  *
  * @example
  * ```ts
@@ -42,8 +43,7 @@ interface Origin {
  */
 export class RabbitMqConsumer extends BrokerConsumer {
   /**
-   * Start consuming (done by `RabbitMqSource.consume`). `close()` also hands back to their queue the messages
-   * taken but not started.
+   * Start consuming (done by `RabbitMqSource.consume`).
    *
    * @example
    * ```ts
