@@ -135,7 +135,12 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       },
       arrive: (read) => this.#order.arrive(read.value.instance, read.line!),
     };
-    this.processor = new WebhookProcessor({ store: this.store, now: this.#now, lines });
+    this.processor = new WebhookProcessor({
+      store: this.store,
+      now: this.#now,
+      lines,
+      claims: checked.claims,
+    });
     // One claim service: the processor's (its store is the bot's).
     this.#claims = this.processor.claims!;
     this.#actions = new BotActions({

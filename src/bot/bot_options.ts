@@ -11,6 +11,11 @@ import type { GatewayService } from "../service.ts";
 import type { GatewayStore } from "../store/store.ts";
 import type { WebhookHandlerOptions } from "../webhooks/handler.ts";
 import type { WebhookSignatureOptions } from "../webhooks/signature.ts";
+import {
+  checkClaimOptions,
+  CLAIM_OPTION_KEYS,
+  type InboundClaimOptions,
+} from "../webhooks/message_claims.ts";
 
 /** Which group messages reach the middleware. */
 export type BotGroups = "all" | "mentions" | "none";
@@ -43,6 +48,11 @@ export interface BotOptions {
   pacing?: PacingOptions | false;
   /** How long one update may hold its chat's turn before the next one skips it, in ms (default 60 000). */
   orderLeaseMs?: number;
+  /**
+   * The timing of the update claims (exactly once): how long another process must see a claim unchanged
+   * before it takes it over (`leaseMs`, default 120 000), on which monotonic clock, with which renewal timer.
+   */
+  claims?: InboundClaimOptions;
   /** The rest of the receiver's settings: route prefix, body limits, metrics, route middleware. */
   receiver?: Pick<
     WebhookHandlerOptions,
@@ -65,6 +75,7 @@ const KEYS: Readonly<Record<keyof BotOptions, true | OptionKeys>> & OptionKeys =
   debounceMs: true,
   pacing: PACING_OPTION_KEYS,
   orderLeaseMs: true,
+  claims: CLAIM_OPTION_KEYS,
   receiver: true,
   now: true,
   sleep: true,
@@ -94,6 +105,7 @@ export function checkBotOptions(options: unknown): BotOptions {
   }
   checkMs("debounceMs", o.debounceMs, 0);
   checkMs("orderLeaseMs", o.orderLeaseMs, 1);
+  if (o.claims !== undefined) checkClaimOptions(o.claims, "new Bot");
   for (const name of ["now", "sleep"] as const) {
     if (o[name] !== undefined && typeof o[name] !== "function") fail(name, "expected a function");
   }

@@ -4,21 +4,25 @@
  * is first a lease (processing), then a record for the window (done); a failed processing gives it back.
  *
  * A claim held here lives while its update waits in its chat's line or runs: the process knows what it
- * holds (a redelivery reaching it is refused whatever the clock says), and renews the stored lease every
- * third of it, so another process takes the claim over only once its holder is gone (killed) and the lease
- * (120 s on the store's clock) ran out.
+ * holds (a redelivery reaching it is refused whatever the clock says), and renews the stored claim every
+ * third of the lease, which changes its stored version. Another process takes a claim over only once it has
+ * seen the same version for the whole lease on its own monotonic clock: staleness it observed, not a time
+ * another process wrote, so that a wall clock stepped forward (NTP) cannot free a live claim.
  *
  * @module
  */
 
+import { ConfigurationException } from "../errors.ts";
+import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import type { StateStore } from "../store/state.ts";
 
 const NAMESPACE = "inbound_message";
 /** How long a message is remembered as handled: longer than any reconciliation look-back. */
 export const MESSAGE_CLAIM_WINDOW_MS = 14 * 86_400_000;
 /**
- * How long a claim whose holder stopped renewing it (a killed process) holds before another delivery may
- * take it over, in ms; a live holder renews it every third of it.
+ * How long another process must see a claim unchanged (on its own monotonic clock) before it takes it over,
+ * in ms: a claim whose holder stopped renewing it (a killed process); a live holder renews it every third
+ * of it.
  *
  * @example
  * ```ts
@@ -27,7 +31,54 @@ export const MESSAGE_CLAIM_WINDOW_MS = 14 * 86_400_000;
  * ```
  */
 export const MESSAGE_CLAIM_LEASE_MS = 120_000;
-const RENEW_EVERY_MS = MESSAGE_CLAIM_LEASE_MS / 3;
+// Claims seen held by another process, remembered to measure their staleness: bounded, oldest forgotten.
+const MAX_WATCHED = 10_000;
+
+/**
+ * The timing of a claim service; the defaults are what a process uses. Tests inject the monotonic clock and
+ * the renewal timer to move time by hand.
+ *
+ * @example
+ * ```ts
+ * import type { InboundClaimOptions } from "@gw/gateway/webhooks";
+ * const options: InboundClaimOptions = { leaseMs: 30_000 };
+ * ```
+ */
+export interface InboundClaimOptions {
+  /** How long a claim seen unchanged is left to its holder, in ms (default {@link MESSAGE_CLAIM_LEASE_MS}). */
+  leaseMs?: number;
+  /** A clock that never steps, in ms (default `performance.now`): what staleness is measured on. */
+  monotonic?: () => number;
+  /** Call `renew` every `ms` until the returned function is called (default `setInterval`). */
+  every?: (ms: number, renew: () => Promise<void>) => () => void;
+}
+
+/** The keys of {@link InboundClaimOptions}, for `checkOptionKeys`. Internal. */
+export const CLAIM_OPTION_KEYS: OptionKeys = { leaseMs: true, monotonic: true, every: true };
+
+/** Check claim options given under `where` (an unknown key is refused with a suggestion). Internal. */
+export function checkClaimOptions(options: unknown, where: string, path = "claims"): void {
+  const fail = (name: string, problem: string): never => {
+    throw new ConfigurationException(`${where}: "${path}.${name}" ${problem}`, {
+      setting: `${path}.${name}`,
+    });
+  };
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new ConfigurationException(`${where}: "${path}" must be an object`, { setting: path });
+  }
+  checkOptionKeys(options, CLAIM_OPTION_KEYS, where, path);
+  const { leaseMs, monotonic, every } = options as InboundClaimOptions;
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 3 || leaseMs > 2 ** 31 - 1)) {
+    fail("leaseMs", `must be an integer number of ms from 3, got "${String(leaseMs)}"`);
+  }
+  if (monotonic !== undefined && typeof monotonic !== "function") fail("monotonic", "must be a function");
+  if (every !== undefined && typeof every !== "function") fail("every", "must be a function");
+}
+
+function everyInterval(ms: number, renew: () => Promise<void>): () => void {
+  const timer = setInterval(() => void renew().catch(() => {}), ms);
+  return () => clearInterval(timer);
+}
 
 /** Where a message's claim stands. */
 export type MessageClaimState = "processing" | "done" | null;
@@ -49,7 +100,7 @@ interface ClaimRecord extends MessageOrigin {
 
 /** A claim this process holds: renewed until it is completed, released or abandoned. */
 export interface HeldClaim {
-  /** Push the lease on (what the renewal timer does every third of the lease). */
+  /** Renew the claim: its stored version changes, which other processes watch (the timer's every third of the lease). */
   renew(): Promise<void>;
   /** The update was handled: refuse it for the window, and remember where it came from. */
   complete(origin?: MessageOrigin): Promise<void>;
@@ -76,22 +127,32 @@ export interface HeldClaim {
 export class InboundMessageClaims {
   readonly #state: StateStore;
   readonly #now: () => number;
+  readonly #monotonic: () => number;
+  readonly #leaseMs: number;
+  readonly #every: (ms: number, renew: () => Promise<void>) => () => void;
   // The claims this object holds now: refused to any other delivery in this process.
   readonly #held = new Set<string>();
+  // Claims held elsewhere: the version seen first, and since when (monotonic) it has not changed.
+  readonly #watched = new Map<string, { version: string; since: number }>();
 
   /**
-   * Claims in `state`, their leases and windows on `now` (the clock every collaborator shares).
+   * Claims in `state`, their records' windows on `now` (the clock every collaborator shares), their
+   * staleness on `options.monotonic`.
    *
    * @example
    * ```ts
    * import { MemoryStore } from "@gw/gateway";
    * import { InboundMessageClaims } from "@gw/gateway/webhooks";
-   * new InboundMessageClaims(new MemoryStore().state, Date.now);
+   * new InboundMessageClaims(new MemoryStore().state, Date.now, { leaseMs: 120_000 });
    * ```
    */
-  constructor(state: StateStore, now: () => number = Date.now) {
+  constructor(state: StateStore, now: () => number = Date.now, options: InboundClaimOptions = {}) {
+    checkClaimOptions(options, "new InboundMessageClaims", "options");
     this.#state = state;
     this.#now = now;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
+    this.#leaseMs = options.leaseMs ?? MESSAGE_CLAIM_LEASE_MS;
+    this.#every = options.every ?? everyInterval;
   }
 
   #key(instance: string, id: string): string {
@@ -100,25 +161,11 @@ export class InboundMessageClaims {
 
   /**
    * Hold the claim on an update while it waits and runs: null when another delivery holds it or handled it.
-   * Renewed on real time (a process is alive by its timers, whatever an injected clock says) until
-   * completed or released.
+   * Renewed every third of the lease until completed or released.
    */
   async hold(instance: string, id: string, origin: MessageOrigin = {}): Promise<HeldClaim | null> {
-    const key = this.#key(instance, id);
-    if (this.#held.has(key)) return null;
-    this.#held.add(key); // before the store's answer: a second delivery in this process is refused at once
-    let version: string | null;
-    try {
-      version = await this.#write(key, { state: "processing", ...origin }, null);
-    } catch (error) {
-      this.#held.delete(key);
-      throw error;
-    }
-    if (version === null) {
-      this.#held.delete(key);
-      return null;
-    }
-    return this.#holding(key, version, origin);
+    const taken = await this.#take(instance, id, origin);
+    return typeof taken === "string" ? null : taken;
   }
 
   /**
@@ -132,8 +179,8 @@ export class InboundMessageClaims {
     work: () => Promise<void> | void,
     origin: MessageOrigin = {},
   ): Promise<"processed" | "duplicate" | "busy"> {
-    const held = await this.hold(instance, id, origin);
-    if (held === null) return (await this.state(instance, id)) === "processing" ? "busy" : "duplicate";
+    const held = await this.#take(instance, id, origin);
+    if (typeof held === "string") return held;
     try {
       await work();
     } catch (error) {
@@ -144,15 +191,66 @@ export class InboundMessageClaims {
     return "processed";
   }
 
+  async #take(
+    instance: string,
+    id: string,
+    origin: MessageOrigin,
+  ): Promise<HeldClaim | "duplicate" | "busy"> {
+    const key = this.#key(instance, id);
+    if (this.#held.has(key)) return "busy";
+    this.#held.add(key); // before the store's answer: a second delivery in this process is refused at once
+    let version: string | "duplicate" | "busy";
+    try {
+      version = await this.#claim(key, { state: "processing", ...origin });
+    } catch (error) {
+      this.#held.delete(key);
+      throw error;
+    }
+    if (version === "duplicate" || version === "busy") {
+      this.#held.delete(key);
+      return version;
+    }
+    return this.#holding(key, version, origin);
+  }
+
+  // A new claim, or one taken over from a holder whose claim this process saw unchanged for the lease.
+  async #claim(key: string, record: ClaimRecord): Promise<string | "duplicate" | "busy"> {
+    const fresh = await this.#write(key, record, null);
+    if (fresh !== null) return fresh;
+    const entry = await this.#state.get<ClaimRecord>(NAMESPACE, key);
+    // Released between the two calls: the server's retry claims it (never "duplicate": it was not handled).
+    if (entry === null) return "busy";
+    if (entry.value.state === "done") return "duplicate";
+    if (!this.#stale(key, entry.version)) return "busy";
+    this.#watched.delete(key);
+    return await this.#write(key, record, entry.version) ?? "busy";
+  }
+
+  // True once `version` of `key` has been seen unchanged for the lease; the first look starts the count.
+  #stale(key: string, version: string): boolean {
+    const now = this.#monotonic();
+    const seen = this.#watched.get(key);
+    if (seen?.version === version) return now - seen.since >= this.#leaseMs;
+    this.#watched.delete(key);
+    if (this.#watched.size >= MAX_WATCHED) this.#watched.delete(this.#watched.keys().next().value!);
+    this.#watched.set(key, { version, since: now });
+    return false;
+  }
+
   #holding(key: string, first: string, origin: MessageOrigin): HeldClaim {
     let version: string | null = first;
-    const renew = async () => {
-      if (version === null) return;
-      version = await this.#write(key, { state: "processing", ...origin }, version);
+    let inFlight: Promise<void> | undefined;
+    // One renewal at a time: a second one on the same version would fail its compare-and-set and stop them.
+    const renew = (): Promise<void> => {
+      if (version === null) return Promise.resolve();
+      inFlight ??= this.#write(key, { state: "processing", ...origin }, version).then((next) => {
+        if (version !== null) version = next; // not after a stop: the claim is no longer renewed
+      }).finally(() => inFlight = undefined);
+      return inFlight;
     };
-    const timer = setInterval(() => void renew().catch(() => {}), RENEW_EVERY_MS);
+    const cancel = this.#every(Math.max(1, Math.floor(this.#leaseMs / 3)), renew);
     const stop = () => {
-      clearInterval(timer);
+      cancel();
       version = null;
       this.#held.delete(key);
     };
@@ -160,24 +258,26 @@ export class InboundMessageClaims {
       renew,
       complete: async (done: MessageOrigin = origin) => {
         stop();
-        const record: ClaimRecord = { state: "done", ...done };
-        await this.#state.set(NAMESPACE, key, record, { expiresAt: this.#now() + MESSAGE_CLAIM_WINDOW_MS });
+        await this.#write(key, { state: "done", ...done });
       },
       release: async () => {
+        cancel();
+        await inFlight?.catch(() => {}); // its new version is the one to delete
         const mine = version;
         stop();
-        // Only its own claim: a lease lost meanwhile belongs to the delivery that took it over.
+        // Only its own claim: a claim taken over meanwhile belongs to the delivery that took it.
         if (mine !== null) await this.#state.delete(NAMESPACE, key, { expectedVersion: mine });
       },
       abandon: stop,
     };
   }
 
-  #write(key: string, record: ClaimRecord, expectedVersion: string | null): Promise<string | null> {
-    return this.#state.set(NAMESPACE, key, record, {
-      expectedVersion,
-      expiresAt: this.#now() + MESSAGE_CLAIM_LEASE_MS,
-    });
+  // Every record lives for the window on the store's clock: a processing claim never expires by a time (a
+  // clock stepped forward would free a live one); it is taken over by observed staleness only.
+  #write(key: string, record: ClaimRecord, expectedVersion?: string | null): Promise<string | null> {
+    const expiresAt = this.#now() + MESSAGE_CLAIM_WINDOW_MS;
+    const options = expectedVersion === undefined ? { expiresAt } : { expectedVersion, expiresAt };
+    return this.#state.set(NAMESPACE, key, record, options);
   }
 
   /** Where a message's claim stands (`processing` while this process holds it, whatever the store says). */

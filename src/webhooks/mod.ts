@@ -77,6 +77,7 @@ export { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
 export type { InboundLines, InboundRead, LinePlace, Placed } from "../inbound/lines.ts";
 export {
   type HeldClaim,
+  type InboundClaimOptions,
   InboundMessageClaims,
   MESSAGE_CLAIM_LEASE_MS,
   type MessageClaimState,

@@ -20,7 +20,7 @@ import { type HandlerEntry, HandlerRegistry } from "./events/registry.ts";
 import { AbstractWebhookHandler, normalizeKinds } from "./handler_base.ts";
 import { type Arrival, NO_ARRIVAL } from "../inbound/arrivals.ts";
 import { ArrivalBook, type Placed } from "../inbound/lines.ts";
-import { InboundMessageClaims } from "./message_claims.ts";
+import { type InboundClaimOptions, InboundMessageClaims } from "./message_claims.ts";
 import { normalizeWebhookEvent, type WebhookPayloadDto, type WebhookPayloadOf } from "./payload.ts";
 import { checkOptions, type WebhookProcessorOptions } from "./processor_options.ts";
 import { InboundChain, type InboundMiddleware } from "./inbound_middleware.ts";
@@ -74,6 +74,7 @@ export class WebhookProcessor {
   readonly #log: LogWebhookEvent | undefined;
   readonly #connection: string;
   readonly #now: () => number;
+  readonly #claimOptions: InboundClaimOptions | undefined;
   #store: GatewayStore | undefined;
   #claims: InboundMessageClaims | undefined;
   #lids: LidDirectory | undefined;
@@ -94,6 +95,7 @@ export class WebhookProcessor {
     checkOptions(options);
     this.#connection = options.connection ?? "default";
     this.#now = options.now ?? Date.now;
+    this.#claimOptions = options.claims;
     // The log line is the processor's own, before the handlers: not a stage (it costs a level check).
     this.#log = options.log === false ? undefined : new LogWebhookEvent();
     const events = new WebhookEventTarget();
@@ -124,7 +126,7 @@ export class WebhookProcessor {
     checkOptions({ store });
     const now = this.#now;
     this.#store = store;
-    this.#claims = new InboundMessageClaims(store.state, now);
+    this.#claims = new InboundMessageClaims(store.state, now, this.#claimOptions);
     this.#lids = new LidDirectory(store, { now });
     this.#status = new MessageStatusTracker({ store, events: this.events, now });
     this.#health = new InstanceHealth(store.state, { now });

@@ -8,6 +8,7 @@
 import { ConfigurationException } from "../errors.ts";
 import type { InboundLines } from "../inbound/lines.ts";
 import type { GatewayStore } from "../store/store.ts";
+import { checkClaimOptions, type InboundClaimOptions } from "./message_claims.ts";
 
 /** Options of a {@link WebhookProcessor}. */
 export interface WebhookProcessorOptions {
@@ -29,9 +30,14 @@ export interface WebhookProcessorOptions {
    * order (see `InboundLines`); handlers find the reading and place with `processor.placed(payload)`.
    */
   lines?: InboundLines;
+  /**
+   * The timing of the claims on inbound updates (`processor.claims`): the lease a claim seen unchanged is
+   * left to its holder, the monotonic clock it is measured on, the renewal timer.
+   */
+  claims?: InboundClaimOptions;
 }
 
-const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log", "lines"];
+const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log", "lines", "claims"];
 
 // Nothing given is silently ignored: a misspelt key or a value of the wrong type is refused at creation.
 export function checkOptions(options: WebhookProcessorOptions): void {
@@ -55,4 +61,5 @@ export function checkOptions(options: WebhookProcessorOptions): void {
   if (lines !== undefined && (typeof lines?.read !== "function" || typeof lines.arrive !== "function")) {
     fail("lines", "must have read(payload) and arrive(read) functions");
   }
+  if (options.claims !== undefined) checkClaimOptions(options.claims, "Invalid webhook processor options");
 }

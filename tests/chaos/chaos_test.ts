@@ -137,8 +137,6 @@ const CASES: Case[] = [
     name:
       "exactly once past 120 s: a redelivery of a message that waited through the leases does not run it again",
     engines: ["kv", "redis"],
-    known: "a clock stepped forward past the claim's lease between two renewals frees a live claim " +
-      "(docs/guarantees.md, Bot: the claim's lease)",
     processes: 2,
     shape: { chats: 1, perChat: 3, gapMs: 4, repeat: 0, flagsAt: { 1: "kill", 2: "hold" } },
     redeliverAfter: 0.5,

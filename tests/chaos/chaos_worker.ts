@@ -39,6 +39,9 @@ export interface WorkerConfig {
   offset: number;
 }
 
+/** The update claims' lease in a chaos process, real ms (the default is 120 s). */
+const CLAIM_LEASE_MS = 1_200;
+
 type ChaosContext = Context & SessionFlavor<{ count: number }>;
 
 async function openStore(config: WorkerConfig, now: () => number) {
@@ -67,6 +70,9 @@ function buildBot(config: WorkerConfig, store: GatewayStore, clock: ChaosClock, 
     pacing: false,
     now,
     sleep,
+    // The claims' staleness is real time (a clock jump moves the wall clock only, as NTP does), so a killed
+    // holder's claim is taken over within the server's retries: a lease short enough for them.
+    claims: { leaseMs: CLAIM_LEASE_MS },
   });
   const write = (record: Record<string, unknown>) =>
     Deno.writeTextFileSync(config.log, JSON.stringify({ ...record, p: config.name, t: Date.now() }) + "\n", {

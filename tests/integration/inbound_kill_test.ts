@@ -1,6 +1,6 @@
 // A kill mid-handler: a process holding a chat's turn and a message's claim is SIGKILLed; the redelivery to
-// another process on the same KV file is refused until the documented leases ran out (a clock jumped past
-// them), then runs once, and the chat's next message runs: the chat is not stuck beyond the lease.
+// another process on the same KV file is refused until the documented leases ran out (its clocks moved past
+// them: the claim's on the monotonic clock, from its first look; the turn's on the wall clock), then runs once, and the chat's next message runs: the chat is not stuck beyond the lease.
 import { deepStrictEqual, rejects } from "node:assert/strict";
 import { KvStore } from "../../mod.ts";
 import { MESSAGE_CLAIM_LEASE_MS } from "../../src/webhooks/message_claims.ts";
@@ -43,8 +43,9 @@ Deno.test("inbound kill: a SIGKILLed holder's message runs once elsewhere after 
   const kv = await Deno.openKv(kvPath);
   let jump = 0;
   const now = () => Date.now() + jump;
+  const monotonic = () => performance.now() + jump;
   const orderLeaseMs = 30_000;
-  const { bot } = stubBot({ store: new KvStore(kv, { now }), now, orderLeaseMs });
+  const { bot } = stubBot({ store: new KvStore(kv, { now }), now, orderLeaseMs, claims: { monotonic } });
   const runs: string[] = [];
   bot.on("message:text", (ctx) => void runs.push(ctx.text));
   try {

@@ -208,10 +208,20 @@ Deno.test("keys: a process killed at any step between a send and its key settlin
       list: (n, o) => inner.list(n, o),
     };
     const dyingStore = withState(store, dying);
+    let mono = 0;
+    const claims = { monotonic: () => mono };
     const build = (s: GatewayStore, fetch: typeof stub.fetch) => {
       const options = { server_url: "http://gateway.test", api_key: "k", instance: INSTANCE, store: s };
       const service = new GatewayService({ ...options, retry: { max_retries: 0 } }, { fetch, now, sleep });
-      const bot = new Bot({ signature: { scheme: "none" }, pacing: false, service, store: s, now, sleep });
+      const bot = new Bot({
+        signature: { scheme: "none" },
+        pacing: false,
+        service,
+        store: s,
+        now,
+        sleep,
+        claims,
+      });
       bot.on("message:text", async (ctx) => {
         await ctx.reply("a");
         await ctx.reply("b");
@@ -221,10 +231,15 @@ Deno.test("keys: a process killed at any step between a send and its key settlin
     const update = inbound("go", { id: `KILL${stopAt}` });
     const killed = build(dyingStore, (input, init) => (step("send"), stub.fetch(input, init)));
     await killed.handleUpdate(update).catch(() => {});
-    t += 10 * 60_000; // past every lease and claim of the killed process
+    // The retrying process sees the killed one's claim first (refused), then every lease passes: the claim's
+    // on its monotonic clock, the others' on the wall clock.
+    const retrier = build(store, stub.fetch);
+    await retrier.handleUpdate(update).catch(() => {});
+    t += 10 * 60_000;
+    mono += 10 * 60_000;
     const outcomes: string[] = [];
     for (let retry = 0; retry < 2; retry++) {
-      await build(store, stub.fetch).handleUpdate(update).then(
+      await (retry === 0 ? retrier : build(store, stub.fetch)).handleUpdate(update).then(
         () => outcomes.push("ok"),
         (error) => outcomes.push(error.error?.name ?? error.name),
       );

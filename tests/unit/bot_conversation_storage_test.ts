@@ -1,6 +1,7 @@
 // What a dialogue stores: a few hundred bytes per step, a log chunked across keys when it outgrows one
-// value (1,000 waits with replies on MemoryStore and KvStore), a dialogue that cannot be stored dropped
-// with a BotError (the chat is not stuck), replay exact, and the format-1 records of earlier versions read.
+// value (1,000 waits with replies: tests/integration/bot_conversation_long_test.ts), a dialogue that cannot be
+// stored dropped with a BotError (the chat is not stuck), replay exact, and the format-1 records of earlier
+// versions read.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { KvStore, MemoryStore } from "../../mod.ts";
 import {
@@ -12,7 +13,6 @@ import {
   conversations,
   createConversation,
 } from "../../src/bot/mod.ts";
-import type { GatewayStore } from "../../src/store/store.ts";
 import type { StateStore } from "../../src/store/state.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
 import { createFormBot } from "../../examples/bot/form.ts";
@@ -50,67 +50,6 @@ Deno.test("conversation storage: the docs' re-ask loop stores under 700 bytes pe
   strictEqual(await store.state.get("conversation", ANA_KEY), null);
   deepStrictEqual(await store.state.list("conversation-log"), []); // the finished dialogue's chunks are gone
 });
-
-/** A dialogue of `steps` waits, each answered by a reply. */
-function longBot(store: GatewayStore, steps: number): Bot<C> {
-  const bot = new Bot<C>({ store });
-  bot.use(createConversation(async (conversation: Conversation<C>, ctx: C) => {
-    await ctx.reply("Count with me");
-    for (let i = 1; i <= steps; i++) {
-      const answer = await conversation.waitFor("message:text");
-      await answer.reply(`#${i}: ${answer.text}`);
-    }
-    await ctx.reply("done");
-  }, "long"));
-  bot.command("long", (ctx) => ctx.conversation.enter("long"));
-  bot.on("message:text", (ctx) => ctx.reply(`outside: ${ctx.text}`));
-  return bot;
-}
-
-/** Run `fn` on a fresh store of `engine` (RedisStore on a throwaway redis-server), closed after. */
-async function withEngine(engine: string, fn: (store: GatewayStore) => Promise<void>): Promise<void> {
-  if (engine === "MemoryStore") return await fn(new MemoryStore());
-  if (engine === "RedisStore") {
-    return await withRedisServer(async (server) => {
-      const store = new RedisStore({ url: server.url });
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-      }
-    });
-  }
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(new KvStore(kv));
-  } finally {
-    kv.close();
-  }
-}
-
-for (const engine of ["MemoryStore", "KvStore", "RedisStore"] as const) {
-  Deno.test(`conversation storage (${engine}): 1,000 waits with replies, over a restart`, async () => {
-    await withEngine(engine, async (store) => {
-      await using h = new BotHarness(longBot(store, 1000));
-      const ana = h.user(ANA);
-      await ana.send("/long");
-      for (let i = 1; i <= 1000; i++) {
-        if (i === 500) {
-          h.restart();
-          const chunks = await store.state.list("conversation-log", { prefix: `${ANA_KEY}#` });
-          ok(chunks.length >= 5, `${chunks.length} chunks`);
-        }
-        await ana.send(`n${i}`);
-      }
-      await ana.send("after");
-      strictEqual(ana.replies.length, 1003);
-      deepStrictEqual(texts(ana.replies.slice(-4)), ["#999: n999", "#1000: n1000", "done", "outside: after"]);
-      strictEqual(h.sent.length, 1003); // nothing sent twice
-      strictEqual(await store.state.get("conversation", ANA_KEY), null);
-      deepStrictEqual(await store.state.list("conversation-log"), []);
-    });
-  });
-}
 
 Deno.test("conversation storage: a dialogue that cannot be stored ends with a BotError; the next message is handled", async () => {
   const store = new MemoryStore();

@@ -8,7 +8,7 @@ const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", impor
   tasks: Record<string, { description?: unknown; command?: unknown } | string>;
 };
 
-const DEVELOPMENT = ["test", "check", "lint", "fmt", "doc", "bench", "ci", "publish-check"];
+const DEVELOPMENT = ["test", "test:slow", "check", "lint", "fmt", "doc", "bench", "ci", "publish-check"];
 
 Deno.test("deno.json tasks: every one has a description; user tasks first, then the development ones", () => {
   const names = Object.keys(config.tasks);

@@ -81,7 +81,7 @@ Deno.test("every task that runs code has --no-prompt, and the test runs use the 
       ok(run[0].includes("--no-prompt"), `task "${name}" may prompt: ${run[0]}`);
     }
   }
-  for (const name of ["test", "bench"]) {
+  for (const name of ["test", "test:slow", "bench"]) {
     ok(config.tasks[name].command.includes("--lock=tests/npm/deno.lock"), name);
   }
   const check = config.tasks.check.command;

@@ -162,7 +162,7 @@ Deno.test("processor options: a misspelt key or a wrong value is refused at crea
     });
   refused(
     { stor: new MemoryStore() },
-    'Invalid webhook processor options: "stor" is not an option; the options are store, connection, now, log, lines',
+    'Invalid webhook processor options: "stor" is not an option; the options are store, connection, now, log, lines, claims',
   );
   refused({ connection: "" }, 'Invalid webhook processor options: "connection" must be a non-empty string');
   refused({ now: 5 }, 'Invalid webhook processor options: "now" must be a function returning epoch ms');
