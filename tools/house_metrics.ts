@@ -3,12 +3,17 @@
  * exported from the root, ways to build a service and to observe a webhook, sync-or-promise return types,
  * comment lines in src/, test files that must run alone, compatibility shims, error families, and (through
  * `tools/arch_metrics.ts` and the `duplicates` command when it is installed) files over 400 lines, the
- * longest function and duplicate pairs.
+ * longest function and duplicate pairs. A duplicate pair is counted unless it is boilerplate: marked so by the
+ * tool, or by the house's rules in `tools/duplicate_rules.ts` (an import/export list; the signature of an
+ * interface's method that each implementation must repeat; a file generated from another by a tool). `--list`
+ * prints the pairs counted.
  *
  * Run: `deno run --lock=tests/npm/deno.lock --allow-read --allow-run --allow-env tools/house_metrics.ts`
  *
  * @module
  */
+
+import { classifyDuplicates, type DuplicatePair } from "./duplicate_rules.ts";
 
 const decoder = new TextDecoder();
 
@@ -187,8 +192,23 @@ if (arch !== undefined) {
   const cycles = arch.match(/import cycles \(any import\): (\d+)/)?.[1];
   console.log(`files over 400 lines: ${long}; longest function: ${longest} lines; import cycles: ${cycles}`);
 }
-const duplicates = run("duplicates", ["--repo", "src", "--seconds", "60"]);
+const duplicates = run("duplicates", ["--repo", "src", "--seconds", "60", "--most", "200"]);
 if (duplicates !== undefined) {
-  const match = duplicates.match(/^(\d+) pairs.*?(\d+) of those marked boilerplate/m);
-  if (match) console.log(`duplicate pairs in src/ (not boilerplate): ${Number(match[1]) - Number(match[2])}`);
+  const pairs: DuplicatePair[] | undefined = classifyDuplicates(
+    duplicates,
+    src.map((file) => file.slice("src/".length)),
+  );
+  if (pairs !== undefined) {
+    const left = pairs.filter((pair) => pair.rule === undefined);
+    const byRule = (rule: string) => pairs.filter((pair) => pair.rule === rule).length;
+    console.log(
+      `duplicate pairs in src/ (not boilerplate): ${left.length} (boilerplate: ${
+        byRule("tool")
+      } by the tool, ` +
+        `${byRule("generated")} generated, ${byRule("import list")} import/export lists, ${
+          byRule("interface signature")
+        } interface signatures)`,
+    );
+    if (Deno.args.includes("--list")) { for (const pair of left) console.log(`  pair ${pair.row}`); }
+  }
 }

@@ -42,6 +42,13 @@ export const CONNECTION_FLAG: FlagSpec = {
   help: "connection to use (default: the configured default)",
 };
 
+/** `--timeout <ms>`, for the commands that ask a server: each request's timeout (read with a 10 000 fallback). */
+export const TIMEOUT_MS_FLAG: FlagSpec = {
+  type: "string",
+  value: "<ms>",
+  help: "per-request timeout (default 10000)",
+};
+
 /** The result of {@link parseFlags}. */
 export interface ParsedFlags {
   /** Flag values by name. */

@@ -7,7 +7,14 @@
 import { AuthenticationException, InstanceNotFoundException } from "../errors.ts";
 import type { GatewayService } from "../service.ts";
 import type { InstancesResource } from "../resources/instances.ts";
-import { booleanFlag, type FlagSpec, numberFlag, type ParsedFlags, stringFlag } from "./args.ts";
+import {
+  booleanFlag,
+  type FlagSpec,
+  numberFlag,
+  type ParsedFlags,
+  stringFlag,
+  TIMEOUT_MS_FLAG,
+} from "./args.ts";
 import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
 import { type CliIo, errorText, EXIT_FAILED, EXIT_OK } from "./io.ts";
@@ -204,7 +211,7 @@ function missingInstance(instance: string): string {
 
 const FLAGS: Record<string, FlagSpec> = {
   connection: { type: "string", value: "<name>", help: "check only this connection" },
-  timeout: { type: "string", value: "<ms>", help: "per-request timeout (default 10000)" },
+  timeout: TIMEOUT_MS_FLAG,
   json: { type: "boolean", help: "print a JSON report instead of a table" },
 };
 

@@ -12,6 +12,7 @@ import {
   numberFlag,
   type ParsedFlags,
   stringFlag,
+  TIMEOUT_MS_FLAG,
 } from "./args.ts";
 import { FlagCommand, runCommand } from "./command.ts";
 import { createService, loadCliConfig, selectConnection } from "./config.ts";
@@ -101,7 +102,7 @@ async function readInstances(
 
 const FLAGS: Record<string, FlagSpec> = {
   connection: CONNECTION_FLAG,
-  timeout: { type: "string", value: "<ms>", help: "request timeout (default 10000)" },
+  timeout: TIMEOUT_MS_FLAG,
   json: { type: "boolean", help: 'print JSON instead of a table (also on failure: {"error": ...})' },
 };
 

@@ -9,7 +9,7 @@ import { keepConnected, type KeepConnectedOptions } from "./keep_connected.ts";
 
 /**
  * Runs `session` (connect, consume until the connection ends or `stopped` resolves) again and again until
- * `close()`; tracks the handlers each session starts so that a session can wait for them before closing.
+ * `close()`, handing it the loop (it may run before the constructor returns); tracks the handlers each session starts so that a session can wait for them before closing.
  */
 export class ConsumerLoop {
   /** Resolves once a session takes messages (or when the loop is closed before one could). */
@@ -21,7 +21,7 @@ export class ConsumerLoop {
   readonly #running: Promise<void>;
 
   constructor(
-    session: (started: () => void) => Promise<void>,
+    session: (started: () => void, loop: ConsumerLoop) => Promise<void>,
     options: Omit<KeepConnectedOptions, "signal">,
   ) {
     this.signal = this.#stop.signal;
@@ -32,7 +32,7 @@ export class ConsumerLoop {
       session(() => {
         started();
         ready.resolve();
-      }), { ...options, signal: this.signal });
+      }, this), { ...options, signal: this.signal });
   }
 
   /** Resolves when `close()` is called (at once when it already was). */

@@ -40,7 +40,7 @@ interface Row {
 }
 
 /** `StateStore` semantics over SQL; `now` is the state's clock. */
-export class SqlStateEngine {
+export class SqlStateEngine implements state.StateStore {
   readonly #run: SqlRunner;
   readonly #now: () => number;
 

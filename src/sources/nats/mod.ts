@@ -20,5 +20,7 @@
 export { NatsSource, type NatsSourceOptions } from "./source.ts";
 export { NatsConsumer } from "./consumer.ts";
 export type { NatsDeadLetter } from "./dead_letters.ts";
+export type { BrokerConsumer } from "../broker_consumer.ts";
+export type { BrokerSourceOptions } from "../broker_settings.ts";
 export type { SourceSleep } from "../keep_connected.ts";
 export type { SourceTarget } from "../target.ts";

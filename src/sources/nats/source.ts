@@ -6,13 +6,10 @@
  */
 
 import { ConfigurationException } from "../../errors.ts";
-import { checkOptionKeys } from "../../option_keys.ts";
 import type { GatewayService } from "../../service.ts";
-import { abortableSleep } from "../../timing.ts";
 import { positiveInteger } from "../../util/checks.ts";
+import { type BrokerSourceOptions, readBrokerSettings } from "../broker_settings.ts";
 import { enableSinks } from "../enable_sink.ts";
-import type { SourceSleep } from "../keep_connected.ts";
-import { readBackoff, readBrokerUrl, readScope } from "../scope.ts";
 import { deliverTo, type SourceTarget } from "../target.ts";
 import { type NatsLink, openNats } from "./client.ts";
 import { NatsConsumer, type NatsConsumerSettings } from "./consumer.ts";
@@ -20,87 +17,38 @@ import { listDeadLetters, type NatsDeadLetter, requeueDeadLetter } from "./dead_
 import { ensureStreams } from "./streams.ts";
 
 /** What `new NatsSource` takes. */
-export interface NatsSourceOptions {
+export interface NatsSourceOptions extends BrokerSourceOptions {
   /** `nats://host:port` (`nats://user:password@...`, or `nats://token@...`): the server the gateway publishes to. */
   url: string;
-  /** The instances whose events to take (letters, digits, `-`, `_`). */
-  instances: string[];
-  /** The events the server publishes, in any spelling (`messages.upsert`, `MESSAGES_UPSERT`). */
-  events: string[];
   /** The durable consumer's name (default `gateway`): consumers of one name share the events. */
   consumerName?: string;
   /** Handlers running at once per consumer (default 16). */
   prefetch?: number;
-  /** Deliveries of one message before it is dead-lettered (default 5). */
-  maxAttempts?: number;
   /** How long a delivery may stay unacked before NATS redelivers it (default 30 000 ms). */
   ackWaitMs?: number;
   /** First delay before a failed event is redelivered (default 1000 ms), doubled per attempt up to 60 s. */
   retryDelayMs?: number;
-  /** Time to connect (default 10 000 ms). */
-  connectTimeoutMs?: number;
-  /** First delay before reconnecting (default 1000 ms), doubled up to `maxReconnectDelayMs`. */
-  reconnectDelayMs?: number;
-  /** Longest delay before reconnecting (default 30 000 ms). */
-  maxReconnectDelayMs?: number;
-  /** Clock in epoch ms (default `Date.now`). */
-  now?: () => number;
-  /** How the consumer waits before reconnecting (default a timer that `close()` cuts short). */
-  sleep?: SourceSleep;
-  /** Where a consumer says it lost or regained the server, once per outage (default stderr). */
-  log?: (line: string) => void;
 }
-
-const OPTION_KEYS = {
-  url: true,
-  instances: true,
-  events: true,
-  consumerName: true,
-  prefetch: true,
-  maxAttempts: true,
-  ackWaitMs: true,
-  retryDelayMs: true,
-  connectTimeoutMs: true,
-  reconnectDelayMs: true,
-  maxReconnectDelayMs: true,
-  now: true,
-  sleep: true,
-  log: true,
-} as const;
 
 const WHERE = "new NatsSource";
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function readOptions(options: NatsSourceOptions): NatsConsumerSettings {
-  if (options === null || typeof options !== "object") {
-    throw new ConfigurationException(`${WHERE}: options must be an object`, { setting: "options" });
-  }
-  checkOptionKeys(options, OPTION_KEYS, WHERE);
-  for (const key of ["now", "sleep", "log"] as const) {
-    if (options[key] !== undefined && typeof options[key] !== "function") {
-      throw new ConfigurationException(`${WHERE}: "${key}" must be a function`, { setting: key });
-    }
-  }
+  const settings = readBrokerSettings(WHERE, options, {
+    protocols: ["nats:"],
+    maxPrefetch: 10_000,
+    keys: { consumerName: true, ackWaitMs: true },
+  });
   const consumerName = options.consumerName ?? "gateway";
   if (typeof consumerName !== "string" || !NAME.test(consumerName)) {
     throw new ConfigurationException(`${WHERE}: "consumerName" must be 1 to 64 letters, digits, "-" or "_"`, {
       setting: "consumerName",
     });
   }
-  const retry = positiveInteger(WHERE, "retryDelayMs", options.retryDelayMs, 1000);
   return {
-    url: readBrokerUrl(WHERE, options.url, ["nats:"]),
-    scope: readScope(WHERE, options.instances, options.events),
+    ...settings,
     consumerName,
-    prefetch: positiveInteger(WHERE, "prefetch", options.prefetch, 16, 10_000),
-    maxAttempts: positiveInteger(WHERE, "maxAttempts", options.maxAttempts, 5, 1000),
     ackWaitMs: positiveInteger(WHERE, "ackWaitMs", options.ackWaitMs, 30_000),
-    retryDelay: { first: retry, max: Math.max(retry, 60_000) },
-    connectTimeoutMs: positiveInteger(WHERE, "connectTimeoutMs", options.connectTimeoutMs, 10_000),
-    backoff: readBackoff(WHERE, options.reconnectDelayMs, options.maxReconnectDelayMs),
-    now: options.now ?? Date.now,
-    sleep: options.sleep ?? abortableSleep,
-    log: options.log ?? ((line) => console.error(line)),
   };
 }
 

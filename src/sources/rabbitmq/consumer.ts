@@ -6,9 +6,8 @@
  * @module
  */
 
-import { ConsumerLoop } from "../consumer_loop.ts";
-import type { SourceSleep } from "../keep_connected.ts";
-import type { Backoff, SourceScope } from "../scope.ts";
+import type { BrokerSettings } from "../broker_settings.ts";
+import { BrokerConsumer, type BrokerSession } from "../broker_consumer.ts";
 import { settleDelivery } from "../settle_delivery.ts";
 import type { SourceDelivery } from "../target.ts";
 import { type AmqpChannel, type AmqpConnection, type AmqpMessage, openAmqp, rabbitLabel } from "./client.ts";
@@ -16,17 +15,7 @@ import { publishDeadLetter } from "./dead_letters.ts";
 import { declareTopology, eventQueue } from "./topology.ts";
 
 /** What a consumer runs with (the source's checked options). Internal. */
-export interface RabbitMqConsumerSettings {
-  url: URL;
-  scope: SourceScope;
-  prefetch: number;
-  maxAttempts: number;
-  retryDelay: Backoff;
-  connectTimeoutMs: number;
-  backoff: Backoff;
-  now: () => number;
-  sleep: SourceSleep;
-  log: (line: string) => void;
+export interface RabbitMqConsumerSettings extends BrokerSettings {
   newId: () => string;
 }
 
@@ -39,7 +28,8 @@ interface Origin {
 
 /**
  * A consumer started by `RabbitMqSource.consume`: runs until `close()`. Several consumers, in one process or
- * many, share the same queues: each message goes to one of them.
+ * many, share the same queues: each message goes to one of them. On `close()`, the messages taken but not
+ * started go back to their queue.
  *
  * @example
  * ```ts
@@ -51,13 +41,7 @@ interface Origin {
  * await consumer.close();
  * ```
  */
-export class RabbitMqConsumer {
-  /** Resolves once the consumer takes messages (or when it is closed before it could). */
-  readonly ready: Promise<void>;
-  readonly #settings: RabbitMqConsumerSettings;
-  readonly #deliver: (delivery: SourceDelivery) => Promise<void>;
-  readonly #loop: ConsumerLoop;
-
+export class RabbitMqConsumer extends BrokerConsumer {
   /**
    * Start consuming (done by `RabbitMqSource.consume`).
    *
@@ -71,102 +55,96 @@ export class RabbitMqConsumer {
    * ```
    */
   constructor(settings: RabbitMqConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
-    this.#settings = settings;
-    this.#deliver = deliver;
-    this.#loop = new ConsumerLoop((started) => this.#session(started), {
-      label: `RabbitMQ consumer (${rabbitLabel(settings.url)})`,
-      backoff: settings.backoff,
-      sleep: settings.sleep,
-      log: settings.log,
-    });
-    this.ready = this.#loop.ready;
-  }
-
-  /**
-   * Stop taking messages, let the handlers running now finish (and ack), then close the connection. Messages
-   * taken but not started go back to their queue.
-   */
-  close(): Promise<void> {
-    return this.#loop.close();
-  }
-
-  async #session(started: () => void): Promise<void> {
-    const { promise: lost, reject } = Promise.withResolvers<never>();
-    lost.catch(() => {});
-    const connection = await openAmqp(this.#settings.url, this.#settings.connectTimeoutMs, reject);
-    const stopped = this.#loop.stopped();
-    try {
-      const tags = await this.#subscribe(connection);
-      started();
-      await Promise.race([lost, stopped]);
-      await Promise.all(tags.map(([channel, tag]) => channel.basicCancel(tag).catch(() => {})));
-      await this.#loop.allDone();
-    } finally {
-      await connection.close().catch(() => {});
-    }
-  }
-
-  async #subscribe(connection: AmqpConnection): Promise<[AmqpChannel, string][]> {
-    const { scope, prefetch } = this.#settings;
-    const channel = await connection.channel();
-    await declareTopology(channel, scope.instances, scope.events);
-    await channel.prefetch(prefetch);
-    const deadLetters = await connection.channel();
-    await deadLetters.confirmSelect();
-    const tags: [AmqpChannel, string][] = [];
-    for (const instance of scope.instances) {
-      for (const event of scope.events) {
-        const origin = { instance, queue: eventQueue(instance, event), deadLetters };
-        const onMessage = (message: AmqpMessage) => {
-          this.#loop.track(this.#handle(message, origin));
-        };
-        // The client registers a consumer only after the broker's ConsumeOk is handled, and drops (without
-        // ack or nack) a delivery that arrives before: with a backlog, the first messages would sit unacked
-        // until the connection closed. Registered under our own tag first, no delivery finds the map empty.
-        const tag = `gw-${crypto.randomUUID()}`;
-        channel.consumers.set(tag, { tag, onMessage, setClosed: () => {} });
-        await channel.basicConsume(origin.queue, { noAck: false, tag }, onMessage);
-        tags.push([channel, tag]);
-      }
-    }
-    return tags;
-  }
-
-  #handle(message: AmqpMessage, origin: Origin): Promise<void> {
-    const attempts = deliveryCount(message) + 1;
-    const text = message.bodyString();
-    const deliveryId = message.properties.messageId;
-    return settleDelivery({ text, attempts, deliveryId }, { ...this.#settings, deliver: this.#deliver }, {
-      // A lost ack means a redelivery, which the target's claims turn into a duplicate skipped.
-      ack: () => message.ack().catch(() => {}),
-      // Held for the delay, then back to the queue for another delivery, which the broker counts
-      // (x-delivery-count). close() cuts the wait short.
-      retry: async (delayMs) => {
-        await this.#settings.sleep(delayMs, this.#loop.signal).catch(() => {});
-        await message.nack(true).catch(() => {});
-      },
-      deadLetter: (reason) => this.#deadLetter(message, origin, reason, attempts),
+    super(`RabbitMQ consumer (${rabbitLabel(settings.url)})`, settings, (started, loop) => {
+      return rabbitSession({ settings, deliver, loop }, started);
     });
   }
+}
 
-  async #deadLetter(message: AmqpMessage, origin: Origin, reason: string, attempts: number): Promise<void> {
-    const { instance, queue } = origin;
-    try {
-      await publishDeadLetter(origin.deadLetters, message, {
-        instance,
-        queue,
-        reason,
-        attempts,
-        now: this.#settings.now(),
-        id: this.#settings.newId(),
-      });
-    } catch {
-      // Not kept as a dead letter: leave it on its queue for a later try.
+type RabbitRun = BrokerSession<RabbitMqConsumerSettings>;
+
+async function rabbitSession(run: RabbitRun, started: () => void): Promise<void> {
+  const { promise: lost, reject } = Promise.withResolvers<never>();
+  lost.catch(() => {});
+  const connection = await openAmqp(run.settings.url, run.settings.connectTimeoutMs, reject);
+  const stopped = run.loop.stopped();
+  try {
+    const tags = await subscribe(run, connection);
+    started();
+    await Promise.race([lost, stopped]);
+    await Promise.all(tags.map(([channel, tag]) => channel.basicCancel(tag).catch(() => {})));
+    await run.loop.allDone();
+  } finally {
+    await connection.close().catch(() => {});
+  }
+}
+
+async function subscribe(run: RabbitRun, connection: AmqpConnection): Promise<[AmqpChannel, string][]> {
+  const { scope, prefetch } = run.settings;
+  const channel = await connection.channel();
+  await declareTopology(channel, scope.instances, scope.events);
+  await channel.prefetch(prefetch);
+  const deadLetters = await connection.channel();
+  await deadLetters.confirmSelect();
+  const tags: [AmqpChannel, string][] = [];
+  for (const instance of scope.instances) {
+    for (const event of scope.events) {
+      const origin = { instance, queue: eventQueue(instance, event), deadLetters };
+      const onMessage = (message: AmqpMessage) => {
+        run.loop.track(handle(run, message, origin));
+      };
+      // The client registers a consumer only after the broker's ConsumeOk is handled, and drops (without
+      // ack or nack) a delivery that arrives before: with a backlog, the first messages would sit unacked
+      // until the connection closed. Registered under our own tag first, no delivery finds the map empty.
+      const tag = `gw-${crypto.randomUUID()}`;
+      channel.consumers.set(tag, { tag, onMessage, setClosed: () => {} });
+      await channel.basicConsume(origin.queue, { noAck: false, tag }, onMessage);
+      tags.push([channel, tag]);
+    }
+  }
+  return tags;
+}
+
+function handle(run: RabbitRun, message: AmqpMessage, origin: Origin): Promise<void> {
+  const attempts = deliveryCount(message) + 1;
+  const text = message.bodyString();
+  const deliveryId = message.properties.messageId;
+  return settleDelivery({ text, attempts, deliveryId }, { ...run.settings, deliver: run.deliver }, {
+    // A lost ack means a redelivery, which the target's claims turn into a duplicate skipped.
+    ack: () => message.ack().catch(() => {}),
+    // Held for the delay, then back to the queue for another delivery, which the broker counts
+    // (x-delivery-count). close() cuts the wait short.
+    retry: async (delayMs) => {
+      await run.settings.sleep(delayMs, run.loop.signal).catch(() => {});
       await message.nack(true).catch(() => {});
-      return;
-    }
-    await message.ack().catch(() => {});
+    },
+    deadLetter: (reason) => deadLetter(run, message, origin, reason, attempts),
+  });
+}
+
+async function deadLetter(
+  run: RabbitRun,
+  message: AmqpMessage,
+  origin: Origin,
+  reason: string,
+  attempts: number,
+): Promise<void> {
+  const { instance, queue } = origin;
+  try {
+    await publishDeadLetter(origin.deadLetters, message, {
+      instance,
+      queue,
+      reason,
+      attempts,
+      now: run.settings.now(),
+      id: run.settings.newId(),
+    });
+  } catch {
+    // Not kept as a dead letter: leave it on its queue for a later try.
+    await message.nack(true).catch(() => {});
+    return;
   }
+  await message.ack().catch(() => {});
 }
 
 /** The broker's count of earlier deliveries of a quorum queue's message (absent on the first). */

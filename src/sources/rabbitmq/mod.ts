@@ -19,5 +19,7 @@
 export { RabbitMqSource, type RabbitMqSourceOptions } from "./source.ts";
 export { RabbitMqConsumer } from "./consumer.ts";
 export type { RabbitMqDeadLetter } from "./dead_letters.ts";
+export type { BrokerConsumer } from "../broker_consumer.ts";
+export type { BrokerSourceOptions } from "../broker_settings.ts";
 export type { SourceSleep } from "../keep_connected.ts";
 export type { SourceTarget } from "../target.ts";

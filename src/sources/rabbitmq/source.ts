@@ -6,13 +6,9 @@
  */
 
 import { ConfigurationException, ConnectionException } from "../../errors.ts";
-import { checkOptionKeys } from "../../option_keys.ts";
 import type { GatewayService } from "../../service.ts";
-import { abortableSleep } from "../../timing.ts";
-import { positiveInteger } from "../../util/checks.ts";
+import { type BrokerSourceOptions, readBrokerSettings } from "../broker_settings.ts";
 import { enableSinks } from "../enable_sink.ts";
-import type { SourceSleep } from "../keep_connected.ts";
-import { readBackoff, readBrokerUrl, readScope } from "../scope.ts";
 import { deliverTo, type SourceTarget } from "../target.ts";
 import { type AmqpConnection, openAmqp } from "./client.ts";
 import { RabbitMqConsumer, type RabbitMqConsumerSettings } from "./consumer.ts";
@@ -20,74 +16,24 @@ import { peekDeadLetters, type RabbitMqDeadLetter } from "./dead_letters.ts";
 import { declareTopology } from "./topology.ts";
 
 /** What `new RabbitMqSource` takes. */
-export interface RabbitMqSourceOptions {
+export interface RabbitMqSourceOptions extends BrokerSourceOptions {
   /** `amqp://user:password@host:port/vhost` (or `amqps://`): the broker the server publishes to. */
   url: string;
-  /** The instances whose events to take (letters, digits, `-`, `_`). */
-  instances: string[];
-  /** The events to take, in any spelling (`messages.upsert`, `MESSAGES_UPSERT`). */
-  events: string[];
   /** Messages each queue hands a consumer before it acks any (default 16). */
   prefetch?: number;
-  /** Deliveries of one message before it is dead-lettered (default 5). */
-  maxAttempts?: number;
   /** How long a failed event waits before it goes back to its queue (default 1000 ms), doubled per attempt up to 60 s. */
   retryDelayMs?: number;
-  /** Time to connect (default 10 000 ms). */
-  connectTimeoutMs?: number;
-  /** First delay before reconnecting (default 1000 ms), doubled up to `maxReconnectDelayMs`. */
-  reconnectDelayMs?: number;
-  /** Longest delay before reconnecting (default 30 000 ms). */
-  maxReconnectDelayMs?: number;
-  /** Clock in epoch ms (default `Date.now`). */
-  now?: () => number;
-  /** How the consumer waits before a retry or a reconnect (default a timer that `close()` cuts short). */
-  sleep?: SourceSleep;
-  /** Where a consumer says it lost or regained the broker, once per outage (default stderr). */
-  log?: (line: string) => void;
 }
-
-const OPTION_KEYS = {
-  url: true,
-  instances: true,
-  events: true,
-  prefetch: true,
-  maxAttempts: true,
-  retryDelayMs: true,
-  connectTimeoutMs: true,
-  reconnectDelayMs: true,
-  maxReconnectDelayMs: true,
-  now: true,
-  sleep: true,
-  log: true,
-} as const;
 
 const WHERE = "new RabbitMqSource";
 
 function readOptions(options: RabbitMqSourceOptions): RabbitMqConsumerSettings {
-  checkOptionKeys(options, OPTION_KEYS, WHERE);
-  if (options === null || typeof options !== "object") {
-    throw new ConfigurationException(`${WHERE}: options must be an object`, { setting: "options" });
-  }
-  for (const key of ["now", "sleep", "log"] as const) {
-    if (options[key] !== undefined && typeof options[key] !== "function") {
-      throw new ConfigurationException(`${WHERE}: "${key}" must be a function`, { setting: key });
-    }
-  }
-  const retry = positiveInteger(WHERE, "retryDelayMs", options.retryDelayMs, 1000);
-  return {
-    url: readBrokerUrl(WHERE, options.url, ["amqp:", "amqps:"]),
-    scope: readScope(WHERE, options.instances, options.events),
-    prefetch: positiveInteger(WHERE, "prefetch", options.prefetch, 16, 65_535),
-    maxAttempts: positiveInteger(WHERE, "maxAttempts", options.maxAttempts, 5, 1000),
-    retryDelay: { first: retry, max: Math.max(retry, 60_000) },
-    connectTimeoutMs: positiveInteger(WHERE, "connectTimeoutMs", options.connectTimeoutMs, 10_000),
-    backoff: readBackoff(WHERE, options.reconnectDelayMs, options.maxReconnectDelayMs),
-    now: options.now ?? Date.now,
-    sleep: options.sleep ?? abortableSleep,
-    log: options.log ?? ((line) => console.error(line)),
-    newId: () => crypto.randomUUID(),
-  };
+  const settings = readBrokerSettings(WHERE, options, {
+    protocols: ["amqp:", "amqps:"],
+    maxPrefetch: 65_535,
+    keys: {},
+  });
+  return { ...settings, newId: () => crypto.randomUUID() };
 }
 
 /**
