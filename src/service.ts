@@ -17,6 +17,7 @@ import {
   validateConfig,
 } from "./config.ts";
 import { envReader } from "./env_access.ts";
+import { isRecord } from "./util/json_shape.ts";
 import { ConfigurationException } from "./errors.ts";
 import { GuardedEventTarget } from "./guarded_event_target.ts";
 import { MetricsCollector } from "./metrics.ts";
@@ -505,7 +506,7 @@ export class GatewayService {
       );
     }
     const reader = readerOf(env);
-    const config = mergeConfig(configFromEnv(reader.get), validateConfig(overrides));
+    const config = validateConfig(mergeConfig(configFromEnv(reader.get), objectOf(overrides)));
     if (!config.server_url && !config.connections) {
       const why = reader.denied.includes("GATEWAY_API_URL")
         ? "GATEWAY_API_URL cannot be read (add it to --allow-env)"
@@ -530,7 +531,9 @@ export class GatewayService {
     const file = await loadConfigFile(path);
     // A variable the permissions do not allow is treated as unset (and named once); a bad one is an error.
     const fromEnv = configFromEnv(readerOf(env).get);
-    const config = mergeConfig(mergeEnvConfig(serviceConfig(file ?? {}), fromEnv), validateConfig(overrides));
+    const config = validateConfig(
+      mergeConfig(mergeEnvConfig(serviceConfig(file ?? {}), fromEnv), objectOf(overrides)),
+    );
     if (!config.server_url && !config.connections) {
       throw new ConfigurationException(
         `Cannot configure gateway: no "${path}" and GATEWAY_API_URL is not set`,
@@ -539,6 +542,14 @@ export class GatewayService {
     }
     return new GatewayService(config);
   }
+}
+
+/**
+ * The overrides, refused unless an object: they are checked with the merged configuration (once), and a
+ * merge would spread anything else into keys.
+ */
+function objectOf(overrides: GatewayConfig): GatewayConfig {
+  return isRecord(overrides) ? overrides : validateConfig(overrides);
 }
 
 /** `Deno.env` through {@link envReader}, or the given object's string values. */

@@ -215,16 +215,21 @@ export class GatewayClient {
   }
 
   /** Take the call's rate-limit slot; a refusal names the request. */
-  async #acquire(call: PreparedRequest): Promise<void> {
+  #acquire(call: PreparedRequest): Promise<void> {
+    let acquired: Promise<void>;
     try {
-      await this.#gate!.acquire({
+      // Resolved, not awaited: a gate given from outside may answer without a promise, or throw.
+      acquired = Promise.resolve(this.#gate!.acquire({
         connection: call.connection.name,
         instance: call.instance,
         bucket: call.bucket,
         signal: call.signal,
         deadlineAt: call.deadlineAt,
-      });
+      }));
     } catch (error) {
+      acquired = Promise.reject(error);
+    }
+    return acquired.catch((error) => {
       if (!(error instanceof RateLimitException)) throw error;
       throw new RateLimitException(error.message, {
         method: call.method,
@@ -234,7 +239,7 @@ export class GatewayClient {
         attempts: 0,
         cause: error.cause,
       }, error.retryAfter);
-    }
+    });
   }
 
   /** Count a failed call and write its one log record. */

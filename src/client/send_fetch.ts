@@ -74,10 +74,9 @@ async function streamed(url: string, init: RequestInit | undefined, body: string
   for (let hop = 0;; hop++) {
     if (!netGranted(url)) return await globalThis.fetch(url, { ...init, body });
     const response = await globalThis.fetch(url, { ...init, body: streamOf(body), redirect: "manual" });
+    if (response.status !== 307 && response.status !== 308) return response;
     const location = response.headers.get("location");
-    if ((response.status !== 307 && response.status !== 308) || location === null || hop === MAX_REDIRECTS) {
-      return response;
-    }
+    if (location === null || hop === MAX_REDIRECTS) return response;
     const next = new URL(location, url);
     // Another host would receive the request's headers, the api key among them.
     if (next.hostname !== new URL(url).hostname) return response;

@@ -215,9 +215,13 @@ export class InstancesResource extends Resource {
   /** The connection state (`GET /instance/connectionState`): `open`, `connecting` or `close`. */
   async connectionState(name?: string, options?: CallOptions): Promise<ApiResponse<ConnectionStateResponse>> {
     const named = this.#named(name, options);
-    const res = await this.call<ConnectionStateResponse>(ROUTE.instance.connectionState, {}, named);
+    const instance = this.instanceName(named);
+    const res = await this.call<ConnectionStateResponse>(ROUTE.instance.connectionState, {}, {
+      ...named,
+      instance,
+    });
     const state = res.data?.instance?.state;
-    if (typeof state === "string") await this.recordInstanceState(this.instanceName(named), state);
+    if (typeof state === "string") await this.recordInstanceState(instance, state);
     return res;
   }
 

@@ -49,9 +49,11 @@ export class TextMessages extends Resource {
   };
 
   async #sendResolved({ route, body, to, call, vary }: MessageSend, number: string): Promise<SendResponse> {
-    const recipient = await this.resolveRecipient(number, call);
+    // The instance is resolved once (the cache key needs it) and named to the lookup and the send.
+    const named = { ...call, instance: this.instanceName(call) };
+    const recipient = await this.#recipientIn(named.instance, number, named);
     const resolved = { ...body, number: recipient.jid };
-    const response = await this.send<SendMessageResponse>({ route, body: resolved, to, ...vary }, call);
+    const response = await this.send<SendMessageResponse>({ route, body: resolved, to, ...vary }, named);
     return Object.assign(response, { resolvedJid: recipient.jid, recipientRewritten: recipient.rewritten });
   }
 
@@ -64,15 +66,21 @@ export class TextMessages extends Resource {
    * (`not_on_whatsapp`) when no variant has an account.
    */
   async resolveRecipient(number: string, options: CallOptions = {}): Promise<ResolvedRecipient> {
+    return await this.#recipientIn(this.instanceName(options), number, options);
+  }
+
+  /** {@link TextMessages.resolveRecipient} on an instance already resolved. */
+  async #recipientIn(instance: string, number: string, options: CallOptions): Promise<ResolvedRecipient> {
     const ttl = this.context.recipients?.cache_ttl_seconds;
     return await resolveRecipientWith({
-      instance: this.instanceName(options),
+      instance,
       state: this.context.store?.state,
       ttlMs: ttl === undefined ? RECIPIENT_CACHE_TTL_MS : ttl * 1000,
       now: this.context.now,
       ask: async (numbers) => {
         const res = await this.call<NumberCheckRow[]>(ROUTE.chat.whatsappNumbers, { body: { numbers } }, {
           ...options,
+          instance,
           idempotencyKey: undefined,
         });
         return res.data;

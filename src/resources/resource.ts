@@ -203,7 +203,8 @@ export abstract class Resource {
       maxRetries: options.maxRetries ?? request.maxRetries,
       idempotencyKey: options.idempotencyKey ?? request.idempotencyKey,
       connection: this.context.connection,
-      instance: needsInstance ? this.instanceName(options) : undefined,
+      // The client resolves the connection's default itself, once, as it prepares the call.
+      instance: needsInstance ? options.instance ?? this.context.instance : undefined,
     });
   }
 
