@@ -155,10 +155,18 @@ export class ChatOrder implements ChatLines {
     const key = `${instance}/${chat}`;
     const mine = slot instanceof Ticket ? slot : this.arrive(instance, chat) as Ticket;
     mine.entered = true;
-    const ticket = await mine.taken;
-    const known = this.#known.get(key);
-    // Its turn already when the ticket was taken (the usual case): no need to look again.
-    if (known?.ticket !== ticket || known.line.serving !== ticket) await this.#waitFor(key, ticket);
+    let ticket: number;
+    try {
+      ticket = await mine.taken;
+      const known = this.#known.get(key);
+      // Its turn already when the ticket was taken (the usual case): no need to look again.
+      if (known?.ticket !== ticket || known.line.serving !== ticket) await this.#waitFor(key, ticket);
+    } catch (error) {
+      // It will not run (the store failed, or its turn was skipped): its ticket must not hold the chat.
+      mine.entered = false;
+      mine.release();
+      throw error;
+    }
     // A live holder keeps its turn however long its middleware takes: it renews the turn every third of
     // the lease, so only a holder that is gone is ever skipped.
     // Real time on purpose: an injected sleep may not wait at all (a test harness's), and liveness is

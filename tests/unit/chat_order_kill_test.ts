@@ -1,8 +1,9 @@
 // Per-chat order across processes when a process holding a chat's turn dies (SIGKILL): its other tickets of
 // the chat (updates waiting behind the turn, redeliveries whose give-up it had not written yet) die with it.
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, rejects } from "node:assert/strict";
 import { type ArrivalSlot, ChatOrder } from "../../src/bot/chat_order.ts";
 import { ANA, INSTANCE, sharedLikeStore } from "../helpers/bot.ts";
+import { overriding } from "../fixtures/tasks_fixtures.ts";
 
 const KEY = `${INSTANCE}/${ANA}`;
 
@@ -40,4 +41,35 @@ Deno.test("chat order (shared store): a killed process's waiting tickets are ski
   deepStrictEqual(looks.length, 100); // the dead process's other tickets went with its turn: no second lease
   await second.leave();
   deepStrictEqual(await state.get("bot_chat_order", KEY), null); // nothing left behind
+});
+
+Deno.test("chat order (shared store): a waiter that fails (its look at the line threw) gives its ticket up", async () => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const inner = sharedLikeStore(now).state;
+  let failLook = false;
+  const state = overriding(inner, {
+    get: <T>(namespace: string, key: string) => {
+      if (failLook) return (failLook = false, Promise.reject(new Error("store down")));
+      return inner.get<T>(namespace, key);
+    },
+  });
+  const looks: number[] = [];
+  const sleep = (ms: number) => {
+    looks.push(ms);
+    clock += ms;
+    return Promise.resolve();
+  };
+  const order = new ChatOrder(state, { now, sleep, leaseMs: 5_000, pollMs: 50 });
+  const holder = await order.enter(INSTANCE, ANA); // ticket 0
+  const failing = order.arrive(INSTANCE, ANA); // ticket 1
+  const next = order.arrive(INSTANCE, ANA); // ticket 2
+  await ticketOf(next);
+  failLook = true;
+  await rejects(order.enter(INSTANCE, ANA, failing), /store down/);
+  await holder.leave();
+  const turn = await order.enter(INSTANCE, ANA, next);
+  deepStrictEqual(looks.length, 0); // ticket 1 was given up: no lease waited for it
+  await turn.leave();
+  deepStrictEqual(await state.get("bot_chat_order", KEY), null);
 });
