@@ -67,6 +67,8 @@ export interface ChatLines {
   arrive(instance: string, chat: string): ArrivalSlot;
   /** Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). */
   enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn>;
+  /** Once the lines' store writes still in flight (places given up) are done. */
+  settled(): Promise<void>;
 }
 
 /** One arrival's ticket, on its way from the store. */
@@ -76,9 +78,9 @@ class Ticket implements ArrivalSlot {
   reject!: (error: unknown) => void;
   entered = false;
   #released = false;
-  readonly #giveUp: (ticket: number) => Promise<void>;
+  readonly #giveUp: (taken: Promise<number>) => void;
 
-  constructor(giveUp: (ticket: number) => Promise<void>) {
+  constructor(giveUp: (taken: Promise<number>) => void) {
     this.#giveUp = giveUp;
     this.taken = new Promise<number>((resolve, reject) => {
       this.resolve = resolve;
@@ -90,7 +92,7 @@ class Ticket implements ArrivalSlot {
   release = (): void => {
     if (this.entered || this.#released) return;
     this.#released = true;
-    this.taken.then((ticket) => this.#giveUp(ticket)).catch(() => {});
+    this.#giveUp(this.taken);
   };
 }
 
@@ -112,16 +114,27 @@ export class ChatOrder implements ChatLines {
   readonly #looks = new Map<string, Promise<StateEntry<Line> | null>>();
   // The tickets of each chat given up here and not written yet (present while a write of them runs).
   readonly #givenUp = new Map<string, number[]>();
+  // The give-ups on their way to the store (they outlive their update's answer).
+  readonly #writing = new Set<Promise<void>>();
 
   constructor(state: StateStore, options: ChatOrderOptions) {
     this.#state = state;
     this.#options = options;
   }
 
+  /** Once the tickets given up here are written (what `bot.close()` waits for). */
+  async settled(): Promise<void> {
+    while (this.#writing.size > 0) await Promise.all(this.#writing);
+  }
+
   /** An update of `chat` arriving now takes its ticket (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot {
     const key = `${instance}/${chat}`;
-    const ticket = new Ticket((taken) => this.#giveUp(key, taken));
+    const ticket = new Ticket((taken) => {
+      const writing = taken.then((number) => this.#giveUp(key, number)).catch(() => {}); // logged there
+      this.#writing.add(writing);
+      writing.finally(() => this.#writing.delete(writing));
+    });
     const queue = this.#queues.get(key);
     if (queue !== undefined) queue.push(ticket);
     else {

@@ -73,3 +73,20 @@ Deno.test("chat order (shared store): a waiter that fails (its look at the line 
   await turn.leave();
   deepStrictEqual(await state.get("bot_chat_order", KEY), null);
 });
+
+Deno.test("chat order (shared store): settled() waits for the places given up after their answers", async () => {
+  const state = sharedLikeStore(() => 1_000).state;
+  const order = new ChatOrder(state, {
+    now: () => 1_000,
+    sleep: () => Promise.resolve(),
+    leaseMs: 5_000,
+    pollMs: 50,
+  });
+  const holder = await order.enter(INSTANCE, ANA); // ticket 0
+  const refused = order.arrive(INSTANCE, ANA); // ticket 1, refused: its place given up after its answer
+  refused.release();
+  await order.settled();
+  deepStrictEqual((await state.get<{ skip?: number[] }>("bot_chat_order", KEY))?.value.skip, [1]);
+  await holder.leave();
+  deepStrictEqual(await state.get("bot_chat_order", KEY), null); // ticket 1 skipped: the line is done
+});
