@@ -322,7 +322,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /**
-   * Close what the bot's receivers opened (a KV queue and its worker).
+   * Close what the bot's receivers opened (a KV queue and its worker), once the places in chats' lines
+   * given up after their answers are written (close the store after it).
    *
    * @example
    * ```ts
@@ -331,8 +332,9 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * await bot.close();
    * ```
    */
-  close(): Promise<void> {
-    return this.#env.close();
+  async close(): Promise<void> {
+    await this.#order.settled(); // places given up after their answer are written before the store goes
+    await this.#env.close();
   }
 
   /** The last step: the update as a `Context` through the middleware. */

@@ -9,7 +9,10 @@
  * An update that will not run (a redelivery, a refused one) gives its ticket up: it is skipped when its
  * turn comes. The holder renews its turn while its middleware runs; a holder that stopped renewing (a
  * crashed process) is skipped once the turn has not moved or been renewed for the lease (`leaseMs`), never
- * by a waiter of the holder's own process (it knows the holder is alive, whatever the clock says).
+ * by a waiter of the holder's own process (it knows the holder is alive, whatever the clock says). The line
+ * notes which process took each ticket: a holder skipped as gone takes its process's other tickets of the
+ * chat with it (updates that waited behind it, give-ups it had not written yet), so one lease frees the
+ * chat, not one lease per ticket the dead process held.
  * Waiters in the same process are woken at once when a turn ends; others look again every `pollMs`. Only
  * the `StateStore` contract is used, so it works on every engine (memory, Deno KV, Redis, Durable Objects,
  * D1).
@@ -18,22 +21,14 @@
  */
 
 import { WebhookException } from "../errors.ts";
+import { getGatewayLogger } from "../log.ts";
 import type { StateEntry, StateStore } from "../store/state.ts";
+import { after, type Line, servedBy, withoutGone } from "./chat_line.ts";
 
 const NAMESPACE = "bot_chat_order";
 const CAS_ATTEMPTS = 64;
 const RECORD_TTL_MS = 86_400_000;
-
-interface Line {
-  /** The next ticket to hand out. */
-  next: number;
-  /** The ticket whose turn it is. */
-  serving: number;
-  /** When `serving` last moved (epoch ms). */
-  since: number;
-  /** Tickets given up before their turn: skipped when it comes. */
-  skip?: number[];
-}
+const logger = getGatewayLogger("bot", "order");
 
 /** Settings of a {@link ChatOrder}. */
 export interface ChatOrderOptions {
@@ -72,18 +67,8 @@ export interface ChatLines {
   arrive(instance: string, chat: string): ArrivalSlot;
   /** Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). */
   enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn>;
-}
-
-/** The line after `ticket`'s turn: the next ticket not given up, or null when none is left. */
-function after(line: Line, ticket: number, now: number): Line | null {
-  const skip = new Set(line.skip ?? []);
-  let serving = ticket + 1;
-  while (skip.has(serving)) skip.delete(serving++);
-  if (serving >= line.next) return null;
-  const rest = [...skip].filter((t) => t > serving);
-  return rest.length === 0
-    ? { next: line.next, serving, since: now }
-    : { next: line.next, serving, since: now, skip: rest };
+  /** Once the lines' store writes still in flight (places given up) are done. */
+  settled(): Promise<void>;
 }
 
 /** One arrival's ticket, on its way from the store. */
@@ -93,9 +78,9 @@ class Ticket implements ArrivalSlot {
   reject!: (error: unknown) => void;
   entered = false;
   #released = false;
-  readonly #giveUp: (ticket: number) => Promise<void>;
+  readonly #giveUp: (taken: Promise<number>) => void;
 
-  constructor(giveUp: (ticket: number) => Promise<void>) {
+  constructor(giveUp: (taken: Promise<number>) => void) {
     this.#giveUp = giveUp;
     this.taken = new Promise<number>((resolve, reject) => {
       this.resolve = resolve;
@@ -107,7 +92,7 @@ class Ticket implements ArrivalSlot {
   release = (): void => {
     if (this.entered || this.#released) return;
     this.#released = true;
-    this.taken.then((ticket) => this.#giveUp(ticket)).catch(() => {});
+    this.#giveUp(this.taken);
   };
 }
 
@@ -115,6 +100,8 @@ class Ticket implements ArrivalSlot {
 export class ChatOrder implements ChatLines {
   readonly #state: StateStore;
   readonly #options: ChatOrderOptions;
+  // This process's name in the lines it takes tickets of.
+  readonly #id = crypto.randomUUID();
   // The arrivals of each chat waiting for their tickets, in arrival order (present while a taker runs).
   readonly #queues = new Map<string, Ticket[]>();
   // The line as this process last wrote it, per chat whose turn it holds (to leave in one step).
@@ -127,16 +114,27 @@ export class ChatOrder implements ChatLines {
   readonly #looks = new Map<string, Promise<StateEntry<Line> | null>>();
   // The tickets of each chat given up here and not written yet (present while a write of them runs).
   readonly #givenUp = new Map<string, number[]>();
+  // The give-ups on their way to the store (they outlive their update's answer).
+  readonly #writing = new Set<Promise<void>>();
 
   constructor(state: StateStore, options: ChatOrderOptions) {
     this.#state = state;
     this.#options = options;
   }
 
+  /** Once the tickets given up here are written (what `bot.close()` waits for). */
+  async settled(): Promise<void> {
+    while (this.#writing.size > 0) await Promise.all(this.#writing);
+  }
+
   /** An update of `chat` arriving now takes its ticket (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot {
     const key = `${instance}/${chat}`;
-    const ticket = new Ticket((taken) => this.#giveUp(key, taken));
+    const ticket = new Ticket((taken) => {
+      const writing = taken.then((number) => this.#giveUp(key, number)).catch(() => {}); // logged there
+      this.#writing.add(writing);
+      writing.finally(() => this.#writing.delete(writing));
+    });
     const queue = this.#queues.get(key);
     if (queue !== undefined) queue.push(ticket);
     else {
@@ -170,16 +168,30 @@ export class ChatOrder implements ChatLines {
     const key = `${instance}/${chat}`;
     const mine = slot instanceof Ticket ? slot : this.arrive(instance, chat) as Ticket;
     mine.entered = true;
-    const ticket = await mine.taken;
-    const known = this.#known.get(key);
-    // Its turn already when the ticket was taken (the usual case): no need to look again.
-    if (known?.ticket !== ticket || known.line.serving !== ticket) await this.#waitFor(key, ticket);
+    let ticket: number;
+    try {
+      ticket = await mine.taken;
+      const known = this.#known.get(key);
+      // Its turn already when the ticket was taken (the usual case): no need to look again.
+      if (known?.ticket !== ticket || known.line.serving !== ticket) await this.#waitFor(key, ticket);
+    } catch (error) {
+      // It will not run (the store failed, or its turn was skipped): its ticket must not hold the chat.
+      mine.entered = false;
+      mine.release();
+      throw error;
+    }
     // A live holder keeps its turn however long its middleware takes: it renews the turn every third of
     // the lease, so only a holder that is gone is ever skipped.
     // Real time on purpose: an injected sleep may not wait at all (a test harness's), and liveness is
     // about the process still running, whatever the clock says.
     const every = Math.max(1, Math.floor(this.#options.leaseMs / 3));
-    const renewal = setInterval(() => void this.#renew(key, ticket).catch(() => {}), every);
+    const renewal = setInterval(() =>
+      void this.#renew(key, ticket).catch((error) => {
+        logger.warn("Cannot renew the turn of chat {key} (the next update may take it over): {error}", {
+          key,
+          error: String(error),
+        });
+      }), every);
     const held = `${key}#${ticket}`;
     this.#holding.add(held);
     return {
@@ -207,7 +219,8 @@ export class ChatOrder implements ChatLines {
       const entry = await this.#state.get<Line>(NAMESPACE, key);
       const now = this.#options.now();
       const line = entry?.value ?? { next: 0, serving: 0, since: now };
-      const next = { ...line, next: line.next + count };
+      const by = [...servedBy(line, line.serving), [this.#id, line.next, count] as [string, number, number]];
+      const next = { ...line, next: line.next + count, by };
       const written = await this.#state.set<Line>(NAMESPACE, key, next, {
         expectedVersion: entry?.version ?? null,
         expiresAt: now + RECORD_TTL_MS,
@@ -232,8 +245,8 @@ export class ChatOrder implements ChatLines {
       const line = entry.value;
       const now = this.#options.now();
       if (now - line.since >= leaseMs && !this.#holding.has(`${key}#${line.serving}`)) {
-        // The turn did not move for a whole lease: its holder is gone; skip it.
-        await this.#write(key, entry.version, after(line, line.serving, now));
+        // The turn did not move for a whole lease: its holder is gone; skip it, and its process's tickets.
+        await this.#write(key, entry.version, withoutGone(line, now, this.#id));
         continue;
       }
       await this.#pause(key, pollMs);
@@ -294,7 +307,16 @@ export class ChatOrder implements ChatLines {
   async #skipQueued(key: string): Promise<void> {
     const pending = this.#givenUp.get(key)!;
     try {
-      while (pending.length > 0) await this.#skip(key, pending.splice(0)).catch(() => {});
+      while (pending.length > 0) {
+        const tickets = pending.splice(0);
+        await this.#skip(key, tickets).catch((error) => {
+          logger.error("Cannot give up tickets {tickets} of chat {key} (skipped after the lease): {error}", {
+            key,
+            tickets,
+            error: String(error),
+          });
+        });
+      }
     } finally {
       this.#givenUp.delete(key);
     }
@@ -320,6 +342,7 @@ export class ChatOrder implements ChatLines {
       }
       return;
     }
+    throw new Error("the store kept changing");
   }
 
   async #leave(key: string, ticket: number): Promise<void> {
@@ -336,6 +359,14 @@ export class ChatOrder implements ChatLines {
         if (entry === null || entry.value.serving !== ticket) return; // skipped meanwhile: nothing to hand on
         if (await this.#write(key, entry.version, after(entry.value, ticket, this.#options.now()))) return;
       }
+      // Not thrown: the update ran; failing it now would run it again. The next waiter skips the turn after
+      // the lease.
+      logger.error(
+        "Cannot hand on the turn of chat {key} (the store kept changing): the next update waits for the lease",
+        {
+          key,
+        },
+      );
     } finally {
       this.#pauses.get(key)?.wake();
     }

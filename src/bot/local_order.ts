@@ -82,6 +82,11 @@ export class LocalChatOrder implements ChatLines {
     const turn: ChatTurn = { leave: () => void place.release() };
     return place.before === DONE ? turn : place.before.then(() => turn);
   }
+
+  /** Nothing is written anywhere: always settled. */
+  settled(): Promise<void> {
+    return DONE;
+  }
 }
 
 /**

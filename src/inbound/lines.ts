@@ -87,19 +87,37 @@ export interface Placed<T> {
   readonly place: LinePlace | undefined;
 }
 
-/** One event's arrival: its number, then its reading and place. Internal. */
+/**
+ * One event's arrival: its number, then its reading and place, and the start of its processing. Internal.
+ *
+ * Processing starts in arrival order too (`start`), not only placing: it claims the update at once, and two
+ * deliveries of one message take their claim in the order they arrived. Without it a redelivery that passed
+ * its first delivery on the way in (a slower signature check or log write) took the claim, and the message
+ * ran at the redelivery's place in its chat, behind updates that arrived after it.
+ */
 export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   taken = false;
   placed: Placed<T> | Promise<Placed<T>> | undefined;
   readonly #number: number;
   readonly #arrivals: Arrivals;
+  readonly #starts: Arrivals;
+  readonly #start: number;
   readonly #lines: InboundLines<T>;
+  #started = false;
   #ended = false;
 
-  constructor(arrivals: Arrivals, lines: InboundLines<T>) {
+  constructor(arrivals: Arrivals, starts: Arrivals, lines: InboundLines<T>) {
     this.#arrivals = arrivals;
+    this.#starts = starts;
     this.#lines = lines;
     this.#number = arrivals.take();
+    this.#start = starts.take();
+  }
+
+  /** Run `process` once every earlier arrival started its processing or ended (see the class). */
+  start<R>(process: () => R): R | Promise<R> {
+    this.#started = true;
+    return this.#starts.place(this.#start, process);
   }
 
   place(payload: WebhookPayloadDto): void {
@@ -134,6 +152,7 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    if (!this.#started) this.#starts.drop(this.#start);
     const placed = this.placed;
     if (placed === undefined) this.#arrivals.drop(this.#number);
     else if (placed instanceof Promise) placed.then((p) => p.place?.release(), () => {});
@@ -144,6 +163,7 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
 /** The arrivals of one processor with lines: each processing keeps its arrival until it ends. Internal. */
 export class ArrivalBook<T> {
   readonly #arrivals = new Arrivals();
+  readonly #starts = new Arrivals();
   readonly #lines: InboundLines<T>;
   // The arrivals of the payloads being processed, each entry removed when its processing ends.
   readonly #processing = new Map<WebhookPayloadDto, LineArrival<T>>();
@@ -154,7 +174,7 @@ export class ArrivalBook<T> {
 
   /** An event arriving now: its number is taken here. */
   arrive(): LineArrival<T> {
-    return new LineArrival(this.#arrivals, this.#lines);
+    return new LineArrival(this.#arrivals, this.#starts, this.#lines);
   }
 
   /** `payload`'s reading and place while it is processed (read now when processed around the arrival step). */
@@ -167,7 +187,10 @@ export class ArrivalBook<T> {
       : { value: read.value, place: undefined };
   }
 
-  /** Run `process` for `given` with its arrival (taken now when none): placed first, ended after. */
+  /**
+   * Run `process` for `given` with its arrival (taken now when none): placed first, started in arrival
+   * order, ended after.
+   */
   process(
     given: WebhookPayloadDto,
     arrival: Arrival<WebhookPayloadDto> | undefined,
@@ -186,7 +209,9 @@ export class ArrivalBook<T> {
     try {
       mine.place(payload);
       this.#processing.set(payload, mine);
-      pending = process(payload);
+      const started = mine.start(() => process(payload));
+      // A later start resolves with the processing's own promise, so it settles when that does.
+      pending = started instanceof Promise ? started.then(() => {}) : started;
     } finally {
       if (pending === undefined) end(); // done at once, or threw
     }

@@ -118,10 +118,6 @@ const CASES: Case[] = [
   {
     name: "many chats across three processes, holders SIGKILLed mid-handler, clocks past every lease",
     engines: ["kv", "redis"],
-    knownOn: {
-      kv: "after a SIGKILL on one KV file the chat can stall past the run's deadline (1 of 3 CI runs; " +
-        "session 10's note)",
-    },
     processes: 3,
     shape: { chats: 4, perChat: 8, gapMs: 4, repeat: 0.3, flags: { kill: 2 } },
     redeliverAfter: 0.3,
@@ -146,10 +142,6 @@ const CASES: Case[] = [
     name:
       "a retry whose reply differs: after a throw or a kill that came after the reply, the reply is not sent again and the chat goes on",
     engines: ["kv", "redis"],
-    knownOn: {
-      kv: "after a SIGKILL on one KV file the chat can stall past the run's deadline (1 of 3 CI runs; " +
-        "session 10's note)",
-    },
     processes: 2,
     shape: { chats: 2, perChat: 6, gapMs: 4, repeat: 0.2, flags: { "fail vary": 2, "killr vary": 1 } },
     redeliverAfter: 0.3,

@@ -176,6 +176,7 @@ async function main(config: WorkerConfig): Promise<void> {
     }
   }
   await server.shutdown();
+  await bot.close(); // the places given up after their answers reach the store before it closes
   await close();
   Deno.exit(0); // a hung `kill` handler must not keep the process alive
 }
