@@ -10,7 +10,8 @@
 import type { LidDirectory } from "../address/lid_directory.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
-import { canonicalize, placeEdit, toBotUpdate } from "./update.ts";
+import type { InboundRead } from "../inbound/lines.ts";
+import { editedId, lidChat, placeEdit, renameChat, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 // Pairs seen by this process's arrivals (LID user → phone digits), the newest kept.
@@ -27,23 +28,32 @@ export class UpdateReader {
     this.#lids = lids;
   }
 
-  /** The update of `payload`, with its chat's canonical id; a promise only when the store must be asked. */
-  read(payload: WebhookPayloadDto): BotUpdate | Promise<BotUpdate> {
-    const update = placeEdit(payload, toBotUpdate(payload), this.#claims());
-    if (update instanceof Promise) return update.then((placed) => this.#canonical(payload, placed));
-    return this.#canonical(payload, update);
+  /**
+   * The update of `payload`, with its chat's canonical id, and its chat's line. Why not always a promise:
+   * an update read at once takes its place in its chat's line before any await (the receiver's `lines`
+   * place a read that is not a promise at its arrival), so one chat's updates keep their arrival order
+   * (docs/bot.md, "Per-chat order"); a promise only when the store must be asked.
+   */
+  read(payload: WebhookPayloadDto): InboundRead<BotUpdate> | Promise<InboundRead<BotUpdate>> {
+    const update = toBotUpdate(payload);
+    const edited = editedId(payload, update);
+    if (edited === undefined) return this.#canonical(payload, update);
+    return this.#claims().origin(update.instance, edited)
+      .then((origin) => this.#canonical(payload, placeEdit(payload, update, origin)));
   }
 
-  #canonical(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate | Promise<BotUpdate> {
+  #canonical(
+    payload: WebhookPayloadDto,
+    update: BotUpdate,
+  ): InboundRead<BotUpdate> | Promise<InboundRead<BotUpdate>> {
     this.#learn(payload, update);
-    const renamed = canonicalize(update, (lid) => this.#toPhone(lid));
-    return renamed === undefined ? update : renamed.then(() => update);
-  }
-
-  #toPhone(lid: string): string | undefined | Promise<string | undefined> {
+    const lid = lidChat(update); // undefined without a chat too
+    if (lid === undefined) return lineOf(update);
     const known = this.#pairs.get(lid);
-    if (known !== undefined) return known;
-    return this.#lids()?.toPhone(lid);
+    if (known !== undefined) return lineOf(renameChat(update, lid, known));
+    const directory = this.#lids();
+    if (directory === undefined) return lineOf(update);
+    return directory.toPhone(lid).then((phone) => lineOf(renameChat(update, lid, phone)));
   }
 
   /** A payload that names its chat by `@lid` and carries the phone form too shows the pair. */
@@ -57,4 +67,8 @@ export class UpdateReader {
     this.#pairs.set(lid, phone);
     if (this.#pairs.size > MAX_PAIRS) this.#pairs.delete(this.#pairs.keys().next().value!);
   }
+}
+
+function lineOf(update: BotUpdate): InboundRead<BotUpdate> {
+  return { value: update, line: update.chat?.id };
 }

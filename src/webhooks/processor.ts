@@ -349,9 +349,9 @@ export class WebhookProcessor {
    * processor.onAny(async (payload) => console.log((await processor.placed(payload)).value === payload)); // true
    * ```
    */
-  placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
+  async placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Promise<Placed<T>> {
     if (this.#book === undefined) return { value: payload as T, place: undefined };
-    return this.#book.placed(payload) as Placed<T> | Promise<Placed<T>>;
+    return await this.#book.placed(payload) as Placed<T>;
   }
 
   /**
