@@ -100,8 +100,7 @@ export function turnStage(order: ChatLines, actions: BotActions): InboundStage {
   return async (ctx, next) => {
     const chat = ctx.update.chat?.id;
     if (chat === undefined) return await next();
-    let turn = order.enter(ctx.update.instance, chat, ctx.slot);
-    if (turn instanceof Promise) turn = await turn;
+    const turn = await order.enter(ctx.update.instance, chat, ctx.slot);
     try {
       await next();
     } finally {

@@ -378,7 +378,7 @@ export class WebhookProcessor {
     return this.#chain.run(payload);
   }
 
-  #handle(payload: WebhookPayloadDto): ReturnType<typeof dispatchWebhook> {
+  #handle(payload: WebhookPayloadDto): Promise<void> | undefined {
     if (this.#log?.enabled) this.#log.observe(payload);
     return dispatchWebhook(this.#registry.for(payload.event), payload);
   }
