@@ -12,7 +12,7 @@ import { SendPacer } from "../pacing/pacer.ts";
 import { type PacingOptions, readRules } from "../pacing/rules.ts";
 import type { StateStore } from "../store/state.ts";
 
-/** How a bot's replies are paced (at once, without a promise, where the pacer answers from memory). */
+/** How a bot's replies are paced: per chat only, one record read and written, when the rules allow it. */
 export class ReplyGap {
   readonly #pacer: SendPacer;
   // No gap between the instance's sends: only the chat's interval is noted (one write, not three).

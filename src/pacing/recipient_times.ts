@@ -1,7 +1,7 @@
 /**
  * Where `SendPacer` keeps each recipient's last paced send. On a `MemoryState` (this process's alone) the
  * times are kept in one in-memory map per state, shared by every pacer on that state (a bot's replies,
- * `sendMany`, a user's own pacer), answered at once and at no store cost; on any other state they are
+ * `sendMany`, a user's own pacer), at no store cost; on any other state they are
  * records in the store, shared by every process using it. Internal.
  *
  * @module
