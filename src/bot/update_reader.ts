@@ -28,32 +28,17 @@ export class UpdateReader {
     this.#lids = lids;
   }
 
-  /**
-   * The update of `payload`, with its chat's canonical id, and its chat's line. Why not always a promise:
-   * an update read at once takes its place in its chat's line before any await (the receiver's `lines`
-   * place a read that is not a promise at its arrival), so one chat's updates keep their arrival order
-   * (docs/bot.md, "Per-chat order"); a promise only when the store must be asked.
-   */
-  read(payload: WebhookPayloadDto): InboundRead<BotUpdate> | Promise<InboundRead<BotUpdate>> {
-    const update = toBotUpdate(payload);
+  /** The update of `payload`, with its chat's canonical id, and its chat's line. */
+  async read(payload: WebhookPayloadDto): Promise<InboundRead<BotUpdate>> {
+    let update = toBotUpdate(payload);
     const edited = editedId(payload, update);
-    if (edited === undefined) return this.#canonical(payload, update);
-    return this.#claims().origin(update.instance, edited)
-      .then((origin) => this.#canonical(payload, placeEdit(payload, update, origin)));
-  }
-
-  #canonical(
-    payload: WebhookPayloadDto,
-    update: BotUpdate,
-  ): InboundRead<BotUpdate> | Promise<InboundRead<BotUpdate>> {
+    if (edited !== undefined) {
+      update = placeEdit(payload, update, await this.#claims().origin(update.instance, edited));
+    }
     this.#learn(payload, update);
     const lid = lidChat(update); // undefined without a chat too
     if (lid === undefined) return lineOf(update);
-    const known = this.#pairs.get(lid);
-    if (known !== undefined) return lineOf(renameChat(update, lid, known));
-    const directory = this.#lids();
-    if (directory === undefined) return lineOf(update);
-    return directory.toPhone(lid).then((phone) => lineOf(renameChat(update, lid, phone)));
+    return lineOf(renameChat(update, lid, this.#pairs.get(lid) ?? await this.#lids()?.toPhone(lid)));
   }
 
   /** A payload that names its chat by `@lid` and carries the phone form too shows the pair. */
