@@ -355,10 +355,9 @@ export class WebhookProcessor {
   }
 
   /**
-   * `process` without promise layers when everything is synchronous: returns undefined when there is no
-   * middleware and every handler finished at once and succeeded, throws when one of them failed, or returns a promise.
-   * `arrival` is the place the receiver took for it when it arrived. Internal (why: bench/README.md, "Where a
-   * result may be synchronous").
+   * `process` of a payload placed at `arrival`: undefined when it all ran at once and succeeded, a throw when
+   * a handler failed at once, else a promise. Internal; why not plain `async`: bench/README.md, "Where a
+   * result may be synchronous".
    */
   [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
     if (this.#book !== undefined) return this.#book.process(payload, arrival, (p) => this.#dispatch(p));
