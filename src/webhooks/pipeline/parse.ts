@@ -43,13 +43,8 @@ export async function parseStage(receiver: Receiver, state: RequestState): Promi
   if (nestedDeeperThan(state.body, MAX_JSON_DEPTH)) {
     // The digest of a large body may still be running: answered once it settled, nothing left behind.
     await state.digest?.catch(() => {});
-    return refuse(
-      receiver,
-      400,
-      BODIES.tooDeep,
-      "too_deep",
-      `body nested deeper than ${MAX_JSON_DEPTH} levels`,
-    );
+    const detail = `body nested deeper than ${MAX_JSON_DEPTH} levels`;
+    return refuse(receiver, 400, BODIES.tooDeep, "too_deep", detail);
   }
   let parsed: unknown;
   try {
