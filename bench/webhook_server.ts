@@ -128,8 +128,7 @@ function stepsHandler(steps: number): (request: Request) => Promise<Response> {
     if (steps >= 3) {
       const payload = WebhookPayloadDto.from(parsed, { instance: "sales", receivedAt });
       if (payload === null) return new Response(null, { status: 400 });
-      const pending = runWebhook(noop, payload, { metrics, final: true, now: Date.now });
-      if (pending !== undefined) await pending;
+      await runWebhook(noop, payload, { metrics, final: true, now: Date.now });
       metrics.webhookReceived(payload.event, "200");
     }
     return steps >= 4 ? respond(200, BODIES.ok) : new Response('{"ok":true}', { headers: JSON_HEADERS });

@@ -115,16 +115,14 @@ export class BotActions {
     // The service's connection, as `sendMany` names it: both pace one chat through one record.
     const ref = { connection: api.getConnectionName(), instance: target.instance };
     if (gap !== null) {
-      let wait = gap.waitMs(ref, target.chat);
-      if (typeof wait !== "number") wait = await wait;
+      const wait = await gap.waitMs(ref, target.chat);
       if (wait > 0) await this.#options.sleep(wait);
     }
     const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
     const id = idOf(response);
     // The service announced the send and its note is being written; a replay is noted again (cheap).
     if (id !== undefined) await this.#own.note(target.instance, id);
-    const paced = gap !== null && !response.replayed ? gap.sent(ref, target.chat) : undefined;
-    if (paced !== undefined) await paced;
+    if (gap !== null && !response.replayed) await gap.sent(ref, target.chat);
     return response;
   }
 
@@ -133,8 +131,8 @@ export class BotActions {
     return this.#own.has(instance, id);
   }
 
-  /** The notes of sent ids still being written, or undefined: a chat's turn ends after them. */
-  settled(): Promise<unknown> | undefined {
+  /** Settles when the notes of sent ids still being written have: a chat's turn ends after them. */
+  settled(): Promise<void> {
     return this.#own.settled();
   }
 

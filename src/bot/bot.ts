@@ -18,7 +18,7 @@ import {
   WebhookProcessingException,
   WebhookProcessor,
 } from "../webhooks/processor.ts";
-import type { InboundLines, InboundRead } from "../inbound/lines.ts";
+import type { InboundLines } from "../inbound/lines.ts";
 import { BotActions } from "./actions.ts";
 import { BotError } from "./bot_error.ts";
 import { BotEnvironment } from "./bot_env.ts";
@@ -129,10 +129,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     // The receiver's arrival step (its public `lines` hook): each update read once and placed in its
     // chat's line when it arrives.
     const lines: InboundLines<BotUpdate> = {
-      read: (payload) => {
-        const update = reader.read(payload);
-        return update instanceof Promise ? update.then(lineOf) : lineOf(update);
-      },
+      read: (payload) => reader.read(payload),
       arrive: (read) => this.#order.arrive(read.value.instance, read.line!),
     };
     this.processor = new WebhookProcessor({
@@ -366,26 +363,20 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
-  #admits({ update, payload }: BotInbound): boolean | Promise<boolean> {
+  async #admits({ update, payload }: BotInbound): Promise<boolean> {
     if (update.own) {
       // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();
       if (!update.queries.some((q) => registered.has(q))) return false;
       if (update.kind !== "outgoing") return true;
-      return this.#actions.sentByBot(update.instance, update.msg!.id).then((sent) => !sent);
+      return !(await this.#actions.sentByBot(update.instance, update.msg!.id));
     }
     if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
     const quoted = update.msg?.quoted?.id;
-    return this.#own.of(update, payload.sender).then((own) =>
-      addressesInstance(update, own) ||
-      (quoted !== undefined && this.#actions.sentByBot(update.instance, quoted))
-    );
+    const own = await this.#own.of(update, payload.sender);
+    return addressesInstance(update, own) ||
+      (quoted !== undefined && await this.#actions.sentByBot(update.instance, quoted));
   }
-}
-
-/** An update waits in its chat's line (none without a chat). */
-function lineOf(update: BotUpdate): InboundRead<BotUpdate> {
-  return { value: update, line: update.chat?.id };
 }

@@ -15,7 +15,6 @@ import { WebhookException } from "../errors.ts";
 import type { MiddlewareFn } from "../util/compose.ts";
 import type { InboundContext } from "../webhooks/inbound_middleware.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
-import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { WebhookProcessor } from "../webhooks/processor.ts";
 import type { BotActions } from "./actions.ts";
 import type { Bursts, TakenBurst } from "./burst.ts";
@@ -41,8 +40,7 @@ export type InboundStage = MiddlewareFn<BotInbound>;
 /** Stage `read`: the update as it was read when it arrived, and its place in its chat's line. */
 export function readStage(processor: WebhookProcessor): InboundStage {
   return async (ctx, next) => {
-    let read = processor.placed<BotUpdate>(ctx.payload);
-    if (read instanceof Promise) read = await read;
+    const read = await processor.placed<BotUpdate>(ctx.payload);
     ctx.update = read.value;
     ctx.slot = read.place;
     await next();
@@ -50,10 +48,9 @@ export function readStage(processor: WebhookProcessor): InboundStage {
 }
 
 /** Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here. */
-export function admitStage(admits: (ctx: BotInbound) => boolean | Promise<boolean>): InboundStage {
+export function admitStage(admits: (ctx: BotInbound) => Promise<boolean>): InboundStage {
   return async (ctx, next) => {
-    const admitted = admits(ctx);
-    if (admitted === true || (admitted !== false && await admitted)) await next();
+    if (await admits(ctx)) await next();
   };
 }
 
@@ -103,13 +100,11 @@ export function turnStage(order: ChatLines, actions: BotActions): InboundStage {
   return async (ctx, next) => {
     const chat = ctx.update.chat?.id;
     if (chat === undefined) return await next();
-    let turn = order.enter(ctx.update.instance, chat, ctx.slot);
-    if (turn instanceof Promise) turn = await turn;
+    const turn = await order.enter(ctx.update.instance, chat, ctx.slot);
     try {
       await next();
     } finally {
-      const noted = actions.settled();
-      if (noted !== undefined) await noted;
+      await actions.settled();
       const left = turn.leave();
       if (left !== undefined) await left;
     }
@@ -129,8 +124,7 @@ export function identifyStage(identity: ContentIdentity, claims: () => InboundMe
 export function pauseStage(pauses: ChatPauses): InboundStage {
   return async (ctx, next) => {
     const chat = ctx.update.chat?.id;
-    const paused = chat !== undefined && pauses.pausedNow(chat);
-    if (paused === true || (paused !== false && await paused)) return;
+    if (chat !== undefined && await pauses.isPaused(chat)) return;
     await next();
   };
 }

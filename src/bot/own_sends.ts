@@ -93,8 +93,8 @@ export class OwnSends {
     return (await this.#options.state.get(SENT, key)) !== null;
   }
 
-  /** The notes still being written (settled, never rejected), or undefined when there are none. */
-  settled(): Promise<unknown> | undefined {
-    return this.#writing.size === 0 ? undefined : Promise.allSettled([...this.#writing.values()]);
+  /** Settles (never rejects) when the notes still being written have. */
+  async settled(): Promise<void> {
+    if (this.#writing.size > 0) await Promise.allSettled([...this.#writing.values()]);
   }
 }

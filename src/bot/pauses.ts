@@ -6,7 +6,6 @@
  */
 
 import { ValidationException } from "../errors.ts";
-import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 
 const NAMESPACE = "bot_paused";
@@ -53,13 +52,5 @@ export class ChatPauses {
   /** Whether `chatId` is paused. */
   async isPaused(chatId: string): Promise<boolean> {
     return (await this.#state.get(NAMESPACE, chatKey(chatId))) !== null;
-  }
-
-  /** Whether `chat` (a JID) is paused: at once on a `MemoryState`, which can read without a promise. */
-  pausedNow(chat: string): boolean | Promise<boolean> {
-    const state = this.#state;
-    return state instanceof MemoryState
-      ? state.getNow(NAMESPACE, chatKey(chat)) !== null
-      : this.isPaused(chat);
   }
 }

@@ -12,7 +12,7 @@ import { SendPacer } from "../pacing/pacer.ts";
 import { type PacingOptions, readRules } from "../pacing/rules.ts";
 import type { StateStore } from "../store/state.ts";
 
-/** How a bot's replies are paced (at once, without a promise, where the pacer answers from memory). */
+/** How a bot's replies are paced: per chat only, one record read and written, when the rules allow it. */
 export class ReplyGap {
   readonly #pacer: SendPacer;
   // No gap between the instance's sends: only the chat's interval is noted (one write, not three).
@@ -30,15 +30,12 @@ export class ReplyGap {
   }
 
   /** How long a reply to `chat` must wait (0: now). */
-  waitMs(ref: InstanceRef, chat: string): number | Promise<number> {
-    const wait = this.#pacer.waitMs(ref, chat);
-    return typeof wait === "number"
-      ? Math.min(wait, this.#longestMs)
-      : wait.then((ms) => Math.min(ms, this.#longestMs));
+  async waitMs(ref: InstanceRef, chat: string): Promise<number> {
+    return Math.min(await this.#pacer.waitMs(ref, chat), this.#longestMs);
   }
 
-  /** Note a reply to `chat` the server accepted (undefined: noted at once). */
-  sent(ref: InstanceRef, chat: string): Promise<void> | undefined {
+  /** Note a reply to `chat` the server accepted. */
+  sent(ref: InstanceRef, chat: string): Promise<void> {
     return this.#perChatOnly ? this.#pacer.recordRecipientSent(ref, chat) : this.#pacer.recordSent(ref, chat);
   }
 }

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { InboundMessageClaims, MessageOrigin } from "../webhooks/message_claims.ts";
+import type { MessageOrigin } from "../webhooks/message_claims.ts";
 import { parseMessageStatus } from "../delivery/status_updates.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
@@ -282,20 +282,22 @@ function finish(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate {
 }
 
 /**
- * `update` placed: a messages.edited that reads as the instance's own (its key says `fromMe`, the sender's
- * side) is the edit (or revoke) of a contact in the chat this instance received the message in, when
- * `claims` remember that message; anything else is returned as it is, at once.
+ * The id of the message a messages.edited that reads as the instance's own (its key says `fromMe`, the
+ * sender's side) edits: it may be the edit (or revoke) of a contact, placed by the message's origin
+ * ({@link placeEdit}). Undefined for anything else.
  */
+export function editedId(payload: WebhookPayloadDto, update: BotUpdate): string | undefined {
+  const id = update.msg?.id;
+  return payload.event !== "MESSAGES_EDITED" || update.kind !== "outgoing" || !id ? undefined : id;
+}
+
+/** `update` placed in the chat this instance received the edited message in, when its origin is known. */
 export function placeEdit(
   payload: WebhookPayloadDto,
   update: BotUpdate,
-  claims: InboundMessageClaims,
-): BotUpdate | Promise<BotUpdate> {
-  const id = update.msg?.id;
-  if (payload.event !== "MESSAGES_EDITED" || update.kind !== "outgoing" || !id) return update;
-  return claims.origin(update.instance, id).then((origin) =>
-    origin === undefined ? update : finish(payload, fromEdit(payload, origin))
-  );
+  origin: MessageOrigin | undefined,
+): BotUpdate {
+  return origin === undefined ? update : finish(payload, fromEdit(payload, origin));
 }
 
 /** The chat's `@lid` JID when the update names the chat by one (for the directory lookup). */
@@ -305,26 +307,16 @@ export function lidChat(update: BotUpdate): string | undefined {
 }
 
 /**
- * Name the chat and sender by phone when `toPhone` knows the chat's `@lid` (one canonical id per chat, the
- * same for an `@lid` message and its phone-number forms). Synchronous when `toPhone` answers at once.
+ * Name the chat and sender by `phone`, the phone form of the chat's `@lid` (one canonical id per chat, the
+ * same for an `@lid` message and its phone-number forms); unchanged when `phone` is undefined.
  */
-export function canonicalize(
-  update: BotUpdate,
-  toPhone: (lid: string) => string | undefined | Promise<string | undefined>,
-): void | Promise<void> {
-  const lid = lidChat(update); // undefined without a chat too
-  if (lid === undefined) return;
-  const phone = toPhone(lid);
-  if (phone instanceof Promise) return phone.then((found) => renameChat(update, lid, found));
-  renameChat(update, lid, phone);
-}
-
-function renameChat(update: BotUpdate, lid: string, phone: string | undefined): void {
-  if (phone === undefined) return;
+export function renameChat(update: BotUpdate, lid: string, phone: string | undefined): BotUpdate {
+  if (phone === undefined) return update;
   update.chat = { ...update.chat!, id: `${phone}@s.whatsapp.net` };
   if (update.from !== undefined && update.from.id === lid) {
     update.from = { ...update.from, id: update.chat.id, phone, lid };
   }
+  return update;
 }
 
 /** Whether `update`'s message is from a group and mentions `own` (JIDs of the instance) or quotes it. */

@@ -10,7 +10,8 @@
 import type { LidDirectory } from "../address/lid_directory.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
-import { canonicalize, placeEdit, toBotUpdate } from "./update.ts";
+import type { InboundRead } from "../inbound/lines.ts";
+import { editedId, lidChat, placeEdit, renameChat, toBotUpdate } from "./update.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 // Pairs seen by this process's arrivals (LID user → phone digits), the newest kept.
@@ -27,23 +28,17 @@ export class UpdateReader {
     this.#lids = lids;
   }
 
-  /** The update of `payload`, with its chat's canonical id; a promise only when the store must be asked. */
-  read(payload: WebhookPayloadDto): BotUpdate | Promise<BotUpdate> {
-    const update = placeEdit(payload, toBotUpdate(payload), this.#claims());
-    if (update instanceof Promise) return update.then((placed) => this.#canonical(payload, placed));
-    return this.#canonical(payload, update);
-  }
-
-  #canonical(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate | Promise<BotUpdate> {
+  /** The update of `payload`, with its chat's canonical id, and its chat's line. */
+  async read(payload: WebhookPayloadDto): Promise<InboundRead<BotUpdate>> {
+    let update = toBotUpdate(payload);
+    const edited = editedId(payload, update);
+    if (edited !== undefined) {
+      update = placeEdit(payload, update, await this.#claims().origin(update.instance, edited));
+    }
     this.#learn(payload, update);
-    const renamed = canonicalize(update, (lid) => this.#toPhone(lid));
-    return renamed === undefined ? update : renamed.then(() => update);
-  }
-
-  #toPhone(lid: string): string | undefined | Promise<string | undefined> {
-    const known = this.#pairs.get(lid);
-    if (known !== undefined) return known;
-    return this.#lids()?.toPhone(lid);
+    const lid = lidChat(update); // undefined without a chat too
+    if (lid === undefined) return lineOf(update);
+    return lineOf(renameChat(update, lid, this.#pairs.get(lid) ?? await this.#lids()?.toPhone(lid)));
   }
 
   /** A payload that names its chat by `@lid` and carries the phone form too shows the pair. */
@@ -57,4 +52,8 @@ export class UpdateReader {
     this.#pairs.set(lid, phone);
     if (this.#pairs.size > MAX_PAIRS) this.#pairs.delete(this.#pairs.keys().next().value!);
   }
+}
+
+function lineOf(update: BotUpdate): InboundRead<BotUpdate> {
+  return { value: update, line: update.chat?.id };
 }

@@ -144,11 +144,11 @@ export class SendPacer {
   }
 
   /**
-   * {@link SendPacer.waitFor}, answered at once (a number, no promise) where it can be: with no gap
-   * between the instance's sends (`minGapMs` and `jitterMs` 0) on a `MemoryState`, whose recipients' last
-   * sends are kept in memory. For a hot path that should not wait for a promise (a bot's replies).
+   * {@link SendPacer.waitFor}, with one read instead of the instance's record where there is no gap between
+   * the instance's sends (`minGapMs` and `jitterMs` 0): only the recipient's interval counts then (a bot's
+   * replies).
    *
-   * @example Wait for a recipient's interval without a promise
+   * @example Wait for a recipient's interval
    * ```ts
    * import { MemoryState } from "@gw/gateway";
    * import { SendPacer } from "@gw/gateway/resources";
@@ -156,18 +156,15 @@ export class SendPacer {
    * const rules = { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 };
    * const pacer = new SendPacer(new MemoryState(), rules, { now: () => now });
    * const sales = { connection: "default", instance: "sales" };
-   * pacer.recordRecipientSent(sales, "5511999999999");
+   * await pacer.recordRecipientSent(sales, "5511999999999");
    * now += 400;
-   * console.log(pacer.waitMs(sales, "5511999999999")); // 600
+   * console.log(await pacer.waitMs(sales, "5511999999999")); // 600
    * ```
    */
-  waitMs(ref: InstanceRef, recipient: string): number | Promise<number> {
-    if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return this.waitFor(ref, recipient);
-    const now = this.#now();
-    const last = this.#recipients.last(this.#recipientKeys.of(ref, recipient), now);
-    return last instanceof Promise
-      ? last.then((at) => this.#intervalLeft(at, this.#now()))
-      : this.#intervalLeft(last, now);
+  async waitMs(ref: InstanceRef, recipient: string): Promise<number> {
+    if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return await this.waitFor(ref, recipient);
+    const last = await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
+    return this.#intervalLeft(last, this.#now());
   }
 
   /** How much of the recipient's interval is left at `now` after its last send (0: none, or no send). */
@@ -252,7 +249,7 @@ export class SendPacer {
   /**
    * Record a send to `recipient` for its interval only: the instance's gap, count and cap are left as
    * they are. For a caller that paces per recipient only (a bot's replies, with `minGapMs` and `jitterMs`
-   * 0): one write instead of three; on a `MemoryState` noted at once, without a promise (undefined).
+   * 0): one write instead of three.
    *
    * @example
    * ```ts
@@ -262,13 +259,13 @@ export class SendPacer {
    * await pacer.recordRecipientSent({ connection: "default", instance: "sales" }, "5511999999999");
    * ```
    */
-  recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> | undefined {
-    return this.#recordRecipient(ref, recipient, this.#now());
+  async recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> {
+    await this.#recordRecipient(ref, recipient, this.#now());
   }
 
-  #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> | undefined {
-    if (this.#rules.recipientIntervalMs === 0) return undefined;
-    return this.#recipients.note(
+  async #recordRecipient(ref: InstanceRef, recipient: string, now: number): Promise<void> {
+    if (this.#rules.recipientIntervalMs === 0) return;
+    await this.#recipients.note(
       this.#recipientKeys.of(ref, recipient),
       now,
       this.#rules.recipientIntervalMs,

@@ -1,7 +1,7 @@
 /**
  * Where `SendPacer` keeps each recipient's last paced send. On a `MemoryState` (this process's alone) the
  * times are kept in one in-memory map per state, shared by every pacer on that state (a bot's replies,
- * `sendMany`, a user's own pacer), answered at once and at no store cost; on any other state they are
+ * `sendMany`, a user's own pacer), at no store cost; on any other state they are
  * records in the store, shared by every process using it. Internal.
  *
  * @module
@@ -49,12 +49,11 @@ export class RecipientKeys {
 /** The last paced send per recipient key (`<instance key>/<recipient>`). Internal. */
 export interface RecipientTimes {
   /** The last send to `key` (epoch ms) while its record lives at `now`, else null. */
-  last(key: string, now: number): number | null | Promise<number | null>;
+  last(key: string, now: number): Promise<number | null>;
   /**
-   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval
-   * (undefined: noted at once).
+   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval.
    */
-  note(key: string, at: number, intervalMs: number): Promise<void> | undefined;
+  note(key: string, at: number, intervalMs: number): Promise<void>;
 }
 
 interface Held {
@@ -68,12 +67,12 @@ class MemoryRecipientTimes implements RecipientTimes {
   // Expired entries are dropped once the map doubled since the last sweep.
   #sweepAt = 1024;
 
-  last(key: string, now: number): number | null {
+  last(key: string, now: number): Promise<number | null> {
     const held = this.#held.get(key);
-    return held === undefined || held.expiresAt <= now ? null : held.at;
+    return Promise.resolve(held === undefined || held.expiresAt <= now ? null : held.at);
   }
 
-  note(key: string, at: number, intervalMs: number): undefined {
+  note(key: string, at: number, intervalMs: number): Promise<void> {
     let expiresAt = keptUntil(at, intervalMs);
     // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
     // end the record a longer one (a `sendMany` run) still waits on.
@@ -82,6 +81,7 @@ class MemoryRecipientTimes implements RecipientTimes {
     this.#held.delete(key); // re-inserted last: the map stays in send order
     this.#held.set(key, { at, expiresAt });
     if (this.#held.size >= this.#sweepAt) this.#sweep(at);
+    return Promise.resolve();
   }
 
   #sweep(now: number): void {

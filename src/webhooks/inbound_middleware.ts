@@ -8,7 +8,7 @@
 
 import { WebhookException } from "../errors.ts";
 import { compose, type MiddlewareFn } from "../util/compose.ts";
-import { type dispatchWebhook, ObserverFailures, WebhookProcessingException } from "./events/dispatch.ts";
+import { ObserverFailures, WebhookProcessingException } from "./events/dispatch.ts";
 import type { WebhookEventSpelling } from "./events/names.ts";
 import { normalizeKinds } from "./handler_base.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
@@ -96,7 +96,7 @@ export function observerStage(observer: Observer): InboundMiddleware {
 }
 
 /** The handlers' step: undefined when they all finished at once (the receiver's fast path), else a promise. */
-type Handle = (payload: WebhookPayloadDto) => ReturnType<typeof dispatchWebhook>;
+type Handle = (payload: WebhookPayloadDto) => Promise<void> | undefined;
 
 /**
  * The processor's chain: its observers first (they see every update, whatever the middleware decides), then
@@ -127,7 +127,7 @@ export class InboundChain {
   }
 
   /** Run `payload` through the chain; undefined when there is no middleware and the handlers finished at once. */
-  run(payload: WebhookPayloadDto): ReturnType<Handle> {
+  run(payload: WebhookPayloadDto): Promise<void> | undefined {
     const chain = this.#chain;
     if (chain === undefined) return this.#handle(payload);
     return chain({ payload }).catch((error) => {

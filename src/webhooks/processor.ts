@@ -351,15 +351,15 @@ export class WebhookProcessor {
    * processor.onAny(async (payload) => console.log((await processor.placed(payload)).value === payload)); // true
    * ```
    */
-  placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
+  async placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Promise<Placed<T>> {
     if (this.#book === undefined) return { value: payload as T, place: undefined };
-    return this.#book.placed(payload) as Placed<T> | Promise<Placed<T>>;
+    return await this.#book.placed(payload) as Placed<T>;
   }
 
   /**
-   * `process` without promise layers when everything is synchronous: returns undefined when there is no
-   * middleware and every handler finished at once and succeeded, throws when one of them failed, or returns a promise.
-   * `arrival` is the place the receiver took for it when it arrived. Internal (the handler's hot path).
+   * `process` of a payload placed at `arrival`: undefined when it all ran at once and succeeded, a throw when
+   * a handler failed at once, else a promise. Internal; why not plain `async`: bench/README.md, "Where a
+   * result may be synchronous".
    */
   [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
     if (this.#book !== undefined) return this.#book.process(payload, arrival, (p) => this.#dispatch(p));
@@ -380,7 +380,7 @@ export class WebhookProcessor {
     return this.#chain.run(payload);
   }
 
-  #handle(payload: WebhookPayloadDto): ReturnType<typeof dispatchWebhook> {
+  #handle(payload: WebhookPayloadDto): Promise<void> | undefined {
     if (this.#log?.enabled) this.#log.observe(payload);
     return dispatchWebhook(this.#registry.for(payload.event), payload);
   }

@@ -53,37 +53,32 @@ export async function saveWebhookLog(
 }
 
 /**
- * Run the processor for `payload` (placed when it arrived at `arrival`) and record the outcome. Like the processor's fast path it returns
- * undefined when everything finished synchronously and succeeded, throws (synchronously or through the
- * promise) the processor's failure after recording it, or returns a promise.
+ * Run the processor for `payload` (placed when it arrived at `arrival`) and record the outcome; rejects with
+ * the processor's failure after recording it.
  */
-export function runWebhook(
+export async function runWebhook(
   processor: WebhookProcessor,
   payload: WebhookPayloadDto,
   context: RunContext,
   arrival?: Arrival<WebhookPayloadDto>,
-): Promise<void> | undefined {
+): Promise<void> {
   const started = context.now();
-  let pending: Promise<void> | undefined;
   try {
-    pending = processor[PROCESS](payload, arrival);
+    const pending = processor[PROCESS](payload, arrival);
+    if (pending !== undefined) await pending;
   } catch (error) {
-    return settle(payload, context, started, true, error);
+    return await settle(payload, context, started, true, error);
   }
-  if (pending === undefined) return settle(payload, context, started, false, undefined);
-  return pending.then(
-    () => settle(payload, context, started, false, undefined),
-    (error) => settle(payload, context, started, true, error),
-  );
+  await settle(payload, context, started, false, undefined);
 }
 
-function settle(
+async function settle(
   payload: WebhookPayloadDto,
   context: RunContext,
   started: number,
   failed: boolean,
   failure: unknown,
-): Promise<void> | undefined {
+): Promise<void> {
   const finished = context.now();
   // Wall clocks can step back (NTP): a negative duration is recorded as 0.
   const processingMs = Math.max(0, finished - started);
@@ -106,10 +101,7 @@ function settle(
     };
     if (failed) record.error = describeError(failure);
     const status = failed ? (context.final ? "failed" : "received") : "processed";
-    return saveWebhookLog(context.store, record, status, finished).then(() => {
-      if (failed) throw failure;
-    });
+    await saveWebhookLog(context.store, record, status, finished);
   }
   if (failed) throw failure;
-  return undefined;
 }

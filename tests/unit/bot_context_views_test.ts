@@ -9,8 +9,7 @@ Deno.test("context: its fields are views over the update read at arrival, not co
   const { bot } = stubBot();
   const seen: unknown[] = [];
   bot.on("message:text", async (ctx) => {
-    let placed = bot.processor.placed<BotUpdate>(ctx.payload);
-    if (placed instanceof Promise) placed = await placed;
+    const placed = await bot.processor.placed<BotUpdate>(ctx.payload);
     seen.push(placed.value === ctx.update); // the very object read at arrival
     seen.push(VIEWS.filter((name) => Object.hasOwn(ctx, name))); // no field copied onto the context
     seen.push(ctx.msg === ctx.update.msg, ctx.text, ctx.chat?.id, ctx.instance);

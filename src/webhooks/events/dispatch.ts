@@ -1,6 +1,7 @@
 /**
  * The one dispatch loop: runs a webhook's handlers in order, without a promise when everything is
- * synchronous, and collects every failure into one {@link WebhookProcessingException}.
+ * synchronous, and collects every failure into one {@link WebhookProcessingException}. Why not plain
+ * `async`: the figure in bench/README.md, "Where a result may be synchronous" (the processor's dispatch).
  *
  * @module
  */

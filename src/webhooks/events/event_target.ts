@@ -50,9 +50,9 @@ export class WebhookEventTarget extends GuardedEventTarget {
 
   /**
    * Dispatch `WebhookReceived` (every webhook), then `MessageReceived` (inbound messages), each only when it
-   * has listeners; returns the listeners' pending work as one promise, or undefined when there is none.
+   * has listeners; settles when the listeners' pending work has.
    */
-  observe(payload: WebhookPayloadDto): Promise<void> | undefined {
+  async observe(payload: WebhookPayloadDto): Promise<void> {
     let pending: Promise<unknown>[] | undefined;
     if (this.listenerCount(WebhookReceived.type) > 0) {
       const received = new WebhookReceived(payload);
@@ -64,6 +64,6 @@ export class WebhookEventTarget extends GuardedEventTarget {
       this.dispatchEvent(message);
       if (message.pending.length > 0) pending = [...(pending ?? []), ...message.pending];
     }
-    return pending === undefined ? undefined : settleAll(pending);
+    if (pending !== undefined) await settleAll(pending);
   }
 }

@@ -1,7 +1,6 @@
 /**
  * Stage "dispatch", sync mode: the handlers run before the answer; 200 when they all succeeded, 500 when
- * one failed (the server retries it; the dedupe claim is given back). Answers without a promise when the
- * handlers finished synchronously (the usual no-op or quick handler). Internal.
+ * one failed (the server retries it; the dedupe claim is given back). Internal.
  *
  * @module
  */
@@ -11,10 +10,10 @@ import { completeClaim, releaseClaim } from "./dedupe.ts";
 import { BODIES, count, reportFailure, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
-function processed(receiver: Receiver, state: RequestState): Response | Promise<Response> {
+async function processed(receiver: Receiver, state: RequestState): Promise<Response> {
   count(receiver, state.payload.event, "200");
-  if (receiver.dedupe === undefined) return respond(200, BODIES.ok);
-  return completeClaim(receiver, state.deliveryId).then(() => respond(200, BODIES.ok));
+  if (receiver.dedupe !== undefined) await completeClaim(receiver, state.deliveryId);
+  return respond(200, BODIES.ok);
 }
 
 function failed(receiver: Receiver, state: RequestState, error: unknown): Response {
@@ -37,13 +36,11 @@ export function runContextOf(receiver: Receiver, state: RequestState): RunContex
 }
 
 /** Stage "dispatch", sync mode: run the handlers now and answer with their outcome. */
-export function dispatchSync(receiver: Receiver, state: RequestState): Response | Promise<Response> {
-  let pending: Promise<void> | undefined;
+export async function dispatchSync(receiver: Receiver, state: RequestState): Promise<Response> {
   try {
-    pending = runWebhook(receiver.processor, state.payload, runContextOf(receiver, state), state.arrival);
+    await runWebhook(receiver.processor, state.payload, runContextOf(receiver, state), state.arrival);
   } catch (error) {
     return failed(receiver, state, error);
   }
-  if (pending === undefined) return processed(receiver, state);
-  return pending.then(() => processed(receiver, state), (error) => failed(receiver, state, error));
+  return await processed(receiver, state);
 }

@@ -16,10 +16,7 @@ import type { Receiver, RequestState } from "./state.ts";
 export function dispatchWaitUntil(receiver: Receiver, state: RequestState): Response {
   const id = state.deliveryId;
   const context = runContextOf(receiver, state);
-  // Wrapped so that a synchronous failure becomes a rejection handled here, never an unhandled one.
-  const work = new Promise<void>((resolve) =>
-    resolve(runWebhook(receiver.processor, state.payload, context, state.arrival))
-  )
+  const work = runWebhook(receiver.processor, state.payload, context, state.arrival)
     .then(() => completeClaim(receiver, id), (error) => {
       reportFailure(receiver, state.payload, 202, error);
       return releaseClaim(receiver, id);

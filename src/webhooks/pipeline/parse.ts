@@ -38,19 +38,13 @@ export function nestedDeeperThan(bytes: Uint8Array, max: number): boolean {
   return false;
 }
 
-/**
- * Parse `state.body` into `state.payload`. Synchronous unless the digest must still be awaited; the
- * refusal, or undefined to go on.
- */
-export function parseStage(
-  receiver: Receiver,
-  state: RequestState,
-): Response | undefined | Promise<Response | undefined> {
+/** Parse `state.body` into `state.payload`: the refusal, or undefined to go on. */
+export async function parseStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
   if (nestedDeeperThan(state.body, MAX_JSON_DEPTH)) {
-    const refused = () =>
-      refuse(receiver, 400, BODIES.tooDeep, "too_deep", `body nested deeper than ${MAX_JSON_DEPTH} levels`);
     // The digest of a large body may still be running: answered once it settled, nothing left behind.
-    return state.digest === undefined ? refused() : state.digest.then(refused, refused);
+    await state.digest?.catch(() => {});
+    const detail = `body nested deeper than ${MAX_JSON_DEPTH} levels`;
+    return refuse(receiver, 400, BODIES.tooDeep, "too_deep", detail);
   }
   let parsed: unknown;
   try {
@@ -59,12 +53,7 @@ export function parseStage(
     state.digest?.catch(() => {});
     return refuse(receiver, 400, BODIES.notJson, "invalid_json", "body is not JSON");
   }
-  if (state.deliveryId === undefined && state.digest !== undefined) {
-    return state.digest.then((digest) => {
-      state.deliveryId = digest;
-      return toPayload(receiver, state, parsed);
-    });
-  }
+  if (state.deliveryId === undefined && state.digest !== undefined) state.deliveryId = await state.digest;
   return toPayload(receiver, state, parsed);
 }
 

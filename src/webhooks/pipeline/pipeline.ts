@@ -91,8 +91,7 @@ async function accept(receiver: Receiver, state: RequestState): Promise<Response
 async function verified(receiver: Receiver, state: RequestState): Promise<Response> {
   let answer = await verifyStage(receiver, state);
   if (answer !== undefined) return answer;
-  const parsed = parseStage(receiver, state);
-  answer = parsed instanceof Promise ? await parsed : parsed;
+  answer = await parseStage(receiver, state);
   if (answer !== undefined) return answer;
   state.arrival?.place(state.payload);
   return receiver.direct ? dispatchSync(receiver, state) : deliver(receiver, state);

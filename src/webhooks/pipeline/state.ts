@@ -169,12 +169,3 @@ export class RequestState implements WebhookRequestContext {
     this.ctx = ctx;
   }
 }
-
-/**
- * A stage of the pipeline: it reads and fills `state`, and answers (a `Response`) or lets the request go on
- * (`undefined`); synchronously when it can.
- */
-export type Stage = (
-  receiver: Receiver,
-  state: RequestState,
-) => Response | undefined | Promise<Response | undefined>;

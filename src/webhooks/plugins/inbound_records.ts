@@ -67,9 +67,9 @@ export class ProcessIncomingMessage implements EventListenerObject {
    * (await store.getInbound("sales", "3EB0"))?.remoteJid; // "5511999999999@s.whatsapp.net"
    * ```
    */
-  observe(payload: WebhookPayloadDto): Promise<void> | undefined {
-    if (!payload.isInboundMessage) return undefined;
-    return this.store.saveInbound(record({
+  async observe(payload: WebhookPayloadDto): Promise<void> {
+    if (!payload.isInboundMessage) return;
+    await this.store.saveInbound(record({
       messageId: payload.messageId ?? "",
       instance: payload.instance,
       remoteJid: payload.remoteJid ?? "",
