@@ -51,15 +51,7 @@ export class MessageSent extends Event implements MessageSentDetail {
   /** The parsed response body. */
   readonly response: unknown;
 
-  /**
-   * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { MessageSent } from "@gw/gateway";
-   * new MessageSent({ messageId: "3EB0", instance: "sales", connection: "default", to: "5511999999999", messageType: "text", response: {} });
-   * ```
-   */
+  /** Build the event. */
   constructor(detail: MessageSentDetail) {
     super(MessageSent.type);
     this.messageId = detail.messageId;
@@ -87,24 +79,14 @@ export class MessageSent extends Event implements MessageSentDetail {
 export class WebhookEvent extends Event {
   #pending: Promise<unknown>[] | undefined;
 
-  /**
-   * Add work the processor must wait for before it answers (or acknowledges the queue job).
-   */
+  /** Add work the processor must wait for before it answers (or acknowledges the queue job). */
   waitUntil(promise: Promise<unknown>): void {
     // Marked as handled at once: the processor awaits it later, possibly after it has already rejected.
     promise.catch(() => {});
     (this.#pending ??= []).push(promise);
   }
 
-  /**
-   * The promises passed to `waitUntil` so far (used by the processor).
-   *
-   * @example
-   * ```ts
-   * import { WebhookEvent } from "@gw/gateway";
-   * new WebhookEvent("x").pending; // []
-   * ```
-   */
+  /** The promises passed to `waitUntil` so far (used by the processor). */
   get pending(): readonly Promise<unknown>[] {
     return this.#pending ?? [];
   }
@@ -132,15 +114,7 @@ export class WebhookReceived extends WebhookEvent {
   /** Instance name (`payload.instance`). */
   readonly instance: string;
 
-  /**
-   * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
-   * new WebhookReceived(WebhookPayloadDto.from({ event: "call", data: {} })!);
-   * ```
-   */
+  /** Build the event. */
   constructor(payload: WebhookPayloadDto) {
     super(WebhookReceived.type);
     this.payload = payload;

@@ -83,37 +83,19 @@ export class MetricsCollector {
   readonly #webhookSeries = new Map<string, Map<string, BoundSeries>>();
   readonly #processedSeries = new Map<string, BoundSeries>();
 
-  /**
-   * Create a collector; a disabled one records nothing.
-   */
+  /** Create a collector; a disabled one records nothing. */
   constructor(options: { enabled?: boolean } = {}) {
     this.#enabled = options.enabled ?? true;
   }
 
-  /**
-   * Add `value` (finite, >= 0; anything else is ignored) to a counter.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().increment("gateway_queue_jobs_total", { result: "processed" }, 3);
-   * ```
-   */
+  /** Add `value` (finite, >= 0; anything else is ignored) to a counter. */
   increment(name: string, labels: MetricLabels, value = 1): void {
     if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
     this.#state(name, labels).count += value;
     this.#handOverCount(name, labels, value);
   }
 
-  /**
-   * Record one observation of a histogram (a NaN is ignored).
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().observe("gateway_webhook_processing_ms", { event: "messages.upsert" }, 12);
-   * ```
-   */
+  /** Record one observation of a histogram (a NaN is ignored). */
   observe(name: string, labels: MetricLabels, value: number): void {
     if (!this.#enabled || Number.isNaN(value)) return;
     addObservation(this.#state(name, labels), value);
@@ -123,12 +105,6 @@ export class MetricsCollector {
   /**
    * One outbound request outcome (`status` is `error` when no answer came). `route` is the template;
    * `{name}` parameters are labelled as `:name`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().request("POST", "/message/sendText/{instance}", 201, 84);
-   * ```
    */
   request(method: string, route: string, status: number | "error", durationMs: number): void {
     if (!this.#enabled) return;
@@ -158,48 +134,22 @@ export class MetricsCollector {
     if (otel) this.#otel.histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
   }
 
-  /**
-   * One retried attempt.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().retry("timeout");
-   * ```
-   */
+  /** One retried attempt. */
   retry(reason: string): void {
     this.increment("gateway_retries_total", { reason });
   }
 
-  /**
-   * One error thrown, by its class name.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().error("ConnectionException");
-   * ```
-   */
+  /** One error thrown, by its class name. */
   error(exception: string): void {
     this.increment("gateway_errors_total", { exception });
   }
 
-  /**
-   * One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().rateLimit("messages", "waited");
-   * ```
-   */
+  /** One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`. */
   rateLimit(bucket: string, decision: string): void {
     this.increment("gateway_rate_limit_total", { bucket, decision });
   }
 
-  /**
-   * One message sent, by type.
-   */
+  /** One message sent, by type. */
   messageSent(type: string): void {
     if (!this.#enabled) return;
     const name = "gateway_messages_sent_total";
@@ -213,15 +163,7 @@ export class MetricsCollector {
     this.#handOverCount(name, series.labels, 1);
   }
 
-  /**
-   * One webhook received, by canonical event and result (HTTP status or outcome).
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().webhookReceived("messages.upsert", "200");
-   * ```
-   */
+  /** One webhook received, by canonical event and result (HTTP status or outcome). */
   webhookReceived(event: string, result: string): void {
     if (!this.#enabled) return;
     const name = "gateway_webhooks_received_total";
@@ -240,15 +182,7 @@ export class MetricsCollector {
     this.#handOverCount(name, series.labels, 1);
   }
 
-  /**
-   * Time the handlers took for one webhook.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().webhookProcessed("messages.upsert", 7);
-   * ```
-   */
+  /** Time the handlers took for one webhook. */
   webhookProcessed(event: string, durationMs: number): void {
     if (!this.#enabled || Number.isNaN(durationMs)) return;
     const name = "gateway_webhook_processing_ms";
@@ -262,22 +196,12 @@ export class MetricsCollector {
     this.#handOverObservation(name, series.labels, durationMs);
   }
 
-  /**
-   * One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().queueJob("processed");
-   * ```
-   */
+  /** One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`. */
   queueJob(result: string): void {
     this.increment("gateway_queue_jobs_total", { result });
   }
 
-  /**
-   * A plain-object copy of every series.
-   */
+  /** A plain-object copy of every series. */
   snapshot(): MetricsSnapshot {
     const out: MetricsSnapshot = {};
     for (const [name, series] of this.#series) {
@@ -313,12 +237,6 @@ export class MetricsCollector {
   /**
    * Forget every value kept in memory (what was already handed to OpenTelemetry stays there: its
    * counters are cumulative).
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().reset();
-   * ```
    */
   reset(): void {
     this.#series.clear();
@@ -329,9 +247,7 @@ export class MetricsCollector {
     this.#sentSeries.clear();
   }
 
-  /**
-   * The metrics in Prometheus' text exposition format.
-   */
+  /** The metrics in Prometheus' text exposition format. */
   toPrometheus(): string {
     return renderPrometheus(this.#series, METRIC_DESCRIPTIONS);
   }

@@ -128,9 +128,7 @@ export class LidDirectory {
   readonly #state: StateStore;
   readonly #now: () => number;
 
-  /**
-   * Use a store (its `state`) or a `StateStore`; without one, an in-memory state of this object only.
-   */
+  /** Use a store (its `state`) or a `StateStore`; without one, an in-memory state of this object only. */
   constructor(store?: GatewayStore | StateStore, options: { now?: () => number } = {}) {
     this.#state = stateOf(store);
     this.#now = options.now ?? Date.now;
@@ -148,15 +146,7 @@ export class LidDirectory {
     return learned;
   }
 
-  /**
-   * Record one pair; true when it was new or changed.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * await new LidDirectory().remember({ lid: "123@lid", phone: "5511999999999" }); // true
-   * ```
-   */
+  /** Record one pair; true when it was new or changed. */
   async remember(pair: LidPair): Promise<boolean> {
     const user = lidUser(pair.lid);
     const phone = phoneDigits(pair.phone);
@@ -169,16 +159,12 @@ export class LidDirectory {
     return true;
   }
 
-  /**
-   * The phone digits of a LID (`"123@lid"` or its digits), or undefined when no event showed them.
-   */
+  /** The phone digits of a LID (`"123@lid"` or its digits), or undefined when no event showed them. */
   async toPhone(lid: string): Promise<string | undefined> {
     return (await this.#state.get<Stored>(BY_LID, lidUser(lid)))?.value.value;
   }
 
-  /**
-   * The LID JID of a phone number (digits, any formatting, or a phone-number JID), or undefined.
-   */
+  /** The LID JID of a phone number (digits, any formatting, or a phone-number JID), or undefined. */
   async toLid(phone: string): Promise<string | undefined> {
     const user = (await this.#state.get<Stored>(BY_PHONE, phoneDigits(phone)))?.value.value;
     return user === undefined ? undefined : `${user}@lid`;

@@ -43,16 +43,7 @@ export interface GatewayErrorContext {
  * ```
  */
 export class GatewayException extends Error {
-  /**
-   * Build an error whose `name` is its class's.
-   *
-   * @example
-   * ```ts
-   * import { GatewayException } from "@gw/gateway";
-   * const error = new GatewayException("Cannot do it", { cause: new Error("down") });
-   * console.log(error.name); // "GatewayException"
-   * ```
-   */
+  /** Build an error whose `name` is its class's. */
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -92,16 +83,7 @@ export class GatewayApiException extends GatewayException {
   /** Number of attempts made. */
   readonly attempts?: number;
 
-  /**
-   * Build an error with a message and its context.
-   *
-   * @example
-   * ```ts
-   * import { GatewayApiException } from "@gw/gateway";
-   * const error = new GatewayApiException("Cannot send: bad input", { status: 400, messages: ["bad input"] });
-   * console.log(error.status);
-   * ```
-   */
+  /** Build an error with a message and its context. */
   constructor(message: string, context: GatewayErrorContext = {}) {
     super(message, { cause: context.cause });
     this.status = context.status;
@@ -114,15 +96,7 @@ export class GatewayApiException extends GatewayException {
     this.attempts = context.attempts;
   }
 
-  /**
-   * A plain object for logs and `JSON.stringify`: the context, never a secret.
-   *
-   * @example
-   * ```ts
-   * import { GatewayApiException } from "@gw/gateway";
-   * console.log(JSON.stringify(new GatewayApiException("Cannot reach server")));
-   * ```
-   */
+  /** A plain object for logs and `JSON.stringify`: the context, never a secret. */
   toJSON(): Record<string, unknown> {
     return {
       name: this.name,

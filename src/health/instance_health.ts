@@ -68,9 +68,7 @@ export class InstanceHealth {
   readonly #maxCooldownMs: number;
   readonly #probeTimeoutMs: number;
 
-  /**
-   * Build over a state store.
-   */
+  /** Build over a state store. */
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
     const sync = state as Partial<SyncState>;
@@ -104,9 +102,7 @@ export class InstanceHealth {
     );
   }
 
-  /**
-   * The instance's health (`unknown` when nothing was recorded).
-   */
+  /** The instance's health (`unknown` when nothing was recorded). */
   get(ref: InstanceRef): Promise<InstanceHealthRecord> {
     // A chain, not an async method: an async layer costs more than the read on a fast round trip.
     let read: Promise<StateEntry<Stored> | null>;
@@ -141,17 +137,7 @@ export class InstanceHealth {
     return value.status === "open" && value.consecutiveFailures === 0 ? "clean" : "closed";
   }
 
-  /**
-   * Every recorded instance, optionally of one connection.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * for (const record of await health.list()) console.log(record.instance, record.status);
-   * ```
-   */
+  /** Every recorded instance, optionally of one connection. */
   async list(options: { connection?: string } = {}): Promise<InstanceHealthRecord[]> {
     const prefix = options.connection === undefined
       ? undefined
@@ -176,14 +162,6 @@ export class InstanceHealth {
    * Record a polled state (`connectionState`, or a `fetchInstances` row with its
    * `disconnectionReasonCode`). A poll saying `open` does not clear `suspect`: that instance says open
    * while its sends fail, so only a successful send or a fresh `connection.update` heals it.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordState({ connection: "default", instance: "sales" }, "open");
-   * ```
    */
   async recordState(
     ref: InstanceRef,
@@ -193,17 +171,7 @@ export class InstanceHealth {
     return await this.#observe(ref, state, reasonCode ?? undefined, "poll");
   }
 
-  /**
-   * Record a send the server accepted: the instance is open and the breaker closes.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordSendSuccess({ connection: "default", instance: "sales" });
-   * ```
-   */
+  /** Record a send the server accepted: the instance is open and the breaker closes. */
   async recordSendSuccess(ref: InstanceRef): Promise<void> {
     const entry = await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref));
     // The common case writes nothing: an instance already known open with no failures stays as it is.
@@ -215,14 +183,6 @@ export class InstanceHealth {
    * Record a send that failed. Only a disconnect (`InstanceDisconnectedException` from the server)
    * counts: `failureThreshold` of them in a row make the instance `suspect` and open the breaker; a failed
    * probe reopens it with twice the cooldown. Other errors leave the health alone.
-   *
-   * @example
-   * ```ts
-   * import { InstanceDisconnectedException, MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordSendFailure({ connection: "default", instance: "sales" }, new InstanceDisconnectedException("Connection Closed"));
-   * ```
    */
   async recordSendFailure(ref: InstanceRef, error: unknown): Promise<void> {
     if (!(error instanceof InstanceDisconnectedException) || error.local) return;
@@ -282,17 +242,7 @@ export class InstanceHealth {
     throw refusal(ref, (await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref)))?.value);
   }
 
-  /**
-   * Forget an instance's health (its breaker closes).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.reset({ connection: "default", instance: "sales" });
-   * ```
-   */
+  /** Forget an instance's health (its breaker closes). */
   async reset(ref: InstanceRef): Promise<void> {
     await this.#state.delete(NAMESPACE, this.#keys.of(ref));
   }

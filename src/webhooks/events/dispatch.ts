@@ -29,15 +29,7 @@ export class WebhookProcessingException extends WebhookException {
   /** Every failure. */
   readonly errors: readonly unknown[];
 
-  /**
-   * Build from the failures of one webhook.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessingException } from "@gw/gateway";
-   * new WebhookProcessingException("CALL", [new Error("down")]);
-   * ```
-   */
+  /** Build from the failures of one webhook. */
   constructor(event: string, errors: readonly unknown[]) {
     const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
