@@ -21,18 +21,14 @@ export class GuardedEventTarget extends EventTarget {
     Map<EventListenerOrEventListenerObject, Map<boolean, EventListener>>
   >();
 
-  /**
-   * How many listeners are registered for `type` (callers skip building events nobody listens to).
-   */
+  /** How many listeners are registered for `type` (callers skip building events nobody listens to). */
   listenerCount(type: string): number {
     let count = 0;
     for (const byCapture of this.#registry.get(type)?.values() ?? []) count += byCapture.size;
     return count;
   }
 
-  /**
-   * Register a listener, wrapped so that its failures go to {@link GuardedEventTarget.onListenerError}.
-   */
+  /** Register a listener, wrapped so that its failures go to {@link GuardedEventTarget.onListenerError}. */
   override addEventListener(
     type: string,
     listener: EventListenerOrEventListenerObject | null,
@@ -67,9 +63,7 @@ export class GuardedEventTarget extends EventTarget {
     super.addEventListener(type, wrapper, options);
   }
 
-  /**
-   * Remove a listener registered with `addEventListener`.
-   */
+  /** Remove a listener registered with `addEventListener`. */
   override removeEventListener(
     type: string,
     listener: EventListenerOrEventListenerObject | null,

@@ -21,9 +21,7 @@ export function timerDelay(ms: number): number {
   return ms > MAX_TIMER_MS ? MAX_TIMER_MS : ms > 0 ? ms : 0;
 }
 
-/**
- * Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared).
- */
+/** Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared). */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -57,9 +55,7 @@ interface SharedTimeout {
 export class SharedTimeouts {
   readonly #current = new Map<number, SharedTimeout>();
 
-  /**
-   * A signal that aborts no sooner than `ms` from now, and at most 1 % (≤ 1 s) later.
-   */
+  /** A signal that aborts no sooner than `ms` from now, and at most 1 % (≤ 1 s) later. */
   signal(ms: number): AbortSignal {
     const window = Math.min(1000, Math.floor(ms / 100));
     if (window < 1) return AbortSignal.timeout(timerDelay(ms));

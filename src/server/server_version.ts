@@ -59,9 +59,7 @@ export class UnsupportedServerException extends GatewayApiException {
   /** The version the server reported, or null when it reported none. */
   readonly version: string | null;
 
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(message: string, context: GatewayErrorContext & { version?: string | null } = {}) {
     super(message, context);
     this.version = context.version ?? null;

@@ -69,16 +69,12 @@ export function numberSetting(
   );
 }
 
-/**
- * A number setting above 0 (see {@link numberSetting}).
- */
+/** A number setting above 0 (see {@link numberSetting}). */
 export function positiveNumber(where: string, setting: string, value: unknown, fallback: number): number {
   return numberSetting(where, setting, value, fallback);
 }
 
-/**
- * A whole-number setting of at least 1, at most `max` when given (see {@link numberSetting}).
- */
+/** A whole-number setting of at least 1, at most `max` when given (see {@link numberSetting}). */
 export function positiveInteger(
   where: string,
   setting: string,
@@ -89,9 +85,7 @@ export function positiveInteger(
   return numberSetting(where, setting, value, fallback, { integer: true, min: 1, max });
 }
 
-/**
- * A whole-number setting of at least 0 (a count that may be zero; see {@link numberSetting}).
- */
+/** A whole-number setting of at least 0 (a count that may be zero; see {@link numberSetting}). */
 export function nonNegativeInteger(where: string, setting: string, value: unknown, fallback: number): number {
   return numberSetting(where, setting, value, fallback, { integer: true, min: 0 });
 }

@@ -5,9 +5,7 @@
  * @module
  */
 
-/**
- * Whether a value is a plain object (not null, not an array).
- */
+/** Whether a value is a plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -20,9 +18,7 @@ export function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
-/**
- * A copy of an object without its `undefined` entries (the server treats a present key as given).
- */
+/** A copy of an object without its `undefined` entries (the server treats a present key as given). */
 export function compact<T extends object>(value: T): T {
   const out: Record<string, unknown> = {};
   // Object.keys over `for...in` + `hasOwn`: no prototype walk on the send path.
