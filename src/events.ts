@@ -1,10 +1,3 @@
-/**
- * Events the library dispatches on `EventTarget`s: `MessageSent` on `GatewayService.events`,
- * `WebhookReceived` and `MessageReceived` on `WebhookProcessor.events`.
- *
- * @module
- */
-
 import type { WebhookPayloadDto } from "./webhooks/payload.ts";
 
 /** What {@link MessageSent} carries. */
@@ -38,17 +31,11 @@ export interface MessageSentDetail {
 export class MessageSent extends Event implements MessageSentDetail {
   /** The event type string. */
   static readonly type = "MessageSent";
-  /** The server's message id (`key.id`). */
   readonly messageId: string | null;
-  /** Instance the message was sent from. */
   readonly instance: string;
-  /** Connection used. */
   readonly connection: string;
-  /** Recipient as given to the send. */
   readonly to: string;
-  /** Message kind. */
   readonly messageType: string;
-  /** The parsed response body. */
   readonly response: unknown;
 
   /** Build the event. */
@@ -162,20 +149,7 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
   // Values given explicitly; the rest is read from the payload only when a listener asks.
   readonly #detail: Partial<MessageReceivedDetail>;
 
-  /**
-   * Build the event; fields not given in `detail` are read from the payload when first asked for.
-   *
-   * @example
-   * ```ts
-   * import { MessageReceived, WebhookPayloadDto } from "@gw/gateway";
-   * const payload = WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   instance: "sales",
-   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!;
-   * new MessageReceived(payload).messageId; // "3EB0"
-   * ```
-   */
+  /** Build the event; fields not given in `detail` are read from the payload when first asked for. */
   constructor(payload: WebhookPayloadDto, detail: Partial<MessageReceivedDetail> = {}) {
     super(MessageReceived.type);
     this.payload = payload;

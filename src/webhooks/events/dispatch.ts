@@ -1,10 +1,3 @@
-/**
- * The one dispatch loop: runs a webhook's handlers in order, without a promise when everything is
- * synchronous, and collects every failure into one {@link WebhookProcessingException}.
- *
- * @module
- */
-
 import { WebhookException } from "../../errors.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 import type { HandlerEntry } from "./registry.ts";
@@ -49,10 +42,7 @@ export class ObserverFailures extends Error {
   }
 }
 
-/**
- * Wait for promises and reject with {@link ObserverFailures} when any of them rejected: what an observer
- * returns for work it started in several places.
- */
+/** Wait for promises and reject with {@link ObserverFailures} when any rejected (an observer's several works). */
 export async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
   const errors: unknown[] = [];
   for (const outcome of await Promise.allSettled(promises)) {
@@ -66,10 +56,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Run `entries` for `payload`, in order; a handler's promise is awaited before the next handler runs. Every
- * entry runs even when one fails; then a {@link WebhookProcessingException} lists the failures. Returns
- * undefined when everything finished at once and succeeded (no promise layers on the hot path), throws when
- * a synchronous entry failed, else returns a promise.
+ * The one dispatch loop: `entries` in order, each promise awaited before the next; every entry runs, then a
+ * {@link WebhookProcessingException} lists the failures. Undefined when all finished at once (no promise
+ * layers on the hot path).
  */
 export function dispatchWebhook(
   entries: readonly HandlerEntry[],
