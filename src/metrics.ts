@@ -1,10 +1,7 @@
 /**
- * Counts and times what the library does. Kept in memory (`snapshot()`, `toPrometheus()`) and also
- * recorded through `@opentelemetry/api` (meter `@gw/gateway`), which is a no-op unless an SDK is present,
- * for example Deno's built-in OpenTelemetry (`OTEL_DENO=true`).
- *
- * Labels carry route templates (`/message/sendText/:instance`), event kinds and class names, never raw
- * user values, so the number of series stays bounded.
+ * Counts and times what the library does, in memory and through `@opentelemetry/api` (a no-op without an
+ * SDK). Labels carry route templates, event kinds and class names, never raw user values, so the number of
+ * series stays bounded.
  *
  * @module
  */
@@ -72,14 +69,11 @@ export class MetricsCollector {
   #series = new Map<string, Map<string, SeriesState>>();
   readonly #otel = new OtelInstruments(METRIC_DESCRIPTIONS);
   readonly #enabled: boolean;
-  // Label objects of request outcomes, reused so that their series keys are built once.
-  // Request series are touched on every call: kept per method, route and status, like the webhook ones.
-  /** Request series by route, method and status: nested maps, so a request builds no key string. */
+  // Request and webhook series are touched on every call: kept in nested maps (method, route, status; event,
+  // result) so the hot path builds no key string. reset() drops them with the states they point to.
   readonly #requestSeries = new Map<string, Map<string, Map<number | string, [BoundSeries, BoundSeries]>>>();
   #requestSeriesCount = 0;
   readonly #sentSeries = new Map<string, BoundSeries>();
-  // Webhook series are touched on every request: their labels and states are kept per event (and result)
-  // so that the hot path skips the generic lookups. reset() drops them with the states they point to.
   readonly #webhookSeries = new Map<string, Map<string, BoundSeries>>();
   readonly #processedSeries = new Map<string, BoundSeries>();
 
@@ -215,17 +209,7 @@ export class MetricsCollector {
     return out;
   }
 
-  /**
-   * Sum of a counter over the series whose labels include `labels`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * const metrics = new MetricsCollector();
-   * metrics.messageSent("text");
-   * metrics.total("gateway_messages_sent_total"); // 1
-   * ```
-   */
+  /** Sum of a counter over the series whose labels include `labels`. */
   total(name: string, labels: MetricLabels = {}): number {
     let sum = 0;
     for (const state of this.#series.get(name)?.values() ?? []) {
@@ -234,10 +218,7 @@ export class MetricsCollector {
     return sum;
   }
 
-  /**
-   * Forget every value kept in memory (what was already handed to OpenTelemetry stays there: its
-   * counters are cumulative).
-   */
+  /** Forget every value kept in memory (OpenTelemetry's counters are cumulative: what it has stays). */
   reset(): void {
     this.#series.clear();
     this.#webhookSeries.clear();
