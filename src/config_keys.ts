@@ -1,9 +1,6 @@
 /**
- * The one table of setting names: for each setting that has more than one spelling, its path in
- * `gateway-api.json` (snake_case, the same as in `GatewayConfig`), its path in the options object of the API
- * it configures (camelCase) and its environment variable. The configuration file, the environment readers
- * (`configFromEnv`, `webhookOptionsFromEnv`) and the command line all read it, so a setting is renamed or
- * added in one line here.
+ * The one table of setting names (file path, option path, environment variable), read by the file, the
+ * environment readers and the command line, so a setting is renamed or added in one line here.
  *
  * @module
  */
@@ -336,9 +333,8 @@ function envText(
 }
 
 /**
- * The settings of `keys` that are set in the environment, read through `get` (so it works with
- * `Deno.env.get`, Workers bindings or a plain object), as an object with each key's `option` path. A
- * malformed number or boolean is a `ConfigurationException` naming the variable.
+ * The settings of `keys` set in the environment (read through `get`), under their option paths; a malformed
+ * number or boolean is a `ConfigurationException` naming the variable.
  */
 export function optionsFromEnv(
   keys: readonly SettingKey[],

@@ -1,6 +1,5 @@
 /**
- * Option keys and the key a user most likely meant: the one check behind every "is not an option; did you
- * mean ...?" (the configuration file and the camelCase options of the receiver and the backends).
+ * Option keys and the key a user most likely meant: the one check behind every "did you mean ...?".
  *
  * @module
  */
@@ -81,10 +80,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Refuse a key `value` (an options object) does not accept, with a suggestion, the way the configuration
- * file does: `createWebhookHandler: "secret" is not an option; did you mean "signature.secret"?`. Nested
- * plain objects are checked against their own keys; anything else (class instances, functions, `true`) is
- * left to the caller's type checks. `where` names the API in the message.
+ * Refuse a key the options object `value` does not accept, with a suggestion (`where`: the API named in the
+ * message); nested plain objects are checked against their own keys, anything else is left to type checks.
  */
 export function checkOptionKeys(value: unknown, keys: OptionKeys, where: string, path = ""): void {
   if (!isPlainObject(value)) return;

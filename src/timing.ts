@@ -1,9 +1,3 @@
-/**
- * Timing helpers shared by the client, the rate limiter and the polling helpers.
- *
- * @module
- */
-
 import { MAX_TIMER_MS } from "./util/timers.ts";
 
 /**
