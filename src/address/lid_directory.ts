@@ -1,10 +1,3 @@
-/**
- * `LidDirectory`: LID ↔ phone pairs learned from webhooks, kept in the store's shared state so that every
- * process on the same store (one KV file, one Deno Deploy KV) answers with what any of them learned.
- *
- * @module
- */
-
 import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
@@ -107,9 +100,8 @@ function phoneDigits(phone: string): string {
 }
 
 /**
- * LID ↔ phone pairs learned from webhooks, on a store's shared state (memory, KV, any `StateStore`):
- * what one process learns, every process on the same store answers. A `WebhookProcessor` with a store
- * feeds it from every webhook (`processor.lidDirectory`).
+ * LID ↔ phone pairs learned from webhooks, on a store's shared state: what one process learns, every process
+ * on the same store answers. A `WebhookProcessor` with a store feeds it (`processor.lidDirectory`).
  *
  * @example
  * ```ts
@@ -170,19 +162,7 @@ export class LidDirectory {
     return user === undefined ? undefined : `${user}@lid`;
   }
 
-  /**
-   * {@link resolveSender}, with the phone (or LID) the payload lacks filled in from the directory.
-   * `replyTo` stays the JID the message came from.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * const directory = new LidDirectory();
-   * await directory.remember({ lid: "123456789012345@lid", phone: "5511999999999" });
-   * await directory.resolve({ data: { key: { remoteJid: "123456789012345@lid", id: "B" } } });
-   * // { replyTo: "123456789012345@lid", lid: "123456789012345@lid", phone: "5511999999999" }
-   * ```
-   */
+  /** {@link resolveSender}, with the phone (or LID) the payload lacks filled in; `replyTo` stays as sent. */
   async resolve(payload: unknown): Promise<ResolvedSender | null> {
     const sender = resolveSender(payload);
     if (sender === null) return null;

@@ -1,7 +1,6 @@
 /**
- * Base64, standard and url-safe, both ways: the one implementation used by media inputs and downloads, the
- * webhook signatures and the Redis job queue. The platform's `Uint8Array.prototype.toBase64` /
- * `Uint8Array.fromBase64` where the runtime has them, a chunked `btoa`/`atob` fallback elsewhere (Workers).
+ * Base64, standard and url-safe, both ways: the platform's `toBase64`/`fromBase64` where the runtime has
+ * them, a chunked `btoa`/`atob` fallback elsewhere (Workers).
  *
  * @module
  */
@@ -26,10 +25,8 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 /**
- * The bytes of standard base64 (padding optional), or null when `text` is not base64 (any character
- * outside the alphabet, whitespace included, or an impossible length) or not canonical: the unused low bits
- * of the last character must be zero, so that one value has one spelling (a signature cannot be altered
- * into another text that still verifies).
+ * The bytes of standard base64 (padding optional), or null when `text` is not base64 or not canonical: one
+ * value has one spelling, so a signature cannot be altered into another text that still verifies.
  */
 export function fromBase64(text: string): Uint8Array | null {
   if (!STANDARD.test(text)) return null;

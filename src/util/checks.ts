@@ -1,7 +1,6 @@
 /**
- * Number settings checked once, the same way everywhere: a value that is absent takes its default, a value
- * out of range is refused with a `ConfigurationException` that names the setting. Every option of a
- * long-lived object (tracker, queue, limiter, store, pacer, handler, scheduled tasks) goes through here.
+ * Number settings checked once, the same way everywhere: absent takes its default, out of range is a
+ * `ConfigurationException` naming the setting.
  *
  * @module
  */
@@ -13,10 +12,7 @@ import { MAX_TIMER_MS } from "./timers.ts";
 export interface NumberRule {
   /** Whole numbers only (default false). */
   integer?: boolean;
-  /**
-   * The smallest value allowed, inclusive. Default: 1 for integers; for other numbers anything above 0
-   * (0 itself refused).
-   */
+  /** The smallest value allowed, inclusive (default: 1 for integers, else anything above 0). */
   min?: number;
   /** The largest value allowed, inclusive (default none). */
   max?: number;
