@@ -1,10 +1,3 @@
-/**
- * The shapes of a bulk send (`sendMany`): its items, options, progress events and report, and what the
- * runner needs from the service.
- *
- * @module
- */
-
 import type { InstanceRef } from "../health/health_types.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
