@@ -1,30 +1,14 @@
-/**
- * The root of every exception the library throws (`GatewayException`), and the family of the server's
- * answers (`GatewayApiException`) with the context (status, route, instance) it carries. Setup errors
- * (`ConfigurationException`, `WebhookException`, `setup.ts`) stand beside that family, not in it.
- *
- * @module
- */
-
-/** Where an error happened: filled in by the client for every error it throws. */
+/** Where an error happened (the fields of {@link GatewayApiException}), filled in by the client. */
 export interface GatewayErrorContext {
-  /** HTTP status code, when the server answered. */
   status?: number;
-  /** The parsed response body (never containing the request's api key). */
   body?: unknown;
-  /** Flat, human-readable messages taken from the body. */
   messages?: string[];
-  /** HTTP method of the request. */
   method?: string;
-  /** Path of the request, without the server URL or query string. */
+  /** Without the server URL or query string. */
   path?: string;
-  /** Name of the connection used. */
   connection?: string;
-  /** Instance the request was for, when there was one. */
   instance?: string;
-  /** How many attempts were made. */
   attempts?: number;
-  /** The underlying error. */
   cause?: unknown;
 }
 
