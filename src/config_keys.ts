@@ -28,9 +28,8 @@ export type EnvKind =
   | "switch";
 
 /**
- * The spellings of one setting. Its `file` path is the one name the others derive from: the variable is that
- * path upper-cased with `GATEWAY_` (`webhook.route_prefix` → `GATEWAY_WEBHOOK_ROUTE_PREFIX`), except the seed's
- * connection variables, which keep their names (`env`).
+ * The spellings of one setting: its variable is the `file` path upper-cased with `GATEWAY_`, except the
+ * seed's connection variables (`env`).
  */
 export interface SettingKey {
   /** Path in `gateway-api.json` and `GatewayConfig` (`webhook.route_prefix`). */
@@ -239,10 +238,7 @@ function setAt(target: Record<string, unknown>, path: string, value: unknown): v
   section[parts[parts.length - 1]] = value;
 }
 
-/**
- * The settings of `keys` found in a configuration file's object, as options (camelCase paths); a setting
- * the file does not give is left out.
- */
+/** The settings of `keys` a configuration file's object gives, as options (camelCase paths). */
 export function optionsFromFile(keys: readonly SettingKey[], file: unknown): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const key of keys) {

@@ -303,10 +303,7 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
   }
 }
 
-/**
- * Check `value` against the schema of `setting` (a path such as `rate_limiting` or `connections.eu`; empty
- * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
- */
+/** Check `value` against the schema of `setting` (`connections.eu`; empty: all); throws on the first wrong key. */
 export function checkSetting(setting: string, value: unknown, source: ConfigSource = "object"): void {
   if (wasChecked(value, source)) return;
   if (setting === "") {
@@ -321,10 +318,7 @@ export function checkSetting(setting: string, value: unknown, source: ConfigSour
   checkNode(nodeAt(setting), value, setting, source);
 }
 
-/**
- * Check one connection's keys and types; `at` is its path (`connections.eu`, or empty for the shorthand
- * top-level keys of the `default` connection).
- */
+/** Check one connection's keys and types; `at` is its path (empty for the shorthand keys). */
 export function checkConnectionSetting(value: Record<string, unknown>, at: string): void {
   if (wasChecked(value, "object")) return;
   checkFields(CONNECTION_SCHEMA, value, at, "object");

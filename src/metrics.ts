@@ -96,10 +96,7 @@ export class MetricsCollector {
     this.#handOverObservation(name, labels, value);
   }
 
-  /**
-   * One outbound request outcome (`status` is `error` when no answer came). `route` is the template;
-   * `{name}` parameters are labelled as `:name`.
-   */
+  /** One outbound request outcome (`status` `error`: no answer); `route` is the template. */
   request(method: string, route: string, status: number | "error", durationMs: number): void {
     if (!this.#enabled) return;
     let methods = this.#requestSeries.get(route);

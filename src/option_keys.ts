@@ -31,9 +31,8 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * The key the user most likely meant: the same key in another case, the same key one level down (`secret` →
- * `signature.secret`), a close spelling, or a key it begins. Keys are compared in snake_case, so it serves the
- * configuration file and the camelCase options alike.
+ * The key the user most likely meant (other case, one level down, close spelling, a key it begins),
+ * compared in snake_case so it serves the file and the camelCase options alike.
  */
 export function suggestKey(key: string, keys: OptionKeys): string | undefined {
   const wanted = snake(key);

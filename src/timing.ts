@@ -41,10 +41,8 @@ interface SharedTimeout {
 }
 
 /**
- * Attempt timeouts that share one `AbortSignal.timeout` among attempts started within a short window
- * (1 % of the timeout, at most one second): a timer per request is a measurable share of a fast local
- * round trip. Sharing keeps the guarantee that an attempt is never cut before its timeout, and fires at
- * most 1 % late. Timeouts under 100 ms get a signal of their own.
+ * Attempt timeouts sharing one `AbortSignal.timeout` per window (1 % of the timeout, at most 1 s), since a
+ * timer per request costs on a fast round trip: never early, at most 1 % late; under 100 ms, one each.
  */
 export class SharedTimeouts {
   readonly #current = new Map<number, SharedTimeout>();

@@ -53,10 +53,7 @@ function rowPair(row: Json): LidPair | null {
   return phone !== undefined && lid !== undefined ? { lid, phone } : null;
 }
 
-/**
- * Every LID ↔ phone pair an event shows: messages (`messages.upsert`, `send.message`, the lists of
- * `messages.set` and `messaging-history.set`), contact and chat rows (`contacts.*`, `chats.*`).
- */
+/** Every LID ↔ phone pair an event shows: its messages, contact rows and chat rows. */
 export function lidPairsOf(payload: unknown): LidPair[] {
   const out = new Map<string, LidPair>();
   const visit = (value: unknown, depth: number): void => {

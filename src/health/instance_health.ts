@@ -186,10 +186,8 @@ export class InstanceHealth {
   }
 
   /**
-   * Ask before a send. Resolves `pass` (breaker closed), `probe_send` (the caller's send is the probe) or
-   * `probe_state` (poll `connectionState` first and send only when it says `open`); throws
-   * `InstanceDisconnectedException` (`local: true`) while the breaker is open, or while another caller's
-   * probe is in flight.
+   * Ask before a send: `pass`, `probe_send` (the send is the probe) or `probe_state` (poll first); throws
+   * `InstanceDisconnectedException` (`local: true`) while the breaker is open or another caller probes.
    */
   async admit(ref: InstanceRef): Promise<Admission> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {

@@ -156,10 +156,7 @@ function fromWebhook(payload: Parameters<WebhookHandlerFunction>[0]): Signal | u
   return undefined;
 }
 
-/**
- * Run a connect flow against `api`. Callers validate `options` first (a pairing flow without a number is
- * refused before any call); `instances().connectFlow(...)` does.
- */
+/** Run a connect flow against `api`; callers validate `options` first, as `instances().connectFlow` does. */
 export async function* runConnectFlow(
   api: ConnectFlowApi,
   options: ConnectFlowOptions,

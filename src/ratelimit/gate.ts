@@ -103,10 +103,7 @@ export class RateLimitGate {
     ].join(":");
   }
 
-  /**
-   * Take one slot for this call, waiting or throwing as configured. Resolves when the call may go ahead;
-   * rejects with {@link RateLimitException} when refused, or with `signal.reason` when aborted.
-   */
+  /** Take one slot for this call; rejects with {@link RateLimitException}, or `signal.reason` when aborted. */
   async acquire(options: RateLimitAcquireOptions): Promise<void> {
     if (!this.enabled) return;
     const { connection, instance, bucket, signal, deadlineAt } = options;
