@@ -110,21 +110,14 @@ export class WebhookReceived extends WebhookEvent {
   }
 }
 
-/** What {@link MessageReceived} carries besides the payload. */
+/** What {@link MessageReceived} carries besides the payload (its getters say what each field is). */
 export interface MessageReceivedDetail {
-  /** Message id (`key.id`). */
   messageId: string;
-  /** Instance that received it. */
   instance: string;
-  /** Chat JID as sent (`key.remoteJid`; may be an `@lid` JID). */
   remoteJid: string;
-  /** The sender, resolved to a phone-number JID when the payload allows it. */
   sender: string | undefined;
-  /** The chat to reply to, resolved to a phone-number JID when the payload allows it. */
   chat: string | undefined;
-  /** Message text or caption. */
   text: string | undefined;
-  /** Message type (`conversation`, `imageMessage`, ...). */
   messageType: string | undefined;
 }
 
@@ -166,7 +159,7 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
     return this.#detail.instance ?? this.payload.instance;
   }
 
-  /** Chat JID as sent. */
+  /** Chat JID as sent (`key.remoteJid`; may be an `@lid` JID). */
   get remoteJid(): string {
     return this.#detail.remoteJid ?? this.payload.remoteJid ?? "";
   }
@@ -186,7 +179,7 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
     return "text" in this.#detail ? this.#detail.text : this.payload.text;
   }
 
-  /** Message type. */
+  /** Message type (`conversation`, `imageMessage`, ...). */
   get messageType(): string | undefined {
     return "messageType" in this.#detail ? this.#detail.messageType : this.payload.messageType;
   }
