@@ -52,7 +52,7 @@ export class GatewayException extends Error {
 export class GatewayApiException extends GatewayException {
   /** HTTP status code, or undefined when the server never answered. */
   readonly status?: number;
-  /** The parsed response body. */
+  /** The parsed response body (never containing the request's api key). */
   readonly body?: unknown;
   /** Flat, human-readable messages, whatever shape the server used. */
   readonly messages: string[];
