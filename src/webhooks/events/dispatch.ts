@@ -1,3 +1,10 @@
+/**
+ * The one dispatch loop: runs a webhook's handlers in order, without a promise when everything is
+ * synchronous, and collects every failure into one {@link WebhookProcessingException}.
+ *
+ * @module
+ */
+
 import { WebhookException } from "../../errors.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 import type { HandlerEntry } from "./registry.ts";
@@ -56,7 +63,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * The one dispatch loop: `entries` in order, each promise awaited before the next; every entry runs, then a
+ * Run `entries` for `payload` in order, each promise awaited before the next; every entry runs, then a
  * {@link WebhookProcessingException} lists the failures. Undefined when all finished at once (no promise
  * layers on the hot path).
  */
