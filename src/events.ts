@@ -110,14 +110,21 @@ export class WebhookReceived extends WebhookEvent {
   }
 }
 
-/** What {@link MessageReceived} carries besides the payload (its getters say what each field is). */
+/** What {@link MessageReceived} carries besides the payload. */
 export interface MessageReceivedDetail {
+  /** Message id (`key.id`). */
   messageId: string;
+  /** Instance that received it. */
   instance: string;
+  /** Chat JID as sent (`key.remoteJid`; may be an `@lid` JID). */
   remoteJid: string;
+  /** The sender, resolved to a phone-number JID when the payload allows it. */
   sender: string | undefined;
+  /** The chat to reply to, resolved to a phone-number JID when the payload allows it. */
   chat: string | undefined;
+  /** Message text or caption. */
   text: string | undefined;
+  /** Message type (`conversation`, `imageMessage`, ...). */
   messageType: string | undefined;
 }
 
@@ -159,7 +166,7 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
     return this.#detail.instance ?? this.payload.instance;
   }
 
-  /** Chat JID as sent (`key.remoteJid`; may be an `@lid` JID). */
+  /** Chat JID as sent. */
   get remoteJid(): string {
     return this.#detail.remoteJid ?? this.payload.remoteJid ?? "";
   }
@@ -179,7 +186,7 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
     return "text" in this.#detail ? this.#detail.text : this.payload.text;
   }
 
-  /** Message type (`conversation`, `imageMessage`, ...). */
+  /** Message type. */
   get messageType(): string | undefined {
     return "messageType" in this.#detail ? this.#detail.messageType : this.payload.messageType;
   }
