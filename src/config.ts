@@ -18,10 +18,7 @@ import { errorMessage } from "./util/error_message.ts";
 export interface ConnectionConfig {
   /** Absolute http(s) URL of the gateway server, e.g. `http://localhost:8080`. */
   server_url: string;
-  /**
-   * The global api key, or an instance's own token. Sent as the `apikey` header, so it must be a header-safe
-   * token: visible ASCII characters, no whitespace or control characters.
-   */
+  /** The global api key, or an instance's token; sent as the `apikey` header, so visible ASCII only. */
   api_key: string;
   /** Default instance for instance-level calls on this connection. */
   instance?: string;
@@ -36,9 +33,8 @@ export interface HttpConfig {
   /** Overall deadline across attempts and backoff sleeps, in ms (default 90 000). */
   deadline_ms?: number;
   /**
-   * Largest answer body read, in bytes (default 4 MiB). The body is read as a stream that stops at the limit:
-   * a larger successful answer throws `ResponseTooLargeException`; a larger error answer keeps its status's
-   * exception with the part read.
+   * Largest answer body read, in bytes (default 4 MiB): a larger success throws `ResponseTooLargeException`,
+   * a larger error keeps its status's exception with the part read.
    */
   max_response_bytes?: number;
   /** Largest answer body of a media read such as `getBase64FromMediaMessage`, in bytes (default 64 MiB). */
@@ -55,10 +51,7 @@ export interface RetryConfig {
   max_delay_ms?: number;
   /** Longest `Retry-After` the client waits for; a longer one throws `RateLimitException` (default 60 000). */
   max_retry_after_ms?: number;
-  /**
-   * How long a send's `idempotencyKey` holds, in ms, from its first send (default 86 400 000, 24 h): within
-   * it, a later send with the key replays the first answer instead of sending again.
-   */
+  /** How long a send's `idempotencyKey` replays the first answer, in ms from its first send (default 24 h). */
   idempotency_window_ms?: number;
 }
 
@@ -96,10 +89,7 @@ export interface MetricsConfig {
 
 /** Logging through LogTape; the library never configures sinks itself. */
 export interface LoggingConfig {
-  /**
-   * Extra category segments after `gateway` for this service's records (default none):
-   * `["tenant-a"]` logs the client under `["gateway", "tenant-a", "client"]`.
-   */
+  /** Category segments after `gateway` for this service (`["tenant-a"]` → `["gateway", "tenant-a", "client"]`). */
   category?: string[];
   /** Level of the one record each request writes when it ends (default `info`); attempts stay `debug`. */
   level?: "debug" | "info";
@@ -209,22 +199,17 @@ export const FILE_ONLY_SECTIONS: readonly string[] = ["kv", "tasks"];
 export const CONFIG_FILE = "gateway-api.json";
 
 /**
- * Check a configuration object against the configuration's schema: an unknown key (with a suggestion), a
- * wrong type or a value out of range throws a {@link ConfigurationException} that names the key's path.
- * Timeouts and delays must fit a timer (at most 2^31−1 ms). `source: "file"` also accepts the command line's
- * own sections (`kv`, `tasks`). Returns a copy marked as checked (its sections and connections too), so
- * the constructors it is handed to do not check it again.
+ * Check a configuration against the schema: an unknown key (with a suggestion), a wrong type or a value out
+ * of range (timers: at most 2^31−1 ms) throws a {@link ConfigurationException} naming the key's path. The
+ * copy returned is marked as checked, so the constructors it is handed to do not check it again.
  */
 export function validateConfig(config: unknown, source: "object" | "file" = "object"): GatewayConfig {
   return checkedConfig(config, source) as GatewayConfig;
 }
 
 /**
- * Build a configuration from `GATEWAY_*` variables read through `get` (so it works with `Deno.env.get`,
- * Workers bindings or a plain object). Returns an empty object when none is set; a `GATEWAY_TIMEOUT_MS` that
- * is not a whole number of ms a timer can hold is a {@link ConfigurationException}.
- *
- * Variables: `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS`.
+ * A configuration from `GATEWAY_API_URL`, `GATEWAY_API_KEY`, `GATEWAY_INSTANCE` and `GATEWAY_TIMEOUT_MS`
+ * read through `get` (`Deno.env.get`, Workers bindings, a plain object); a bad timeout throws.
  */
 export function configFromEnv(get: (name: string) => string | undefined): GatewayConfig {
   return optionsFromEnv(CONNECTION_KEYS, get) as GatewayConfig;
@@ -246,11 +231,8 @@ export function mergeConfig(...configs: GatewayConfig[]): GatewayConfig {
 }
 
 /**
- * Lay the `GATEWAY_*` settings ({@link configFromEnv}) over a file's configuration, key by key. When the file
- * names its `connections`, the variables set the fields of its default connection (`default`, or
- * `"default"`), the one a call without a connection uses; otherwise they are its shorthand keys.
- * `GATEWAY_TIMEOUT_MS` is `http.timeout_ms`, and also the default connection's own `timeout_ms` (or the
- * shorthand's) when the file gives one (which would otherwise win over the variable).
+ * Lay the `GATEWAY_*` settings ({@link configFromEnv}) over a file's configuration, key by key: on its
+ * default connection when it names `connections`, else on its shorthand keys.
  */
 export function mergeEnvConfig(file: GatewayConfig, env: GatewayConfig): GatewayConfig {
   const name = file.default ?? DEFAULTS.connection;
@@ -278,12 +260,9 @@ export function serviceConfig(config: GatewayConfig): GatewayConfig {
 }
 
 /**
- * Read `gateway-api.json` (or another path) as a configuration; null when the file does not exist. The file
- * is JSONC: comments (`//`, `/* … *\/`) and trailing commas are allowed. It is checked like any
- * configuration object, and may also hold the command line's `kv` and `tasks` sections. A path that is not a
- * regular file (a FIFO, a device, a directory) or a file larger than 1 MiB is refused before it is read;
- * a syntax error is reported by line and column without quoting the file. Needs `--allow-read` for that
- * file; Deno only.
+ * Read `gateway-api.json` (JSONC; or another path) as a checked configuration; null when it does not exist.
+ * Not a regular file or over 1 MiB: refused before reading; a syntax error names line and column, never the
+ * text. Deno only, `--allow-read`.
  */
 export async function loadConfigFile(path: string = CONFIG_FILE): Promise<GatewayConfig | null> {
   const text = await readConfigText(path);

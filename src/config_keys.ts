@@ -1,9 +1,6 @@
 /**
- * The one table of setting names: for each setting that has more than one spelling, its path in
- * `gateway-api.json` (snake_case, the same as in `GatewayConfig`), its path in the options object of the API
- * it configures (camelCase) and its environment variable. The configuration file, the environment readers
- * (`configFromEnv`, `webhookOptionsFromEnv`) and the command line all read it, so a setting is renamed or
- * added in one line here.
+ * The one table of setting names (file path, option path, environment variable), read by the file, the
+ * environment readers and the command line, so a setting is renamed or added in one line here.
  *
  * @module
  */
@@ -31,9 +28,8 @@ export type EnvKind =
   | "switch";
 
 /**
- * The spellings of one setting. Its `file` path is the one name the others derive from: the variable is that
- * path upper-cased with `GATEWAY_` (`webhook.route_prefix` → `GATEWAY_WEBHOOK_ROUTE_PREFIX`), except the seed's
- * connection variables, which keep their names (`env`).
+ * The spellings of one setting: its variable is the `file` path upper-cased with `GATEWAY_`, except the
+ * seed's connection variables (`env`).
  */
 export interface SettingKey {
   /** Path in `gateway-api.json` and `GatewayConfig` (`webhook.route_prefix`). */
@@ -242,10 +238,7 @@ function setAt(target: Record<string, unknown>, path: string, value: unknown): v
   section[parts[parts.length - 1]] = value;
 }
 
-/**
- * The settings of `keys` found in a configuration file's object, as options (camelCase paths); a setting
- * the file does not give is left out.
- */
+/** The settings of `keys` a configuration file's object gives, as options (camelCase paths). */
 export function optionsFromFile(keys: readonly SettingKey[], file: unknown): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const key of keys) {
@@ -336,9 +329,8 @@ function envText(
 }
 
 /**
- * The settings of `keys` that are set in the environment, read through `get` (so it works with
- * `Deno.env.get`, Workers bindings or a plain object), as an object with each key's `option` path. A
- * malformed number or boolean is a `ConfigurationException` naming the variable.
+ * The settings of `keys` set in the environment (read through `get`), under their option paths; a malformed
+ * number or boolean is a `ConfigurationException` naming the variable.
  */
 export function optionsFromEnv(
   keys: readonly SettingKey[],

@@ -1,8 +1,6 @@
 /**
- * The shape of the configuration, declared once: every key, its type and its range. `validateConfig`, the
- * configuration file, `GatewayService.make`, `fromEnv`, the rate-limit gate and
- * `addConnection` all check against it, so a new setting is one line in {@link CONFIG_SCHEMA} (and its type
- * in `config.ts`).
+ * The shape of the configuration, declared once, so a new setting is one line in {@link CONFIG_SCHEMA} (and
+ * its type in `config.ts`).
  *
  * @module
  */
@@ -305,10 +303,7 @@ function checkNode(node: SchemaNode, value: unknown, setting: string, source: Co
   }
 }
 
-/**
- * Check `value` against the schema of `setting` (a path such as `rate_limiting` or `connections.eu`; empty
- * for the whole configuration). Throws a `ConfigurationException` that names the first wrong key.
- */
+/** Check `value` against the schema of `setting` (`connections.eu`; empty: all); throws on the first wrong key. */
 export function checkSetting(setting: string, value: unknown, source: ConfigSource = "object"): void {
   if (wasChecked(value, source)) return;
   if (setting === "") {
@@ -323,10 +318,7 @@ export function checkSetting(setting: string, value: unknown, source: ConfigSour
   checkNode(nodeAt(setting), value, setting, source);
 }
 
-/**
- * Check one connection's keys and types; `at` is its path (`connections.eu`, or empty for the shorthand
- * top-level keys of the `default` connection).
- */
+/** Check one connection's keys and types; `at` is its path (empty for the shorthand keys). */
 export function checkConnectionSetting(value: Record<string, unknown>, at: string): void {
   if (wasChecked(value, "object")) return;
   checkFields(CONNECTION_SCHEMA, value, at, "object");
@@ -353,9 +345,8 @@ function markChecked(value: Record<string, unknown>, source: ConfigSource): Reco
 }
 
 /**
- * Check a whole configuration (see {@link checkSetting}) and return a copy of it, and of each of its
- * sections and connections, marked as checked: passing the copy or one of its sections on to another
- * constructor does not check it again, and later changes to the caller's objects do not reach it.
+ * Check a whole configuration and return a deep copy marked as checked: its sections are not checked again
+ * where they are passed on, and later changes to the caller's objects do not reach it.
  */
 export function checkedConfig(value: unknown, source: ConfigSource = "object"): Record<string, unknown> {
   if (wasChecked(value, source)) return value as Record<string, unknown>;

@@ -1,11 +1,3 @@
-/**
- * Reading the `GATEWAY_*` variables from `Deno.env` under narrowed permissions: a variable the process may
- * not read (`--allow-env` lists others) is treated as unset and named once per reader on standard error,
- * instead of crashing with Deno's raw `NotCapable`. Internal.
- *
- * @module
- */
-
 import { denoEnvAccess } from "./webhooks/env.ts";
 
 /** What {@link envReader} gives: the lookup, and the variables it could not read. */
@@ -27,9 +19,8 @@ export interface EnvReaderOptions {
 }
 
 /**
- * A lookup over `Deno.env` that treats a variable the permissions do not allow as unset and says so once per
- * variable per reader (one `fromEnv()`, one CLI run): `[gateway] Cannot read GATEWAY_TIMEOUT_MS: not allowed by --allow-env; treated as
- * unset (add it to --allow-env to use it)`.
+ * A lookup over `Deno.env` that treats a variable `--allow-env` does not list as unset, and says so on
+ * standard error once per variable per reader (one `fromEnv()`, one CLI run), instead of Deno's `NotCapable`.
  */
 export function envReader(options: EnvReaderOptions = {}): EnvReader {
   const access = options.access ?? denoEnvAccess;

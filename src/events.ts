@@ -1,10 +1,3 @@
-/**
- * Events the library dispatches on `EventTarget`s: `MessageSent` on `GatewayService.events`,
- * `WebhookReceived` and `MessageReceived` on `WebhookProcessor.events`.
- *
- * @module
- */
-
 import type { WebhookPayloadDto } from "./webhooks/payload.ts";
 
 /** What {@link MessageSent} carries. */
@@ -38,28 +31,14 @@ export interface MessageSentDetail {
 export class MessageSent extends Event implements MessageSentDetail {
   /** The event type string. */
   static readonly type = "MessageSent";
-  /** The server's message id (`key.id`). */
   readonly messageId: string | null;
-  /** Instance the message was sent from. */
   readonly instance: string;
-  /** Connection used. */
   readonly connection: string;
-  /** Recipient as given to the send. */
   readonly to: string;
-  /** Message kind. */
   readonly messageType: string;
-  /** The parsed response body. */
   readonly response: unknown;
 
-  /**
-   * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { MessageSent } from "@gw/gateway";
-   * new MessageSent({ messageId: "3EB0", instance: "sales", connection: "default", to: "5511999999999", messageType: "text", response: {} });
-   * ```
-   */
+  /** Build the event. */
   constructor(detail: MessageSentDetail) {
     super(MessageSent.type);
     this.messageId = detail.messageId;
@@ -87,24 +66,14 @@ export class MessageSent extends Event implements MessageSentDetail {
 export class WebhookEvent extends Event {
   #pending: Promise<unknown>[] | undefined;
 
-  /**
-   * Add work the processor must wait for before it answers (or acknowledges the queue job).
-   */
+  /** Add work the processor must wait for before it answers (or acknowledges the queue job). */
   waitUntil(promise: Promise<unknown>): void {
     // Marked as handled at once: the processor awaits it later, possibly after it has already rejected.
     promise.catch(() => {});
     (this.#pending ??= []).push(promise);
   }
 
-  /**
-   * The promises passed to `waitUntil` so far (used by the processor).
-   *
-   * @example
-   * ```ts
-   * import { WebhookEvent } from "@gw/gateway";
-   * new WebhookEvent("x").pending; // []
-   * ```
-   */
+  /** The promises passed to `waitUntil` so far (used by the processor). */
   get pending(): readonly Promise<unknown>[] {
     return this.#pending ?? [];
   }
@@ -132,15 +101,7 @@ export class WebhookReceived extends WebhookEvent {
   /** Instance name (`payload.instance`). */
   readonly instance: string;
 
-  /**
-   * Build the event.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
-   * new WebhookReceived(WebhookPayloadDto.from({ event: "call", data: {} })!);
-   * ```
-   */
+  /** Build the event. */
   constructor(payload: WebhookPayloadDto) {
     super(WebhookReceived.type);
     this.payload = payload;
@@ -188,20 +149,7 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
   // Values given explicitly; the rest is read from the payload only when a listener asks.
   readonly #detail: Partial<MessageReceivedDetail>;
 
-  /**
-   * Build the event; fields not given in `detail` are read from the payload when first asked for.
-   *
-   * @example
-   * ```ts
-   * import { MessageReceived, WebhookPayloadDto } from "@gw/gateway";
-   * const payload = WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   instance: "sales",
-   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!;
-   * new MessageReceived(payload).messageId; // "3EB0"
-   * ```
-   */
+  /** Build the event; fields not given in `detail` are read from the payload when first asked for. */
   constructor(payload: WebhookPayloadDto, detail: Partial<MessageReceivedDetail> = {}) {
     super(MessageReceived.type);
     this.payload = payload;

@@ -1,8 +1,6 @@
 /**
- * The `GatewayApi` facade and `gatewayApi()` helper: one documented alias of `GatewayService.fromEnv()`,
- * built on first use, for applications that want a single shared gateway. `GatewayApi.fake()` (with
- * `@gw/gateway/testing` imported) swaps it for a fake in tests. It is the one piece of module state the
- * library keeps, because a facade is by definition one shared default.
+ * The `GatewayApi` facade: the one piece of module state the library keeps, because a facade is by
+ * definition one shared default.
  *
  * @module
  */
@@ -23,10 +21,7 @@ let defaultService: GatewayService | undefined;
 type FakeFactory = (options?: GatewayFakeOptions) => { service: GatewayService; fake: GatewayFake };
 let fakeFactory: FakeFactory | undefined;
 
-/**
- * Called by `@gw/gateway/testing` when it loads, so that `GatewayApi.fake()` can build a fake without the
- * root entry importing the simulator (internal).
- */
+/** Called by `@gw/gateway/testing` on load, so the root entry need not import the simulator for `fake()`. */
 export function registerGatewayFake(factory: FakeFactory): void {
   fakeFactory = factory;
 }
@@ -73,9 +68,8 @@ export interface GatewayApiFacade {
   /** Whether the default connection's server answers. */
   ping(): Promise<boolean>;
   /**
-   * Make the default service a {@link GatewayFake}'s service (a real service over the in-process
-   * simulator) and return the fake, to assert what the code under test sent through `GatewayApi`. Needs
-   * `@gw/gateway/testing` imported. The fake stays the default until the next `fake()`.
+   * Make the default service a {@link GatewayFake}'s (until the next `fake()`) and return the fake; needs
+   * `@gw/gateway/testing` imported.
    */
   fake(options?: GatewayFakeOptions): GatewayFake;
 }

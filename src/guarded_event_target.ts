@@ -1,18 +1,10 @@
-/**
- * An `EventTarget` whose listeners cannot crash the process.
- *
- * @module
- */
-
 import { getGatewayLogger } from "./log.ts";
 
 const log = getGatewayLogger("events");
 
 /**
- * An `EventTarget` that catches what its listeners throw (or the promises they return that reject) and
- * logs it, instead of letting it become an uncaught error that ends a Deno process. `GatewayService.events`
- * is one: a failing `MessageSent` listener never turns a successful send into a crash. The webhook
- * processor's events extend it to fail the webhook being processed instead.
+ * An `EventTarget` that logs what its listeners throw or reject, instead of an uncaught error ending the
+ * process: a failing `MessageSent` listener never turns a successful send into a crash.
  */
 export class GuardedEventTarget extends EventTarget {
   // type → listener → capture flag → the wrapper registered with the EventTarget.
@@ -21,18 +13,14 @@ export class GuardedEventTarget extends EventTarget {
     Map<EventListenerOrEventListenerObject, Map<boolean, EventListener>>
   >();
 
-  /**
-   * How many listeners are registered for `type` (callers skip building events nobody listens to).
-   */
+  /** How many listeners are registered for `type` (callers skip building events nobody listens to). */
   listenerCount(type: string): number {
     let count = 0;
     for (const byCapture of this.#registry.get(type)?.values() ?? []) count += byCapture.size;
     return count;
   }
 
-  /**
-   * Register a listener, wrapped so that its failures go to {@link GuardedEventTarget.onListenerError}.
-   */
+  /** Register a listener, wrapped so that its failures go to {@link GuardedEventTarget.onListenerError}. */
   override addEventListener(
     type: string,
     listener: EventListenerOrEventListenerObject | null,
@@ -67,9 +55,7 @@ export class GuardedEventTarget extends EventTarget {
     super.addEventListener(type, wrapper, options);
   }
 
-  /**
-   * Remove a listener registered with `addEventListener`.
-   */
+  /** Remove a listener registered with `addEventListener`. */
   override removeEventListener(
     type: string,
     listener: EventListenerOrEventListenerObject | null,

@@ -1,15 +1,6 @@
 /**
- * JSON with comments and trailing commas (JSONC), the format of `gateway-api.json`: `//` and `/* *\/`
- * comments and a comma before `}` or `]` are removed, everything inside strings is kept as it is, and the
- * rest is parsed by `JSON.parse`.
- *
- * @module
- */
-
-/**
- * The JSON text of a JSONC document: comments replaced by spaces (so `JSON.parse` positions stay the same)
- * and trailing commas removed. Strings, including `//` and `/*` inside them, are untouched. An unterminated
- * block comment is a `SyntaxError`.
+ * The JSON text of a JSONC document (`gateway-api.json`): comments become spaces (so `JSON.parse` positions
+ * stay the same), trailing commas go, strings are untouched; an unterminated comment is a `SyntaxError`.
  */
 export function stripJsonc(source: string): string {
   let out = "";
@@ -65,9 +56,8 @@ export function position(source: string, at: number): string {
 }
 
 /**
- * Parse JSONC (JSON with comments and trailing commas). Errors are `SyntaxError`s that give a generic
- * reason and the line and column, and never quote the text: a configuration file holds keys, and V8's own
- * message quotes the text around the error (`Unexpected token 'e', ..."api_key": evo-local-"...`).
+ * Parse JSONC. A `SyntaxError` gives line and column and never quotes the text: a configuration file holds
+ * keys, and V8's own message quotes the text around the error.
  */
 export function parseJsonc(source: string): unknown {
   const json = stripJsonc(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);

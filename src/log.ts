@@ -7,9 +7,7 @@
 
 import { getLogger as getLogTapeLogger, type Logger } from "@logtape/logtape";
 
-/**
- * The library's logger for a sub-category, e.g. `getGatewayLogger("client")` → `["gateway", "client"]`.
- */
+/** The library's logger for a sub-category, e.g. `getGatewayLogger("client")` → `["gateway", "client"]`. */
 export function getGatewayLogger(...category: string[]): Logger {
   return getLogTapeLogger(["gateway", ...category]);
 }

@@ -1,10 +1,7 @@
 /**
- * Counts and times what the library does. Kept in memory (`snapshot()`, `toPrometheus()`) and also
- * recorded through `@opentelemetry/api` (meter `@gw/gateway`), which is a no-op unless an SDK is present,
- * for example Deno's built-in OpenTelemetry (`OTEL_DENO=true`).
- *
- * Labels carry route templates (`/message/sendText/:instance`), event kinds and class names, never raw
- * user values, so the number of series stays bounded.
+ * Counts and times what the library does, in memory and through `@opentelemetry/api` (a no-op without an
+ * SDK). Labels carry route templates, event kinds and class names, never raw user values, so the number of
+ * series stays bounded.
  *
  * @module
  */
@@ -72,64 +69,34 @@ export class MetricsCollector {
   #series = new Map<string, Map<string, SeriesState>>();
   readonly #otel = new OtelInstruments(METRIC_DESCRIPTIONS);
   readonly #enabled: boolean;
-  // Label objects of request outcomes, reused so that their series keys are built once.
-  // Request series are touched on every call: kept per method, route and status, like the webhook ones.
-  /** Request series by route, method and status: nested maps, so a request builds no key string. */
+  // Request and webhook series are touched on every call: kept in nested maps (method, route, status; event,
+  // result) so the hot path builds no key string. reset() drops them with the states they point to.
   readonly #requestSeries = new Map<string, Map<string, Map<number | string, [BoundSeries, BoundSeries]>>>();
   #requestSeriesCount = 0;
   readonly #sentSeries = new Map<string, BoundSeries>();
-  // Webhook series are touched on every request: their labels and states are kept per event (and result)
-  // so that the hot path skips the generic lookups. reset() drops them with the states they point to.
   readonly #webhookSeries = new Map<string, Map<string, BoundSeries>>();
   readonly #processedSeries = new Map<string, BoundSeries>();
 
-  /**
-   * Create a collector; a disabled one records nothing.
-   */
+  /** Create a collector; a disabled one records nothing. */
   constructor(options: { enabled?: boolean } = {}) {
     this.#enabled = options.enabled ?? true;
   }
 
-  /**
-   * Add `value` (finite, >= 0; anything else is ignored) to a counter.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().increment("gateway_queue_jobs_total", { result: "processed" }, 3);
-   * ```
-   */
+  /** Add `value` (finite, >= 0; anything else is ignored) to a counter. */
   increment(name: string, labels: MetricLabels, value = 1): void {
     if (!this.#enabled || !Number.isFinite(value) || value < 0) return;
     this.#state(name, labels).count += value;
     this.#handOverCount(name, labels, value);
   }
 
-  /**
-   * Record one observation of a histogram (a NaN is ignored).
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().observe("gateway_webhook_processing_ms", { event: "messages.upsert" }, 12);
-   * ```
-   */
+  /** Record one observation of a histogram (a NaN is ignored). */
   observe(name: string, labels: MetricLabels, value: number): void {
     if (!this.#enabled || Number.isNaN(value)) return;
     addObservation(this.#state(name, labels), value);
     this.#handOverObservation(name, labels, value);
   }
 
-  /**
-   * One outbound request outcome (`status` is `error` when no answer came). `route` is the template;
-   * `{name}` parameters are labelled as `:name`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().request("POST", "/message/sendText/{instance}", 201, 84);
-   * ```
-   */
+  /** One outbound request outcome (`status` `error`: no answer); `route` is the template. */
   request(method: string, route: string, status: number | "error", durationMs: number): void {
     if (!this.#enabled) return;
     let methods = this.#requestSeries.get(route);
@@ -158,48 +125,22 @@ export class MetricsCollector {
     if (otel) this.#otel.histogram("gateway_request_duration_ms").record(durationMs, series[1].labels);
   }
 
-  /**
-   * One retried attempt.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().retry("timeout");
-   * ```
-   */
+  /** One retried attempt. */
   retry(reason: string): void {
     this.increment("gateway_retries_total", { reason });
   }
 
-  /**
-   * One error thrown, by its class name.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().error("ConnectionException");
-   * ```
-   */
+  /** One error thrown, by its class name. */
   error(exception: string): void {
     this.increment("gateway_errors_total", { exception });
   }
 
-  /**
-   * One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().rateLimit("messages", "waited");
-   * ```
-   */
+  /** One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`. */
   rateLimit(bucket: string, decision: string): void {
     this.increment("gateway_rate_limit_total", { bucket, decision });
   }
 
-  /**
-   * One message sent, by type.
-   */
+  /** One message sent, by type. */
   messageSent(type: string): void {
     if (!this.#enabled) return;
     const name = "gateway_messages_sent_total";
@@ -213,15 +154,7 @@ export class MetricsCollector {
     this.#handOverCount(name, series.labels, 1);
   }
 
-  /**
-   * One webhook received, by canonical event and result (HTTP status or outcome).
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().webhookReceived("messages.upsert", "200");
-   * ```
-   */
+  /** One webhook received, by canonical event and result (HTTP status or outcome). */
   webhookReceived(event: string, result: string): void {
     if (!this.#enabled) return;
     const name = "gateway_webhooks_received_total";
@@ -240,15 +173,7 @@ export class MetricsCollector {
     this.#handOverCount(name, series.labels, 1);
   }
 
-  /**
-   * Time the handlers took for one webhook.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().webhookProcessed("messages.upsert", 7);
-   * ```
-   */
+  /** Time the handlers took for one webhook. */
   webhookProcessed(event: string, durationMs: number): void {
     if (!this.#enabled || Number.isNaN(durationMs)) return;
     const name = "gateway_webhook_processing_ms";
@@ -262,22 +187,12 @@ export class MetricsCollector {
     this.#handOverObservation(name, series.labels, durationMs);
   }
 
-  /**
-   * One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().queueJob("processed");
-   * ```
-   */
+  /** One queue job outcome: `enqueued`, `processed`, `retried`, `dead_lettered`, `enqueue_failed`. */
   queueJob(result: string): void {
     this.increment("gateway_queue_jobs_total", { result });
   }
 
-  /**
-   * A plain-object copy of every series.
-   */
+  /** A plain-object copy of every series. */
   snapshot(): MetricsSnapshot {
     const out: MetricsSnapshot = {};
     for (const [name, series] of this.#series) {
@@ -291,17 +206,7 @@ export class MetricsCollector {
     return out;
   }
 
-  /**
-   * Sum of a counter over the series whose labels include `labels`.
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * const metrics = new MetricsCollector();
-   * metrics.messageSent("text");
-   * metrics.total("gateway_messages_sent_total"); // 1
-   * ```
-   */
+  /** Sum of a counter over the series whose labels include `labels`. */
   total(name: string, labels: MetricLabels = {}): number {
     let sum = 0;
     for (const state of this.#series.get(name)?.values() ?? []) {
@@ -310,16 +215,7 @@ export class MetricsCollector {
     return sum;
   }
 
-  /**
-   * Forget every value kept in memory (what was already handed to OpenTelemetry stays there: its
-   * counters are cumulative).
-   *
-   * @example
-   * ```ts
-   * import { MetricsCollector } from "@gw/gateway";
-   * new MetricsCollector().reset();
-   * ```
-   */
+  /** Forget every value kept in memory (OpenTelemetry's counters are cumulative: what it has stays). */
   reset(): void {
     this.#series.clear();
     this.#webhookSeries.clear();
@@ -329,9 +225,7 @@ export class MetricsCollector {
     this.#sentSeries.clear();
   }
 
-  /**
-   * The metrics in Prometheus' text exposition format.
-   */
+  /** The metrics in Prometheus' text exposition format. */
   toPrometheus(): string {
     return renderPrometheus(this.#series, METRIC_DESCRIPTIONS);
   }

@@ -1,6 +1,5 @@
 /**
- * Option keys and the key a user most likely meant: the one check behind every "is not an option; did you
- * mean ...?" (the configuration file and the camelCase options of the receiver and the backends).
+ * Option keys and the key a user most likely meant: the one check behind every "did you mean ...?".
  *
  * @module
  */
@@ -32,9 +31,8 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * The key the user most likely meant: the same key in another case, the same key one level down (`secret` →
- * `signature.secret`), a close spelling, or a key it begins. Keys are compared in snake_case, so it serves the
- * configuration file and the camelCase options alike.
+ * The key the user most likely meant (other case, one level down, close spelling, a key it begins),
+ * compared in snake_case so it serves the file and the camelCase options alike.
  */
 export function suggestKey(key: string, keys: OptionKeys): string | undefined {
   const wanted = snake(key);
@@ -81,10 +79,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Refuse a key `value` (an options object) does not accept, with a suggestion, the way the configuration
- * file does: `createWebhookHandler: "secret" is not an option; did you mean "signature.secret"?`. Nested
- * plain objects are checked against their own keys; anything else (class instances, functions, `true`) is
- * left to the caller's type checks. `where` names the API in the message.
+ * Refuse a key the options object `value` does not accept, with a suggestion (`where`: the API named in the
+ * message); nested plain objects are checked against their own keys, anything else is left to type checks.
  */
 export function checkOptionKeys(value: unknown, keys: OptionKeys, where: string, path = ""): void {
   if (!isPlainObject(value)) return;

@@ -1,6 +1,5 @@
 /**
- * Which JavaScript runtime the library runs on, for errors about features only Deno has (KV, cron,
- * `Deno.serve`). Internal.
+ * Which runtime the library runs on, for errors about Deno-only features (KV, cron, `Deno.serve`).
  *
  * @module
  */

@@ -1,9 +1,3 @@
-/**
- * Timing helpers shared by the client, the rate limiter and the polling helpers.
- *
- * @module
- */
-
 import { MAX_TIMER_MS } from "./util/timers.ts";
 
 /**
@@ -21,9 +15,7 @@ export function timerDelay(ms: number): number {
   return ms > MAX_TIMER_MS ? MAX_TIMER_MS : ms > 0 ? ms : 0;
 }
 
-/**
- * Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared).
- */
+/** Resolve after `ms`; reject with `signal.reason` when `signal` aborts first (the timer is cleared). */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -49,17 +41,13 @@ interface SharedTimeout {
 }
 
 /**
- * Attempt timeouts that share one `AbortSignal.timeout` among attempts started within a short window
- * (1 % of the timeout, at most one second): a timer per request is a measurable share of a fast local
- * round trip. Sharing keeps the guarantee that an attempt is never cut before its timeout, and fires at
- * most 1 % late. Timeouts under 100 ms get a signal of their own.
+ * Attempt timeouts sharing one `AbortSignal.timeout` per window (1 % of the timeout, at most 1 s), since a
+ * timer per request costs on a fast round trip: never early, at most 1 % late; under 100 ms, one each.
  */
 export class SharedTimeouts {
   readonly #current = new Map<number, SharedTimeout>();
 
-  /**
-   * A signal that aborts no sooner than `ms` from now, and at most 1 % (≤ 1 s) later.
-   */
+  /** A signal that aborts no sooner than `ms` from now, and at most 1 % (≤ 1 s) later. */
   signal(ms: number): AbortSignal {
     const window = Math.min(1000, Math.floor(ms / 100));
     if (window < 1) return AbortSignal.timeout(timerDelay(ms));

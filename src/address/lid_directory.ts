@@ -1,10 +1,3 @@
-/**
- * `LidDirectory`: LID ↔ phone pairs learned from webhooks, kept in the store's shared state so that every
- * process on the same store (one KV file, one Deno Deploy KV) answers with what any of them learned.
- *
- * @module
- */
-
 import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 import type { GatewayStore } from "../store/store.ts";
@@ -60,10 +53,7 @@ function rowPair(row: Json): LidPair | null {
   return phone !== undefined && lid !== undefined ? { lid, phone } : null;
 }
 
-/**
- * Every LID ↔ phone pair an event shows: messages (`messages.upsert`, `send.message`, the lists of
- * `messages.set` and `messaging-history.set`), contact and chat rows (`contacts.*`, `chats.*`).
- */
+/** Every LID ↔ phone pair an event shows: its messages, contact rows and chat rows. */
 export function lidPairsOf(payload: unknown): LidPair[] {
   const out = new Map<string, LidPair>();
   const visit = (value: unknown, depth: number): void => {
@@ -107,9 +97,8 @@ function phoneDigits(phone: string): string {
 }
 
 /**
- * LID ↔ phone pairs learned from webhooks, on a store's shared state (memory, KV, any `StateStore`):
- * what one process learns, every process on the same store answers. A `WebhookProcessor` with a store
- * feeds it from every webhook (`processor.lidDirectory`).
+ * LID ↔ phone pairs learned from webhooks, on a store's shared state: what one process learns, every process
+ * on the same store answers. A `WebhookProcessor` with a store feeds it (`processor.lidDirectory`).
  *
  * @example
  * ```ts
@@ -128,9 +117,7 @@ export class LidDirectory {
   readonly #state: StateStore;
   readonly #now: () => number;
 
-  /**
-   * Use a store (its `state`) or a `StateStore`; without one, an in-memory state of this object only.
-   */
+  /** Use a store (its `state`) or a `StateStore`; without one, an in-memory state of this object only. */
   constructor(store?: GatewayStore | StateStore, options: { now?: () => number } = {}) {
     this.#state = stateOf(store);
     this.#now = options.now ?? Date.now;
@@ -148,15 +135,7 @@ export class LidDirectory {
     return learned;
   }
 
-  /**
-   * Record one pair; true when it was new or changed.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * await new LidDirectory().remember({ lid: "123@lid", phone: "5511999999999" }); // true
-   * ```
-   */
+  /** Record one pair; true when it was new or changed. */
   async remember(pair: LidPair): Promise<boolean> {
     const user = lidUser(pair.lid);
     const phone = phoneDigits(pair.phone);
@@ -169,34 +148,18 @@ export class LidDirectory {
     return true;
   }
 
-  /**
-   * The phone digits of a LID (`"123@lid"` or its digits), or undefined when no event showed them.
-   */
+  /** The phone digits of a LID (`"123@lid"` or its digits), or undefined when no event showed them. */
   async toPhone(lid: string): Promise<string | undefined> {
     return (await this.#state.get<Stored>(BY_LID, lidUser(lid)))?.value.value;
   }
 
-  /**
-   * The LID JID of a phone number (digits, any formatting, or a phone-number JID), or undefined.
-   */
+  /** The LID JID of a phone number (digits, any formatting, or a phone-number JID), or undefined. */
   async toLid(phone: string): Promise<string | undefined> {
     const user = (await this.#state.get<Stored>(BY_PHONE, phoneDigits(phone)))?.value.value;
     return user === undefined ? undefined : `${user}@lid`;
   }
 
-  /**
-   * {@link resolveSender}, with the phone (or LID) the payload lacks filled in from the directory.
-   * `replyTo` stays the JID the message came from.
-   *
-   * @example
-   * ```ts
-   * import { LidDirectory } from "@gw/gateway/delivery";
-   * const directory = new LidDirectory();
-   * await directory.remember({ lid: "123456789012345@lid", phone: "5511999999999" });
-   * await directory.resolve({ data: { key: { remoteJid: "123456789012345@lid", id: "B" } } });
-   * // { replyTo: "123456789012345@lid", lid: "123456789012345@lid", phone: "5511999999999" }
-   * ```
-   */
+  /** {@link resolveSender}, with the phone (or LID) the payload lacks filled in; `replyTo` stays as sent. */
   async resolve(payload: unknown): Promise<ResolvedSender | null> {
     const sender = resolveSender(payload);
     if (sender === null) return null;

@@ -1,10 +1,6 @@
 /**
- * Phone numbers: the international digits-only form, the variants WhatsApp accounts hide behind (Brazil's
- * 9th digit, Mexico's `1`, Argentina's `9`), and one matching key for all variants of a number.
- *
- * Only the rules the library relies on are encoded: the North American plan (11 digits, area code 2-9),
- * Brazil, Mexico, Argentina and Russia/Kazakhstan lengths; every other country is checked against E.164's
- * 8 to 15 digits.
+ * Phone numbers. Only the rules the library relies on are encoded (North American plan, Brazil, Mexico,
+ * Argentina, Russia/Kazakhstan lengths); other countries are checked against E.164's 8 to 15 digits.
  *
  * @module
  */
@@ -132,10 +128,8 @@ function callingCode(input: string, country: string): string {
 }
 
 /**
- * A phone number in international digits-only form (`"+55 (11) 99999-9999"` → `"5511999999999"`).
- * A number written with `+` or `00` is international; one starting with a trunk `0`, or too short to
- * carry a country code, is national and needs `defaultCountry`. Anything else is refused with a
- * `ValidationException` before any request.
+ * A phone number in international digits-only form; a national one (trunk `0`, or too short for a country
+ * code) needs `defaultCountry`. Anything else is a `ValidationException` before any request.
  *
  * @example
  * ```ts
@@ -209,9 +203,8 @@ function digitsOf(number: string): string {
 }
 
 /**
- * A number and the other forms the same account may be registered under, the number itself first:
- * Brazilian mobiles with and without the 9th digit, Mexican mobiles with and without `1` after `52`,
- * Argentinian mobiles with and without `9` after `54`. Other numbers have no variant.
+ * A number and the other forms its account may be registered under, itself first (Brazil's 9th digit,
+ * Mexico's `1` after `52`, Argentina's `9` after `54`).
  *
  * @example
  * ```ts
@@ -229,9 +222,8 @@ export function phoneVariants(number: string): string[] {
 }
 
 /**
- * One key for every variant of a number (the form without the extra digit), for matching inbound
- * messages to a contact. A lookup key, never a send target: the account may exist only under the other
- * form. Accepts a number or a phone-number JID.
+ * One key for every variant of a number or phone-number JID, for matching inbound messages to a contact;
+ * never a send target: the account may exist only under the other form.
  *
  * @example
  * ```ts

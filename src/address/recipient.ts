@@ -1,10 +1,3 @@
-/**
- * `Recipient`: what an address is (a person by phone number, a person by LID, a group, a broadcast list,
- * a channel), parsed from a JID or a phone number.
- *
- * @module
- */
-
 import { ValidationException } from "../errors.ts";
 import { normalizePhone } from "./phone.ts";
 

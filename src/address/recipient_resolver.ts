@@ -1,10 +1,3 @@
-/**
- * Recipient resolution: the JID a phone number's account is registered under, asked once from
- * `/chat/whatsappNumbers` with the number and its variants, and cached per instance in the store.
- *
- * @module
- */
-
 import { MessageException } from "../errors.ts";
 import type { StateStore } from "../store/state.ts";
 import { normalizePhone, phoneMatchKey, phoneVariants } from "./phone.ts";
@@ -56,9 +49,8 @@ interface Cached {
 const ADDRESS = /@(g\.us|lid|broadcast|newsletter)$/;
 
 /**
- * Resolve `number` for `deps.instance`: a JID is already an address and is returned as given; a phone
- * number is looked up in the cache (one store read) and otherwise asked once, with its variants, from the
- * server. The row of the number as given wins when it exists, else the first variant that does. Throws
+ * The JID `number`'s account is registered under (a JID is returned as given): cached per instance, else
+ * asked once from `/chat/whatsappNumbers` with its variants (the number as given wins). Throws
  * `MessageException` (`not_on_whatsapp`) when none exists; negative answers are not cached.
  */
 export async function resolveRecipientWith(

@@ -1,8 +1,6 @@
 /**
- * `resolveSender`: who sent an inbound message and where to reply, over every field the server has used
- * for it. WhatsApp hides phone numbers behind `@lid` ids; the server reports the other form in
- * `key.remoteJidAlt` / `key.participantAlt` (2.3.6, Baileys 7, with `key.addressingMode`), `key.senderPn`
- * (2.3.0 to 2.3.5), `key.participantPn` / `key.senderLid` (some Baileys builds).
+ * Who sent a message, over every field the server has used for the other form of an `@lid`:
+ * `key.remoteJidAlt`/`participantAlt` (2.3.6), `key.senderPn` (2.3.0 to 2.3.5), `participantPn`/`senderLid`.
  *
  * @module
  */
@@ -11,11 +9,7 @@ import { isRecord, nonEmptyString } from "../util/json_shape.ts";
 
 /** What {@link resolveSender} answers. */
 export interface ResolvedSender {
-  /**
-   * The JID to reply to, always one the server sent (never a number rebuilt by cutting a suffix): the
-   * group for a group message; for a private chat the phone-number JID when the payload carries one,
-   * else `remoteJid` as sent (an `@lid` JID).
-   */
+  /** The JID to reply to, always one the server sent (the group; else the phone-number JID, else `remoteJid`). */
   replyTo: string;
   /** The sender's LID JID (`123@lid`), when the payload carries one. */
   lid?: string;
@@ -49,10 +43,8 @@ function messageOf(source: unknown): Json | undefined {
 }
 
 /**
- * Resolve the sender of a message: `source` is a webhook payload (`WebhookPayloadDto` or its envelope)
- * or one message object (`{ key, ... }`, as in a `messages.set` list or a `findMessages` record).
- * Null when it carries no message key with a `remoteJid`. For a message sent by this instance, `lid` and
- * `phone` describe the other party.
+ * The sender of a webhook payload or one message object (`{ key, ... }`); null without a `key.remoteJid`.
+ * For a message this instance sent, `lid` and `phone` describe the other party.
  *
  * @example
  * ```ts

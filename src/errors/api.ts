@@ -1,9 +1,3 @@
-/**
- * Exceptions for what the server refused or could not do: the key, the instance, the input, the size, the rate.
- *
- * @module
- */
-
 import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
 
 /**
@@ -20,8 +14,7 @@ import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
 export class AuthenticationException extends GatewayApiException {}
 
 /**
- * Creating an instance failed because its name is taken: the server answers 403 `This name "x" is already in
- * use.`. Not an {@link AuthenticationException}: the key was accepted. `instance` is the name.
+ * Creating an instance failed because its name is taken (the server's 403): the key was accepted.
  *
  * @example
  * ```ts
@@ -38,10 +31,8 @@ export class AuthenticationException extends GatewayApiException {}
 export class InstanceAlreadyExistsException extends GatewayApiException {}
 
 /**
- * A successful answer was larger than the configured limit (`http.max_response_bytes`, or
- * `http.max_media_response_bytes` for media reads). Only the limit was read: the rest of the body was never
- * buffered. `status` is the answer's status, `limit` the limit in bytes. A message send that gets this answer
- * was accepted by the server, so `isOutcomeUnknown` is true for it: never resend it blindly.
+ * A successful answer exceeded `http.max_response_bytes` (`http.max_media_response_bytes` for media); only
+ * the limit was buffered. A send that gets it was accepted (`isOutcomeUnknown`): never resend it blindly.
  *
  * @example
  * ```ts
@@ -54,9 +45,7 @@ export class ResponseTooLargeException extends GatewayApiException {
   /** The limit that was exceeded, in bytes. */
   readonly limit: number;
 
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(message: string, context: GatewayErrorContext, limit: number) {
     super(message, context);
     this.limit = limit;
@@ -81,8 +70,7 @@ export class ResponseTooLargeException extends GatewayApiException {
 export class InstanceNotFoundException extends GatewayApiException {}
 
 /**
- * The request was invalid: rejected by the library before sending, or by the server's validation (400, 422).
- * `messages` holds one message per bad field.
+ * The request was invalid, refused before sending or by the server (400, 422); one `messages` entry per field.
  *
  * @example
  * ```ts
@@ -107,17 +95,13 @@ export class RateLimitException extends GatewayApiException {
   /** Seconds to wait before trying again, or null when unknown. */
   readonly retryAfter: number | null;
 
-  /**
-   * Build a rate-limit error.
-   */
+  /** Build the error. */
   constructor(message: string, context: GatewayErrorContext = {}, retryAfter: number | null = null) {
     super(message, context);
     this.retryAfter = retryAfter;
   }
 
-  /**
-   * Seconds until a retry may succeed, or null when unknown.
-   */
+  /** Seconds until a retry may succeed, or null when unknown. */
   getRetryAfter(): number | null {
     return this.retryAfter;
   }

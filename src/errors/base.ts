@@ -1,30 +1,14 @@
-/**
- * The root of every exception the library throws (`GatewayException`), and the family of the server's
- * answers (`GatewayApiException`) with the context (status, route, instance) it carries. Setup errors
- * (`ConfigurationException`, `WebhookException`, `setup.ts`) stand beside that family, not in it.
- *
- * @module
- */
-
-/** Where an error happened: filled in by the client for every error it throws. */
+/** Where an error happened (the fields of {@link GatewayApiException}), filled in by the client. */
 export interface GatewayErrorContext {
-  /** HTTP status code, when the server answered. */
   status?: number;
-  /** The parsed response body (never containing the request's api key). */
   body?: unknown;
-  /** Flat, human-readable messages taken from the body. */
   messages?: string[];
-  /** HTTP method of the request. */
   method?: string;
-  /** Path of the request, without the server URL or query string. */
+  /** Without the server URL or query string. */
   path?: string;
-  /** Name of the connection used. */
   connection?: string;
-  /** Instance the request was for, when there was one. */
   instance?: string;
-  /** How many attempts were made. */
   attempts?: number;
-  /** The underlying error. */
   cause?: unknown;
 }
 
@@ -43,16 +27,7 @@ export interface GatewayErrorContext {
  * ```
  */
 export class GatewayException extends Error {
-  /**
-   * Build an error whose `name` is its class's.
-   *
-   * @example
-   * ```ts
-   * import { GatewayException } from "@gw/gateway";
-   * const error = new GatewayException("Cannot do it", { cause: new Error("down") });
-   * console.log(error.name); // "GatewayException"
-   * ```
-   */
+  /** Build an error whose `name` is its class's. */
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -77,7 +52,7 @@ export class GatewayException extends Error {
 export class GatewayApiException extends GatewayException {
   /** HTTP status code, or undefined when the server never answered. */
   readonly status?: number;
-  /** The parsed response body. */
+  /** The parsed response body (never containing the request's api key). */
   readonly body?: unknown;
   /** Flat, human-readable messages, whatever shape the server used. */
   readonly messages: string[];
@@ -92,16 +67,7 @@ export class GatewayApiException extends GatewayException {
   /** Number of attempts made. */
   readonly attempts?: number;
 
-  /**
-   * Build an error with a message and its context.
-   *
-   * @example
-   * ```ts
-   * import { GatewayApiException } from "@gw/gateway";
-   * const error = new GatewayApiException("Cannot send: bad input", { status: 400, messages: ["bad input"] });
-   * console.log(error.status);
-   * ```
-   */
+  /** Build an error with a message and its context. */
   constructor(message: string, context: GatewayErrorContext = {}) {
     super(message, { cause: context.cause });
     this.status = context.status;
@@ -114,15 +80,7 @@ export class GatewayApiException extends GatewayException {
     this.attempts = context.attempts;
   }
 
-  /**
-   * A plain object for logs and `JSON.stringify`: the context, never a secret.
-   *
-   * @example
-   * ```ts
-   * import { GatewayApiException } from "@gw/gateway";
-   * console.log(JSON.stringify(new GatewayApiException("Cannot reach server")));
-   * ```
-   */
+  /** A plain object for logs and `JSON.stringify`: the context, never a secret. */
   toJSON(): Record<string, unknown> {
     return {
       name: this.name,

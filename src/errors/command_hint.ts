@@ -1,13 +1,6 @@
 /**
- * The command a library error suggests (create an instance, pair it, look at it), spelt as it runs in the
- * user's project: the package's command line (the task names of this repository exist only here).
- *
- * @module
- */
-
-/**
- * `deno run -A jsr:@gw/gateway/cli <command>`: the package's command line, which runs in any project (the
- * narrow permission flags are in docs/cli.md; `-A` keeps the hint short).
+ * The package's command line, spelt as it runs in any user's project (this repository's task names exist only
+ * here); `-A` keeps the hint short, docs/cli.md has the narrow flags.
  */
 export function cliCommand(command: string): string {
   return `deno run -A jsr:@gw/gateway/cli ${command}`;

@@ -1,9 +1,3 @@
-/**
- * Exceptions for a request that did not get an answer: the connection failed, or a send's outcome is unknown.
- *
- * @module
- */
-
 import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
 
 /** Why a {@link ConnectionException} happened. */
@@ -16,10 +10,8 @@ export type ConnectionFailureReason =
   | "outcome_unknown";
 
 /**
- * The server could not be reached, timed out, or answered 5xx.
- *
- * `outcomeUnknown` is true when a request that is not safe to repeat (a message send) may have reached the
- * server: the library did not retry it, because a retry could deliver the message twice.
+ * The server could not be reached, timed out, or answered 5xx. `outcomeUnknown`: a send that may have reached
+ * the server, not retried because a retry could deliver it twice.
  *
  * @example
  * ```ts
@@ -36,9 +28,7 @@ export class ConnectionException extends GatewayApiException {
   /** What went wrong. */
   readonly reason: ConnectionFailureReason;
 
-  /**
-   * Build a connection error.
-   */
+  /** Build the error. */
   constructor(
     message: string,
     context: GatewayErrorContext & {
@@ -65,11 +55,8 @@ export class ConnectionException extends GatewayApiException {
 }
 
 /**
- * A send with an idempotency key was refused, and nothing was sent, because an earlier send with the same
- * key may have been delivered: its outcome is unknown (`inFlight` false), or it was still in flight when
- * this call's deadline came (`inFlight` true). An unknown outcome stays refused until the earlier send's
- * record is settled by `reconcileSends` (or `retryFailedMessages`), or until the key's window ends.
- * `outcomeUnknown` is true: a blind resend could deliver the message twice.
+ * A send refused (nothing sent) because an earlier send with its idempotency key may have been delivered:
+ * refused until `reconcileSends` (or `retryFailedMessages`) settles that record, or the key's window ends.
  *
  * @example
  * ```ts
@@ -86,9 +73,7 @@ export class OutcomeUnknownException extends ConnectionException {
   /** True when the earlier send was still in flight (it may yet complete); false when its outcome is unknown. */
   readonly inFlight: boolean;
 
-  /**
-   * Build the error for `idempotencyKey`.
-   */
+  /** Build the error for `idempotencyKey`. */
   constructor(
     idempotencyKey: string,
     options: GatewayErrorContext & { recordId?: string; inFlight?: boolean } = {},

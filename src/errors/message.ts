@@ -1,9 +1,3 @@
-/**
- * Exceptions for a message that was not sent (and why), or whose status the server reported as failed.
- *
- * @module
- */
-
 import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
 import type { DisconnectReason } from "../health/disconnect_reason.ts";
 
@@ -24,9 +18,7 @@ export class MessageException extends GatewayApiException {
   /** What went wrong. */
   readonly reason: MessageFailureReason;
 
-  /**
-   * Build a message error.
-   */
+  /** Build the error. */
   constructor(message: string, context: GatewayErrorContext & { reason: MessageFailureReason }) {
     super(message, context);
     this.reason = context.reason;
@@ -39,11 +31,8 @@ export class MessageException extends GatewayApiException {
 }
 
 /**
- * A send was refused because the instance has no live WhatsApp socket: the server answered "Connection
- * Closed" (or the `onWhatsApp` TypeError of a socket never started), or the library's breaker refused it
- * locally, without a request, while the instance is known to be down. The message was **not sent**
- * (`notSent` is always true), so sending it again later cannot deliver it twice. A `MessageException`
- * with reason `not_connected`.
+ * A send refused because the instance has no live socket: the server's "Connection Closed", or the breaker
+ * (`local`) while the instance is down. The message was **not sent**: a later resend cannot deliver it twice.
  *
  * @example
  * ```ts
@@ -65,9 +54,7 @@ export class InstanceDisconnectedException extends MessageException {
   /** When the breaker lets a probe through (epoch ms), when known; undefined when only a new pairing helps. */
   readonly retryAt?: number;
 
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(
     message: string,
     context: GatewayErrorContext & { local?: boolean; disconnect?: DisconnectReason; retryAt?: number } = {},
@@ -91,9 +78,7 @@ export class InstanceDisconnectedException extends MessageException {
 }
 
 /**
- * A message did not reach the status a caller waited for (`MessageStatusTracker.waitFor`): the wait timed
- * out (`deliveryStatus` is the last one seen, `null` when none was), or the server reported `ERROR`. `causes`
- * lists the likely reasons of a message still `PENDING`, most likely first.
+ * A message did not reach the status `MessageStatusTracker.waitFor` waited for: timed out, or `ERROR`.
  *
  * @example
  * ```ts
@@ -112,9 +97,7 @@ export class MessageStatusException extends GatewayApiException {
   /** Likely causes of a message still pending, most likely first. */
   readonly causes: readonly string[];
 
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(
     message: string,
     context: GatewayErrorContext & {

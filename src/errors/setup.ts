@@ -1,10 +1,3 @@
-/**
- * Exceptions for the library's own setup: a webhook that cannot be verified, a configuration that is refused.
- * They extend `GatewayException`, beside the server's answers (`GatewayApiException`), not under them.
- *
- * @module
- */
-
 import { GatewayException } from "./base.ts";
 
 /**
@@ -23,9 +16,7 @@ export class WebhookException extends GatewayException {
   /** Flat reasons (a verification failure's reason). */
   readonly messages: string[];
 
-  /**
-   * Build a webhook error with the status the receiver answers.
-   */
+  /** Build a webhook error with the status the receiver answers. */
   constructor(message: string, context: { status?: number; messages?: string[]; cause?: unknown } = {}) {
     super(message, { cause: context.cause });
     this.status = context.status;
@@ -39,9 +30,8 @@ export class WebhookException extends GatewayException {
 }
 
 /**
- * The library's configuration is wrong: an unknown key, a wrong type, a value out of range, or a setting
- * that is needed and missing. Thrown when the configuration is read (the service, a store, a limiter or a
- * receiver is built), never at the first request. `setting` names it, e.g. `rate_limiting.max_wait_ms`.
+ * The configuration is wrong (unknown key, wrong type, out of range, missing); thrown when it is read, never
+ * at the first request.
  *
  * @example
  * ```ts
@@ -60,9 +50,7 @@ export class ConfigurationException extends GatewayException {
   /** The instance the setting belongs to, when it is one instance's. */
   readonly instance?: string;
 
-  /**
-   * Build a configuration error.
-   */
+  /** Build the error. */
   constructor(
     message: string,
     context: { setting?: string; connection?: string; instance?: string; cause?: unknown } = {},

@@ -1,14 +1,12 @@
 /**
- * The gateway server's disconnect reasons: the `statusReason` of a `connection.update` (Baileys'
- * `DisconnectReason` codes) with what an application should do about each.
+ * The server's disconnect reasons (`statusReason`, Baileys' codes) and what to do about each.
  *
  * @module
  */
 
 /**
- * What to do after a disconnect: `needs_qr` (the session is gone: pair again with a QR code or a
- * pairing code), `stop` (the number is restricted, banned or taken over: stop sending and look), or
- * `transient` (the server reconnects by itself: wait and retry).
+ * What to do after a disconnect: `needs_qr` (pair again), `stop` (restricted, banned or taken over: stop
+ * sending and look), `transient` (the server reconnects by itself).
  */
 export type DisconnectKind = "needs_qr" | "stop" | "transient";
 

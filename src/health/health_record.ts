@@ -1,10 +1,3 @@
-/**
- * The record `InstanceHealth` keeps per instance, and what is read from it: the public view (with the
- * breaker's state at a given time) and the refusal a send gets while the breaker is open.
- *
- * @module
- */
-
 import { InstanceDisconnectedException } from "../errors.ts";
 import { cliCommand } from "../errors/command_hint.ts";
 import type { DisconnectReason } from "./disconnect_reason.ts";

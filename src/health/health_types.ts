@@ -1,10 +1,3 @@
-/**
- * What instance health talks about: which instance (`InstanceRef`) and its state key, an instance's health
- * record and breaker state, the options of `InstanceHealth` and what `admit` lets a send do.
- *
- * @module
- */
-
 import type { DisconnectReason } from "./disconnect_reason.ts";
 
 /**
@@ -79,10 +72,7 @@ export function instanceKey(ref: InstanceRef): string {
   return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
 }
 
-/**
- * {@link instanceKey} of each instance, built once: the breaker and the pacer key an entry by it on every
- * send, and each call would escape both names again. Bounded (10 000 instances per connection). Internal.
- */
+/** {@link instanceKey} of each instance, built once: every send reads one. Bounded (10 000 per connection). */
 export class InstanceKeys {
   readonly #keys = new Map<string, Map<string, string>>();
 

@@ -1,12 +1,3 @@
-/**
- * `InstanceHealth`: what the library knows about each instance's WhatsApp connection, fed by
- * `connection.update` webhooks, send outcomes and `connectionState` polls, with a per-instance circuit
- * breaker that refuses sends locally while an instance is known to be down. Kept in a `StateStore`, so
- * every process that shares the store shares the health and the breaker.
- *
- * @module
- */
-
 import { InstanceDisconnectedException } from "../errors.ts";
 import type { StateEntry, StateStore } from "../store/state.ts";
 import { disconnectReason } from "./disconnect_reason.ts";
@@ -34,16 +25,13 @@ interface SyncState {
 const CAS_ATTEMPTS = 8;
 
 /**
- * Instance health and the per-instance breaker, over a `StateStore` (`store.state` to share them between
- * processes, or a `MemoryState` for one process). `GatewayService` builds one (`gw.health()`) and its
- * send path asks it before every send.
+ * Instance health (fed by `connection.update`, send outcomes and polls) and the per-instance breaker, over a
+ * `StateStore` that processes may share; `gw.health()` is asked before every send.
  *
  * The breaker opens when an instance is `suspect` (two "Connection Closed" sends in a row), `closed` or
- * `banned`. While open, sends fail at once with `InstanceDisconnectedException` (`local: true`), no
- * request made. After the cooldown one caller gets a probe: the send itself for a suspect or transiently
- * closed instance, a `connectionState` poll for one that needs pairing or is banned (a probe message to a
- * banned number would not help it). A success closes the breaker; a failure reopens it with twice the
- * cooldown.
+ * `banned`; sends then fail at once (`InstanceDisconnectedException`, `local: true`). After the cooldown one
+ * caller probes: with its send, or with a `connectionState` poll when the instance needs pairing or is banned
+ * (a message would not help it). A failed probe doubles the cooldown.
  *
  * @example
  * ```ts
@@ -68,9 +56,7 @@ export class InstanceHealth {
   readonly #maxCooldownMs: number;
   readonly #probeTimeoutMs: number;
 
-  /**
-   * Build over a state store.
-   */
+  /** Build over a state store. */
   constructor(state: StateStore, options: InstanceHealthOptions = {}) {
     this.#state = state;
     const sync = state as Partial<SyncState>;
@@ -104,9 +90,7 @@ export class InstanceHealth {
     );
   }
 
-  /**
-   * The instance's health (`unknown` when nothing was recorded).
-   */
+  /** The instance's health (`unknown` when nothing was recorded). */
   get(ref: InstanceRef): Promise<InstanceHealthRecord> {
     // A chain, not an async method: an async layer costs more than the read on a fast round trip.
     let read: Promise<StateEntry<Stored> | null>;
@@ -119,18 +103,8 @@ export class InstanceHealth {
   }
 
   /**
-   * The breaker read at once, when the state store can (`MemoryState`, the default without a store):
-   * `clean` (closed, the instance known open with no failure), `closed` (closed, nothing to tell), or
-   * undefined when the breaker is not closed or the store only reads asynchronously (ask
-   * {@link InstanceHealth.get} and {@link InstanceHealth.admit} then). Each send checks it.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * console.log(health.breakerNow({ connection: "default", instance: "sales" })); // "closed"
-   * ```
+   * The closed breaker read at once (`clean`: known open, no failure); undefined when it is not closed or the
+   * store reads only asynchronously (ask {@link InstanceHealth.admit} then).
    */
   breakerNow(ref: InstanceRef): "clean" | "closed" | undefined {
     const readNow = this.#readNow;
@@ -141,17 +115,7 @@ export class InstanceHealth {
     return value.status === "open" && value.consecutiveFailures === 0 ? "clean" : "closed";
   }
 
-  /**
-   * Every recorded instance, optionally of one connection.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * for (const record of await health.list()) console.log(record.instance, record.status);
-   * ```
-   */
+  /** Every recorded instance, optionally of one connection. */
   async list(options: { connection?: string } = {}): Promise<InstanceHealthRecord[]> {
     const prefix = options.connection === undefined
       ? undefined
@@ -173,17 +137,8 @@ export class InstanceHealth {
   }
 
   /**
-   * Record a polled state (`connectionState`, or a `fetchInstances` row with its
-   * `disconnectionReasonCode`). A poll saying `open` does not clear `suspect`: that instance says open
-   * while its sends fail, so only a successful send or a fresh `connection.update` heals it.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordState({ connection: "default", instance: "sales" }, "open");
-   * ```
+   * Record a polled state. `open` does not clear `suspect`: that instance says open while its sends fail, so
+   * only a successful send or a fresh `connection.update` heals it.
    */
   async recordState(
     ref: InstanceRef,
@@ -193,17 +148,7 @@ export class InstanceHealth {
     return await this.#observe(ref, state, reasonCode ?? undefined, "poll");
   }
 
-  /**
-   * Record a send the server accepted: the instance is open and the breaker closes.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordSendSuccess({ connection: "default", instance: "sales" });
-   * ```
-   */
+  /** Record a send the server accepted: the instance is open and the breaker closes. */
   async recordSendSuccess(ref: InstanceRef): Promise<void> {
     const entry = await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref));
     // The common case writes nothing: an instance already known open with no failures stays as it is.
@@ -212,17 +157,7 @@ export class InstanceHealth {
   }
 
   /**
-   * Record a send that failed. Only a disconnect (`InstanceDisconnectedException` from the server)
-   * counts: `failureThreshold` of them in a row make the instance `suspect` and open the breaker; a failed
-   * probe reopens it with twice the cooldown. Other errors leave the health alone.
-   *
-   * @example
-   * ```ts
-   * import { InstanceDisconnectedException, MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.recordSendFailure({ connection: "default", instance: "sales" }, new InstanceDisconnectedException("Connection Closed"));
-   * ```
+   * Record a failed send: only the server's disconnects count, `failureThreshold` in a row open the breaker.
    */
   async recordSendFailure(ref: InstanceRef, error: unknown): Promise<void> {
     if (!(error instanceof InstanceDisconnectedException) || error.local) return;
@@ -251,18 +186,8 @@ export class InstanceHealth {
   }
 
   /**
-   * Ask before a send. Resolves `pass` (breaker closed), `probe_send` (the caller's send is the probe) or
-   * `probe_state` (poll `connectionState` first and send only when it says `open`); throws
-   * `InstanceDisconnectedException` (`local: true`) while the breaker is open, or while another caller's
-   * probe is in flight.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * console.log(await health.admit({ connection: "default", instance: "sales" })); // "pass"
-   * ```
+   * Ask before a send: `pass`, `probe_send` (the send is the probe) or `probe_state` (poll first); throws
+   * `InstanceDisconnectedException` (`local: true`) while the breaker is open or another caller probes.
    */
   async admit(ref: InstanceRef): Promise<Admission> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
@@ -282,17 +207,7 @@ export class InstanceHealth {
     throw refusal(ref, (await this.#state.get<Stored>(NAMESPACE, this.#keys.of(ref)))?.value);
   }
 
-  /**
-   * Forget an instance's health (its breaker closes).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { InstanceHealth } from "@gw/gateway/delivery";
-   * const health = new InstanceHealth(new MemoryState());
-   * await health.reset({ connection: "default", instance: "sales" });
-   * ```
-   */
+  /** Forget an instance's health (its breaker closes). */
   async reset(ref: InstanceRef): Promise<void> {
     await this.#state.delete(NAMESPACE, this.#keys.of(ref));
   }

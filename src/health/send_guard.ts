@@ -1,9 +1,3 @@
-/**
- * The breaker's two hooks in the send path: ask before a send, report after it.
- *
- * @module
- */
-
 import { getGatewayLogger } from "../log.ts";
 import type { InstanceHealthRecord, InstanceRef } from "./health_types.ts";
 import type { InstanceHealth } from "./instance_health.ts";
@@ -11,10 +5,8 @@ import type { InstanceHealth } from "./instance_health.ts";
 const log = getGatewayLogger("health");
 
 /**
- * Before a send: throws `InstanceDisconnectedException` while the breaker is open. For a `state` probe,
- * `pollState` asks the server for the state (recorded by it); the send goes only when that says `open`.
- * Resolves true when the instance was known open with no failure (the common case, one read of the
- * health): its success then has nothing to heal, and {@link settleSend} skips it.
+ * The breaker's hook before a send: throws `InstanceDisconnectedException` while it is open; a `state` probe
+ * polls first. True when the instance was clean: {@link settleSend} then has nothing to heal.
  */
 export function guardSend(
   health: InstanceHealth | undefined,
@@ -27,10 +19,7 @@ export function guardSend(
   );
 }
 
-/**
- * {@link guardSend}'s answer without waiting, when the health reads at once (memory) and the breaker is
- * closed: whether the instance is clean. Undefined when the guard has to take its asynchronous way.
- */
+/** {@link guardSend}'s answer without waiting, or undefined when it has to take its asynchronous way. */
 export function guardSendNow(health: InstanceHealth, ref: InstanceRef): boolean | undefined {
   const breaker = health.breakerNow(ref);
   return breaker === undefined ? undefined : breaker === "clean";
@@ -57,8 +46,7 @@ async function admitThroughBreaker(
 }
 
 /**
- * After a send: record its outcome. A success of a send that {@link guardSend} found clean records nothing
- * (there is nothing to heal). A health write that fails is logged, never thrown: the send's own outcome is
+ * The breaker's hook after a send. A failed health write is logged, never thrown: the send's own outcome is
  * what the caller needs.
  */
 export async function settleSend(

@@ -1,18 +1,10 @@
-/**
- * Feeding `InstanceHealth` from received `connection.update` webhooks.
- *
- * @module
- */
-
 import type { WebhookHandlerFunction, WebhookProcessor } from "../webhooks/processor.ts";
 import { RecordInstanceHealth } from "../webhooks/plugins/instance_health.ts";
 import type { InstanceHealth } from "./instance_health.ts";
 
 /**
- * Record every `connection.update` the processor receives in `health` (the webhook names the instance;
- * `connection` says which configured connection its server is, default `default`). Returns the handler,
- * for `processor.removeHandler`. A processor given a store does this by itself (into the store's health);
- * this is for a health of your own, such as a service's memory health.
+ * Record every `connection.update` the processor receives in `health` (`connection` default `default`);
+ * returns the handler. A processor given a store does this itself: this is for a health of your own.
  *
  * @example
  * ```ts

@@ -1,7 +1,5 @@
 /**
- * The connect flow: pair an instance with a phone by QR code or pairing code, as an async iterator of
- * what happens (`qr`, `pairing`, `open`, `refused`), fed by the connect answers and either the webhooks
- * (`qrcode.updated`, `connection.update`) or polling.
+ * The connect flow: pairing as an async iterator of what happens, fed by the webhooks or by polling.
  *
  * @module
  */
@@ -59,10 +57,7 @@ export interface ConnectFlowOptions {
   instance?: string;
   /** Stops the flow: the iterator rejects with the signal's reason. */
   signal?: AbortSignal;
-  /**
-   * Take QR codes and state changes from this processor's webhooks (`qrcode.updated`,
-   * `connection.update`) instead of polling.
-   */
+  /** Take QR codes and state changes from this processor's webhooks instead of polling. */
   processor?: WebhookProcessor;
   /** Poll every this many ms when there is no processor (default 2000). */
   pollIntervalMs?: number;
@@ -161,10 +156,7 @@ function fromWebhook(payload: Parameters<WebhookHandlerFunction>[0]): Signal | u
   return undefined;
 }
 
-/**
- * Run a connect flow against `api`. Callers validate `options` first (a pairing flow without a number is
- * refused before any call); `instances().connectFlow(...)` does.
- */
+/** Run a connect flow against `api`; callers validate `options` first, as `instances().connectFlow` does. */
 export async function* runConnectFlow(
   api: ConnectFlowApi,
   options: ConnectFlowOptions,

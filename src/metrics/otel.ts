@@ -1,10 +1,3 @@
-/**
- * The OpenTelemetry side of the metrics: counters and histograms of the meter `@gw/gateway`, created
- * once per name and provider.
- *
- * @module
- */
-
 import {
   type Counter,
   createNoopMeter,
@@ -13,7 +6,7 @@ import {
   metrics as otelMetrics,
 } from "@opentelemetry/api";
 
-/** The instruments of the current meter provider, by metric name. */
+/** The instruments of meter `@gw/gateway` under the current provider, created once per name. */
 export class OtelInstruments {
   #counters = new Map<string, Counter>();
   #histograms = new Map<string, Histogram>();
@@ -27,9 +20,8 @@ export class OtelInstruments {
   ) {}
 
   /**
-   * Whether a meter provider other than the API's no-op one is registered, asked before each recording (so
-   * an SDK set up later is picked up). While there is none, nothing is handed over: every send records
-   * metrics, and a no-op hand-over still costs lookups on its way.
+   * Whether a real meter provider is registered, asked before each recording (an SDK set up later is picked
+   * up); without one nothing is handed over, as even a no-op hand-over costs lookups on every send.
    */
   active(): boolean {
     const provider = otelMetrics.getMeterProvider();

@@ -1,9 +1,3 @@
-/**
- * The metrics kept in memory in Prometheus' text exposition format.
- *
- * @module
- */
-
 import { HISTOGRAM_BOUNDS, type MetricLabels, type SeriesState } from "./series.ts";
 
 // Prometheus text format: label values escape `\`, `"` and newlines; HELP text escapes `\` and newlines.

@@ -1,6 +1,5 @@
 /**
- * The metrics' series in memory: how a label set becomes a series key, a histogram observation, and the
- * route label of a route template.
+ * The metrics' series in memory: series keys, histogram observations, route labels.
  *
  * @module
  */

@@ -1,10 +1,3 @@
-/**
- * The shapes `SendPacer` reports: why an instance's paced sending is paused, the pause, and the
- * instance's pacing state.
- *
- * @module
- */
-
 /** Why an instance's paced sending is paused. */
 export type PauseReason =
   | "restricted"

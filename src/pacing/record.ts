@@ -1,6 +1,5 @@
 /**
- * The record a `SendPacer` keeps per instance in the state store, and what is read from it on a given day:
- * today's count (a new UTC day starts at 0), the daily cap (warm-up schedule first) and the pause in force.
+ * The record a `SendPacer` keeps per instance; a new UTC day starts its count at 0.
  *
  * @module
  */

@@ -1,6 +1,5 @@
 /**
- * The pacing rules: the options of `SendPacer` and `sendMany` with their defaults, checked once when a
- * pacer is built (a bad value is a `ConfigurationException` naming the option).
+ * The pacing rules, checked once when a pacer is built.
  *
  * @module
  */
@@ -18,10 +17,7 @@ export interface PacingOptions {
   recipientIntervalMs?: number;
   /** Sends per instance per UTC day [1000]. */
   dailyCap?: number;
-  /**
-   * Warm-up for a new number: daily caps for its first days (day 1, day 2, ...), counted from its first
-   * paced send, before `dailyCap` applies. `true`: [20, 40, 80, 160, 320]. Default: none.
-   */
+  /** Daily caps for a new number's first days from its first paced send (`true`: [20, 40, 80, 160, 320]). */
   warmup?: boolean | readonly number[];
   /** Show "typing..." before each text for a time from its length (the send's `delay`) [true]. */
   typing?: boolean;

@@ -1,7 +1,6 @@
 /**
- * `sendMany`: a paced, resumable bulk send. Each item carries an idempotency key; progress is kept per
- * batch in the store's shared state, so a restarted process skips what an earlier run sent. One runner
- * at a time sends for an instance (a lease in the shared state), at the pace `SendPacer` sets.
+ * `sendMany`: progress kept per batch in shared state so a restarted process skips what an earlier run sent;
+ * one runner per instance (a lease), at the pace `SendPacer` sets.
  *
  * @module
  */
@@ -209,10 +208,7 @@ async function resumeEarlierRuns(run: BatchRun): Promise<number[]> {
   return pending;
 }
 
-/**
- * An item an earlier run stopped in the middle of: the record store says what happened, if it knows;
- * otherwise it is never resent. Returns true when the item is to be sent again.
- */
+/** An item an earlier run stopped mid-send: resent (true) only when the record store says it was not sent. */
 async function resumeInterruptedSend(run: BatchRun, index: number): Promise<boolean> {
   const item = run.items[index];
   const record = await run.deps.store?.getOutbound(item.idempotencyKey).catch(() => null);

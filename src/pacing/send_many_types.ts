@@ -1,10 +1,3 @@
-/**
- * The shapes of a bulk send (`sendMany`): its items, options, progress events and report, and what the
- * runner needs from the service.
- *
- * @module
- */
-
 import type { InstanceRef } from "../health/health_types.ts";
 import type { MediaKind, MediaSource } from "../media/media_input.ts";
 import type { StateStore } from "../store/state.ts";
@@ -34,9 +27,8 @@ export interface SendManyItemResult {
   /** Recipient. */
   to: string;
   /**
-   * `sent` (by this run), `skipped` (sent before: by an earlier run, or by another send with the same
-   * idempotency key, whose answer the idempotency claim replayed), `failed`, `paused` (not tried), `unknown`
-   * (an earlier run was stopped mid-send; not resent).
+   * `sent` (by this run), `skipped` (sent before, or replayed by its idempotency key), `failed`, `paused`
+   * (not tried), `unknown` (an earlier run stopped mid-send; not resent).
    */
   status: SendManyItemStatus;
   /** The message id, when sent. */

@@ -1,10 +1,3 @@
-/**
- * The rate-limit check the client makes once per logical call, before its first attempt (retries of the
- * same call do not take another slot). Internal: applications configure it through `rate_limiting`.
- *
- * @module
- */
-
 import type { RateLimitingConfig, RateLimitRule } from "../config.ts";
 import { checkSetting } from "../config_schema.ts";
 import { GatewayApiException, RateLimitException } from "../errors.ts";
@@ -58,10 +51,8 @@ export interface RateLimitAcquireOptions {
 }
 
 /**
- * Applies `rate_limiting` to each logical call: takes a slot from the limiter, waiting for one
- * (`on_limit_reached: "wait"`, the default) or refusing at once (`"throw"`) when the bucket is full.
- * A failing limiter lets the call through (`on_limiter_error: "open"`, the default) or refuses it
- * (`"closed"`). The configuration is checked when the gate is built.
+ * Applies `rate_limiting` once per logical call, before its first attempt (a retry takes no slot): waits or
+ * throws when the bucket is full, fails open or closed when the limiter fails.
  */
 export class RateLimitGate {
   /** False when `rate_limiting.enabled` is false: `acquire` then returns at once. */
@@ -112,10 +103,7 @@ export class RateLimitGate {
     ].join(":");
   }
 
-  /**
-   * Take one slot for this call, waiting or throwing as configured. Resolves when the call may go ahead;
-   * rejects with {@link RateLimitException} when refused, or with `signal.reason` when aborted.
-   */
+  /** Take one slot for this call; rejects with {@link RateLimitException}, or `signal.reason` when aborted. */
   async acquire(options: RateLimitAcquireOptions): Promise<void> {
     if (!this.enabled) return;
     const { connection, instance, bucket, signal, deadlineAt } = options;

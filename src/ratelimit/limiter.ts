@@ -1,10 +1,4 @@
 /**
- * The rate limiter contract: any object with these methods can be passed as `rate_limiting.limiter`.
- *
- * @module
- */
-
-/**
  * A fixed-window rate limiter shared by every call that uses the same key.
  *
  * @example A custom limiter that never limits

@@ -1,9 +1,6 @@
 /**
- * The fixed-window arithmetic shared by the limiters. Internal.
- *
- * A window opens at the first attempt for a key and lasts `decaySeconds`; it allows `maxAttempts` attempts.
- * The first attempt after it ends opens the next window. The entry stores its own start and end because a
- * store's expiry (Deno KV `expireIn`) is lazy: an expired entry can still be read for a while.
+ * The fixed-window arithmetic of the limiters. An entry stores its own window end because a store's expiry
+ * (Deno KV `expireIn`) is lazy: an expired entry can still be read for a while.
  *
  * @module
  */

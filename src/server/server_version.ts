@@ -1,6 +1,5 @@
 /**
- * Which gateway server the client talks to: the version from `GET /`, the release line it belongs to, and
- * what that line does differently (contract §10).
+ * Which server the client talks to, and what its release line does differently (contract §10).
  *
  * @module
  */
@@ -59,9 +58,7 @@ export class UnsupportedServerException extends GatewayApiException {
   /** The version the server reported, or null when it reported none. */
   readonly version: string | null;
 
-  /**
-   * Build the error.
-   */
+  /** Build the error. */
   constructor(message: string, context: GatewayErrorContext & { version?: string | null } = {}) {
     super(message, context);
     this.version = context.version ?? null;
@@ -117,8 +114,8 @@ export function readServerDetails(body: unknown, connection: string): ServerDeta
 }
 
 /**
- * The state in a `connect` or `restart` answer, whichever shape the server used: `{instance: {state}}`
- * (2.3.6), `{instance: {status}}` (`restart` on non-Baileys channels from 2.3.7), or none (a QR answer).
+ * The state in a `connect` or `restart` answer: `instance.state` (2.3.6), `instance.status` (2.3.7's
+ * non-Baileys `restart`), or none (a QR answer).
  */
 export function connectAnswerState(body: unknown): string | undefined {
   if (body === null || typeof body !== "object") return undefined;

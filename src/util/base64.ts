@@ -1,7 +1,6 @@
 /**
- * Base64, standard and url-safe, both ways: the one implementation used by media inputs and downloads, the
- * webhook signatures and the Redis job queue. The platform's `Uint8Array.prototype.toBase64` /
- * `Uint8Array.fromBase64` where the runtime has them, a chunked `btoa`/`atob` fallback elsewhere (Workers).
+ * Base64, standard and url-safe, both ways: the platform's `toBase64`/`fromBase64` where the runtime has
+ * them, a chunked `btoa`/`atob` fallback elsewhere (Workers).
  *
  * @module
  */
@@ -14,9 +13,7 @@ const CHUNK = 0x8000;
 const STANDARD = /^[A-Za-z0-9+/]*={0,2}$/;
 const URL_SAFE = /^[A-Za-z0-9_-]*$/;
 
-/**
- * Standard base64 (with padding, no line breaks) of `bytes`.
- */
+/** Standard base64 (with padding, no line breaks) of `bytes`. */
 export function toBase64(bytes: Uint8Array): string {
   const native = (bytes as WithBase64).toBase64;
   if (typeof native === "function") return native.call(bytes);
@@ -28,10 +25,8 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 /**
- * The bytes of standard base64 (padding optional), or null when `text` is not base64 (any character
- * outside the alphabet, whitespace included, or an impossible length) or not canonical: the unused low bits
- * of the last character must be zero, so that one value has one spelling (a signature cannot be altered
- * into another text that still verifies).
+ * The bytes of standard base64 (padding optional), or null when `text` is not base64 or not canonical: one
+ * value has one spelling, so a signature cannot be altered into another text that still verifies.
  */
 export function fromBase64(text: string): Uint8Array | null {
   if (!STANDARD.test(text)) return null;
@@ -56,32 +51,24 @@ function decode(padded: string): Uint8Array {
   return out;
 }
 
-/**
- * Unpadded base64url of `bytes` (JWT segments).
- */
+/** Unpadded base64url of `bytes` (JWT segments). */
 export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/**
- * The bytes of unpadded base64url, or null when malformed.
- */
+/** The bytes of unpadded base64url, or null when malformed. */
 export function fromBase64Url(text: string): Uint8Array | null {
   if (!URL_SAFE.test(text)) return null;
   return fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
 }
 
-/**
- * How many bytes a base64 text decodes to, without decoding it.
- */
+/** How many bytes a base64 text decodes to, without decoding it. */
 export function base64Size(text: string): number {
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   return Math.floor((text.length * 3) / 4) - padding;
 }
 
-/**
- * The first `bytes` bytes of a base64 text, decoding only its head; null when that head is not base64.
- */
+/** The first `bytes` bytes of a base64 text, decoding only its head; null when that head is not base64. */
 export function base64Head(text: string, bytes: number): Uint8Array | null {
   const chars = Math.ceil(bytes / 3) * 4;
   return fromBase64(text.slice(0, Math.min(chars, text.length - (text.length % 4))));

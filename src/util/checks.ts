@@ -1,7 +1,6 @@
 /**
- * Number settings checked once, the same way everywhere: a value that is absent takes its default, a value
- * out of range is refused with a `ConfigurationException` that names the setting. Every option of a
- * long-lived object (tracker, queue, limiter, store, pacer, handler, scheduled tasks) goes through here.
+ * Number settings checked once, the same way everywhere: absent takes its default, out of range is a
+ * `ConfigurationException` naming the setting.
  *
  * @module
  */
@@ -13,10 +12,7 @@ import { MAX_TIMER_MS } from "./timers.ts";
 export interface NumberRule {
   /** Whole numbers only (default false). */
   integer?: boolean;
-  /**
-   * The smallest value allowed, inclusive. Default: 1 for integers; for other numbers anything above 0
-   * (0 itself refused).
-   */
+  /** The smallest value allowed, inclusive (default: 1 for integers, else anything above 0). */
   min?: number;
   /** The largest value allowed, inclusive (default none). */
   max?: number;
@@ -69,16 +65,12 @@ export function numberSetting(
   );
 }
 
-/**
- * A number setting above 0 (see {@link numberSetting}).
- */
+/** A number setting above 0 (see {@link numberSetting}). */
 export function positiveNumber(where: string, setting: string, value: unknown, fallback: number): number {
   return numberSetting(where, setting, value, fallback);
 }
 
-/**
- * A whole-number setting of at least 1, at most `max` when given (see {@link numberSetting}).
- */
+/** A whole-number setting of at least 1, at most `max` when given (see {@link numberSetting}). */
 export function positiveInteger(
   where: string,
   setting: string,
@@ -89,9 +81,7 @@ export function positiveInteger(
   return numberSetting(where, setting, value, fallback, { integer: true, min: 1, max });
 }
 
-/**
- * A whole-number setting of at least 0 (a count that may be zero; see {@link numberSetting}).
- */
+/** A whole-number setting of at least 0 (a count that may be zero; see {@link numberSetting}). */
 export function nonNegativeInteger(where: string, setting: string, value: unknown, fallback: number): number {
   return numberSetting(where, setting, value, fallback, { integer: true, min: 0 });
 }

@@ -1,7 +1,5 @@
 /**
- * The library's one composition shape, `(ctx, next)` middleware as in Hono and grammY, and the one function
- * that composes a chain of it: send stages, the receiver's route middleware, the processor's inbound
- * middleware and the bot's stages all go through {@link compose}.
+ * The library's one composition shape, `(ctx, next)` middleware as in Hono and grammY, and its one composer.
  *
  * @module
  */

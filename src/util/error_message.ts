@@ -1,12 +1,4 @@
-/**
- * `errorMessage`: the text of a caught value, which may be an `Error` or anything thrown.
- *
- * @module
- */
-
-/**
- * The message of `error` when it is an `Error`, else the value as a string.
- */
+/** The message of `error` when it is an `Error`, else the value as a string. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

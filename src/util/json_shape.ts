@@ -1,28 +1,20 @@
 /**
- * Plain-object helpers for JSON (webhook payloads, server answers, configuration files, request bodies):
- * the one definition of `isRecord`, `nonEmptyString` and `compact` that every module imports.
+ * Plain-object helpers for JSON: the one `isRecord`, `nonEmptyString` and `compact`.
  *
  * @module
  */
 
-/**
- * Whether a value is a plain object (not null, not an array).
- */
+/** Whether a value is a plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/**
- * The value when it is a non-empty string, else undefined (a field a payload may omit, send empty or send
- * with another type).
- */
+/** The value when it is a non-empty string, else undefined (a payload may omit it, send it empty or typed). */
 export function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
-/**
- * A copy of an object without its `undefined` entries (the server treats a present key as given).
- */
+/** A copy of an object without its `undefined` entries (the server treats a present key as given). */
 export function compact<T extends object>(value: T): T {
   const out: Record<string, unknown> = {};
   // Object.keys over `for...in` + `hasOwn`: no prototype walk on the send path.

@@ -1,11 +1,2 @@
-/**
- * Timer bounds: the one definition of the longest delay a timer can hold. Settings that end on a timer are
- * checked against it (`timerMs` in `checks.ts`, `ms()` in the configuration schema).
- *
- * @module
- */
-
-/**
- * The longest delay a timer can hold (2^31−1 ms, about 24.8 days); `setTimeout` fires at once beyond it.
- */
+/** The longest delay a timer can hold (2^31−1 ms, about 24.8 days); `setTimeout` fires at once beyond it. */
 export const MAX_TIMER_MS = 2_147_483_647;

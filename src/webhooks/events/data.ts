@@ -1,11 +1,7 @@
 /**
- * The `data` of each webhook event, typed from the gateway contract (§6) and the server's source
- * (Evolution API 2.3.6, `whatsapp.baileys.service.ts`). Fields the server always sets are required; fields it
- * sets only sometimes are optional; objects the server passes through from WhatsApp keep an index signature
- * so that a field a newer server adds reads as `unknown` (check it before use) instead of being hidden.
- *
- * These are types only: nothing here validates a body at run time. The envelope is verified, not the shape
- * of `data`, so code that must not crash on a surprising body still checks what it reads.
+ * The `data` of each webhook event (contract §6, server 2.3.6). Objects passed through from WhatsApp keep an
+ * index signature so a field a newer server adds reads as `unknown` instead of being hidden. Types only: the
+ * envelope is verified, not `data`, so code that must not crash still checks what it reads.
  *
  * @module
  */

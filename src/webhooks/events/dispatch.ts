@@ -30,15 +30,7 @@ export class WebhookProcessingException extends WebhookException {
   /** Every failure. */
   readonly errors: readonly unknown[];
 
-  /**
-   * Build from the failures of one webhook.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessingException } from "@gw/gateway";
-   * new WebhookProcessingException("CALL", [new Error("down")]);
-   * ```
-   */
+  /** Build from the failures of one webhook. */
   constructor(event: string, errors: readonly unknown[]) {
     const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
@@ -58,10 +50,7 @@ export class ObserverFailures extends Error {
   }
 }
 
-/**
- * Wait for promises and reject with {@link ObserverFailures} when any of them rejected: what an observer
- * returns for work it started in several places.
- */
+/** Wait for promises and reject with {@link ObserverFailures} when any rejected (an observer's several works). */
 export async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
   const errors: unknown[] = [];
   for (const outcome of await Promise.allSettled(promises)) {
@@ -75,10 +64,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Run `entries` for `payload`, in order; a handler's promise is awaited before the next handler runs. Every
- * entry runs even when one fails; then a {@link WebhookProcessingException} lists the failures. Returns
- * undefined when everything finished at once and succeeded (no promise layers on the hot path), throws when
- * a synchronous entry failed, else returns a promise.
+ * Run `entries` for `payload` in order, each promise awaited before the next; every entry runs, then a
+ * {@link WebhookProcessingException} lists the failures. Undefined when all finished at once (no promise
+ * layers on the hot path).
  */
 export function dispatchWebhook(
   entries: readonly HandlerEntry[],

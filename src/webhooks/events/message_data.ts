@@ -1,19 +1,7 @@
-/**
- * The message shapes inside webhook `data` (`messages.upsert`, `send.message`, `messages.update`,
- * `messages.delete`, edits): typed from the gateway contract (§6) and the server's source (Evolution API
- * 2.3.6). Types only; see `data.ts` for the conventions.
- *
- * @module
- */
-
 /** A JID (`5511999999999@s.whatsapp.net`, `123456789012345@lid`, `1203…@g.us`). */
 export type Jid = string;
 
-/**
- * A Baileys message key, as `messages.upsert`, `messages.delete` and protocol messages carry it. Besides
- * the chat, the direction and the id, its fields may come as `null` (WhatsApp's protobuf JSON) or be left
- * out: compare with `== null`.
- */
+/** A Baileys message key; its fields may come as `null` (protobuf JSON) or be left out: compare with `== null`. */
 export interface WebhookMessageKey {
   /** The chat (may be an `@lid` JID). */
   remoteJid?: Jid;
@@ -71,11 +59,7 @@ export interface WebhookMediaMessage {
   [field: string]: unknown;
 }
 
-/**
- * A message's content, keyed by its type (`conversation`, `imageMessage`, ...). The server turns
- * `extendedTextMessage` into `conversation` for messages it stores, and may add `base64` (webhook with
- * `base64: true`), `mediaUrl` (S3) and `speechToText` (OpenAI).
- */
+/** A message's content, keyed by its type; the server stores `extendedTextMessage` as `conversation`. */
 export interface WebhookMessageContent {
   /** Plain text. */
   conversation?: string;

@@ -1,21 +1,14 @@
 /**
- * The gateway server's webhook event names, in one table: the dotted name the server puts in webhook bodies
- * (canonical), with its other spellings as aliases — the UPPER_SNAKE kind (`payload.event`), the name of the
- * server's configuration enum (what `/webhook/set` takes) and the byEvents URL suffix (`/messages-upsert`).
- * Rows follow the server's own order (`EventController.events`, Evolution API 2.3.6); the payload type of
- * each event is `WebhookEventData[name]` (`./data.ts`).
- *
- * Also the functions that reduce any spelling to the kind. This module has no imports: the request objects,
- * the payload parser, the processor and the simulated server all read it.
+ * The server's webhook event names in one table, and the functions that reduce any spelling to the kind. No
+ * imports: the request objects, the payload parser, the processor and the simulated server all read it.
  *
  * @module
  */
 
 /**
- * Every event the server knows, dotted name → its other spellings. `kind` is what
- * `WebhookPayloadDto.event` holds; `config` is the server's configuration name; `path` is the byEvents URL
- * suffix. `GROUP_UPDATE` ↔ `groups.update` is the server's own naming mismatch (its code matches on
- * `GROUPS_UPDATE`, the kind). `settable: false` marks events the server knows but `/webhook/set` refuses.
+ * Every event the server knows (its order, 2.3.6), dotted name → `kind` (`payload.event`), `config` (what
+ * `/webhook/set` takes) and `path` (byEvents suffix). `GROUP_UPDATE` ↔ `groups.update` is the server's own
+ * mismatch; `settable: false`: known, but `/webhook/set` refuses it.
  *
  * @example
  * ```ts
@@ -99,11 +92,7 @@ export type WebhookEventSpellingsOf<N extends WebhookEventName> =
   | (typeof WEBHOOK_EVENT_TABLE)[N]["config"]
   | (typeof WEBHOOK_EVENT_TABLE)[N]["path"];
 
-/**
- * Any accepted spelling of an event name: `messages.upsert`, `MESSAGES_UPSERT`, `messages_upsert`,
- * `messages-upsert`; `GROUP_UPDATE` for `groups.update`. Anything else is a type error where a handler is
- * registered.
- */
+/** Any accepted spelling of an event name (`messages.upsert`, `MESSAGES_UPSERT`, `messages-upsert`, ...). */
 export type WebhookEventSpelling = { [N in WebhookEventName]: WebhookEventSpellingsOf<N> }[WebhookEventName];
 
 /** The dotted name of a spelling (`WebhookEventNameOf<"MESSAGES_UPSERT">` is `"messages.upsert"`). */
@@ -129,8 +118,7 @@ export const WEBHOOK_EVENT_NAMES: readonly WebhookEventName[] = Object.freeze(
 );
 
 /**
- * Configuration name → dotted name, for every event `/webhook/set` accepts, in the server's order (derived
- * from {@link WEBHOOK_EVENT_TABLE}). `GROUP_UPDATE` ↔ `groups.update` is kept as the server spells it.
+ * Configuration name → dotted name, for every event `/webhook/set` accepts (`GROUP_UPDATE` as the server has it).
  *
  * @example
  * ```ts
@@ -146,8 +134,7 @@ export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.fr
 ));
 
 /**
- * Kind → dotted name for every event the server knows (derived from {@link WEBHOOK_EVENT_TABLE}):
- * `GROUPS_UPDATE` is the kind of `groups.update`, whatever the configuration calls it.
+ * Kind → dotted name for every event the server knows.
  *
  * @example
  * ```ts
@@ -159,10 +146,7 @@ export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Ob
   WEBHOOK_EVENT_NAMES.map((name) => [WEBHOOK_EVENT_TABLE[name].kind, name]),
 ));
 
-/**
- * The metric label of an event kind: the kind itself when the server knows it, else `OTHER`, so that
- * names chosen by whoever sends webhooks cannot grow the number of series without bound.
- */
+/** The metric label of a kind: `OTHER` for one the server does not know, so senders cannot grow the series. */
 export function eventLabel(kind: string): string {
   return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
 }
@@ -179,9 +163,8 @@ const MEMO_LIMIT = 512;
 const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
 
 /**
- * The canonical UPPER_SNAKE kind of an event name in any spelling, or null when `name` is not an event name.
- * Dots, dashes and spaces become `_`, letters upper case; `GROUP_UPDATE` maps to `GROUPS_UPDATE`.
- * Unknown but well-formed names are accepted (the server adds events over time).
+ * The UPPER_SNAKE kind of an event name in any spelling, or null when it is not a name; unknown well-formed
+ * names are accepted (the server adds events over time).
  *
  * @example
  * ```ts

@@ -1,10 +1,3 @@
-/**
- * The processor's one registry of handlers (`on`, `onAny`, and `registerHandler`, a form of `on`), in
- * registration order.
- *
- * @module
- */
-
 import type { WebhookPayloadDto } from "../payload.ts";
 import { WEBHOOK_EVENTS } from "./names.ts";
 
@@ -18,7 +11,10 @@ export interface HandlerEntry {
   readonly owner: unknown;
 }
 
-/** Registrations, with the list for each kind built once and kept until the registrations change. */
+/**
+ * The processor's one registry (`on`, `onAny`, `registerHandler`), in registration order; each kind's list is
+ * built once and kept until the registrations change.
+ */
 export class HandlerRegistry {
   #entries: HandlerEntry[] = [];
   #byKind = new Map<string, readonly HandlerEntry[]>();
