@@ -115,14 +115,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.options = Object.freeze({ ...checked });
     this.#now = checked.now ?? Date.now;
     const sleep = checked.sleep ?? abortableSleep;
-    if (checked.store === undefined) {
-      // Said by each bot built without a store, on stderr like a missing webhook secret: the library logs
-      // nothing else unless LogTape is configured, and this is a choice the operator should know about.
-      console.warn(
-        "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
-          "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",
-      );
-    }
+    if (checked.store === undefined) warnMemoryStore();
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
     const reader = new UpdateReader(() => this.#claims, () => this.processor.lidDirectory);
@@ -163,8 +156,15 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
       : undefined;
     this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
+    // The bot's guarantees are stages on the processor's public hook; `read`, first, sets the fields the
+    // others read on the processor's context.
+    this.processor.use(...this.#stages(state) as InboundMiddleware[]);
+  }
+
+  /** The bot's guarantees in their order, then the user's middleware. */
+  #stages(state: GatewayStore["state"]): InboundStage[] {
     const claims = () => this.#claims;
-    const stages: InboundStage[] = [
+    return [
       readStage(this.processor),
       admitStage((ctx) => this.#admits(ctx)),
       claimStage(claims),
@@ -178,9 +178,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
         await next();
       },
     ];
-    // The bot's guarantees are stages on the processor's public hook; `read`, first, sets the fields the
-    // others read on the processor's context.
-    this.processor.use(...stages as InboundMiddleware[]);
   }
 
   /**
@@ -379,4 +376,15 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return addressesInstance(update, own) ||
       (quoted !== undefined && await this.#actions.sentByBot(update.instance, quoted));
   }
+}
+
+/**
+ * Said by each bot built without a store, on stderr like a missing webhook secret: the library logs nothing
+ * else unless LogTape is configured, and this is a choice the operator should know about.
+ */
+function warnMemoryStore(): void {
+  console.warn(
+    "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +
+      "memory: lost on restart and not shared between processes (pass a KvStore, RedisStore or D1Store)",
+  );
 }
