@@ -57,8 +57,8 @@ interface Taken {
 
 /** A turn taken: leave it when done (always, also after a failure). */
 export interface ChatTurn {
-  /** End the turn: the next ticket runs (undefined: ended at once). */
-  leave(): Promise<void> | undefined;
+  /** End the turn: the next ticket runs. */
+  leave(): Promise<void>;
 }
 
 /** Per-chat lines: in the store ({@link ChatOrder}) or, on a `MemoryState`, in memory (`LocalChatOrder`). */
@@ -66,7 +66,7 @@ export interface ChatLines {
   /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot;
   /** Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). */
-  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn>;
+  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn>;
   /** Once the lines' store writes still in flight (places given up) are done. */
   settled(): Promise<void>;
 }

@@ -105,8 +105,7 @@ export function turnStage(order: ChatLines, actions: BotActions): InboundStage {
       await next();
     } finally {
       await actions.settled();
-      const left = turn.leave();
-      if (left !== undefined) await left;
+      await turn.leave();
     }
   };
 }

@@ -73,14 +73,12 @@ export class LocalChatOrder implements ChatLines {
     return new Place(this.#tails, `${instance}/${chat}`);
   }
 
-  /**
-   * The turn of an update of `chat`: once every update that arrived before it ended its turn (at once,
-   * without a promise, when none is left before it).
-   */
-  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn> {
+  /** The turn of an update of `chat`: once every update that arrived before it ended its turn. */
+  async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
-    const turn: ChatTurn = { leave: () => void place.release() };
-    return place.before === DONE ? turn : place.before.then(() => turn);
+    const turn: ChatTurn = { leave: () => (place.release(), DONE) };
+    await place.before;
+    return turn;
   }
 
   /** Nothing is written anywhere: always settled. */

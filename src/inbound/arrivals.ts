@@ -57,10 +57,10 @@ export class Arrivals {
   }
 
   /**
-   * Run `place` once every earlier number was placed or dropped: at once (its result returned as it is)
-   * when none is left before it, else later (a promise of its result).
+   * Run `place` once every earlier number was placed or dropped: at once, before this returns, when none is
+   * left before it.
    */
-  place<T>(number: number, place: () => T): T | Promise<T> {
+  async place<T>(number: number, place: () => T): Promise<T> {
     if (number === this.#head) {
       try {
         return place();
@@ -68,7 +68,7 @@ export class Arrivals {
         this.#advance();
       }
     }
-    return new Promise<T>((resolve, reject) => {
+    return await new Promise<T>((resolve, reject) => {
       this.#ready.set(number, () => {
         try {
           resolve(place());

@@ -66,7 +66,7 @@ export interface LinePlace {
  */
 export interface InboundLines<T = unknown> {
   /** Read `payload` once, at its arrival (a promise only when the store must be asked). */
-  read(payload: WebhookPayloadDto): InboundRead<T> | Promise<InboundRead<T>>;
+  read: (payload: WebhookPayloadDto) => InboundRead<T> | Promise<InboundRead<T>>;
   /** A place in `read.line` (called in arrival order, synchronously). */
   arrive(read: InboundRead<T>): LinePlace;
 }
@@ -97,7 +97,7 @@ export interface Placed<T> {
  */
 export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   taken = false;
-  placed: Placed<T> | Promise<Placed<T>> | undefined;
+  placed: Promise<Placed<T>> | undefined;
   readonly #number: number;
   readonly #arrivals: Arrivals;
   readonly #starts: Arrivals;
@@ -115,9 +115,9 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   }
 
   /** Run `process` once every earlier arrival started its processing or ended (see the class). */
-  start<R>(process: () => R): R | Promise<R> {
+  async start(process: () => Promise<void> | undefined): Promise<void> {
     this.#started = true;
-    return this.#starts.place(this.#start, process);
+    await this.#starts.place(this.#start, process);
   }
 
   place(payload: WebhookPayloadDto): void {
@@ -129,34 +129,34 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
       this.#arrivals.drop(this.#number);
       throw error;
     }
-    if (!(read instanceof Promise)) {
-      this.placed = this.#put(read);
-      return;
-    }
-    const placed = read.then((value) => this.#put(value), (error) => {
-      this.#arrivals.drop(this.#number);
-      throw error;
-    });
-    placed.catch(() => {}); // its processing awaits it and fails with it
-    this.placed = placed;
+    this.placed = this.#put(read);
+    this.placed.catch(() => {}); // its processing awaits it and fails with it
   }
 
-  #put(read: InboundRead<T>): Placed<T> | Promise<Placed<T>> {
+  async #put(reading: InboundRead<T> | Promise<InboundRead<T>>): Promise<Placed<T>> {
+    let read: InboundRead<T>;
+    try {
+      read = await reading;
+    } catch (error) {
+      this.#arrivals.drop(this.#number);
+      throw error;
+    }
     if (read.line === undefined) {
       this.#arrivals.drop(this.#number);
       return { value: read.value, place: undefined };
     }
-    return this.#arrivals.place(this.#number, () => ({ value: read.value, place: this.#lines.arrive(read) }));
+    return await this.#arrivals.place(
+      this.#number,
+      () => ({ value: read.value, place: this.#lines.arrive(read) }),
+    );
   }
 
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
     if (!this.#started) this.#starts.drop(this.#start);
-    const placed = this.placed;
-    if (placed === undefined) this.#arrivals.drop(this.#number);
-    else if (placed instanceof Promise) placed.then((p) => p.place?.release(), () => {});
-    else placed.place?.release();
+    if (this.placed === undefined) this.#arrivals.drop(this.#number);
+    else this.placed.then((p) => p.place?.release(), () => {});
   }
 }
 
@@ -178,44 +178,34 @@ export class ArrivalBook<T> {
   }
 
   /** `payload`'s reading and place while it is processed (read now when processed around the arrival step). */
-  placed(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
+  async placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
     const arrival = this.#processing.get(payload);
-    if (arrival !== undefined) return arrival.placed!;
-    const read = this.#lines.read(payload);
-    return read instanceof Promise
-      ? read.then((value) => ({ value: value.value, place: undefined }))
-      : { value: read.value, place: undefined };
+    if (arrival !== undefined) return await arrival.placed!;
+    return { value: (await this.#lines.read(payload)).value, place: undefined };
   }
 
   /**
    * Run `process` for `given` with its arrival (taken now when none): placed first, started in arrival
    * order, ended after.
    */
-  process(
+  async process(
     given: WebhookPayloadDto,
     arrival: Arrival<WebhookPayloadDto> | undefined,
     process: (payload: WebhookPayloadDto) => Promise<void> | undefined,
-  ): Promise<void> | undefined {
+  ): Promise<void> {
     // An arrival is found by its payload object, so one object processed twice at once is processed the
     // second time as a copy: each processing keeps its own place.
     const payload = this.#processing.has(given) ? copyOf(given) : given;
     const mine = arrival instanceof LineArrival ? arrival as LineArrival<T> : this.arrive();
     mine.taken = true;
-    const end = () => {
-      this.#processing.delete(payload);
-      mine.end();
-    };
-    let pending: Promise<void> | undefined;
     try {
       mine.place(payload);
       this.#processing.set(payload, mine);
-      const started = mine.start(() => process(payload));
-      // A later start resolves with the processing's own promise, so it settles when that does.
-      pending = started instanceof Promise ? started.then(() => {}) : started;
+      await mine.start(() => process(payload));
     } finally {
-      if (pending === undefined) end(); // done at once, or threw
+      this.#processing.delete(payload);
+      mine.end();
     }
-    return pending?.finally(end);
   }
 }
 
