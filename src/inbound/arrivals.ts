@@ -57,10 +57,11 @@ export class Arrivals {
   }
 
   /**
-   * Run `place` once every earlier number was placed or dropped: at once, before this returns, when none is
-   * left before it.
+   * Run `place` once every earlier number was placed or dropped: at once (its result returned as it is)
+   * when none is left before it, else later (a promise of its result). Why not plain `async`:
+   * bench/README.md, "Where a result may be synchronous".
    */
-  async place<T>(number: number, place: () => T): Promise<T> {
+  place<T>(number: number, place: () => T): T | Promise<T> {
     if (number === this.#head) {
       try {
         return place();
@@ -68,7 +69,7 @@ export class Arrivals {
         this.#advance();
       }
     }
-    return await new Promise<T>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       this.#ready.set(number, () => {
         try {
           resolve(place());

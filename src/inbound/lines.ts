@@ -97,7 +97,7 @@ export interface Placed<T> {
  */
 export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   taken = false;
-  placed: Promise<Placed<T>> | undefined;
+  placed: Placed<T> | Promise<Placed<T>> | undefined;
   readonly #number: number;
   readonly #arrivals: Arrivals;
   readonly #starts: Arrivals;
@@ -114,10 +114,10 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
     this.#start = starts.take();
   }
 
-  /** Run `process` once every earlier arrival started its processing or ended (see the class). */
-  async start(process: () => Promise<void> | undefined): Promise<void> {
+  /** Run `process` once every earlier arrival started or ended; at once when it can (see `process`). */
+  start<R>(process: () => R): R | Promise<R> {
     this.#started = true;
-    await this.#starts.place(this.#start, process);
+    return this.#starts.place(this.#start, process);
   }
 
   place(payload: WebhookPayloadDto): void {
@@ -129,34 +129,35 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
       this.#arrivals.drop(this.#number);
       throw error;
     }
-    this.placed = this.#put(read);
-    this.placed.catch(() => {}); // its processing awaits it and fails with it
-  }
-
-  async #put(reading: InboundRead<T> | Promise<InboundRead<T>>): Promise<Placed<T>> {
-    let read: InboundRead<T>;
-    try {
-      read = await reading;
-    } catch (error) {
+    if (!(read instanceof Promise)) {
+      this.placed = this.#put(read);
+      return;
+    }
+    const placed = read.then((value) => this.#put(value), (error) => {
       this.#arrivals.drop(this.#number);
       throw error;
-    }
+    });
+    placed.catch(() => {}); // its processing awaits it and fails with it
+    this.placed = placed;
+  }
+
+  // Placed at once when it can (see `process`).
+  #put(read: InboundRead<T>): Placed<T> | Promise<Placed<T>> {
     if (read.line === undefined) {
       this.#arrivals.drop(this.#number);
       return { value: read.value, place: undefined };
     }
-    return await this.#arrivals.place(
-      this.#number,
-      () => ({ value: read.value, place: this.#lines.arrive(read) }),
-    );
+    return this.#arrivals.place(this.#number, () => ({ value: read.value, place: this.#lines.arrive(read) }));
   }
 
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
     if (!this.#started) this.#starts.drop(this.#start);
-    if (this.placed === undefined) this.#arrivals.drop(this.#number);
-    else this.placed.then((p) => p.place?.release(), () => {});
+    const placed = this.placed;
+    if (placed === undefined) this.#arrivals.drop(this.#number);
+    else if (placed instanceof Promise) placed.then((p) => p.place?.release(), () => {});
+    else placed.place?.release();
   }
 }
 
@@ -186,26 +187,34 @@ export class ArrivalBook<T> {
 
   /**
    * Run `process` for `given` with its arrival (taken now when none): placed first, started in arrival
-   * order, ended after.
+   * order, ended after. Undefined when it all ran at once, as the processor's dispatch; why not plain
+   * `async`: bench/README.md, "Where a result may be synchronous".
    */
-  async process(
+  process(
     given: WebhookPayloadDto,
     arrival: Arrival<WebhookPayloadDto> | undefined,
     process: (payload: WebhookPayloadDto) => Promise<void> | undefined,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     // An arrival is found by its payload object, so one object processed twice at once is processed the
     // second time as a copy: each processing keeps its own place.
     const payload = this.#processing.has(given) ? copyOf(given) : given;
     const mine = arrival instanceof LineArrival ? arrival as LineArrival<T> : this.arrive();
     mine.taken = true;
+    const end = () => {
+      this.#processing.delete(payload);
+      mine.end();
+    };
+    let pending: Promise<void> | undefined;
     try {
       mine.place(payload);
       this.#processing.set(payload, mine);
-      await mine.start(() => process(payload));
+      const started = mine.start(() => process(payload));
+      // A later start resolves with the processing's own promise, so it settles when that does.
+      pending = started instanceof Promise ? started.then(() => {}) : started;
     } finally {
-      this.#processing.delete(payload);
-      mine.end();
+      if (pending === undefined) end(); // done at once, or threw
     }
+    return pending?.finally(end);
   }
 }
 
