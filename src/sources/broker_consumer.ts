@@ -1,10 +1,3 @@
-/**
- * `BrokerConsumer`: what a running RabbitMQ or NATS consumer is to its user (`ready`, `close()`), around the
- * `ConsumerLoop` that keeps its broker sessions connected. Each broker gives only its session.
- *
- * @module
- */
-
 import type { BrokerSettings } from "./broker_settings.ts";
 import { ConsumerLoop } from "./consumer_loop.ts";
 import type { SourceDelivery } from "./target.ts";
@@ -17,8 +10,8 @@ export interface BrokerSession<S extends BrokerSettings> {
 }
 
 /**
- * A running broker consumer (`RabbitMqConsumer`, `NatsConsumer`, from their source's `consume`): takes
- * messages until `close()`, and reconnects with backoff when the broker goes away.
+ * A running broker consumer (`RabbitMqConsumer`, `NatsConsumer`): takes messages until `close()`,
+ * reconnecting with backoff when the broker goes away.
  *
  * @example
  * ```ts
@@ -34,10 +27,7 @@ export class BrokerConsumer {
   readonly ready: Promise<void>;
   readonly #loop: ConsumerLoop;
 
-  /**
-   * Start the loop: `session` connects, consumes until the connection ends or the loop stops, and calls
-   * `started()` once it takes messages. Internal: the brokers' consumers call it.
-   */
+  /** Internal: `session` connects, consumes until the connection ends, and calls `started()` once it takes messages. */
   constructor(
     label: string,
     settings: BrokerSettings,
@@ -48,17 +38,7 @@ export class BrokerConsumer {
     this.ready = this.#loop.ready;
   }
 
-  /**
-   * Stop taking messages, let the handlers running now finish (and ack), then close the connection.
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
-   * await source.consume(new WebhookProcessor()).close();
-   * ```
-   */
+  /** Stop taking messages, let the running handlers finish (and ack), then close the connection. */
   close(): Promise<void> {
     return this.#loop.close();
   }

@@ -1,11 +1,3 @@
-/**
- * What the broker sources (RabbitMQ, NATS) take alike, checked one way: the broker's URL, the instances and
- * events, the handlers at once, the attempts before a dead letter, the retry and reconnect delays, the
- * connect timeout, and the injected clock, sleep and log.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import { abortableSleep } from "../timing.ts";
@@ -13,15 +5,7 @@ import { positiveInteger } from "../util/checks.ts";
 import type { SourceSleep } from "./keep_connected.ts";
 import { type Backoff, readBackoff, readBrokerUrl, readScope, type SourceScope } from "./scope.ts";
 
-/**
- * What every broker source (`RabbitMqSource`, `NatsSource`) takes; each source's options add their own.
- *
- * @example
- * ```ts
- * import type { BrokerSourceOptions } from "@gw/gateway/rabbitmq";
- * const options: BrokerSourceOptions = { url: "amqp://localhost", instances: ["sales"], events: ["call"] };
- * ```
- */
+/** What every broker source (`RabbitMqSource`, `NatsSource`) takes; each source's options add their own. */
 export interface BrokerSourceOptions {
   /** The broker's URL (its password is never shown in messages). */
   url: string;

@@ -1,15 +1,8 @@
-/**
- * The life of a broker consumer (RabbitMQ, NATS): `ready` once it takes messages, sessions kept connected
- * with backoff until `close()`, and the handlers running now awaited before a session ends.
- *
- * @module
- */
-
 import { keepConnected, type KeepConnectedOptions } from "./keep_connected.ts";
 
 /**
- * Runs `session` (connect, consume until the connection ends or `stopped` resolves) again and again until
- * `close()`, handing it the loop (it may run before the constructor returns); tracks the handlers each session starts so that a session can wait for them before closing.
+ * Runs `session` again and again until `close()` (the first may start before the constructor returns), and
+ * tracks the handlers each session starts so that it can wait for them before closing.
  */
 export class ConsumerLoop {
   /** Resolves once a session takes messages (or when the loop is closed before one could). */

@@ -1,10 +1,3 @@
-/**
- * The last step of a broker source's `setup`: turn on each instance's sink for the source's events, and fail
- * loud when the server stored nothing (its environment has the broker switched off).
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import type { SourceScope } from "./scope.ts";
 

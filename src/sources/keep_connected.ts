@@ -1,11 +1,3 @@
-/**
- * The loop every broker consumer runs: one session (connect, consume until the connection ends), and on a
- * failure a new session after a growing delay. Each outage is reported once when it starts and once when it
- * ends, not at every attempt.
- *
- * @module
- */
-
 import { getGatewayLogger } from "../log.ts";
 import { errorMessage } from "../util/error_message.ts";
 import { type Backoff, backoffDelay } from "./scope.ts";
@@ -26,9 +18,8 @@ export interface KeepConnectedOptions {
 }
 
 /**
- * Run `session` until `signal` aborts. `session(started)` connects, calls `started()` once it consumes, and
- * returns when the connection ended (or rejects when it could not connect); either way a new session starts
- * after the backoff delay, which grows while sessions keep failing before `started`.
+ * Run `session` again after each end until `signal` aborts, after a delay that grows while sessions fail
+ * before `started()`. Each outage is logged once when it starts and once when it ends.
  */
 export async function keepConnected(
   session: (started: () => void) => Promise<void>,

@@ -1,10 +1,3 @@
-/**
- * What every broker source is given and checks the same way: the instances and events it carries, the
- * broker's address for error messages (never its password), and the reconnect delays.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { dottedWebhookEvent } from "../webhooks/events/names.ts";
 import { positiveInteger } from "../util/checks.ts";

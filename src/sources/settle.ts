@@ -1,14 +1,9 @@
-/**
- * How a broker source reads a failed hand-over: a body that is not an event (dead-letter it now), an event
- * another delivery is handling right now (retry later, never dead-letter: the other delivery may succeed),
- * or a handler that failed (retry, then dead-letter after `maxAttempts`).
- *
- * @module
- */
-
 import { ValidationException, WebhookException } from "../errors.ts";
 
-/** What to do with a message whose hand-over failed. */
+/**
+ * What to do with a message whose hand-over failed. Busy (another delivery is handling it) is never
+ * dead-lettered: the other delivery may succeed.
+ */
 export type FailedDelivery = "dead-letter" | "retry" | "retry-busy";
 
 /** Decide for delivery number `attempts` (1 based) of at most `maxAttempts`. */

@@ -1,21 +1,9 @@
-/**
- * One broker message's hand-over and what follows it, the same for every broker source: a body that is not
- * JSON is dead-lettered; a handler that succeeded acks; a failure goes through `settleFailure` (busy: retry
- * after the first delay; attempts left: retry after a delay that doubles with each attempt; the last attempt
- * or not a gateway event: dead-letter).
- *
- * @module
- */
-
 import { errorMessage } from "../util/error_message.ts";
 import { type Backoff, backoffDelay } from "./scope.ts";
 import { settleFailure } from "./settle.ts";
 import type { SourceDelivery } from "./target.ts";
 
-/**
- * What the broker does with the message once the outcome is known: callbacks around the broker client's own
- * calls (a NATS ack answers at once, a RabbitMQ ack with a promise), awaited either way.
- */
+/** The broker client's calls for the outcome (a NATS ack answers at once, RabbitMQ's with a promise). */
 export interface BrokerSettle {
   ack: () => void | Promise<void>;
   /** Back to the broker for another delivery in `delayMs`. */
@@ -40,7 +28,10 @@ export interface SettleSettings {
   retryDelay: Backoff;
 }
 
-/** Parse, hand over to the target, then ack, retry or dead-letter `message` through `settle`. */
+/**
+ * Parse, hand over to the target, then ack, retry or dead-letter `message`: not JSON or not an event, or the
+ * last attempt, is dead-lettered; busy retries after the first delay; a failure after a doubling delay.
+ */
 export async function settleDelivery(
   message: BrokerMessage,
   settings: SettleSettings,

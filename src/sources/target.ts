@@ -1,11 +1,3 @@
-/**
- * Where an event source (RabbitMQ, NATS, socket.io) delivers the server's events: the same processor, or the
- * same bot, that the webhook receiver feeds. A source turns each message into the envelope the server would
- * have posted as a webhook and hands it over here; claims, order and handlers are the target's.
- *
- * @module
- */
-
 import { ValidationException } from "../errors.ts";
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 
@@ -25,9 +17,8 @@ export interface SourceDelivery {
 }
 
 /**
- * The function a source calls for each message: parses the envelope once and runs the target. Rejects with
- * a `ValidationException` when the body is not a gateway event (the source dead-letters it, never retries it)
- * and with the target's error when a handler failed (the source redelivers it).
+ * Parse each message's envelope once and run the target: rejects with a `ValidationException` when the body
+ * is not a gateway event (dead-lettered, never retried), else with the handler's error (redelivered).
  */
 export function deliverTo(target: SourceTarget): (delivery: SourceDelivery) => Promise<void> {
   const run = "process" in target

@@ -1,10 +1,4 @@
-/**
- * The NATS client of `./nats`: `@nats-io/transport-node` and `@nats-io/jetstream`, loaded when a connection
- * opens (only users of this entry install them), and the part of their API the source uses, typed here so
- * that the library's types never depend on the packages.
- *
- * @module
- */
+// Typed here, loaded when a connection opens: our types never depend on the NATS packages.
 
 import { ConnectionException } from "../../errors.ts";
 import { errorMessage } from "../../util/error_message.ts";

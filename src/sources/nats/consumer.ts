@@ -1,11 +1,3 @@
-/**
- * A running NATS consumer: takes the server's events from each instance's stream through the durable pull
- * consumer, hands each to the target, acks after the handlers succeed, naks with a growing delay on failure,
- * dead-letters after `maxAttempts`, and reconnects with backoff when the server goes away.
- *
- * @module
- */
-
 import type { BrokerSettings } from "../broker_settings.ts";
 import { BrokerConsumer, type BrokerSession } from "../broker_consumer.ts";
 import { retryDelay, settleDelivery } from "../settle_delivery.ts";
@@ -20,8 +12,8 @@ export interface NatsConsumerSettings extends BrokerSettings {
 }
 
 /**
- * A consumer started by `NatsSource.consume`: runs until `close()`. Consumers of the same name (in one
- * process or many) share the durable consumer: each event goes to one of them.
+ * A consumer started by `NatsSource.consume`: acks after the handlers succeed, naks with a growing delay on
+ * failure, dead-letters after `maxAttempts`. Consumers of one name (in any process) share the events.
  *
  * @example
  * ```ts
@@ -34,17 +26,7 @@ export interface NatsConsumerSettings extends BrokerSettings {
  * ```
  */
 export class NatsConsumer extends BrokerConsumer {
-  /**
-   * Start consuming (done by `NatsSource.consume`).
-   *
-   * @example
-   * ```ts
-   * import { NatsSource } from "@gw/gateway/nats";
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] });
-   * await source.consume(new WebhookProcessor()).close();
-   * ```
-   */
+  /** Start consuming. Internal: use `NatsSource.consume`. */
   constructor(settings: NatsConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
     super(`NATS consumer (${natsLabel(settings.url)})`, settings, (started, loop) => {
       return natsSession({ settings, deliver, loop }, started);

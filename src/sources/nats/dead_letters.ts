@@ -1,15 +1,7 @@
-/**
- * The dead letters of the NATS source: events a consumer gave up on, kept in the stream `GW_<instance>_DEAD`
- * (subject `gw-dead-letters.<instance>`) with why, where from and when; listed, and published again on
- * request.
- *
- * @module
- */
-
 import type { NatsLink, NatsStoredMsg } from "./client.ts";
 import { deadLetterStream } from "./streams.ts";
 
-/** One dead-lettered event. */
+/** One event a consumer gave up on, kept in the stream `GW_<instance>_DEAD`. */
 export interface NatsDeadLetter {
   /** Its id, `<instance>:<sequence>` (give it to `requeueDeadLetter`). */
   id: string;

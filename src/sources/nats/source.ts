@@ -1,10 +1,3 @@
-/**
- * `NatsSource`: the server's events from NATS (2.3.6's sink publishes with core NATS on `<instance>.<event>`),
- * kept by a JetStream stream and handed to a `WebhookProcessor` or a `Bot` by a durable consumer.
- *
- * @module
- */
-
 import { ConfigurationException } from "../../errors.ts";
 import type { GatewayService } from "../../service.ts";
 import { positiveInteger } from "../../util/checks.ts";
@@ -72,31 +65,14 @@ function readOptions(options: NatsSourceOptions): NatsConsumerSettings {
 export class NatsSource {
   readonly #settings: NatsConsumerSettings;
 
-  /**
-   * Check the options (an unknown key is refused with a suggestion); connects nothing yet.
-   *
-   * @example
-   * ```ts
-   * import { NatsSource } from "@gw/gateway/nats";
-   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"], maxAttempts: 3 });
-   * ```
-   */
+  /** Check the options (an unknown key is refused with a suggestion); connects nothing yet. */
   constructor(options: NatsSourceOptions) {
     this.#settings = readOptions(options);
   }
 
   /**
-   * Create (or check) the streams that keep the instances' events and dead letters, THEN enable the
-   * instances' NATS sink for the source's events (`POST /nats/set/<instance>`; it replaces the sink's event
-   * list). Safe to run again.
-   *
-   * @example
-   * ```ts
-   * import { NatsSource } from "@gw/gateway/nats";
-   * import { GatewayService } from "@gw/gateway";
-   * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
-   * await new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] }).setup(gw);
-   * ```
+   * Create (or check) the event and dead-letter streams, THEN enable the instances' NATS sink for the
+   * source's events (`POST /nats/set/<instance>`, which replaces the sink's event list). Safe to run again.
    */
   async setup(gw: GatewayService): Promise<void> {
     const { scope } = this.#settings;
@@ -108,25 +84,13 @@ export class NatsSource {
     });
   }
 
-  /**
-   * Start a consumer that hands every event to `target` (a `WebhookProcessor` or a `Bot`). Returns at once;
-   * `consumer.ready` resolves when it takes messages.
-   *
-   * @example
-   * ```ts
-   * import { NatsSource } from "@gw/gateway/nats";
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const consumer = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] })
-   *   .consume(new WebhookProcessor().on("call", (p) => console.log(p.data.from)));
-   * ```
-   */
+  /** Start a consumer handing every event to `target`; `consumer.ready` resolves when it takes messages. */
   consume(target: SourceTarget): NatsConsumer {
     return new NatsConsumer(this.#settings, deliverTo(target));
   }
 
   /**
-   * The dead letters of every instance (up to `limit`, default 100, per instance), oldest first, left in
-   * place.
+   * The dead letters of every instance (up to `limit` per instance), oldest first, left in place.
    *
    * @example
    * ```ts
@@ -145,18 +109,7 @@ export class NatsSource {
     return found;
   }
 
-  /**
-   * Publish dead letter `id` again on its subject (the stream keeps it; a consumer handles it like any
-   * event) and delete it from the dead letters: true when found.
-   *
-   * @example
-   * ```ts
-   * import { NatsSource } from "@gw/gateway/nats";
-   * const source = new NatsSource({ url: "nats://localhost:4222", instances: ["sales"], events: ["call"] });
-   * const [first] = await source.listDeadLetters();
-   * if (first) await source.requeueDeadLetter(first.id);
-   * ```
-   */
+  /** Publish dead letter `id` again on its subject and delete it from the dead letters: true when found. */
   async requeueDeadLetter(id: string): Promise<boolean> {
     let done = false;
     await this.#withLink(async (link) => {

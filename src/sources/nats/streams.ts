@@ -1,15 +1,10 @@
-/**
- * The JetStream streams of the NATS source. The server publishes each event with core NATS on
- * `<instance>.<event>` (at most once: nobody keeps it); a work-queue stream over `<instance>.>` keeps every
- * event until a consumer acks it, and a second stream keeps the dead letters.
- *
- * @module
- */
-
 import { ConfigurationException } from "../../errors.ts";
 import type { NatsJetStreamManager } from "./client.ts";
 
-/** The stream that keeps an instance's events: `GW_<instance>`. */
+/**
+ * The work-queue stream keeping an instance's events until acked: `GW_<instance>` (the server publishes with
+ * core NATS, at most once).
+ */
 export function eventStream(instance: string): string {
   return `GW_${instance}`;
 }

@@ -1,18 +1,10 @@
 /**
- * `connect` of `@nats-io/transport-node` 3.4.0 with one change: a socket of the connection never throws an
- * `error` event that nobody listens to.
+ * `connect` of `@nats-io/transport-node` 3.4.0, except that a socket never throws an `error` nobody listens to.
  *
- * Why: the package's `NodeTransport` listens for its socket's `error` and `close`, and calls
- * `removeAllListeners()` on the socket when it lets it go (`_closed`, also at the end of each connect step).
- * Under Deno's node:net a reset can be read in the same turn as the server's last words, e.g.
- * `-ERR 'Authorization Violation'` followed by the reset when a server refuses the credentials: the read fails
- * and queues the socket's `error` (process.nextTick), the protocol then handles the `-ERR` in promise jobs,
- * closes the transport and removes every listener, and only then does the queued `error` fire, with no
- * listener, so the EventEmitter throws it as an uncaught `ECONNRESET` that ends the process (a consumer
- * reconnecting to a server that refuses it a few times died so). Node reads the reset in a later turn, after
- * the socket was destroyed, so it never sees this. The guard drops only an `error` that finds no listener:
- * the transport has let that socket go and already reported the connection's end (`closed()`, or the
- * connect's own error), so nothing is lost. Node and Bun run the same code.
+ * Why: the transport removes its socket's listeners when it lets the socket go. Under Deno's node:net a reset
+ * read in the same turn as the server's `-ERR 'Authorization Violation'` queues the socket's `error`, which
+ * fires after that removal and is thrown as an uncaught `ECONNRESET` that ends the process. Only an `error`
+ * with no listener is dropped: the transport already reported the connection's end, so nothing is lost.
  *
  * @module
  */
@@ -38,9 +30,8 @@ export async function connectNats(options: NodeConnectionOptions): Promise<NatsC
       return dropUnheardErrors(await super.startTLS());
     }
   }
-  // The factory is the package's module-wide setting, which its own connect() sets the same way on every call:
-  // a connect() of the package's run by other code in the very microtasks between this line and the dial
-  // below would give this one connection the package's unguarded transport (as before), nothing worse.
+  // A module-wide setting the package's own connect() also sets: another connect() in the microtasks before
+  // the dial below gives this connection the unguarded transport, nothing worse.
   nats.setTransportFactory({ factory: () => new GuardedTransport(), dnsResolveFn: node.nodeResolveHost });
   return await nats.NatsConnectionImpl.connect(options);
 }

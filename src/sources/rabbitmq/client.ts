@@ -1,10 +1,4 @@
-/**
- * The AMQP client of `./rabbitmq`: `@cloudamqp/amqp-client`, loaded when a connection opens (only users of
- * this entry install it), and the part of its API the source uses, typed here so that the library's types
- * never depend on the package.
- *
- * @module
- */
+// Typed here, loaded when a connection opens: our types never depend on the AMQP package.
 
 import { ConnectionException } from "../../errors.ts";
 import { errorMessage } from "../../util/error_message.ts";

@@ -1,11 +1,3 @@
-/**
- * A running RabbitMQ consumer: takes the server's events from the instance's event queues and hands each to
- * the target; acks after the handlers succeed, requeues on failure, dead-letters after `maxAttempts`, and
- * reconnects with backoff when the broker goes away.
- *
- * @module
- */
-
 import type { BrokerSettings } from "../broker_settings.ts";
 import { BrokerConsumer, type BrokerSession } from "../broker_consumer.ts";
 import { settleDelivery } from "../settle_delivery.ts";
@@ -27,9 +19,9 @@ interface Origin {
 }
 
 /**
- * A consumer started by `RabbitMqSource.consume`: runs until `close()`. Several consumers, in one process or
- * many, share the same queues: each message goes to one of them. On `close()`, the messages taken but not
- * started go back to their queue.
+ * A consumer started by `RabbitMqSource.consume`: acks after the handlers succeed, requeues on failure,
+ * dead-letters after `maxAttempts`. Consumers in any process share the queues (each message goes to one);
+ * on `close()` the messages taken but not started go back to their queue.
  *
  * @example
  * ```ts
@@ -42,18 +34,7 @@ interface Origin {
  * ```
  */
 export class RabbitMqConsumer extends BrokerConsumer {
-  /**
-   * Start consuming (done by `RabbitMqSource.consume`).
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
-   * const consumer = source.consume(new WebhookProcessor());
-   * await consumer.close();
-   * ```
-   */
+  /** Start consuming. Internal: use `RabbitMqSource.consume`. */
   constructor(settings: RabbitMqConsumerSettings, deliver: (delivery: SourceDelivery) => Promise<void>) {
     super(`RabbitMQ consumer (${rabbitLabel(settings.url)})`, settings, (started, loop) => {
       return rabbitSession({ settings, deliver, loop }, started);
@@ -93,9 +74,8 @@ async function subscribe(run: RabbitRun, connection: AmqpConnection): Promise<[A
       const onMessage = (message: AmqpMessage) => {
         run.loop.track(handle(run, message, origin));
       };
-      // The client registers a consumer only after the broker's ConsumeOk is handled, and drops (without
-      // ack or nack) a delivery that arrives before: with a backlog, the first messages would sit unacked
-      // until the connection closed. Registered under our own tag first, no delivery finds the map empty.
+      // The client registers a consumer only after handling ConsumeOk and silently drops a delivery that
+      // comes before (with a backlog, unacked until the connection closed): register under our tag first.
       const tag = `gw-${crypto.randomUUID()}`;
       channel.consumers.set(tag, { tag, onMessage, setClosed: () => {} });
       await channel.basicConsume(origin.queue, { noAck: false, tag }, onMessage);
@@ -112,8 +92,7 @@ function handle(run: RabbitRun, message: AmqpMessage, origin: Origin): Promise<v
   return settleDelivery({ text, attempts, deliveryId }, { ...run.settings, deliver: run.deliver }, {
     // A lost ack means a redelivery, which the target's claims turn into a duplicate skipped.
     ack: () => message.ack().catch(() => {}),
-    // Held for the delay, then back to the queue for another delivery, which the broker counts
-    // (x-delivery-count). close() cuts the wait short.
+    // Held for the delay, then requeued (the broker counts it in x-delivery-count); close() cuts the wait.
     retry: async (delayMs) => {
       await run.settings.sleep(delayMs, run.loop.signal).catch(() => {});
       await message.nack(true).catch(() => {});

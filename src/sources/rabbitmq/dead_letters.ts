@@ -1,16 +1,8 @@
-/**
- * The dead letters of the RabbitMQ source: events a consumer gave up on (a handler failed `maxAttempts`
- * times, or the body is not a gateway event), kept in `<instance>.gw.dead-letters` with why, where from and
- * when; listed, and put back on their event queue on request.
- *
- * @module
- */
-
 import { isRecord } from "../../util/json_shape.ts";
 import type { AmqpChannel, AmqpMessage } from "./client.ts";
 import { deadLetterQueue } from "./topology.ts";
 
-/** One dead-lettered event. */
+/** One event a consumer gave up on (a handler failed `maxAttempts` times, or the body is not an event). */
 export interface RabbitMqDeadLetter {
   /** Its id (give it to `requeueDeadLetter`). */
   id: string;
@@ -42,10 +34,7 @@ export interface DeadLetterCause {
   id: string;
 }
 
-/**
- * Publish `message` to the instance's dead-letter queue (on a confirming channel: resolves once the broker
- * has it), so that the caller may ack the original.
- */
+/** Publish `message` to the instance's dead-letter queue; resolves once the broker confirmed it. */
 export async function publishDeadLetter(
   channel: AmqpChannel,
   message: AmqpMessage,
@@ -87,10 +76,7 @@ export function readDeadLetter(instance: string, message: AmqpMessage): RabbitMq
   };
 }
 
-/**
- * Read up to `limit` dead letters of `instance` without consuming them: each is fetched unacknowledged and
- * returned to the queue (in its place) when `channel` closes, which the caller does.
- */
+/** Read up to `limit` dead letters of `instance`, unacked: back in place when the caller closes `channel`. */
 export async function peekDeadLetters(
   channel: AmqpChannel,
   instance: string,

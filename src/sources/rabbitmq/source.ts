@@ -1,10 +1,3 @@
-/**
- * `RabbitMqSource`: the server's events from RabbitMQ (2.3.6's sink: a topic exchange per instance, a durable
- * quorum queue per instance and event), handed to a `WebhookProcessor` or a `Bot`.
- *
- * @module
- */
-
 import { ConfigurationException, ConnectionException } from "../../errors.ts";
 import type { GatewayService } from "../../service.ts";
 import { type BrokerSourceOptions, readBrokerSettings } from "../broker_settings.ts";
@@ -59,18 +52,15 @@ function readOptions(options: RabbitMqSourceOptions): RabbitMqConsumerSettings {
 export class RabbitMqSource {
   readonly #settings: RabbitMqConsumerSettings;
 
-  /**
-   * Check the options (an unknown key is refused with a suggestion); connects nothing yet.
-   */
+  /** Check the options (an unknown key is refused with a suggestion); connects nothing yet. */
   constructor(options: RabbitMqSourceOptions) {
     this.#settings = readOptions(options);
   }
 
   /**
-   * Declare the exchange, the quorum queues and the bindings the server will publish to (with the server's
-   * own arguments) and the dead-letter queue, THEN enable the instances' RabbitMQ sink for the source's
-   * events (`POST /rabbitmq/set/<instance>`; it replaces the sink's event list). Declaring first means the
-   * first event the server publishes has a queue to land in. Safe to run again.
+   * Declare the exchange, quorum queues, bindings (with the server's own arguments) and dead-letter queue,
+   * THEN enable the instances' RabbitMQ sink (`POST /rabbitmq/set/<instance>`, which replaces the sink's
+   * event list), so the first event published has a queue to land in. Safe to run again.
    */
   async setup(gw: GatewayService): Promise<void> {
     const { scope } = this.#settings;
@@ -85,17 +75,15 @@ export class RabbitMqSource {
   }
 
   /**
-   * Start a consumer that hands every event to `target` (a `WebhookProcessor` or a `Bot`). Returns at once;
-   * `consumer.ready` resolves when it takes messages. Declares the queues too, so events wait for it even
-   * when `setup` ran elsewhere.
+   * Start a consumer handing every event to `target`; `consumer.ready` resolves when it takes messages. It
+   * declares the queues too, so events wait for it even when `setup` ran elsewhere.
    */
   consume(target: SourceTarget): RabbitMqConsumer {
     return new RabbitMqConsumer(this.#settings, deliverTo(target));
   }
 
   /**
-   * The dead letters of every instance (up to `limit`, default 100, per instance), oldest first, left in
-   * place.
+   * The dead letters of every instance (up to `limit` per instance), oldest first, left in place.
    *
    * @example
    * ```ts
@@ -120,16 +108,8 @@ export class RabbitMqSource {
   }
 
   /**
-   * Put dead letter `id` back on its event queue (as the server published it) and remove it from the dead
-   * letters: true when found. The consumers then handle it like any event (its attempts start over).
-   *
-   * @example
-   * ```ts
-   * import { RabbitMqSource } from "@gw/gateway/rabbitmq";
-   * const source = new RabbitMqSource({ url: "amqp://localhost", instances: ["sales"], events: ["call"] });
-   * const [first] = await source.listDeadLetters();
-   * if (first) await source.requeueDeadLetter(first.id);
-   * ```
+   * Put dead letter `id` back on its event queue and remove it from the dead letters: true when found. Its
+   * attempts start over.
    */
   async requeueDeadLetter(id: string): Promise<boolean> {
     let done = false;

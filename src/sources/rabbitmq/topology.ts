@@ -1,10 +1,5 @@
-/**
- * The exchanges and queues the server publishes to (2.3.6's RabbitMQ sink), declared by `setup` before the
- * sink is enabled, with the server's exact arguments: a queue declared with other arguments makes the
- * server's own declaration fail (PRECONDITION_FAILED) and closes its channel.
- *
- * @module
- */
+// Declared with the server's exact arguments (2.3.6's sink): other arguments make the server's own declaration
+// fail (PRECONDITION_FAILED), which closes its channel.
 
 import type { AmqpChannel } from "./client.ts";
 
@@ -23,16 +18,12 @@ export function deadLetterQueue(instance: string): string {
   return `${instance}.gw.dead-letters`;
 }
 
-/** Exactly what the server passes when it declares an event queue. */
+/** The server's parameters of an event queue. */
 export const EVENT_QUEUE_PARAMS = { durable: true, autoDelete: false } as const;
 /** Exactly the arguments the server passes when it declares an event queue. */
 export const EVENT_QUEUE_ARGS = { "x-queue-type": "quorum" } as const;
 
-/**
- * Declare, for each instance, the server's topic exchange (named after the instance), its event queues and
- * their bindings, and our dead-letter queue. Idempotent: declaring what exists with the same arguments is a
- * no-op for the broker.
- */
+/** Declare each instance's topic exchange, event queues, bindings and dead-letter queue (idempotent). */
 export async function declareTopology(
   channel: AmqpChannel,
   instances: string[],

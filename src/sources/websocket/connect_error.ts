@@ -1,11 +1,3 @@
-/**
- * What a failed socket.io connect means, in the source's words: the api key refused, socket.io off on the
- * server, the instance's namespace not opened yet, or the server unreachable. The messages name the host and
- * port and never the api key.
- *
- * @module
- */
-
 import { AuthenticationException, ConfigurationException, ConnectionException } from "../../errors.ts";
 
 /** A connect failure, classified. Internal. */

@@ -1,12 +1,3 @@
-/**
- * One instance's socket.io connection: connect to the server's `/<instance>` namespace with the api key in
- * a header, pass every event on, and when the connection drops reconnect with doubling waits (a fresh
- * socket per attempt, socket.io-client's own reconnection off so that the waits are the source's), saying
- * so once when it is lost and once when it is back.
- *
- * @module
- */
-
 import { classifyConnectError, type ConnectFailure } from "./connect_error.ts";
 import type { WebSocketSettings } from "./options.ts";
 
@@ -53,7 +44,10 @@ export interface ConnectionHooks {
   fatal(error: Error): void;
 }
 
-/** One instance's connection. Internal. */
+/**
+ * One instance's connection, reconnected with doubling waits: a fresh socket per attempt, socket.io-client's
+ * own reconnection off so that the waits are the source's. Internal.
+ */
 export class InstanceConnection {
   readonly #io: SocketFactory;
   readonly #settings: WebSocketSettings;

@@ -1,12 +1,3 @@
-/**
- * `WebSocketConsumer`: the running side of a `WebSocketSource`. Each event of the chosen kinds goes to the
- * target as it arrives (at most once: socket.io does not redeliver); on every reconnect the inbound
- * reconciler looks for the messages that arrived while the socket was down and hands them to the same
- * processor, whose claims keep anything from being handled twice.
- *
- * @module
- */
-
 import { reconcileInboundMessages, type ReconcileInboundService } from "../../delivery/reconcile.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { normalizeWebhookEvent } from "../../webhooks/events/names.ts";
@@ -26,31 +17,17 @@ export interface ReconcileWith {
  *
  * @example
  * ```ts
- * import { WebSocketSource } from "@gw/gateway/websocket";
- * import { GatewayService, MemoryStore, WebhookProcessor } from "@gw/gateway";
- * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", store: new MemoryStore() });
- * const source = new WebSocketSource({
- *   url: "http://127.0.0.1:8080",
- *   apiKey: "k",
- *   instances: ["sales"],
- *   events: ["messages.upsert"],
- * });
- * await source.setup(gw);
- * const consumer = source.consume(new WebhookProcessor().on("messages.upsert", (p) => console.log(p.text)));
- * await consumer.ready;
- * await consumer.close();
+ * import type { WebSocketConsumer } from "@gw/gateway/websocket";
+ * async function stop(consumer: WebSocketConsumer): Promise<void> {
+ *   await consumer.ready; // rejects when the first connect failed (api key refused, server unreachable)
+ *   await consumer.close();
+ * }
  * ```
  */
 export class WebSocketConsumer {
-  /**
-   * Settles when every instance is connected for the first time; rejects with the first connect's error
-   * (the api key refused, the server unreachable), and the consumer is then closed.
-   */
+  /** Settles when every instance connected once; rejects with the first connect's error (the consumer closed). */
   readonly ready: Promise<void>;
-  /**
-   * Settles when the consumer stops: after `close()`, or rejected with the error that stopped it (the api
-   * key refused on a reconnect, socket.io turned off on the server).
-   */
+  /** Settles when the consumer stops: after `close()`, or rejected with the error that stopped it. */
   readonly closed: Promise<void>;
   readonly #settings: WebSocketSettings;
   readonly #deliver: ReturnType<typeof deliverTo>;
@@ -163,10 +140,7 @@ export class WebSocketConsumer {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
-  /**
-   * Disconnect every instance and wait for the events already handed over (and a reconcile under way) to
-   * finish.
-   */
+  /** Disconnect every instance and wait for the events handed over (and a reconcile under way) to finish. */
   async close(): Promise<void> {
     await this.#shutdown();
     this.#settle();

@@ -1,13 +1,7 @@
 /**
  * `@gw/gateway/websocket`: the gateway server's events over its socket.io, for a consumer without a public
- * URL (a laptop, a machine behind NAT). `WebSocketSource.setup(gw)` turns each instance's websocket sink on;
- * `consume(target)` connects to the server's `/<instance>` namespaces with the api key and hands every event
- * to a `WebhookProcessor` or a `Bot`, the same handlers as the webhook receiver.
- *
- * At most once while connected: socket.io keeps nothing for a client that is away. On every reconnect the
- * inbound reconciler (`reconcileInboundMessages`) finds the messages that arrived meanwhile and runs them
- * through the same processor, whose claims keep each one to a single handling. The socket.io client
- * (`socket.io-client`) is loaded only when a consumer starts, so nobody who does not use this entry installs it.
+ * URL (a laptop, behind NAT). At most once while connected; on every reconnect the inbound reconciler runs
+ * the messages missed meanwhile. `socket.io-client` is loaded only when a consumer starts.
  *
  * @example
  * ```ts

@@ -1,10 +1,3 @@
-/**
- * The options of `WebSocketSource`, checked once when the source is built: unknown keys refused with a
- * suggestion, the server URL, the api key, the instances and the events read into one settled shape.
- *
- * @module
- */
-
 import { ConfigurationException } from "../../errors.ts";
 import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
 import { abortableSleep } from "../../timing.ts";

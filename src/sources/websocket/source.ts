@@ -1,11 +1,3 @@
-/**
- * `WebSocketSource`: the server's events over its socket.io (`/<instance>` namespaces), for a consumer that
- * has no public URL for webhooks (a laptop). At most once while connected; the inbound reconciler runs on
- * every reconnect so messages that arrived while the socket was down are handled too.
- *
- * @module
- */
-
 import { ConfigurationException } from "../../errors.ts";
 import type { GatewayService } from "../../service.ts";
 import { WebhookProcessor } from "../../webhooks/processor.ts";
@@ -33,13 +25,9 @@ function processorOf(target: SourceTarget): WebhookProcessor | undefined {
 }
 
 /**
- * The gateway server's events over socket.io: `setup(gw)` turns the instances' websocket sink on with the
- * chosen events, `consume(target)` connects to each instance's namespace and hands every event to a
- * `WebhookProcessor` or a `Bot`, the same handlers the webhook receiver runs.
- *
- * Guarantee: at most once while connected (socket.io does not store or redeliver); on every reconnect,
- * `reconcileInboundMessages` finds the inbound messages missed meanwhile and runs them through the same
- * processor, whose claims keep every message to one handling.
+ * The gateway server's events over socket.io, for the same handlers the webhook receiver runs. At most once
+ * while connected (socket.io stores nothing); on every reconnect `reconcileInboundMessages` runs the inbound
+ * messages missed meanwhile through the same processor, whose claims keep each to one handling.
  *
  * @example A bot on a laptop, without a public URL
  * ```ts
@@ -67,16 +55,14 @@ export class WebSocketSource {
   readonly #settings: WebSocketSettings;
   #service: WebSocketSourceService | undefined;
 
-  /**
-   * Check the options (an unknown key is refused with a suggestion); nothing connects yet.
-   */
+  /** Check the options (an unknown key is refused with a suggestion); nothing connects yet. */
   constructor(options: WebSocketSourceOptions) {
     this.#settings = websocketSettings(options);
   }
 
   /**
-   * Turn each instance's websocket sink on with the source's events (`POST /websocket/set/<instance>`),
-   * and keep `gw` for the reconciler. Refused when the server's socket.io is off (it then stores nothing).
+   * Turn each instance's websocket sink on (`POST /websocket/set/<instance>`) and keep `gw` for the
+   * reconciler. Refused when the server's socket.io is off.
    */
   async setup(gw: WebSocketSourceService): Promise<void> {
     for (const instance of this.#settings.instances) {
@@ -96,9 +82,8 @@ export class WebSocketSource {
   }
 
   /**
-   * Connect to every instance's namespace and hand each event to `target` (a `WebhookProcessor` or a
-   * `Bot`). Reconciling on reconnect (the default) needs `setup(gw)` first and a store shared by the
-   * processor and the service (for the claims).
+   * Connect to every instance's namespace and hand each event to `target`. Reconciling (the default) needs
+   * `setup(gw)` first and a store for the claims.
    */
   consume(target: SourceTarget): WebSocketConsumer {
     return new WebSocketConsumer(this.#settings, target, this.#reconcileWith(target), loadClient());
