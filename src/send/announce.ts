@@ -1,10 +1,3 @@
-/**
- * The announce stage: a successful send is counted (`gateway_messages_sent_total`) and announced with one
- * `MessageSent` event, built only when someone listens.
- *
- * @module
- */
-
 import { MessageSent } from "../events.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { SendStage } from "./types.ts";
@@ -18,7 +11,7 @@ function counts(events: EventTarget): events is CountingTarget {
   return typeof (events as Partial<CountingTarget>).listenerCount === "function";
 }
 
-/** The announce stage: counts on `metrics`, dispatches on `events`. */
+/** The announce stage: counts each successful send and dispatches `MessageSent` (built only when heard). */
 export function announceStage(metrics: MetricsCollector, events: EventTarget): SendStage {
   const listened = counts(events) ? () => events.listenerCount(MessageSent.type) > 0 : () => true;
   return (send, next) =>

@@ -1,11 +1,3 @@
-/**
- * The claim stage: with an idempotency key, the send happens at most once per (connection, instance, key)
- * within the claims' window. A later call replays the first answer, waits while it is in flight, and is
- * refused while its outcome is unknown. In the pipeline only for calls that carry a key.
- *
- * @module
- */
-
 import { ApiResponse } from "../client/response.ts";
 import { isOutcomeUnknown } from "./outcome.ts";
 import { getGatewayLogger } from "../log.ts";
@@ -29,7 +21,11 @@ export function replay(claim: IdempotencyClaim): ApiResponse<unknown> {
   return new ApiResponse(response.status, headers, response.body, 0, 0, { replayed: true });
 }
 
-/** The claim stage over `claims`; `sleep` waits between looks at a claim in flight. */
+/**
+ * The claim stage (only for calls with an idempotency key): at most one send per (connection, instance, key)
+ * within the claims' window; a later call replays the first answer, waits while it is in flight (`sleep`
+ * between looks), and is refused while its outcome is unknown.
+ */
 export function claimStage(
   claims: IdempotencyClaims,
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>,

@@ -1,12 +1,3 @@
-/**
- * The guard stage: while the breaker holds an instance down, a send is refused before any record or request
- * (`InstanceDisconnectedException`, nothing sent), so no failed record is left for the retry task to send
- * into the same down instance. A half-open breaker lets one probe through: the send itself, or first a
- * `connectionState` poll for an instance that was banned or logged out.
- *
- * @module
- */
-
 import type { GatewayClient } from "../client/client.ts";
 import type { InstanceRef } from "../health/health_types.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
@@ -29,7 +20,11 @@ async function pollState(
   if (typeof state === "string") await health.recordState(ref, state);
 }
 
-/** The guard stage over `health`. */
+/**
+ * The guard stage: while the breaker holds an instance down, a send is refused before any record or request
+ * (`InstanceDisconnectedException`), so the retry task finds no failed record to send into it. Half-open, one
+ * probe goes through: the send, or first a `connectionState` poll for a banned or logged-out instance.
+ */
 export function guardStage(health: InstanceHealth, client: GatewayClient): SendStage {
   return (send, next) => {
     // Memory answers at once: a closed breaker then costs no promise at all.

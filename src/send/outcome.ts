@@ -1,11 +1,3 @@
-/**
- * What a failed send's exception means for sending it again: may it have reached the server
- * (`isOutcomeUnknown`: a resend could deliver it twice), and can it ever succeed as it is
- * (`isPermanentFailure`). The send pipeline records both; the retry task reads them.
- *
- * @module
- */
-
 import {
   ConnectionException,
   GatewayException,
@@ -16,10 +8,9 @@ import {
 import { isPermissionError } from "../client/failures.ts";
 
 /**
- * Whether a failed send may still have reached the server: a `ConnectionException` with `outcomeUnknown`,
- * a `ResponseTooLargeException` for a successful answer, or anything that is not a `GatewayException` (an abort
- * or an unexpected error mid-request) but a missing permission (`--allow-net`). A resend
- * of such a message could deliver it twice.
+ * Whether a failed send may have reached the server, so that a resend could deliver it twice: a
+ * `ConnectionException` with `outcomeUnknown`, a `ResponseTooLargeException` for a successful answer, or any
+ * non-`GatewayException` (an abort) except a missing permission.
  *
  * @example
  * ```ts
@@ -40,9 +31,8 @@ export function isOutcomeUnknown(error: unknown): boolean {
 }
 
 /**
- * Whether a failed send can never succeed as it is, so resending it is pointless: the request was invalid
- * (`ValidationException`) or the recipient is not on the network (`MessageException` `not_on_whatsapp`).
- * Authentication, missing instances, rate limits and connection failures can heal and are not permanent.
+ * Whether a failed send can never succeed as it is: a `ValidationException`, or `MessageException`
+ * `not_on_whatsapp`. Authentication, missing instances, rate limits and connection failures can heal.
  *
  * @example
  * ```ts

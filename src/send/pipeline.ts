@@ -1,21 +1,3 @@
-/**
- * The send pipeline every message send goes through, built once per service from the features it has:
- *
- * ```
- * claim → guard → announce → record → settle → request
- * ```
- *
- * Each stage is `(ctx, next)` middleware (the library's one shape, `src/util/compose.ts`) over one
- * {@link SendContext}, composed by `compose`. `claim` (idempotency key: at most one send per key) is in the chain only for calls that carry a key;
- * `record` (the outbound record) only when a store is configured; `guard` and `settle` (the breaker, before
- * and after) only when the service keeps instance health. Each stage calls the next and sees its outcome on
- * the way back, so after the request the breaker learns the outcome first, then the record is settled, then
- * the send is counted and `MessageSent` dispatched, and last the claim is settled. The request itself is
- * resolved once, when the send enters (connection, instance, deadline, server delay), and never again.
- *
- * @module
- */
-
 import type { GatewayClient } from "../client/client.ts";
 import type { ApiResponse } from "../client/response.ts";
 import type { InstanceHealth } from "../health/instance_health.ts";
@@ -81,8 +63,10 @@ function serverDelayOf(body: Record<string, unknown>): number | undefined {
 }
 
 /**
- * Sends messages through the stages the service's features need. Built once per service; every resource
- * view of the service shares it.
+ * Sends messages through `claim → guard → announce → record → settle → request`, each stage in the chain only
+ * when its feature is on (`claim` with a key, `record` with a store, `guard`/`settle` with instance health).
+ * On the way back the breaker learns the outcome first, then the record, the count and `MessageSent`, and
+ * last the claim. Built once per service.
  *
  * @example
  * ```ts
@@ -96,16 +80,7 @@ export class SendPipeline {
   readonly #plain: (send: SendContext) => Promise<void>;
   readonly #keyed: (send: SendContext) => Promise<void>;
 
-  /**
-   * Compose the stages for `parts`: a stage whose feature is off is not in the chain.
-   *
-   * The example is not type-checked: the pipeline is internal and its parts come from a built service.
-   *
-   * @example
-   * ```ts ignore
-   * const pipeline = new SendPipeline({ client, events, metrics, claims, now: Date.now });
-   * ```
-   */
+  /** Compose the stages for `parts`. */
   constructor(parts: SendPipelineParts) {
     this.#client = parts.client;
     const request: SendStage = (send) =>
@@ -125,20 +100,7 @@ export class SendPipeline {
     ]);
   }
 
-  /**
-   * Send one message: resolve its request once (connection, instance, deadline, server delay), then run it
-   * through the stages.
-   *
-   * The example is not type-checked: `pipeline` is the service's own, built in its constructor.
-   *
-   * @example
-   * ```ts ignore
-   * const res = await pipeline.send({
-   *   route: "/message/sendText/{instance}", type: "text", to: "5511999999999", bucket: "messages",
-   *   body: { number: "5511999999999", text: "Hello" },
-   * });
-   * ```
-   */
+  /** Send one message: its request (connection, instance, deadline, server delay) is resolved once, here. */
   send<T = unknown>(request: SendRequest): Promise<ApiResponse<T>> {
     try {
       const key = request.idempotencyKey;

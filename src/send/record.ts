@@ -1,12 +1,3 @@
-/**
- * The record stage: each send is an outbound record in the store, `pending` before the request, then `sent`
- * (with the message id) or `failed` (with the error, whether its outcome is unknown and whether it is
- * permanent). In the pipeline only when a store is configured. The store is a record of sends, not a gate
- * on them: a failed write is logged and the send goes ahead.
- *
- * @module
- */
-
 import { isOutcomeUnknown, isPermanentFailure } from "./outcome.ts";
 import { getGatewayLogger } from "../log.ts";
 import type { GatewayStore, OutboundMessageRecord } from "../store/store.ts";
@@ -27,10 +18,7 @@ async function updateRecord(
   }
 }
 
-/**
- * Save the `pending` record (or, for a key whose earlier send was released, move that send's record back
- * to `pending`, so one key keeps one record). False when the store failed.
- */
+/** Save the `pending` record (a released key's record moves back to `pending`); false on a store failure. */
 async function recordPending(
   store: GatewayStore,
   now: number,
@@ -72,7 +60,11 @@ async function recordPending(
   }
 }
 
-/** The record stage over `store`. */
+/**
+ * The record stage: each send is an outbound record, `pending` before the request, then `sent` or `failed`
+ * (with whether its outcome is unknown or permanent). A record, not a gate: a failed write is logged and the
+ * send goes ahead.
+ */
 export function recordStage(store: GatewayStore, now: () => number): SendStage {
   return async (send, next) => {
     const id = send.recordId ??= crypto.randomUUID();

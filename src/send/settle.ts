@@ -1,15 +1,8 @@
-/**
- * The settle stage: the breaker learns each send's outcome (a success heals the instance, a disconnect
- * answered by the server counts towards opening it).
- *
- * @module
- */
-
 import type { InstanceHealth } from "../health/instance_health.ts";
 import { settleSend } from "../health/send_guard.ts";
 import type { SendStage } from "./types.ts";
 
-/** The settle stage over `health`. */
+/** The settle stage: the breaker learns each send's outcome (a success heals, a disconnect counts). */
 export function settleStage(health: InstanceHealth): SendStage {
   return (send, next) =>
     next().then(

@@ -1,10 +1,3 @@
-/**
- * The shapes every stage of the send pipeline shares: one send, resolved once (the context), and the stage
- * signature, the library's one `(ctx, next)` shape (`src/util/compose.ts`).
- *
- * @module
- */
-
 import type { PreparedRequest } from "../client/prepared_request.ts";
 import type { ApiResponse } from "../client/response.ts";
 import type { InstanceRef } from "../health/health_types.ts";
@@ -31,7 +24,7 @@ export interface SendContext {
   idempotencyKey?: string;
   /** Until when the send may hold its claim and its `pending` record (epoch ms). */
   claimedUntil: number;
-  /** The outbound record: the claim's (one key keeps one record), else a new id, set by the first stage that needs it. */
+  /** The outbound record's id: the claim's (one key keeps one record), else new. */
   recordId?: string;
   /** True when the claim took over a released one: its record is moved back to `pending`, not created. */
   reuseRecord?: boolean;
@@ -41,10 +34,7 @@ export interface SendContext {
   response?: ApiResponse<unknown>;
 }
 
-/**
- * One stage: does its part, calls `next()` (or not: a replay sets `ctx.response`, a refusal throws), and
- * sees the outcome on the way back (`ctx.response`, or the error `next()` rejected with).
- */
+/** One stage: sees the outcome on the way back (`ctx.response`, or the error `next()` rejected with). */
 export type SendStage = MiddlewareFn<SendContext>;
 
 /** Time after the request's deadline for the pipeline to record its outcome before the claim ends. */

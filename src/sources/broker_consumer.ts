@@ -27,7 +27,7 @@ export class BrokerConsumer {
   readonly ready: Promise<void>;
   readonly #loop: ConsumerLoop;
 
-  /** Internal: `session` connects, consumes until the connection ends, and calls `started()` once it takes messages. */
+  /** Internal: `session` connects, calls `started()` once it takes messages, ends with its connection. */
   constructor(
     label: string,
     settings: BrokerSettings,

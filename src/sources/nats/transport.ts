@@ -1,5 +1,5 @@
 /**
- * `connect` of `@nats-io/transport-node` 3.4.0, except that a socket never throws an `error` nobody listens to.
+ * `connect` of `@nats-io/transport-node` 3.4.0, but a socket never throws an `error` nobody listens to.
  *
  * Why: the transport removes its socket's listeners when it lets the socket go. Under Deno's node:net a reset
  * read in the same turn as the server's `-ERR 'Authorization Violation'` queues the socket's `error`, which

@@ -1,5 +1,5 @@
-// Declared with the server's exact arguments (2.3.6's sink): other arguments make the server's own declaration
-// fail (PRECONDITION_FAILED), which closes its channel.
+// Declared with the server's exact arguments (2.3.6's sink): other arguments make the server's own
+// declaration fail (PRECONDITION_FAILED), which closes its channel.
 
 import type { AmqpChannel } from "./client.ts";
 

@@ -25,7 +25,7 @@ export interface ReconcileWith {
  * ```
  */
 export class WebSocketConsumer {
-  /** Settles when every instance connected once; rejects with the first connect's error (the consumer closed). */
+  /** Settles when every instance connected once; rejects with the first connect's error (and closes). */
   readonly ready: Promise<void>;
   /** Settles when the consumer stops: after `close()`, or rejected with the error that stopped it. */
   readonly closed: Promise<void>;
