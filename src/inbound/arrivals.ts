@@ -1,24 +1,4 @@
-/**
- * The order updates enter the inbound path of one process, and the gate that places each in its line in
- * that order. An update takes its number synchronously where it enters (a webhook when its body is in,
- * `process`/`handleUpdate` when called); finding its line may need the store (a chat's `@lid` looked up in
- * the directory), so the placing itself waits until every earlier number was placed or dropped. Two updates
- * of one chat are therefore placed in the order they arrived, whatever their own lookups took.
- *
- * @module
- */
-
-/**
- * An update's entry into the inbound path: placed in its line once (or dropped), then ended once. The
- * receiver takes one from its processor when a webhook's body is in; a plain processor's places nothing.
- *
- * @example
- * ```ts
- * import { type Arrival, NO_ARRIVAL } from "@gw/gateway/webhooks";
- * const arrival: Arrival = NO_ARRIVAL; // what a processor without lines gives
- * arrival.end();
- * ```
- */
+/** An update's entry into the inbound path (taken when a webhook's body is in): placed once, ended once. */
 export interface Arrival<P = unknown> {
   /** Processing took the arrival over: it ends it when done (the receiver does not). */
   taken: boolean;
@@ -28,38 +8,28 @@ export interface Arrival<P = unknown> {
   end(): void;
 }
 
-/**
- * An arrival that is placed nowhere: what a processor without lines gives. Already "taken": the receiver has
- * nothing to give up for it.
- *
- * @example
- * ```ts
- * import { NO_ARRIVAL } from "@gw/gateway/webhooks";
- * NO_ARRIVAL.taken; // true
- * ```
- */
+/** The arrival of a processor without lines: placed nowhere, already taken. */
 export const NO_ARRIVAL: Arrival = Object.freeze({
   taken: true,
   place() {},
   end() {},
 });
 
-/** Numbers in arrival order, placed in that order. */
+/** Numbers taken synchronously where updates enter, placed in that order whatever finding each line took. */
 export class Arrivals {
   #next = 0;
   #head = 0;
   // Numbers past the head that are ready: the placing to run, or null when dropped.
   readonly #ready = new Map<number, (() => void) | null>();
 
-  /** The number of an update entering now. Call it synchronously where the update enters. */
+  /** The number of an update entering now. */
   take(): number {
     return this.#next++;
   }
 
   /**
-   * Run `place` once every earlier number was placed or dropped: at once (its result returned as it is)
-   * when none is left before it, else later (a promise of its result). Why not plain `async`:
-   * bench/README.md, "Where a result may be synchronous".
+   * Run `place` once every earlier number was placed or dropped: at once when none is left (why not plain
+   * `async`: bench/README.md, "Where a result may be synchronous").
    */
   place<T>(number: number, place: () => T): T | Promise<T> {
     if (number === this.#head) {
@@ -99,23 +69,17 @@ export class Arrivals {
   }
 }
 
-/** One arrival's turn in a {@link WriteOrder}: its write, or its giving up. */
+/** A turn in a {@link WriteOrder}: `run` its write after the earlier ones, or `end` (idempotent). */
 export interface WriteTurn {
-  /** Run `write` once every earlier arrival's write finished (or was given up); this turn ends after it. */
   run<T>(write: () => Promise<T>): Promise<T>;
-  /** Give the turn up (it will not write, or wrote). Idempotent. */
   end(): void;
 }
 
-/**
- * Writes done in arrival order, each after the earlier ones finished: the queue-mode receiver writes its
- * jobs so (the queue delivers them in the order they were written, and a big body's job takes more writes
- * than a small one's, so starting them in order is not enough). Internal.
- */
+/** Writes in arrival order, each after the earlier ones finished (a big body's job takes more). Internal. */
 export class WriteOrder {
   #tail: Promise<void> = Promise.resolve();
 
-  /** The turn of an arrival entering now. Call it synchronously where the arrival enters. */
+  /** The turn of an arrival entering now. */
   take(): WriteTurn {
     const before = this.#tail;
     let end!: () => void;

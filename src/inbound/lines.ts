@@ -1,25 +1,7 @@
-/**
- * The arrival step's hook: lines an event waits in, given to a `WebhookProcessor` (its `lines` option). Each
- * event is read once when it arrives (`read`: what the handlers will see, and the line it waits in), then
- * placed in its line in arrival order (`arrive`, called synchronously, in the order the events arrived, even
- * when reading one needed the store). A handler finds the event's reading and place with
- * `processor.placed(payload)`; the place is given up when the processing ends.
- *
- * @module
- */
-
 import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import { type Arrival, Arrivals } from "./arrivals.ts";
 
-/**
- * An event as read at its arrival, and the line it waits in (none: it is not ordered).
- *
- * @example
- * ```ts
- * import type { InboundRead } from "@gw/gateway/webhooks";
- * const read: InboundRead<string> = { value: "hi", line: "sales/5511999999999@s.whatsapp.net" };
- * ```
- */
+/** An event as read at its arrival, and the line it waits in (none: it is not ordered). */
 export interface InboundRead<T> {
   /** What the handlers will see. */
   readonly value: T;
@@ -27,41 +9,26 @@ export interface InboundRead<T> {
   readonly line?: string;
 }
 
-/**
- * A place in a line.
- *
- * @example
- * ```ts
- * import type { LinePlace } from "@gw/gateway/webhooks";
- * const place: LinePlace = { release: () => {} };
- * place.release();
- * ```
- */
+/** A place in a line. */
 export interface LinePlace {
-  /** Give the place up (idempotent; the line's own turn logic decides what that means once entered). */
+  /** Give the place up (idempotent). */
   release(): void;
 }
 
 /**
- * The lines events wait in (the processor's `lines` option): how an event reads, and a place in a line.
+ * The processor's `lines` option: each event is read once when it arrives, then placed in its line in arrival
+ * order, even when reading one needed the store. Handlers find both with `processor.placed(payload)`; the
+ * place is given up when the processing ends.
  *
  * @example Each chat's events read as their text, in a line per chat
  * ```ts
  * import { type InboundLines, WebhookProcessor } from "@gw/gateway/webhooks";
- * const waiting = new Map<string, number>(); // how many events of each chat are being processed
  * const lines: InboundLines<string | undefined> = {
  *   read: (payload) => ({ value: payload.text, line: payload.chatJid }),
- *   arrive: (read) => {
- *     const chat = read.line!;
- *     waiting.set(chat, (waiting.get(chat) ?? 0) + 1);
- *     return { release: () => void waiting.set(chat, waiting.get(chat)! - 1) };
- *   },
+ *   arrive: (read) => ({ release: () => console.log("done in", read.line) }),
  * };
  * const processor = new WebhookProcessor({ lines });
- * processor.on("messages.upsert", async (payload) => {
- *   const placed = await processor.placed<string | undefined>(payload);
- *   console.log(placed.value, waiting.get(payload.chatJid!));
- * });
+ * processor.on("messages.upsert", async (p) => console.log((await processor.placed(p)).value));
  * ```
  */
 export interface InboundLines<T = unknown> {
@@ -71,15 +38,7 @@ export interface InboundLines<T = unknown> {
   arrive(read: InboundRead<T>): LinePlace;
 }
 
-/**
- * An event read at its arrival, with its place (none without a line).
- *
- * @example
- * ```ts
- * import type { Placed } from "@gw/gateway/webhooks";
- * const placed: Placed<string> = { value: "hi", place: undefined };
- * ```
- */
+/** An event read at its arrival, with its place (none without a line). */
 export interface Placed<T> {
   /** The event as read at its arrival. */
   readonly value: T;
@@ -88,12 +47,8 @@ export interface Placed<T> {
 }
 
 /**
- * One event's arrival: its number, then its reading and place, and the start of its processing. Internal.
- *
- * Processing starts in arrival order too (`start`), not only placing: it claims the update at once, and two
- * deliveries of one message take their claim in the order they arrived. Without it a redelivery that passed
- * its first delivery on the way in (a slower signature check or log write) took the claim, and the message
- * ran at the redelivery's place in its chat, behind updates that arrived after it.
+ * One event's arrival: its number, reading, place and start. Internal. Processing starts in arrival order
+ * too: else a redelivery that overtook its first delivery took the claim, and ran behind later updates.
  */
 export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   taken = false;
@@ -166,19 +121,18 @@ export class ArrivalBook<T> {
   readonly #arrivals = new Arrivals();
   readonly #starts = new Arrivals();
   readonly #lines: InboundLines<T>;
-  // The arrivals of the payloads being processed, each entry removed when its processing ends.
   readonly #processing = new Map<WebhookPayloadDto, LineArrival<T>>();
 
   constructor(lines: InboundLines<T>) {
     this.#lines = lines;
   }
 
-  /** An event arriving now: its number is taken here. */
+  /** An event arriving now (its number is taken here). */
   arrive(): LineArrival<T> {
     return new LineArrival(this.#arrivals, this.#starts, this.#lines);
   }
 
-  /** `payload`'s reading and place while it is processed (read now when processed around the arrival step). */
+  /** `payload`'s reading and place while it is processed (read now when it has no arrival). */
   async placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
     const arrival = this.#processing.get(payload);
     if (arrival !== undefined) return await arrival.placed!;
@@ -186,17 +140,15 @@ export class ArrivalBook<T> {
   }
 
   /**
-   * Run `process` for `given` with its arrival (taken now when none): placed first, started in arrival
-   * order, ended after. Undefined when it all ran at once, as the processor's dispatch; why not plain
-   * `async`: bench/README.md, "Where a result may be synchronous".
+   * Run `process` for `given` with its arrival (taken now when none); undefined when it all ran at once (why:
+   * bench/README.md, "Where a result may be synchronous").
    */
   process(
     given: WebhookPayloadDto,
     arrival: Arrival<WebhookPayloadDto> | undefined,
     process: (payload: WebhookPayloadDto) => Promise<void> | undefined,
   ): Promise<void> | undefined {
-    // An arrival is found by its payload object, so one object processed twice at once is processed the
-    // second time as a copy: each processing keeps its own place.
+    // Arrivals are keyed by payload object: one processed twice at once runs as a copy, with its own place.
     const payload = this.#processing.has(given) ? copyOf(given) : given;
     const mine = arrival instanceof LineArrival ? arrival as LineArrival<T> : this.arrive();
     mine.taken = true;
