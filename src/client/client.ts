@@ -1,9 +1,3 @@
-/**
- * `GatewayClient`: prepare a request once, take its rate-limit slot, run the loop, record the outcome.
- *
- * @module
- */
-
 import { type GatewayConfig, validateConfig } from "../config.ts";
 import { GatewayApiException, RateLimitException } from "../errors.ts";
 import { getGatewayLogger } from "../log.ts";
@@ -63,10 +57,7 @@ export interface ClientDependencies {
   metrics?: MetricsCollector;
   /** Rate-limit check (default: none). */
   gate?: RequestGate;
-  /**
-   * The fetch to use for every request, sends included; called with an undefined `this`. Without it, sends go
-   * through a fetch the runtime cannot repeat by itself (`send_fetch.ts`).
-   */
+  /** The fetch for every request (called with an undefined `this`); default: sends use `send_fetch.ts`'s. */
   fetch?: typeof fetch;
   /** Clock in epoch ms. */
   now?: () => number;
@@ -161,9 +152,8 @@ export class GatewayClient {
   }
 
   /**
-   * Resolve a request once, before anything is sent: the options checked, the connection and instance
-   * resolved, the URL, headers and body built, the timeout and deadline fixed. {@link GatewayClient.send}
-   * sends it; the send pipeline reads its connection, instance and deadline instead of resolving them again.
+   * Resolve a request once, before anything is sent (options checked, URL, headers, body, deadline); the send
+   * pipeline reads it instead of resolving again. {@link GatewayClient.send} sends it.
    *
    * @example
    * ```ts
@@ -183,8 +173,7 @@ export class GatewayClient {
   send<T = unknown>(call: PreparedRequest): Promise<ApiResponse<T>> {
     // One promise chain, no async layer of its own: on a fast local round trip each layer costs more than
     // its share (see bench/README.md, "Client overhead").
-    // Whether the call is logged is asked once, as it starts: when the outcome's level is off, so is the
-    // attempts' debug level below it (one question to the logger per call instead of two or more).
+    // Asked once per call: when the outcome's level is off, so is the attempts' debug level below it.
     const logged = this.#log.isEnabledFor(this.#outcomeLevel);
     const answered = this.#gate
       ? this.#acquire(call).then(() => runRequest<T>(this.#runtime, call, logged))

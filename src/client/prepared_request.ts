@@ -1,12 +1,3 @@
-/**
- * A request resolved once, before its first attempt: the connection, the instance, the URL, the headers,
- * the body's text, and its time budget (per-attempt timeout and overall deadline, both stretched by the
- * server's own delay). The request loop, the rate limiter and the send pipeline read it; none resolves any
- * of it again.
- *
- * @module
- */
-
 import { DEFAULTS, type GatewayConfig } from "../config.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
 import { MAX_SERVER_DELAY_MS } from "../timing.ts";
@@ -65,7 +56,7 @@ export interface RequestOptions {
   serverDelayMs?: number;
 }
 
-/** One request, resolved. */
+/** A request resolved once, before its first attempt: the loop, rate limiter and send pipeline read it. */
 export interface PreparedRequest {
   /** HTTP method. */
   method: HttpMethod;

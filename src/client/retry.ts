@@ -1,9 +1,3 @@
-/**
- * The retry rules the request loop asks: may a failure be retried, and how long to wait before it.
- *
- * @module
- */
-
 import { DEFAULTS, type RetryConfig } from "../config.ts";
 
 /** Statuses retried for requests that are safe to repeat. */
@@ -44,9 +38,8 @@ export function backoffDelay(policy: RetryPolicy, retry: number, random: () => n
 }
 
 /**
- * Whether a request whose fetch failed may be sent again: a request that is safe to repeat may, and so may
- * any request that cannot have reached the server (refused connection, failed DNS lookup). A message send
- * that may have arrived never is: it could be delivered twice.
+ * Whether a request whose fetch failed may be sent again: when safe to repeat, or when it cannot have reached
+ * the server (refused connection, failed DNS lookup); never a send that may have arrived.
  */
 export function retriesFailedFetch(failure: { idempotent: boolean; notSent: boolean }): boolean {
   return failure.idempotent || failure.notSent;

@@ -1,13 +1,10 @@
 /**
  * The fetch for requests that are not safe to repeat (message sends): one that the runtime cannot send twice.
  *
- * Deno's fetch retries a request once, by itself, when the pooled keep-alive connection it went out on closes
- * before the answer (`ext/fetch`'s retry policy, meant for stale connections, since Deno 2.7.6; from 2.7.6 to
- * 2.9.5 on a fresh connection too): a send the server had read in full goes out again, and the caller sees one
- * answer. That retry replays a copy of the request, and a streamed body cannot be copied, so in Deno a send's
- * body goes out as a stream (HTTP/1.1 `transfer-encoding: chunked` instead of `content-length`). Node's undici
- * and Bun do not retry such a request (`bench/resend_probe.mjs`): there, and on Workers, the global fetch is
- * used as it is.
+ * Deno's fetch (since 2.7.6) retries a request by itself when its pooled connection closes before the answer:
+ * a send the server had read goes out again. It replays a copy, and a streamed body cannot be copied, so in
+ * Deno a send's body goes out as a stream. Node's undici and Bun do not retry (`bench/resend_probe.mjs`):
+ * there, and on Workers, the global fetch is used as it is.
  *
  * @module
  */
