@@ -1,10 +1,4 @@
 /**
- * The server's disconnect reasons (`statusReason`, Baileys' codes) and what to do about each.
- *
- * @module
- */
-
-/**
  * What to do after a disconnect: `needs_qr` (pair again), `stop` (restricted, banned or taken over: stop
  * sending and look), `transient` (the server reconnects by itself).
  */

@@ -64,15 +64,12 @@ export interface InstanceRef {
   instance: string;
 }
 
-/**
- * The state key of one instance, `<connection>/<instance>` with both parts escaped (so a `/` in a name
- * cannot reach another instance's entry); health, pacing and `sendMany`'s lease key their entries by it.
- */
+/** The state key of one instance, `<connection>/<instance>`, escaped (a `/` in a name reaches no other). */
 export function instanceKey(ref: InstanceRef): string {
   return `${encodeURIComponent(ref.connection)}/${encodeURIComponent(ref.instance)}`;
 }
 
-/** {@link instanceKey} of each instance, built once: every send reads one. Bounded (10 000 per connection). */
+/** The state key of one instance, `<connection>/<instance>`, escaped (a `/` reaches no other entry). */
 export class InstanceKeys {
   readonly #keys = new Map<string, Map<string, string>>();
 

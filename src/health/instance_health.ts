@@ -25,13 +25,10 @@ interface SyncState {
 const CAS_ATTEMPTS = 8;
 
 /**
- * Instance health (fed by `connection.update`, send outcomes and polls) and the per-instance breaker, over a
- * `StateStore` that processes may share; `gw.health()` is asked before every send.
- *
- * The breaker opens when an instance is `suspect` (two "Connection Closed" sends in a row), `closed` or
- * `banned`; sends then fail at once (`InstanceDisconnectedException`, `local: true`). After the cooldown one
- * caller probes: with its send, or with a `connectionState` poll when the instance needs pairing or is banned
- * (a message would not help it). A failed probe doubles the cooldown.
+ * Instance health (from `connection.update`, send outcomes and polls) and the per-instance breaker, over a
+ * `StateStore` processes may share. The breaker opens on `suspect` (two "Connection Closed" sends in a row),
+ * `closed` or `banned`: sends then fail at once (`InstanceDisconnectedException`, `local: true`). After the
+ * cooldown one caller probes (its send, or a state poll for pairing or a ban); a failed probe doubles it.
  *
  * @example
  * ```ts
@@ -136,10 +133,7 @@ export class InstanceHealth {
     return await this.#observe(ref, update.state, update.statusReason, "webhook");
   }
 
-  /**
-   * Record a polled state. `open` does not clear `suspect`: that instance says open while its sends fail, so
-   * only a successful send or a fresh `connection.update` heals it.
-   */
+  /** Record a polled state (`open` does not clear `suspect`: only a send or a `connection.update` does). */
   async recordState(
     ref: InstanceRef,
     state: string,
@@ -156,9 +150,7 @@ export class InstanceHealth {
     await this.#update(ref, () => ({ status: "open", consecutiveFailures: 0, source: "send" }));
   }
 
-  /**
-   * Record a failed send: only the server's disconnects count, `failureThreshold` in a row open the breaker.
-   */
+  /** Record a failed send: only the server's disconnects count, `failureThreshold` in a row open the breaker. */
   async recordSendFailure(ref: InstanceRef, error: unknown): Promise<void> {
     if (!(error instanceof InstanceDisconnectedException) || error.local) return;
     const now = this.#now();

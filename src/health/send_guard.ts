@@ -45,10 +45,7 @@ async function admitThroughBreaker(
   return false;
 }
 
-/**
- * The breaker's hook after a send. A failed health write is logged, never thrown: the send's own outcome is
- * what the caller needs.
- */
+/** The breaker's hook after a send; a failed health write is logged, never thrown over the send's outcome. */
 export async function settleSend(
   health: InstanceHealth | undefined,
   ref: InstanceRef,
