@@ -101,13 +101,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /**
    * Build a bot. The options are checked here (an unknown key throws with a suggestion); nothing is read
    * from the environment until the first request or action.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ store: new MemoryStore(), groups: "mentions", debounceMs: 1500 });
-   * ```
    */
   constructor(options?: BotOptions) {
     super();
@@ -185,14 +178,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * `createWebhookHandler`, configured from `GATEWAY_WEBHOOK_*` like `handleWebhook` (Workers `env` bindings
    * when the runtime passes them, else `Deno.env`), with the bot's options on top. A bound function: pass
    * it as it is (`export default { fetch: bot.fetch }`, `Deno.serve(bot.fetch)`).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "hmac", secret: "s3cret" } });
-   * bot.on("message", (ctx) => ctx.react("👍"));
-   * Deno.serve({ port: 8000 }, bot.fetch);
-   * ```
    */
   readonly fetch = (
     request: Request,
@@ -204,15 +189,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * Run one webhook payload (parsed JSON or a `WebhookPayloadDto`) through the bot, with the same claims,
    * order and echo safety as a webhook. Rejects with the `BotError` when the middleware failed and no
    * `catch` handler took it (the message's claim is given back, so a retry runs it again).
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ store: new MemoryStore() });
-   * bot.on("connection", (ctx) => console.log(ctx.connection.state));
-   * await bot.handleUpdate({ event: "connection.update", instance: "sales", data: { state: "open" } });
-   * ```
    */
   async handleUpdate(payload: WebhookPayloadDto | Record<string, unknown>): Promise<void> {
     const dto = payload instanceof WebhookPayloadDto ? payload : WebhookPayloadDto.from(payload);
@@ -232,13 +208,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /**
    * Handle errors thrown by the middleware. When `handler` returns, the update counts as handled; when it
    * throws, the update fails (a webhook is answered 500 and the server retries it).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.catch((err) => console.error(`update in ${err.ctx.chat?.id} failed:`, err.error));
-   * ```
    */
   catch(handler: (error: BotError<C>) => unknown): this {
     if (typeof handler !== "function") {
@@ -251,45 +220,17 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /**
    * Pause a chat (a human took over): while paused, no middleware runs for its updates. Stored, so every
    * process of the bot sees it; `untilMs` (epoch ms) ends it by itself.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("human", async (ctx) => {
-   *   await ctx.reply("An agent will answer you shortly");
-   *   await bot.pause(ctx.chat.id);
-   * });
-   * ```
    */
   async pause(chatId: string, options: { untilMs?: number } = {}): Promise<void> {
     await this.#pauses.pause(chatId, options.untilMs);
   }
 
-  /**
-   * Resume a paused chat; true when it was paused.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * await bot.resume("5511999999999");
-   * ```
-   */
+  /** Resume a paused chat; true when it was paused. */
   resume(chatId: string): Promise<boolean> {
     return this.#pauses.resume(chatId);
   }
 
-  /**
-   * Whether a chat is paused.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * await bot.isPaused("5511999999999@s.whatsapp.net"); // false
-   * ```
-   */
+  /** Whether a chat is paused. */
   isPaused(chatId: string): Promise<boolean> {
     return this.#pauses.isPaused(chatId);
   }
@@ -298,15 +239,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * A new bot with the same options (so the same store), the same middleware and `catch` handler, and none
    * of this one's in-memory caches: what a restarted process would build. `overrides` replace options
    * (the test harness gives its simulated service).
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ store: new MemoryStore() });
-   * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
-   * const restarted = bot.restart();
-   * ```
    */
   restart(overrides: BotOptions = {}): Bot<C> {
     const fresh = new Bot<C>({ ...this.options, ...overrides });
@@ -318,13 +250,6 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   /**
    * Close what the bot's receivers opened (a KV queue and its worker), once the places in chats' lines
    * given up after their answers are written (close the store after it).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * await bot.close();
-   * ```
    */
   async close(): Promise<void> {
     await this.#order.settled(); // places given up after their answer are written before the store goes

@@ -25,16 +25,7 @@ export class BotError<C = unknown> extends Error {
   /** The context of the update being handled. */
   readonly ctx: C;
 
-  /**
-   * Wrap `error` thrown while handling `ctx`.
-   *
-   * @example
-   * ```ts
-   * import { BotError } from "@gw/gateway/bot";
-   * const err = new BotError(new Error("down"), { chat: "5511999999999@s.whatsapp.net" });
-   * err.message; // "Cannot handle update: down"
-   * ```
-   */
+  /** Wrap `error` thrown while handling `ctx`. */
   constructor(error: unknown, ctx: C) {
     super(`Cannot handle update: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

@@ -26,15 +26,7 @@ export class StateConflictException extends GatewayApiException {
   /** The entry's key. */
   readonly key: string;
 
-  /**
-   * Build the error for one entry.
-   *
-   * @example
-   * ```ts
-   * import { StateConflictException } from "@gw/gateway/bot";
-   * console.log(new StateConflictException("conversation", "sales:123@lid").kind); // "conversation"
-   * ```
-   */
+  /** Build the error for one entry. */
   constructor(kind: string, key: string) {
     super(`Cannot save ${kind} "${key}": another update changed it while this one ran`);
     this.kind = kind;

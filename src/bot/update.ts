@@ -252,21 +252,7 @@ const BY_EVENT: Readonly<Record<string, (payload: WebhookPayloadDto) => BotUpdat
   CALL: fromCall,
 };
 
-/**
- * The bot update of one webhook payload.
- *
- * @example
- * ```ts
- * import { WebhookPayloadDto } from "@gw/gateway";
- * import { toBotUpdate } from "./update.ts";
- * const payload = WebhookPayloadDto.from({
- *   event: "messages.upsert",
- *   instance: "sales",
- *   data: { key: { remoteJid: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" }, message: { conversation: "hi" } },
- * })!;
- * toBotUpdate(payload).queries; // ["message", "message:text"]
- * ```
- */
+/** The bot update of one webhook payload. */
 export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
   const read = BY_EVENT[payload.event];
   const update = read === undefined

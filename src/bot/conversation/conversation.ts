@@ -68,36 +68,12 @@ export class Conversation<C extends Context = Context> {
     this.#now = now;
   }
 
-  /**
-   * The chat's next message, of any type (`message` query).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function anything(conversation: Conversation, ctx: Context) {
-   *   await ctx.reply("Send me anything");
-   *   const next = await conversation.wait();
-   *   await next.reply(`got a ${next.msg.type}`);
-   * }
-   * ```
-   */
+  /** The chat's next message, of any type (`message` query). */
   async wait(options: WaitOptions<C> = {}): Promise<Filter<C, "message">> {
     return await this.waitFor("message", options);
   }
 
-  /**
-   * The chat's next update that matches a filter query (or any of several).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function photo(conversation: Conversation, ctx: Context) {
-   *   await ctx.reply("Send a photo");
-   *   const answer = await conversation.waitFor("message:image", { otherwise: (c) => c.reply("A photo, please") });
-   *   await answer.reply(`caption: ${answer.msg.caption ?? "(none)"}`);
-   * }
-   * ```
-   */
+  /** The chat's next update that matches a filter query (or any of several). */
   async waitFor<Q extends FilterQuery>(
     query: Q | readonly Q[],
     options: WaitOptions<C> = {},
@@ -110,16 +86,6 @@ export class Conversation<C extends Context = Context> {
   /**
    * The chat's next text (or caption) equal to a string or matching a pattern; `ctx.match` is set as with
    * `bot.hears`.
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function confirm(conversation: Conversation, ctx: Context) {
-   *   await ctx.reply("Type yes or no");
-   *   const answer = await conversation.waitForHears(/^(yes|no)$/i);
-   *   await answer.reply(answer.match?.[1] === "yes" ? "Done" : "Cancelled");
-   * }
-   * ```
    */
   async waitForHears(
     trigger: HearsTrigger,
@@ -136,66 +102,23 @@ export class Conversation<C extends Context = Context> {
    * Run `fn` once for the whole life of the dialogue: the first time for real, and on every later replay
    * its logged result (JSON) comes back without running it. Use it for anything outside the chat: an HTTP
    * call, a database write, reading or changing `ctx.session`.
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function order(conversation: Conversation, ctx: Context) {
-   *   const id = await conversation.external(() => crypto.randomUUID());
-   *   await ctx.reply(`Order ${id} created`);
-   * }
-   * ```
    */
   async external<T>(fn: () => T | Promise<T>): Promise<T> {
     if (typeof fn !== "function") throw new TypeError("Cannot run external: pass a function");
     return await this.#replay.call("external", fn);
   }
 
-  /**
-   * The bot's clock, logged like {@link Conversation.external} (a replay sees the first reading).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function stamp(conversation: Conversation, ctx: Context) {
-   *   const started = await conversation.now();
-   *   await ctx.reply(`started at ${new Date(started).toISOString()}`);
-   * }
-   * ```
-   */
+  /** The bot's clock, logged like {@link Conversation.external} (a replay sees the first reading). */
   now(): Promise<number> {
     return this.#replay.call("now", this.#now);
   }
 
-  /**
-   * A random number in [0, 1), logged like {@link Conversation.external}.
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function dice(conversation: Conversation, ctx: Context) {
-   *   const roll = 1 + Math.floor((await conversation.random()) * 6);
-   *   await ctx.reply(`You rolled ${roll}`);
-   * }
-   * ```
-   */
+  /** A random number in [0, 1), logged like {@link Conversation.external}. */
   random(): Promise<number> {
     return this.#replay.call("random", Math.random);
   }
 
-  /**
-   * End the dialogue here (the function does not continue; its stored state is deleted).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function quiz(conversation: Conversation, ctx: Context) {
-   *   const answer = await conversation.waitFor("message:text");
-   *   if (answer.text === "stop") await conversation.exit();
-   *   await answer.reply("next question");
-   * }
-   * ```
-   */
+  /** End the dialogue here (the function does not continue; its stored state is deleted). */
   exit(): Promise<never> {
     return this.#replay.exit();
   }

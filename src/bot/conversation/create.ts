@@ -110,16 +110,7 @@ export class ConversationControl {
     this.#records = this.#key === undefined ? undefined : new DialogueRecords(ctx.state, this.#key);
   }
 
-  /**
-   * The name of this chat's active dialogue, or undefined.
-   *
-   * @example
-   * ```ts
-   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
-   * const bot = new Bot<Context & ConversationFlavor>();
-   * bot.filter((ctx) => ctx.conversation.active() === undefined).on("message:text", (ctx) => ctx.reply("Hi"));
-   * ```
-   */
+  /** The name of this chat's active dialogue, or undefined. */
   active(): string | undefined {
     return this.#loaded?.record.name;
   }
@@ -128,13 +119,6 @@ export class ConversationControl {
    * Start the dialogue `name` (registered with `createConversation` before this middleware) with this
    * update: it runs until its first wait, and its record is stored. A dialogue already active in this chat
    * is replaced.
-   *
-   * @example
-   * ```ts
-   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
-   * const bot = new Bot<Context & ConversationFlavor>();
-   * bot.command("form", (ctx) => ctx.conversation.enter("form"));
-   * ```
    */
   async enter(name: string): Promise<void> {
     const definition = this.#definitions.get(name);
@@ -153,16 +137,7 @@ export class ConversationControl {
     await this.#run(definition, storeUpdate(this.#ctx), [], false);
   }
 
-  /**
-   * Leave this chat's dialogue (whichever is active). True when one was active.
-   *
-   * @example
-   * ```ts
-   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
-   * const bot = new Bot<Context & ConversationFlavor>();
-   * bot.command("cancel", (ctx) => ctx.conversation.exit());
-   * ```
-   */
+  /** Leave this chat's dialogue (whichever is active). True when one was active. */
   async exit(): Promise<boolean> {
     this.#requireKey("exit conversation");
     this.#loaded = null;
