@@ -1,10 +1,3 @@
-/**
- * `Composer`: a tree of middleware. Each method adds a middleware to this composer and returns the child
- * composer it runs, so that `bot.on("message:text").filter(isAdmin).use(handler)` reads left to right.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { BotError } from "./bot_error.ts";
 import type { Context } from "./context.ts";
@@ -102,10 +95,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return child;
   }
 
-  /**
-   * Run `middleware` for updates matching a filter query (or any of several); the context is narrowed.
-   * An unknown query throws here, listing the valid ones.
-   */
+  /** Run `middleware` for updates matching a filter query (or several); an unknown query throws here. */
   on<Q extends FilterQuery>(
     query: Q | readonly Q[],
     ...middleware: Middleware<Filter<C, Q>>[]
@@ -115,10 +105,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return this.filter(predicate, ...middleware);
   }
 
-  /**
-   * Run `middleware` when the text or caption equals a string or matches a regular expression (any of an
-   * array); `ctx.match` is the string or the match.
-   */
+  /** Run `middleware` when the text or caption equals a string or matches a RegExp; `ctx.match` holds it. */
   hears(trigger: HearsTrigger, ...middleware: Middleware<HearsContext<C>>[]): Composer<HearsContext<C>> {
     const triggers = (Array.isArray(trigger) ? trigger : [trigger]).map(triggerOf);
     if (triggers.length === 0) {
@@ -138,10 +125,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     }, ...middleware);
   }
 
-  /**
-   * Run `middleware` for a text starting with `/name` or `!name` (any case); `ctx.match` is the rest,
-   * trimmed.
-   */
+  /** Run `middleware` for a text starting `/name` or `!name` (any case); `ctx.match`: the rest, trimmed. */
   command(
     name: string | readonly string[],
     ...middleware: Middleware<CommandContext<C>>[]
@@ -241,10 +225,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return child;
   }
 
-  /**
-   * Catch errors thrown by `middleware` (not by what runs after it) and pass them to `handler` as a
-   * `BotError`; the handler may call `next` to go on with the chain.
-   */
+  /** Pass errors thrown by `middleware` (not after it) to `handler` as a `BotError`; it may call `next`. */
   errorBoundary(
     handler: (error: BotError<C>, next: NextFunction) => unknown,
     ...middleware: Middleware<C>[]
@@ -257,7 +238,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     const fn = child.middleware();
     this.#append(async (ctx, next) => {
       let goOn = false;
-      // The middleware and the handler each get a `next` that, like every other, may be called once.
+      // Each gets a `next` that may be called once, like every other.
       const resume = () => nextOnce(() => Promise.resolve(void (goOn = true)));
       try {
         await fn(ctx, resume());

@@ -1,48 +1,23 @@
-/**
- * `Conversation`: the handle a dialogue function receives. Its waits and calls go through the replay
- * engine, so the function reads as straight-line code and still resumes, after a restart, exactly where it
- * waited, without doing anything twice.
- *
- * @module
- */
-
 import type { Context } from "../context.ts";
 import { type Filter, type FilterQuery, matchFilter } from "../filter.ts";
 import { type HearsTrigger, triggerOf } from "../composer.ts";
 import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
 import type { Replay } from "./replay.ts";
 
-/**
- * Options of a wait.
- *
- * @example
- * ```ts
- * import type { WaitOptions } from "@gw/gateway/bot";
- * const options: WaitOptions = {
- *   maxMs: 10 * 60_000, // the dialogue ends when the answer comes later than this
- *   otherwise: (ctx) => ctx.reply("Please answer with text."),
- * };
- * ```
- */
+/** Options of a wait. */
 export interface WaitOptions<C extends Context = Context> {
-  /**
-   * End the dialogue when no matching update came within this many ms (on the bot's clock) of the wait:
-   * a later update then goes to the other middleware as if no dialogue were active.
-   */
+  /** End the dialogue when no match came within this many ms (bot's clock); later updates pass on. */
   maxMs?: number;
-  /**
-   * Called with a message of this chat that the wait does not accept (the dialogue keeps waiting). Without
-   * it, and for updates other than messages (a delivery status, a group change), such an update goes on to
-   * the middleware after the conversation.
-   */
+  /** Called with a chat message the wait refuses (it keeps waiting); else the update passes on. */
   otherwise?: (ctx: C) => unknown;
 }
 
 const WAIT_OPTION_KEYS: OptionKeys = { maxMs: true, otherwise: true };
 
 /**
- * The dialogue's handle: wait for the chat's next update, and run anything with a side effect or a varying
- * result through it (`external`, `now`, `random`; the contexts' own actions such as `reply` already are).
+ * The dialogue's handle: wait for the chat's next update; run side effects and varying results through it
+ * (`external`, `now`, `random`; actions such as `reply` already are). After a restart the function resumes
+ * where it waited, doing nothing twice.
  *
  * @example A form
  * ```ts
@@ -83,10 +58,7 @@ export class Conversation<C extends Context = Context> {
     return await this.#replay.wait({ accepts, ...options }) as Filter<C, Q>;
   }
 
-  /**
-   * The chat's next text (or caption) equal to a string or matching a pattern; `ctx.match` is set as with
-   * `bot.hears`.
-   */
+  /** The chat's next text (or caption) equal to a string or matching a pattern; sets `ctx.match`. */
   async waitForHears(
     trigger: HearsTrigger,
     options: WaitOptions<C> = {},
@@ -99,9 +71,8 @@ export class Conversation<C extends Context = Context> {
   }
 
   /**
-   * Run `fn` once for the whole life of the dialogue: the first time for real, and on every later replay
-   * its logged result (JSON) comes back without running it. Use it for anything outside the chat: an HTTP
-   * call, a database write, reading or changing `ctx.session`.
+   * Run `fn` once in the dialogue's life; replays get its logged (JSON) result. For anything outside the
+   * chat: an HTTP call, a database write, `ctx.session`.
    */
   async external<T>(fn: () => T | Promise<T>): Promise<T> {
     if (typeof fn !== "function") throw new TypeError("Cannot run external: pass a function");
