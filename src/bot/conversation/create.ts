@@ -117,7 +117,7 @@ export class ConversationControl {
     return this.#loaded;
   }
 
-  /** @internal Continue `definition`'s dialogue with this update: "taken", "pass" or "skipped" (by its wait). */
+  /** @internal Continue `definition`'s dialogue: "taken", "pass" (not its) or "skipped" (by its wait). */
   async resume(
     definition: Definition<Context>,
   ): Promise<
