@@ -85,14 +85,6 @@ export class SendPacer {
 
   /**
    * When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryState());
-   * await pacer.readyAt({ connection: "default", instance: "sales" }, "5511999999999", pacer.jitter()); // 0
-   * ```
    */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
     // No gap between an instance's sends: its last send cannot make this one wait, so it is not read.
@@ -112,13 +104,6 @@ export class SendPacer {
 
   /**
    * A fresh jitter in [0, jitterMs).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * new SendPacer(new MemoryState(), { jitterMs: 1000 }, { random: () => 0.5 }).jitter(); // 500
-   * ```
    */
   jitter(): number {
     return this.#jitter();
@@ -131,13 +116,6 @@ export class SendPacer {
   /**
    * The last paced send to `recipient` (epoch ms) by any pacer on this state, remembered for an hour (or the
    * sender's interval when longer), else null.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).recipientLastSent({ connection: "default", instance: "sales" }, "5511999999999"); // null
-   * ```
    */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
     return await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
@@ -147,19 +125,6 @@ export class SendPacer {
    * {@link SendPacer.waitFor}, with one read instead of the instance's record where there is no gap between
    * the instance's sends (`minGapMs` and `jitterMs` 0): only the recipient's interval counts then (a bot's
    * replies).
-   *
-   * @example Wait for a recipient's interval
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * let now = 1_700_000_000_000;
-   * const rules = { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 };
-   * const pacer = new SendPacer(new MemoryState(), rules, { now: () => now });
-   * const sales = { connection: "default", instance: "sales" };
-   * await pacer.recordRecipientSent(sales, "5511999999999");
-   * now += 400;
-   * console.log(await pacer.waitMs(sales, "5511999999999")); // 600
-   * ```
    */
   async waitMs(ref: InstanceRef, recipient: string): Promise<number> {
     if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return await this.waitFor(ref, recipient);
@@ -174,14 +139,6 @@ export class SendPacer {
 
   /**
    * The instance's pacing state: last send, today's count and cap, the pause in force.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const status = await new SendPacer(new MemoryState()).status({ connection: "default", instance: "sales" });
-   * console.log(status.sentToday, status.capToday, status.pause); // 0 1000 null
-   * ```
    */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
@@ -198,13 +155,6 @@ export class SendPacer {
   /**
    * The pause in force for the next send, or null: a stored pause (until resumed or its `until`), or the
    * daily cap reached.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).pauseFor({ connection: "default", instance: "sales" }); // null
-   * ```
    */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
@@ -227,13 +177,6 @@ export class SendPacer {
 
   /**
    * Record a send the server accepted: the gap, the recipient's interval and today's count start from it.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).recordSent({ connection: "default", instance: "sales" }, "5511999999999");
-   * ```
    */
   async recordSent(ref: InstanceRef, recipient: string): Promise<void> {
     const now = this.#now();
@@ -250,14 +193,6 @@ export class SendPacer {
    * Record a send to `recipient` for its interval only: the instance's gap, count and cap are left as
    * they are. For a caller that paces per recipient only (a bot's replies, with `minGapMs` and `jitterMs`
    * 0): one write instead of three.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryState(), { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 });
-   * await pacer.recordRecipientSent({ connection: "default", instance: "sales" }, "5511999999999");
-   * ```
    */
   async recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> {
     await this.#recordRecipient(ref, recipient, this.#now());
@@ -275,15 +210,6 @@ export class SendPacer {
   /**
    * Record a failed send; `pauseAfterFailures` of them in a row pause the instance. Resolves the pause
    * this caused, or null.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryState(), { pauseAfterFailures: 1 });
-   * const pause = await pacer.recordFailure({ connection: "default", instance: "sales" }, "not on WhatsApp");
-   * console.log(pause?.reason); // "repeated_failures"
-   * ```
    */
   async recordFailure(ref: InstanceRef, error: string): Promise<PacingPause | null> {
     const now = this.#now();
@@ -306,13 +232,6 @@ export class SendPacer {
 
   /**
    * Pause an instance's paced sending until {@link SendPacer.resume} (or `until`).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).pause({ connection: "default", instance: "sales" }, "manual", "campaign on hold");
-   * ```
    */
   async pause(ref: InstanceRef, reason: PauseReason, message: string, until?: number): Promise<PacingPause> {
     const pause: PacingPause = {
@@ -327,13 +246,6 @@ export class SendPacer {
 
   /**
    * End a pause (and the failure count); the next paced send goes at the usual pace.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).resume({ connection: "default", instance: "sales" });
-   * ```
    */
   async resume(ref: InstanceRef): Promise<void> {
     await this.#update(ref, () => ({ pause: undefined, consecutiveFailures: 0 }));

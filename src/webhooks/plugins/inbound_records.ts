@@ -54,18 +54,6 @@ export class ProcessIncomingMessage implements EventListenerObject {
 
   /**
    * Store the message when `payload` is an inbound message; else nothing.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, ProcessIncomingMessage, WebhookPayloadDto } from "@gw/gateway";
-   * const store = new MemoryStore();
-   * await new ProcessIncomingMessage(store).observe(WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   instance: "sales",
-   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!);
-   * (await store.getInbound("sales", "3EB0"))?.remoteJid; // "5511999999999@s.whatsapp.net"
-   * ```
    */
   async observe(payload: WebhookPayloadDto): Promise<void> {
     if (!payload.isInboundMessage) return;
@@ -82,22 +70,6 @@ export class ProcessIncomingMessage implements EventListenerObject {
   /**
    * Store one `MessageReceived` (its fields as given); other events are ignored. The write is handed to
    * `event.waitUntil`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, MessageReceived, ProcessIncomingMessage, WebhookPayloadDto } from "@gw/gateway";
-   * const payload = WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   instance: "sales",
-   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!;
-   * const event = new MessageReceived(payload, {
-   *   messageId: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net",
-   *   sender: undefined, chat: undefined, text: undefined, messageType: undefined,
-   * });
-   * new ProcessIncomingMessage(new MemoryStore()).handleEvent(event);
-   * await Promise.all(event.pending);
-   * ```
    */
   handleEvent(event: Event): void {
     if (event instanceof MessageReceived) {

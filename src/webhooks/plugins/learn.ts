@@ -45,16 +45,6 @@ export class LearnFromWebhook implements EventListenerObject {
 
   /**
    * Learn from one `WebhookReceived`; other events are ignored.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
-   * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
-   * import { LearnFromWebhook } from "@gw/gateway/webhooks";
-   * const event = new WebhookReceived(WebhookPayloadDto.from({ event: "messages.update", data: { keyId: "A", status: "READ" } })!);
-   * new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker()).handleEvent(event);
-   * await Promise.all(event.pending);
-   * ```
    */
   handleEvent(event: Event): void {
     if (!(event instanceof WebhookReceived)) return;

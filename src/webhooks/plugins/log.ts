@@ -29,12 +29,6 @@ export class LogWebhookEvent implements EventListenerObject {
 
   /**
    * Log one webhook (nothing when the level is off).
-   *
-   * @example
-   * ```ts
-   * import { LogWebhookEvent, WebhookPayloadDto } from "@gw/gateway";
-   * new LogWebhookEvent().observe(WebhookPayloadDto.from({ event: "call", data: {} })!);
-   * ```
    */
   observe(payload: WebhookPayloadDto): void {
     if (!this.enabled) return;
@@ -49,12 +43,6 @@ export class LogWebhookEvent implements EventListenerObject {
 
   /**
    * Log one `WebhookReceived`; other events are ignored.
-   *
-   * @example
-   * ```ts
-   * import { LogWebhookEvent, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
-   * new LogWebhookEvent().handleEvent(new WebhookReceived(WebhookPayloadDto.from({ event: "call", data: {} })!));
-   * ```
    */
   handleEvent(event: Event): void {
     if (event instanceof WebhookReceived) this.observe(event.payload);
