@@ -49,9 +49,7 @@ export class SendPacer {
   readonly #instances = new InstanceKeys();
   readonly #recipientKeys = new RecipientKeys(this.#instances);
 
-  /**
-   * Build with pacing rules; `now` and `random` are test seams.
-   */
+  /** Build with pacing rules; `now` and `random` are test seams. */
   constructor(
     state: StateStore,
     options: PacingOptions = {},
@@ -65,9 +63,7 @@ export class SendPacer {
     this.#recipients = recipientTimes(state);
   }
 
-  /**
-   * The typing time for a text (the send's `delay`), or undefined when typing is off.
-   */
+  /** The typing time for a text (the send's `delay`), or undefined when typing is off. */
   typingDelay(text: string): number | undefined {
     const rules = this.#rules;
     if (!rules.typing) return undefined;
@@ -83,9 +79,7 @@ export class SendPacer {
     return Math.max(0, (await this.readyAt(ref, recipient)) - this.#now());
   }
 
-  /**
-   * When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval.
-   */
+  /** When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval. */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
     // No gap between an instance's sends: its last send cannot make this one wait, so it is not read.
     if (this.#rules.minGapMs === 0 && jitter === 0) {
@@ -102,9 +96,7 @@ export class SendPacer {
     return Math.max(gapEnd, intervalEnd);
   }
 
-  /**
-   * A fresh jitter in [0, jitterMs).
-   */
+  /** A fresh jitter in [0, jitterMs). */
   jitter(): number {
     return this.#jitter();
   }
@@ -137,9 +129,7 @@ export class SendPacer {
     return last === null ? 0 : Math.max(0, last + this.#rules.recipientIntervalMs - now);
   }
 
-  /**
-   * The instance's pacing state: last send, today's count and cap, the pause in force.
-   */
+  /** The instance's pacing state: last send, today's count and cap, the pause in force. */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
     const stored = await this.#read(ref, now);
@@ -175,9 +165,7 @@ export class SendPacer {
     return null;
   }
 
-  /**
-   * Record a send the server accepted: the gap, the recipient's interval and today's count start from it.
-   */
+  /** Record a send the server accepted: the gap, the recipient's interval and today's count start from it. */
   async recordSent(ref: InstanceRef, recipient: string): Promise<void> {
     const now = this.#now();
     await this.#update(ref, (current) => ({
@@ -230,9 +218,7 @@ export class SendPacer {
     return paused;
   }
 
-  /**
-   * Pause an instance's paced sending until {@link SendPacer.resume} (or `until`).
-   */
+  /** Pause an instance's paced sending until {@link SendPacer.resume} (or `until`). */
   async pause(ref: InstanceRef, reason: PauseReason, message: string, until?: number): Promise<PacingPause> {
     const pause: PacingPause = {
       reason,
@@ -244,9 +230,7 @@ export class SendPacer {
     return pause;
   }
 
-  /**
-   * End a pause (and the failure count); the next paced send goes at the usual pace.
-   */
+  /** End a pause (and the failure count); the next paced send goes at the usual pace. */
   async resume(ref: InstanceRef): Promise<void> {
     await this.#update(ref, () => ({ pause: undefined, consecutiveFailures: 0 }));
   }
