@@ -10,12 +10,9 @@ import type { WebhookPayloadDto } from "./payload.ts";
  * @example
  * ```ts
  * import { AbstractWebhookHandler, webhookProcessor, type WebhookPayloadDto } from "@gw/gateway";
- *
  * class GreetOnMessage extends AbstractWebhookHandler {
  *   protected events = ["messages.upsert"];
- *   handle(payload: WebhookPayloadDto): void {
- *     if (payload.isInboundMessage) console.log(`${payload.senderJid}: ${payload.text}`);
- *   }
+ *   handle(payload: WebhookPayloadDto): void { console.log(payload.text); }
  * }
  * webhookProcessor().registerHandler(new GreetOnMessage());
  * ```

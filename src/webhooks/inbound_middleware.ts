@@ -18,12 +18,8 @@ export interface InboundContext {
  * @example
  * ```ts
  * import { type InboundMiddleware, WebhookProcessor } from "@gw/gateway/webhooks";
- * const timing: InboundMiddleware = async (ctx, next) => {
- *   const started = Date.now();
- *   await next();
- *   console.log(ctx.payload.event, Date.now() - started, "ms");
- * };
- * new WebhookProcessor().use(timing);
+ * const onlySales: InboundMiddleware = (ctx, next) => ctx.payload.instance === "sales" ? next() : undefined;
+ * new WebhookProcessor().use(onlySales);
  * ```
  */
 export type InboundMiddleware = MiddlewareFn<InboundContext>;

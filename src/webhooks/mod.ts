@@ -5,29 +5,8 @@
  * @example A Worker (or `deno serve --allow-env=GATEWAY_WEBHOOK_SECRET worker.ts`)
  * ```ts
  * import { handleWebhook, webhookProcessor } from "@gw/gateway/webhooks";
- *
- * webhookProcessor().on("messages.upsert", (payload) => {
- *   if (payload.isInboundMessage) console.log(payload.senderJid, payload.text);
- * });
- *
+ * webhookProcessor().on("messages.upsert", (payload) => console.log(payload.senderJid, payload.text));
  * export default { fetch: handleWebhook };
- * ```
- *
-
- * @example Verify a request you route yourself
- * ```ts
- * import { verifyWebhook, WebhookVerificationException } from "@gw/gateway/webhooks";
- *
- * export async function onWebhook(request: Request): Promise<Response> {
- *   const body = new Uint8Array(await request.arrayBuffer());
- *   try {
- *     await verifyWebhook(body, request.headers, { signature: { scheme: "hmac", secret: "s3cret" } });
- *   } catch (error) {
- *     if (error instanceof WebhookVerificationException) return new Response(null, { status: 401 });
- *     throw error;
- *   }
- *   return new Response(null, { status: 204 });
- * }
  * ```
  *
  * @module

@@ -38,16 +38,8 @@ export interface WebhookPayloadContext {
  * @example
  * ```ts
  * import { WebhookPayloadDto } from "@gw/gateway";
- * const payload = WebhookPayloadDto.from({
- *   event: "messages.upsert",
- *   instance: "sales",
- *   data: {
- *     key: { remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" },
- *     message: { conversation: "hi" },
- *     messageType: "conversation",
- *   },
- * });
- * if (payload === null) throw new Error("not a gateway webhook"); // from() answers null to anything else
+ * const key = { remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" };
+ * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data: { key, message: { conversation: "hi" } } })!;
  * payload.event; // "MESSAGES_UPSERT"
  * payload.text; // "hi"
  * payload.senderJid; // "5511999999999@s.whatsapp.net"

@@ -11,11 +11,8 @@ import type { HandlerEntry } from "./registry.ts";
  * ```ts
  * import { WebhookProcessingException, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
  * const processor = new WebhookProcessor().onAny(() => Promise.reject(new Error("down")));
- * try {
- *   await processor.process(WebhookPayloadDto.from({ event: "call", data: {} })!);
- * } catch (error) {
- *   if (error instanceof WebhookProcessingException) console.log(error.errors.length); // 1
- * }
+ * const failed = await processor.process(WebhookPayloadDto.from({ event: "call", data: {} })!).catch((e) => e);
+ * console.log((failed as WebhookProcessingException).errors.length); // 1
  * ```
  */
 export class WebhookProcessingException extends WebhookException {

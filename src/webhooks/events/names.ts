@@ -1,13 +1,6 @@
 /**
  * Every event the server knows (2.3.6, its order): dotted name → `kind` (`payload.event`), `config`
- * (`/webhook/set`) and `path` (byEvents suffix); `settable: false`: `/webhook/set` refuses it.
- *
- * @example
- * ```ts
- * import { WEBHOOK_EVENT_TABLE } from "@gw/gateway/webhooks";
- * WEBHOOK_EVENT_TABLE["messages.upsert"].path; // "messages-upsert"
- * WEBHOOK_EVENT_TABLE["groups.update"].config; // "GROUP_UPDATE"
- * ```
+ * (`/webhook/set`; `GROUP_UPDATE` for `groups.update`) and `path`; `settable: false`: `/webhook/set` refuses it.
  */
 export const WEBHOOK_EVENT_TABLE = {
   "application.startup": {

@@ -11,8 +11,7 @@ import type { WebhookPayloadDto } from "../payload.ts";
  * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
  * import { InstanceHealth } from "@gw/gateway/delivery";
  * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
- * const health = new InstanceHealth(new MemoryStore().state);
- * const record = new RecordInstanceHealth(health, { connection: "default" });
+ * const record = new RecordInstanceHealth(new InstanceHealth(new MemoryStore().state));
  * new WebhookProcessor().on(record.events, (payload) => record.observe(payload));
  * ```
  */

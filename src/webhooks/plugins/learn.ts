@@ -9,9 +9,8 @@ import { TrackMessageStatus } from "./message_status.ts";
  *
  * @example
  * ```ts
- * import { WebhookProcessor, WebhookReceived } from "@gw/gateway";
  * import { LidDirectory, MessageStatusTracker } from "@gw/gateway/delivery";
- * import { LearnFromWebhook } from "@gw/gateway/webhooks";
+ * import { LearnFromWebhook, WebhookProcessor, WebhookReceived } from "@gw/gateway/webhooks";
  * const learn = new LearnFromWebhook(new LidDirectory(), new MessageStatusTracker());
  * new WebhookProcessor().events.addEventListener(WebhookReceived.type, learn);
  * ```

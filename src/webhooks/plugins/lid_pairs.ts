@@ -19,9 +19,8 @@ const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
  *
  * @example
  * ```ts
- * import { WebhookProcessor } from "@gw/gateway";
  * import { LidDirectory } from "@gw/gateway/delivery";
- * import { LearnLidPairs } from "@gw/gateway/webhooks";
+ * import { LearnLidPairs, WebhookProcessor } from "@gw/gateway/webhooks";
  * const learn = new LearnLidPairs(new LidDirectory());
  * new WebhookProcessor().on(learn.events, (payload) => learn.observe(payload));
  * ```

@@ -14,9 +14,8 @@ const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
  *
  * @example
  * ```ts
- * import { WebhookProcessor } from "@gw/gateway";
  * import { MessageStatusTracker } from "@gw/gateway/delivery";
- * import { TrackMessageStatus } from "@gw/gateway/webhooks";
+ * import { TrackMessageStatus, WebhookProcessor } from "@gw/gateway/webhooks";
  * const track = new TrackMessageStatus(new MessageStatusTracker());
  * new WebhookProcessor().on(track.events, (payload) => track.observe(payload));
  * ```

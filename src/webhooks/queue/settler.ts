@@ -57,14 +57,10 @@ export interface WebhookJobSettler {
  * ```ts
  * import { webhookProcessor } from "@gw/gateway";
  * import { settleWebhookJob } from "@gw/gateway/webhooks";
- * const outcome = await settleWebhookJob(
- *   { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: Date.now() },
- *   new TextEncoder().encode('{"event":"call","data":{}}'),
- *   webhookProcessor(),
- *   {},
- *   { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() },
- * );
- * console.log(outcome); // "processed"
+ * const job = { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: 0 } as const;
+ * const settler = { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() };
+ * const body = new TextEncoder().encode('{"event":"call","data":{}}');
+ * console.log(await settleWebhookJob(job, body, webhookProcessor(), {}, settler)); // "processed"
  * ```
  */
 export async function settleWebhookJob(
