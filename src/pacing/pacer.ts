@@ -1,12 +1,3 @@
-/**
- * `SendPacer`: the pacing rules that keep bulk sends from looking like spam, kept in a `StateStore` so
- * every process sending for an instance follows the same schedule: a jittered gap between two sends of
- * one instance, a minimum interval per recipient, a daily cap with a warm-up schedule for new numbers, a
- * typing delay from the text's length, and a pause on restriction signals that stays until resumed.
- *
- * @module
- */
-
 import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
@@ -23,11 +14,9 @@ const NAMESPACE = "pacing";
 const CAS_ATTEMPTS = 8;
 
 /**
- * Pacing of one service's sends, over a state store (`store.state` to share it between processes).
- * `messages().sendMany` and a bot's replies use it; use it directly to pace your own loop. Every pacer on
- * one state shares one record of each recipient's last send (in memory on a `MemoryState`, in the store
- * otherwise), so a bot's reply, a `sendMany` run and your own loop keep one recipient's interval together
- * (a person's JID and their bare number are one recipient).
+ * Pacing that keeps bulk sends from looking like spam (jittered gap, per-recipient interval, daily cap with
+ * warm-up, typing delay, pause on restriction), kept in a state store so that every process and every pacer
+ * on it (`sendMany`, a bot's replies, your loop) follows one schedule.
  *
  * @example Pace your own loop
  * ```ts
@@ -71,10 +60,7 @@ export class SendPacer {
     return Math.min(rules.maxTypingMs, Math.max(rules.minTypingMs, ms));
   }
 
-  /**
-   * How long to wait before sending to `recipient` (0: now): the instance's gap (with a fresh jitter) and
-   * the recipient's interval, whichever ends later.
-   */
+  /** Ms to wait before sending to `recipient`: the later end of the instance's gap and its interval. */
   async waitFor(ref: InstanceRef, recipient: string): Promise<number> {
     return Math.max(0, (await this.readyAt(ref, recipient)) - this.#now());
   }
@@ -105,19 +91,12 @@ export class SendPacer {
     return Math.floor(this.#random() * this.#rules.jitterMs);
   }
 
-  /**
-   * The last paced send to `recipient` (epoch ms) by any pacer on this state, remembered for an hour (or the
-   * sender's interval when longer), else null.
-   */
+  /** The last paced send to `recipient` (epoch ms) by any pacer on this state (kept an hour), or null. */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
     return await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
   }
 
-  /**
-   * {@link SendPacer.waitFor}, with one read instead of the instance's record where there is no gap between
-   * the instance's sends (`minGapMs` and `jitterMs` 0): only the recipient's interval counts then (a bot's
-   * replies).
-   */
+  /** {@link SendPacer.waitFor}, reading only the recipient's record when `minGapMs` and `jitterMs` are 0. */
   async waitMs(ref: InstanceRef, recipient: string): Promise<number> {
     if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return await this.waitFor(ref, recipient);
     const last = await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
@@ -142,10 +121,7 @@ export class SendPacer {
     };
   }
 
-  /**
-   * The pause in force for the next send, or null: a stored pause (until resumed or its `until`), or the
-   * daily cap reached.
-   */
+  /** The pause in force for the next send (stored, or the daily cap reached), or null. */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
     const stored = await this.#read(ref, now);
@@ -177,11 +153,7 @@ export class SendPacer {
     await this.#recordRecipient(ref, recipient, now);
   }
 
-  /**
-   * Record a send to `recipient` for its interval only: the instance's gap, count and cap are left as
-   * they are. For a caller that paces per recipient only (a bot's replies, with `minGapMs` and `jitterMs`
-   * 0): one write instead of three.
-   */
+  /** Record a send to `recipient` for its interval only (one write; the instance's gap and cap untouched). */
   async recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> {
     await this.#recordRecipient(ref, recipient, this.#now());
   }
@@ -195,10 +167,7 @@ export class SendPacer {
     );
   }
 
-  /**
-   * Record a failed send; `pauseAfterFailures` of them in a row pause the instance. Resolves the pause
-   * this caused, or null.
-   */
+  /** Record a failed send; `pauseAfterFailures` in a row pause the instance (resolves that pause, or null). */
   async recordFailure(ref: InstanceRef, error: string): Promise<PacingPause | null> {
     const now = this.#now();
     let paused: PacingPause | null = null;

@@ -23,7 +23,6 @@ export interface WebhookDedupeOptions {
   leaseSeconds?: number;
 }
 
-/** The keys of {@link WebhookDedupeOptions}, for the unknown-key check. Internal. */
 export const DEDUPE_OPTION_KEYS = { windowSeconds: true, leaseSeconds: true } as const satisfies Record<
   keyof WebhookDedupeOptions,
   true

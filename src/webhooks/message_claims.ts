@@ -24,7 +24,6 @@ export interface InboundClaimOptions {
   every?: (ms: number, renew: () => Promise<void>) => () => void;
 }
 
-/** The keys of {@link InboundClaimOptions}, for `checkOptionKeys`. Internal. */
 export const CLAIM_OPTION_KEYS: OptionKeys = { leaseMs: true, monotonic: true, every: true };
 
 /** Check claim options given under `where`. Internal. */

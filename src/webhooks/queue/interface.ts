@@ -50,7 +50,6 @@ export interface WebhookQueueOptions {
   backoffMs?: readonly number[];
 }
 
-/** The keys of {@link WebhookQueueOptions}, for the unknown-key check. Internal. */
 export const QUEUE_OPTION_KEYS = {
   prefix: true,
   maxAttempts: true,
@@ -138,7 +137,6 @@ export interface WebhookWorkerOptions extends WebhookQueueOptions {
   now?: () => number;
 }
 
-/** The keys of {@link WebhookWorkerOptions}, for the unknown-key check. Internal. */
 export const WORKER_OPTION_KEYS = {
   ...QUEUE_OPTION_KEYS,
   store: true,
