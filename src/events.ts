@@ -49,8 +49,7 @@ export class MessageSent extends Event implements MessageSentDetail {
 }
 
 /**
- * Base of the processor's events: a listener's promise given to `waitUntil` is awaited, and its rejection
- * fails the webhook (500 in sync mode, a retry in queue mode).
+ * Base of the processor's events: a promise given to `waitUntil` is awaited; its rejection fails the webhook.
  *
  * @example
  * ```ts
@@ -80,7 +79,8 @@ export class WebhookEvent extends Event {
  * @example
  * ```ts
  * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
- * webhookProcessor().events.addEventListener(WebhookReceived.type, (e) => console.log((e as WebhookReceived).event));
+ * const { events } = webhookProcessor();
+ * events.addEventListener(WebhookReceived.type, (e) => console.log((e as WebhookReceived).event));
  * ```
  */
 export class WebhookReceived extends WebhookEvent {
@@ -126,7 +126,8 @@ export interface MessageReceivedDetail {
  * @example
  * ```ts
  * import { MessageReceived, webhookProcessor } from "@gw/gateway";
- * webhookProcessor().events.addEventListener(MessageReceived.type, (e) => console.log((e as MessageReceived).text));
+ * const { events } = webhookProcessor();
+ * events.addEventListener(MessageReceived.type, (e) => console.log((e as MessageReceived).text));
  * ```
  */
 export class MessageReceived extends WebhookEvent implements MessageReceivedDetail {

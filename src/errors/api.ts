@@ -1,8 +1,7 @@
 import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
 
 /**
- * The server refused the api key (401) or the action (403; a taken instance name is
- * {@link InstanceAlreadyExistsException}).
+ * The server refused the api key (401) or the action (403), a taken instance name excepted.
  *
  * @example
  * ```ts
@@ -27,8 +26,7 @@ export class AuthenticationException extends GatewayApiException {}
 export class InstanceAlreadyExistsException extends GatewayApiException {}
 
 /**
- * A successful answer exceeded `http.max_response_bytes` (or `max_media_response_bytes`); a send that
- * gets it was accepted: never resend it blindly.
+ * An answer exceeded `http.max_response_bytes`; a send that gets it was accepted: never resend it blindly.
  *
  * @example
  * ```ts

@@ -10,8 +10,7 @@ export type ConnectionFailureReason =
   | "outcome_unknown";
 
 /**
- * The server could not be reached, timed out, or answered 5xx; `outcomeUnknown`: a send not retried
- * because a retry could deliver it twice.
+ * The server could not be reached, timed out, or answered 5xx (`outcomeUnknown`: the send may have gone).
  *
  * @example
  * ```ts
@@ -54,8 +53,7 @@ export class ConnectionException extends GatewayApiException {
 }
 
 /**
- * A send refused (nothing sent) because an earlier send with its idempotency key may have been delivered,
- * until `reconcileSends` settles that record or the key's window ends.
+ * A send refused because an earlier one with its idempotency key may have gone (until `reconcileSends`).
  *
  * @example
  * ```ts

@@ -30,8 +30,7 @@ export class MessageException extends GatewayApiException {
 }
 
 /**
- * A send refused because the instance has no live socket (the server's, or the breaker's when `local`);
- * the message was **not sent**, so a resend cannot deliver it twice.
+ * A send refused because the instance has no live socket: **not sent**, so a resend cannot deliver it twice.
  *
  * @example
  * ```ts
@@ -78,7 +77,7 @@ export class InstanceDisconnectedException extends MessageException {
  * @example
  * ```ts
  * import { MessageStatusException } from "@gw/gateway";
- * const error = new MessageStatusException("Still PENDING", { messageId: "3EB0", deliveryStatus: "PENDING" });
+ * const error = new MessageStatusException("PENDING", { messageId: "3EB0", deliveryStatus: "PENDING" });
  * ```
  */
 export class MessageStatusException extends GatewayApiException {

@@ -167,7 +167,7 @@ export class SendPacer {
     );
   }
 
-  /** Record a failed send; `pauseAfterFailures` in a row pause the instance (resolves that pause, or null). */
+  /** Record a failed send; `pauseAfterFailures` in a row pause the instance (resolves the pause, or null). */
   async recordFailure(ref: InstanceRef, error: string): Promise<PacingPause | null> {
     const now = this.#now();
     let paused: PacingPause | null = null;

@@ -26,7 +26,7 @@ export function webhookProcessor(): WebhookProcessor {
 /** A handler built from the environment, or why it could not be built. Internal (also the bot's). */
 export type Built = WebhookHandler | { problem: SecretProblem };
 
-/** Build a handler from `GATEWAY_WEBHOOK_*` read by `get` (null: unreadable), `overrides` on top. Internal. */
+/** A handler from `GATEWAY_WEBHOOK_*` read by `get` (null: unreadable), `overrides` on top. Internal. */
 export function buildFromEnv(
   get: (name: string) => string | undefined | null,
   overrides: WebhookHandlerOptions = {},

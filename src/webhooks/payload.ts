@@ -38,8 +38,9 @@ export interface WebhookPayloadContext {
  * @example
  * ```ts
  * import { WebhookPayloadDto } from "@gw/gateway";
- * const key = { remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" };
- * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data: { key, message: { conversation: "hi" } } })!;
+ * const key = { remoteJid: "1@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false };
+ * const data = { key, message: { conversation: "hi" } };
+ * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data })!;
  * payload.event; // "MESSAGES_UPSERT"
  * payload.text; // "hi"
  * payload.senderJid; // "5511999999999@s.whatsapp.net"

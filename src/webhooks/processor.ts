@@ -198,7 +198,7 @@ export class WebhookProcessor {
     return await this.#book.placed(payload) as Placed<T>;
   }
 
-  /** Internal `process`: undefined when all ran at once (bench/README.md, "Where a result may be synchronous"). */
+  /** Internal `process`: undefined when all ran at once (why: bench/README.md, synchronous results). */
   [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
     if (this.#book !== undefined) return this.#book.process(payload, arrival, (p) => this.#dispatch(p));
     return this.#dispatch(payload);

@@ -1,4 +1,4 @@
-// Queue mode's names (docs/webhooks.md, "Queue mode"): the contract in queue/, the KV engine in src/backends/kv/.
+// Queue mode (docs/webhooks.md): the contract in queue/, the KV engine in src/backends/kv/.
 
 export {
   type DeadLetter,

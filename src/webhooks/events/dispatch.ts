@@ -11,7 +11,8 @@ import type { HandlerEntry } from "./registry.ts";
  * ```ts
  * import { WebhookProcessingException, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
  * const processor = new WebhookProcessor().onAny(() => Promise.reject(new Error("down")));
- * const failed = await processor.process(WebhookPayloadDto.from({ event: "call", data: {} })!).catch((e) => e);
+ * const payload = WebhookPayloadDto.from({ event: "call", data: {} })!;
+ * const failed = await processor.process(payload).catch((error) => error);
  * console.log((failed as WebhookProcessingException).errors.length); // 1
  * ```
  */

@@ -1,6 +1,6 @@
 /**
- * Every event the server knows (2.3.6, its order): dotted name → `kind` (`payload.event`), `config`
- * (`/webhook/set`; `GROUP_UPDATE` for `groups.update`) and `path`; `settable: false`: `/webhook/set` refuses it.
+ * Every event the server knows (2.3.6, its order): dotted name → `kind` (`payload.event`), `config` (for
+ * `/webhook/set`, which refuses `settable: false`; `GROUP_UPDATE` for `groups.update`) and `path`.
  */
 export const WEBHOOK_EVENT_TABLE = {
   "application.startup": {

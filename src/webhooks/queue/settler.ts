@@ -56,8 +56,8 @@ export interface WebhookJobSettler {
  * @example Running a job held somewhere else
  * ```ts
  * import { webhookProcessor } from "@gw/gateway";
- * import { settleWebhookJob } from "@gw/gateway/webhooks";
- * const job = { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: 0 } as const;
+ * import { settleWebhookJob, WEBHOOK_JOB_TYPE } from "@gw/gateway/webhooks";
+ * const job = { type: WEBHOOK_JOB_TYPE, id: "1", instance: "sales", attempt: 0, receivedAt: 0 } as const;
  * const settler = { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() };
  * const body = new TextEncoder().encode('{"event":"call","data":{}}');
  * console.log(await settleWebhookJob(job, body, webhookProcessor(), {}, settler)); // "processed"
