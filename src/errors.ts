@@ -1,9 +1,4 @@
-/**
- * The exceptions the library throws. Which answer of the server becomes which exception is decided in
- * `client/from_response.ts`; what a failed send's exception means for a resend in `send/outcome.ts`.
- *
- * @module
- */
+// Which answer becomes which exception: client/from_response.ts; what it means for a resend: send/outcome.ts.
 
 export * from "./errors/base.ts";
 export * from "./errors/api.ts";

@@ -23,9 +23,7 @@ export interface MessageSentDetail {
  * ```ts
  * import { GatewayService, MessageSent } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://127.0.0.1:8080", api_key: "k", instance: "sales" });
- * gw.events.addEventListener(MessageSent.type, (event) => {
- *   console.log((event as MessageSent).messageId);
- * });
+ * gw.events.addEventListener(MessageSent.type, (event) => console.log((event as MessageSent).messageId));
  * ```
  */
 export class MessageSent extends Event implements MessageSentDetail {
@@ -51,16 +49,12 @@ export class MessageSent extends Event implements MessageSentDetail {
 }
 
 /**
- * Base of the events {@link WebhookProcessor} dispatches. A listener that has async work (storing the
- * message, for instance) passes its promise to `waitUntil`: the processor waits for it, and a rejection
- * fails the webhook (500 in sync mode, a retry in queue mode) so that nothing is silently lost.
+ * Base of the processor's events: a promise given to `waitUntil` is awaited; its rejection fails the webhook.
  *
  * @example
  * ```ts
- * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
- * webhookProcessor().events.addEventListener(WebhookReceived.type, (event) => {
- *   (event as WebhookReceived).waitUntil(Promise.resolve());
- * });
+ * import { WebhookEvent } from "@gw/gateway";
+ * new WebhookEvent("x").waitUntil(Promise.resolve());
  * ```
  */
 export class WebhookEvent extends Event {
@@ -68,7 +62,7 @@ export class WebhookEvent extends Event {
 
   /** Add work the processor must wait for before it answers (or acknowledges the queue job). */
   waitUntil(promise: Promise<unknown>): void {
-    // Marked as handled at once: the processor awaits it later, possibly after it has already rejected.
+    // Handled at once: the processor may await it after it rejected.
     promise.catch(() => {});
     (this.#pending ??= []).push(promise);
   }
@@ -85,10 +79,8 @@ export class WebhookEvent extends Event {
  * @example
  * ```ts
  * import { WebhookReceived, webhookProcessor } from "@gw/gateway";
- * webhookProcessor().events.addEventListener(WebhookReceived.type, (event) => {
- *   const { payload } = event as WebhookReceived;
- *   console.log(payload.event, payload.instance);
- * });
+ * const { events } = webhookProcessor();
+ * events.addEventListener(WebhookReceived.type, (e) => console.log((e as WebhookReceived).event));
  * ```
  */
 export class WebhookReceived extends WebhookEvent {
@@ -129,16 +121,13 @@ export interface MessageReceivedDetail {
 }
 
 /**
- * Dispatched on `WebhookProcessor.events` for an inbound message (`messages.upsert` not sent by us), after
- * {@link WebhookReceived}.
+ * Dispatched on `WebhookProcessor.events` for an inbound message, after {@link WebhookReceived}.
  *
  * @example
  * ```ts
  * import { MessageReceived, webhookProcessor } from "@gw/gateway";
- * webhookProcessor().events.addEventListener(MessageReceived.type, (event) => {
- *   const message = event as MessageReceived;
- *   console.log(message.sender, message.text);
- * });
+ * const { events } = webhookProcessor();
+ * events.addEventListener(MessageReceived.type, (e) => console.log((e as MessageReceived).text));
  * ```
  */
 export class MessageReceived extends WebhookEvent implements MessageReceivedDetail {
@@ -146,47 +135,39 @@ export class MessageReceived extends WebhookEvent implements MessageReceivedDeta
   static readonly type = "MessageReceived";
   /** The webhook. */
   readonly payload: WebhookPayloadDto;
-  // Values given explicitly; the rest is read from the payload only when a listener asks.
   readonly #detail: Partial<MessageReceivedDetail>;
 
-  /** Build the event; fields not given in `detail` are read from the payload when first asked for. */
+  /** Build the event; fields not in `detail` are read from the payload when asked for. */
   constructor(payload: WebhookPayloadDto, detail: Partial<MessageReceivedDetail> = {}) {
     super(MessageReceived.type);
     this.payload = payload;
     this.#detail = detail;
   }
 
-  /** Message id (`key.id`). */
   get messageId(): string {
     return this.#detail.messageId ?? this.payload.messageId ?? "";
   }
 
-  /** Instance that received it. */
   get instance(): string {
     return this.#detail.instance ?? this.payload.instance;
   }
 
-  /** Chat JID as sent. */
   get remoteJid(): string {
     return this.#detail.remoteJid ?? this.payload.remoteJid ?? "";
   }
 
-  /** The sender, resolved to a phone-number JID when possible. */
   get sender(): string | undefined {
     return "sender" in this.#detail ? this.#detail.sender : this.payload.senderJid;
   }
 
-  /** The chat to reply to, resolved to a phone-number JID when possible. */
   get chat(): string | undefined {
     return "chat" in this.#detail ? this.#detail.chat : this.payload.chatJid;
   }
 
-  /** Message text or caption. */
   get text(): string | undefined {
     return "text" in this.#detail ? this.#detail.text : this.payload.text;
   }
 
-  /** Message type. */
   get messageType(): string | undefined {
     return "messageType" in this.#detail ? this.#detail.messageType : this.payload.messageType;
   }

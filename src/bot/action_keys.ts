@@ -1,10 +1,8 @@
 /**
- * What a bot action's key means: "this action of this update" (its k-th message, its k-th reaction, or the
- * key the user gave), whatever the action's body. The service refuses a key reused for a different request
- * (a `ValidationException` before any request); for a bot that would wedge the chat whenever a retry's
- * answer differs (an LLM's text, a timestamp). So when the service refuses an action's key, the earlier send
- * with the key decides: done → its answer, replayed; nothing sent (released) → the key is freed and the
- * retry's body sent; in flight or unknown → `OutcomeUnknownException`, nothing sent. Internal.
+ * A bot action's key means "this action of this update", whatever its body. The service refuses a reused
+ * key with another body, which would wedge a chat whose retry answers differently (an LLM's text). So the
+ * earlier send decides: done → its answer, replayed; released → key freed, retry's body sent; in flight
+ * or unknown → `OutcomeUnknownException`, nothing sent.
  *
  * @module
  */

@@ -1,42 +1,18 @@
-/**
- * The options of the context's actions (`reply`, `replyWithMedia`, `replyWithLocation`, ...), and their check:
- * an unknown key is refused with a suggestion before any request.
- *
- * @module
- */
-
 import type { MediaKind } from "../media/media_input.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 
-/**
- * What every action that sends takes: quote the message being answered, and the action's own key.
- *
- * @example
- * ```ts
- * import type { ActionOptions } from "@gw/gateway/bot";
- * const options: ActionOptions = { quote: true, idempotencyKey: "welcome-5511999999999" };
- * ```
- */
+/** What every action that sends takes: quote the message being answered, and the action's own key. */
 export interface ActionOptions {
   /** Quote the message this context stands for. */
   quote?: boolean;
   /**
-   * The action's idempotency key, instead of the one derived from the update and the action's position.
-   * Used as given (across updates too): an action whose key already sent a message within the key's window
-   * (24 h by default) is not sent again, whatever its body, and answers `replayed`.
+   * The key instead of the derived one, used as given (across updates too): a key that already sent within
+   * its window (default 24 h) sends nothing, whatever the body, and answers `replayed`.
    */
   idempotencyKey?: string;
 }
 
-/**
- * Options of {@link Context.reply}.
- *
- * @example
- * ```ts
- * import type { ReplyOptions } from "@gw/gateway/bot";
- * const options: ReplyOptions = { quote: true, linkPreview: false };
- * ```
- */
+/** Options of {@link Context.reply}. */
 export interface ReplyOptions extends ActionOptions {
   /** Numbers to mention. */
   mentioned?: string[];
@@ -44,15 +20,7 @@ export interface ReplyOptions extends ActionOptions {
   linkPreview?: boolean;
 }
 
-/**
- * Options of {@link Context.replyWithMedia}.
- *
- * @example
- * ```ts
- * import type { ReplyWithMediaOptions } from "@gw/gateway/bot";
- * const options: ReplyWithMediaOptions = { type: "document", fileName: "invoice.pdf", caption: "Your invoice" };
- * ```
- */
+/** Options of {@link Context.replyWithMedia}. */
 export interface ReplyWithMediaOptions extends ActionOptions {
   /** The media kind: `image`, `video`, `audio` (a voice note), `document` or `sticker`. */
   type: MediaKind;
@@ -64,15 +32,7 @@ export interface ReplyWithMediaOptions extends ActionOptions {
   mimetype?: string;
 }
 
-/**
- * Options of {@link Context.replyWithLocation}.
- *
- * @example
- * ```ts
- * import type { ReplyWithLocationOptions } from "@gw/gateway/bot";
- * const options: ReplyWithLocationOptions = { name: "Shop", address: "Av. Paulista, 1000" };
- * ```
- */
+/** Options of {@link Context.replyWithLocation}. */
 export interface ReplyWithLocationOptions extends ActionOptions {
   /** The place's name. */
   name?: string;
@@ -80,15 +40,7 @@ export interface ReplyWithLocationOptions extends ActionOptions {
   address?: string;
 }
 
-/**
- * Options of {@link Context.replyWithPoll}.
- *
- * @example
- * ```ts
- * import type { ReplyWithPollOptions } from "@gw/gateway/bot";
- * const options: ReplyWithPollOptions = { selectableCount: 2 };
- * ```
- */
+/** Options of {@link Context.replyWithPoll}. */
 export interface ReplyWithPollOptions extends ActionOptions {
   /** How many answers one person may choose (default 1; 0: any number). */
   selectableCount?: number;

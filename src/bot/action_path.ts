@@ -1,9 +1,7 @@
 /**
- * The one path of a context's actions: what an action acts on (the chat and the message of the context it
- * is called on), its key (the update's next position, or the key given) and the bot's guarded send. A
- * dialogue's earlier context is a view over the live one with its own update, so its actions read these
- * fields from the view (`ctx1.react()` reacts to `ctx1.msg`, whatever update is handled now) and take their
- * keys from the live run. Internal.
+ * The one path of a context's actions: target, key and guarded send. A dialogue's earlier context is a view
+ * with its own update: its actions read the view's fields (`ctx1.react()` reacts to `ctx1.msg`) and take
+ * their keys from the live run.
  *
  * @module
  */
@@ -106,9 +104,8 @@ export function startRun(ctx: object, actions: BotActions, instance: string, upd
 }
 
 /**
- * The one way a context's action sends: checked options, the chat, the key (given, or the update's next
- * position among its messages or its reactions, taken now, before any await), the quote, then the bot's
- * guarded send (paced, once per key, noted as the bot's own).
+ * How an action sends: checked options, chat, key (given, or the update's next position, taken before any
+ * await), quote, then the bot's guarded send.
  */
 export function deliver(
   ctx: ActionSubject,

@@ -1,11 +1,3 @@
-/**
- * What a context's actions go through: the service (built at first use), the pacer's per-chat gap, the
- * idempotent send (a key per action, meaning "this action of this update", whatever its body), and the
- * bot's own message ids (so their echoes never reach middleware).
- *
- * @module
- */
-
 import type { ApiResponse } from "../client/response.ts";
 import type { PacingOptions } from "../pacing/rules.ts";
 import type { CallOptions } from "../resources/resource.ts";
@@ -83,9 +75,8 @@ export class BotActions {
   }
 
   /**
-   * Send a message: wait for the chat's gap, send once per the target's key (an earlier send with the key,
-   * whatever its body, answers instead: `replayed`), then make sure its id is noted as the bot's own. With
-   * pacing, one chat's sends go one after the other in call order (`Promise.all` of replies keeps the gap).
+   * Send after the chat's gap, once per key (an earlier send answers, `replayed`), its id noted as the bot's.
+   * With pacing a chat's sends go in call order (`Promise.all` of replies keeps the gap).
    */
   send<T extends ApiResponse<unknown>>(
     target: ActionTarget,

@@ -1,11 +1,3 @@
-/**
- * `Bot`: a composer of middleware behind a verified webhook receiver. Each webhook becomes a `Context`;
- * the bot runs the middleware once per inbound message (the processor's claims), one update at a time per
- * chat (a turn in the store), never for its own echoes, and with replies that cannot be sent twice.
- *
- * @module
- */
-
 import { ConfigurationException, ValidationException } from "../errors.ts";
 import { MemoryStore } from "../backends/memory/store.ts";
 import type { GatewayStore } from "../store/store.ts";
@@ -55,37 +47,23 @@ const DEFAULT_ORDER_LEASE_MS = 60_000;
 const ORDER_POLL_MS = 50;
 
 /**
- * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`).
+ * A WhatsApp bot: middleware (it is a `Composer`) behind a webhook receiver (`bot.fetch`). It runs the
+ * middleware once per inbound message, one update at a time per chat, never for its own echoes.
  *
- * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
- *
- * @example The ten-line bot (`deno serve --allow-env --allow-net bot.ts`, or a Worker)
- * ```ts ignore
+ * @example The ten-line bot (in a Worker: `export default { fetch: bot.fetch }`)
+ * ```ts
  * import { Bot } from "@gw/gateway/bot";
  * const bot = new Bot(); // service, secret and scheme from the environment
  * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
- * export default { fetch: bot.fetch };
- * ```
- *
- * @example Handling updates yourself (tests, queue consumers)
- * ```ts
- * import { MemoryStore } from "@gw/gateway";
- * import { Bot } from "@gw/gateway/bot";
- * const bot = new Bot({ store: new MemoryStore(), signature: { scheme: "none" } });
- * bot.on("group:join", (ctx) => console.log(ctx.group.participants));
- * await bot.handleUpdate({
- *   event: "group-participants.update",
- *   instance: "sales",
- *   data: { id: "120363000000000000@g.us", action: "add", participants: ["5511999999999@s.whatsapp.net"] },
- * });
+ * Deno.serve(bot.fetch);
  * ```
  */
 export class Bot<C extends Context = Context> extends Composer<C> {
-  /** The options the bot was built with (a harness builds a new bot with the same ones). */
+  /** The options the bot was built with. */
   readonly options: Readonly<BotOptions>;
   /** Where claims, turns, pauses, sessions and dialogues live. */
   readonly store: GatewayStore;
-  /** The processor the receiver runs; the bot's stages and middleware are its inbound middleware. */
+  /** The receiver's processor; the bot's stages and middleware are its inbound middleware. */
   readonly processor: WebhookProcessor;
   readonly #now: () => number;
   readonly #env: BotEnvironment;
@@ -98,17 +76,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
 
-  /**
-   * Build a bot. The options are checked here (an unknown key throws with a suggestion); nothing is read
-   * from the environment until the first request or action.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ store: new MemoryStore(), groups: "mentions", debounceMs: 1500 });
-   * ```
-   */
+  /** Build a bot; an unknown option key throws. Nothing is read from the environment until first use. */
   constructor(options?: BotOptions) {
     super();
     const checked = checkBotOptions(options);
@@ -119,8 +87,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     this.store = checked.store ?? new MemoryStore({ now: this.#now });
     const state = this.store.state;
     const reader = new UpdateReader(() => this.#claims, () => this.processor.lidDirectory);
-    // The receiver's arrival step (its public `lines` hook): each update read once and placed in its
-    // chat's line when it arrives.
+    // Each update is read once and placed in its chat's line at arrival (the receiver's `lines` hook).
     const lines: InboundLines<BotUpdate> = {
       read: (payload) => reader.read(payload),
       arrive: (read) => this.#order.arrive(read.value.instance, read.line!),
@@ -140,7 +107,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       sleep: (ms) => sleep(ms),
       pacing: checked.pacing ?? {},
-      // Sent ids tell echoes apart (`outgoing`), and replies to the bot in groups that address it by `@lid`.
+      // Sent ids tell echoes (`outgoing`) and group replies addressed to the bot's `@lid`.
       remembers: () => checked.groups === "mentions" || this.#registeredQueries().has("outgoing"),
     });
     this.#order = chatLines(state, {
@@ -156,8 +123,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       ? new Bursts(state, { debounceMs, now: this.#now, sleep: (ms) => sleep(ms) })
       : undefined;
     this.#env = new BotEnvironment(this.options, this.processor, this.store, this.#now);
-    // The bot's guarantees are stages on the processor's public hook; `read`, first, sets the fields the
-    // others read on the processor's context.
+    // The guarantees are stages on the processor's hook; `read` goes first: it sets what the others read.
     this.processor.use(...this.#stages(state) as InboundMiddleware[]);
   }
 
@@ -181,18 +147,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /**
-   * The fetch handler: `POST /<routePrefix>/<instance>` verified, limited and answered like
-   * `createWebhookHandler`, configured from `GATEWAY_WEBHOOK_*` like `handleWebhook` (Workers `env` bindings
-   * when the runtime passes them, else `Deno.env`), with the bot's options on top. A bound function: pass
-   * it as it is (`export default { fetch: bot.fetch }`, `Deno.serve(bot.fetch)`).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "hmac", secret: "s3cret" } });
-   * bot.on("message", (ctx) => ctx.react("👍"));
-   * Deno.serve({ port: 8000 }, bot.fetch);
-   * ```
+   * The bound fetch handler of `POST /<routePrefix>/<instance>`, like `createWebhookHandler`, configured from
+   * `GATEWAY_WEBHOOK_*` (Workers `env` bindings, else `Deno.env`) with the bot's options on top.
    */
   readonly fetch = (
     request: Request,
@@ -201,18 +157,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   ): Promise<Response> => this.#env.fetch(request, envOrInfo, ctx);
 
   /**
-   * Run one webhook payload (parsed JSON or a `WebhookPayloadDto`) through the bot, with the same claims,
-   * order and echo safety as a webhook. Rejects with the `BotError` when the middleware failed and no
-   * `catch` handler took it (the message's claim is given back, so a retry runs it again).
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ store: new MemoryStore() });
-   * bot.on("connection", (ctx) => console.log(ctx.connection.state));
-   * await bot.handleUpdate({ event: "connection.update", instance: "sales", data: { state: "open" } });
-   * ```
+   * Run one webhook payload through the bot with a webhook's claims, order and echo safety. Rejects with
+   * the `BotError` no `catch` handler took (the claim is given back, so a retry runs it again).
    */
   async handleUpdate(payload: WebhookPayloadDto | Record<string, unknown>): Promise<void> {
     const dto = payload instanceof WebhookPayloadDto ? payload : WebhookPayloadDto.from(payload);
@@ -229,17 +175,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
   }
 
-  /**
-   * Handle errors thrown by the middleware. When `handler` returns, the update counts as handled; when it
-   * throws, the update fails (a webhook is answered 500 and the server retries it).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.catch((err) => console.error(`update in ${err.ctx.chat?.id} failed:`, err.error));
-   * ```
-   */
+  /** Handle middleware errors: the update counts as handled unless `handler` throws (then 500, retried). */
   catch(handler: (error: BotError<C>) => unknown): this {
     if (typeof handler !== "function") {
       throw new ConfigurationException("Cannot use catch: the handler is not a function");
@@ -248,66 +184,22 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return this;
   }
 
-  /**
-   * Pause a chat (a human took over): while paused, no middleware runs for its updates. Stored, so every
-   * process of the bot sees it; `untilMs` (epoch ms) ends it by itself.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("human", async (ctx) => {
-   *   await ctx.reply("An agent will answer you shortly");
-   *   await bot.pause(ctx.chat.id);
-   * });
-   * ```
-   */
+  /** Pause a chat (no middleware runs) in the store, for every process; `untilMs` (epoch ms) ends it. */
   async pause(chatId: string, options: { untilMs?: number } = {}): Promise<void> {
     await this.#pauses.pause(chatId, options.untilMs);
   }
 
-  /**
-   * Resume a paused chat; true when it was paused.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * await bot.resume("5511999999999");
-   * ```
-   */
+  /** Resume a paused chat; true when it was paused. */
   resume(chatId: string): Promise<boolean> {
     return this.#pauses.resume(chatId);
   }
 
-  /**
-   * Whether a chat is paused.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * await bot.isPaused("5511999999999@s.whatsapp.net"); // false
-   * ```
-   */
+  /** Whether a chat is paused. */
   isPaused(chatId: string): Promise<boolean> {
     return this.#pauses.isPaused(chatId);
   }
 
-  /**
-   * A new bot with the same options (so the same store), the same middleware and `catch` handler, and none
-   * of this one's in-memory caches: what a restarted process would build. `overrides` replace options
-   * (the test harness gives its simulated service).
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ store: new MemoryStore() });
-   * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
-   * const restarted = bot.restart();
-   * ```
-   */
+  /** What a restarted process builds: same options, middleware and `catch`, no in-memory caches. */
   restart(overrides: BotOptions = {}): Bot<C> {
     const fresh = new Bot<C>({ ...this.options, ...overrides });
     fresh.use(this as Composer<C>);
@@ -315,17 +207,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return fresh;
   }
 
-  /**
-   * Close what the bot's receivers opened (a KV queue and its worker), once the places in chats' lines
-   * given up after their answers are written (close the store after it).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * await bot.close();
-   * ```
-   */
+  /** Close what the receivers opened (a KV queue, its worker) once pending line places are written. */
   async close(): Promise<void> {
     await this.#order.settled(); // places given up after their answer are written before the store goes
     await this.#env.close();
@@ -354,7 +236,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     }
   }
 
-  /** The queries registered anywhere in the bot (read once, at the first update that asks). */
+  /** The queries registered anywhere in the bot (read once, at first need). */
   #registeredQueries(): Set<FilterQuery> {
     return this.#registered ??= this[REGISTERED_QUERIES]();
   }
@@ -378,10 +260,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 }
 
-/**
- * Said by each bot built without a store, on stderr like a missing webhook secret: the library logs nothing
- * else unless LogTape is configured, and this is a choice the operator should know about.
- */
+/** On stderr for a bot without a store, like a missing secret: the operator should know of this choice. */
 function warnMemoryStore(): void {
   console.warn(
     "[gateway] Bot: no `store` given, so claims, chat order, pauses, sessions and dialogues are kept in " +

@@ -1,11 +1,3 @@
-/**
- * What a bot takes from its environment: the webhook receiver (`webhookHandlerFromEnv`, the dispatch
- * `handleWebhook` uses, with the bot's processor, store and options on top) and the default service
- * (`GATEWAY_API_*` from the same environment, with the bot's store).
- *
- * @module
- */
-
 import { configFromEnv, mergeConfig } from "../config.ts";
 import { ConfigurationException } from "../errors.ts";
 import { GatewayService } from "../service.ts";

@@ -1,13 +1,6 @@
 /**
- * `BotError`: an error thrown by middleware, with the context it was thrown for.
- *
- * @module
- */
-
-/**
- * An error thrown by the bot's middleware, wrapped with the context of the update being handled. `bot.catch`
- * and `errorBoundary` handlers receive it. A `bot.catch` handler that returns makes the update handled (the
- * server does not retry it); one that throws (`throw err`) makes it fail, so the server retries it.
+ * An error thrown by middleware, with the update's context, for `bot.catch` and `errorBoundary` handlers.
+ * A `bot.catch` handler that returns makes the update handled; one that throws has the server retry it.
  *
  * @example
  * ```ts
@@ -25,16 +18,7 @@ export class BotError<C = unknown> extends Error {
   /** The context of the update being handled. */
   readonly ctx: C;
 
-  /**
-   * Wrap `error` thrown while handling `ctx`.
-   *
-   * @example
-   * ```ts
-   * import { BotError } from "@gw/gateway/bot";
-   * const err = new BotError(new Error("down"), { chat: "5511999999999@s.whatsapp.net" });
-   * err.message; // "Cannot handle update: down"
-   * ```
-   */
+  /** Wrap `error` thrown while handling `ctx`. */
   constructor(error: unknown, ctx: C) {
     super(`Cannot handle update: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

@@ -1,9 +1,3 @@
-/**
- * `BotOptions`: what a bot is built from, checked once when the bot is built.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import { PACING_OPTION_KEYS, type PacingOptions } from "../pacing/rules.ts";
@@ -23,17 +17,15 @@ export type BotGroups = "all" | "mentions" | "none";
 /** Options of `new Bot()`; every one is optional. */
 export interface BotOptions {
   /**
-   * The service replies go through. Default: built at first use from `GATEWAY_API_URL`, `GATEWAY_API_KEY`,
-   * `GATEWAY_INSTANCE`, `GATEWAY_TIMEOUT_MS` (Workers bindings or `Deno.env`), with the bot's `store`. One
-   * you give must be built with the bot's store: one built without a store is refused.
+   * The service replies go through. Default: built at first use from `GATEWAY_API_*`, `GATEWAY_INSTANCE`,
+   * `GATEWAY_TIMEOUT_MS` with the bot's `store`; one given must have the bot's store (none is refused).
    */
   service?: GatewayService;
   /** The receiver's signature settings. Default: from `GATEWAY_WEBHOOK_*`, exactly like `handleWebhook`. */
   signature?: WebhookSignatureOptions;
   /**
    * Where claims, per-chat order, pauses, sessions and dialogues live. Default: a `MemoryStore` (one
-   * process, lost on restart; a warning says so once). Use a `KvStore`, Redis or Cloudflare store to share
-   * them between processes and keep them over restarts.
+   * process, lost on restart, warned once); a KV, Redis or Cloudflare store shares and keeps them.
    */
   store?: GatewayStore;
   /** Answer at once and run the bot after (`true`, or the receiver's queue settings). */
@@ -48,10 +40,7 @@ export interface BotOptions {
   pacing?: PacingOptions | false;
   /** How long one update may hold its chat's turn before the next one skips it, in ms (default 60 000). */
   orderLeaseMs?: number;
-  /**
-   * The timing of the update claims (exactly once): how long another process must see a claim unchanged
-   * before it takes it over (`leaseMs`, default 120 000), on which monotonic clock, with which renewal timer.
-   */
+  /** Claim timing: `leaseMs` (default 120 000) before another process takes one over, clock, renewal. */
   claims?: InboundClaimOptions;
   /** The rest of the receiver's settings: route prefix, body limits, metrics, route middleware. */
   receiver?: Pick<

@@ -1,8 +1,6 @@
 /**
- * Debounce: the messages one chat sends within `debounceMs` of each other become one update. Each message
- * joins its chat's burst in the store and waits; the one still last after the wait takes the burst (the
- * others are done). What was taken is kept under the taker's id until its middleware succeeded, so a retry
- * after a failure runs the same burst again and nothing is lost.
+ * Debounce: a chat's messages within `debounceMs` of each other become one update; the one still last after
+ * the wait takes the burst, kept under its id until its middleware succeeds (a retry runs the same burst).
  *
  * @module
  */

@@ -1,11 +1,3 @@
-/**
- * A chat's line as the store keeps it (see `chat_order.ts`): tickets handed out, the one served, the ones
- * given up, and which process took which, so that a process judged gone takes its tickets with it.
- * Internal.
- *
- * @module
- */
-
 /** A chat's line in the store. */
 export interface Line {
   /** The next ticket to hand out. */
@@ -39,10 +31,7 @@ export function servedBy(line: Line, serving: number): [string, number, number][
   return (line.by ?? []).filter(([, first, count]) => first + count > serving);
 }
 
-/**
- * The line without its holder, judged gone: the other tickets its process took (from the turn on) are
- * skipped too, since that process is gone with them (not when it is this one, `self`: it is alive).
- */
+/** The line without its gone holder and its process's other tickets (unless that process is `self`). */
 export function withoutGone(line: Line, now: number, self: string): Line | null {
   const gone = line.by?.find(([, first, count]) => first <= line.serving && line.serving < first + count)
     ?.[0];

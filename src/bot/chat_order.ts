@@ -1,21 +1,13 @@
 /**
- * Per-chat order across processes and isolates: each update of a chat takes a ticket (a compare-and-set
- * increment in the store) when it arrives, then runs when the chat's "now serving" number reaches it, so
- * one chat's updates run one at a time in the order their tickets were taken, while other chats run
- * concurrently. The arrivals of one process take their tickets in their arrival order, several in one
- * compare-and-set when they queue up, so a process's tickets keep up with its arrivals under load; across
- * processes the order is the order the ticket writes reach the store.
+ * Per-chat order across processes: each update takes a ticket (a compare-and-set increment) at arrival and
+ * runs when the chat's "now serving" reaches it; other chats run concurrently. A process's queued arrivals
+ * take their tickets in one compare-and-set, in arrival order (across processes: the order writes land).
  *
- * An update that will not run (a redelivery, a refused one) gives its ticket up: it is skipped when its
- * turn comes. The holder renews its turn while its middleware runs; a holder that stopped renewing (a
- * crashed process) is skipped once the turn has not moved or been renewed for the lease (`leaseMs`), never
- * by a waiter of the holder's own process (it knows the holder is alive, whatever the clock says). The line
- * notes which process took each ticket: a holder skipped as gone takes its process's other tickets of the
- * chat with it (updates that waited behind it, give-ups it had not written yet), so one lease frees the
- * chat, not one lease per ticket the dead process held.
- * Waiters in the same process are woken at once when a turn ends; others look again every `pollMs`. Only
- * the `StateStore` contract is used, so it works on every engine (memory, Deno KV, Redis, Durable Objects,
- * D1).
+ * A ticket given up (a redelivery, a refused update) is skipped. The holder renews its turn; one that
+ * stopped (a crash) is skipped after `leaseMs` without a move, never by a waiter of its own process (it is
+ * alive, whatever the clock says), and its process's other tickets of the chat go with it: one lease frees
+ * the chat, not one per ticket. Same-process waiters wake at once, others poll every `pollMs`. Only the
+ * `StateStore` contract is used, so every engine works.
  *
  * @module
  */
@@ -160,10 +152,7 @@ export class ChatOrder implements ChatLines {
     this.#queues.delete(key);
   }
 
-  /**
-   * Wait for the turn of an update of `chat` (of `instance`): its ticket is the one taken when it arrived
-   * (`slot`, from {@link ChatOrder.arrive}; taken now when absent).
-   */
+  /** Wait for the turn of the update holding `slot` (from {@link ChatOrder.arrive}; else taken now). */
   async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const key = `${instance}/${chat}`;
     const mine = slot instanceof Ticket ? slot : this.arrive(instance, chat) as Ticket;
@@ -180,10 +169,8 @@ export class ChatOrder implements ChatLines {
       mine.release();
       throw error;
     }
-    // A live holder keeps its turn however long its middleware takes: it renews the turn every third of
-    // the lease, so only a holder that is gone is ever skipped.
-    // Real time on purpose: an injected sleep may not wait at all (a test harness's), and liveness is
-    // about the process still running, whatever the clock says.
+    // A live holder renews every third of the lease, so only a gone one is skipped. Real time on purpose:
+    // an injected sleep may not wait (a harness's), and liveness is about the process, not the clock.
     const every = Math.max(1, Math.floor(this.#options.leaseMs / 3));
     const renewal = setInterval(() =>
       void this.#renew(key, ticket).catch((error) => {
@@ -263,11 +250,7 @@ export class ChatOrder implements ChatLines {
     return written !== null;
   }
 
-  /**
-   * Sleep `ms`, or less when a turn of `key` ends in this process. The waiters of one chat share one sleep
-   * (and their next look at the line): a process polls each chat once per interval, however many of its
-   * updates wait in that chat's line.
-   */
+  /** Sleep `ms`, or less when a turn of `key` ends here; a chat's waiters share it (one poll per chat). */
   #pause(key: string, ms: number): Promise<void> {
     let pause = this.#pauses.get(key);
     if (pause === undefined) {
@@ -292,10 +275,9 @@ export class ChatOrder implements ChatLines {
   }
 
   /**
-   * A ticket that will not run: skipped when its turn comes (handed on at once when it came). The tickets
-   * given up here while a write of them is in flight go in the next write together: a burst of refused
-   * redeliveries is one compare-and-set per round, not one each (each losing to the others until it ran out
-   * of attempts, its ticket never skipped: the chat stuck until the lease).
+   * A ticket that will not run: skipped at its turn (handed on now if it is). Give-ups arriving during a
+   * write go in the next one together: one compare-and-set per round, not one each racing the others out of
+   * attempts (which left the chat stuck until the lease).
    */
   #giveUp(key: string, ticket: number): Promise<void> {
     const pending = this.#givenUp.get(key);

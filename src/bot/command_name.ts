@@ -1,9 +1,3 @@
-/**
- * The name a `command` is registered under, checked once when it is registered.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 
 const COMMAND_NAME = /^[a-z0-9_-]{1,64}$/i;

@@ -1,10 +1,3 @@
-/**
- * `Composer`: a tree of middleware. Each method adds a middleware to this composer and returns the child
- * composer it runs, so that `bot.on("message:text").filter(isAdmin).use(handler)` reads left to right.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { BotError } from "./bot_error.ts";
 import type { Context } from "./context.ts";
@@ -67,18 +60,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
   readonly #queries = new Set<FilterQuery>();
   readonly #children: Composer<C>[] = [];
 
-  /**
-   * A composer running `middleware` in order.
-   *
-   * @example
-   * ```ts
-   * import { Composer, type Context } from "@gw/gateway/bot";
-   * const log = new Composer<Context>((ctx, next) => {
-   *   console.log(ctx.update.kind, ctx.chat?.id);
-   *   return next();
-   * });
-   * ```
-   */
+  /** A composer running `middleware` in order. */
   constructor(...middleware: Middleware<C>[]) {
     this.#handler = pass;
     for (const item of middleware) this.#append(item);
@@ -101,52 +83,19 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return into;
   }
 
-  /**
-   * The middleware function of this composer.
-   *
-   * @example
-   * ```ts
-   * import { Composer, type Context } from "@gw/gateway/bot";
-   * const fn = new Composer<Context>().middleware();
-   * ```
-   */
+  /** The middleware function of this composer. */
   middleware(): MiddlewareFn<C> {
     return (ctx, next) => this.#handler(ctx, next);
   }
 
-  /**
-   * Run `middleware` for every update that reaches this point.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.use(async (ctx, next) => {
-   *   const started = ctx.now();
-   *   await next();
-   *   console.log(`${ctx.update.kind} took ${ctx.now() - started} ms`);
-   * });
-   * ```
-   */
+  /** Run `middleware` for every update that reaches this point. */
   use(...middleware: Middleware<C>[]): Composer<C> {
     const child = new Composer<C>(...middleware);
     this.#append(child);
     return child;
   }
 
-  /**
-   * Run `middleware` for updates matching a filter query (or any of several); the context is narrowed.
-   * An unknown query throws here, listing the valid ones.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.on("message:text", (ctx) => ctx.reply(ctx.text.toUpperCase()));
-   * bot.on(["message:image", "message:video"], (ctx) => ctx.reply(`Nice ${ctx.msg.type}`));
-   * bot.on("message:button", (ctx) => ctx.reply(`You chose ${ctx.msg.buttonId}`));
-   * ```
-   */
+  /** Run `middleware` for updates matching a filter query (or several); an unknown query throws here. */
   on<Q extends FilterQuery>(
     query: Q | readonly Q[],
     ...middleware: Middleware<Filter<C, Q>>[]
@@ -156,18 +105,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return this.filter(predicate, ...middleware);
   }
 
-  /**
-   * Run `middleware` when the text or caption equals a string or matches a regular expression (any of an
-   * array); `ctx.match` is the string or the match.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.hears("hi", (ctx) => ctx.reply("Hello!"));
-   * bot.hears(/^order (\d+)$/, (ctx) => ctx.reply(`Looking up order ${ctx.match[1]}`));
-   * ```
-   */
+  /** Run `middleware` when the text or caption equals a string or matches a RegExp; `ctx.match` holds it. */
   hears(trigger: HearsTrigger, ...middleware: Middleware<HearsContext<C>>[]): Composer<HearsContext<C>> {
     const triggers = (Array.isArray(trigger) ? trigger : [trigger]).map(triggerOf);
     if (triggers.length === 0) {
@@ -187,18 +125,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     }, ...middleware);
   }
 
-  /**
-   * Run `middleware` for a text starting with `/name` or `!name` (any case); `ctx.match` is the rest,
-   * trimmed.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("start", (ctx) => ctx.reply("Welcome!"));
-   * bot.command(["help", "ajuda"], (ctx) => ctx.reply(`Help about: ${ctx.match || "everything"}`));
-   * ```
-   */
+  /** Run `middleware` for a text starting `/name` or `!name` (any case); `ctx.match`: the rest, trimmed. */
   command(
     name: string | readonly string[],
     ...middleware: Middleware<CommandContext<C>>[]
@@ -217,17 +144,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     }, ...middleware);
   }
 
-  /**
-   * Run `middleware` when `predicate` holds; a type guard narrows the context.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * const admins = new Set(["5511999999999"]);
-   * bot.filter((ctx) => admins.has(ctx.from?.phone ?? ""), (ctx) => ctx.reply("Hi boss"));
-   * ```
-   */
+  /** Run `middleware` when `predicate` holds; a type guard narrows the context. */
   filter<D extends C>(predicate: (ctx: C) => ctx is D, ...middleware: Middleware<D>[]): Composer<D>;
   /** Run `middleware` when `predicate` (sync or async) holds. */
   filter(predicate: (ctx: C) => MaybePromise<boolean>, ...middleware: Middleware<C>[]): Composer<C>;
@@ -237,30 +154,12 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return child;
   }
 
-  /**
-   * Run `middleware` when `predicate` does not hold.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.drop((ctx) => ctx.chat?.isGroup === true, (ctx) => ctx.reply("Private chats only past this point"));
-   * ```
-   */
+  /** Run `middleware` when `predicate` does not hold. */
   drop(predicate: (ctx: C) => MaybePromise<boolean>, ...middleware: Middleware<C>[]): Composer<C> {
     return this.filter(async (ctx) => !(await predicate(ctx)), ...middleware);
   }
 
-  /**
-   * Run `onTrue` or `onFalse` depending on `predicate`.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.branch((ctx) => ctx.chat?.isGroup === true, (ctx) => ctx.reply("Hi all"), (ctx) => ctx.reply("Hi you"));
-   * ```
-   */
+  /** Run `onTrue` or `onFalse` depending on `predicate`. */
   branch(
     predicate: (ctx: C) => MaybePromise<boolean>,
     onTrue: Middleware<C>,
@@ -285,16 +184,6 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
 
   /**
    * Pick the middleware for each update: `router` returns a key of `routes` (or undefined for `fallback`).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.route((ctx) => ctx.msg?.buttonId, {
-   *   yes: (ctx) => ctx.reply("Confirmed"),
-   *   no: (ctx) => ctx.reply("Cancelled"),
-   * }, (ctx) => ctx.reply("Please use the buttons"));
-   * ```
    */
   route<K extends string>(
     router: (ctx: C) => MaybePromise<K | undefined>,
@@ -315,18 +204,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     });
   }
 
-  /**
-   * Build the middleware for each update at the time it arrives.
-   *
-   * @example
-   * ```ts
-   * import { Bot, Composer, type Context } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * const english = new Composer<Context>((ctx) => ctx.reply("Hello"));
-   * const portuguese = new Composer<Context>((ctx) => ctx.reply("Olá"));
-   * bot.lazy((ctx) => ctx.from?.phone?.startsWith("55") ? portuguese : english);
-   * ```
-   */
+  /** Build the middleware for each update at the time it arrives. */
   lazy(factory: (ctx: C) => MaybePromise<Middleware<C> | readonly Middleware<C>[]>): Composer<C> {
     if (typeof factory !== "function") {
       throw new ConfigurationException("Cannot use lazy: the factory is not a function");
@@ -338,17 +216,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     });
   }
 
-  /**
-   * Run `middleware` concurrently with the rest of the chain (which runs at once, without waiting).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.fork(async (ctx) => console.log("audit", ctx.chat?.id, ctx.text));
-   * bot.on("message:text", (ctx) => ctx.reply("ok"));
-   * ```
-   */
+  /** Run `middleware` concurrently with the rest of the chain (which runs at once, without waiting). */
   fork(...middleware: Middleware<C>[]): Composer<C> {
     const child = new Composer<C>(...middleware);
     this.#adopt(child);
@@ -357,20 +225,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     return child;
   }
 
-  /**
-   * Catch errors thrown by `middleware` (not by what runs after it) and pass them to `handler` as a
-   * `BotError`; the handler may call `next` to go on with the chain.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.errorBoundary(
-   *   (err) => console.error("orders failed:", err.error),
-   *   (ctx) => ctx.api.chats().findChatByRemoteJid(ctx.chat!.id),
-   * );
-   * ```
-   */
+  /** Pass errors thrown by `middleware` (not after it) to `handler` as a `BotError`; it may call `next`. */
   errorBoundary(
     handler: (error: BotError<C>, next: NextFunction) => unknown,
     ...middleware: Middleware<C>[]
@@ -383,7 +238,7 @@ export class Composer<C extends Context> implements MiddlewareObj<C> {
     const fn = child.middleware();
     this.#append(async (ctx, next) => {
       let goOn = false;
-      // The middleware and the handler each get a `next` that, like every other, may be called once.
+      // Each gets a `next` that may be called once, like every other.
       const resume = () => nextOnce(() => Promise.resolve(void (goOn = true)));
       try {
         await fn(ctx, resume());

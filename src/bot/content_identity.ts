@@ -1,10 +1,7 @@
 /**
- * The identity of an update the server gives no id (no delivery id, and not a message, whose key id names
- * it): its content, in its chat's order. The same content as the chat's last update is a redelivery of it
- * (the same id, so its claim says "done"); the same content after another update of the chat is a new
- * update (a participant added, removed and added again, all three stamped with one `date_time`). Read and
- * written inside the chat's turn, so the order is the chat's; updates without a chat share one line per
- * instance for this record only (two of them at once may both read the same last content).
+ * The identity of an update with no id (no delivery id, not a message): its content in its chat's order.
+ * The chat's last content again is a redelivery; after another update it is new (add, remove, add share one
+ * `date_time`). Used in the chat's turn; chatless updates share one per instance (two at once may collide).
  *
  * @module
  */

@@ -1,9 +1,3 @@
-/**
- * `Context`: one update as the middleware sees it, with the actions bound to its instance and chat.
- *
- * @module
- */
-
 import type { ContactCard } from "../dto/structured_messages.ts";
 import type { MediaSource } from "../media/media_input.ts";
 import type { MessagesResource, SendResponse } from "../resources/messages.ts";
@@ -32,13 +26,13 @@ import type {
 
 export { CONTEXT_ACTIONS } from "./action_path.ts";
 
-/** What a context is built from (the bot builds contexts; plugins and tests rarely need to). */
+/** What a context is built from (the bot builds them). */
 export interface ContextInit {
   /** The webhook payload. */
   payload: WebhookPayloadDto;
-  /** The update read from it (with the canonical chat id). */
+  /** The update read from it. */
   update: BotUpdate;
-  /** The messages of a debounced burst, oldest first (default: the update's message). */
+  /** A debounced burst's messages, oldest first (default: the update's message). */
   messages?: readonly BotMessage[];
   /** The bot's shared state. */
   state: StateStore;
@@ -49,13 +43,10 @@ export interface ContextInit {
 }
 
 /**
- * One update and what the middleware can do with it. Every action that sends (`reply`, `replyWith*`,
- * `react`) goes one way: to this context's chat, about this context's message (`quote`, `react`,
- * `markRead`), paced by the chat's gap, echo-safe (the sent id is the bot's own), with an idempotency key
- * that names the action: `bot:<instance>:<update id>:<k>` for the update's k-th message (counted in the
- * order the actions are called, not the order they finish), `...:react:<k>` for its k-th reaction, or the
- * `idempotencyKey` given. Running the update again (a retry after a throw, a restart) sends nothing an
- * earlier run sent under the same key, whatever the body now: the action answers the first send, `replayed`.
+ * One update and what the middleware can do with it. Every send goes to this chat, paced by the chat's
+ * gap, echo-safe, keyed `bot:<instance>:<update id>:<k>` for the k-th message (in call order, not finish
+ * order), `...:react:<k>` for the k-th reaction, or the `idempotencyKey` given. A rerun of the update sends
+ * nothing sent under the same key, whatever the body now: the action answers the first send, `replayed`.
  *
  * @example
  * ```ts
@@ -70,9 +61,9 @@ export interface ContextInit {
 export class Context {
   /** The raw webhook payload. */
   readonly payload: WebhookPayloadDto;
-  /** The update read from the payload once, at its arrival: its kind and the queries it matches. */
+  /** The update read once at arrival: its kind and the queries it matches. */
   readonly update: BotUpdate;
-  /** Every message of a debounced burst, oldest first (the message alone without `debounceMs`). */
+  /** A debounced burst's messages, oldest first (the message alone without `debounceMs`). */
   readonly messages: readonly BotMessage[];
   /** The bot's shared state (sessions, dialogues, plugins). */
   readonly state: StateStore;
@@ -81,16 +72,7 @@ export class Context {
   /** What `hears` or `command` matched: the regular expression's match, or the command's arguments. */
   match: string | RegExpMatchArray | undefined;
 
-  /**
-   * Build a context (the bot does this for each update).
-   *
-   * The example is not type-checked: the bot builds contexts from its own internal parts.
-   *
-   * @example
-   * ```ts ignore
-   * new Context({ payload, update, state, now: Date.now, actions });
-   * ```
-   */
+  /** Build a context (the bot does this for each update). */
   constructor(init: ContextInit) {
     const update = init.update;
     this.payload = init.payload;
@@ -100,8 +82,6 @@ export class Context {
     this.now = init.now;
     startRun(this, init.actions, update.instance, update.id);
   }
-
-  // The update's fields are views over `update`, the one object read at arrival: nothing is copied.
 
   /** The instance the update came from. */
   get instance(): string {
@@ -140,49 +120,17 @@ export class Context {
     return this.update.call;
   }
 
-  /**
-   * The service's resources bound to this update's instance (built at first use). Its sends are the bot's
-   * own (their echoes never match `outgoing`) but carry no key of the bot's: prefer the actions, or pass
-   * your own `idempotencyKey`.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("profile", async (ctx) => {
-   *   const state = await ctx.api.instances().connectionState();
-   *   await ctx.reply(`Connection: ${state.json("instance.state")}`);
-   * });
-   * ```
-   */
+  /** The service bound to this instance; its sends are the bot's own but unkeyed (pass `idempotencyKey`). */
   get api(): GatewayService {
     return runOf(this).actions.api(this.instance);
   }
 
-  /**
-   * Whether the update matches a query, or any of several; an unknown query throws.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.use((ctx, next) => ctx.has(["message:image", "message:video"]) ? ctx.reply("Nice!") : next());
-   * ```
-   */
+  /** Whether the update matches a query, or any of several; an unknown query throws. */
   has(query: FilterQuery | readonly FilterQuery[]): boolean {
     return checkQueries(query).some((q) => this.update.queries.includes(q));
   }
 
-  /**
-   * Send a text to this chat; `quote` quotes this context's message.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.on("message:text", (ctx) => ctx.reply("Got it", { quote: true }));
-   * ```
-   */
+  /** Send a text to this chat; `quote` quotes this context's message. */
   async reply(text: string, options?: ReplyOptions): Promise<SendResponse> {
     if (options === undefined) {
       return await deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, o, c));
@@ -191,18 +139,7 @@ export class Context {
     return await deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, { ...rest, ...o }, c));
   }
 
-  /**
-   * Send a file to this chat as an image, video, voice note (`audio`), document or sticker: a URL, bytes, a
-   * `Blob` or a `File`, through `toMediaInput` (MIME type sniffed, size checked before any request).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("logo", (ctx) => ctx.replyWithMedia("https://example.com/logo.png", { type: "image", caption: "Our logo" }));
-   * bot.command("hello", (ctx) => ctx.replyWithMedia("https://example.com/hello.ogg", { type: "audio" }));
-   * ```
-   */
+  /** Send a URL, bytes, `Blob` or `File` as image, video, voice note (`audio`), document or sticker. */
   async replyWithMedia(source: MediaSource, options: ReplyWithMediaOptions): Promise<SendResponse> {
     const { quote: _quote, idempotencyKey: _key, ...media } = options ?? {};
     return await deliver(
@@ -213,16 +150,7 @@ export class Context {
     );
   }
 
-  /**
-   * Send a location to this chat.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("where", (ctx) => ctx.replyWithLocation(-23.5614, -46.6559, { name: "Shop", address: "Av. Paulista, 1000" }));
-   * ```
-   */
+  /** Send a location to this chat. */
   async replyWithLocation(
     latitude: number,
     longitude: number,
@@ -236,16 +164,7 @@ export class Context {
     );
   }
 
-  /**
-   * Send one or more contact cards to this chat.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("support", (ctx) => ctx.replyWithContact({ fullName: "Support", phoneNumber: "+55 11 98888-7777" }));
-   * ```
-   */
+  /** Send one or more contact cards to this chat. */
   async replyWithContact(
     contacts: ContactCard | ContactCard[],
     options?: ActionOptions,
@@ -253,16 +172,7 @@ export class Context {
     return await deliver(this, "replyWithContact", options, (m, to, o, c) => m.contact(to, contacts, o, c));
   }
 
-  /**
-   * Send a poll to this chat.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("lunch", (ctx) => ctx.replyWithPoll("Lunch?", ["Pizza", "Sushi"], { selectableCount: 1 }));
-   * ```
-   */
+  /** Send a poll to this chat. */
   async replyWithPoll(
     question: string,
     answers: string[],
@@ -278,21 +188,7 @@ export class Context {
     );
   }
 
-  /**
-   * Send a list message to this chat; a pick comes back as a `message:list` update (`ctx.msg.rowId`).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("menu", (ctx) =>
-   *   ctx.replyWithList({
-   *     title: "Menu", footerText: "Thanks", buttonText: "Open",
-   *     sections: [{ title: "Food", rows: [{ title: "Pizza", rowId: "pizza" }] }],
-   *   }));
-   * bot.on("message:list", (ctx) => ctx.reply(`You picked ${ctx.msg.rowId}`));
-   * ```
-   */
+  /** Send a list to this chat; a pick comes back as `message:list` (`ctx.msg.rowId`). */
   async replyWithList(
     list: Parameters<MessagesResource["list"]>[1],
     options?: ActionOptions,
@@ -300,19 +196,7 @@ export class Context {
     return await deliver(this, "replyWithList", options, (m, to, o, c) => m.list(to, list, o, c));
   }
 
-  /**
-   * Send buttons to this chat; a press of a reply button comes back as a `message:button` update
-   * (`ctx.msg.buttonId`).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.command("confirm", (ctx) =>
-   *   ctx.replyWithButtons({ title: "Confirm?", buttons: [{ type: "reply", displayText: "Yes", id: "yes" }] }));
-   * bot.on("message:button", (ctx) => ctx.reply(`You chose ${ctx.msg.buttonId}`));
-   * ```
-   */
+  /** Send buttons to this chat; a press comes back as `message:button` (`ctx.msg.buttonId`). */
   async replyWithButtons(
     message: Parameters<MessagesResource["buttons"]>[1],
     options?: ActionOptions,
@@ -320,53 +204,20 @@ export class Context {
     return await deliver(this, "replyWithButtons", options, (m, to, o, c) => m.buttons(to, message, o, c));
   }
 
-  /**
-   * React to this context's message (`""` removes the reaction).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.on("message", (ctx) => ctx.react("👍"));
-   * ```
-   */
+  /** React to this context's message (`""` removes the reaction). */
   async react(emoji: string, options?: Pick<ActionOptions, "idempotencyKey">): Promise<SendResponse> {
     chatOf(this, "react");
     const ref = messageRefOf(this, "react");
     return await deliver(this, "react", options, (m, _to, _o, c) => m.reaction(ref, emoji, c));
   }
 
-  /**
-   * Mark this context's message (every message of a debounced burst) as read.
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.on("message", async (ctx, next) => {
-   *   await ctx.markRead();
-   *   await next();
-   * });
-   * ```
-   */
+  /** Mark this context's message (every message of a debounced burst) as read. */
   async markRead(): Promise<void> {
     chatOf(this, "mark as read");
     await this.api.chats().markAsRead(readRefsOf(this));
   }
 
-  /**
-   * Show "typing..." in this chat for `ms` (default 2000).
-   *
-   * @example
-   * ```ts
-   * import { Bot } from "@gw/gateway/bot";
-   * const bot = new Bot({ signature: { scheme: "none" } });
-   * bot.on("message:text", async (ctx) => {
-   *   await ctx.typing(1500);
-   *   await ctx.reply("Thinking done");
-   * });
-   * ```
-   */
+  /** Show "typing..." in this chat for `ms` (default 2000). */
   async typing(ms = 2000): Promise<void> {
     const chat = chatOf(this, "show typing");
     await this.api.chats().sendPresence(chat, "composing", ms);

@@ -1,11 +1,3 @@
-/**
- * Filter queries as types: `Filter<C, Q>` is the context `C` narrowed by what query `Q` guarantees (under
- * `message:text`, `ctx.text` is a `string`), and `matchFilter` the type guard that checks an update
- * against one query or several.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { type OptionKeys, suggestKey } from "../option_keys.ts";
 import { FILTER_QUERIES, FILTER_QUERY_NAMES, type FilterQuery } from "./filter_table.ts";
@@ -128,8 +120,7 @@ export function checkQueries(query: unknown): FilterQuery[] {
 }
 
 /**
- * A type guard for one query or any of several. An unknown query throws a `ConfigurationException` here,
- * listing the valid ones, not when an update arrives.
+ * A type guard for one query or any of several; an unknown query throws `ConfigurationException` here.
  *
  * @example
  * ```ts

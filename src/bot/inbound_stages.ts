@@ -1,12 +1,8 @@
 /**
- * The bot's guarantees as named stages, each `(ctx, next) => Promise<void>` (the library's one composition
- * shape, `src/util/compose.ts`): `read` (the update as read at its arrival, with its place in its chat's
- * line), `admit` (echo safety and the `groups` option), `claim` (once per update the server names),
- * `debounce` (a burst becomes one update), `turn` (one update of a chat at a time, in arrival order),
- * `identify` (once per update named by its content, inside the turn), `pause` (a human took over) and
- * `echo` (a reply of the bot's sent while this update waited). The bot adds them in that order, then its
- * middleware, to its processor's public inbound middleware (`processor.use`); each stage answers by not
- * calling `next`.
+ * The bot's guarantees as `(ctx, next)` stages, added in this order before the middleware to the
+ * processor's inbound middleware: `read`, `admit` (echoes, `groups`), `claim` (once per named update),
+ * `debounce`, `turn` (one update per chat, arrival order), `identify` (content-named updates, inside the
+ * turn), `pause`, `echo` (replies sent while this update waited). A stage stops by not calling `next`.
  *
  * @module
  */
@@ -66,10 +62,7 @@ async function once(
   });
 }
 
-/**
- * Stage `claim`: an update the server names, other than an inbound message (the processor claimed those),
- * runs once: held while it waits and runs, done after.
- */
+/** Stage `claim`: a named update other than an inbound message (the processor's) runs once. */
 export function claimStage(claims: () => InboundMessageClaims): InboundStage {
   return async (ctx, next) => {
     if (ctx.payload.isInboundMessage || !namedByServer(ctx.payload, ctx.update)) return await next();
@@ -92,9 +85,8 @@ export function debounceStage(bursts: Bursts | undefined): InboundStage {
 }
 
 /**
- * Stage `turn`: the update's turn in its chat's line (from its arrival place), left after, always; and only
- * once the ids of the sends it made (through `ctx.api` too) are noted, so the chat's next update (their echo)
- * sees them.
+ * Stage `turn`: the update's turn in its chat's line, always left after, and only once its sends' ids are
+ * noted, so the chat's next update (their echo) sees them.
  */
 export function turnStage(order: ChatLines, actions: BotActions): InboundStage {
   return async (ctx, next) => {

@@ -1,8 +1,6 @@
 /**
- * Per-chat order on a `MemoryState`: the state lives in this process only, so no other process can hold a
- * chat's turn, and a line of promises in memory gives the same order as tickets in the store, without a
- * store operation or a renewal timer per update. Every bot on the same `MemoryState` shares the lines (a
- * restarted bot, two bots on one store), as they would share the tickets.
+ * Per-chat order on a `MemoryState` (this process only): a line of promises gives the tickets' order with
+ * no store operation or renewal timer. Bots on one `MemoryState` share the lines, as they would the tickets.
  *
  * @module
  */
@@ -73,7 +71,7 @@ export class LocalChatOrder implements ChatLines {
     return new Place(this.#tails, `${instance}/${chat}`);
   }
 
-  /** The turn of an update of `chat`: once every update that arrived before it ended its turn. */
+  /** The turn of an update of `chat`, once every earlier arrival ended. */
   async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
     const turn: ChatTurn = { leave: () => (place.release(), DONE) };
@@ -87,10 +85,7 @@ export class LocalChatOrder implements ChatLines {
   }
 }
 
-/**
- * The lines a bot orders its chats in: in memory on a `MemoryState` (this process's alone, so a line in
- * memory is exact and costs no store operation), else as tickets in the shared store.
- */
+/** A bot's chat lines: in memory on a `MemoryState` (exact and free there), else tickets in the store. */
 export function chatLines(state: StateStore, options: ChatOrderOptions): ChatLines {
   return state instanceof MemoryState ? new LocalChatOrder(state) : new ChatOrder(state, options);
 }

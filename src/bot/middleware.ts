@@ -1,10 +1,3 @@
-/**
- * Middleware: the shape of a bot's handlers, and the three operations the composer is built from (turn a
- * middleware into a function, chain two, run one).
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 
 import type { MiddlewareFn, NextFunction } from "../util/compose.ts";

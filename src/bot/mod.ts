@@ -3,14 +3,12 @@
  * behind the verified webhook receiver, with exactly-once handling per inbound message, per-chat order
  * across processes, echo safety and replies that are never sent twice.
  *
- * The ten-line bot is not type-checked: the doc check hoists its `export default` above the `bot` it names.
- *
- * @example The ten-line bot
- * ```ts ignore
+ * @example The ten-line bot (in a Worker: `export default { fetch: bot.fetch }`)
+ * ```ts
  * import { Bot } from "@gw/gateway/bot";
  * const bot = new Bot(); // service, secret and scheme from the environment
  * bot.on("message:text", (ctx) => ctx.reply(ctx.text));
- * export default { fetch: bot.fetch }; // deno serve, Deno Deploy, Cloudflare Workers
+ * Deno.serve(bot.fetch);
  * ```
  *
  * @module

@@ -1,9 +1,7 @@
 /**
- * The instance's own addresses in a group, for `groups: "mentions"`. A group addressed by `@lid` (most groups
- * on 2.3.6) mentions and quotes the instance by its own `@lid`, which no webhook states; the group's member
- * list does (`GET /group/participants`: each member's `id` with its `phoneNumber`). So when a group message
- * names someone by an `@lid` the directory cannot place, the bot reads that group's members once, and the
- * directory learns every pair they show, its own among them (once known, it serves every group). Internal.
+ * The instance's own addresses in a group, for `groups: "mentions"`. An `@lid` group names the instance by
+ * an `@lid` no webhook states; `GET /group/participants` does. So an unplaced `@lid` has the bot read that
+ * group's members once, and the directory learns every pair (the own one then serves every group).
  *
  * @module
  */
@@ -35,11 +33,7 @@ export class OwnJids {
     this.#api = api;
   }
 
-  /**
-   * The JIDs that address the instance in `update`'s group: `own` (the phone JID the webhook gives as its
-   * `sender`) and its `@lid` when known, reading the group's members first when the update names someone by
-   * an `@lid` and the instance's own is not known yet.
-   */
+  /** The instance's JIDs in `update`'s group: `own` and its `@lid` (the members read first when needed). */
   async of(update: BotUpdate, own: string | undefined): Promise<string[]> {
     if (own === undefined) return [];
     const directory = this.#directory;
@@ -69,8 +63,7 @@ export class OwnJids {
       const answer = await this.#api(instance).groups().participants(group);
       await this.#directory!.learn(answer.data.participants);
     } catch (error) {
-      // Without the member list the message is judged on what is known (the phone JID); the group is not read
-      // again by this process, so a server that refuses the route costs one request per group.
+      // Judged on the phone JID alone; the group is not read again: a refusing server costs one request.
       getGatewayLogger("bot").warn(
         "Bot: cannot read the members of {group} to find the instance's own @lid ({error}); its @lid mentions are not recognised there",
         { group, error: error instanceof Error ? error.message : String(error) },

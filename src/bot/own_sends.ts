@@ -1,8 +1,6 @@
 /**
- * The bot's own messages: every message sent through the bot's service (a context action, `ctx.api`, the
- * service object itself) is noted by its id, so its echo (`send.message`, a `fromMe` upsert) never matches
- * `outgoing`. The service announces each send (`MessageSent`); the note is written to the bot's state then,
- * and a chat's turn ends only once the notes of its update are written. Internal.
+ * Every send through the bot's service (actions, `ctx.api`, the service) is noted by id when announced
+ * (`MessageSent`), so its echo never matches `outgoing`; a chat's turn ends once its notes are written.
  *
  * @module
  */
@@ -26,10 +24,7 @@ export interface OwnSendsOptions {
   remembers: () => boolean;
 }
 
-/**
- * The bots watching each service's announcements, by their state: one listener per service, and one bot per
- * state (a restarted bot replaces the one it restarts, so restarts neither pile up listeners nor notes).
- */
+/** One listener per service, one bot per state: a restarted bot replaces the old one (nothing piles up). */
 const watchers = new WeakMap<EventTarget, Map<StateStore, OwnSends>>();
 
 function listen(events: EventTarget): Map<StateStore, OwnSends> {
@@ -68,10 +63,7 @@ export class OwnSends {
     bots.set(this.#options.state, this);
   }
 
-  /**
-   * Note `id` as the bot's own: resolves when the write (shared with a note of the same id in flight) is done.
-   * The note is in place before the first await, so an echo checked meanwhile is the bot's already.
-   */
+  /** Note `id` as the bot's own (in place before the first await); resolves once written. */
   async note(instance: string, id: string): Promise<void> {
     if (!this.#options.remembers()) return;
     const key = `${instance}/${id}`;

@@ -1,10 +1,3 @@
-/**
- * Paused chats (a human took over): stored, so every process of the bot sees them and they survive
- * restarts.
- *
- * @module
- */
-
 import { ValidationException } from "../errors.ts";
 import type { StateStore } from "../store/state.ts";
 

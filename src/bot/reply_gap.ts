@@ -1,8 +1,6 @@
 /**
- * The pacing of a bot's replies: a `SendPacer` with the bot's rules (options over the bot's defaults: one
- * reply per chat per second). Its record of each chat's last reply is the one every pacer on the state
- * shares (in memory on a `MemoryState`, in the store otherwise), so `sendMany` and a user's own pacer see
- * the bot's replies and the bot sees their sends.
+ * The bot's reply pacing (default one per chat per second) shares each chat's last-send record with every
+ * pacer on the state, so `sendMany` and a user's pacer see the bot's replies and the bot sees their sends.
  *
  * @module
  */

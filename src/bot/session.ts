@@ -1,35 +1,10 @@
-/**
- * `session()`: per-chat data kept in the bot's `StateStore` (`ctx.state`), read before the downstream
- * middleware and written after it only when it changed, with compare-and-set so two updates of one key
- * never lose each other's write.
- *
- * The rule when two updates of one session key meet (only possible when they run at once: the bot runs one
- * chat's updates one at a time, so this needs a key shared by several chats or per-chat order turned off):
- * the first to save wins; the other's save is refused with a `StateConflictException`, nothing of it is
- * stored, and it fails like any handler error, so its delivery is retried on the fresh value.
- *
- * @module
- */
-
 import type { StateEntry, StateStore } from "../store/state.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
 import { StateConflictException } from "./state_conflict.ts";
 import type { Context } from "./context.ts";
 import type { MiddlewareFn } from "./middleware.ts";
 
-/**
- * The context of a bot that uses {@link session}: `ctx.session` reads the chat's data (the `initial`
- * value when none is stored) and takes a new value; assigning `null` deletes it.
- *
- * @example
- * ```ts
- * import { Bot, type Context, session, type SessionFlavor } from "@gw/gateway/bot";
- * type MyContext = Context & SessionFlavor<{ count: number }>;
- * const bot = new Bot<MyContext>();
- * bot.use(session({ initial: () => ({ count: 0 }) }));
- * bot.on("message:text", (ctx) => ctx.reply(`message ${++ctx.session.count}`));
- * ```
- */
+/** The context of a bot that uses {@link session}: `ctx.session`; assigning `null` deletes it. */
 export type SessionFlavor<S> = {
   /** The session of this update's key (the `initial` value when none is stored). */
   get session(): S;
@@ -37,40 +12,22 @@ export type SessionFlavor<S> = {
   set session(value: S | null);
 };
 
-/**
- * Options of {@link session}.
- *
- * @example
- * ```ts
- * import type { SessionOptions } from "@gw/gateway/bot";
- * const options: SessionOptions<{ count: number }> = {
- *   initial: () => ({ count: 0 }),
- *   getKey: (ctx) => ctx.from?.id, // one session per person, across chats
- * };
- * ```
- */
+/** Options of {@link session}. */
 export interface SessionOptions<S, C extends Context = Context> {
   /** A fresh value for a key with no stored session (called each time one is needed). */
   initial: () => S;
-  /**
-   * The session key of an update, or `undefined` for none (then reading `ctx.session` throws). Default
-   * `"<instance>:<chat id>"`: one session per chat and per instance.
-   */
+  /** An update's key, or `undefined` (then `ctx.session` throws); default `"<instance>:<chat id>"`. */
   getKey?: (ctx: C) => string | undefined;
   /** The store namespace (default `"session"`); two `session()` middlewares need different ones. */
   namespace?: string;
-  /**
-   * Delete a session this long (ms, on the bot's clock) after the last update that read or wrote it (each
-   * such update then writes it, to move the expiry); default never.
-   */
+  /** Delete a session this many ms after the last update using it (each one rewrites it); default never. */
   ttlMs?: number;
 }
 
 const OPTION_KEYS: OptionKeys = { initial: true, getKey: true, namespace: true, ttlMs: true };
 
 /**
- * The default session key: the instance and the chat's canonical id (none for an update without a chat,
- * such as `connection`).
+ * The default session key: instance and canonical chat id (none without a chat, e.g. `connection`).
  *
  * @example
  * ```ts
@@ -84,9 +41,9 @@ export function defaultSessionKey(ctx: { instance: string; chat?: { id: string }
 }
 
 /**
- * Session middleware. Each update with a key costs one read before the downstream middleware, and one
- * compare-and-set write after it when `ctx.session` changed (assigned, or changed in place); nothing is
- * written when the downstream middleware throws.
+ * Session middleware: one read before the downstream middleware, one compare-and-set write after it when
+ * `ctx.session` changed (nothing when it throws). Two updates of one key at once (a key shared by chats,
+ * or per-chat order off): the first save wins, the other throws `StateConflictException` and is retried.
  *
  * @example A counter per chat
  * ```ts
@@ -116,22 +73,7 @@ export function session<S, C extends Context = Context>(
   });
 }
 
-/**
- * The context of a bot that uses {@link lazySession}: `await ctx.session` reads the chat's data at the first
- * access; assigning a value or `null` works as with {@link SessionFlavor}.
- *
- * @example
- * ```ts
- * import { Bot, type Context, lazySession, type LazySessionFlavor } from "@gw/gateway/bot";
- * type MyContext = Context & LazySessionFlavor<{ count: number }>;
- * const bot = new Bot<MyContext>();
- * bot.use(lazySession({ initial: () => ({ count: 0 }) }));
- * bot.on("message:text", async (ctx) => {
- *   const session = await ctx.session; // read here, not for updates that never ask
- *   await ctx.reply(`message ${++session.count}`);
- * });
- * ```
- */
+/** The context of a bot that uses {@link lazySession}: `await ctx.session` reads at first access. */
 export type LazySessionFlavor<S> = {
   /** The session of this update's key, read from the store at the first access. */
   get session(): Promise<S>;
@@ -140,9 +82,8 @@ export type LazySessionFlavor<S> = {
 };
 
 /**
- * Session middleware that reads the store only when the middleware asks (`await ctx.session`): an update
- * that never touches its session costs no read and no write. Same options, writes and conflict rule as
- * {@link session}.
+ * {@link session} that reads only when asked (`await ctx.session`): an update that never touches it costs
+ * nothing. Same options, writes and conflict rule.
  *
  * @example
  * ```ts
@@ -168,8 +109,7 @@ export function lazySession<S, C extends Context = Context>(
       configurable: true,
       enumerable: true,
       get: () => load().then((slot) => slot.read()),
-      // Applied once the entry is read (its version is what the save compares against), before later reads.
-      // A failed read is not lost here: the save below awaits the same read and fails the update with it.
+      // Applied once read (the save compares its version); a failed read fails the save below, not lost.
       set: (value: S | null | undefined) => void load().then((slot) => slot.assign(value), () => {}),
     });
     await next();
@@ -178,10 +118,7 @@ export function lazySession<S, C extends Context = Context>(
   });
 }
 
-/**
- * What {@link session} and {@link lazySession} share: the options checked once, the key of each update,
- * and a throwing `ctx.session` for an update without a key; `withKey` runs for an update with one.
- */
+/** What {@link session} and {@link lazySession} share; `withKey` runs for an update with a key. */
 function keyedSession<S, B extends Context, C extends B>(
   options: SessionOptions<S, B>,
   withKey: (ctx: C, next: () => Promise<void>, namespace: string, key: string) => Promise<void>,
@@ -271,10 +208,7 @@ class SessionSlot<S> {
     this.#fresh = undefined;
   }
 
-  /**
-   * Store what the update left: nothing when untouched or unchanged; a delete when it holds no session (set
-   * to `null`, or a fresh `initial()` left as it was); else the value. Compare-and-set against the read.
-   */
+  /** Store what the update left (compare-and-set); delete for `null` or an untouched `initial()`. */
   async save(
     state: StateStore,
     namespace: string,

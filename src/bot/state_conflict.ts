@@ -1,16 +1,9 @@
-/**
- * `StateConflictException`: a session or a dialogue changed in the store while this update ran, so this
- * update's write was refused (compare-and-set) instead of overwriting the other update's.
- *
- * @module
- */
-
 import { GatewayApiException } from "../errors.ts";
 
 /**
- * Another update wrote the same session or dialogue while this one ran; nothing of this update was saved.
- * The bot treats it like any handler error: the update's claim is released, so the delivery is retried and
- * runs again on the fresh value (its replies carry the same idempotency keys, so none is sent twice).
+ * Another update wrote the same session or dialogue while this one ran (compare-and-set); nothing of this
+ * one was saved. Like any handler error the claim is released and the retry runs on the fresh value (its
+ * replies keep their idempotency keys: none is sent twice).
  *
  * @example
  * ```ts
@@ -26,15 +19,7 @@ export class StateConflictException extends GatewayApiException {
   /** The entry's key. */
   readonly key: string;
 
-  /**
-   * Build the error for one entry.
-   *
-   * @example
-   * ```ts
-   * import { StateConflictException } from "@gw/gateway/bot";
-   * console.log(new StateConflictException("conversation", "sales:123@lid").kind); // "conversation"
-   * ```
-   */
+  /** Build the error for one entry. */
   constructor(kind: string, key: string) {
     super(`Cannot save ${kind} "${key}": another update changed it while this one ran`);
     this.kind = kind;

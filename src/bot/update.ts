@@ -1,13 +1,9 @@
 /**
- * One webhook payload as a bot update: which filter queries it matches, and the chat, sender, message,
- * status, group change, connection or call it carries. Table-driven and pure (no I/O); the bot makes the
- * chat id canonical through the `LidDirectory` afterwards.
- *
- * The shapes are those the server sends (2.3.6): `messages.upsert` / `send.message` carry Baileys'
- * message object (`extendedTextMessage` is usually already folded into `conversation` by the server, but
- * both are read); `messages.edited` a protocol message `{ key, type, editedMessage }`; `messages.update`
- * `{ keyId, remoteJid, fromMe, status }` with `DELETED` for a revoke; `messages.delete` the message key;
- * `group-participants.update` `{ id, participants, action, author? }`.
+ * One webhook payload as a bot update, table-driven and pure (the bot makes the chat id canonical after).
+ * Shapes of 2.3.6: `messages.upsert`/`send.message` Baileys' message (`extendedTextMessage` read too);
+ * `messages.edited` `{ key, type, editedMessage }`; `messages.update` `{ keyId, remoteJid, fromMe, status }`
+ * (`DELETED`: a revoke); `messages.delete` the key; `group-participants.update` `{ id, participants,
+ * action, author? }`.
  *
  * @module
  */
@@ -110,10 +106,8 @@ const EDIT_TYPES = new Set<unknown>([14, "MESSAGE_EDIT"]);
 const REVOKE_TYPES = new Set<unknown>([0, "REVOKE"]);
 
 /**
- * messages.edited (and send.message.update, an edit made through the API): a protocol message, whose key is
- * the edited message's as its sender wrote it (Baileys does not turn it to the receiver's side): `fromMe` is
- * true for a contact's edit of their own message too. With `origin` (where this instance received the
- * message), the edit is the contact's, in that chat.
+ * messages.edited (and send.message.update): the key is the sender's side (Baileys does not flip it), so
+ * `fromMe` is true for a contact's own edit too; with `origin` the edit is the contact's, in that chat.
  */
 function fromEdit(payload: WebhookPayloadDto, origin?: MessageOrigin): BotUpdate {
   const data = payload.dataObject;
@@ -252,21 +246,7 @@ const BY_EVENT: Readonly<Record<string, (payload: WebhookPayloadDto) => BotUpdat
   CALL: fromCall,
 };
 
-/**
- * The bot update of one webhook payload.
- *
- * @example
- * ```ts
- * import { WebhookPayloadDto } from "@gw/gateway";
- * import { toBotUpdate } from "./update.ts";
- * const payload = WebhookPayloadDto.from({
- *   event: "messages.upsert",
- *   instance: "sales",
- *   data: { key: { remoteJid: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" }, message: { conversation: "hi" } },
- * })!;
- * toBotUpdate(payload).queries; // ["message", "message:text"]
- * ```
- */
+/** The bot update of one webhook payload. */
 export function toBotUpdate(payload: WebhookPayloadDto): BotUpdate {
   const read = BY_EVENT[payload.event];
   const update = read === undefined
@@ -281,11 +261,7 @@ function finish(payload: WebhookPayloadDto, update: BotUpdate): BotUpdate {
   return update;
 }
 
-/**
- * The id of the message a messages.edited that reads as the instance's own (its key says `fromMe`, the
- * sender's side) edits: it may be the edit (or revoke) of a contact, placed by the message's origin
- * ({@link placeEdit}). Undefined for anything else.
- */
+/** The edited id of a `fromMe` messages.edited: maybe a contact's, placed by origin ({@link placeEdit}). */
 export function editedId(payload: WebhookPayloadDto, update: BotUpdate): string | undefined {
   const id = update.msg?.id;
   return payload.event !== "MESSAGES_EDITED" || update.kind !== "outgoing" || !id ? undefined : id;
@@ -306,10 +282,7 @@ export function lidChat(update: BotUpdate): string | undefined {
   return id !== undefined && id.endsWith("@lid") ? id : undefined;
 }
 
-/**
- * Name the chat and sender by `phone`, the phone form of the chat's `@lid` (one canonical id per chat, the
- * same for an `@lid` message and its phone-number forms); unchanged when `phone` is undefined.
- */
+/** Name the chat and sender by `phone`, the phone form of the chat's `@lid` (unchanged when undefined). */
 export function renameChat(update: BotUpdate, lid: string, phone: string | undefined): BotUpdate {
   if (phone === undefined) return update;
   update.chat = { ...update.chat!, id: `${phone}@s.whatsapp.net` };

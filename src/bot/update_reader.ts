@@ -1,8 +1,7 @@
 /**
- * Reads a payload into its bot update once, at its arrival: the update, an edit placed in the chat its
- * message came in, and the chat named by its one canonical id (the phone form of an `@lid` chat, when
- * known). Pairs shown by an arrival are known to the next one at once, before the store learned them, so an
- * `@lid` message right behind the message that showed its pair joins the same line.
+ * Reads a payload into its update once at arrival, the chat named by its canonical id. Pairs an arrival
+ * shows serve the next one at once, before the store learns them: an `@lid` message right behind the one
+ * that showed its pair joins the same line.
  *
  * @module
  */

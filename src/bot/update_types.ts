@@ -1,9 +1,3 @@
-/**
- * The shapes of a bot update: its chat, sender, message, group change, connection and call.
- *
- * @module
- */
-
 import type { FilterQuery } from "./filter_table.ts";
 
 /** The chat an update belongs to. */

@@ -1,44 +1,37 @@
 import { GatewayApiException, type GatewayErrorContext } from "./base.ts";
 
 /**
- * The server refused the api key (401), or refused the action (403). A 403 for a taken instance name is an
- * {@link InstanceAlreadyExistsException} instead.
+ * The server refused the api key (401) or the action (403), a taken instance name excepted.
  *
  * @example
  * ```ts
  * import { AuthenticationException } from "@gw/gateway";
- * const error = new AuthenticationException("Unauthorized", { status: 401 });
- * console.log(error instanceof AuthenticationException);
+ * console.log(new AuthenticationException("Unauthorized", { status: 401 }).status); // 401
  * ```
  */
 export class AuthenticationException extends GatewayApiException {}
 
 /**
- * Creating an instance failed because its name is taken (the server's 403): the key was accepted.
+ * Creating an instance failed because its name is taken (the server's 403); the key was accepted.
  *
  * @example
  * ```ts
  * import { GatewayService, InstanceAlreadyExistsException } from "@gw/gateway";
  * const gw = GatewayService.make({ server_url: "http://localhost:8080", api_key: "k" });
- * try {
- *   await gw.instances().create("sales");
- * } catch (error) {
+ * await gw.instances().create("sales").catch((error) => {
  *   if (!(error instanceof InstanceAlreadyExistsException)) throw error;
- *   console.log(`"${error.instance}" exists already`);
- * }
+ * });
  * ```
  */
 export class InstanceAlreadyExistsException extends GatewayApiException {}
 
 /**
- * A successful answer exceeded `http.max_response_bytes` (`http.max_media_response_bytes` for media); only
- * the limit was buffered. A send that gets it was accepted (`isOutcomeUnknown`): never resend it blindly.
+ * An answer exceeded `http.max_response_bytes`; a send that gets it was accepted: never resend it blindly.
  *
  * @example
  * ```ts
  * import { ResponseTooLargeException } from "@gw/gateway";
- * const error = new ResponseTooLargeException("Answer too large", { status: 200 }, 4_194_304);
- * console.log(error.limit); // 4194304
+ * console.log(new ResponseTooLargeException("Too large", { status: 200 }, 4_194_304).limit); // 4194304
  * ```
  */
 export class ResponseTooLargeException extends GatewayApiException {
@@ -63,8 +56,7 @@ export class ResponseTooLargeException extends GatewayApiException {
  * @example
  * ```ts
  * import { InstanceNotFoundException } from "@gw/gateway";
- * const error = new InstanceNotFoundException('The "sales" instance does not exist', { instance: "sales" });
- * console.log(error.instance);
+ * console.log(new InstanceNotFoundException("No such instance", { instance: "sales" }).instance); // "sales"
  * ```
  */
 export class InstanceNotFoundException extends GatewayApiException {}
@@ -75,8 +67,7 @@ export class InstanceNotFoundException extends GatewayApiException {}
  * @example
  * ```ts
  * import { ValidationException } from "@gw/gateway";
- * const error = new ValidationException("Invalid request: text is required", { messages: ["text is required"] });
- * console.log(error.messages);
+ * console.log(new ValidationException("Invalid request", { messages: ["text is required"] }).messages);
  * ```
  */
 export class ValidationException extends GatewayApiException {}
@@ -87,8 +78,7 @@ export class ValidationException extends GatewayApiException {}
  * @example
  * ```ts
  * import { RateLimitException } from "@gw/gateway";
- * const error = new RateLimitException("Rate limit reached", { status: 429 }, 12);
- * console.log(error.getRetryAfter()); // 12
+ * console.log(new RateLimitException("Rate limit reached", { status: 429 }, 12).getRetryAfter()); // 12
  * ```
  */
 export class RateLimitException extends GatewayApiException {

@@ -13,17 +13,12 @@ export interface GatewayErrorContext {
 }
 
 /**
- * Base class of every error the library throws: the server's answers ({@link GatewayApiException}) and the
- * library's own setup errors (`ConfigurationException`, `WebhookException`).
+ * Base class of every error the library throws: the server's answers and the setup errors.
  *
- * @example Catching any error of the library
+ * @example
  * ```ts
- * import { GatewayException, GatewayService } from "@gw/gateway";
- * try {
- *   GatewayService.make({ server_url: "http://127.0.0.1:1" });
- * } catch (error) {
- *   if (error instanceof GatewayException) console.log(error.name, error.message);
- * }
+ * import { ConfigurationException, GatewayException } from "@gw/gateway";
+ * console.log(new ConfigurationException("bad") instanceof GatewayException); // true
  * ```
  */
 export class GatewayException extends Error {
@@ -35,18 +30,12 @@ export class GatewayException extends Error {
 }
 
 /**
- * The server's answers and the failures to get one (HTTP status, body, route, connection, instance,
- * attempts). Setup errors are not in this family: catch {@link GatewayException} for every error.
+ * The server's answers and the failures to get one; setup errors are not in this family.
  *
- * @example Catching any failed request
+ * @example
  * ```ts
- * import { GatewayApiException, GatewayService } from "@gw/gateway";
- * const gw = GatewayService.make({ server_url: "http://127.0.0.1:1", api_key: "k", instance: "sales" });
- * try {
- *   await gw.messages().text("5511999999999", "Hello");
- * } catch (error) {
- *   if (error instanceof GatewayApiException) console.log(error.status, error.messages);
- * }
+ * import { GatewayApiException } from "@gw/gateway";
+ * console.log(new GatewayApiException("Not found", { status: 404 }).toJSON().status); // 404
  * ```
  */
 export class GatewayApiException extends GatewayException {

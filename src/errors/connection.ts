@@ -10,14 +10,12 @@ export type ConnectionFailureReason =
   | "outcome_unknown";
 
 /**
- * The server could not be reached, timed out, or answered 5xx. `outcomeUnknown`: a send that may have reached
- * the server, not retried because a retry could deliver it twice.
+ * The server could not be reached, timed out, or answered 5xx (`outcomeUnknown`: the send may have gone).
  *
  * @example
  * ```ts
  * import { ConnectionException } from "@gw/gateway";
- * const error = new ConnectionException("Cannot reach server", { reason: "timeout", timedOut: true });
- * console.log(error.timedOut, error.outcomeUnknown);
+ * console.log(new ConnectionException("Cannot reach server", { reason: "timeout" }).outcomeUnknown); // false
  * ```
  */
 export class ConnectionException extends GatewayApiException {
@@ -55,14 +53,12 @@ export class ConnectionException extends GatewayApiException {
 }
 
 /**
- * A send refused (nothing sent) because an earlier send with its idempotency key may have been delivered:
- * refused until `reconcileSends` (or `retryFailedMessages`) settles that record, or the key's window ends.
+ * A send refused because an earlier one with its idempotency key may have gone (until `reconcileSends`).
  *
  * @example
  * ```ts
  * import { OutcomeUnknownException } from "@gw/gateway";
- * const error = new OutcomeUnknownException("order-42", { recordId: "0b6f8a2e" });
- * console.log(error.idempotencyKey, error.recordId, error.inFlight, error.outcomeUnknown); // "order-42" "0b6f8a2e" false true
+ * console.log(new OutcomeUnknownException("order-42").outcomeUnknown); // true
  * ```
  */
 export class OutcomeUnknownException extends ConnectionException {
@@ -70,7 +66,7 @@ export class OutcomeUnknownException extends ConnectionException {
   readonly idempotencyKey: string;
   /** The outbound record of the earlier send, when it was recorded. */
   readonly recordId?: string;
-  /** True when the earlier send was still in flight (it may yet complete); false when its outcome is unknown. */
+  /** True when the earlier send was still in flight; false when its outcome is unknown. */
   readonly inFlight: boolean;
 
   /** Build the error for `idempotencyKey`. */

@@ -10,8 +10,7 @@ export type MessageFailureReason = "not_on_whatsapp" | "not_connected";
  * @example
  * ```ts
  * import { MessageException } from "@gw/gateway";
- * const error = new MessageException("Cannot send: recipient is not on WhatsApp", { reason: "not_on_whatsapp" });
- * console.log(error.reason);
+ * console.log(new MessageException("Not on WhatsApp", { reason: "not_on_whatsapp" }).reason);
  * ```
  */
 export class MessageException extends GatewayApiException {
@@ -31,17 +30,12 @@ export class MessageException extends GatewayApiException {
 }
 
 /**
- * A send refused because the instance has no live socket: the server's "Connection Closed", or the breaker
- * (`local`) while the instance is down. The message was **not sent**: a later resend cannot deliver it twice.
+ * A send refused because the instance has no live socket: **not sent**, so a resend cannot deliver it twice.
  *
  * @example
  * ```ts
  * import { InstanceDisconnectedException } from "@gw/gateway";
- * const error = new InstanceDisconnectedException("Cannot send: instance \"sales\" is not connected", {
- *   instance: "sales",
- *   local: true,
- * });
- * console.log(error.notSent, error.local, error.reason); // true true "not_connected"
+ * console.log(new InstanceDisconnectedException("Not connected", { local: true }).reason); // "not_connected"
  * ```
  */
 export class InstanceDisconnectedException extends MessageException {
@@ -51,7 +45,7 @@ export class InstanceDisconnectedException extends MessageException {
   readonly local: boolean;
   /** The server's last disconnect reason, when known. */
   readonly disconnect?: DisconnectReason;
-  /** When the breaker lets a probe through (epoch ms), when known; undefined when only a new pairing helps. */
+  /** When the breaker lets a probe through (epoch ms); undefined when only a new pairing helps. */
   readonly retryAt?: number;
 
   /** Build the error. */
@@ -83,10 +77,7 @@ export class InstanceDisconnectedException extends MessageException {
  * @example
  * ```ts
  * import { MessageStatusException } from "@gw/gateway";
- * const error = new MessageStatusException('Cannot confirm message "3EB0": still PENDING after 30000 ms', {
- *   messageId: "3EB0", deliveryStatus: "PENDING", causes: ["instance_not_open"],
- * });
- * console.log(error.deliveryStatus, error.causes);
+ * const error = new MessageStatusException("PENDING", { messageId: "3EB0", deliveryStatus: "PENDING" });
  * ```
  */
 export class MessageStatusException extends GatewayApiException {

@@ -6,8 +6,7 @@ import { GatewayException } from "./base.ts";
  * @example
  * ```ts
  * import { WebhookException } from "@gw/gateway";
- * const error = new WebhookException("Cannot verify webhook: signature does not match", { status: 401 });
- * console.log(error.status);
+ * console.log(new WebhookException("Signature does not match", { status: 401 }).status); // 401
  * ```
  */
 export class WebhookException extends GatewayException {
@@ -30,20 +29,16 @@ export class WebhookException extends GatewayException {
 }
 
 /**
- * The configuration is wrong (unknown key, wrong type, out of range, missing); thrown when it is read, never
- * at the first request.
+ * The configuration is wrong; thrown when it is read, never at the first request.
  *
  * @example
  * ```ts
  * import { ConfigurationException } from "@gw/gateway";
- * const error = new ConfigurationException('"serverUrl" is not a configuration key; did you mean "server_url"?', {
- *   setting: "serverUrl",
- * });
- * console.log(error.setting); // "serverUrl"
+ * console.log(new ConfigurationException("Unknown key", { setting: "serverUrl" }).setting); // "serverUrl"
  * ```
  */
 export class ConfigurationException extends GatewayException {
-  /** Which setting is wrong (`connections.main.api_key`), when it is one setting. */
+  /** Which setting is wrong (`connections.main.api_key`). */
   readonly setting?: string;
   /** The connection the setting belongs to, when it is one connection's. */
   readonly connection?: string;

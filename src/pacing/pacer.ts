@@ -1,12 +1,3 @@
-/**
- * `SendPacer`: the pacing rules that keep bulk sends from looking like spam, kept in a `StateStore` so
- * every process sending for an instance follows the same schedule: a jittered gap between two sends of
- * one instance, a minimum interval per recipient, a daily cap with a warm-up schedule for new numbers, a
- * typing delay from the text's length, and a pause on restriction signals that stays until resumed.
- *
- * @module
- */
-
 import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
 import type { StateStore } from "../store/state.ts";
 import type { PacingPause, PacingStatus, PauseReason } from "./pause_types.ts";
@@ -23,11 +14,9 @@ const NAMESPACE = "pacing";
 const CAS_ATTEMPTS = 8;
 
 /**
- * Pacing of one service's sends, over a state store (`store.state` to share it between processes).
- * `messages().sendMany` and a bot's replies use it; use it directly to pace your own loop. Every pacer on
- * one state shares one record of each recipient's last send (in memory on a `MemoryState`, in the store
- * otherwise), so a bot's reply, a `sendMany` run and your own loop keep one recipient's interval together
- * (a person's JID and their bare number are one recipient).
+ * Pacing that keeps bulk sends from looking like spam (jittered gap, per-recipient interval, daily cap with
+ * warm-up, typing delay, pause on restriction), kept in a state store so that every process and every pacer
+ * on it (`sendMany`, a bot's replies, your loop) follows one schedule.
  *
  * @example Pace your own loop
  * ```ts
@@ -49,9 +38,7 @@ export class SendPacer {
   readonly #instances = new InstanceKeys();
   readonly #recipientKeys = new RecipientKeys(this.#instances);
 
-  /**
-   * Build with pacing rules; `now` and `random` are test seams.
-   */
+  /** Build with pacing rules; `now` and `random` are test seams. */
   constructor(
     state: StateStore,
     options: PacingOptions = {},
@@ -65,9 +52,7 @@ export class SendPacer {
     this.#recipients = recipientTimes(state);
   }
 
-  /**
-   * The typing time for a text (the send's `delay`), or undefined when typing is off.
-   */
+  /** The typing time for a text (the send's `delay`), or undefined when typing is off. */
   typingDelay(text: string): number | undefined {
     const rules = this.#rules;
     if (!rules.typing) return undefined;
@@ -75,25 +60,12 @@ export class SendPacer {
     return Math.min(rules.maxTypingMs, Math.max(rules.minTypingMs, ms));
   }
 
-  /**
-   * How long to wait before sending to `recipient` (0: now): the instance's gap (with a fresh jitter) and
-   * the recipient's interval, whichever ends later.
-   */
+  /** Ms to wait before sending to `recipient`: the later end of the instance's gap and its interval. */
   async waitFor(ref: InstanceRef, recipient: string): Promise<number> {
     return Math.max(0, (await this.readyAt(ref, recipient)) - this.#now());
   }
 
-  /**
-   * When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryState());
-   * await pacer.readyAt({ connection: "default", instance: "sales" }, "5511999999999", pacer.jitter()); // 0
-   * ```
-   */
+  /** When `recipient` may get the next send (epoch ms), counting the gap (with `jitter`) and its interval. */
   async readyAt(ref: InstanceRef, recipient: string, jitter: number = this.#jitter()): Promise<number> {
     // No gap between an instance's sends: its last send cannot make this one wait, so it is not read.
     if (this.#rules.minGapMs === 0 && jitter === 0) {
@@ -110,16 +82,7 @@ export class SendPacer {
     return Math.max(gapEnd, intervalEnd);
   }
 
-  /**
-   * A fresh jitter in [0, jitterMs).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * new SendPacer(new MemoryState(), { jitterMs: 1000 }, { random: () => 0.5 }).jitter(); // 500
-   * ```
-   */
+  /** A fresh jitter in [0, jitterMs). */
   jitter(): number {
     return this.#jitter();
   }
@@ -128,39 +91,12 @@ export class SendPacer {
     return Math.floor(this.#random() * this.#rules.jitterMs);
   }
 
-  /**
-   * The last paced send to `recipient` (epoch ms) by any pacer on this state, remembered for an hour (or the
-   * sender's interval when longer), else null.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).recipientLastSent({ connection: "default", instance: "sales" }, "5511999999999"); // null
-   * ```
-   */
+  /** The last paced send to `recipient` (epoch ms) by any pacer on this state (kept an hour), or null. */
   async recipientLastSent(ref: InstanceRef, recipient: string): Promise<number | null> {
     return await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
   }
 
-  /**
-   * {@link SendPacer.waitFor}, with one read instead of the instance's record where there is no gap between
-   * the instance's sends (`minGapMs` and `jitterMs` 0): only the recipient's interval counts then (a bot's
-   * replies).
-   *
-   * @example Wait for a recipient's interval
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * let now = 1_700_000_000_000;
-   * const rules = { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 };
-   * const pacer = new SendPacer(new MemoryState(), rules, { now: () => now });
-   * const sales = { connection: "default", instance: "sales" };
-   * await pacer.recordRecipientSent(sales, "5511999999999");
-   * now += 400;
-   * console.log(await pacer.waitMs(sales, "5511999999999")); // 600
-   * ```
-   */
+  /** {@link SendPacer.waitFor}, reading only the recipient's record when `minGapMs` and `jitterMs` are 0. */
   async waitMs(ref: InstanceRef, recipient: string): Promise<number> {
     if (this.#rules.minGapMs !== 0 || this.#rules.jitterMs !== 0) return await this.waitFor(ref, recipient);
     const last = await this.#recipients.last(this.#recipientKeys.of(ref, recipient), this.#now());
@@ -172,17 +108,7 @@ export class SendPacer {
     return last === null ? 0 : Math.max(0, last + this.#rules.recipientIntervalMs - now);
   }
 
-  /**
-   * The instance's pacing state: last send, today's count and cap, the pause in force.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const status = await new SendPacer(new MemoryState()).status({ connection: "default", instance: "sales" });
-   * console.log(status.sentToday, status.capToday, status.pause); // 0 1000 null
-   * ```
-   */
+  /** The instance's pacing state: last send, today's count and cap, the pause in force. */
   async status(ref: InstanceRef): Promise<PacingStatus> {
     const now = this.#now();
     const stored = await this.#read(ref, now);
@@ -195,17 +121,7 @@ export class SendPacer {
     };
   }
 
-  /**
-   * The pause in force for the next send, or null: a stored pause (until resumed or its `until`), or the
-   * daily cap reached.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).pauseFor({ connection: "default", instance: "sales" }); // null
-   * ```
-   */
+  /** The pause in force for the next send (stored, or the daily cap reached), or null. */
   async pauseFor(ref: InstanceRef): Promise<PacingPause | null> {
     const now = this.#now();
     const stored = await this.#read(ref, now);
@@ -225,16 +141,7 @@ export class SendPacer {
     return null;
   }
 
-  /**
-   * Record a send the server accepted: the gap, the recipient's interval and today's count start from it.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).recordSent({ connection: "default", instance: "sales" }, "5511999999999");
-   * ```
-   */
+  /** Record a send the server accepted: the gap, the recipient's interval and today's count start from it. */
   async recordSent(ref: InstanceRef, recipient: string): Promise<void> {
     const now = this.#now();
     await this.#update(ref, (current) => ({
@@ -246,19 +153,7 @@ export class SendPacer {
     await this.#recordRecipient(ref, recipient, now);
   }
 
-  /**
-   * Record a send to `recipient` for its interval only: the instance's gap, count and cap are left as
-   * they are. For a caller that paces per recipient only (a bot's replies, with `minGapMs` and `jitterMs`
-   * 0): one write instead of three.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryState(), { minGapMs: 0, jitterMs: 0, recipientIntervalMs: 1000 });
-   * await pacer.recordRecipientSent({ connection: "default", instance: "sales" }, "5511999999999");
-   * ```
-   */
+  /** Record a send to `recipient` for its interval only (one write; the instance's gap and cap untouched). */
   async recordRecipientSent(ref: InstanceRef, recipient: string): Promise<void> {
     await this.#recordRecipient(ref, recipient, this.#now());
   }
@@ -272,19 +167,7 @@ export class SendPacer {
     );
   }
 
-  /**
-   * Record a failed send; `pauseAfterFailures` of them in a row pause the instance. Resolves the pause
-   * this caused, or null.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * const pacer = new SendPacer(new MemoryState(), { pauseAfterFailures: 1 });
-   * const pause = await pacer.recordFailure({ connection: "default", instance: "sales" }, "not on WhatsApp");
-   * console.log(pause?.reason); // "repeated_failures"
-   * ```
-   */
+  /** Record a failed send; `pauseAfterFailures` in a row pause the instance (resolves the pause, or null). */
   async recordFailure(ref: InstanceRef, error: string): Promise<PacingPause | null> {
     const now = this.#now();
     let paused: PacingPause | null = null;
@@ -304,16 +187,7 @@ export class SendPacer {
     return paused;
   }
 
-  /**
-   * Pause an instance's paced sending until {@link SendPacer.resume} (or `until`).
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).pause({ connection: "default", instance: "sales" }, "manual", "campaign on hold");
-   * ```
-   */
+  /** Pause an instance's paced sending until {@link SendPacer.resume} (or `until`). */
   async pause(ref: InstanceRef, reason: PauseReason, message: string, until?: number): Promise<PacingPause> {
     const pause: PacingPause = {
       reason,
@@ -325,16 +199,7 @@ export class SendPacer {
     return pause;
   }
 
-  /**
-   * End a pause (and the failure count); the next paced send goes at the usual pace.
-   *
-   * @example
-   * ```ts
-   * import { MemoryState } from "@gw/gateway";
-   * import { SendPacer } from "@gw/gateway/resources";
-   * await new SendPacer(new MemoryState()).resume({ connection: "default", instance: "sales" });
-   * ```
-   */
+  /** End a pause (and the failure count); the next paced send goes at the usual pace. */
   async resume(ref: InstanceRef): Promise<void> {
     await this.#update(ref, () => ({ pause: undefined, consecutiveFailures: 0 }));
   }

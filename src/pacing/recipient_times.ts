@@ -1,11 +1,4 @@
-/**
- * Where `SendPacer` keeps each recipient's last paced send. On a `MemoryState` (this process's alone) the
- * times are kept in one in-memory map per state, shared by every pacer on that state (a bot's replies,
- * `sendMany`, a user's own pacer), at no store cost; on any other state they are
- * records in the store, shared by every process using it. Internal.
- *
- * @module
- */
+// Each recipient's last paced send: one in-memory map per `MemoryState`, else records in the store.
 
 import { MemoryState } from "../backends/memory/state.ts";
 import type { InstanceKeys, InstanceRef } from "../health/health_types.ts";
@@ -13,12 +6,7 @@ import type { StateStore } from "../store/state.ts";
 
 const RECIPIENTS = "pacing-recipient";
 
-/**
- * How long a recipient's last send is remembered at least: pacers with different intervals share the record
- * and each judges it by its own interval, so a record must outlive the sender's own interval (a bot's reply,
- * 1 s) for a pacer with a longer one (`sendMany`, 60 s by default) to see it. A sender's interval longer than
- * this keeps its record for that interval.
- */
+/** How long a last send is kept at least: a pacer with a longer interval than the sender's must see it. */
 const RETENTION_MS = 3_600_000;
 
 function keptUntil(at: number, intervalMs: number): number {
@@ -27,10 +15,7 @@ function keptUntil(at: number, intervalMs: number): number {
 
 const PERSON = "@s.whatsapp.net";
 
-/**
- * Recipient keys, `<instance key>/<recipient>`: a person's JID and their bare number are one recipient (a bot
- * replies to the JID, `sendMany` to the number). Internal.
- */
+/** Recipient keys, `<instance key>/<recipient>`: a JID and its bare number are one recipient. Internal. */
 export class RecipientKeys {
   readonly #instances: InstanceKeys;
 

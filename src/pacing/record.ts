@@ -1,8 +1,4 @@
-/**
- * The record a `SendPacer` keeps per instance; a new UTC day starts its count at 0.
- *
- * @module
- */
+// A new UTC day starts the count at 0.
 
 import type { PacingPause } from "./pause_types.ts";
 import type { Rules } from "./rules.ts";

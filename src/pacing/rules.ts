@@ -1,9 +1,3 @@
-/**
- * The pacing rules, checked once when a pacer is built.
- *
- * @module
- */
-
 import { numberSetting, timerMs } from "../util/checks.ts";
 import type { OptionKeys } from "../option_keys.ts";
 

@@ -1,9 +1,4 @@
-/**
- * `sendMany`: progress kept per batch in shared state so a restarted process skips what an earlier run sent;
- * one runner per instance (a lease), at the pace `SendPacer` sets.
- *
- * @module
- */
+// Progress per batch in shared state (a restart skips what was sent); one runner per instance (a lease).
 
 import { AuthenticationException, InstanceDisconnectedException, ValidationException } from "../errors.ts";
 import { isOutcomeUnknown, isPermanentFailure } from "../send/outcome.ts";

@@ -1,8 +1,4 @@
-/**
- * Which server the client talks to, and what its release line does differently (contract §10).
- *
- * @module
- */
+// Contract §10.
 
 import { GatewayApiException, type GatewayErrorContext } from "../errors.ts";
 import { isRecord } from "../util/json_shape.ts";
@@ -50,8 +46,7 @@ export interface ServerDetails {
  * @example
  * ```ts
  * import { UnsupportedServerException } from "@gw/gateway";
- * const error = new UnsupportedServerException('Unsupported gateway server version "3.0.0"', { version: "3.0.0" });
- * console.log(error.version); // "3.0.0"
+ * console.log(new UnsupportedServerException("Unsupported", { version: "3.0.0" }).version); // "3.0.0"
  * ```
  */
 export class UnsupportedServerException extends GatewayApiException {
@@ -71,10 +66,7 @@ function compare(a: [number, number, number], b: [number, number, number]): numb
   return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 }
 
-/**
- * Read the welcome body of `GET /` into {@link ServerDetails}. Throws `UnsupportedServerException` for a
- * major version other than 2, or a body without a version.
- */
+/** Read the welcome body of `GET /`; throws `UnsupportedServerException` unless the major version is 2. */
 export function readServerDetails(body: unknown, connection: string): ServerDetails {
   const raw = isRecord(body) ? body : {};
   const version = typeof raw.version === "string" ? raw.version.trim() : "";
@@ -113,10 +105,7 @@ export function readServerDetails(body: unknown, connection: string): ServerDeta
   };
 }
 
-/**
- * The state in a `connect` or `restart` answer: `instance.state` (2.3.6), `instance.status` (2.3.7's
- * non-Baileys `restart`), or none (a QR answer).
- */
+/** The state in a `connect` or `restart` answer (`instance.state`, or 2.3.7's `instance.status`). */
 export function connectAnswerState(body: unknown): string | undefined {
   if (body === null || typeof body !== "object") return undefined;
   const instance = (body as { instance?: unknown }).instance;

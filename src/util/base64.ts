@@ -1,14 +1,9 @@
-/**
- * Base64, standard and url-safe, both ways: the platform's `toBase64`/`fromBase64` where the runtime has
- * them, a chunked `btoa`/`atob` fallback elsewhere (Workers).
- *
- * @module
- */
+// The platform's `toBase64`/`fromBase64` where the runtime has them, a `btoa`/`atob` fallback elsewhere.
 
 type WithBase64 = Uint8Array & { toBase64?: () => string };
 type FromBase64 = { fromBase64?: (text: string) => Uint8Array };
 
-// `String.fromCharCode(...chunk)` takes its bytes as arguments: keep a chunk well under the argument limit.
+// Spread as arguments: a chunk stays well under the argument limit.
 const CHUNK = 0x8000;
 const STANDARD = /^[A-Za-z0-9+/]*={0,2}$/;
 const URL_SAFE = /^[A-Za-z0-9_-]*$/;
@@ -24,10 +19,7 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/**
- * The bytes of standard base64 (padding optional), or null when `text` is not base64 or not canonical: one
- * value has one spelling, so a signature cannot be altered into another text that still verifies.
- */
+/** The bytes of standard base64, or null when not canonical (a signature has one spelling only). */
 export function fromBase64(text: string): Uint8Array | null {
   if (!STANDARD.test(text)) return null;
   const unpadded = text.replace(/=+$/, "");

@@ -1,10 +1,3 @@
-/**
- * Number settings checked once, the same way everywhere: absent takes its default, out of range is a
- * `ConfigurationException` naming the setting.
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import { MAX_TIMER_MS } from "./timers.ts";
 
@@ -44,10 +37,7 @@ function fits(value: number, rule: NumberRule): boolean {
   return rule.max === undefined || value <= rule.max;
 }
 
-/**
- * `value` when it follows `rule`, `fallback` when it is undefined; otherwise a `ConfigurationException`
- * phrased `<where>: "<setting>" must be <rule>, got "<value>"`, whose `setting` is `setting`.
- */
+/** `value` when it follows `rule`, `fallback` when undefined, else a `ConfigurationException` naming it. */
 export function numberSetting(
   where: string,
   setting: string,
@@ -86,10 +76,7 @@ export function nonNegativeInteger(where: string, setting: string, value: unknow
   return numberSetting(where, setting, value, fallback, { integer: true, min: 0 });
 }
 
-/**
- * A delay in ms that a timer must hold: above 0 (or at least `min`) and at most {@link MAX_TIMER_MS},
- * since `setTimeout` fires at once beyond it (see {@link numberSetting}).
- */
+/** A delay in ms a timer can hold: above 0 (or at least `min`), at most {@link MAX_TIMER_MS}. */
 export function timerMs(
   where: string,
   setting: string,

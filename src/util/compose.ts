@@ -1,25 +1,14 @@
-/**
- * The library's one composition shape, `(ctx, next)` middleware as in Hono and grammY, and its one composer.
- *
- * @module
- */
-
 /** Runs the rest of the chain; resolves when everything after the caller finished. */
 export type NextFunction = () => Promise<void>;
 
-/**
- * One middleware: reads and writes `ctx`, calls `next()` at most once to run the rest of the chain (not
- * calling it ends the chain: a refusal, a replay, a duplicate) and sees on the way back what the rest did.
- * What it returns is awaited when it is a promise, and otherwise ignored.
- */
+/** One `(ctx, next)` middleware: calls `next()` at most once; not calling it ends the chain. */
 export type MiddlewareFn<C> = (ctx: C, next: NextFunction) => unknown;
 
 const DONE: NextFunction = () => Promise.resolve();
 
 /**
- * Compose `middleware` into one middleware that runs them in order, then its own `next`. A `next` called a
- * second time rejects (the rest of the chain would run twice). The list is copied: adding to it later does
- * not change the chain.
+ * Compose `middleware` to run in order, then its own `next`; a second `next()` call rejects, and the list
+ * is copied.
  *
  * @example
  * ```ts

@@ -1,10 +1,3 @@
-/**
- * The ready-made endpoint: {@link handleWebhook} over {@link webhookProcessor}, configured from
- * `GATEWAY_WEBHOOK_*` variables (Workers bindings or `Deno.env`).
- *
- * @module
- */
-
 import { variableOfOption, WEBHOOK_KEYS } from "../config_keys.ts";
 import { ConfigurationException } from "../errors.ts";
 import { denoEnvAccess, webhookOptionsFromEnv } from "./env.ts";
@@ -33,10 +26,7 @@ export function webhookProcessor(): WebhookProcessor {
 /** A handler built from the environment, or why it could not be built. Internal (also the bot's). */
 export type Built = WebhookHandler | { problem: SecretProblem };
 
-/**
- * Build a handler from `GATEWAY_WEBHOOK_*` read through `get` (null: the variable may not be read), with
- * `overrides` on top (a bot passes its processor, store, queue). Internal (handleWebhook and the bot).
- */
+/** A handler from `GATEWAY_WEBHOOK_*` read by `get` (null: unreadable), `overrides` on top. Internal. */
 export function buildFromEnv(
   get: (name: string) => string | undefined | null,
   overrides: WebhookHandlerOptions = {},
@@ -50,7 +40,7 @@ export function buildFromEnv(
   };
   try {
     const options = { ...webhookOptionsFromEnv(read), ...overrides };
-    // Every variable is asked for above; those that may not be read are named, not silently defaulted.
+    // Unreadable variables are named, not silently defaulted.
     reportUnreadable(denied.filter((name) => name !== SECRET_VARIABLE && !isFormerName(name)), said);
     const scheme = options.signature?.scheme ?? "auto";
     return buildWebhookHandler(
@@ -59,7 +49,7 @@ export function buildFromEnv(
     );
   } catch (error) {
     const option = error instanceof ConfigurationException ? error.setting : undefined;
-    // A refused value is reported under the variable the operator set, from the one settings table.
+    // Reported under the variable the operator set.
     const variable = option === undefined
       ? undefined
       : variableOfOption(WEBHOOK_KEYS, option, (name) => get(name) ?? undefined);
@@ -75,11 +65,7 @@ export function buildFromEnv(
   }
 }
 
-/**
- * One stderr line naming the receiver's variables the process may not read (their defaults apply): whether
- * one is set cannot be known without the permission, so each unreadable one is named, once per list in
- * `said` (the owner's: one per endpoint built from the environment).
- */
+/** One stderr line naming the variables that may not be read (their defaults apply), once per list. */
 function reportUnreadable(names: string[], said: Set<string>): void {
   const list = names.join(", ");
   if (names.length === 0 || said.has(list)) return;
@@ -120,10 +106,9 @@ export interface EnvWebhookHandler {
 }
 
 /**
- * The environment dispatch of {@link handleWebhook}, with `overrides` on top of the `GATEWAY_WEBHOOK_*`
- * variables: one receiver per environment, built at its first request (Workers pass their `env` bindings
- * per request; Deno's connection info is recognized and not taken for bindings). Without a usable
- * configuration every webhook is answered 503 naming the variable to fix.
+ * {@link handleWebhook} with `overrides` on top of the `GATEWAY_WEBHOOK_*` variables: one receiver per
+ * environment, built at its first request; without a usable configuration every webhook gets a 503 naming
+ * the variable to fix.
  *
  * @example A processor of your own, configured from the environment
  * ```ts
@@ -175,22 +160,9 @@ export function webhookHandlerFromEnv(overrides: WebhookHandlerOptions = {}): En
 let defaultHandler: EnvWebhookHandler | undefined;
 
 /**
- * A ready-made webhook endpoint over {@link webhookProcessor}, configured from `GATEWAY_WEBHOOK_*`
- * variables (see `WEBHOOK_ENV_VARIABLES`): from the Workers `env` bindings when the runtime passes them as
- * the second argument, else from `Deno.env` (read lazily, never prompting). Deno's connection info
- * (`Deno.serve(handleWebhook)`) is recognized and not taken for bindings. Without a usable
- * `GATEWAY_WEBHOOK_SECRET` (unset, empty, or not readable without `--allow-env`), or with an invalid
- * variable, every webhook is answered 503 with a JSON body that names the variable (the server retries),
- * and one line says why on stderr; `GATEWAY_WEBHOOK_SIGNATURE_SCHEME=none` turns verification off.
- *
- * Run it with `deno serve --allow-env=GATEWAY_WEBHOOK_SECRET --port 8000 worker.ts`.
- *
- * @example Workers, Deno Deploy, `deno serve`
- * ```ts
- * import { handleWebhook, webhookProcessor } from "@gw/gateway/webhooks";
- * webhookProcessor().on("messages.upsert", (payload) => console.log(payload.senderJid, payload.text));
- * export default { fetch: handleWebhook };
- * ```
+ * A webhook endpoint over {@link webhookProcessor}, configured from `GATEWAY_WEBHOOK_*` (Workers `env`
+ * bindings, else `Deno.env`, never prompting). Without a usable `GATEWAY_WEBHOOK_SECRET` or with an invalid
+ * variable, every webhook gets a 503 naming the variable (the server retries) and one stderr line.
  *
  * @example Deno.serve
  * ```ts
@@ -207,8 +179,7 @@ export function handleWebhook(
 }
 
 /**
- * Forget the handlers {@link handleWebhook} built from the environment, so that the next request reads it
- * again (for tests, or after changing variables). Closes what they opened.
+ * Close the handlers {@link handleWebhook} built, so that the next request reads the environment again.
  *
  * @example
  * ```ts

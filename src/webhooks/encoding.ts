@@ -1,10 +1,3 @@
-/**
- * Small byte helpers for signatures: hex out (and checks of received hex), base64 (standard and url-safe)
- * both ways (from `src/util/base64.ts`), and constant-time comparisons. Internal; Web platform only so that it loads on Workers.
- *
- * @module
- */
-
 const HEX = "0123456789abcdef";
 const HEX_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) {
@@ -32,10 +25,7 @@ export function isHex(text: string): boolean {
   return true;
 }
 
-/**
- * Whether the hex `text` spells `expected`, in time that depends only on the expected length. Compares
- * the received hex as it is, with no decoded copy; `text` should already have passed {@link isHex}.
- */
+/** Whether hex `text` (passed {@link isHex}) spells `expected`, in time depending only on its length. */
 export function hexEquals(text: string, expected: Uint8Array): boolean {
   let diff = text.length ^ (expected.length * 2);
   for (let i = 0; i < expected.length; i++) {
@@ -44,15 +34,10 @@ export function hexEquals(text: string, expected: Uint8Array): boolean {
   return diff === 0;
 }
 
-// Base64 has one implementation, shared with media and the Redis queue.
 export { fromBase64, fromBase64Url, toBase64, toBase64Url } from "../util/base64.ts";
 
-/**
- * Compare received bytes with expected ones in time that depends only on the expected length, never on
- * where they differ.
- */
+/** Compare received bytes with expected ones in time that depends only on the expected length. */
 export function timingSafeEqual(received: Uint8Array, expected: Uint8Array): boolean {
-  // The loop runs over `expected` (the secret side), so the time does not depend on the received bytes.
   let diff = received.length ^ expected.length;
   for (let i = 0; i < expected.length; i++) diff |= (received[i] ?? 0) ^ expected[i];
   return diff === 0;

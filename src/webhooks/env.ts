@@ -1,13 +1,7 @@
-/**
- * Webhook settings from environment variables (`Deno.env`, Workers bindings, or any lookup function).
- *
- * @module
- */
-
 import { envVariables, optionsFromEnv, WEBHOOK_KEYS } from "../config_keys.ts";
 import type { WebhookSignatureOptions } from "./signature.ts";
 
-/** The variables {@link webhookOptionsFromEnv} reads, with what each sets (from the settings table). */
+/** The variables {@link webhookOptionsFromEnv} reads, with what each sets. */
 export const WEBHOOK_ENV_VARIABLES: Readonly<Record<string, string>> = envVariables(WEBHOOK_KEYS);
 
 /** The plain (JSON-like) part of the handler options that environment variables can set. */
@@ -32,9 +26,8 @@ export interface WebhookEnvOptions {
 }
 
 /**
- * Build handler options from `GATEWAY_WEBHOOK_*` variables read through `get` (see
- * {@link WEBHOOK_ENV_VARIABLES}). Secrets are trimmed (a trailing newline from `echo` or a secrets UI is
- * the usual mistake) and a warning is logged when that changed them; the secret is never logged.
+ * Build handler options from `GATEWAY_WEBHOOK_*` read through `get`; secrets are trimmed, with a warning
+ * (never the secret) when that changed them.
  *
  * @example
  * ```ts
@@ -47,10 +40,7 @@ export function webhookOptionsFromEnv(get: (name: string) => string | undefined)
   return optionsFromEnv(WEBHOOK_KEYS, get) as WebhookEnvOptions;
 }
 
-/**
- * Read one variable from `Deno.env` without ever throwing or prompting: `denied` when the process may not
- * read it (no `--allow-env` for it), `value` undefined when it is unset or outside Deno. Internal.
- */
+/** Read one variable from `Deno.env`, never throwing or prompting; `denied` without permission. Internal. */
 export function denoEnvAccess(name: string): { value: string | undefined; denied: boolean } {
   const deno = (globalThis as { Deno?: typeof Deno }).Deno;
   if (deno?.env === undefined) return { value: undefined, denied: false };
@@ -66,8 +56,7 @@ export function denoEnvAccess(name: string): { value: string | undefined; denied
 }
 
 /**
- * A lookup in `Deno.env` that never throws and never prompts: undefined outside Deno, or when the
- * variable is not readable with the granted permissions.
+ * A lookup in `Deno.env` that never throws or prompts: undefined outside Deno or without permission.
  *
  * @example
  * ```ts

@@ -1,11 +1,3 @@
-/**
- * The processor's inbound middleware: the one `(ctx, next)` shape (`src/util/compose.ts`) on the path of
- * every update, before the handlers. The processor's own observers (the store features, the `events`
- * notifications) are middleware of this shape too, built from an observer by {@link observerStage}.
- *
- * @module
- */
-
 import { WebhookException } from "../errors.ts";
 import { compose, type MiddlewareFn } from "../util/compose.ts";
 import { ObserverFailures, WebhookProcessingException } from "./events/dispatch.ts";
@@ -13,30 +5,21 @@ import type { WebhookEventSpelling } from "./events/names.ts";
 import { normalizeKinds } from "./handler_base.ts";
 import type { WebhookPayloadDto } from "./payload.ts";
 
-/**
- * What inbound middleware reads and writes: one update on its way to the handlers. Middleware may add
- * fields of its own (the bot adds its update and its place in its chat's line).
- */
+/** One update on its way to the handlers; middleware may add fields of its own. */
 export interface InboundContext {
   /** The update as it arrived, parsed once. */
   readonly payload: WebhookPayloadDto;
 }
 
 /**
- * Inbound middleware, registered with `WebhookProcessor.use`: it runs for every update before the handlers,
- * in registration order; `next()` runs the rest (the middleware after it, then the handlers), and not
- * calling it ends the update there (the handlers do not run). A throw or a rejection fails the update (500
- * in sync mode, so the server retries; a retry in queue mode).
+ * Inbound middleware (`WebhookProcessor.use`), run in registration order before the handlers; not calling
+ * `next()` ends the update, a throw fails it (500 in sync mode, a retry in queue mode).
  *
  * @example
  * ```ts
  * import { type InboundMiddleware, WebhookProcessor } from "@gw/gateway/webhooks";
- * const timing: InboundMiddleware = async (ctx, next) => {
- *   const started = Date.now();
- *   await next();
- *   console.log(ctx.payload.event, Date.now() - started, "ms");
- * };
- * new WebhookProcessor().use(timing);
+ * const onlySales: InboundMiddleware = (ctx, next) => ctx.payload.instance === "sales" ? next() : undefined;
+ * new WebhookProcessor().use(onlySales);
  * ```
  */
 export type InboundMiddleware = MiddlewareFn<InboundContext>;
@@ -69,18 +52,14 @@ function failuresOf(outcome: PromiseSettledResult<unknown>): readonly unknown[] 
   return [reason];
 }
 
-// The observer's work runs beside the rest of the chain (it does not hold the handlers up); both settle
-// before the update is done, and every failure of either is counted.
+// Beside the chain, not holding the handlers up; both settle before the update is done.
 async function beside(event: string, own: PromiseLike<unknown>, rest: Promise<void>): Promise<void> {
   const [after, mine] = await Promise.allSettled([rest, own]);
   const errors = [...failuresOf(after), ...failuresOf(mine)];
   if (errors.length > 0) throw new WebhookProcessingException(event, errors);
 }
 
-/**
- * An observer as inbound middleware: it observes the updates of its `events`, then lets the rest run; its
- * promise runs beside the rest and a failure (a throw included) fails the update once the rest settled.
- */
+/** An observer as middleware: its failure fails the update once the rest settled. */
 export function observerStage(observer: Observer): InboundMiddleware {
   const kinds = normalizeKinds(observer.events ?? []);
   return (ctx, next) => {
@@ -98,35 +77,32 @@ export function observerStage(observer: Observer): InboundMiddleware {
 /** The handlers' step: undefined when they all finished at once (the receiver's fast path), else a promise. */
 type Handle = (payload: WebhookPayloadDto) => Promise<void> | undefined;
 
-/**
- * The processor's chain: its observers first (they see every update, whatever the middleware decides), then
- * the application's middleware, then `handle` (the handlers). Internal.
- */
+/** Observers (they see every update), then the application's middleware, then the handlers. Internal. */
 export class InboundChain {
   readonly #observers: InboundMiddleware[] = [];
   readonly #middleware: InboundMiddleware[] = [];
   readonly #handle: Handle;
-  // Composed once per change; undefined while there is no middleware (the handlers run without a promise).
+  // Undefined without middleware: the handlers then run without a promise.
   #chain: ((ctx: InboundContext) => Promise<void>) | undefined;
 
   constructor(handle: Handle) {
     this.#handle = handle;
   }
 
-  /** Add the application's middleware, after the middleware added before. */
+  /** Add the application's middleware. */
   use(middleware: readonly InboundMiddleware[]): void {
     for (const fn of middleware) checkMiddleware(fn);
     this.#middleware.push(...middleware);
     this.#compose();
   }
 
-  /** Add an observer, after the observers added before and before every middleware. */
+  /** Add an observer, before every middleware. */
   observe(observer: Observer): void {
     this.#observers.push(observerStage(observer));
     this.#compose();
   }
 
-  /** Run `payload` through the chain; undefined when there is no middleware and the handlers finished at once. */
+  /** Run `payload` through the chain; undefined when it all finished at once. */
   run(payload: WebhookPayloadDto): Promise<void> | undefined {
     const chain = this.#chain;
     if (chain === undefined) return this.#handle(payload);

@@ -1,16 +1,6 @@
-/**
- * Claims on inbound updates by (instance, id), so that an update is handled once whether it arrives by
- * webhook, by a redelivery with another body, or by reconciliation (`reconcileInboundMessages`). A claim
- * is first a lease (processing), then a record for the window (done); a failed processing gives it back.
- *
- * A claim held here lives while its update waits in its chat's line or runs: the process knows what it
- * holds (a redelivery reaching it is refused whatever the clock says), and renews the stored claim every
- * third of the lease, which changes its stored version. Another process takes a claim over only once it has
- * seen the same version for the whole lease on its own monotonic clock: staleness it observed, not a time
- * another process wrote, so that a wall clock stepped forward (NTP) cannot free a live claim.
- *
- * @module
- */
+// A held claim is renewed every third of the lease (its stored version changes). Another process takes it
+// over only after seeing one version for a whole lease on its own monotonic clock, so that a wall clock
+// stepped forward cannot free a live claim.
 
 import { ConfigurationException } from "../errors.ts";
 import { checkOptionKeys, type OptionKeys } from "../option_keys.ts";
@@ -19,44 +9,24 @@ import type { StateStore } from "../store/state.ts";
 const NAMESPACE = "inbound_message";
 /** How long a message is remembered as handled: longer than any reconciliation look-back. */
 export const MESSAGE_CLAIM_WINDOW_MS = 14 * 86_400_000;
-/**
- * How long another process must see a claim unchanged (on its own monotonic clock) before it takes it over,
- * in ms: a claim whose holder stopped renewing it (a killed process); a live holder renews it every third
- * of it.
- *
- * @example
- * ```ts
- * import { MESSAGE_CLAIM_LEASE_MS } from "@gw/gateway/webhooks";
- * console.log(MESSAGE_CLAIM_LEASE_MS / 1000); // 120
- * ```
- */
+/** How long (ms) another process must see a claim unchanged before it takes it over. */
 export const MESSAGE_CLAIM_LEASE_MS = 120_000;
-// Claims seen held by another process, remembered to measure their staleness: bounded, oldest forgotten.
+
 const MAX_WATCHED = 10_000;
 
-/**
- * The timing of a claim service; the defaults are what a process uses. Tests inject the monotonic clock and
- * the renewal timer to move time by hand.
- *
- * @example
- * ```ts
- * import type { InboundClaimOptions } from "@gw/gateway/webhooks";
- * const options: InboundClaimOptions = { leaseMs: 30_000 };
- * ```
- */
+/** The timing of a claim service (tests inject the clock and the renewal timer). */
 export interface InboundClaimOptions {
   /** How long a claim seen unchanged is left to its holder, in ms (default {@link MESSAGE_CLAIM_LEASE_MS}). */
   leaseMs?: number;
-  /** A clock that never steps, in ms (default `performance.now`): what staleness is measured on. */
+  /** A clock that never steps, in ms (default `performance.now`). */
   monotonic?: () => number;
   /** Call `renew` every `ms` until the returned function is called (default `setInterval`). */
   every?: (ms: number, renew: () => Promise<void>) => () => void;
 }
 
-/** The keys of {@link InboundClaimOptions}, for `checkOptionKeys`. Internal. */
 export const CLAIM_OPTION_KEYS: OptionKeys = { leaseMs: true, monotonic: true, every: true };
 
-/** Check claim options given under `where` (an unknown key is refused with a suggestion). Internal. */
+/** Check claim options given under `where`. Internal. */
 export function checkClaimOptions(options: unknown, where: string, path = "claims"): void {
   const fail = (name: string, problem: string): never => {
     throw new ConfigurationException(`${where}: "${path}.${name}" ${problem}`, {
@@ -83,10 +53,7 @@ function everyInterval(ms: number, renew: () => Promise<void>): () => void {
 /** Where a message's claim stands. */
 export type MessageClaimState = "processing" | "done" | null;
 
-/**
- * Where a handled message came from, kept with its claim: a later event that names the message only as
- * its sender wrote it (an edit's protocol message) is placed in its chat with it.
- */
+/** Where a handled message came from (an edit naming it is placed in the same chat). */
 export interface MessageOrigin {
   /** The chat's JID, as the message's payload gave it. */
   chat?: string;
@@ -100,7 +67,7 @@ interface ClaimRecord extends MessageOrigin {
 
 /** A claim this process holds: renewed until it is completed, released or abandoned. */
 export interface HeldClaim {
-  /** Renew the claim: its stored version changes, which other processes watch (the timer's every third of the lease). */
+  /** Renew the claim (its stored version changes). */
   renew(): Promise<void>;
   /** The update was handled: refuse it for the window, and remember where it came from. */
   complete(origin?: MessageOrigin): Promise<void>;
@@ -111,8 +78,8 @@ export interface HeldClaim {
 }
 
 /**
- * Claims on inbound updates (`instance` + update id) in a store's shared state: the one claim service of a
- * processor (`processor.claims`), which the bot shares.
+ * Claims on inbound updates by instance and id, so that each is handled once (webhook, redelivery or
+ * reconciliation).
  *
  * @example
  * ```ts
@@ -130,22 +97,11 @@ export class InboundMessageClaims {
   readonly #monotonic: () => number;
   readonly #leaseMs: number;
   readonly #every: (ms: number, renew: () => Promise<void>) => () => void;
-  // The claims this object holds now: refused to any other delivery in this process.
   readonly #held = new Set<string>();
-  // Claims held elsewhere: the version seen first, and since when (monotonic) it has not changed.
+  // Claims held elsewhere: the version seen and since when (monotonic); bounded, oldest forgotten.
   readonly #watched = new Map<string, { version: string; since: number }>();
 
-  /**
-   * Claims in `state`, their records' windows on `now` (the clock every collaborator shares), their
-   * staleness on `options.monotonic`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore } from "@gw/gateway";
-   * import { InboundMessageClaims } from "@gw/gateway/webhooks";
-   * new InboundMessageClaims(new MemoryStore().state, Date.now, { leaseMs: 120_000 });
-   * ```
-   */
+  /** Claims in `state`; windows on `now`, staleness on `options.monotonic`. */
   constructor(state: StateStore, now: () => number = Date.now, options: InboundClaimOptions = {}) {
     checkClaimOptions(options, "new InboundMessageClaims", "options");
     this.#state = state;
@@ -159,19 +115,15 @@ export class InboundMessageClaims {
     return `${instance}/${id}`;
   }
 
-  /**
-   * Hold the claim on an update while it waits and runs: null when another delivery holds it or handled it.
-   * Renewed every third of the lease until completed or released.
-   */
+  /** Hold the claim on an update while it waits and runs; null when held elsewhere or handled. */
   async hold(instance: string, id: string, origin: MessageOrigin = {}): Promise<HeldClaim | null> {
     const taken = await this.#take(instance, id, origin);
     return typeof taken === "string" ? null : taken;
   }
 
   /**
-   * Run `work` once for the update: `processed` when it ran (its claim held meanwhile, done after, given
-   * back when `work` threw, which is rethrown), `duplicate` when it was handled, `busy` when another
-   * delivery holds it now.
+   * Run `work` once for the update: `processed` (a throw gives the claim back and is rethrown), `duplicate`
+   * when handled, `busy` when another delivery holds it.
    */
   async once(
     instance: string,
@@ -213,7 +165,6 @@ export class InboundMessageClaims {
     return this.#holding(key, version, origin);
   }
 
-  // A new claim, or one taken over from a holder whose claim this process saw unchanged for the lease.
   async #claim(key: string, record: ClaimRecord): Promise<string | "duplicate" | "busy"> {
     const fresh = await this.#write(key, record, null);
     if (fresh !== null) return fresh;
@@ -226,7 +177,6 @@ export class InboundMessageClaims {
     return await this.#write(key, record, entry.version) ?? "busy";
   }
 
-  // True once `version` of `key` has been seen unchanged for the lease; the first look starts the count.
   #stale(key: string, version: string): boolean {
     const now = this.#monotonic();
     const seen = this.#watched.get(key);
@@ -272,15 +222,14 @@ export class InboundMessageClaims {
     };
   }
 
-  // Every record lives for the window on the store's clock: a processing claim never expires by a time (a
-  // clock stepped forward would free a live one); it is taken over by observed staleness only.
+  // A processing claim never expires by time, only by observed staleness (see the top).
   #write(key: string, record: ClaimRecord, expectedVersion?: string | null): Promise<string | null> {
     const expiresAt = this.#now() + MESSAGE_CLAIM_WINDOW_MS;
     const options = expectedVersion === undefined ? { expiresAt } : { expectedVersion, expiresAt };
     return this.#state.set(NAMESPACE, key, record, options);
   }
 
-  /** Where a message's claim stands (`processing` while this process holds it, whatever the store says). */
+  /** Where a message's claim stands (`processing` while this process holds it). */
   async state(instance: string, id: string): Promise<MessageClaimState> {
     if (this.#held.has(this.#key(instance, id))) return "processing";
     const entry = await this.#state.get<ClaimRecord>(NAMESPACE, this.#key(instance, id));

@@ -1,49 +1,19 @@
 /**
- * `@gw/gateway/webhooks`: the webhook receiver alone, for Workers and small deployments that only
- * receive. It holds the fetch handler, signature verification, the typed payload, the processor and its
- * handlers, queue mode and dedupe, and their types; none of the outbound client (`GatewayService`, the
- * resources) is in its module graph, so a Worker that imports it bundles none of it.
+ * `@gw/gateway/webhooks`: the webhook receiver alone (no outbound client in its module graph), for Workers
+ * and deployments that only receive.
  *
  * @example A Worker (or `deno serve --allow-env=GATEWAY_WEBHOOK_SECRET worker.ts`)
  * ```ts
  * import { handleWebhook, webhookProcessor } from "@gw/gateway/webhooks";
- *
- * webhookProcessor().on("messages.upsert", (payload) => {
- *   if (payload.isInboundMessage) console.log(payload.senderJid, payload.text);
- * });
- *
+ * webhookProcessor().on("messages.upsert", (payload) => console.log(payload.senderJid, payload.text));
  * export default { fetch: handleWebhook };
- * ```
- *
- * @example Explicit options with Deno.serve
- * ```ts
- * import { createWebhookHandler, WebhookProcessor } from "@gw/gateway/webhooks";
- *
- * const processor = new WebhookProcessor().on("connection.update", (payload) => console.log(payload.connectionState));
- * Deno.serve(createWebhookHandler({ signature: { scheme: "jwt", secret: "the-webhook-jwt_key" }, processor }));
- * ```
- *
- * @example Verify a request you route yourself
- * ```ts
- * import { verifyWebhook, WebhookVerificationException } from "@gw/gateway/webhooks";
- *
- * export async function onWebhook(request: Request): Promise<Response> {
- *   const body = new Uint8Array(await request.arrayBuffer());
- *   try {
- *     await verifyWebhook(body, request.headers, { signature: { scheme: "hmac", secret: "s3cret" } });
- *   } catch (error) {
- *     if (error instanceof WebhookVerificationException) return new Response(null, { status: 401 });
- *     throw error;
- *   }
- *   return new Response(null, { status: 204 });
- * }
  * ```
  *
  * @module
  */
 
 export { ConfigurationException, GatewayApiException, WebhookException } from "../errors.ts";
-// The store and metrics types the receiver's options and results refer to (types only, no code).
+
 export { type MetricLabels, MetricsCollector, type MetricSeries, type MetricsSnapshot } from "../metrics.ts";
 export type {
   GatewayStore,

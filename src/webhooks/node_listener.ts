@@ -1,12 +1,4 @@
-/**
- * `toNodeListener`: mount a web-standard handler (the webhook receiver, or any `Request → Response`
- * function) in Node's `http.createServer`, or anything with Node's request/response shape (Bun, Express,
- * Fastify's raw objects). No Node built-in is imported: the request and response are used structurally.
- *
- * @module
- */
-
-/** The parts of Node's `IncomingMessage` the listener reads: the body is read as a stream, on demand. */
+/** The parts of Node's `IncomingMessage` the listener reads (structurally: no Node import). */
 export interface NodeRequestLike extends AsyncIterable<Uint8Array> {
   /** `POST`, `GET` ... */
   method?: string;
@@ -31,8 +23,7 @@ export interface NodeListenerOptions {
 }
 
 /**
- * Wrap `handler` as a Node request listener. The body reaches the handler as a stream, so its size limit
- * (`max_body_bytes`) stops reading early; a handler that throws is answered 500.
+ * Wrap `handler` as a Node request listener; the body is streamed (size limits stop early), a throw is a 500.
  *
  * @example The webhook receiver in node:http
  * ```ts

@@ -1,10 +1,3 @@
-/**
- * The webhook envelope as a typed object. Its `event` is the canonical UPPER_SNAKE kind of whichever
- * spelling arrived (see `events/names.ts`).
- *
- * @module
- */
-
 import { type ResolvedSender, resolveSender } from "../address/sender.ts";
 import { isRecord, nonEmptyString as str } from "../util/json_shape.ts";
 import type { WebhookEventData } from "./events/data.ts";
@@ -15,13 +8,9 @@ import {
   type WebhookEventSpelling,
 } from "./events/names.ts";
 
-// The name functions live with the event table; exported here too, where they were first.
 export { dottedWebhookEvent, eventLabel, normalizeWebhookEvent, WEBHOOK_EVENTS } from "./events/names.ts";
 
-/**
- * The payload a handler of `S` receives: `data` typed as that event's data (`WebhookEventData`) and `event`
- * as its kind. For several names, the union of their payloads (narrow it with `payload.event`).
- */
+/** The payload a handler of `S` receives, `data` typed by the event (a union for several names). */
 export type WebhookPayloadOf<S extends WebhookEventSpelling> = S extends WebhookEventSpelling
   ? WebhookPayloadDto<WebhookEventData[WebhookEventNameOf<S>]> & { readonly event: WebhookEventKindOf<S> }
   : never;
@@ -43,27 +32,15 @@ export interface WebhookPayloadContext {
 }
 
 /**
- * One webhook from the gateway server: the envelope `{event, instance, data, destination, date_time, sender,
- * server_url, apikey}` with the event name normalised and typed accessors for the common fields.
- *
- * The sender accessors resolve WhatsApp's two addressing modes: most private messages now arrive with an
- * `@lid` `remoteJid` and the phone-number JID in `key.remoteJidAlt` (or `key.senderPn` on older servers);
- * group senders use `participant` / `participantAlt`. {@link WebhookPayloadDto.senderJid} and
- * {@link WebhookPayloadDto.chatJid} prefer the phone-number JID whenever the payload carries one.
+ * One webhook envelope with the event name normalised and typed accessors; `senderJid` and `chatJid`
+ * prefer the phone-number JID over an `@lid` one whenever the payload carries it.
  *
  * @example
  * ```ts
  * import { WebhookPayloadDto } from "@gw/gateway";
- * const payload = WebhookPayloadDto.from({
- *   event: "messages.upsert",
- *   instance: "sales",
- *   data: {
- *     key: { remoteJid: "123@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false, id: "3EB0" },
- *     message: { conversation: "hi" },
- *     messageType: "conversation",
- *   },
- * });
- * if (payload === null) throw new Error("not a gateway webhook"); // from() answers null to anything else
+ * const key = { remoteJid: "1@lid", remoteJidAlt: "5511999999999@s.whatsapp.net", fromMe: false };
+ * const data = { key, message: { conversation: "hi" } };
+ * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data })!;
  * payload.event; // "MESSAGES_UPSERT"
  * payload.text; // "hi"
  * payload.senderJid; // "5511999999999@s.whatsapp.net"
@@ -76,10 +53,7 @@ export class WebhookPayloadDto<Data = unknown> {
   readonly rawEvent: string;
   /** Instance name, from the body or else the URL (empty string when neither has one). */
   readonly instance: string;
-  /**
-   * The event data (`null` for `logout.instance` and `remove.instance`); typed by the event in a handler
-   * registered with `processor.on(name, ...)` (see `WebhookEventData`).
-   */
+  /** The event data (`null` for `logout.instance` and `remove.instance`). */
   readonly data: Data;
   /** Delivery id (`webhook-id` header or a digest of the raw body), when known. */
   readonly deliveryId?: string;
@@ -89,15 +63,7 @@ export class WebhookPayloadDto<Data = unknown> {
   readonly raw: Readonly<Record<string, unknown>>;
   #sender: ResolvedSender | null | undefined;
 
-  /**
-   * Build from an envelope; prefer {@link WebhookPayloadDto.from}, which validates.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * new WebhookPayloadDto({ event: "call", data: {} }, "CALL", {});
-   * ```
-   */
+  /** Build from an envelope; prefer {@link WebhookPayloadDto.from}, which validates. */
   constructor(raw: Record<string, unknown>, event: string, context: WebhookPayloadContext) {
     this.raw = raw;
     this.event = event;
@@ -108,10 +74,7 @@ export class WebhookPayloadDto<Data = unknown> {
     this.receivedAt = context.receivedAt ?? Date.now();
   }
 
-  /**
-   * Validate a parsed envelope and build the payload; null when it is not an object or has no usable event
-   * name (the body's `event`, else `context.event` from the URL suffix).
-   */
+  /** Validate a parsed envelope; null when it is not an object or has no usable event name. */
   static from(body: unknown, context: WebhookPayloadContext = {}): WebhookPayloadDto | null {
     if (!isRecord(body)) return null;
     const name = body.event;
@@ -125,36 +88,13 @@ export class WebhookPayloadDto<Data = unknown> {
     return new WebhookPayloadDto(body, kind, context);
   }
 
-  /**
-   * Whether this payload is of `kind`, in any spelling. With a known name, a type guard: `data` is then
-   * typed as that event's data.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * const payload = WebhookPayloadDto.from({ event: "messages.upsert", data: { key: { id: "3EB0" } } })!;
-   * payload.is("messages-upsert"); // true
-   * if (payload.is("messages.upsert")) console.log(payload.data.key.id); // "3EB0"
-   * ```
-   */
+  /** Whether this payload is of `kind` (any spelling); narrows `data`. */
   is<S extends WebhookEventSpelling>(kind: S): this is WebhookPayloadOf<S>;
-  /**
-   * Whether this payload is of `kind`, a name known or not (false for a name the server does not send).
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * const name: string = "call";
-   * WebhookPayloadDto.from({ event: "call", data: {} })?.is(name); // true
-   * ```
-   */
+  /** Whether this payload is of `kind`, a name known or not. */
   is(kind: string): boolean;
   is(kind: string): boolean {
     return normalizeWebhookEvent(kind) === this.event;
   }
-
-  // The envelope's informational fields are read on access: most handlers never look at them, and the
-  // payload is built for every webhook.
 
   /** The webhook URL the server used, without the byEvents suffix (informational). */
   get destination(): string | undefined {
@@ -230,19 +170,12 @@ export class WebhookPayloadDto<Data = unknown> {
     return this.#sender;
   }
 
-  /**
-   * The chat to reply to, as a phone-number JID when the payload carries one (`remoteJidAlt`, `senderPn`),
-   * else `remoteJid` as sent (an `@lid` JID or a group JID).
-   */
+  /** The chat to reply to: a phone-number JID when the payload carries one, else `remoteJid`. */
   get chatJid(): string | undefined {
     return this.resolvedSender?.replyTo ?? this.remoteJid;
   }
 
-  /**
-   * Who sent the message, as a phone-number JID when the payload allows it: the group participant
-   * (`participantAlt` / `participantPn` / `senderPn` when `participant` is an `@lid`) or the chat partner
-   * (`remoteJidAlt` / `senderPn`). For a message from us, the instance's own JID (`sender`).
-   */
+  /** Who sent the message, as a phone-number JID when known; for our own message, the instance's JID. */
   get senderJid(): string | undefined {
     if (this.fromMe === true) return this.sender ?? this.chatJid;
     if (!this.isGroup) return this.chatJid;
@@ -345,15 +278,7 @@ export class WebhookPayloadDto<Data = unknown> {
     return this.event === "MESSAGES_UPSERT" && this.fromMe === false && this.messageId !== undefined;
   }
 
-  /**
-   * A plain object for logs: the envelope with `apikey` redacted.
-   *
-   * @example
-   * ```ts
-   * import { WebhookPayloadDto } from "@gw/gateway";
-   * JSON.stringify(WebhookPayloadDto.from({ event: "call", data: {}, apikey: "token" })); // apikey: "[REDACTED]"
-   * ```
-   */
+  /** A plain object for logs: the envelope with `apikey` redacted. */
   toJSON(): Record<string, unknown> {
     return { ...this.raw, apikey: this.raw.apikey == null ? this.raw.apikey : "[REDACTED]" };
   }

@@ -1,13 +1,3 @@
-/**
- * Routing of verified webhooks to the application. An update goes through one chain of `(ctx, next)`
- * middleware (`inbound_middleware.ts`): the processor's observers (the `WebhookReceived` / `MessageReceived`
- * events once listened to, and — once the processor has a store — the inbound records, `@lid` learning,
- * message statuses and instance health), then the application's middleware (`use`), then the handlers
- * (`on`, `onAny`; `registerHandler` is a form of `on`), which one loop runs (`events/dispatch.ts`).
- *
- * @module
- */
-
 import { LidDirectory } from "../address/lid_directory.ts";
 import { MessageStatusTracker } from "../delivery/status_tracker.ts";
 import { WebhookException } from "../errors.ts";
@@ -39,11 +29,7 @@ import { ARRIVE, type MessageOutcome, PROCESS, PROCESS_MESSAGE } from "./process
 /** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
 
-/**
- * A function handling the events `S` (one spelling or a union): its payload's `data` is typed by the event
- * (`WebhookEventData`). A returned promise is awaited before the next handler runs; other return values
- * are ignored.
- */
+/** A handler of the events `S`; a returned promise is awaited before the next handler runs. */
 export type WebhookEventHandler<S extends WebhookEventSpelling> = (payload: WebhookPayloadOf<S>) => unknown;
 
 function checkFunction(fn: unknown): void {
@@ -51,9 +37,8 @@ function checkFunction(fn: unknown): void {
 }
 
 /**
- * Runs the application's handlers for each verified webhook, in registration order, after its inbound
- * middleware; dispatches `WebhookReceived` (every webhook) and `MessageReceived` (inbound messages) on
- * `events` (notifications, not a way to handle a webhook: use `on`).
+ * Runs the handlers for each verified webhook in registration order, after the inbound middleware
+ * (observers, then `use`); dispatches `WebhookReceived` and `MessageReceived` on `events`.
  *
  * @example
  * ```ts
@@ -67,7 +52,7 @@ function checkFunction(fn: unknown): void {
  * ```
  */
 export class WebhookProcessor {
-  /** Where `WebhookReceived` and `MessageReceived` are dispatched (and the status tracker's events). */
+  /** Where `WebhookReceived`, `MessageReceived` and the status tracker's events are dispatched. */
   readonly events: EventTarget;
   readonly #registry = new HandlerRegistry();
   readonly #chain = new InboundChain((payload) => this.#handle(payload));
@@ -82,25 +67,17 @@ export class WebhookProcessor {
   #health: InstanceHealth | undefined;
   readonly #book: ArrivalBook<unknown> | undefined;
 
-  /**
-   * Create a processor.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * const processor = new WebhookProcessor({ store: new MemoryStore(), connection: "default" });
-   * ```
-   */
+  /** Create a processor. */
   constructor(options: WebhookProcessorOptions = {}) {
     checkOptions(options);
     this.#connection = options.connection ?? "default";
     this.#now = options.now ?? Date.now;
     this.#claimOptions = options.claims;
-    // The log line is the processor's own, before the handlers: not a stage (it costs a level check).
+    // Not a stage: the log line costs only a level check.
     this.#log = options.log === false ? undefined : new LogWebhookEvent();
     const events = new WebhookEventTarget();
     this.events = events;
-    // The events observe from their first listener on: a processor nobody listens to pays nothing.
+    // Observed from the first listener on: nobody listening costs nothing.
     events.whenListened(() => this.#chain.observe(events));
     if (options.lines !== undefined) this.#book = new ArrivalBook(options.lines);
     if (options.store !== undefined) this.useStore(options.store);
@@ -111,16 +88,7 @@ export class WebhookProcessor {
     return this.#store;
   }
 
-  /**
-   * Give the processor a store (see {@link WebhookProcessorOptions.store}): registers the store observers
-   * (inbound middleware) once. A processor keeps the first store it is given.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor().useStore(new MemoryStore());
-   * ```
-   */
+  /** Give the processor a store and its observers; the first store given is kept. */
   useStore(store: GatewayStore): this {
     if (this.#store !== undefined) return this;
     checkOptions({ store });
@@ -137,101 +105,33 @@ export class WebhookProcessor {
     return this;
   }
 
-  /**
-   * The claims on inbound updates, once the processor has a store: the one claim service its processing
-   * and the bot share (keyed by instance and update id; held while the update waits or runs).
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * const processor = new WebhookProcessor({ store: new MemoryStore() });
-   * await processor.claims?.state("sales", "3EB0"); // null: never claimed
-   * ```
-   */
+  /** The claims on inbound updates (with a store), shared with the bot. */
   get claims(): InboundMessageClaims | undefined {
     return this.#claims;
   }
 
-  /**
-   * The LID ↔ phone directory this processor feeds from every webhook, once it has a store.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * const processor = new WebhookProcessor({ store: new MemoryStore() });
-   * await processor.lidDirectory?.toPhone("123456789012345@lid"); // undefined until a webhook showed it
-   * ```
-   */
+  /** The LID ↔ phone directory fed from every webhook (with a store). */
   get lidDirectory(): LidDirectory | undefined {
     return this.#lids;
   }
 
-  /**
-   * The message status tracker this processor feeds (`send.message`, `messages.update`), once it has a
-   * store. Its `MessageStatusChanged` and `MessageStuck` events are dispatched on `events`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * const processor = new WebhookProcessor({ store: new MemoryStore() });
-   * await processor.messageStatus?.get("3EB0"); // null until a webhook reported it
-   * ```
-   */
+  /** The message status tracker (with a store); its events are dispatched on `events`. */
   get messageStatus(): MessageStatusTracker | undefined {
     return this.#status;
   }
 
-  /**
-   * The instance health this processor records `connection.update` webhooks in, once it has a store
-   * (under the `connection` option's name). A `GatewayService` over the same store reads the same records.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
-   * const processor = new WebhookProcessor({ store: new MemoryStore() });
-   * (await processor.instanceHealth?.get({ connection: "default", instance: "sales" }))?.status; // "unknown"
-   * ```
-   */
+  /** The instance health `connection.update` webhooks are recorded in (with a store). */
   get instanceHealth(): InstanceHealth | undefined {
     return this.#health;
   }
 
-  /**
-   * Add inbound middleware `(ctx, next)`: it runs for every update, after the processor's own observers and
-   * the middleware added before, and before the handlers; `ctx.payload` is the update, `next()` runs the
-   * rest, and not calling it ends the update there (see {@link InboundMiddleware}).
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor()
-   *   .use(async (ctx, next) => {
-   *     if (ctx.payload.instance !== "test") await next(); // updates of "test" reach no handler
-   *   })
-   *   .onAny((payload) => console.log(payload.event));
-   * ```
-   */
+  /** Add inbound middleware `(ctx, next)`, run before the handlers; not calling `next()` ends the update. */
   use(...middleware: InboundMiddleware[]): this {
     this.#chain.use(middleware);
     return this;
   }
 
-  /**
-   * Register a handler object for the kinds in its `events` (all kinds when empty): the seed's form of
-   * `on(handler.events, (payload) => handler.handle(payload))`; `removeHandler(handler)` removes it.
-   *
-   * @example
-   * ```ts
-   * import { AbstractWebhookHandler, WebhookProcessor, type WebhookPayloadDto } from "@gw/gateway";
-   * class OnConnection extends AbstractWebhookHandler {
-   *   protected events = ["CONNECTION_UPDATE"];
-   *   handle(payload: WebhookPayloadDto): void {
-   *     console.log(payload.connectionState);
-   *   }
-   * }
-   * new WebhookProcessor().registerHandler(new OnConnection());
-   * ```
-   */
+  /** Register a handler object for the kinds in its `events` (all kinds when empty). */
   registerHandler(handler: AbstractWebhookHandler): this {
     if (
       !(handler instanceof AbstractWebhookHandler) &&
@@ -243,18 +143,8 @@ export class WebhookProcessor {
   }
 
   /**
-   * Run `fn` for webhooks of `kind`: one event name or several, in any spelling the event table lists
-   * (`messages.upsert`, `MESSAGES_UPSERT`, `messages_upsert`, `messages-upsert`). `fn`'s payload is typed
-   * by the name (`payload.data` is `WebhookEventData["messages.upsert"]`). A name that is not an event is a
-   * type error, and a `WebhookException` listing the valid names at run time.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor()
-   *   .on("messages.upsert", (payload) => console.log(payload.data.key.id, payload.text))
-   *   .on("qrcode.updated", (payload) => console.log(payload.data.qrcode?.code));
-   * ```
+   * Run `fn` for webhooks of `kind` (one name or several, any spelling); an unknown name throws a
+   * `WebhookException` listing the valid ones.
    */
   on<S extends WebhookEventSpelling>(kind: S | readonly S[], fn: WebhookEventHandler<S>): this {
     checkFunction(fn);
@@ -265,44 +155,18 @@ export class WebhookProcessor {
     return this.#add(kinds, fn as (payload: WebhookPayloadDto) => unknown, fn);
   }
 
-  /**
-   * Run `fn` for every webhook, including kinds the server adds later.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor().onAny((payload) => console.log(payload.event, payload.instance));
-   * ```
-   */
+  /** Run `fn` for every webhook, including kinds the server adds later. */
   onAny(fn: (payload: WebhookPayloadDto) => unknown): this {
     checkFunction(fn);
     return this.#add([], fn, fn);
   }
 
-  /**
-   * Remove a handler object or function registered before; returns whether it was registered.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * const log = () => {};
-   * const processor = new WebhookProcessor().onAny(log);
-   * processor.removeHandler(log); // true
-   * ```
-   */
+  /** Remove a handler object or function; returns whether it was registered. */
   removeHandler(handler: AbstractWebhookHandler | ((payload: never) => unknown)): boolean {
     return this.#registry.remove(handler);
   }
 
-  /**
-   * How many handlers would run for `kind` (or are registered in total without `kind`).
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway";
-   * new WebhookProcessor().onAny(() => {}).handlerCount("messages.upsert"); // 1
-   * ```
-   */
+  /** How many handlers would run for `kind` (all of them without `kind`). */
   handlerCount(kind?: string): number {
     if (kind === undefined) return this.#registry.handlerCount();
     return this.#registry.handlerCount(normalizeWebhookEvent(kind) ?? "");
@@ -314,21 +178,9 @@ export class WebhookProcessor {
   }
 
   /**
-   * The one way in for an event from any source (the receiver, a queue worker, a RabbitMQ, NATS or
-   * WebSocket consumer, a test): the event arrives when `process` is called, and takes its place in
-   * arrival order then, synchronously (a bot's processor places it in its chat's line).
-   *
-   * Run the inbound middleware, then every handler for `payload.event`, in registration order. All the
-   * handlers run even when one fails; then a {@link WebhookProcessingException} lists the failures
-   * (handlers and middleware that threw, observers and listeners that failed, promises given to `waitUntil`
-   * that rejected). With a store, an inbound message already handled is skipped.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
-   * const processor = new WebhookProcessor().on("call", (payload) => console.log(payload.data.from));
-   * await processor.process(WebhookPayloadDto.from({ event: "call", data: { id: "1", from: "5511999999999@s.whatsapp.net" } })!);
-   * ```
+   * Run the middleware and every handler for `payload.event`; the event takes its arrival place
+   * synchronously. All handlers run even when one fails, then a {@link WebhookProcessingException} lists the
+   * failures. With a store, an inbound message already handled is skipped.
    */
   async process(payload: WebhookPayloadDto): Promise<void> {
     const pending = this[PROCESS](payload);
@@ -340,27 +192,13 @@ export class WebhookProcessor {
     return this.#book?.arrive() ?? NO_ARRIVAL;
   }
 
-  /**
-   * How `payload` was read when it arrived, and its place in its line (the `lines` option), while it is
-   * processed. Without `lines` the payload itself, unplaced.
-   *
-   * @example
-   * ```ts
-   * import { WebhookProcessor } from "@gw/gateway/webhooks";
-   * const processor = new WebhookProcessor();
-   * processor.onAny(async (payload) => console.log((await processor.placed(payload)).value === payload)); // true
-   * ```
-   */
+  /** How `payload` was read on arrival and its place in its line (`lines`); else the payload, unplaced. */
   async placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Promise<Placed<T>> {
     if (this.#book === undefined) return { value: payload as T, place: undefined };
     return await this.#book.placed(payload) as Placed<T>;
   }
 
-  /**
-   * `process` of a payload placed at `arrival`: undefined when it all ran at once and succeeded, a throw when
-   * a handler failed at once, else a promise. Internal; why not plain `async`: bench/README.md, "Where a
-   * result may be synchronous".
-   */
+  /** Internal `process`: undefined when all ran at once (why: bench/README.md, synchronous results). */
   [PROCESS](payload: WebhookPayloadDto, arrival?: Arrival<WebhookPayloadDto>): Promise<void> | undefined {
     if (this.#book !== undefined) return this.#book.process(payload, arrival, (p) => this.#dispatch(p));
     return this.#dispatch(payload);
@@ -372,7 +210,7 @@ export class WebhookProcessor {
         if (outcome === "busy") {
           throw new WebhookException(
             `Cannot process message "${payload.messageId}": another delivery is processing it`,
-            { status: 503 }, // The receiver answers 500 for any processing failure: the server retries.
+            { status: 503 }, // The server retries.
           );
         }
       });
@@ -385,10 +223,7 @@ export class WebhookProcessor {
     return dispatchWebhook(this.#registry.for(payload.event), payload);
   }
 
-  /**
-   * Run an inbound message once by its id (with a store): `duplicate` when it was already handled,
-   * `busy` when another delivery holds it now. Internal (the reconciler counts what it recovered).
-   */
+  /** Run an inbound message once by id: `duplicate` if handled, `busy` if another holds it. Internal. */
   async [PROCESS_MESSAGE](payload: WebhookPayloadDto): Promise<MessageOutcome> {
     const claims = this.#claims;
     const id = payload.messageId;

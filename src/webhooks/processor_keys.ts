@@ -1,18 +1,7 @@
-/**
- * The keys of the processor's internal entry points (the receiver, the queue worker, the reconciler), apart
- * from its public surface.
- *
- * @module
- */
-
 /** Key of the processor's internal fast path (used by the handler and the queue worker). */
 export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
 
-/**
- * Key of the processor's arrival step (used by the receiver): an update entering now takes its place in
- * arrival order. A plain processor orders nothing (`NO_ARRIVAL`); the bot's places each update in its
- * chat's line.
- */
+/** Key of the processor's arrival step (used by the receiver): the update takes its place in its line. */
 export const ARRIVE: unique symbol = Symbol("gateway.webhook.arrive");
 
 /** Key of the processor's inbound-message path that says what happened (used by the reconciler). */

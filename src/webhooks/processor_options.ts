@@ -1,10 +1,3 @@
-/**
- * The options of a `WebhookProcessor`, and their check: a misspelt key or a value of the wrong type is
- * refused when the processor is created. Internal (the type is exported by `processor.ts`).
- *
- * @module
- */
-
 import { ConfigurationException } from "../errors.ts";
 import type { InboundLines } from "../inbound/lines.ts";
 import type { GatewayStore } from "../store/store.ts";
@@ -12,12 +5,7 @@ import { checkClaimOptions, type InboundClaimOptions } from "./message_claims.ts
 
 /** Options of a {@link WebhookProcessor}. */
 export interface WebhookProcessorOptions {
-  /**
-   * With a store, the processor by itself: stores inbound messages, handles each inbound message once by its
-   * id, learns `@lid` pairs (`lidDirectory`), tracks message statuses (`messageStatus`) and records instance
-   * health from `connection.update` (`instanceHealth`, the same records `GatewayService.health()` reads over
-   * the same store).
-   */
+  /** With a store: inbound records, each inbound message once, `@lid` pairs, statuses, instance health. */
   store?: GatewayStore;
   /** The connection name the instance health is recorded under (default `default`). */
   connection?: string;
@@ -25,21 +13,14 @@ export interface WebhookProcessorOptions {
   now?: () => number;
   /** Log one line per webhook (`LogWebhookEvent`; default true). */
   log?: boolean;
-  /**
-   * The lines events wait in: each event is read once when it arrives and placed in its line in arrival
-   * order (see `InboundLines`); handlers find the reading and place with `processor.placed(payload)`.
-   */
+  /** The lines events wait in, in arrival order (see `processor.placed(payload)`). */
   lines?: InboundLines;
-  /**
-   * The timing of the claims on inbound updates (`processor.claims`): the lease a claim seen unchanged is
-   * left to its holder, the monotonic clock it is measured on, the renewal timer.
-   */
+  /** The timing of the claims on inbound updates (`processor.claims`). */
   claims?: InboundClaimOptions;
 }
 
 const OPTION_KEYS: readonly string[] = ["store", "connection", "now", "log", "lines", "claims"];
 
-// Nothing given is silently ignored: a misspelt key or a value of the wrong type is refused at creation.
 export function checkOptions(options: WebhookProcessorOptions): void {
   const fail = (setting: string, problem: string) => {
     throw new ConfigurationException(`Invalid webhook processor options: "${setting}" ${problem}`, {

@@ -1,10 +1,3 @@
-/**
- * One processing run of a webhook with its bookkeeping (store log, metrics, log line), shared by the sync
- * path, the `waitUntil` path and the queue worker. Internal.
- *
- * @module
- */
-
 import { getGatewayLogger } from "../log.ts";
 import type { MetricsCollector } from "../metrics.ts";
 import type { GatewayStore, WebhookLogRecord, WebhookLogStatus } from "../store/store.ts";
@@ -22,13 +15,9 @@ export interface RunContext {
   metrics?: MetricsCollector;
   /** Id of the webhook log record (none: no log is written). */
   logId?: string;
-  /** Whether a failure is final (marks the log `failed`) or will be retried (log stays `received`). */
+  /** Whether a failure is final (log `failed`) or will be retried (log stays `received`). */
   final: boolean;
-  /**
-   * Clock, epoch ms: stamps the log and times the handlers. Whole milliseconds from `Date.now` are enough
-   * for a histogram whose first bucket is 5 ms, cost a fraction of `performance.now()` (an op call in Deno)
-   * on every webhook, and let tests inject exact durations.
-   */
+  /** Clock, epoch ms: whole ms suffice for a histogram from 5 ms, and tests inject exact durations. */
   now: () => number;
 }
 
@@ -38,7 +27,7 @@ export function describeError(error: unknown): string {
   return text.length > 1000 ? `${text.slice(0, 1000)}…` : text;
 }
 
-/** Write a webhook log record; a failing store is logged, never fatal (the handlers' outcome matters more). */
+/** Write a webhook log record; a failing store is logged, never fatal. */
 export async function saveWebhookLog(
   store: GatewayStore,
   record: Omit<WebhookLogRecord, "status" | "updatedAt">,
@@ -52,10 +41,7 @@ export async function saveWebhookLog(
   }
 }
 
-/**
- * Run the processor for `payload` (placed when it arrived at `arrival`) and record the outcome; rejects with
- * the processor's failure after recording it.
- */
+/** Run the processor for `payload` and record the outcome; rejects with its failure after recording it. */
 export async function runWebhook(
   processor: WebhookProcessor,
   payload: WebhookPayloadDto,

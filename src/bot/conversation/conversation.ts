@@ -1,48 +1,23 @@
-/**
- * `Conversation`: the handle a dialogue function receives. Its waits and calls go through the replay
- * engine, so the function reads as straight-line code and still resumes, after a restart, exactly where it
- * waited, without doing anything twice.
- *
- * @module
- */
-
 import type { Context } from "../context.ts";
 import { type Filter, type FilterQuery, matchFilter } from "../filter.ts";
 import { type HearsTrigger, triggerOf } from "../composer.ts";
 import { checkOptionKeys, type OptionKeys } from "../../option_keys.ts";
 import type { Replay } from "./replay.ts";
 
-/**
- * Options of a wait.
- *
- * @example
- * ```ts
- * import type { WaitOptions } from "@gw/gateway/bot";
- * const options: WaitOptions = {
- *   maxMs: 10 * 60_000, // the dialogue ends when the answer comes later than this
- *   otherwise: (ctx) => ctx.reply("Please answer with text."),
- * };
- * ```
- */
+/** Options of a wait. */
 export interface WaitOptions<C extends Context = Context> {
-  /**
-   * End the dialogue when no matching update came within this many ms (on the bot's clock) of the wait:
-   * a later update then goes to the other middleware as if no dialogue were active.
-   */
+  /** End the dialogue when no match came within this many ms (bot's clock); later updates pass on. */
   maxMs?: number;
-  /**
-   * Called with a message of this chat that the wait does not accept (the dialogue keeps waiting). Without
-   * it, and for updates other than messages (a delivery status, a group change), such an update goes on to
-   * the middleware after the conversation.
-   */
+  /** Called with a chat message the wait refuses (it keeps waiting); else the update passes on. */
   otherwise?: (ctx: C) => unknown;
 }
 
 const WAIT_OPTION_KEYS: OptionKeys = { maxMs: true, otherwise: true };
 
 /**
- * The dialogue's handle: wait for the chat's next update, and run anything with a side effect or a varying
- * result through it (`external`, `now`, `random`; the contexts' own actions such as `reply` already are).
+ * The dialogue's handle: wait for the chat's next update; run side effects and varying results through it
+ * (`external`, `now`, `random`; actions such as `reply` already are). After a restart the function resumes
+ * where it waited, doing nothing twice.
  *
  * @example A form
  * ```ts
@@ -68,36 +43,12 @@ export class Conversation<C extends Context = Context> {
     this.#now = now;
   }
 
-  /**
-   * The chat's next message, of any type (`message` query).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function anything(conversation: Conversation, ctx: Context) {
-   *   await ctx.reply("Send me anything");
-   *   const next = await conversation.wait();
-   *   await next.reply(`got a ${next.msg.type}`);
-   * }
-   * ```
-   */
+  /** The chat's next message, of any type (`message` query). */
   async wait(options: WaitOptions<C> = {}): Promise<Filter<C, "message">> {
     return await this.waitFor("message", options);
   }
 
-  /**
-   * The chat's next update that matches a filter query (or any of several).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function photo(conversation: Conversation, ctx: Context) {
-   *   await ctx.reply("Send a photo");
-   *   const answer = await conversation.waitFor("message:image", { otherwise: (c) => c.reply("A photo, please") });
-   *   await answer.reply(`caption: ${answer.msg.caption ?? "(none)"}`);
-   * }
-   * ```
-   */
+  /** The chat's next update that matches a filter query (or any of several). */
   async waitFor<Q extends FilterQuery>(
     query: Q | readonly Q[],
     options: WaitOptions<C> = {},
@@ -107,20 +58,7 @@ export class Conversation<C extends Context = Context> {
     return await this.#replay.wait({ accepts, ...options }) as Filter<C, Q>;
   }
 
-  /**
-   * The chat's next text (or caption) equal to a string or matching a pattern; `ctx.match` is set as with
-   * `bot.hears`.
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function confirm(conversation: Conversation, ctx: Context) {
-   *   await ctx.reply("Type yes or no");
-   *   const answer = await conversation.waitForHears(/^(yes|no)$/i);
-   *   await answer.reply(answer.match?.[1] === "yes" ? "Done" : "Cancelled");
-   * }
-   * ```
-   */
+  /** The chat's next text (or caption) equal to a string or matching a pattern; sets `ctx.match`. */
   async waitForHears(
     trigger: HearsTrigger,
     options: WaitOptions<C> = {},
@@ -133,69 +71,25 @@ export class Conversation<C extends Context = Context> {
   }
 
   /**
-   * Run `fn` once for the whole life of the dialogue: the first time for real, and on every later replay
-   * its logged result (JSON) comes back without running it. Use it for anything outside the chat: an HTTP
-   * call, a database write, reading or changing `ctx.session`.
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function order(conversation: Conversation, ctx: Context) {
-   *   const id = await conversation.external(() => crypto.randomUUID());
-   *   await ctx.reply(`Order ${id} created`);
-   * }
-   * ```
+   * Run `fn` once in the dialogue's life; replays get its logged (JSON) result. For anything outside the
+   * chat: an HTTP call, a database write, `ctx.session`.
    */
   async external<T>(fn: () => T | Promise<T>): Promise<T> {
     if (typeof fn !== "function") throw new TypeError("Cannot run external: pass a function");
     return await this.#replay.call("external", fn);
   }
 
-  /**
-   * The bot's clock, logged like {@link Conversation.external} (a replay sees the first reading).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function stamp(conversation: Conversation, ctx: Context) {
-   *   const started = await conversation.now();
-   *   await ctx.reply(`started at ${new Date(started).toISOString()}`);
-   * }
-   * ```
-   */
+  /** The bot's clock, logged like {@link Conversation.external} (a replay sees the first reading). */
   now(): Promise<number> {
     return this.#replay.call("now", this.#now);
   }
 
-  /**
-   * A random number in [0, 1), logged like {@link Conversation.external}.
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function dice(conversation: Conversation, ctx: Context) {
-   *   const roll = 1 + Math.floor((await conversation.random()) * 6);
-   *   await ctx.reply(`You rolled ${roll}`);
-   * }
-   * ```
-   */
+  /** A random number in [0, 1), logged like {@link Conversation.external}. */
   random(): Promise<number> {
     return this.#replay.call("random", Math.random);
   }
 
-  /**
-   * End the dialogue here (the function does not continue; its stored state is deleted).
-   *
-   * @example
-   * ```ts
-   * import type { Context, Conversation } from "@gw/gateway/bot";
-   * async function quiz(conversation: Conversation, ctx: Context) {
-   *   const answer = await conversation.waitFor("message:text");
-   *   if (answer.text === "stop") await conversation.exit();
-   *   await answer.reply("next question");
-   * }
-   * ```
-   */
+  /** End the dialogue here (the function does not continue; its stored state is deleted). */
   exit(): Promise<never> {
     return this.#replay.exit();
   }

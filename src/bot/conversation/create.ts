@@ -1,9 +1,6 @@
 /**
- * `createConversation(fn, name)`: the middleware that runs a dialogue function for the chats in it, and
- * `ctx.conversation` (enter, exit, which one is active). One dialogue at a time per chat (and instance); its
- * record lives in the bot's store under `conversation/<instance>:<chat id>` (see `record_store.ts`): the
- * dialogue's name and version, the update that entered it, the replay log (its older steps in chunks), and
- * when its current wait gives up.
+ * One dialogue per chat and instance, stored under `conversation/<instance>:<chat id>` (`record_store.ts`):
+ * name, version, the entering update, the replay log (older steps in chunks), the wait's deadline.
  *
  * @module
  */
@@ -18,60 +15,26 @@ import { type LogEntry, Replay, ReplayMismatchError, type RunOutcome } from "./r
 import type { StoredWait } from "./stored.ts";
 import { contextView, storeUpdate } from "./view.ts";
 
-/**
- * A dialogue: straight-line code that waits for the chat's answers through `conversation`. `ctx` is the
- * update that entered it.
- *
- * @example
- * ```ts
- * import type { ConversationFn } from "@gw/gateway/bot";
- * const greet: ConversationFn = async (conversation, ctx) => {
- *   await ctx.reply("Your name?");
- *   const answer = await conversation.waitFor("message:text");
- *   await answer.reply(`Hello, ${answer.text}!`);
- * };
- * ```
- */
+/** A dialogue: straight-line code awaiting the chat's answers; `ctx` is the update that entered it. */
 export type ConversationFn<C extends Context = Context> = (
   conversation: Conversation<C>,
   ctx: C,
 ) => unknown;
 
-/**
- * The name and version of a dialogue.
- *
- * @example
- * ```ts
- * import type { ConversationOptions } from "@gw/gateway/bot";
- * const options: ConversationOptions = { name: "form", version: 2 };
- * ```
- */
+/** The name and version of a dialogue. */
 export interface ConversationOptions {
   /** The name `ctx.conversation.enter` takes. */
   name: string;
   /**
-   * The dialogue's version. A stored dialogue of another version is dropped instead of replayed (its log
-   * may not fit the new code). Default: derived from the function's source text, so any change to the
-   * function itself starts its chats afresh; set it yourself when the dialogue's helpers change.
+   * A stored dialogue of another version is dropped, not replayed (its log may not fit). Default: a hash
+   * of the function's source; set it when only its helpers change.
    */
   version?: string | number;
 }
 
 const OPTION_KEYS: OptionKeys = { name: true, version: true };
 
-/**
- * `ctx.conversation` of a bot that uses {@link createConversation}.
- *
- * @example
- * ```ts
- * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
- * type MyContext = Context & ConversationFlavor;
- * const bot = new Bot<MyContext>();
- * bot.command("cancel", async (ctx) => {
- *   await ctx.reply((await ctx.conversation.exit()) ? "Cancelled" : "Nothing to cancel");
- * });
- * ```
- */
+/** `ctx.conversation` of a bot that uses {@link createConversation}. */
 export interface ConversationFlavor {
   /** Enter, leave and inspect this chat's dialogue. */
   readonly conversation: ConversationControl;
@@ -110,31 +73,14 @@ export class ConversationControl {
     this.#records = this.#key === undefined ? undefined : new DialogueRecords(ctx.state, this.#key);
   }
 
-  /**
-   * The name of this chat's active dialogue, or undefined.
-   *
-   * @example
-   * ```ts
-   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
-   * const bot = new Bot<Context & ConversationFlavor>();
-   * bot.filter((ctx) => ctx.conversation.active() === undefined).on("message:text", (ctx) => ctx.reply("Hi"));
-   * ```
-   */
+  /** The name of this chat's active dialogue, or undefined. */
   active(): string | undefined {
     return this.#loaded?.record.name;
   }
 
   /**
-   * Start the dialogue `name` (registered with `createConversation` before this middleware) with this
-   * update: it runs until its first wait, and its record is stored. A dialogue already active in this chat
-   * is replaced.
-   *
-   * @example
-   * ```ts
-   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
-   * const bot = new Bot<Context & ConversationFlavor>();
-   * bot.command("form", (ctx) => ctx.conversation.enter("form"));
-   * ```
+   * Start dialogue `name` (registered before this middleware) with this update: it runs to its first wait
+   * and is stored, replacing the chat's active one.
    */
   async enter(name: string): Promise<void> {
     const definition = this.#definitions.get(name);
@@ -153,16 +99,7 @@ export class ConversationControl {
     await this.#run(definition, storeUpdate(this.#ctx), [], false);
   }
 
-  /**
-   * Leave this chat's dialogue (whichever is active). True when one was active.
-   *
-   * @example
-   * ```ts
-   * import { Bot, type Context, type ConversationFlavor } from "@gw/gateway/bot";
-   * const bot = new Bot<Context & ConversationFlavor>();
-   * bot.command("cancel", (ctx) => ctx.conversation.exit());
-   * ```
-   */
+  /** Leave this chat's dialogue (whichever is active). True when one was active. */
   async exit(): Promise<boolean> {
     this.#requireKey("exit conversation");
     this.#loaded = null;
@@ -180,10 +117,7 @@ export class ConversationControl {
     return this.#loaded;
   }
 
-  /**
-   * @internal Continue this chat's dialogue with this update, when it is `definition`'s. Answers whether
-   * the update was taken ("taken"), not for this dialogue ("pass"), or left by its wait ("skipped").
-   */
+  /** @internal Continue `definition`'s dialogue: "taken", "pass" (not its) or "skipped" (by its wait). */
   async resume(
     definition: Definition<Context>,
   ): Promise<
@@ -261,10 +195,9 @@ export class ConversationControl {
 }
 
 /**
- * A dialogue as middleware: it continues this chat's dialogue when it is this one (the update is taken, or
- * passed on when the current wait does not accept it), and lets `ctx.conversation.enter(name)` start it.
- * Register it before the middleware that enters it, and before handlers that would otherwise answer the
- * dialogue's updates.
+ * A dialogue as middleware: continues this chat's dialogue when it is this one (updates its wait refuses
+ * pass on), and lets `ctx.conversation.enter(name)` start it. Register it before the middleware that enters
+ * it and the handlers that would answer its updates.
  *
  * @example A form, entered with /form
  * ```ts
@@ -303,8 +236,7 @@ export function createConversation<C extends Context = Context>(
     control.register(definition);
     const result = await control.resume(definition);
     if (result.kind === "taken") return;
-    // `otherwise` answers a person's message; other updates of the chat (a delivery status, a group change)
-    // go on to the other middleware.
+    // `otherwise` answers a person's message; a status or group change goes on to the other middleware.
     if (
       result.kind === "skipped" && result.otherwise !== undefined && ctx.update.queries.includes("message")
     ) {
@@ -316,9 +248,8 @@ export function createConversation<C extends Context = Context>(
 }
 
 /**
- * Install `ctx.conversation` (and read the chat's dialogue) for middleware placed before the dialogues, such
- * as a `/cancel` command that must win over the dialogue waiting for text. `createConversation` installs
- * it by itself for the middleware after it.
+ * Install `ctx.conversation` for middleware placed before the dialogues (a `/cancel` that must win over a
+ * waiting dialogue); `createConversation` installs it for the middleware after it.
  *
  * @example
  * ```ts

@@ -1,12 +1,9 @@
 /**
- * Where a chat's dialogue lives in the bot's store. The record (`conversation` / `<instance>:<chat id>`,
- * format 2) holds the dialogue's name and version, the update that entered it, the newest steps of its log,
- * when its wait gives up, and the ids of the sealed chunks that hold the older steps
- * (`conversation-log` / `<instance>:<chat id>#<id>`). A chunk is written once, under a fresh random id,
- * before the record that names it; the record is written with compare-and-set, so the record alone decides
- * which chunks are the dialogue's, and a writer that lost the race only leaves chunks no record names
- * (deleted when the chat's dialogue next ends or starts). A record with a deadline expires then; its chunks
- * expire a week after it, so the chunks of a dialogue that timed out go by themselves.
+ * A chat's dialogue in the store: the record (`conversation` / `<instance>:<chat id>`) names its sealed
+ * chunks (`conversation-log` / `<instance>:<chat id>#<id>`). A chunk is written once, under a random id,
+ * before the record (compare-and-set) that names it: the record alone decides, and a losing writer leaves
+ * only unnamed chunks (deleted at the next end or start). A record expires at its deadline, its chunks a
+ * week later.
  *
  * @module
  */
@@ -30,10 +27,7 @@ const CHUNK_BYTES = 40 * 1024;
 /** The most chunks a dialogue has: past them, it cannot be stored. */
 export const MAX_CHUNKS = 64;
 
-/**
- * How long a chunk outlives its record's deadline: the record expires at its wait's deadline, and a chunk
- * whose record expired (no one is left to delete it) goes by itself this long after.
- */
+/** How long a chunk outlives its record's deadline (no one is left to delete it then). */
 const CHUNK_GRACE_MS = 7 * 24 * 60 * 60_000;
 
 /** The expiry of a chunk written when the record's deadline is `deadline` (none without a deadline). */
@@ -163,10 +157,7 @@ export class DialogueRecords {
     return [];
   }
 
-  /**
-   * Keep the chunks alive at least {@link CHUNK_GRACE_MS} / 2 past the record's new deadline (rewritten with
-   * a later expiry, or none when the record has none); `chunks` gets their new expiries.
-   */
+  /** Keep the chunks alive {@link CHUNK_GRACE_MS} / 2 past the record's new deadline (or forever without). */
   async #extend(chunks: ChunkRef[], deadline: number | undefined): Promise<void> {
     const until = chunkExpiry(deadline);
     const stale = (chunk: ChunkRef) =>
@@ -220,10 +211,7 @@ export class DialogueRecords {
     return null;
   }
 
-  /**
-   * A sealed chunk's steps: from the process's cache (chunks never change), else read and checked once
-   * (null: missing or damaged).
-   */
+  /** A sealed chunk's steps: cached (chunks never change), else read and checked (null: missing, damaged). */
   async #chunk(id: string): Promise<readonly LogEntry[] | null> {
     const key = this.#chunkKey(id);
     const cached = chunkCache.get(this.#state)?.get(key);
@@ -276,11 +264,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/**
- * Sealed chunks already read or written by this process, per store: a chunk is written once under a
- * random id and never changed, so a copy stays right for as long as it is kept. The newest
- * {@link CACHED_CHUNKS} are kept (a 1,000-step dialogue has about 15).
- */
+/** Chunks this process read or wrote, per store (never changed), the newest {@link CACHED_CHUNKS}. */
 const chunkCache = new WeakMap<StateStore, Map<string, readonly LogEntry[]>>();
 const CACHED_CHUNKS = 256;
 

@@ -1,13 +1,9 @@
 /**
- * The replay engine behind conversations. A dialogue is a function; its progress is a log of what it
- * received (one entry per `wait`) and of the results of everything it did that is not deterministic
- * (one entry per `call`: replies, `external`, `now`, `random`). To continue a dialogue, the function runs
- * again from the start: while the log lasts, a wait returns the logged update and a call returns the logged
- * result without running; past the end it runs for real and appends. When the function waits for an update
- * that is not there yet, the run stops (the wait never resolves) and the log is what to store.
- *
- * Knows nothing of contexts or stores: the caller passes how to rebuild a logged update and what to offer
- * to the first wait past the log.
+ * The replay engine behind conversations. A dialogue's progress is a log: one entry per `wait` (the update)
+ * and per `call` (a non-deterministic result: replies, `external`, `now`, `random`). To continue, the
+ * function runs again from the start: within the log, waits and calls return the logged values without
+ * running; past it they run for real and append. A wait with no update yet stops the run (it never
+ * resolves) and the log is stored. Knows nothing of contexts or stores.
  *
  * @module
  */
@@ -140,10 +136,7 @@ export class Replay<U> {
     return never;
   }
 
-  /**
-   * A step with a side effect or a varying result: logged result in replay, `fn()` for real past the log.
-   * The caller gets `read` of the logged result (default: a copy of it), on the first run as on replays.
-   */
+  /** A side effect or varying result: logged in replay, `fn()` past the log; `read` of the logged result. */
   call<T>(
     label: string,
     fn: () => unknown,

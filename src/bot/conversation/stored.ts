@@ -1,10 +1,8 @@
 /**
- * What a dialogue's log keeps of each step, and how a step comes back from it. A wait keeps the webhook
- * reduced to what a context shows (the envelope without `apikey`, `destination`, `server_url`, the data
- * without `instanceId`, `source`, inline media and device metadata) and, of the bot's update, only the
- * fields that differ from the update read again from that webhook (a canonical chat id, an edit placed in
- * its chat). An action keeps its HTTP status and the message key it answered. The dialogue sees these
- * stored forms on its first run too, so a replay shows it exactly what the first run showed.
+ * What a dialogue's log keeps of each step. A wait: the webhook without `apikey`, `destination`,
+ * `server_url`, `instanceId`, `source`, inline media and device metadata, and the update's fields that differ
+ * from a fresh read. An action: its HTTP status and message key. The first run sees these stored forms too,
+ * so a replay shows exactly what it showed.
  *
  * @module
  */
@@ -99,9 +97,8 @@ export interface RebuiltWait {
 const rebuilt = new WeakMap<StoredWait, RebuiltWait>();
 
 /**
- * The payload, update and burst of a stored wait, frozen (on the first run as on a replay, so a dialogue
- * cannot make one differ from the other), and built once per stored object: a log chunk read from the
- * process's cache is not parsed again at each replay.
+ * A stored wait's payload, update and burst, frozen (a first run cannot differ from a replay), built once
+ * per stored object (a cached chunk is not parsed again at each replay).
  */
 export function rebuildWait(stored: StoredWait): RebuiltWait {
   const known = rebuilt.get(stored);
@@ -145,10 +142,7 @@ export function storeAnswer(answer: unknown): StoredAnswer | undefined {
   return isRecord(key) ? { s: answer.status, k: { ...key } } : { s: answer.status };
 }
 
-/**
- * The answer a dialogue's action resolves to, on its first run and on every replay: the status and
- * `data.key` (no headers, no other body fields; `durationMs` and `attempts` 0).
- */
+/** What a dialogue's action resolves to on every run: status and `data.key` (no headers; timings 0). */
 export function rebuildAnswer(stored: StoredAnswer | undefined): ApiResponse | undefined {
   if (stored === undefined) return undefined;
   const data = stored.k === undefined ? null : { key: { ...stored.k } };

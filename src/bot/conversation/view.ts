@@ -1,10 +1,8 @@
 /**
- * The contexts a dialogue sees. Each is a view of the live context (the update being handled now): the
- * update's own fields come from the stored step the view stands for (rebuilt, read-only, on the first run
- * as on replays), everything else (`api`, `state`, `session`, plugins' fields) from the live context, and
- * the actions go through the replay engine, so a replayed reply resolves to its logged answer instead of
- * sending again, and a reply past the log is sent (from the live context, so with its idempotency key),
- * logged as its status and message key, and resolves to that logged answer.
+ * The contexts a dialogue sees: views of the live context whose update fields come from the stored step
+ * (read-only), the rest (`api`, `state`, `session`, plugins') from the live one. Actions go through the
+ * replay engine: a replayed reply resolves to its logged answer; one past the log is sent with the live
+ * context's key, then logged.
  *
  * @module
  */

@@ -1,10 +1,4 @@
-/**
- * The `data` of each webhook event (contract §6, server 2.3.6). Objects passed through from WhatsApp keep an
- * index signature so a field a newer server adds reads as `unknown` instead of being hidden. Types only: the
- * envelope is verified, not `data`, so code that must not crash still checks what it reads.
- *
- * @module
- */
+// Contract §6, server 2.3.6. Types only: `data` is not verified, so code that must not crash checks it.
 
 import type {
   Jid,
@@ -219,10 +213,7 @@ export interface WebhookHistorySetData {
   [field: string]: unknown;
 }
 
-/**
- * The `data` of each event, by dotted name. `WebhookEventData["messages.upsert"]` is the type of
- * `payload.data` in a handler registered with `processor.on("messages.upsert", ...)`.
- */
+/** The `data` of each event, by dotted name (`payload.data` in `processor.on(name, ...)`). */
 export interface WebhookEventData {
   /** Never sent by 2.3.6. */
   "application.startup": unknown;

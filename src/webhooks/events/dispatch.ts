@@ -1,29 +1,19 @@
-/**
- * The one dispatch loop: runs a webhook's handlers in order, without a promise when everything is
- * synchronous, and collects every failure into one {@link WebhookProcessingException}. Why not plain
- * `async`: the figure in bench/README.md, "Where a result may be synchronous" (the processor's dispatch).
- *
- * @module
- */
+// Not plain `async`: bench/README.md, "Where a result may be synchronous".
 
 import { WebhookException } from "../../errors.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 import type { HandlerEntry } from "./registry.ts";
 
 /**
- * Handlers or listeners failed for one webhook. `errors` holds every failure, in the order they happened.
+ * Handlers or listeners failed for one webhook; `errors` holds every failure in order.
  *
  * @example
  * ```ts
  * import { WebhookProcessingException, WebhookProcessor, WebhookPayloadDto } from "@gw/gateway";
- * const processor = new WebhookProcessor().onAny(() => {
- *   throw new Error("down");
- * });
- * try {
- *   await processor.process(WebhookPayloadDto.from({ event: "call", data: {} })!);
- * } catch (error) {
- *   if (error instanceof WebhookProcessingException) console.log(error.errors.length); // 1
- * }
+ * const processor = new WebhookProcessor().onAny(() => Promise.reject(new Error("down")));
+ * const payload = WebhookPayloadDto.from({ event: "call", data: {} })!;
+ * const failed = await processor.process(payload).catch((error) => error);
+ * console.log((failed as WebhookProcessingException).errors.length); // 1
  * ```
  */
 export class WebhookProcessingException extends WebhookException {
@@ -39,7 +29,7 @@ export class WebhookProcessingException extends WebhookException {
   }
 }
 
-/** Several failures of one observer (the listeners of an event): counted one by one in the webhook's errors. */
+/** Several failures of one observer, counted one by one in the webhook's errors. */
 export class ObserverFailures extends Error {
   /** The failures. */
   readonly errors: readonly unknown[];
@@ -50,7 +40,7 @@ export class ObserverFailures extends Error {
   }
 }
 
-/** Wait for promises and reject with {@link ObserverFailures} when any rejected (an observer's several works). */
+/** Wait for promises; reject with {@link ObserverFailures} when any rejected. */
 export async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
   const errors: unknown[] = [];
   for (const outcome of await Promise.allSettled(promises)) {
@@ -64,9 +54,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Run `entries` for `payload` in order, each promise awaited before the next; every entry runs, then a
- * {@link WebhookProcessingException} lists the failures. Undefined when all finished at once (no promise
- * layers on the hot path).
+ * Run `entries` in order, each promise awaited before the next; then a {@link WebhookProcessingException}
+ * lists the failures. Undefined when all finished at once.
  */
 export function dispatchWebhook(
   entries: readonly HandlerEntry[],
@@ -85,7 +74,6 @@ export function dispatchWebhook(
   return undefined;
 }
 
-// The rest of the loop once a handler returned a promise: each handler's promise is awaited before the next.
 async function continueAfter(
   entries: readonly HandlerEntry[],
   index: number,

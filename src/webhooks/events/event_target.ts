@@ -1,27 +1,13 @@
-/**
- * The processor's `events` (`WebhookReceived`, `MessageReceived`): notifications dispatched by one of the
- * processor's observers (inbound middleware), built only when someone listens; what the listeners leave to
- * `waitUntil` (or throw) settles with the webhook like any observer's work.
- *
- * @module
- */
-
 import { MessageReceived, WebhookEvent, WebhookReceived } from "../../events.ts";
 import { GuardedEventTarget } from "../../guarded_event_target.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 import { settleAll } from "./dispatch.ts";
 
-/**
- * The processor's events: a listener that throws (or returns a promise that rejects) fails the webhook
- * being processed instead of only being logged, and a listener that returns a promise is waited for.
- */
+/** The processor's events: a listener's promise is waited for, and its failure fails the webhook. */
 export class WebhookEventTarget extends GuardedEventTarget {
   #onListened: (() => void) | undefined;
 
-  /**
-   * Call `fn` once, when the first `WebhookReceived` or `MessageReceived` listener is added: the processor
-   * adds this target as an observer only then, so that a processor nobody listens to pays nothing for it.
-   */
+  /** Call `fn` once, when the first `WebhookReceived` or `MessageReceived` listener is added. */
   whenListened(fn: () => void): void {
     this.#onListened = fn;
   }
@@ -48,10 +34,7 @@ export class WebhookEventTarget extends GuardedEventTarget {
     else super.onListenerPromise(event, promise);
   }
 
-  /**
-   * Dispatch `WebhookReceived` (every webhook), then `MessageReceived` (inbound messages), each only when it
-   * has listeners; settles when the listeners' pending work has.
-   */
+  /** Dispatch `WebhookReceived`, then `MessageReceived`, each only to listeners; settles with their work. */
   async observe(payload: WebhookPayloadDto): Promise<void> {
     let pending: Promise<unknown>[] | undefined;
     if (this.listenerCount(WebhookReceived.type) > 0) {

@@ -1,21 +1,6 @@
 /**
- * The server's webhook event names in one table, and the functions that reduce any spelling to the kind. No
- * imports: the request objects, the payload parser, the processor and the simulated server all read it.
- *
- * @module
- */
-
-/**
- * Every event the server knows (its order, 2.3.6), dotted name → `kind` (`payload.event`), `config` (what
- * `/webhook/set` takes) and `path` (byEvents suffix). `GROUP_UPDATE` ↔ `groups.update` is the server's own
- * mismatch; `settable: false`: known, but `/webhook/set` refuses it.
- *
- * @example
- * ```ts
- * import { WEBHOOK_EVENT_TABLE } from "@gw/gateway/webhooks";
- * WEBHOOK_EVENT_TABLE["messages.upsert"].path; // "messages-upsert"
- * WEBHOOK_EVENT_TABLE["groups.update"].config; // "GROUP_UPDATE"
- * ```
+ * Every event the server knows (2.3.6, its order): dotted name → `kind` (`payload.event`), `config` (for
+ * `/webhook/set`, which refuses `settable: false`; `GROUP_UPDATE` for `groups.update`) and `path`.
  */
 export const WEBHOOK_EVENT_TABLE = {
   "application.startup": {
@@ -104,28 +89,12 @@ export type WebhookEventNameOf<S extends WebhookEventSpelling> = {
 export type WebhookEventKindOf<S extends WebhookEventSpelling> =
   (typeof WEBHOOK_EVENT_TABLE)[WebhookEventNameOf<S>]["kind"];
 
-/**
- * Every dotted event name, in the server's order.
- *
- * @example
- * ```ts
- * import { WEBHOOK_EVENT_NAMES } from "@gw/gateway/webhooks";
- * WEBHOOK_EVENT_NAMES.includes("messages.upsert"); // true
- * ```
- */
+/** Every dotted event name, in the server's order. */
 export const WEBHOOK_EVENT_NAMES: readonly WebhookEventName[] = Object.freeze(
   Object.keys(WEBHOOK_EVENT_TABLE) as WebhookEventName[],
 );
 
-/**
- * Configuration name → dotted name, for every event `/webhook/set` accepts (`GROUP_UPDATE` as the server has it).
- *
- * @example
- * ```ts
- * import { WEBHOOK_CONFIG_EVENTS } from "@gw/gateway/webhooks";
- * WEBHOOK_CONFIG_EVENTS.MESSAGES_UPSERT; // "messages.upsert"
- * ```
- */
+/** Configuration name → dotted name, for every event `/webhook/set` accepts. */
 export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(
   WEBHOOK_EVENT_NAMES.flatMap((name) => {
     const row: { config: string; settable?: boolean } = WEBHOOK_EVENT_TABLE[name];
@@ -133,15 +102,7 @@ export const WEBHOOK_CONFIG_EVENTS: Readonly<Record<string, string>> = Object.fr
   }),
 ));
 
-/**
- * Kind → dotted name for every event the server knows.
- *
- * @example
- * ```ts
- * import { WEBHOOK_EVENTS } from "@gw/gateway/webhooks";
- * WEBHOOK_EVENTS.GROUPS_UPDATE; // "groups.update"
- * ```
- */
+/** Kind → dotted name for every event the server knows. */
 export const WEBHOOK_EVENTS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(
   WEBHOOK_EVENT_NAMES.map((name) => [WEBHOOK_EVENT_TABLE[name].kind, name]),
 ));
@@ -151,26 +112,25 @@ export function eventLabel(kind: string): string {
   return kind === "UNKNOWN" || Object.hasOwn(WEBHOOK_EVENTS, kind) ? kind : "OTHER";
 }
 
-// Spellings that do not reduce mechanically to the kind: configuration names unlike their kind (GROUP_UPDATE).
+// Configuration names unlike their kind (GROUP_UPDATE).
 const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
   WEBHOOK_EVENT_NAMES.map((name) => WEBHOOK_EVENT_TABLE[name]).filter((row) => row.config !== row.kind)
     .map((row) => [row.config, row.kind]),
 );
 
-// Memo of normalised names: the set of names seen in practice is small, and the hot path hits it every time.
+// The names seen in practice are few, and the hot path hits this every time.
 const memo = new Map<string, string | null>();
 const MEMO_LIMIT = 512;
 const VALID = /^[A-Za-z][A-Za-z0-9]*(?:[._ -]+[A-Za-z0-9]+)*$/;
 
 /**
- * The UPPER_SNAKE kind of an event name in any spelling, or null when it is not a name; unknown well-formed
- * names are accepted (the server adds events over time).
+ * The UPPER_SNAKE kind of an event name in any spelling, or null; unknown well-formed names are accepted.
  *
  * @example
  * ```ts
  * import { normalizeWebhookEvent } from "@gw/gateway/webhooks";
  * normalizeWebhookEvent("messages.upsert"); // "MESSAGES_UPSERT"
- * normalizeWebhookEvent("group-participants-update"); // "GROUP_PARTICIPANTS_UPDATE"
+
  * normalizeWebhookEvent("GROUP_UPDATE"); // "GROUPS_UPDATE"
  * normalizeWebhookEvent("../x"); // null
  * ```
@@ -192,7 +152,7 @@ export function normalizeWebhookEvent(name: string): string | null {
 }
 
 /**
- * The dotted name the server sends for a kind (`MESSAGES_UPSERT` → `messages.upsert`), or null when unknown.
+ * The dotted name the server sends for a kind, or null when unknown.
  *
  * @example
  * ```ts

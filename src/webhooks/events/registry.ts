@@ -7,19 +7,15 @@ export interface HandlerEntry {
   readonly kinds: readonly string[] | null;
   /** Called once per webhook of its kinds. */
   readonly run: (payload: WebhookPayloadDto) => unknown;
-  /** What `removeHandler` matches: the function or object the application registered. */
+  /** What `removeHandler` matches. */
   readonly owner: unknown;
 }
 
-/**
- * The processor's one registry (`on`, `onAny`, `registerHandler`), in registration order; each kind's list is
- * built once and kept until the registrations change.
- */
+/** The processor's handlers in registration order; each kind's list is cached until they change. */
 export class HandlerRegistry {
   #entries: HandlerEntry[] = [];
   #byKind = new Map<string, readonly HandlerEntry[]>();
-  // The list for kinds the server does not send (only catch-alls apply); not cached per name, so that names
-  // chosen by whoever sends webhooks cannot grow the cache.
+  // For unknown kinds: one list, so that senders cannot grow the cache.
   #unknownKind: readonly HandlerEntry[] | undefined;
 
   /** Add an entry after every entry. */
@@ -37,7 +33,7 @@ export class HandlerRegistry {
     return true;
   }
 
-  /** The entries to run for `kind`, in order. The array is not changed later: a dispatch may keep it. */
+  /** The entries to run for `kind`, in order (never changed later: a dispatch may keep it). */
   for(kind: string): readonly HandlerEntry[] {
     const cached = this.#byKind.get(kind);
     if (cached !== undefined) return cached;

@@ -1,9 +1,3 @@
-/**
- * Storing inbound messages.
- *
- * @module
- */
-
 import { MessageReceived, type MessageReceivedDetail } from "../../events.ts";
 import type { GatewayStore, InboundMessageRecord } from "../../store/store.ts";
 import type { WebhookEventSpelling } from "../events/names.ts";
@@ -28,10 +22,8 @@ function record(fields: Fields, payload: WebhookPayloadDto): InboundMessageRecor
 }
 
 /**
- * Stores each inbound message (`messages.upsert` not sent by the instance) in a {@link GatewayStore}, with
- * the sender resolved to a phone-number JID when the payload allows it. An observer of every
- * `WebhookProcessor` that has a store: a failed write fails the webhook (and the server or the queue
- * retries it) instead of losing the message. Also an `EventTarget` listener for `MessageReceived`.
+ * Stores each inbound message in a {@link GatewayStore} (an observer of a processor with a store, or a
+ * `MessageReceived` listener); a failed write fails the webhook, so it is retried instead of lost.
  *
  * @example
  * ```ts
@@ -45,28 +37,12 @@ export class ProcessIncomingMessage implements EventListenerObject {
   /** The events it observes. */
   readonly events: readonly WebhookEventSpelling[] = ["messages.upsert"];
 
-  /**
-   * Bind to a store.
-   */
+  /** Bind to a store. */
   constructor(store: GatewayStore) {
     this.store = store;
   }
 
-  /**
-   * Store the message when `payload` is an inbound message; else nothing.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, ProcessIncomingMessage, WebhookPayloadDto } from "@gw/gateway";
-   * const store = new MemoryStore();
-   * await new ProcessIncomingMessage(store).observe(WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   instance: "sales",
-   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!);
-   * (await store.getInbound("sales", "3EB0"))?.remoteJid; // "5511999999999@s.whatsapp.net"
-   * ```
-   */
+  /** Store the message when `payload` is an inbound message; else nothing. */
   async observe(payload: WebhookPayloadDto): Promise<void> {
     if (!payload.isInboundMessage) return;
     await this.store.saveInbound(record({
@@ -79,26 +55,7 @@ export class ProcessIncomingMessage implements EventListenerObject {
     }, payload));
   }
 
-  /**
-   * Store one `MessageReceived` (its fields as given); other events are ignored. The write is handed to
-   * `event.waitUntil`.
-   *
-   * @example
-   * ```ts
-   * import { MemoryStore, MessageReceived, ProcessIncomingMessage, WebhookPayloadDto } from "@gw/gateway";
-   * const payload = WebhookPayloadDto.from({
-   *   event: "messages.upsert",
-   *   instance: "sales",
-   *   data: { key: { id: "3EB0", remoteJid: "5511999999999@s.whatsapp.net", fromMe: false } },
-   * })!;
-   * const event = new MessageReceived(payload, {
-   *   messageId: "3EB0", instance: "sales", remoteJid: "5511999999999@s.whatsapp.net",
-   *   sender: undefined, chat: undefined, text: undefined, messageType: undefined,
-   * });
-   * new ProcessIncomingMessage(new MemoryStore()).handleEvent(event);
-   * await Promise.all(event.pending);
-   * ```
-   */
+  /** Store one `MessageReceived` (the write goes to `event.waitUntil`); other events are ignored. */
   handleEvent(event: Event): void {
     if (event instanceof MessageReceived) {
       event.waitUntil(this.store.saveInbound(record(event, event.payload)));

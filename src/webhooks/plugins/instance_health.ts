@@ -1,27 +1,17 @@
-/**
- * Recording instance health from `connection.update` webhooks.
- *
- * @module
- */
-
 import type { InstanceHealth } from "../../health/instance_health.ts";
 import type { WebhookEventSpelling } from "../events/names.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 /**
- * Records every `connection.update` in an `InstanceHealth` (the webhook names the instance; `connection`
- * says which configured connection its server is, default `default`), so that sends sharing that health
- * (the same store) stop at once when an instance is logged out or banned. An observer of every
- * `WebhookProcessor` that has a store (`processor.instanceHealth`); `watchInstanceHealth` adds one to a
- * processor for a health of your own.
+ * Records every `connection.update` in an `InstanceHealth` (under `connection`, default `default`), so that
+ * sends sharing it stop at once when an instance is logged out or banned.
  *
  * @example
  * ```ts
  * import { MemoryStore, WebhookProcessor } from "@gw/gateway";
  * import { InstanceHealth } from "@gw/gateway/delivery";
  * import { RecordInstanceHealth } from "@gw/gateway/webhooks";
- * const health = new InstanceHealth(new MemoryStore().state);
- * const record = new RecordInstanceHealth(health, { connection: "default" });
+ * const record = new RecordInstanceHealth(new InstanceHealth(new MemoryStore().state));
  * new WebhookProcessor().on(record.events, (payload) => record.observe(payload));
  * ```
  */
@@ -32,17 +22,13 @@ export class RecordInstanceHealth {
   readonly connection: string;
   readonly #health: Pick<InstanceHealth, "recordConnectionUpdate">;
 
-  /**
-   * Bind to a health and a connection name.
-   */
+  /** Bind to a health and a connection name. */
   constructor(health: Pick<InstanceHealth, "recordConnectionUpdate">, options: { connection?: string } = {}) {
     this.#health = health;
     this.connection = options.connection ?? "default";
   }
 
-  /**
-   * Record the state a `connection.update` reports (nothing for other events or without an instance name).
-   */
+  /** Record the state a `connection.update` reports (nothing for other events). */
   async observe(payload: WebhookPayloadDto): Promise<void> {
     if (payload.event !== "CONNECTION_UPDATE" || !payload.instance) return;
     await this.#health.recordConnectionUpdate(

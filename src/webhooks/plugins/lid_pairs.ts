@@ -1,13 +1,6 @@
-/**
- * Learning `@lid` ↔ phone pairs from webhooks.
- *
- * @module
- */
-
 import type { WebhookEventSpelling } from "../events/names.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
-// Events that can carry LID ↔ phone pairs: messages, contacts, chats, history sync.
 const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
   "messages.upsert",
   "messages.set",
@@ -22,17 +15,13 @@ const PAIR_EVENTS: readonly WebhookEventSpelling[] = [
 ];
 
 /**
- * Feeds a `LidDirectory` with the pairs webhooks show (`remoteJid` / `remoteJidAlt`, `participant` /
- * `participantAlt`, contacts and chats with both forms). An observer of every `WebhookProcessor` that has a
- * store (`processor.lidDirectory`); a failed write fails the webhook and the server retries it.
+ * Feeds a `LidDirectory` with the `@lid` ↔ phone pairs webhooks show; a failed write fails the webhook.
  *
  * @example
  * ```ts
- * import { WebhookProcessor } from "@gw/gateway";
  * import { LidDirectory } from "@gw/gateway/delivery";
- * import { LearnLidPairs } from "@gw/gateway/webhooks";
- * const directory = new LidDirectory();
- * const learn = new LearnLidPairs(directory);
+ * import { LearnLidPairs, WebhookProcessor } from "@gw/gateway/webhooks";
+ * const learn = new LearnLidPairs(new LidDirectory());
  * new WebhookProcessor().on(learn.events, (payload) => learn.observe(payload));
  * ```
  */
@@ -41,16 +30,12 @@ export class LearnLidPairs {
   readonly events: readonly WebhookEventSpelling[] = PAIR_EVENTS;
   readonly #directory: { learn(payload: unknown): Promise<unknown> };
 
-  /**
-   * Bind to a directory.
-   */
+  /** Bind to a directory. */
   constructor(directory: { learn(payload: unknown): Promise<unknown> }) {
     this.#directory = directory;
   }
 
-  /**
-   * Learn the pairs `payload` shows (a `LidDirectory` resolves to how many were new).
-   */
+  /** Learn the pairs `payload` shows (a `LidDirectory` resolves to how many were new). */
   observe(payload: WebhookPayloadDto): Promise<unknown> {
     return this.#directory.learn(payload);
   }

@@ -1,17 +1,10 @@
-/**
- * The structured log line of each webhook.
- *
- * @module
- */
-
 import { WebhookReceived } from "../../events.ts";
 import { getGatewayLogger } from "../../log.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
 /**
- * Logs each webhook (category `["gateway", "webhook"]`, level info) with its kind, instance and delivery
- * id; never the body or the `apikey`. Logged by every `WebhookProcessor` unless `log: false`; also an
- * `EventTarget` listener for `WebhookReceived`.
+ * Logs each webhook's kind, instance and ids (category `["gateway", "webhook"]`, info), never the body or
+ * the `apikey`; every processor does unless `log: false`.
  *
  * @example
  * ```ts
@@ -27,15 +20,7 @@ export class LogWebhookEvent implements EventListenerObject {
     return this.#logger.isEnabledFor("info");
   }
 
-  /**
-   * Log one webhook (nothing when the level is off).
-   *
-   * @example
-   * ```ts
-   * import { LogWebhookEvent, WebhookPayloadDto } from "@gw/gateway";
-   * new LogWebhookEvent().observe(WebhookPayloadDto.from({ event: "call", data: {} })!);
-   * ```
-   */
+  /** Log one webhook (nothing when the level is off). */
   observe(payload: WebhookPayloadDto): void {
     if (!this.enabled) return;
     this.#logger.info("Webhook {event} received for instance {instance}", {
@@ -47,15 +32,7 @@ export class LogWebhookEvent implements EventListenerObject {
     });
   }
 
-  /**
-   * Log one `WebhookReceived`; other events are ignored.
-   *
-   * @example
-   * ```ts
-   * import { LogWebhookEvent, WebhookPayloadDto, WebhookReceived } from "@gw/gateway";
-   * new LogWebhookEvent().handleEvent(new WebhookReceived(WebhookPayloadDto.from({ event: "call", data: {} })!));
-   * ```
-   */
+  /** Log one `WebhookReceived`; other events are ignored. */
   handleEvent(event: Event): void {
     if (event instanceof WebhookReceived) this.observe(event.payload);
   }

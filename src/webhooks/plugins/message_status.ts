@@ -1,13 +1,7 @@
-/**
- * Tracking message statuses from webhooks.
- *
- * @module
- */
-
 import type { WebhookEventSpelling } from "../events/names.ts";
 import type { WebhookPayloadDto } from "../payload.ts";
 
-// Events that carry message statuses (and the connection state the tracker keeps to explain stuck sends).
+// With the connection state the tracker keeps to explain stuck sends.
 const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
   "send.message",
   "messages.update",
@@ -16,16 +10,12 @@ const STATUS_EVENTS: readonly WebhookEventSpelling[] = [
 ];
 
 /**
- * Feeds a `MessageStatusTracker` from `send.message`, `messages.update`, `messages.upsert` (our own
- * messages) and `connection.update`. An observer of every `WebhookProcessor` that has a store
- * (`processor.messageStatus`, whose `MessageStatusChanged` events are dispatched on `processor.events`); a
- * failed write fails the webhook and the server retries it.
+ * Feeds a `MessageStatusTracker` from the webhooks that carry statuses; a failed write fails the webhook.
  *
  * @example
  * ```ts
- * import { WebhookProcessor } from "@gw/gateway";
  * import { MessageStatusTracker } from "@gw/gateway/delivery";
- * import { TrackMessageStatus } from "@gw/gateway/webhooks";
+ * import { TrackMessageStatus, WebhookProcessor } from "@gw/gateway/webhooks";
  * const track = new TrackMessageStatus(new MessageStatusTracker());
  * new WebhookProcessor().on(track.events, (payload) => track.observe(payload));
  * ```
@@ -35,16 +25,12 @@ export class TrackMessageStatus {
   readonly events: readonly WebhookEventSpelling[] = STATUS_EVENTS;
   readonly #tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> };
 
-  /**
-   * Bind to a tracker.
-   */
+  /** Bind to a tracker. */
   constructor(tracker: { observe(payload: WebhookPayloadDto): Promise<unknown> }) {
     this.#tracker = tracker;
   }
 
-  /**
-   * Apply the statuses `payload` reports.
-   */
+  /** Apply the statuses `payload` reports. */
   observe(payload: WebhookPayloadDto): Promise<unknown> {
     return this.#tracker.observe(payload);
   }

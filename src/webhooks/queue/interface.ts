@@ -1,12 +1,3 @@
-/**
- * The queue's interface: the job, the dead letter, the settings every queue engine checks the same way, what
- * a queue must do ({@link WebhookJobQueue}), what a worker takes and is. `settler.ts` runs a job for any
- * engine. Engines: `src/backends/kv/queue.ts` (Deno KV, with `queue_worker.ts` and
- * `queue_dead_letters.ts`), `src/backends/redis/queue.ts`, `src/backends/cloudflare/webhook_queue.ts`.
- *
- * @module
- */
-
 import { ConfigurationException } from "../../errors.ts";
 import type { MetricsCollector } from "../../metrics.ts";
 import type { GatewayStore } from "../../store/store.ts";
@@ -21,7 +12,7 @@ export interface ProcessWebhookJob {
   type: typeof WEBHOOK_JOB_TYPE;
   /** Job id (a UUID; also the dead-letter key). */
   id: string;
-  /** Delivery id (`webhook-id` or body digest), the webhook log id, when known. */
+  /** Delivery id (also the webhook log id), when known. */
   deliveryId?: string;
   /** Instance name from the URL. */
   instance: string;
@@ -59,7 +50,6 @@ export interface WebhookQueueOptions {
   backoffMs?: readonly number[];
 }
 
-/** The keys of {@link WebhookQueueOptions}, for the unknown-key check. Internal. */
 export const QUEUE_OPTION_KEYS = {
   prefix: true,
   maxAttempts: true,
@@ -70,10 +60,8 @@ export const QUEUE_OPTION_KEYS = {
 >;
 
 /**
- * Where queue mode puts verified webhooks. The handler answers 202 once `enqueue` resolved, so it must
- * resolve only when the job is stored durably, and reject otherwise (the handler then answers 503 and the
- * server retries). {@link KvWebhookQueue} is the Deno KV one; give your own as `queue.backend`
- * (`RedisWebhookQueue`, `CloudflareWebhookQueue`, or your own) and run the jobs with that queue's worker.
+ * Where queue mode puts verified webhooks: `enqueue` resolves only once the job is durable (the handler
+ * then answers 202), else rejects (503, the server retries).
  *
  * @example A queue of your own
  * ```ts
@@ -93,10 +81,7 @@ export const DEFAULT_PREFIX: Deno.KvKey = ["gateway", "webhook_queue"];
 const DEFAULT_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
 const MAX_DELAY_MS = 30 * 24 * 3600_000;
 
-/**
- * The queue settings, checked when they are configured (throws `ConfigurationException`): attempts and
- * backoff for every queue engine, the KV prefix. Internal.
- */
+/** The queue settings, checked (throws `ConfigurationException`). Internal. */
 export function webhookQueueSettings(
   options: WebhookQueueOptions,
 ): { prefix: Deno.KvKey; maxAttempts: number; backoff: readonly number[] } {
@@ -125,7 +110,7 @@ export function webhookQueueSettings(
  * @example
  * ```ts
  * import { isProcessWebhookJob } from "@gw/gateway/webhooks";
- * isProcessWebhookJob({ type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: 0 }); // true
+ * isProcessWebhookJob({ type: "other" }); // false
  * ```
  */
 export function isProcessWebhookJob(value: unknown): value is ProcessWebhookJob {
@@ -146,16 +131,12 @@ export interface WebhookWorkerOptions extends WebhookQueueOptions {
   onDeadLetter?: (entry: DeadLetter) => void;
   /** Called after each run of a job, with what happened (for tests and monitoring). */
   onJobDone?: (job: ProcessWebhookJob, outcome: WebhookJobOutcome) => void;
-  /**
-   * Add your own writes to the atomic operation that records a job's completion: they commit exactly
-   * once per job, and never for a job whose handlers did not complete (an outbox on the same KV).
-   */
+  /** Your writes to commit with a job's completion: exactly once, never for a job that did not complete. */
   completionWrites?: (job: ProcessWebhookJob, op: Deno.AtomicOperation) => void;
   /** Clock, epoch ms (default `Date.now`). */
   now?: () => number;
 }
 
-/** The keys of {@link WebhookWorkerOptions}, for the unknown-key check. Internal. */
 export const WORKER_OPTION_KEYS = {
   ...QUEUE_OPTION_KEYS,
   store: true,
@@ -167,16 +148,13 @@ export const WORKER_OPTION_KEYS = {
   now: true,
 } as const satisfies Record<keyof WebhookWorkerOptions, true>;
 
-/**
- * What happened to a job: processed now, retried later, dead-lettered, or `skipped` (it was already
- * completed, or superseded by its own retry: a message the KV queue delivered again).
- */
+/** What happened to a job; `skipped`: already completed, or superseded by its own retry. */
 export type WebhookJobOutcome = "processed" | "retried" | "dead_lettered" | "skipped";
 
 /** A running worker (the Deno KV worker's `startWebhookWorker`, Redis's `startWorker`). */
 export interface WebhookWorker {
   /** Settles when the KV is closed and the listener has stopped. */
   readonly finished: Promise<void>;
-  /** Resolves once no job is being run (close the KV after it to stop without cutting a job short). */
+  /** Resolves once no job is being run (close the KV after it). */
   idle(): Promise<void>;
 }

@@ -1,10 +1,3 @@
-/**
- * Running one job whose body was loaded, for every queue engine: process it, or retry it on the backoff
- * schedule, or dead-letter it, through the engine's {@link WebhookJobSettler}.
- *
- * @module
- */
-
 import { getGatewayLogger } from "../../log.ts";
 import { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
@@ -21,10 +14,8 @@ import {
 
 const logger = getGatewayLogger("webhook", "queue");
 
-// The receiver answered 202: the worker is the only place a failing handler shows, so it says so on stderr
-// as the receiver does (one line per event, instance and outcome per minute, on the worker's clock). The
-// lines are the processor's (the one object every call of a worker passes): a side table keyed by it, so two
-// workers (or two tests) never silence each other's lines.
+// The receiver answered 202, so a failing handler shows only here: one stderr line per event, instance and
+// outcome per minute, keyed by processor so that two workers never silence each other.
 const reportsByProcessor = new WeakMap<WebhookProcessor, WeakMap<() => number, RateLimitedReports>>();
 
 function reportFailure(
@@ -52,37 +43,24 @@ function reportFailure(
 export interface WebhookJobSettler {
   /** Put `job` (its attempt count already raised) back on the queue, due in `delay` ms. */
   retry(job: ProcessWebhookJob, delay: number): Promise<void>;
-  /**
-   * Keep the job for good in the dead-letter list. `cause` says why: `unreadable` when its body is missing or
-   * not a webhook (it never ran), `failed` when its last attempt failed.
-   */
+  /** Keep the job in the dead-letter list: `unreadable` (never ran) or `failed` (last attempt failed). */
   deadLetter(entry: DeadLetter, cause: "unreadable" | "failed"): Promise<void>;
-  /**
-   * Record that the job was processed; false when another delivery of it completed first (the outcome is
-   * then `skipped`). Optional: without it a processed job is simply done.
-   */
+  /** Record that the job was processed; false when another delivery completed first (`skipped`). */
   complete?(): Promise<boolean>;
 }
 
 /**
- * Run one job whose body was loaded: process it, or have `settler` retry it with the backoff schedule or
- * dead-letter it. Every queue engine runs its jobs through this: the Deno KV queue (`runWebhookJob`, whose
- * settler also records each job's completion atomically), the Redis queue and the Cloudflare Queue
- * (`processWebhookBatch`). Never throws for a
- * failing handler; throws when the settler or the store fails.
+ * Run one loaded job, or have `settler` retry (backoff) or dead-letter it; every queue engine uses it.
+ * Throws only when the settler or the store fails, never for a failing handler.
  *
  * @example Running a job held somewhere else
  * ```ts
  * import { webhookProcessor } from "@gw/gateway";
- * import { settleWebhookJob } from "@gw/gateway/webhooks";
- * const outcome = await settleWebhookJob(
- *   { type: "gateway.webhook.process", id: "1", instance: "sales", attempt: 0, receivedAt: Date.now() },
- *   new TextEncoder().encode('{"event":"call","data":{}}'),
- *   webhookProcessor(),
- *   {},
- *   { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() },
- * );
- * console.log(outcome); // "processed"
+ * import { settleWebhookJob, WEBHOOK_JOB_TYPE } from "@gw/gateway/webhooks";
+ * const job = { type: WEBHOOK_JOB_TYPE, id: "1", instance: "sales", attempt: 0, receivedAt: 0 } as const;
+ * const settler = { retry: () => Promise.resolve(), deadLetter: () => Promise.resolve() };
+ * const body = new TextEncoder().encode('{"event":"call","data":{}}');
+ * console.log(await settleWebhookJob(job, body, webhookProcessor(), {}, settler)); // "processed"
  * ```
  */
 export async function settleWebhookJob(
