@@ -31,7 +31,7 @@ import { dispatchSync } from "./dispatch_sync.ts";
 import { dispatchWaitUntil } from "./dispatch_wait_until.ts";
 import { guardStage } from "./guard.ts";
 import { parseStage } from "./parse.ts";
-import { readBodyStage } from "./read_body.ts";
+import { bodyRefused } from "./read_body.ts";
 import { fail } from "./respond.ts";
 import { routeStage } from "./route.ts";
 import { ARRIVE } from "../processor.ts";
@@ -66,8 +66,11 @@ const UNANSWERED = "Route middleware ended without an answer: set ctx.response o
 // live registers at every await.
 async function accept(receiver: Receiver, state: RequestState): Promise<Response> {
   try {
-    const answer = guardStage(receiver, state) ?? await readBodyStage(receiver, state);
-    if (answer !== undefined) return answer;
+    const refused = guardStage(receiver, state);
+    if (refused !== undefined) return refused;
+    const body = await receiver.deadlines.read(state.request, receiver.maxBodyBytes);
+    if (typeof body === "number") return bodyRefused(receiver, body);
+    state.body = body;
   } catch (error) {
     return fail(receiver, error);
   }

@@ -9,7 +9,7 @@
 
 import { joinBytes } from "../encoding.ts";
 import { BODIES, refuse, timedOut } from "./respond.ts";
-import type { BodyDeadlines, BodyReadResult, Receiver, RequestState } from "./state.ts";
+import type { BodyDeadlines, BodyReadResult, Receiver } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
 // Reads since the timer last fired after which it is no longer stopped when idle (see ReadDeadlines).
@@ -175,16 +175,4 @@ export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Respon
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);
   }
   return refuse(receiver, 400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
-}
-
-/** Stage "read body": sets `state.body`, or answers 413, 408 or 400. */
-// The read resolves with plain data and this stage turns it into the answer. Resolving the read's own promise
-// with the answer instead (one promise less, the receiver and state kept in each pending read) measured 25–35 %
-// more CPU per request in-process (bench/webhook_inprocess.ts), so the extra `.then` stays.
-export function readBodyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
-  return receiver.deadlines.read(state.request, receiver.maxBodyBytes).then((result) => {
-    if (typeof result === "number") return bodyRefused(receiver, result);
-    state.body = result;
-    return undefined;
-  });
 }
