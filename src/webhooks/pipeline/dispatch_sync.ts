@@ -10,12 +10,6 @@ import { completeClaim, releaseClaim } from "./dedupe.ts";
 import { BODIES, count, reportFailure, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
-async function processed(receiver: Receiver, state: RequestState): Promise<Response> {
-  count(receiver, state.payload.event, "200");
-  if (receiver.dedupe !== undefined) await completeClaim(receiver, state.deliveryId);
-  return respond(200, BODIES.ok);
-}
-
 function failed(receiver: Receiver, state: RequestState, error: unknown): Response {
   releaseClaim(receiver, state.deliveryId);
   reportFailure(receiver, state.payload, 500, error);
@@ -42,5 +36,7 @@ export async function dispatchSync(receiver: Receiver, state: RequestState): Pro
   } catch (error) {
     return failed(receiver, state, error);
   }
-  return await processed(receiver, state);
+  count(receiver, state.payload.event, "200");
+  if (receiver.dedupe !== undefined) await completeClaim(receiver, state.deliveryId);
+  return respond(200, BODIES.ok);
 }

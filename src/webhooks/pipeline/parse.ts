@@ -8,6 +8,7 @@
 
 import { WebhookPayloadDto } from "../payload.ts";
 import { BODIES, refuse } from "./respond.ts";
+import type { NextFunction } from "../../util/compose.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
 const decoder = new TextDecoder();
@@ -57,24 +58,30 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** Parse `state.body` into `state.payload`: the refusal, or undefined to go on. */
-export async function parseStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+/** Stage "parse": on with `state.payload` placed in its line, or answers 400. */
+export async function parseStage(state: RequestState, next: NextFunction): Promise<void> {
+  const receiver = state.receiver;
   const text = decoder.decode(state.body);
   if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
     // The digest of a large body may still be running: answered once it settled, nothing left behind.
     await state.digest?.catch(() => {});
     const detail = `body nested deeper than ${MAX_JSON_DEPTH} levels`;
-    return refuse(receiver, 400, BODIES.tooDeep, "too_deep", detail);
+    state.response = refuse(receiver, 400, BODIES.tooDeep, "too_deep", detail);
+    return;
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     state.digest?.catch(() => {});
-    return refuse(receiver, 400, BODIES.notJson, "invalid_json", "body is not JSON");
+    state.response = refuse(receiver, 400, BODIES.notJson, "invalid_json", "body is not JSON");
+    return;
   }
   if (state.deliveryId === undefined && state.digest !== undefined) state.deliveryId = await state.digest;
-  return toPayload(receiver, state, parsed);
+  state.response = toPayload(receiver, state, parsed);
+  if (state.response !== undefined) return;
+  state.arrival?.place(state.payload);
+  await next();
 }
 
 function toPayload(receiver: Receiver, state: RequestState, parsed: unknown): Response | undefined {

@@ -9,7 +9,8 @@
 
 import { joinBytes } from "../encoding.ts";
 import { BODIES, refuse, timedOut } from "./respond.ts";
-import type { BodyDeadlines, BodyReadResult, Receiver } from "./state.ts";
+import type { NextFunction } from "../../util/compose.ts";
+import type { BodyDeadlines, BodyReadResult, Receiver, RequestState } from "./state.ts";
 
 const EMPTY = new Uint8Array(0);
 // Reads since the timer last fired after which it is no longer stopped when idle (see ReadDeadlines).
@@ -161,7 +162,7 @@ export class ReadDeadlines implements BodyDeadlines {
 }
 
 /** The answer for a body that could not be read: 413, 408 or 400. */
-export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Response {
+function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Response {
   if (status === 413) {
     return refuse(
       receiver,
@@ -175,4 +176,15 @@ export function bodyRefused(receiver: Receiver, status: 400 | 408 | 413): Respon
     return timedOut(receiver, `body not complete after ${receiver.deadlines.timeoutMs} ms`);
   }
   return refuse(receiver, 400, BODIES.badLength, "unreadable_body", "unreadable body or bad content-length");
+}
+
+/** Stage "read body": on with `state.body` set, or answers 413, 408 or 400. */
+export async function readBodyStage(state: RequestState, next: NextFunction): Promise<void> {
+  const receiver = state.receiver;
+  const body = await receiver.deadlines.read(state.request, receiver.maxBodyBytes);
+  if (typeof body === "number") state.response = bodyRefused(receiver, body);
+  else {
+    state.body = body;
+    await next();
+  }
 }
