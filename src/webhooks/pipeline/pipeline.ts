@@ -49,13 +49,7 @@ export function runPipeline(
   ctx: WebhookExecutionContext | undefined,
 ): Promise<Response> {
   const state = new RequestState(receiver, request, ctx);
-  let run: Promise<void>;
-  try {
-    run = state.next();
-  } catch (error) {
-    return Promise.resolve(fail(receiver, error));
-  }
-  return run.then(
+  return state.next().then(
     () => state.response ?? fail(receiver, new Error(UNANSWERED)),
     (error) => fail(receiver, error),
   );

@@ -144,8 +144,6 @@ const EMPTY = new Uint8Array(0);
  */
 export type ReceiverStage = MiddlewareFn<RequestState>;
 
-const SETTLED: Promise<void> = Promise.resolve();
-
 /** Everything known about one request, filled in as it goes through the stages. */
 export class RequestState implements WebhookRequestContext {
   /** The request (a middleware may replace it). */
@@ -182,7 +180,10 @@ export class RequestState implements WebhookRequestContext {
 
   /** Run the next stage (each stage calls it at most once); settled when the stages after it are. */
   readonly next: NextFunction = () => {
-    const rest = this.receiver.stages[++this.#stage](this, this.next);
-    return rest instanceof Promise ? rest : SETTLED;
+    try {
+      return Promise.resolve(this.receiver.stages[++this.#stage](this, this.next)) as Promise<void>;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 }
