@@ -29,14 +29,15 @@ export function runContextOf(receiver: Receiver, state: RequestState): RunContex
   };
 }
 
-/** Stage "dispatch", sync mode: run the handlers now and answer with their outcome. */
-export async function dispatchSync(receiver: Receiver, state: RequestState): Promise<Response> {
+/** Stage "dispatch", sync mode: run the handlers now; `state.response` is their outcome. */
+export async function dispatchSync(receiver: Receiver, state: RequestState): Promise<void> {
   try {
     await runWebhook(receiver.processor, state.payload, runContextOf(receiver, state), state.arrival);
   } catch (error) {
-    return failed(receiver, state, error);
+    state.response = failed(receiver, state, error);
+    return;
   }
   count(receiver, state.payload.event, "200");
   if (receiver.dedupe !== undefined) await completeClaim(receiver, state.deliveryId);
-  return respond(200, BODIES.ok);
+  state.response = respond(200, BODIES.ok);
 }

@@ -34,6 +34,7 @@ import { readBodyStage } from "./read_body.ts";
 import { fail } from "./respond.ts";
 import { routeStage } from "./route.ts";
 import {
+  type DispatchMode,
   type Receiver,
   type ReceiverStage,
   RequestState,
@@ -62,32 +63,37 @@ const UNANSWERED = "Route middleware ended without an answer: set ctx.response o
  * before any await, and kept by the processing that takes it over (or given up when none does). In queue
  * mode the worker's processing is the arrival: the job is written in this order instead.
  */
-async function arrivalStage(state: RequestState, next: () => Promise<void>): Promise<void> {
+const arrivalStage: ReceiverStage = (state, next) => {
   const receiver = state.receiver;
   const queued = receiver.queue !== undefined && receiver.queue.modeFor(state.ctx) === "queue";
   const arrival = state.arrival = queued ? undefined : receiver.processor[ARRIVE]();
   // Not on Workers: a request there cannot wait on a promise another request settles (it would hang).
   const turn = state.writeTurn = queued && !isWorkers() ? receiver.queue!.order.take() : undefined;
-  try {
-    await next();
-  } finally {
+  // A processor without lines gives an arrival already taken: nothing to give up afterwards.
+  if ((arrival === undefined || arrival.taken) && turn === undefined) return next();
+  return next().finally(() => {
     if (arrival !== undefined && !arrival.taken) arrival.end();
     turn?.end();
-  }
-}
+  });
+};
 
 /** Stage "dispatch": the handlers run now, after the answer (`waitUntil`), or in the queue's worker. */
-async function dispatchStage(state: RequestState): Promise<void> {
+const dispatchStage: ReceiverStage = (state) => {
   const receiver = state.receiver;
   const mode = receiver.queue === undefined ? "sync" : receiver.queue.modeFor(state.ctx);
+  if (mode === "sync" && receiver.store === undefined) return dispatchSync(receiver, state);
+  return dispatchRecorded(receiver, state, mode);
+};
+
+// With a webhook log to write first, or in queue mode (the job's writer logs it).
+async function dispatchRecorded(receiver: Receiver, state: RequestState, mode: DispatchMode): Promise<void> {
   if (mode === "queue") {
     state.response = await dispatchQueue(receiver, state);
     return;
   }
-  if (receiver.store !== undefined) await logReceived(receiver, state);
-  state.response = mode === "wait_until"
-    ? dispatchWaitUntil(receiver, state)
-    : await dispatchSync(receiver, state);
+  await logReceived(receiver, state);
+  if (mode === "wait_until") state.response = dispatchWaitUntil(receiver, state);
+  else await dispatchSync(receiver, state);
 }
 
 // After the application's middleware: a failure of the stages after it is the 500 it sees as the answer.
