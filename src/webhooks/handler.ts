@@ -15,7 +15,6 @@ import { ConfigurationException } from "../errors.ts";
 import { MetricsCollector } from "../metrics.ts";
 import { MAX_TIMER_MS } from "../util/timers.ts";
 import { positiveInteger } from "../util/checks.ts";
-import { compose } from "../util/compose.ts";
 import type { GatewayStore } from "../store/store.ts";
 import { DEDUPE_OPTION_KEYS, type WebhookDedupe, type WebhookDedupeOptions } from "./dedupe.ts";
 import { MemoryWebhookDedupe } from "../backends/memory/dedupe.ts";
@@ -26,7 +25,7 @@ import {
   type WebhookHandlerQueueOptions,
 } from "./pipeline/dispatch_queue.ts";
 import { missingSecret } from "./pipeline/guard.ts";
-import { runPipeline } from "./pipeline/pipeline.ts";
+import { receiverStages, runPipeline } from "./pipeline/pipeline.ts";
 import { ReadDeadlines } from "./pipeline/read_body.ts";
 import { RateLimitedReports } from "./pipeline/reports.ts";
 import { normalizePrefix } from "./pipeline/route.ts";
@@ -199,7 +198,7 @@ export function buildWebhookHandler(
     enabled,
     prefix,
     routes: new Map(),
-    middleware: middleware.length === 0 ? undefined : compose(middleware),
+    stages: receiverStages(middleware, dedupe !== undefined),
     maxBodyBytes,
     // Timers run on real time, so the deadlines do too (an injected clock may stand still).
     deadlines: new ReadDeadlines(bodyTimeoutMs),
@@ -213,7 +212,6 @@ export function buildWebhookHandler(
     now,
     reports: new RateLimitedReports(now),
     queue,
-    direct: dedupe === undefined && store === undefined && queue === undefined,
     storelessContext: { metrics, final: true, now },
   };
   const handler = (request: Request, _envOrInfo?: unknown, ctx?: WebhookExecutionContext) =>

@@ -198,6 +198,27 @@ for (const store of [false, true]) {
     strictEqual(runs(), 2);
     await handler.close();
   });
+
+  Deno.test(`the depth limit reads escaped quotes as JSON does: text stays text, nesting stays nesting (store: ${store})`, async () => {
+    const { handler, runs } = receiver({ store: store ? new MemoryStore() : undefined });
+    const deep = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    const withText = (value: string, data: string) =>
+      `{"event":"messages.upsert","instance":"sales","x":${JSON.stringify(value)},"data":${data}}`;
+    // An escaped quote does not end the string: the brackets after it are still text.
+    const quoted = await handler(post("/gateway/webhook/sales", withText(`say "${"[".repeat(100)}"`, "[]")));
+    strictEqual(quoted.status, 200);
+    await quoted.body?.cancel();
+    // An escaped backslash before the quote does end it: the nesting after it counts.
+    for (const [depth, status] of [[63, 200], [64, 400]]) {
+      for (const value of ["a\\", "a\\\\\\", `"${"{".repeat(70)}\\`]) {
+        const response = await handler(post("/gateway/webhook/sales", withText(value, deep(depth))));
+        strictEqual(response.status, status, `${JSON.stringify(value)} then ${depth} levels`);
+        await response.body?.cancel();
+      }
+    }
+    strictEqual(runs(), 4);
+    await handler.close();
+  });
 }
 
 Deno.test("a refused request's stderr line never carries the sender's control characters (no forged lines)", async () => {

@@ -541,6 +541,25 @@ Deno.test("routeMiddleware (ctx, next) runs in order before verification and can
   deepStrictEqual([answer.status, await answer.text(), tagged.seen.length], [299, "tagged", 1]);
 });
 
+Deno.test("routeMiddleware sees the receiver's 500 after next() when a stage after it fails unexpectedly", async () => {
+  const statuses: (number | undefined)[] = [];
+  let calls = 0;
+  const { handler, seen } = setup({
+    // The clock is read first by the verify stage: it fails there, after the body was read.
+    now: () => {
+      if (++calls === 1) throw new Error("clock broken");
+      return NOW;
+    },
+    routeMiddleware: [async (ctx, next) => {
+      await next();
+      statuses.push(ctx.response?.status);
+    }],
+  });
+  await expectStatus(await handler(await signed()), 500, { ok: false, error: "Webhook processing failed" });
+  await expectStatus(await handler(await signed()), 200);
+  deepStrictEqual([statuses, seen.length], [[500, 200], 1]);
+});
+
 Deno.test("store: webhook logs go received → processed, inbound messages are stored", async () => {
   const store = new MemoryStore();
   const { handler } = setup({ store });

@@ -10,12 +10,19 @@
 import { getGatewayLogger } from "../../log.ts";
 import { describeError, saveWebhookLog } from "../run.ts";
 import { BODIES, count, refuse, respond, RETRY_AFTER } from "./respond.ts";
+import type { NextFunction } from "../../util/compose.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
 const logger = getGatewayLogger("webhook");
 
+/** Stage "dedupe": on with the delivery claimed; a duplicate or a failed claim is answered here. */
+export async function dedupeStage(state: RequestState, next: NextFunction): Promise<void> {
+  state.response = await claimed(state.receiver, state);
+  if (state.response === undefined) await next();
+}
+
 /** Claim the delivery; the answer for a duplicate or a failed claim, or undefined to go on. */
-export async function dedupeStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+async function claimed(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
   const dedupe = receiver.dedupe;
   const id = state.deliveryId;
   if (dedupe === undefined || id === undefined) return undefined;

@@ -10,12 +10,6 @@ import { completeClaim, releaseClaim } from "./dedupe.ts";
 import { BODIES, count, reportFailure, respond } from "./respond.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
-async function processed(receiver: Receiver, state: RequestState): Promise<Response> {
-  count(receiver, state.payload.event, "200");
-  if (receiver.dedupe !== undefined) await completeClaim(receiver, state.deliveryId);
-  return respond(200, BODIES.ok);
-}
-
 function failed(receiver: Receiver, state: RequestState, error: unknown): Response {
   releaseClaim(receiver, state.deliveryId);
   reportFailure(receiver, state.payload, 500, error);
@@ -35,12 +29,15 @@ export function runContextOf(receiver: Receiver, state: RequestState): RunContex
   };
 }
 
-/** Stage "dispatch", sync mode: run the handlers now and answer with their outcome. */
-export async function dispatchSync(receiver: Receiver, state: RequestState): Promise<Response> {
+/** Stage "dispatch", sync mode: run the handlers now; `state.response` is their outcome. */
+export async function dispatchSync(receiver: Receiver, state: RequestState): Promise<void> {
   try {
     await runWebhook(receiver.processor, state.payload, runContextOf(receiver, state), state.arrival);
   } catch (error) {
-    return failed(receiver, state, error);
+    state.response = failed(receiver, state, error);
+    return;
   }
-  return await processed(receiver, state);
+  count(receiver, state.payload.event, "200");
+  if (receiver.dedupe !== undefined) await completeClaim(receiver, state.deliveryId);
+  state.response = respond(200, BODIES.ok);
 }

@@ -8,7 +8,7 @@
 
 import { BODIES, count, refuse, respond, RETRY_AFTER } from "./respond.ts";
 import { discardBody } from "./route.ts";
-import type { Receiver, RequestState, SecretProblem } from "./state.ts";
+import type { Receiver, ReceiverStage, RequestState, SecretProblem } from "./state.ts";
 
 /** The environment variable that holds the secret. */
 export const SECRET_VARIABLE = "GATEWAY_WEBHOOK_SECRET";
@@ -59,8 +59,8 @@ function isJsonType(value: string | null): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-/** Stage "guard": the answer for a request refused before its body is read, or undefined to go on. */
-export function guardStage(receiver: Receiver, state: RequestState): Response | undefined {
+/** The answer for a request refused before its body is read, or undefined to go on. */
+function guardRefusal(receiver: Receiver, state: RequestState): Response | undefined {
   const request = state.request;
   if (receiver.secretProblem !== undefined) {
     discardBody(request);
@@ -79,3 +79,10 @@ export function guardStage(receiver: Receiver, state: RequestState): Response | 
   }
   return undefined;
 }
+
+/** Stage "guard": what is refused before the body is read is answered here; the rest goes on. */
+export const guardStage: ReceiverStage = (state, next) => {
+  const refused = guardRefusal(state.receiver, state);
+  if (refused === undefined) return next();
+  state.response = refused;
+};

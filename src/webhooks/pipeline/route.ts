@@ -13,7 +13,7 @@
 
 import { normalizeWebhookEvent } from "../payload.ts";
 import { BODIES, refuse, respond, RETRY_AFTER } from "./respond.ts";
-import type { Receiver, RequestState, WebhookRoute } from "./state.ts";
+import type { Receiver, ReceiverStage, RequestState, WebhookRoute } from "./state.ts";
 
 const MAX_SEGMENT = 200;
 // deno-lint-ignore no-control-regex -- control characters are exactly what must not pass
@@ -121,8 +121,8 @@ function health(receiver: Receiver): Response {
   return respond(503, body, RETRY_AFTER);
 }
 
-/** Stage "route": sets `state.route` for a POST to the receiver, or answers anything else. */
-export function routeStage(receiver: Receiver, state: RequestState): Response | undefined {
+/** The answer for a request that is not a POST to the receiver; undefined (and `state.route` set) for one. */
+function routeRefusal(receiver: Receiver, state: RequestState): Response | undefined {
   const request = state.request;
   if (!receiver.enabled) {
     discardBody(request);
@@ -152,3 +152,10 @@ export function routeStage(receiver: Receiver, state: RequestState): Response | 
   state.route = matched;
   return undefined;
 }
+
+/** Stage "route": on with `state.route` set for a POST to the receiver; anything else is answered here. */
+export const routeStage: ReceiverStage = (state, next) => {
+  const refused = routeRefusal(state.receiver, state);
+  if (refused === undefined) return next();
+  state.response = refused;
+};

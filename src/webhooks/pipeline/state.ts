@@ -1,7 +1,7 @@
 /**
  * Every type the pipeline's stages share, in one place: the {@link Receiver} (what one
  * `createWebhookHandler` call configured, built once), the {@link RequestState} (everything known about one
- * request, filled in stage by stage), the {@link Stage} signature every stage has, and the shapes of the parts
+ * request, filled in stage by stage), the {@link ReceiverStage} shape every stage has, and the shapes of the parts
  * the receiver holds (route, secret problem, body deadlines, queue dispatch, reports). The stage files import
  * from here and this file imports no stage, so there is no cycle. Internal.
  *
@@ -113,8 +113,8 @@ export interface Receiver {
   readonly prefix: string;
   /** Matched routes per URL string (the server posts to the same few URLs over and over). */
   readonly routes: Map<string, WebhookRoute | null>;
-  /** The application's route middleware, composed; undefined when there is none. */
-  readonly middleware: ((ctx: WebhookRequestContext, next: NextFunction) => Promise<void>) | undefined;
+  /** The stages, in order, with the application's route middleware after the route (`pipeline.ts`). */
+  readonly stages: readonly ReceiverStage[];
   readonly maxBodyBytes: number;
   readonly deadlines: BodyDeadlines;
   readonly verifier: WebhookVerifier;
@@ -131,14 +131,18 @@ export interface Receiver {
   readonly reports: Reports;
   /** Queue mode settings, when queue mode is on. */
   readonly queue: QueueMode | undefined;
-  /** Nothing to claim, log or queue: the handlers run right after parsing. */
-  readonly direct: boolean;
   /** Without a store the run context does not depend on the request: shared. */
   readonly storelessContext: RunContext;
 }
 
 const NO_ROUTE: WebhookRoute = Object.freeze({ instance: undefined, event: undefined, health: false });
 const EMPTY = new Uint8Array(0);
+
+/**
+ * A stage of the receiver: the library's one `(ctx, next)` shape, on the request's state. It answers by
+ * setting `state.response` without calling `next()`, or goes on with `next()`.
+ */
+export type ReceiverStage = MiddlewareFn<RequestState>;
 
 /** Everything known about one request, filled in as it goes through the stages. */
 export class RequestState implements WebhookRequestContext {
@@ -164,8 +168,22 @@ export class RequestState implements WebhookRequestContext {
   /** The verified, parsed envelope (stage "parse"). */
   payload: WebhookPayloadDto = undefined as unknown as WebhookPayloadDto;
 
-  constructor(request: Request, ctx: WebhookExecutionContext | undefined) {
+  /** The handler this request came to. */
+  readonly receiver: Receiver;
+  #stage = -1;
+
+  constructor(receiver: Receiver, request: Request, ctx: WebhookExecutionContext | undefined) {
+    this.receiver = receiver;
     this.request = request;
     this.ctx = ctx;
   }
+
+  /** Run the next stage (each stage calls it at most once); settled when the stages after it are. */
+  readonly next: NextFunction = () => {
+    try {
+      return Promise.resolve(this.receiver.stages[++this.#stage](this, this.next)) as Promise<void>;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 }

@@ -13,6 +13,7 @@ import { toHex } from "../encoding.ts";
 import { signatureHeaderNames } from "../verify/common.ts";
 import { WebhookVerificationException } from "../verify/types.ts";
 import { BODIES, count, respond } from "./respond.ts";
+import type { NextFunction } from "../../util/compose.ts";
 import type { Receiver, RequestState } from "./state.ts";
 
 const logger = getGatewayLogger("webhook");
@@ -22,20 +23,21 @@ async function digest(body: Uint8Array): Promise<string> {
 }
 
 /**
- * Stage "verify": sets `receivedAt` and, when the signature holds, the signed delivery id; starts the body's
- * digest alongside when it is needed; answers 401 otherwise.
+ * Stage "verify": sets `receivedAt` and, when the signature holds, the signed delivery id, and goes on;
+ * starts the body's digest alongside when it is needed; answers 401 otherwise.
  */
-export function verifyStage(receiver: Receiver, state: RequestState): Promise<Response | undefined> {
+export async function verifyStage(state: RequestState, next: NextFunction): Promise<void> {
+  const receiver = state.receiver;
   const now = state.receivedAt = receiver.now();
   const verifier = receiver.verifier;
   if (receiver.wantsDigest && verifier.scheme !== "standard") state.digest = digest(state.body);
-  return verifier.verify(state.body, state.request.headers, now).then(
-    (verification) => {
-      state.deliveryId = verification.id;
-      return undefined;
-    },
-    (error) => verificationRefused(receiver, state, error),
-  );
+  try {
+    state.deliveryId = (await verifier.verify(state.body, state.request.headers, now)).id;
+  } catch (error) {
+    state.response = verificationRefused(receiver, state, error);
+    return;
+  }
+  await next();
 }
 
 const EXPECTED: Readonly<Record<string, string>> = {
