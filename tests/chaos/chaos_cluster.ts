@@ -3,23 +3,11 @@
  * one, moves every process's clock at once, and tells the test when a handler holds its chat's turn.
  */
 
-import { NO_NODE_MODULES } from "../helpers/processes.ts";
+import { lines, NO_NODE_MODULES } from "../helpers/processes.ts";
 import type { WorkerConfig } from "./chaos_worker.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const WORKER = new URL("./chaos_worker.ts", import.meta.url);
-
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-    }
-  }
-}
 
 class WorkerProcess {
   readonly #child: Deno.ChildProcess;

@@ -3,7 +3,7 @@
  * is bounded by a deadline, and `close()` kills the process if needed and awaits it.
  */
 
-import { NO_NODE_MODULES } from "./processes.ts";
+import { lines, NO_NODE_MODULES } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -82,17 +82,4 @@ export class Child {
       clearTimeout(timer);
     }
   }
-}
-
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-    }
-  }
-  if (buffered !== "") yield buffered;
 }

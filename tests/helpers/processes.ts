@@ -13,7 +13,8 @@ const ROOT = new URL("../../", import.meta.url);
  */
 export const NO_NODE_MODULES = "--node-modules-dir=none";
 
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/** The lines a process writes to `stream`, the last one also without its newline. */
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffered = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     buffered += chunk;
