@@ -25,6 +25,24 @@ async function portOpen(port: number): Promise<boolean> {
   }
 }
 
+/** Wait until the broker listens on `port`; when it does not, stop it and throw. Gives its `close`. */
+async function listening(
+  child: Deno.ChildProcess,
+  dir: string,
+  port: number,
+  what: string,
+  seconds: number,
+): Promise<() => Promise<void>> {
+  const close = stopper(child, dir);
+  try {
+    await waitForPort(port, child, what, seconds);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return close;
+}
+
 async function waitForPort(port: number, child: Deno.ChildProcess, what: string, seconds: number) {
   let exited = false;
   child.status.then(() => exited = true);
@@ -75,13 +93,7 @@ export async function startRabbitMq(): Promise<Broker> {
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const close = stopper(child, dir);
-  try {
-    await waitForPort(port, child, "rabbitmq-server (apt-get install -y rabbitmq-server)", 60);
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  const close = await listening(child, dir, port, "rabbitmq-server (apt-get install -y rabbitmq-server)", 60);
   return { url: `amqp://guest:guest@127.0.0.1:${port}`, port, close };
 }
 
@@ -98,12 +110,6 @@ export async function startNats(auth?: { user: string; pass: string }): Promise<
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const close = stopper(child, dir);
-  try {
-    await waitForPort(port, child, "nats-server (apt-get install -y nats-server)", 10);
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  const close = await listening(child, dir, port, "nats-server (apt-get install -y nats-server)", 10);
   return { url: `nats://127.0.0.1:${port}`, port, close };
 }
