@@ -185,10 +185,22 @@ export function variableOfOption(
   get: (name: string) => string | undefined,
 ): string | undefined {
   const key = keys.find((key) => key.option === option);
-  if (key === undefined) return undefined;
+  return key === undefined ? undefined : readVariable(key, get).name;
+}
+
+/**
+ * The variable that sets `key` and its text, each variable read once: its own, else (unset or empty, as a
+ * template's `NAME=`) its former name when that one is set; `former` is the former name's text.
+ */
+function readVariable(
+  key: SettingKey,
+  get: (name: string) => string | undefined,
+): { name: string; text: string | undefined; former: string | undefined } {
   const own = variableOf(key);
-  const ownUnset = (get(own) ?? "") === "";
-  return ownUnset && key.formerEnv !== undefined && get(key.formerEnv) !== undefined ? key.formerEnv : own;
+  const text = get(own);
+  const former = key.formerEnv === undefined ? undefined : get(key.formerEnv);
+  const useFormer = (text ?? "") === "" && former !== undefined;
+  return { name: useFormer ? key.formerEnv! : own, text: useFormer ? former : text, former };
 }
 
 /** The rows of one section: `{ file key: option key }` under the section's file and option paths. */
@@ -314,18 +326,14 @@ function envText(
   key: SettingKey,
   get: (name: string) => string | undefined,
 ): { name: string; text: string } | undefined {
-  const name = variableOf(key);
-  const text = get(name);
-  const former = key.formerEnv === undefined ? undefined : get(key.formerEnv);
-  if (typeof former !== "string") return typeof text === "string" ? { name, text } : undefined;
-  // Set but empty (a template's `NAME=`) is unset here, so the former name applies.
-  if (typeof text === "string" && text !== "" && text !== former) {
+  const { name, text, former } = readVariable(key, get);
+  if (name !== key.formerEnv && former !== undefined && text !== former) {
     throw new ConfigurationException(
       `${name} and ${key.formerEnv} (its former name) are both set, to different values: unset ${key.formerEnv}`,
       { setting: name },
     );
   }
-  return { name: typeof text === "string" && text !== "" ? name : key.formerEnv!, text: former };
+  return text === undefined ? undefined : { name, text };
 }
 
 /**
