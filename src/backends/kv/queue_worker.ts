@@ -9,7 +9,9 @@
 import { checkOptionKeys } from "../../option_keys.ts";
 import { getGatewayLogger } from "../../log.ts";
 import { withBusyRetry } from "./busy.ts";
-import type { WebhookProcessor } from "../../webhooks/processor.ts";
+import { ARRIVE, type WebhookProcessor } from "../../webhooks/processor.ts";
+import type { Arrival } from "../../inbound/arrivals.ts";
+import type { WebhookPayloadDto } from "../../webhooks/payload.ts";
 import {
   isProcessWebhookJob,
   type ProcessWebhookJob,
@@ -49,6 +51,23 @@ export async function runWebhookJob(
   job: ProcessWebhookJob,
   processor: WebhookProcessor,
   options: WebhookWorkerOptions = {},
+): Promise<WebhookJobOutcome> {
+  // The job arrives when the queue delivers it: a large body's chunks, read next, must not let a later small
+  // job of the same chat overtake it (the queue delivers in the order the receiver wrote).
+  const arrival = processor[ARRIVE]();
+  try {
+    return await runArrived(kv, job, processor, options, arrival);
+  } finally {
+    if (!arrival.taken) arrival.end();
+  }
+}
+
+async function runArrived(
+  kv: Deno.Kv,
+  job: ProcessWebhookJob,
+  processor: WebhookProcessor,
+  options: WebhookWorkerOptions,
+  arrival: Arrival<WebhookPayloadDto>,
 ): Promise<WebhookJobOutcome> {
   const { prefix } = webhookQueueSettings(options);
   const now = options.now ?? Date.now;
@@ -93,7 +112,7 @@ export async function runWebhookJob(
       // Not ok: another delivery of this message ran at the same time and completed first.
       return completed.ok;
     },
-  });
+  }, arrival);
 }
 
 /**

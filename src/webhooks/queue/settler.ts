@@ -1,4 +1,5 @@
 import { getGatewayLogger } from "../../log.ts";
+import type { Arrival } from "../../inbound/arrivals.ts";
 import { WebhookPayloadDto } from "../payload.ts";
 import type { WebhookProcessor } from "../processor.ts";
 import { describeError, runWebhook, saveWebhookLog } from "../run.ts";
@@ -51,7 +52,8 @@ export interface WebhookJobSettler {
 
 /**
  * Run one loaded job, or have `settler` retry (backoff) or dead-letter it; every queue engine uses it.
- * Throws only when the settler or the store fails, never for a failing handler.
+ * Throws only when the settler or the store fails, never for a failing handler. `arrival`: the job's place,
+ * taken when the queue delivered it (before its body was loaded), so that loading does not reorder jobs.
  *
  * @example Running a job held somewhere else
  * ```ts
@@ -69,6 +71,7 @@ export async function settleWebhookJob(
   processor: WebhookProcessor,
   options: Omit<WebhookWorkerOptions, "prefix">,
   settler: WebhookJobSettler,
+  arrival?: Arrival<WebhookPayloadDto>,
 ): Promise<WebhookJobOutcome> {
   const { maxAttempts, backoff } = webhookQueueSettings(options);
   const now = options.now ?? Date.now;
@@ -95,7 +98,7 @@ export async function settleWebhookJob(
       logId,
       final,
       now,
-    });
+    }, arrival);
   } catch (error) {
     const attempt = `attempt ${attempts} of ${maxAttempts}`;
     reportFailure(processor, now, payload, `${attempt}, ${final ? "dead-lettered" : "retried"}`, error);
