@@ -21,6 +21,32 @@ async function signedPost(body: Record<string, unknown>, scheme: "hmac" | "jwt",
   return new Request(URL_, { method: "POST", headers, body: raw });
 }
 
+/**
+ * A signed request whose body is streamed, with `read` settling once the receiver has read all of it: its
+ * arrival (the body is in). The next request is sent after that, so the order of arrival is known whatever
+ * the machine's load, and what the test checks is that verifying and writing do not reorder them.
+ */
+async function streamedPost(body: Record<string, unknown>, scheme: "hmac" | "jwt") {
+  const raw = new TextEncoder().encode(JSON.stringify(body));
+  const headers = await signWebhook({ body: JSON.stringify(body), secret: SECRET, scheme });
+  let done!: () => void;
+  const read = new Promise<void>((resolve) => done = resolve);
+  const chunk = 64 * 1024;
+  let at = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= raw.byteLength) {
+        controller.close();
+        done();
+        return;
+      }
+      controller.enqueue(raw.slice(at, at + chunk));
+      at += chunk;
+    },
+  });
+  return { request: new Request(URL_, { method: "POST", headers, body: stream }), read };
+}
+
 Deno.test("inbound attack: a big HMAC body and a small JWT one of one chat, a few ms apart, run in arrival order", async () => {
   const { bot } = stubBot({ signature: { scheme: "auto", secret: SECRET } });
   const log: string[] = [];
@@ -28,10 +54,11 @@ Deno.test("inbound attack: a big HMAC body and a small JWT one of one chat, a fe
   // Half a megabyte the HMAC has to go through; the JWT covers no body, so the second verifies at once.
   const big = inbound("big", { id: "B1", extra: { padding: "x".repeat(512 * 1024) } });
   const small = inbound("small", { id: "B2" });
-  const first = await signedPost(big, "hmac");
+  const first = await streamedPost(big, "hmac");
   const second = await signedPost(small, "jwt");
-  const a = bot.fetch(first, ENV);
-  await new Promise((resolve) => setTimeout(resolve, 2)); // the second request comes 2 ms later
+  const a = bot.fetch(first.request, ENV);
+  await first.read;
+  await new Promise((resolve) => setTimeout(resolve, 2)); // the second request comes 2 ms after its body is in
   const b = bot.fetch(second, ENV);
   const answers = await Promise.all([a, b]);
   for (const answer of answers) await answer.body?.cancel();
@@ -55,10 +82,11 @@ Deno.test("inbound attack (queue mode): a big HMAC body and a small JWT one of o
   try {
     // Near the limit: the big body's job is written in chunks and its HMAC takes longest.
     const big = inbound("big", { id: "QB1", extra: { padding: "x".repeat(900 * 1024) } });
-    const first = await signedPost(big, "hmac");
+    const first = await streamedPost(big, "hmac");
     const second = await signedPost(inbound("small", { id: "QB2" }), "jwt");
-    const a = bot.fetch(first, ENV);
-    await new Promise((resolve) => setTimeout(resolve, 2)); // the second request comes 2 ms later
+    const a = bot.fetch(first.request, ENV);
+    await first.read;
+    await new Promise((resolve) => setTimeout(resolve, 2)); // the second request comes 2 ms after its body is in
     const b = bot.fetch(second, ENV);
     const answers = await Promise.all([a, b]);
     for (const answer of answers) await answer.body?.cancel();
