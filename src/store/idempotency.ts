@@ -12,7 +12,7 @@
  */
 
 import { OutcomeUnknownException, ValidationException } from "../errors.ts";
-import { sha256Hex } from "./sha256.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import type { StateEntry, StateStore } from "./state.ts";
 
 /** The `StateStore` namespace of idempotency claims. */

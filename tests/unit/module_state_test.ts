@@ -30,7 +30,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   "src/webhooks/verify/verifier.ts: byIdentity": "memo: verifyWebhook's verifier per options object",
   "src/webhooks/verify/verifier.ts: byContent":
     "memo: verifyWebhook's verifier per options content (bounded)",
-  "src/store/sha256.ts: buffer": "scratch buffer, holds nothing between calls",
+  "src/util/sha256.ts: buffer": "scratch buffer, holds nothing between calls",
   // Side tables: state of the key object (an injected store, clock, client), gone with it; tests inject
   // their own key, so no two tests share an entry.
   "src/pacing/recipient_times.ts: timesByState": "a MemoryState's recipient times",

@@ -1,5 +1,5 @@
-import { strictEqual } from "node:assert/strict";
-import { sha256Hex } from "../../src/store/sha256.ts";
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { digestSha256, HmacSha256, sha256, sha256Hex, SYNC_HASH_MAX_BYTES } from "../../src/util/sha256.ts";
 import { sendFingerprint } from "../../src/store/idempotency.ts";
 
 async function subtleHex(text: string): Promise<string> {
@@ -33,5 +33,66 @@ Deno.test("a send's fingerprint is the SHA-256 of its route and canonical body, 
     await subtleHex(
       '/message/sendText/{instance}\n{"number":"5511999999999","options":{"delay":0,"quoted":{"key":{"id":"A"}}},"text":"hi"}',
     ),
+  );
+});
+
+function bytesOf(length: number, seed: number): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from({ length }, (_, i) => (i * 31 + seed * 7 + (i >> 3)) & 0xff);
+}
+
+Deno.test("sha256 and digestSha256 equal crypto.subtle's SHA-256 of bytes at every block boundary, here and above the limit", async () => {
+  for (
+    const length of [
+      0,
+      1,
+      55,
+      56,
+      63,
+      64,
+      65,
+      119,
+      120,
+      127,
+      128,
+      2200,
+      SYNC_HASH_MAX_BYTES,
+      SYNC_HASH_MAX_BYTES + 1,
+    ]
+  ) {
+    const bytes = bytesOf(length, length);
+    const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    deepStrictEqual(sha256(bytes), expected, `sha256, length ${length}`);
+    deepStrictEqual(await digestSha256(bytes), expected, `digestSha256, length ${length}`);
+  }
+});
+
+Deno.test("HmacSha256 equals crypto.subtle's HMAC-SHA256 for short, block-sized and long keys, here and above the limit", async () => {
+  for (const keyLength of [1, 20, 63, 64, 65, 200]) {
+    const material = bytesOf(keyLength, 99);
+    const subtleKey = await crypto.subtle.importKey(
+      "raw",
+      material,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      [
+        "sign",
+      ],
+    );
+    const key = new HmacSha256(material);
+    for (const length of [0, 1, 55, 56, 64, 119, 120, 2200, SYNC_HASH_MAX_BYTES, SYNC_HASH_MAX_BYTES + 1]) {
+      const content = bytesOf(length, keyLength);
+      const expected = new Uint8Array(await crypto.subtle.sign("HMAC", subtleKey, content));
+      deepStrictEqual(await key.sign(content), expected, `key ${keyLength}, content ${length}`);
+      deepStrictEqual(key.signHere(content), expected, `signHere, key ${keyLength}, content ${length}`);
+    }
+  }
+});
+
+Deno.test('HmacSha256 gives RFC 4231\'s test case 2 (key "Jefe")', () => {
+  const encoder = new TextEncoder();
+  const mac = new HmacSha256(encoder.encode("Jefe")).signHere(encoder.encode("what do ya want for nothing?"));
+  strictEqual(
+    Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join(""),
+    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
   );
 });

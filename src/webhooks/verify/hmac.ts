@@ -18,8 +18,9 @@ import {
   TIMESTAMP_HEADER,
   type VerifySettings,
 } from "./common.ts";
-import { hmac, type VerifierKeys } from "./keys.ts";
+import type { VerifierKeys } from "./keys.ts";
 import type { WebhookVerification } from "./types.ts";
+import { SYNC_HASH_MAX_BYTES } from "../../util/sha256.ts";
 
 /** A signature header found in a request. */
 export interface FoundHeader {
@@ -93,13 +94,11 @@ export function verifyHmac(
   const result: WebhookVerification = timestamp === undefined
     ? { scheme: "hmac", secretIndex: 0 }
     : { scheme: "hmac", secretIndex: 0, timestamp };
-  const ready = keys.ready.utf8;
-  if (ready !== undefined && ready.length === 1) {
-    // The usual case, one secret: a single Web Crypto call and one continuation.
-    return hmac(ready[0]!, content).then((mac) => {
-      if (!hexEquals(hex, new Uint8Array(mac))) reject("signature_mismatch", MISMATCH);
-      return result;
-    });
+  const only = keys.secrets.length === 1 ? keys.of("utf8")[0] : null;
+  if (only !== null && content.length <= SYNC_HASH_MAX_BYTES) {
+    // The usual case, one secret and a webhook-sized body: signed here, no await before the comparison.
+    if (!hexEquals(hex, only.signHere(content))) reject("signature_mismatch", MISMATCH);
+    return Promise.resolve(result);
   }
   return keys.match("utf8", content, (mac) => hexEquals(hex, mac)).then((index) => {
     if (index < 0) reject("signature_mismatch", MISMATCH);

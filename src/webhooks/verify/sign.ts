@@ -9,7 +9,7 @@ import { ConfigurationException } from "../../errors.ts";
 import { checkOptionKeys } from "../../option_keys.ts";
 import { concatBytes, toBase64, toBase64Url, toHex, utf8 } from "../encoding.ts";
 import { JWT_HEADER, SIGNATURE_HEADERS, TIMESTAMP_HEADER, TOKEN_HEADER } from "./common.ts";
-import { hmac, importHmacKey } from "./keys.ts";
+import { HmacSha256 } from "../../util/sha256.ts";
 import { checkSecrets, standardKeyBytes } from "./secrets.ts";
 import type { WebhookSignatureScheme } from "./types.ts";
 
@@ -76,8 +76,8 @@ export async function signWebhook(options: SignWebhookOptions): Promise<Record<s
     headers[options.header?.toLowerCase() ?? TOKEN_HEADER] = secret;
     return headers;
   }
-  const key = await importHmacKey(scheme === "standard" ? standardKeyBytes(secret) : utf8(secret));
-  const sign = async (content: Uint8Array) => new Uint8Array(await hmac(key, content));
+  const key = new HmacSha256(scheme === "standard" ? standardKeyBytes(secret) : utf8(secret));
+  const sign = (content: Uint8Array) => key.sign(content);
   if (scheme === "hmac") {
     const content = timestamp === undefined ? body : concatBytes(utf8(`${timestamp}.`), body);
     headers[options.header?.toLowerCase() ?? SIGNATURE_HEADERS[0]] = `sha256=${toHex(await sign(content))}`;
