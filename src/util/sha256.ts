@@ -1,8 +1,9 @@
 /**
- * SHA-256 and HMAC-SHA256 computed here, synchronously, for short inputs: a send's fingerprint, a webhook's
- * signature and digest. Web Crypto's `digest` and `sign` are a round trip to another thread per call, which
- * costs more than hashing a few kilobytes here (figures: bench/README.md, "Webhooks", session 12); longer
- * inputs still go to Web Crypto ({@link SYNC_HASH_MAX_BYTES}). The results are the same SHA-256 (FIPS 180-4)
+ * SHA-256 and HMAC-SHA256 computed here, synchronously, for short inputs: a send's fingerprint, a JWT's
+ * signature, a short webhook body's signature and digest. Web Crypto's `digest` and `sign` are a round trip
+ * to another thread per call, which costs the calling thread more than hashing up to about a kilobyte here;
+ * longer inputs go to Web Crypto, whose hashing then runs beside the calling thread
+ * ({@link SYNC_HASH_MAX_BYTES}; figures: bench/README.md, "Webhooks", session 12). The results are the same SHA-256 (FIPS 180-4)
  * and HMAC (RFC 2104): stored fingerprints and signatures match. No branch or table index depends on the
  * data or the key, so the time taken tells nothing but the input's length. Internal.
  *
@@ -35,7 +36,7 @@ const INITIAL = [
 ];
 
 /** Inputs up to this length are hashed here; longer ones by Web Crypto (its per-call cost is then the smaller). */
-export const SYNC_HASH_MAX_BYTES = 8192;
+export const SYNC_HASH_MAX_BYTES = 1024;
 
 const encoder = new TextEncoder();
 // Int32 everywhere: V8 keeps the arithmetic in 32-bit integers (no doubles for words above 2^31).
@@ -150,15 +151,19 @@ function padState(key: Uint8Array, pad: number): Int32Array {
   return hash.slice();
 }
 
+function toBytes(buffer: ArrayBuffer): Uint8Array {
+  return new Uint8Array(buffer);
+}
+
 /**
  * An HMAC-SHA256 key (RFC 2104): contents up to {@link SYNC_HASH_MAX_BYTES} are signed here, longer ones by
- * Web Crypto (the key imported on first need, and again after a failed import).
+ * Web Crypto (the key imported when first needed; a failed import is tried again next time).
  */
 export class HmacSha256 {
   readonly #inner: Int32Array;
   readonly #outer: Int32Array;
   readonly #material: Uint8Array;
-  #subtle: Promise<CryptoKey> | undefined;
+  #subtle: CryptoKey | undefined;
 
   /** A key of `material`'s bytes (longer than a block: its SHA-256, as RFC 2104 says). */
   constructor(material: Uint8Array) {
@@ -177,16 +182,13 @@ export class HmacSha256 {
   }
 
   /** The MAC of `content`: computed here up to {@link SYNC_HASH_MAX_BYTES}, by Web Crypto above. */
-  async sign(content: Uint8Array): Promise<Uint8Array> {
-    if (content.length <= SYNC_HASH_MAX_BYTES) return this.signHere(content);
-    if (this.#subtle === undefined) {
-      const material = this.#material as Uint8Array<ArrayBuffer>;
-      this.#subtle = crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, [
-        "sign",
-      ]);
-      this.#subtle.catch(() => this.#subtle = undefined);
-    }
-    const key = await this.#subtle;
-    return new Uint8Array(await crypto.subtle.sign("HMAC", key, content as Uint8Array<ArrayBuffer>));
+  sign(content: Uint8Array): Promise<Uint8Array> {
+    if (content.length <= SYNC_HASH_MAX_BYTES) return Promise.resolve(this.signHere(content));
+    const bytes = content as Uint8Array<ArrayBuffer>;
+    const key = this.#subtle;
+    if (key !== undefined) return crypto.subtle.sign("HMAC", key, bytes).then(toBytes);
+    const material = this.#material as Uint8Array<ArrayBuffer>;
+    return crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      .then((imported) => crypto.subtle.sign("HMAC", this.#subtle = imported, bytes)).then(toBytes);
   }
 }

@@ -20,7 +20,6 @@ import {
 } from "./common.ts";
 import type { VerifierKeys } from "./keys.ts";
 import type { WebhookVerification } from "./types.ts";
-import { SYNC_HASH_MAX_BYTES } from "../../util/sha256.ts";
 
 /** A signature header found in a request. */
 export interface FoundHeader {
@@ -95,10 +94,12 @@ export function verifyHmac(
     ? { scheme: "hmac", secretIndex: 0 }
     : { scheme: "hmac", secretIndex: 0, timestamp };
   const only = keys.secrets.length === 1 ? keys.of("utf8")[0] : null;
-  if (only !== null && content.length <= SYNC_HASH_MAX_BYTES) {
-    // The usual case, one secret and a webhook-sized body: signed here, no await before the comparison.
-    if (!hexEquals(hex, only.signHere(content))) reject("signature_mismatch", MISMATCH);
-    return Promise.resolve(result);
+  if (only !== null) {
+    // The usual case, one secret: one signature and one continuation.
+    return only.sign(content).then((mac) => {
+      if (!hexEquals(hex, mac)) reject("signature_mismatch", MISMATCH);
+      return result;
+    });
   }
   return keys.match("utf8", content, (mac) => hexEquals(hex, mac)).then((index) => {
     if (index < 0) reject("signature_mismatch", MISMATCH);

@@ -162,7 +162,7 @@ export class WebhookVerifier {
    * {@link WebhookVerificationException} whose `reason` says why.
    */
   verify(body: Uint8Array, headers: WebhookHeaders, now: number = Date.now()): Promise<WebhookVerification> {
-    // The checks (and a signature computed here) throw synchronously; they leave here as a rejected promise.
+    // The checks before the signature throw synchronously; they leave here as a rejected promise.
     try {
       if (this.scheme === "none") return Promise.resolve({ scheme: "none", secretIndex: -1 });
       if (!this.hasSecret) return Promise.reject(noSecret(this.scheme));
