@@ -136,6 +136,17 @@ async function quietly(fn: () => Promise<void>): Promise<void> {
   }
 }
 
+Deno.test("client + gate: an in-memory slot is taken before request() returns, and the fetch starts at once", async () => {
+  const { client, calls, decisions } = setup([json(201, { ok: 1 })], {
+    limits: { messages: { max_attempts: 5, decay_seconds: 60 } },
+  });
+  const pending = client.request("POST", "/message/sendText/{instance}", send);
+  // No wait for a slot the limiter could give at once: the request is already on its way.
+  strictEqual(calls.length, 1);
+  deepStrictEqual(decisions(), [{ labels: { bucket: "messages", decision: "allowed" }, count: 1 }]);
+  strictEqual((await pending).status, 201);
+});
+
 Deno.test("client + gate: a failing limiter lets the call through (fail open)", async () => {
   const { client, calls, decisions } = setup([json(201, {})], { limiter: broken });
   await quietly(async () => {
