@@ -74,6 +74,7 @@ export class MetricsCollector {
   readonly #requestSeries = new Map<string, Map<string, Map<number | string, [BoundSeries, BoundSeries]>>>();
   #requestSeriesCount = 0;
   readonly #sentSeries = new Map<string, BoundSeries>();
+  readonly #rateLimitSeries = new Map<string, Map<string, BoundSeries>>();
   readonly #webhookSeries = new Map<string, Map<string, BoundSeries>>();
   readonly #processedSeries = new Map<string, BoundSeries>();
 
@@ -137,7 +138,21 @@ export class MetricsCollector {
 
   /** One rate-limit decision: `allowed`, `waited`, `refused` or `limiter_error`. */
   rateLimit(bucket: string, decision: string): void {
-    this.increment("gateway_rate_limit_total", { bucket, decision });
+    if (!this.#enabled) return;
+    const name = "gateway_rate_limit_total";
+    let series = this.#rateLimitSeries.get(bucket)?.get(decision);
+    if (series === undefined) {
+      const labels = Object.freeze({ bucket, decision });
+      series = { labels, state: this.#state(name, labels) };
+      // Buckets and decisions are few and fixed; the bound keeps a caller's odd names from growing it.
+      if (this.#rateLimitSeries.size < 100) {
+        let byDecision = this.#rateLimitSeries.get(bucket);
+        if (byDecision === undefined) this.#rateLimitSeries.set(bucket, byDecision = new Map());
+        byDecision.set(decision, series);
+      }
+    }
+    series.state.count += 1;
+    this.#handOverCount(name, series.labels, 1);
   }
 
   /** One message sent, by type. */
@@ -223,6 +238,7 @@ export class MetricsCollector {
     this.#requestSeries.clear();
     this.#requestSeriesCount = 0;
     this.#sentSeries.clear();
+    this.#rateLimitSeries.clear();
   }
 
   /** The metrics in Prometheus' text exposition format. */

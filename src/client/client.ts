@@ -47,6 +47,11 @@ export interface RateLimitRequest {
 export interface RequestGate {
   /** Resolves when the call may go; throws `RateLimitException` when it may not. */
   acquire(request: RateLimitRequest): Promise<void>;
+  /**
+   * True when the call's slot was taken at once (the client then sends with no wait of its own); false leaves
+   * the call to `acquire`. Optional: a gate without it is always asked through `acquire`.
+   */
+  acquireNow?(request: RateLimitRequest): boolean;
 }
 
 /** Things the client needs from outside, injectable for tests. */
@@ -175,9 +180,10 @@ export class GatewayClient {
     // its share (see bench/README.md, "Client overhead").
     // Asked once per call: when the outcome's level is off, so is the attempts' debug level below it.
     const logged = this.#log.isEnabledFor(this.#outcomeLevel);
-    const answered = this.#gate
-      ? this.#acquire(call).then(() => runRequest<T>(this.#runtime, call, logged))
-      : runRequest<T>(this.#runtime, call, logged);
+    const waiting = this.#gate === undefined ? undefined : this.#slot(call, this.#gate);
+    const answered = waiting === undefined
+      ? runRequest<T>(this.#runtime, call, logged)
+      : waiting.then(() => runRequest<T>(this.#runtime, call, logged));
     return answered.then(
       (response) => this.#recordSuccess(call, response, logged),
       (error) => {
@@ -203,18 +209,23 @@ export class GatewayClient {
     return response;
   }
 
-  /** Take the call's rate-limit slot; a refusal names the request. */
-  #acquire(call: PreparedRequest): Promise<void> {
+  /**
+   * Take the call's rate-limit slot: undefined when taken at once, else the wait for it (a refusal names the
+   * request).
+   */
+  #slot(call: PreparedRequest, gate: RequestGate): Promise<void> | undefined {
+    const request: RateLimitRequest = {
+      connection: call.connection.name,
+      instance: call.instance,
+      bucket: call.bucket,
+      signal: call.signal,
+      deadlineAt: call.deadlineAt,
+    };
     let acquired: Promise<void>;
     try {
+      if (gate.acquireNow?.(request) === true) return undefined;
       // Resolved, not awaited: a gate given from outside may answer without a promise, or throw.
-      acquired = Promise.resolve(this.#gate!.acquire({
-        connection: call.connection.name,
-        instance: call.instance,
-        bucket: call.bucket,
-        signal: call.signal,
-        deadlineAt: call.deadlineAt,
-      }));
+      acquired = Promise.resolve(gate.acquire(request));
     } catch (error) {
       acquired = Promise.reject(error);
     }

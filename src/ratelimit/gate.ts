@@ -24,6 +24,9 @@ export const DEFAULT_KEY_PREFIX = "gateway";
 
 const BUCKETS: readonly RateLimitBucket[] = ["default", "messages", "media"];
 
+/** The in-memory limiter's own `attempt`: one replaced on an instance (a spy, a wrapper) is asked instead. */
+const memoryAttempt = MemoryRateLimiter.prototype.attempt;
+
 /** What the gate needs from its owner besides the configuration. */
 export interface RateLimitGateOptions {
   /** Where decisions are counted (`gateway_rate_limit_total`). */
@@ -95,17 +98,41 @@ export class RateLimitGate {
    * name, and an instance named `-`, are percent-encoded so two different calls never share a key.
    */
   key(connection: string, instance: string | undefined, bucket: RateLimitBucket): string {
-    return [
-      this.#prefix,
-      encodePart(connection),
-      instance ? (instance === "-" ? "%2D" : encodePart(instance)) : "-",
-      bucket,
-    ].join(":");
+    const named = instance ? (instance === "-" ? "%2D" : encodePart(instance)) : "-";
+    return `${this.#prefix}:${encodePart(connection)}:${named}:${bucket}`;
+  }
+
+  /**
+   * Take one slot for this call at once when the limiter can answer without a promise (the in-memory one, its
+   * `attempt` not replaced): true when taken (or let through by a limiter that failed open). False leaves the
+   * call to {@link RateLimitGate.acquire}: a full bucket, an aborted call, an unknown bucket, another limiter.
+   * Throws the refusal of a limiter that failed closed.
+   */
+  acquireNow(options: RateLimitAcquireOptions): boolean {
+    if (!this.enabled) return true;
+    const limiter = this.limiter;
+    const rule = this.#limits[options.bucket];
+    if (
+      !(limiter instanceof MemoryRateLimiter) || limiter.attempt !== memoryAttempt || rule === undefined ||
+      options.signal?.aborted
+    ) {
+      return false;
+    }
+    const { connection, instance, bucket } = options;
+    const key = this.key(connection, instance, bucket);
+    try {
+      if (!limiter.attemptNow(key, rule.max_attempts, rule.decay_seconds)) return false;
+    } catch (error) {
+      this.#limiterFailed(error, key, bucket, connection, instance);
+      return true;
+    }
+    this.#metrics?.rateLimit(bucket, "allowed");
+    return true;
   }
 
   /** Take one slot for this call; rejects with {@link RateLimitException}, or `signal.reason` when aborted. */
   async acquire(options: RateLimitAcquireOptions): Promise<void> {
-    if (!this.enabled) return;
+    if (this.acquireNow(options)) return;
     const { connection, instance, bucket, signal, deadlineAt } = options;
     const rule = this.#limits[bucket];
     if (!rule) {

@@ -104,9 +104,13 @@ Deno.test("metrics: reset forgets every series", () => {
   metrics.webhookReceived("CALL", "200");
   metrics.webhookProcessed("CALL", 4);
   metrics.reset();
+  metrics.rateLimit("messages", "allowed");
+  metrics.reset();
   metrics.webhookReceived("CALL", "200");
   metrics.webhookProcessed("CALL", 6);
+  metrics.rateLimit("messages", "allowed");
   strictEqual(metrics.total("gateway_webhooks_received_total", { event: "CALL" }), 1);
+  strictEqual(metrics.total("gateway_rate_limit_total", { bucket: "messages", decision: "allowed" }), 1);
   deepStrictEqual(
     metrics.snapshot().gateway_webhook_processing_ms.map(({ count, sum }) => [count, sum]),
     [[1, 6]],

@@ -136,6 +136,37 @@ async function quietly(fn: () => Promise<void>): Promise<void> {
   }
 }
 
+Deno.test("client + gate: an in-memory slot is taken before request() returns, and the fetch starts at once", async () => {
+  const { client, calls, decisions } = setup([json(201, { ok: 1 })], {
+    limits: { messages: { max_attempts: 5, decay_seconds: 60 } },
+  });
+  const pending = client.request("POST", "/message/sendText/{instance}", send);
+  // No wait for a slot the limiter could give at once: the request is already on its way.
+  strictEqual(calls.length, 1);
+  deepStrictEqual(decisions(), [{ labels: { bucket: "messages", decision: "allowed" }, count: 1 }]);
+  strictEqual((await pending).status, 201);
+});
+
+Deno.test("client + gate: 100 sends started together against a limit of 40 send exactly 40", async () => {
+  const { client, calls, decisions } = setup(Array.from({ length: 40 }, () => json(201, {})), {
+    on_limit_reached: "throw",
+    limits: { messages: { max_attempts: 40, decay_seconds: 60 } },
+  });
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 100 }, () => client.request("POST", "/message/sendText/{instance}", send)),
+  );
+  strictEqual(calls.length, 40);
+  strictEqual(outcomes.filter((o) => o.status === "fulfilled").length, 40);
+  strictEqual(
+    outcomes.filter((o) => o.status === "rejected" && o.reason instanceof RateLimitException).length,
+    60,
+  );
+  deepStrictEqual(decisions(), [
+    { labels: { bucket: "messages", decision: "allowed" }, count: 40 },
+    { labels: { bucket: "messages", decision: "refused" }, count: 60 },
+  ]);
+});
+
 Deno.test("client + gate: a failing limiter lets the call through (fail open)", async () => {
   const { client, calls, decisions } = setup([json(201, {})], { limiter: broken });
   await quietly(async () => {

@@ -437,3 +437,42 @@ Deno.test("RateLimitGate: an unknown bucket at call time is a programming error"
     message: 'Cannot rate limit: unknown bucket "video" (expected default, messages, media)',
   });
 });
+
+Deno.test("RateLimitGate: acquireNow takes an in-memory slot at once and counts it; a refusal takes no slot", () => {
+  const { gate, limiter, decisions } = setup({
+    limits: { messages: { max_attempts: 2, decay_seconds: 60 } },
+  });
+  strictEqual(gate.acquireNow(call), true);
+  strictEqual(gate.acquireNow(call), true);
+  // Full: the caller takes acquire's way (wait or refuse), and nothing more is taken here.
+  strictEqual(gate.acquireNow(call), false);
+  strictEqual((limiter as MemoryRateLimiter).size, 1);
+  deepStrictEqual(decisions(), [{ labels: { bucket: "messages", decision: "allowed" }, count: 2 }]);
+});
+
+Deno.test("RateLimitGate: acquireNow leaves to acquire an aborted call, another limiter, and a replaced attempt", () => {
+  const aborted = AbortSignal.abort(new Error("gone"));
+  strictEqual(setup().gate.acquireNow({ ...call, signal: aborted }), false);
+  const kvLike: RateLimiterInterface = {
+    attempt: () => Promise.resolve(true),
+    availableIn: () => Promise.resolve(0),
+    clear: () => Promise.resolve(),
+  };
+  strictEqual(setup({ limiter: kvLike }).gate.acquireNow(call), false);
+  // A memory limiter whose attempt was replaced (a spy, a wrapper) is asked through its own attempt.
+  const spied = new MemoryRateLimiter();
+  let asked = 0;
+  spied.attempt = () => (asked++, Promise.resolve(true));
+  const { gate, decisions } = setup({ limiter: spied });
+  strictEqual(gate.acquireNow(call), false);
+  strictEqual(asked, 0);
+  deepStrictEqual(decisions(), []);
+  strictEqual(setup({ enabled: false }).gate.acquireNow(call), true);
+});
+
+Deno.test("RateLimitGate: acquireNow with a bad bucket leaves the error to acquire", async () => {
+  const { gate } = setup();
+  const bad = { ...call, bucket: "nope" as never };
+  strictEqual(gate.acquireNow(bad), false);
+  await rejects(gate.acquire(bad), { message: /unknown bucket "nope"/ });
+});

@@ -49,20 +49,36 @@ export class MemoryRateLimiter implements RateLimiterInterface {
   /** Take one slot for `key`; true when fewer than `maxAttempts` were taken in the current window. */
   attempt(key: string, maxAttempts: number, decaySeconds: number): Promise<boolean> {
     try {
-      fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
-      const now = this.#now();
-      this.#dropEnded(now);
-      const current = this.#windows.get(key);
-      const next = fixedWindow.nextWindow(current, maxAttempts, decaySeconds, now);
-      if (next === null) return Promise.resolve(false);
-      this.#windows.set(key, next);
-      if (next !== current && next.start === now && next.count === 1) {
-        this.#queueFor(next).push(key, next.reset);
-      }
-      return Promise.resolve(true);
+      return Promise.resolve(this.attemptNow(key, maxAttempts, decaySeconds));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * {@link MemoryRateLimiter.attempt} without a promise: memory answers at once, so the rate-limit gate takes
+   * a send's slot with no wait of its own. Throws on arguments no window can be built from.
+   *
+   * @example
+   * ```ts
+   * import { MemoryRateLimiter } from "@gw/gateway";
+   * const limiter = new MemoryRateLimiter();
+   * limiter.attemptNow("report:alice", 1, 60); // true
+   * limiter.attemptNow("report:alice", 1, 60); // false: the window's one slot is taken
+   * ```
+   */
+  attemptNow(key: string, maxAttempts: number, decaySeconds: number): boolean {
+    fixedWindow.checkArguments(key, maxAttempts, decaySeconds);
+    const now = this.#now();
+    this.#dropEnded(now);
+    const current = this.#windows.get(key);
+    const next = fixedWindow.nextWindow(current, maxAttempts, decaySeconds, now);
+    if (next === null) return false;
+    this.#windows.set(key, next);
+    if (next !== current && next.start === now && next.count === 1) {
+      this.#queueFor(next).push(key, next.reset);
+    }
+    return true;
   }
 
   /** Seconds until `key` has a free slot (0 now), exact to the millisecond. */
