@@ -46,13 +46,19 @@ export interface ActionTarget {
   key: string;
 }
 
+/** One chat's sends in call order: the last one's promise, and how many have not ended yet. */
+interface Lane {
+  tail: Promise<unknown> | undefined;
+  sends: number;
+}
+
 /** The actions every context of one bot shares. */
 export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
   readonly #own: OwnSends;
   /** Per chat, the end of its last send in flight (with pacing: the next one starts after it). */
-  readonly #lanes = new Map<string, Promise<void>>();
+  readonly #lanes = new Map<string, Lane>();
   #gap: ReplyGap | null | undefined; // null: no pacing
 
   /** Build the actions of one bot (the bot does). */
@@ -84,17 +90,30 @@ export class BotActions {
   ): Promise<T> {
     const gap = this.#pacing();
     if (gap === null) return this.#send(target, send, null);
-    const lane = `${target.instance}\n${target.chat}`;
-    const before = this.#lanes.get(lane);
-    const mine = before === undefined
-      ? this.#send(target, send, gap)
-      : before.then(() => this.#send(target, send, gap));
-    const after = mine.then(() => {}, () => {});
-    this.#lanes.set(lane, after);
-    after.then(() => {
-      if (this.#lanes.get(lane) === after) this.#lanes.delete(lane);
-    });
+    const name = `${target.instance}\n${target.chat}`;
+    let lane = this.#lanes.get(name);
+    if (lane === undefined) this.#lanes.set(name, lane = { tail: undefined, sends: 0 });
+    lane.sends++;
+    const go = () => this.#laneSend(name, lane, target, send, gap);
+    // The next send of the chat starts once this one settled, whether it failed or not.
+    const mine = lane.tail === undefined ? go() : lane.tail.then(go, go);
+    lane.tail = mine;
     return mine;
+  }
+
+  async #laneSend<T extends ApiResponse<unknown>>(
+    name: string,
+    lane: Lane,
+    target: ActionTarget,
+    send: (api: GatewayService, options: CallOptions) => Promise<T>,
+    gap: ReplyGap,
+  ): Promise<T> {
+    try {
+      return await this.#send(target, send, gap);
+    } finally {
+      // The last send of the lane ended: nothing is queued behind it, the lane goes.
+      if (--lane.sends === 0) this.#lanes.delete(name);
+    }
   }
 
   async #send<T extends ApiResponse<unknown>>(
@@ -105,15 +124,23 @@ export class BotActions {
     const api = this.api(target.instance);
     // The service's connection, as `sendMany` names it: both pace one chat through one record.
     const ref = { connection: api.getConnectionName(), instance: target.instance };
-    if (gap !== null) {
-      const wait = await gap.waitMs(ref, target.chat);
+    const recipient = gap?.recipient(ref, target.chat);
+    if (recipient !== undefined) {
+      const waiting = gap!.waitMs(recipient);
+      const wait = typeof waiting === "number" ? waiting : await waiting;
       if (wait > 0) await this.#options.sleep(wait);
     }
     const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
     const id = idOf(response);
     // The service announced the send and its note is being written; a replay is noted again (cheap).
-    if (id !== undefined) await this.#own.note(target.instance, id);
-    if (gap !== null && !response.replayed) await gap.sent(ref, target.chat);
+    if (id !== undefined) {
+      const noted = this.#own.note(target.instance, id);
+      if (noted !== undefined) await noted;
+    }
+    if (recipient !== undefined && !response.replayed) {
+      const noted = gap!.sent(recipient);
+      if (noted !== undefined) await noted;
+    }
     return response;
   }
 
@@ -122,8 +149,11 @@ export class BotActions {
     return this.#own.has(instance, id);
   }
 
-  /** Settles when the notes of sent ids still being written have: a chat's turn ends after them. */
-  settled(): Promise<void> {
+  /**
+   * Settles when the notes of sent ids still being written have (a chat's turn ends after them); undefined
+   * when none is being written.
+   */
+  settled(): Promise<unknown> | undefined {
     return this.#own.settled();
   }
 

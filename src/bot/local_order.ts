@@ -20,8 +20,11 @@ const DONE: Promise<void> = Promise.resolve();
 // Per state: the last arrival of each chat (absent when its line is empty).
 const linesByState = new WeakMap<MemoryState, Map<string, Place>>();
 
-/** A place in a chat's line: its turn comes when the arrival before it ends its own (or gives it up). */
-class Place implements ArrivalSlot {
+/**
+ * A place in a chat's line, and its turn once entered: its turn comes when the arrival before it ends its
+ * own (or gives it up).
+ */
+class Place implements ArrivalSlot, ChatTurn {
   readonly before: Promise<void>;
   readonly #tails: Map<string, Place>;
   readonly #key: string;
@@ -43,12 +46,18 @@ class Place implements ArrivalSlot {
   }
 
   /** End the turn (or give up the place): the next arrival's turn comes once the earlier ones ended. */
-  release = (): void => {
+  release(): void {
     if (this.#released) return;
     this.#released = true;
     if (this.before === DONE) this.#pass();
     else void this.before.then(() => this.#pass());
-  };
+  }
+
+  /** End the turn: nothing to write, so done at once. */
+  leave(): Promise<void> {
+    this.release();
+    return DONE;
+  }
 
   #pass(): void {
     if (this.#tails.get(this.#key) === this) this.#tails.delete(this.#key);
@@ -72,11 +81,9 @@ export class LocalChatOrder implements ChatLines {
   }
 
   /** The turn of an update of `chat`, once every earlier arrival ended. */
-  async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
+  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
-    const turn: ChatTurn = { leave: () => (place.release(), DONE) };
-    await place.before;
-    return turn;
+    return place.before === DONE ? Promise.resolve(place) : place.before.then(() => place);
   }
 
   /** Nothing is written anywhere: always settled. */

@@ -34,7 +34,7 @@ function listen(events: EventTarget): Map<StateStore, OwnSends> {
     if (messageId === null) return;
     for (const own of bots.values()) {
       // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
-      own.note(instance, messageId).catch((error) =>
+      own.note(instance, messageId)?.catch((error) =>
         getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
           id: messageId,
           error: error instanceof Error ? error.message : String(error),
@@ -63,9 +63,12 @@ export class OwnSends {
     bots.set(this.#options.state, this);
   }
 
-  /** Note `id` as the bot's own (in place before the first await); resolves once written. */
-  async note(instance: string, id: string): Promise<void> {
-    if (!this.#options.remembers()) return;
+  /**
+   * Note `id` as the bot's own (in place before the first await); the write's promise, or undefined when
+   * nothing is noted (no query reads the ids).
+   */
+  note(instance: string, id: string): Promise<void> | undefined {
+    if (!this.#options.remembers()) return undefined;
     const key = `${instance}/${id}`;
     let write = this.#writing.get(key);
     if (write === undefined) {
@@ -75,7 +78,7 @@ export class OwnSends {
       const done = () => void this.#writing.delete(key);
       write.then(done, done);
     }
-    await write;
+    return write;
   }
 
   /** Whether the bot sent message `id` (within the window). */
@@ -85,8 +88,8 @@ export class OwnSends {
     return (await this.#options.state.get(SENT, key)) !== null;
   }
 
-  /** Settles (never rejects) when the notes still being written have. */
-  async settled(): Promise<void> {
-    if (this.#writing.size > 0) await Promise.allSettled([...this.#writing.values()]);
+  /** Settles (never rejects) when the notes still being written have; undefined when none is. */
+  settled(): Promise<unknown> | undefined {
+    return this.#writing.size > 0 ? Promise.allSettled([...this.#writing.values()]) : undefined;
   }
 }

@@ -33,12 +33,13 @@ export class RecipientKeys {
 
 /** The last paced send per recipient key (`<instance key>/<recipient>`). Internal. */
 export interface RecipientTimes {
-  /** The last send to `key` (epoch ms) while its record lives at `now`, else null. */
-  last(key: string, now: number): Promise<number | null>;
+  /** The last send to `key` (epoch ms) while its record lives at `now`, else null (a promise from a store). */
+  last(key: string, now: number): number | null | Promise<number | null>;
   /**
-   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval.
+   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval
+   * (a promise when a store writes it).
    */
-  note(key: string, at: number, intervalMs: number): Promise<void>;
+  note(key: string, at: number, intervalMs: number): void | Promise<void>;
 }
 
 interface Held {
@@ -52,12 +53,12 @@ class MemoryRecipientTimes implements RecipientTimes {
   // Expired entries are dropped once the map doubled since the last sweep.
   #sweepAt = 1024;
 
-  last(key: string, now: number): Promise<number | null> {
+  last(key: string, now: number): number | null {
     const held = this.#held.get(key);
-    return Promise.resolve(held === undefined || held.expiresAt <= now ? null : held.at);
+    return held === undefined || held.expiresAt <= now ? null : held.at;
   }
 
-  note(key: string, at: number, intervalMs: number): Promise<void> {
+  note(key: string, at: number, intervalMs: number): void {
     let expiresAt = keptUntil(at, intervalMs);
     // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
     // end the record a longer one (a `sendMany` run) still waits on.
@@ -66,7 +67,6 @@ class MemoryRecipientTimes implements RecipientTimes {
     this.#held.delete(key); // re-inserted last: the map stays in send order
     this.#held.set(key, { at, expiresAt });
     if (this.#held.size >= this.#sweepAt) this.#sweep(at);
-    return Promise.resolve();
   }
 
   #sweep(now: number): void {
