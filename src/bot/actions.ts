@@ -32,7 +32,10 @@ export interface BotActionsOptions {
   sleep: (ms: number) => Promise<void>;
   /** Pacing of replies, or false for none. */
   pacing: PacingOptions | false;
-  /** Whether sent ids must be remembered (only an `outgoing` query needs to tell them from others). */
+  /**
+   * Whether sent ids must be remembered (only an `outgoing` query needs to tell them from others); once
+   * false, false for good.
+   */
   remembers: () => boolean;
 }
 
@@ -48,6 +51,7 @@ export interface ActionTarget {
 
 /** One chat's sends in call order: the last one's promise, and how many have not ended yet. */
 interface Lane {
+  readonly name: string;
   tail: Promise<unknown> | undefined;
   sends: number;
 }
@@ -92,56 +96,47 @@ export class BotActions {
     if (gap === null) return this.#send(target, send, null);
     const name = `${target.instance}\n${target.chat}`;
     let lane = this.#lanes.get(name);
-    if (lane === undefined) this.#lanes.set(name, lane = { tail: undefined, sends: 0 });
+    if (lane === undefined) this.#lanes.set(name, lane = { name, tail: undefined, sends: 0 });
     lane.sends++;
-    const go = () => this.#laneSend(name, lane, target, send, gap);
+    const go = () => this.#send(target, send, gap, lane);
     // The next send of the chat starts once this one settled, whether it failed or not.
     const mine = lane.tail === undefined ? go() : lane.tail.then(go, go);
     lane.tail = mine;
     return mine;
   }
 
-  async #laneSend<T extends ApiResponse<unknown>>(
-    name: string,
-    lane: Lane,
-    target: ActionTarget,
-    send: (api: GatewayService, options: CallOptions) => Promise<T>,
-    gap: ReplyGap,
-  ): Promise<T> {
-    try {
-      return await this.#send(target, send, gap);
-    } finally {
-      // The last send of the lane ended: nothing is queued behind it, the lane goes.
-      if (--lane.sends === 0) this.#lanes.delete(name);
-    }
-  }
-
   async #send<T extends ApiResponse<unknown>>(
     target: ActionTarget,
     send: (api: GatewayService, options: CallOptions) => Promise<T>,
     gap: ReplyGap | null,
+    lane?: Lane,
   ): Promise<T> {
-    const api = this.api(target.instance);
-    // The service's connection, as `sendMany` names it: both pace one chat through one record.
-    const ref = { connection: api.getConnectionName(), instance: target.instance };
-    const recipient = gap?.recipient(ref, target.chat);
-    if (recipient !== undefined) {
-      const waiting = gap!.waitMs(recipient);
-      const wait = typeof waiting === "number" ? waiting : await waiting;
-      if (wait > 0) await this.#options.sleep(wait);
+    try {
+      const api = this.api(target.instance);
+      // The service's connection, as `sendMany` names it: both pace one chat through one record.
+      const ref = { connection: api.getConnectionName(), instance: target.instance };
+      const recipient = gap?.recipient(ref, target.chat);
+      if (recipient !== undefined) {
+        const waiting = gap!.waitMs(recipient);
+        const wait = typeof waiting === "number" ? waiting : await waiting;
+        if (wait > 0) await this.#options.sleep(wait);
+      }
+      const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
+      const id = idOf(response);
+      // The service announced the send and its note is being written; a replay is noted again (cheap).
+      if (id !== undefined) {
+        const noted = this.#own.note(target.instance, id);
+        if (noted !== undefined) await noted;
+      }
+      if (recipient !== undefined && !response.replayed) {
+        const noted = gap!.sent(recipient);
+        if (noted !== undefined) await noted;
+      }
+      return response;
+    } finally {
+      // The lane's last send ended: nothing is queued behind it, the lane goes.
+      if (lane !== undefined && --lane.sends === 0) this.#lanes.delete(lane.name);
     }
-    const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
-    const id = idOf(response);
-    // The service announced the send and its note is being written; a replay is noted again (cheap).
-    if (id !== undefined) {
-      const noted = this.#own.note(target.instance, id);
-      if (noted !== undefined) await noted;
-    }
-    if (recipient !== undefined && !response.replayed) {
-      const noted = gap!.sent(recipient);
-      if (noted !== undefined) await noted;
-    }
-    return response;
   }
 
   /** Whether this bot sent message `id` (within the window). */

@@ -7,6 +7,7 @@ import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import {
   type InboundMiddleware,
+  PROCESS,
   WebhookProcessingException,
   WebhookProcessor,
 } from "../webhooks/processor.ts";
@@ -34,7 +35,7 @@ import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
-import { run } from "./middleware.ts";
+import { type MiddlewareFn, run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
 import { OwnJids } from "./own_jids.ts";
 import { addressesInstance } from "./update.ts";
@@ -75,6 +76,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
+  #middleware: MiddlewareFn<C> | undefined;
 
   /** Build a bot; an unknown option key throws. Nothing is read from the environment until first use. */
   constructor(options?: BotOptions) {
@@ -165,7 +167,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       });
     }
     try {
-      await this.processor.process(dto);
+      const pending = this.processor[PROCESS](dto);
+      if (pending !== undefined) await pending;
     } catch (error) {
       if (error instanceof WebhookProcessingException && error.errors.length === 1) throw error.errors[0];
       throw error;
@@ -211,7 +214,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** The last step: the update as a `Context` through the middleware. */
-  async #toMiddleware(inbound: BotInbound): Promise<void> {
+  #toMiddleware(inbound: BotInbound): Promise<void> {
     const ctx = new Context({
       payload: inbound.payload,
       update: inbound.update,
@@ -220,12 +223,12 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       actions: this.#actions,
     }) as C;
-    await this.#runMiddleware(ctx);
+    return this.#runMiddleware(ctx);
   }
 
   async #runMiddleware(ctx: C): Promise<void> {
     try {
-      await run(this.middleware(), ctx);
+      await run(this.#middleware ??= this.middleware(), ctx);
     } catch (error) {
       const wrapped = error instanceof BotError ? error as BotError<C> : new BotError(error, ctx);
       if (this.#catch === undefined) throw wrapped;

@@ -20,7 +20,10 @@ export interface OwnSendsOptions {
   state: StateStore;
   /** Clock. */
   now: () => number;
-  /** Whether sent ids must be noted (only an `outgoing` query, or `groups: "mentions"`, reads them). */
+  /**
+   * Whether sent ids must be noted (only an `outgoing` query, or `groups: "mentions"`, reads them); once
+   * false, false for good.
+   */
   remembers: () => boolean;
 }
 
@@ -29,19 +32,31 @@ const watchers = new WeakMap<EventTarget, Map<StateStore, OwnSends>>();
 
 function listen(events: EventTarget): Map<StateStore, OwnSends> {
   const bots = new Map<StateStore, OwnSends>();
-  events.addEventListener(MessageSent.type, (event) => {
+  const listener = (event: Event) => {
     const { instance, messageId } = event as MessageSent;
     if (messageId === null) return;
-    for (const own of bots.values()) {
+    for (const [state, own] of bots) {
       // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
-      own.note(instance, messageId)?.catch((error) =>
+      const noted = own.note(instance, messageId);
+      if (noted === undefined) {
+        // A bot that notes nothing never will (what it reads is fixed at its first send): it stops listening,
+        // and once no bot listens the service builds no announcement for it (`watch` listens again).
+        bots.delete(state);
+        if (bots.size === 0 && watchers.get(events) === bots) {
+          watchers.delete(events);
+          events.removeEventListener(MessageSent.type, listener);
+        }
+        continue;
+      }
+      noted.catch((error) =>
         getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
           id: messageId,
           error: error instanceof Error ? error.message : String(error),
         })
       );
     }
-  });
+  };
+  events.addEventListener(MessageSent.type, listener);
   return bots;
 }
 

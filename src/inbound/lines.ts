@@ -162,17 +162,21 @@ export class ArrivalBook<T> {
       this.#processing.delete(payload);
       mine.end();
     };
-    let pending: Promise<void> | undefined;
+    let started: Promise<void> | undefined | Promise<Promise<void> | undefined>;
     try {
       mine.place(payload);
       this.#processing.set(payload, mine);
-      const started = mine.start(() => process(payload));
-      // A later start resolves with the processing's own promise, so it settles when that does.
-      pending = started instanceof Promise ? started.then(() => {}) : started;
-    } finally {
-      if (pending === undefined) end(); // done at once, or threw
+      started = mine.start(() => process(payload));
+    } catch (error) {
+      end();
+      throw error;
     }
-    return pending?.finally(end);
+    if (!(started instanceof Promise)) return void end(); // done at once
+    // A later start resolves with the processing's own promise, so it settles when that does.
+    return started.then(end, (error) => {
+      end();
+      throw error;
+    });
   }
 }
 
