@@ -127,13 +127,15 @@ async function inTurn(
   chat: string,
   next: () => Promise<void>,
 ): Promise<void> {
-  const turn = await order.enter(ctx.update.instance, chat, ctx.slot);
+  const entered = order.enter(ctx.update.instance, chat, ctx.slot);
+  const turn = entered instanceof Promise ? await entered : entered;
   try {
     await next();
   } finally {
     const noting = actions.settled();
     if (noting !== undefined) await noting;
-    await turn.leave();
+    const leaving = turn.leave();
+    if (leaving !== undefined) await leaving;
   }
 }
 

@@ -54,9 +54,8 @@ class Place implements ArrivalSlot, ChatTurn {
   }
 
   /** End the turn: nothing to write, so done at once. */
-  leave(): Promise<void> {
+  leave(): undefined {
     this.release();
-    return DONE;
   }
 
   #pass(): void {
@@ -81,9 +80,9 @@ export class LocalChatOrder implements ChatLines {
   }
 
   /** The turn of an update of `chat`, once every earlier arrival ended. */
-  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
+  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn> {
     const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
-    return place.before === DONE ? Promise.resolve(place) : place.before.then(() => place);
+    return place.before === DONE ? place : place.before.then(() => place);
   }
 
   /** Nothing is written anywhere: always settled. */

@@ -59,14 +59,17 @@ class MemoryRecipientTimes implements RecipientTimes {
   }
 
   note(key: string, at: number, intervalMs: number): void {
-    let expiresAt = keptUntil(at, intervalMs);
+    const expiresAt = keptUntil(at, intervalMs);
+    const held = this.#held.get(key);
+    if (held === undefined) {
+      this.#held.set(key, { at, expiresAt });
+      if (this.#held.size >= this.#sweepAt) this.#sweep(at);
+      return;
+    }
+    held.at = at;
     // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
     // end the record a longer one (a `sendMany` run) still waits on.
-    const held = this.#held.get(key);
-    if (held !== undefined && held.expiresAt > expiresAt) expiresAt = held.expiresAt;
-    this.#held.delete(key); // re-inserted last: the map stays in send order
-    this.#held.set(key, { at, expiresAt });
-    if (this.#held.size >= this.#sweepAt) this.#sweep(at);
+    if (expiresAt > held.expiresAt) held.expiresAt = expiresAt;
   }
 
   #sweep(now: number): void {

@@ -19,6 +19,13 @@ type Json = Record<string, unknown>;
 
 const PN_SUFFIX = "@s.whatsapp.net";
 
+/** The phone number (digits) of a sender's phone-number JID (its device suffix dropped). Internal. */
+export function phoneOfSender(jid: string | undefined): string | undefined {
+  if (jid === undefined || !jid.endsWith(PN_SUFFIX)) return undefined;
+  const user = jid.slice(0, -PN_SUFFIX.length).split(":")[0];
+  return /^\d+$/.test(user) ? user : undefined;
+}
+
 /** Where a payload came from, besides its body. */
 export interface WebhookPayloadContext {
   /** Instance name taken from the URL, used when the body has none. */
@@ -190,10 +197,7 @@ export class WebhookPayloadDto<Data = unknown> {
 
   /** The sender's phone number (digits of a phone-number JID), when known. */
   get senderPhone(): string | undefined {
-    const jid = this.senderJid;
-    if (jid === undefined || !jid.endsWith(PN_SUFFIX)) return undefined;
-    const user = jid.slice(0, -PN_SUFFIX.length).split(":")[0];
-    return /^\d+$/.test(user) ? user : undefined;
+    return phoneOfSender(this.senderJid);
   }
 
   /** The sender's display name (`data.pushName`). */
