@@ -21,10 +21,13 @@ export function num(value: unknown): number | undefined {
   return typeof n === "number" && Number.isFinite(n) ? n : undefined;
 }
 
-/** `message[field]` when it is an object, else an empty one. */
+// The empty part: shared (read only, never handed out as a field), so a missing part allocates nothing.
+const NONE: Json = Object.freeze({});
+
+/** `message[field]` when it is an object, else an empty one (frozen). */
 export function part(message: Json, field: string): Json {
   const value = message[field];
-  return isRecord(value) ? value : {};
+  return isRecord(value) ? value : NONE;
 }
 
 function media(p: Json): BotMedia {
@@ -149,11 +152,20 @@ export function messageType(declared: unknown, content: string): string {
  */
 export function unwrap(message: Json): Json {
   for (let depth = 0; depth < 4; depth++) {
-    const wrapper = WRAPPERS.find((field) => isRecord(part(message, field).message));
-    if (wrapper === undefined) return message;
-    message = part(message, wrapper).message as Json;
+    const inner = wrapped(message);
+    if (inner === undefined) return message;
+    message = inner;
   }
   return message;
+}
+
+/** The message inside the first envelope `message` is, if any. */
+function wrapped(message: Json): Json | undefined {
+  for (const field of WRAPPERS) {
+    const inner = part(message, field).message;
+    if (isRecord(inner)) return inner;
+  }
+  return undefined;
 }
 
 /**
@@ -183,8 +195,10 @@ export function readContent(
  */
 export function readContext(data: Json, content: Json): Pick<BotMessage, "quoted" | "mentions"> {
   const info = isRecord(data.contextInfo) ? data.contextInfo : part(content, "contextInfo");
-  const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
-  const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
+  const mentioned = info.mentionedJid;
+  const mentions = Array.isArray(mentioned)
+    ? mentioned.filter((jid): jid is string => typeof jid === "string")
+    : [];
   const id = str(info.stanzaId);
   if (id === undefined) return { mentions };
   const quotedMessage = isRecord(info.quotedMessage) ? info.quotedMessage : {};
