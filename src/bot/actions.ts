@@ -98,9 +98,13 @@ export class BotActions {
     let lane = this.#lanes.get(name);
     if (lane === undefined) this.#lanes.set(name, lane = { name, tail: undefined, sends: 0 });
     lane.sends++;
-    const go = () => this.#send(target, send, gap, lane);
-    // The next send of the chat starts once this one settled, whether it failed or not.
-    const mine = lane.tail === undefined ? go() : lane.tail.then(go, go);
+    let mine: Promise<T>;
+    if (lane.tail === undefined) mine = this.#send(target, send, gap, lane);
+    else {
+      // The next send of the chat starts once this one settled, whether it failed or not.
+      const go = () => this.#send(target, send, gap, lane);
+      mine = lane.tail.then(go, go);
+    }
     lane.tail = mine;
     return mine;
   }
