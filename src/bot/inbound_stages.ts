@@ -162,7 +162,9 @@ export function pauseStage(pauses: ChatPauses): InboundStage {
   return (ctx, next) => {
     const chat = ctx.update.chat?.id;
     if (chat === undefined) return next();
-    return pauses.isPaused(chat).then((paused) => paused ? undefined : next());
+    const paused = pauses.pausedNow(chat);
+    if (typeof paused === "boolean") return paused ? undefined : next();
+    return paused.then((yes) => yes ? undefined : next());
   };
 }
 
