@@ -121,21 +121,14 @@ export class BotActions {
       const ref = { connection: api.getConnectionName(), instance: target.instance };
       const recipient = gap?.recipient(ref, target.chat);
       if (recipient !== undefined) {
-        const waiting = gap!.waitMs(recipient);
-        const wait = typeof waiting === "number" ? waiting : await waiting;
+        const wait = await gap!.waitMs(recipient);
         if (wait > 0) await this.#options.sleep(wait);
       }
       const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
       const id = idOf(response);
       // The service announced the send and its note is being written; a replay is noted again (cheap).
-      if (id !== undefined) {
-        const noted = this.#own.note(target.instance, id);
-        if (noted !== undefined) await noted;
-      }
-      if (recipient !== undefined && !response.replayed) {
-        const noted = gap!.sent(recipient);
-        if (noted !== undefined) await noted;
-      }
+      if (id !== undefined) await this.#own.note(target.instance, id);
+      if (recipient !== undefined && !response.replayed) await gap!.sent(recipient);
       return response;
     } finally {
       // The lane's last send ended: nothing is queued behind it, the lane goes.
@@ -148,11 +141,8 @@ export class BotActions {
     return this.#own.has(instance, id);
   }
 
-  /**
-   * Settles when the notes of sent ids still being written have (a chat's turn ends after them); undefined
-   * when none is being written.
-   */
-  settled(): Promise<unknown> | undefined {
+  /** Settles when the notes of sent ids still being written have: a chat's turn ends after them. */
+  settled(): Promise<void> {
     return this.#own.settled();
   }
 

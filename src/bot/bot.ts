@@ -241,26 +241,18 @@ export class Bot<C extends Context = Context> extends Composer<C> {
     return this.#registered ??= this[REGISTERED_QUERIES]();
   }
 
-  /**
-   * Echo safety and the `groups` option: whether the update may reach the middleware at all (a promise only
-   * when the store must be asked).
-   */
-  #admits({ update, payload }: BotInbound): boolean | Promise<boolean> {
+  /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
+  async #admits({ update, payload }: BotInbound): Promise<boolean> {
     if (update.own) {
       // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();
       if (!update.queries.some((q) => registered.has(q))) return false;
       if (update.kind !== "outgoing") return true;
-      return this.#actions.sentByBot(update.instance, update.msg!.id).then((own) => !own);
+      return !(await this.#actions.sentByBot(update.instance, update.msg!.id));
     }
     if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
     const groups = this.options.groups ?? "all";
     if (groups !== "mentions") return groups === "all";
-    return this.#mentioned(update, payload);
-  }
-
-  /** With `groups: "mentions"`: whether a group message mentions the bot or quotes one of its messages. */
-  async #mentioned(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
     const quoted = update.msg?.quoted?.id;
     const own = await this.#own.of(update, payload.sender);
     return addressesInstance(update, own) ||

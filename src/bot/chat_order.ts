@@ -49,19 +49,16 @@ interface Taken {
 
 /** A turn taken: leave it when done (always, also after a failure). */
 export interface ChatTurn {
-  /** End the turn: the next ticket runs (undefined when nothing is left to write). */
-  leave(): Promise<void> | undefined;
+  /** End the turn: the next ticket runs. */
+  leave(): Promise<void>;
 }
 
 /** Per-chat lines: in the store ({@link ChatOrder}) or, on a `MemoryState`, in memory (`LocalChatOrder`). */
 export interface ChatLines {
   /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot;
-  /**
-   * Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). The turn
-   * itself when it is there at once (nothing earlier in the chat's line of this process's memory).
-   */
-  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn>;
+  /** Wait for the turn of an update of `chat`; its place from `arrive` (a new one when absent). */
+  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn>;
   /** Once the lines' store writes still in flight (places given up) are done. */
   settled(): Promise<void>;
 }

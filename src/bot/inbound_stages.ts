@@ -11,8 +11,7 @@ import { WebhookException } from "../errors.ts";
 import type { MiddlewareFn } from "../util/compose.ts";
 import type { InboundContext } from "../webhooks/inbound_middleware.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
-import { PLACED, type WebhookProcessor } from "../webhooks/processor.ts";
-import type { Placed } from "../inbound/lines.ts";
+import type { WebhookProcessor } from "../webhooks/processor.ts";
 import type { BotActions } from "./actions.ts";
 import type { Bursts, TakenBurst } from "./burst.ts";
 import type { ArrivalSlot, ChatLines } from "./chat_order.ts";
@@ -39,28 +38,18 @@ export type InboundStage = MiddlewareFn<BotInbound>;
 
 /** Stage `read`: the update as it was read when it arrived, and its place in its chat's line. */
 export function readStage(processor: WebhookProcessor): InboundStage {
-  return (ctx, next) => {
-    const placed = processor[PLACED]<BotUpdate>(ctx.payload);
-    if (placed instanceof Promise) return placed.then((read) => readIn(ctx, read, next));
-    return readIn(ctx, placed, next);
+  return async (ctx, next) => {
+    const read = await processor.placed<BotUpdate>(ctx.payload);
+    ctx.update = read.value;
+    ctx.slot = read.place;
+    await next();
   };
 }
 
-function readIn(ctx: BotInbound, read: Placed<BotUpdate>, next: () => Promise<void>): Promise<void> {
-  ctx.update = read.value;
-  ctx.slot = read.place as ArrivalSlot | undefined;
-  return next();
-}
-
-/**
- * Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here (`admits` is a
- * boolean when it needs no store).
- */
-export function admitStage(admits: (ctx: BotInbound) => boolean | Promise<boolean>): InboundStage {
-  return (ctx, next) => {
-    const admitted = admits(ctx);
-    if (typeof admitted === "boolean") return admitted ? next() : undefined;
-    return admitted.then((yes) => yes ? next() : undefined);
+/** Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here. */
+export function admitStage(admits: (ctx: BotInbound) => Promise<boolean>): InboundStage {
+  return async (ctx, next) => {
+    if (await admits(ctx)) await next();
   };
 }
 
@@ -127,15 +116,12 @@ async function inTurn(
   chat: string,
   next: () => Promise<void>,
 ): Promise<void> {
-  const entered = order.enter(ctx.update.instance, chat, ctx.slot);
-  const turn = entered instanceof Promise ? await entered : entered;
+  const turn = await order.enter(ctx.update.instance, chat, ctx.slot);
   try {
     await next();
   } finally {
-    const noting = actions.settled();
-    if (noting !== undefined) await noting;
-    const leaving = turn.leave();
-    if (leaving !== undefined) await leaving;
+    await actions.settled();
+    await turn.leave();
   }
 }
 
@@ -162,9 +148,7 @@ export function pauseStage(pauses: ChatPauses): InboundStage {
   return (ctx, next) => {
     const chat = ctx.update.chat?.id;
     if (chat === undefined) return next();
-    const paused = pauses.pausedNow(chat);
-    if (typeof paused === "boolean") return paused ? undefined : next();
-    return paused.then((yes) => yes ? undefined : next());
+    return pauses.isPaused(chat).then((paused) => paused ? undefined : next());
   };
 }
 

@@ -54,8 +54,9 @@ class Place implements ArrivalSlot, ChatTurn {
   }
 
   /** End the turn: nothing to write, so done at once. */
-  leave(): undefined {
+  leave(): Promise<void> {
     this.release();
+    return DONE;
   }
 
   #pass(): void {
@@ -80,9 +81,10 @@ export class LocalChatOrder implements ChatLines {
   }
 
   /** The turn of an update of `chat`, once every earlier arrival ended. */
-  enter(instance: string, chat: string, slot?: ArrivalSlot): ChatTurn | Promise<ChatTurn> {
+  async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
-    return place.before === DONE ? place : place.before.then(() => place);
+    await place.before;
+    return place;
   }
 
   /** Nothing is written anywhere: always settled. */

@@ -36,9 +36,7 @@ function listen(events: EventTarget): Map<StateStore, OwnSends> {
     const { instance, messageId } = event as MessageSent;
     if (messageId === null) return;
     for (const [state, own] of bots) {
-      // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
-      const noted = own.note(instance, messageId);
-      if (noted === undefined) {
+      if (!own.notes()) {
         // A bot that notes nothing never will (what it reads is fixed at its first send): it stops listening,
         // and once no bot listens the service builds no announcement for it (`watch` listens again).
         bots.delete(state);
@@ -48,7 +46,8 @@ function listen(events: EventTarget): Map<StateStore, OwnSends> {
         }
         continue;
       }
-      noted.catch((error) =>
+      // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
+      own.note(instance, messageId).catch((error) =>
         getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
           id: messageId,
           error: error instanceof Error ? error.message : String(error),
@@ -78,12 +77,14 @@ export class OwnSends {
     bots.set(this.#options.state, this);
   }
 
-  /**
-   * Note `id` as the bot's own (in place before the first await); the write's promise, or undefined when
-   * nothing is noted (no query reads the ids).
-   */
-  note(instance: string, id: string): Promise<void> | undefined {
-    if (!this.#options.remembers()) return undefined;
+  /** Whether sent ids are noted at all (only when a query reads them; once false, false for good). */
+  notes(): boolean {
+    return this.#options.remembers();
+  }
+
+  /** Note `id` as the bot's own (in place before the first await); resolves once written. */
+  async note(instance: string, id: string): Promise<void> {
+    if (!this.#options.remembers()) return;
     const key = `${instance}/${id}`;
     let write = this.#writing.get(key);
     if (write === undefined) {
@@ -93,7 +94,7 @@ export class OwnSends {
       const done = () => void this.#writing.delete(key);
       write.then(done, done);
     }
-    return write;
+    await write;
   }
 
   /** Whether the bot sent message `id` (within the window). */
@@ -103,8 +104,8 @@ export class OwnSends {
     return (await this.#options.state.get(SENT, key)) !== null;
   }
 
-  /** Settles (never rejects) when the notes still being written have; undefined when none is. */
-  settled(): Promise<unknown> | undefined {
-    return this.#writing.size > 0 ? Promise.allSettled([...this.#writing.values()]) : undefined;
+  /** Settles (never rejects) when the notes still being written have. */
+  async settled(): Promise<void> {
+    if (this.#writing.size > 0) await Promise.allSettled([...this.#writing.values()]);
   }
 }

@@ -1,5 +1,4 @@
 import { ValidationException } from "../errors.ts";
-import { MemoryState } from "../backends/memory/state.ts";
 import type { StateStore } from "../store/state.ts";
 
 const NAMESPACE = "bot_paused";
@@ -46,16 +45,5 @@ export class ChatPauses {
   /** Whether `chatId` is paused. */
   async isPaused(chatId: string): Promise<boolean> {
     return (await this.#state.get(NAMESPACE, chatKey(chatId))) !== null;
-  }
-
-  /**
-   * Whether the chat of an update is paused, read from the store as {@link ChatPauses.isPaused} does: at
-   * once on a `MemoryState` (its synchronous read), else a promise.
-   */
-  pausedNow(chatId: string): boolean | Promise<boolean> {
-    const key = chatKey(chatId);
-    const state = this.#state;
-    if (state instanceof MemoryState) return state.getNow(NAMESPACE, key) !== null;
-    return state.get(NAMESPACE, key).then((entry) => entry !== null);
   }
 }

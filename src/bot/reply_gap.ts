@@ -47,26 +47,21 @@ export class ReplyGap {
     return { ref, chat, key: this.#keys.of(ref, chat) };
   }
 
-  /** How long a reply to the recipient must wait (0: now); a number when no store had to be asked. */
-  waitMs(to: ReplyRecipient): number | Promise<number> {
-    if (this.#times === undefined) return this.#pacer.waitMs(to.ref, to.chat).then((ms) => this.#clamp(ms));
+  /** How long a reply to the recipient must wait (0: now). */
+  async waitMs(to: ReplyRecipient): Promise<number> {
+    if (this.#times === undefined) {
+      return Math.min(await this.#pacer.waitMs(to.ref, to.chat), this.#longestMs);
+    }
     const now = this.#now();
-    const last = this.#times.last(to.key, now);
-    return last instanceof Promise ? last.then((at) => this.#left(at, now)) : this.#left(last, now);
+    const last = await this.#times.last(to.key, now);
+    if (last === null) return 0;
+    return Math.min(Math.max(0, last + this.#rules.recipientIntervalMs - now), this.#longestMs);
   }
 
-  /** Note a reply to the recipient the server accepted (undefined when it is noted already). */
-  sent(to: ReplyRecipient): void | Promise<void> {
-    if (this.#times === undefined) return this.#pacer.recordSent(to.ref, to.chat);
+  /** Note a reply to the recipient the server accepted. */
+  async sent(to: ReplyRecipient): Promise<void> {
+    if (this.#times === undefined) return await this.#pacer.recordSent(to.ref, to.chat);
     const interval = this.#rules.recipientIntervalMs;
-    if (interval !== 0) return this.#times.note(to.key, this.#now(), interval);
-  }
-
-  #left(last: number | null, now: number): number {
-    return last === null ? 0 : this.#clamp(Math.max(0, last + this.#rules.recipientIntervalMs - now));
-  }
-
-  #clamp(ms: number): number {
-    return Math.min(ms, this.#longestMs);
+    if (interval !== 0) await this.#times.note(to.key, this.#now(), interval);
   }
 }

@@ -27,43 +27,17 @@ export class UpdateReader {
     this.#lids = lids;
   }
 
-  /**
-   * The update of `payload`, with its chat's canonical id, and its chat's line: at once, unless the store
-   * must be asked (an edit's origin, an `@lid` chat's phone), which the line's arrival order allows for.
-   */
-  read(payload: WebhookPayloadDto): InboundRead<BotUpdate> | Promise<InboundRead<BotUpdate>> {
-    try {
-      const update = toBotUpdate(payload);
-      const edited = editedId(payload, update);
-      if (edited !== undefined) return this.#readEdit(payload, update, edited);
-      return this.#named(payload, update);
-    } catch (error) {
-      return Promise.reject(error); // fails the update's processing, as a failed store read does
+  /** The update of `payload`, with its chat's canonical id, and its chat's line. */
+  async read(payload: WebhookPayloadDto): Promise<InboundRead<BotUpdate>> {
+    let update = toBotUpdate(payload);
+    const edited = editedId(payload, update);
+    if (edited !== undefined) {
+      update = placeEdit(payload, update, await this.#claims().origin(update.instance, edited));
     }
-  }
-
-  async #readEdit(
-    payload: WebhookPayloadDto,
-    update: BotUpdate,
-    edited: string,
-  ): Promise<InboundRead<BotUpdate>> {
-    const placed = placeEdit(payload, update, await this.#claims().origin(update.instance, edited));
-    return await this.#named(payload, placed);
-  }
-
-  /** `update` with its chat named canonically (a promise only when the directory must be asked). */
-  #named(
-    payload: WebhookPayloadDto,
-    update: BotUpdate,
-  ): InboundRead<BotUpdate> | Promise<InboundRead<BotUpdate>> {
     this.#learn(payload, update);
     const lid = lidChat(update); // undefined without a chat too
     if (lid === undefined) return lineOf(update);
-    const known = this.#pairs.get(lid);
-    if (known !== undefined) return lineOf(renameChat(update, lid, known));
-    const directory = this.#lids();
-    if (directory === undefined) return lineOf(update);
-    return directory.toPhone(lid).then((phone) => lineOf(renameChat(update, lid, phone)));
+    return lineOf(renameChat(update, lid, this.#pairs.get(lid) ?? await this.#lids()?.toPhone(lid)));
   }
 
   /** A payload that names its chat by `@lid` and carries the phone form too shows the pair. */

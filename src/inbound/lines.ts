@@ -132,17 +132,11 @@ export class ArrivalBook<T> {
     return new LineArrival(this.#arrivals, this.#starts, this.#lines);
   }
 
-  /**
-   * `payload`'s reading and place while it is processed (read now when it has no arrival): the value itself
-   * when it is known already, a promise only when its reading waits for the store.
-   */
-  placed(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
+  /** `payload`'s reading and place while it is processed (read now when it has no arrival). */
+  async placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
     const arrival = this.#processing.get(payload);
-    if (arrival !== undefined) return arrival.placed!;
-    const read = this.#lines.read(payload);
-    return read instanceof Promise
-      ? read.then((value) => ({ value: value.value, place: undefined }))
-      : { value: read.value, place: undefined };
+    if (arrival !== undefined) return await arrival.placed!;
+    return { value: (await this.#lines.read(payload)).value, place: undefined };
   }
 
   /**

@@ -15,6 +15,8 @@ function keptUntil(at: number, intervalMs: number): number {
 
 const PERSON = "@s.whatsapp.net";
 
+const DONE: Promise<void> = Promise.resolve();
+
 /** Recipient keys, `<instance key>/<recipient>`: a JID and its bare number are one recipient. Internal. */
 export class RecipientKeys {
   readonly #instances: InstanceKeys;
@@ -33,13 +35,12 @@ export class RecipientKeys {
 
 /** The last paced send per recipient key (`<instance key>/<recipient>`). Internal. */
 export interface RecipientTimes {
-  /** The last send to `key` (epoch ms) while its record lives at `now`, else null (a promise from a store). */
-  last(key: string, now: number): number | null | Promise<number | null>;
+  /** The last send to `key` (epoch ms) while its record lives at `now`, else null. */
+  last(key: string, now: number): Promise<number | null>;
   /**
-   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval
-   * (a promise when a store writes it).
+   * Note a send to `key` at `at` by a pacer whose interval is `intervalMs`, kept for an hour or that interval.
    */
-  note(key: string, at: number, intervalMs: number): void | Promise<void>;
+  note(key: string, at: number, intervalMs: number): Promise<void>;
 }
 
 interface Held {
@@ -53,23 +54,24 @@ class MemoryRecipientTimes implements RecipientTimes {
   // Expired entries are dropped once the map doubled since the last sweep.
   #sweepAt = 1024;
 
-  last(key: string, now: number): number | null {
+  last(key: string, now: number): Promise<number | null> {
     const held = this.#held.get(key);
-    return held === undefined || held.expiresAt <= now ? null : held.at;
+    return Promise.resolve(held === undefined || held.expiresAt <= now ? null : held.at);
   }
 
-  note(key: string, at: number, intervalMs: number): void {
+  note(key: string, at: number, intervalMs: number): Promise<void> {
     const expiresAt = keptUntil(at, intervalMs);
     const held = this.#held.get(key);
     if (held === undefined) {
       this.#held.set(key, { at, expiresAt });
       if (this.#held.size >= this.#sweepAt) this.#sweep(at);
-      return;
+      return DONE;
     }
     held.at = at;
     // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
     // end the record a longer one (a `sendMany` run) still waits on.
     if (expiresAt > held.expiresAt) held.expiresAt = expiresAt;
+    return DONE;
   }
 
   #sweep(now: number): void {

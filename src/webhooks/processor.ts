@@ -23,8 +23,8 @@ import { TrackMessageStatus } from "./plugins/message_status.ts";
 export { WebhookProcessingException } from "./events/dispatch.ts";
 export type { WebhookProcessorOptions } from "./processor_options.ts";
 export type { InboundContext, InboundMiddleware } from "./inbound_middleware.ts";
-export { ARRIVE, type MessageOutcome, PLACED, PROCESS, PROCESS_MESSAGE } from "./processor_keys.ts";
-import { ARRIVE, type MessageOutcome, PLACED, PROCESS, PROCESS_MESSAGE } from "./processor_keys.ts";
+export { ARRIVE, type MessageOutcome, PROCESS, PROCESS_MESSAGE } from "./processor_keys.ts";
+import { ARRIVE, type MessageOutcome, PROCESS, PROCESS_MESSAGE } from "./processor_keys.ts";
 
 /** A function handling webhooks of any kind. */
 export type WebhookHandlerFunction = (payload: WebhookPayloadDto) => void | Promise<void>;
@@ -194,13 +194,8 @@ export class WebhookProcessor {
 
   /** How `payload` was read on arrival and its place in its line (`lines`); else the payload, unplaced. */
   async placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Promise<Placed<T>> {
-    return await this[PLACED]<T>(payload);
-  }
-
-  /** {@link WebhookProcessor.placed}, the value itself when known already (see {@link PLACED}). Internal. */
-  [PLACED]<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Placed<T> | Promise<Placed<T>> {
     if (this.#book === undefined) return { value: payload as T, place: undefined };
-    return this.#book.placed(payload) as Placed<T> | Promise<Placed<T>>;
+    return await this.#book.placed(payload) as Placed<T>;
   }
 
   /** Internal `process`: undefined when all ran at once (why: bench/README.md, synchronous results). */

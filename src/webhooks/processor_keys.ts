@@ -4,12 +4,6 @@ export const PROCESS: unique symbol = Symbol("gateway.webhook.process");
 /** Key of the processor's arrival step (used by the receiver): the update takes its place in its line. */
 export const ARRIVE: unique symbol = Symbol("gateway.webhook.arrive");
 
-/**
- * Key of the processor's `placed` that answers at once when it can (used by the bot's first stage): the
- * reading and place, or a promise only when the reading waits for the store.
- */
-export const PLACED: unique symbol = Symbol("gateway.webhook.placed");
-
 /** Key of the processor's inbound-message path that says what happened (used by the reconciler). */
 export const PROCESS_MESSAGE: unique symbol = Symbol("gateway.webhook.processMessage");
 
