@@ -127,7 +127,7 @@ export class BotActions {
       const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
       const id = idOf(response);
       // The service announced the send and its note is being written; a replay is noted again (cheap).
-      if (id !== undefined) await this.#own.note(target.instance, id);
+      if (id !== undefined && this.#own.notes()) await this.#own.note(target.instance, id);
       if (recipient !== undefined && !response.replayed) await gap!.sent(recipient);
       return response;
     } finally {
