@@ -38,19 +38,17 @@ export type InboundStage = MiddlewareFn<BotInbound>;
 
 /** Stage `read`: the update as it was read when it arrived, and its place in its chat's line. */
 export function readStage(processor: WebhookProcessor): InboundStage {
-  return async (ctx, next) => {
-    const read = await processor.placed<BotUpdate>(ctx.payload);
-    ctx.update = read.value;
-    ctx.slot = read.place;
-    await next();
-  };
+  return (ctx, next) =>
+    processor.placed<BotUpdate>(ctx.payload).then((read) => {
+      ctx.update = read.value;
+      ctx.slot = read.place;
+      return next();
+    });
 }
 
 /** Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here. */
 export function admitStage(admits: (ctx: BotInbound) => Promise<boolean>): InboundStage {
-  return async (ctx, next) => {
-    if (await admits(ctx)) await next();
-  };
+  return (ctx, next) => admits(ctx).then((admitted) => admitted ? next() : undefined);
 }
 
 /** Run `next` once for `update`; a 503 when another delivery holds it now (the server retries). */

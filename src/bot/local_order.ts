@@ -81,10 +81,9 @@ export class LocalChatOrder implements ChatLines {
   }
 
   /** The turn of an update of `chat`, once every earlier arrival ended. */
-  async enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
+  enter(instance: string, chat: string, slot?: ArrivalSlot): Promise<ChatTurn> {
     const place = slot instanceof Place ? slot : this.arrive(instance, chat) as Place;
-    await place.before;
-    return place;
+    return place.before === DONE ? Promise.resolve(place) : place.before.then(() => place);
   }
 
   /** Nothing is written anywhere: always settled. */

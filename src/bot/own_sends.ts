@@ -11,6 +11,7 @@ import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
 
 const SENT = "bot_sent";
+const DONE: Promise<void> = Promise.resolve();
 /** How long the bot remembers the ids it sent, to recognise their echoes. */
 export const SENT_WINDOW_MS = 86_400_000;
 
@@ -105,7 +106,8 @@ export class OwnSends {
   }
 
   /** Settles (never rejects) when the notes still being written have. */
-  async settled(): Promise<void> {
-    if (this.#writing.size > 0) await Promise.allSettled([...this.#writing.values()]);
+  settled(): Promise<void> {
+    if (this.#writing.size === 0) return DONE; // every turn asks: no promise of its own when none is
+    return Promise.allSettled([...this.#writing.values()]).then(() => {});
   }
 }

@@ -11,6 +11,8 @@ import { RecipientKeys, type RecipientTimes, recipientTimes } from "../pacing/re
 import { type PacingOptions, readRules, type Rules } from "../pacing/rules.ts";
 import type { StateStore } from "../store/state.ts";
 
+const DONE: Promise<void> = Promise.resolve();
+
 /** One reply's recipient: its instance, its chat and the key of its record (built once per reply). */
 export interface ReplyRecipient {
   readonly ref: InstanceRef;
@@ -47,21 +49,25 @@ export class ReplyGap {
     return { ref, chat, key: this.#keys.of(ref, chat) };
   }
 
+  // Not `async` (one frame less per reply): the record's own promise, mapped.
+
   /** How long a reply to the recipient must wait (0: now). */
-  async waitMs(to: ReplyRecipient): Promise<number> {
-    if (this.#times === undefined) {
-      return Math.min(await this.#pacer.waitMs(to.ref, to.chat), this.#longestMs);
-    }
+  waitMs(to: ReplyRecipient): Promise<number> {
+    if (this.#times === undefined) return this.#pacer.waitMs(to.ref, to.chat).then((ms) => this.#clamp(ms));
     const now = this.#now();
-    const last = await this.#times.last(to.key, now);
-    if (last === null) return 0;
-    return Math.min(Math.max(0, last + this.#rules.recipientIntervalMs - now), this.#longestMs);
+    return this.#times.last(to.key, now).then((last) =>
+      last === null ? 0 : this.#clamp(Math.max(0, last + this.#rules.recipientIntervalMs - now))
+    );
   }
 
   /** Note a reply to the recipient the server accepted. */
-  async sent(to: ReplyRecipient): Promise<void> {
-    if (this.#times === undefined) return await this.#pacer.recordSent(to.ref, to.chat);
+  sent(to: ReplyRecipient): Promise<void> {
+    if (this.#times === undefined) return this.#pacer.recordSent(to.ref, to.chat);
     const interval = this.#rules.recipientIntervalMs;
-    if (interval !== 0) await this.#times.note(to.key, this.#now(), interval);
+    return interval === 0 ? DONE : this.#times.note(to.key, this.#now(), interval);
+  }
+
+  #clamp(ms: number): number {
+    return Math.min(ms, this.#longestMs);
   }
 }

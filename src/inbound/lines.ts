@@ -133,9 +133,14 @@ export class ArrivalBook<T> {
   }
 
   /** `payload`'s reading and place while it is processed (read now when it has no arrival). */
-  async placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
+  placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
+    // Not `async`: the bot reads every update's place here, and an async frame per call is garbage.
     const arrival = this.#processing.get(payload);
-    if (arrival !== undefined) return await arrival.placed!;
+    if (arrival !== undefined) return Promise.resolve(arrival.placed!);
+    return this.#readUnplaced(payload);
+  }
+
+  async #readUnplaced(payload: WebhookPayloadDto): Promise<Placed<T>> {
     return { value: (await this.#lines.read(payload)).value, place: undefined };
   }
 
