@@ -60,6 +60,8 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   readonly #lines: InboundLines<T>;
   #started = false;
   #ended = false;
+  // The placing once done (read and in its line): its place is given up at the end without a promise.
+  #done: Placed<T> | undefined;
 
   constructor(arrivals: Arrivals, starts: Arrivals, lines: InboundLines<T>) {
     this.#arrivals = arrivals;
@@ -92,7 +94,7 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
       this.#arrivals.drop(this.#number);
       throw error;
     });
-    placed.catch(() => {}); // its processing awaits it and fails with it
+    placed.catch(ignore); // its processing awaits it and fails with it
     this.placed = placed;
   }
 
@@ -100,9 +102,12 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   #put(read: InboundRead<T>): Placed<T> | Promise<Placed<T>> {
     if (read.line === undefined) {
       this.#arrivals.drop(this.#number);
-      return { value: read.value, place: undefined };
+      return this.#done = { value: read.value, place: undefined };
     }
-    return this.#arrivals.place(this.#number, () => ({ value: read.value, place: this.#lines.arrive(read) }));
+    return this.#arrivals.place(
+      this.#number,
+      () => this.#done = { value: read.value, place: this.#lines.arrive(read) },
+    );
   }
 
   end(): void {
@@ -111,10 +116,13 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
     if (!this.#started) this.#starts.drop(this.#start);
     const placed = this.placed;
     if (placed === undefined) this.#arrivals.drop(this.#number);
-    else if (placed instanceof Promise) placed.then((p) => p.place?.release(), () => {});
+    else if (this.#done !== undefined) this.#done.place?.release();
+    else if (placed instanceof Promise) placed.then((p) => p.place?.release(), ignore);
     else placed.place?.release();
   }
 }
+
+function ignore(): void {}
 
 /** The arrivals of one processor with lines: each processing keeps its arrival until it ends. Internal. */
 export class ArrivalBook<T> {
