@@ -141,7 +141,8 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       readStage(this.processor),
       admitStage((ctx) => this.#admits(ctx)),
       claimStage(claims),
-      debounceStage(this.#bursts),
+      // Without `debounceMs` no update is merged: no stage to pass through on every update.
+      ...(this.#bursts === undefined ? [] : [debounceStage(this.#bursts)]),
       turnStage(this.#order, this.#actions),
       identifyStage(new ContentIdentity(state, this.#now), claims),
       pauseStage(this.#pauses),

@@ -1,7 +1,7 @@
 /**
  * The bot's guarantees as `(ctx, next)` stages, added in this order before the middleware to the
  * processor's inbound middleware: `read`, `admit` (echoes, `groups`), `claim` (once per named update),
- * `debounce`, `turn` (one update per chat, arrival order), `identify` (content-named updates, inside the
+ * `debounce` (with `debounceMs`), `turn` (one update per chat, arrival order), `identify` (content-named updates, inside the
  * turn), `pause`, `echo` (replies sent while this update waited). A stage stops by not calling `next`.
  *
  * @module
@@ -72,11 +72,11 @@ export function claimStage(claims: () => InboundMessageClaims): InboundStage {
 }
 
 /** Stage `debounce`: a message merged into a later one's burst stops here; the burst ends after. */
-export function debounceStage(bursts: Bursts | undefined): InboundStage {
+export function debounceStage(bursts: Bursts): InboundStage {
   return (ctx, next) => {
     const { update } = ctx;
     const chat = update.chat?.id;
-    if (bursts === undefined || update.kind !== "message" || chat === undefined) return next();
+    if (update.kind !== "message" || chat === undefined) return next();
     return inBurst(bursts, ctx, chat, next);
   };
 }
