@@ -1,8 +1,9 @@
 /**
  * The bot's guarantees as `(ctx, next)` stages, added in this order before the middleware to the
  * processor's inbound middleware: `read`, `admit` (echoes, `groups`), `claim` (once per named update),
- * `debounce` (with `debounceMs`), `turn` (one update per chat, arrival order), `identify` (content-named updates, inside the
- * turn), `pause`, `echo` (replies sent while this update waited). A stage stops by not calling `next`.
+ * `debounce` (with `debounceMs`), `turn` (one update per chat, arrival order), `identify` (content-named
+ * updates, inside the turn), `pause`, `echo` (replies sent while this update waited). A stage stops by not
+ * calling `next`.
  *
  * @module
  */
