@@ -49,9 +49,8 @@ export interface ActionTarget {
   key: string;
 }
 
-/** One chat's sends in call order: the last one's promise, and how many have not ended yet. */
+/** One chat's sends in call order: the last one's promise (none when idle), and how many have not ended. */
 interface Lane {
-  readonly name: string;
   tail: Promise<unknown> | undefined;
   sends: number;
 }
@@ -61,8 +60,13 @@ export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
   readonly #own: OwnSends;
-  /** Per chat, the end of its last send in flight (with pacing: the next one starts after it). */
+  /**
+   * Per chat, its sends in call order (with pacing: the next one starts after the last). An idle lane stays
+   * (a map entry added and deleted per send costs its table's regrowth) until the map doubled since the
+   * last sweep.
+   */
   readonly #lanes = new Map<string, Lane>();
+  #sweepAt = 1024;
   #gap: ReplyGap | null | undefined; // null: no pacing
 
   /** Build the actions of one bot (the bot does). */
@@ -96,7 +100,10 @@ export class BotActions {
     if (gap === null) return this.#send(target, send, null);
     const name = `${target.instance}\n${target.chat}`;
     let lane = this.#lanes.get(name);
-    if (lane === undefined) this.#lanes.set(name, lane = { name, tail: undefined, sends: 0 });
+    if (lane === undefined) {
+      if (this.#lanes.size >= this.#sweepAt) this.#sweepLanes();
+      this.#lanes.set(name, lane = { tail: undefined, sends: 0 });
+    }
     lane.sends++;
     let mine: Promise<T>;
     if (lane.tail === undefined) mine = this.#send(target, send, gap, lane);
@@ -131,8 +138,8 @@ export class BotActions {
       if (recipient !== undefined && !response.replayed) await gap!.sent(recipient);
       return response;
     } finally {
-      // The lane's last send ended: nothing is queued behind it, the lane goes.
-      if (lane !== undefined && --lane.sends === 0) this.#lanes.delete(lane.name);
+      // The lane's last send ended: nothing is queued behind it, the next send starts at once.
+      if (lane !== undefined && --lane.sends === 0) lane.tail = undefined;
     }
   }
 
@@ -144,6 +151,13 @@ export class BotActions {
   /** Settles when the notes of sent ids still being written have: a chat's turn ends after them. */
   settled(): Promise<void> {
     return this.#own.settled();
+  }
+
+  #sweepLanes(): void {
+    for (const [name, lane] of this.#lanes) {
+      if (lane.sends === 0) this.#lanes.delete(name);
+    }
+    this.#sweepAt = Math.max(1024, this.#lanes.size * 2);
   }
 
   #pacing(): ReplyGap | null {
