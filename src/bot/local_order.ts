@@ -17,8 +17,16 @@ import {
 
 const DONE: Promise<void> = Promise.resolve();
 
-// Per state: the last arrival of each chat (absent when its line is empty).
-const linesByState = new WeakMap<MemoryState, Map<string, Place>>();
+/**
+ * The last arrival of each chat of one state. A chat whose line emptied keeps its last place, passed (a map
+ * entry added and deleted per update costs its table's regrowth), until the map doubled since the last sweep.
+ */
+interface Tails {
+  readonly places: Map<string, Place>;
+  sweepAt: number;
+}
+
+const linesByState = new WeakMap<MemoryState, Tails>();
 
 /**
  * A place in a chat's line, and its turn once entered: its turn comes when the arrival before it ends its
@@ -26,19 +34,15 @@ const linesByState = new WeakMap<MemoryState, Map<string, Place>>();
  */
 class Place implements ArrivalSlot, ChatTurn {
   readonly before: Promise<void>;
-  readonly #tails: Map<string, Place>;
-  readonly #key: string;
   #released = false;
+  /** Its turn and every earlier one ended: a later arrival waits for nothing. */
+  passed = false;
   // Made only when a later arrival waits for this one (most never do: their chat's line is empty).
   #ending: Promise<void> | undefined;
   #end: (() => void) | undefined;
 
-  constructor(tails: Map<string, Place>, key: string) {
-    this.#tails = tails;
-    this.#key = key;
-    const last = tails.get(key);
-    this.before = last === undefined ? DONE : last.#whenEnded();
-    tails.set(key, this);
+  constructor(last: Place | undefined) {
+    this.before = last === undefined || last.passed ? DONE : last.#whenEnded();
   }
 
   #whenEnded(): Promise<void> {
@@ -60,24 +64,39 @@ class Place implements ArrivalSlot, ChatTurn {
   }
 
   #pass(): void {
-    if (this.#tails.get(this.#key) === this) this.#tails.delete(this.#key);
+    this.passed = true;
     this.#end?.();
   }
 }
 
 /** The lines of every chat of the bots on one `MemoryState`. */
 export class LocalChatOrder implements ChatLines {
-  readonly #tails: Map<string, Place>;
+  readonly #tails: Tails;
 
   constructor(state: MemoryState) {
     let tails = linesByState.get(state);
-    if (tails === undefined) linesByState.set(state, tails = new Map());
+    if (tails === undefined) linesByState.set(state, tails = { places: new Map(), sweepAt: 1024 });
     this.#tails = tails;
   }
 
   /** Note an update of `chat` arriving now (call in arrival order, before anything asynchronous). */
   arrive(instance: string, chat: string): ArrivalSlot {
-    return new Place(this.#tails, `${instance}/${chat}`);
+    const { places } = this.#tails;
+    const key = `${instance}/${chat}`;
+    const last = places.get(key);
+    if (last === undefined && places.size >= this.#tails.sweepAt) this.#sweep();
+    const place = new Place(last);
+    places.set(key, place);
+    return place;
+  }
+
+  // Drops the chats whose lines are empty (their last place passed).
+  #sweep(): void {
+    const tails = this.#tails;
+    for (const [key, place] of tails.places) {
+      if (place.passed) tails.places.delete(key);
+    }
+    tails.sweepAt = Math.max(1024, tails.places.size * 2);
   }
 
   /** The turn of an update of `chat`, once every earlier arrival ended. */
