@@ -6,8 +6,7 @@
  * allocated are summed over the collections (each one's start size less the previous one's end size, a last
  * full collection at the end so nothing allocated is left out), and the figure is the difference of the two
  * totals over the difference of the counts, so start-up and warm-up cancel out. The median over `--runs`
- * pairs is printed; it still moves by a KiB or two between runs (when the compiler optimizes away which
- * objects varies).
+ * pairs is printed.
  *
  *   deno run -A --lock=tests/npm/deno.lock bench/bot_alloc.ts [--runs 3] [--from 4000] [--to 12000]
  */
