@@ -99,8 +99,12 @@ export function runOf(ctx: object): ActionRun {
 
 /** Give a new context its run: the bot's actions, keys prefixed with the update's instance and id. */
 export function startRun(ctx: object, actions: BotActions, instance: string, updateId: string): void {
-  const run: ActionRun = { actions, prefix: `bot:${instance}:${updateId}:`, messages: 0, reactions: 0 };
-  Object.defineProperty(ctx, RUN, { value: run });
+  (ctx as { [RUN]: ActionRun })[RUN] = {
+    actions,
+    prefix: `bot:${instance}:${updateId}:`,
+    messages: 0,
+    reactions: 0,
+  };
 }
 
 /**

@@ -32,7 +32,10 @@ export interface BotActionsOptions {
   sleep: (ms: number) => Promise<void>;
   /** Pacing of replies, or false for none. */
   pacing: PacingOptions | false;
-  /** Whether sent ids must be remembered (only an `outgoing` query needs to tell them from others). */
+  /**
+   * Whether sent ids must be remembered (only an `outgoing` query needs to tell them from others); once
+   * false, false for good.
+   */
   remembers: () => boolean;
 }
 
@@ -46,13 +49,24 @@ export interface ActionTarget {
   key: string;
 }
 
+/** One chat's sends in call order: the last one's promise (none when idle), and how many have not ended. */
+interface Lane {
+  tail: Promise<unknown> | undefined;
+  sends: number;
+}
+
 /** The actions every context of one bot shares. */
 export class BotActions {
   readonly #options: BotActionsOptions;
   readonly #views = new Map<string, GatewayService>();
   readonly #own: OwnSends;
-  /** Per chat, the end of its last send in flight (with pacing: the next one starts after it). */
-  readonly #lanes = new Map<string, Promise<void>>();
+  /**
+   * Per chat, its sends in call order (with pacing: the next one starts after the last). An idle lane stays
+   * (a map entry added and deleted per send costs its table's regrowth) until the map doubled since the
+   * last sweep.
+   */
+  readonly #lanes = new Map<string, Lane>();
+  #sweepAt = 1024;
   #gap: ReplyGap | null | undefined; // null: no pacing
 
   /** Build the actions of one bot (the bot does). */
@@ -84,16 +98,21 @@ export class BotActions {
   ): Promise<T> {
     const gap = this.#pacing();
     if (gap === null) return this.#send(target, send, null);
-    const lane = `${target.instance}\n${target.chat}`;
-    const before = this.#lanes.get(lane);
-    const mine = before === undefined
-      ? this.#send(target, send, gap)
-      : before.then(() => this.#send(target, send, gap));
-    const after = mine.then(() => {}, () => {});
-    this.#lanes.set(lane, after);
-    after.then(() => {
-      if (this.#lanes.get(lane) === after) this.#lanes.delete(lane);
-    });
+    const name = `${target.instance}\n${target.chat}`;
+    let lane = this.#lanes.get(name);
+    if (lane === undefined) {
+      if (this.#lanes.size >= this.#sweepAt) this.#sweepLanes();
+      this.#lanes.set(name, lane = { tail: undefined, sends: 0 });
+    }
+    lane.sends++;
+    let mine: Promise<T>;
+    if (lane.tail === undefined) mine = this.#send(target, send, gap, lane);
+    else {
+      // The next send of the chat starts once this one settled, whether it failed or not.
+      const go = () => this.#send(target, send, gap, lane);
+      mine = lane.tail.then(go, go);
+    }
+    lane.tail = mine;
     return mine;
   }
 
@@ -101,20 +120,27 @@ export class BotActions {
     target: ActionTarget,
     send: (api: GatewayService, options: CallOptions) => Promise<T>,
     gap: ReplyGap | null,
+    lane?: Lane,
   ): Promise<T> {
-    const api = this.api(target.instance);
-    // The service's connection, as `sendMany` names it: both pace one chat through one record.
-    const ref = { connection: api.getConnectionName(), instance: target.instance };
-    if (gap !== null) {
-      const wait = await gap.waitMs(ref, target.chat);
-      if (wait > 0) await this.#options.sleep(wait);
+    try {
+      const api = this.api(target.instance);
+      // The service's connection, as `sendMany` names it: both pace one chat through one record.
+      const ref = { connection: api.getConnectionName(), instance: target.instance };
+      const recipient = gap?.recipient(ref, target.chat);
+      if (recipient !== undefined) {
+        const wait = await gap!.waitMs(recipient);
+        if (wait > 0) await this.#options.sleep(wait);
+      }
+      const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
+      const id = idOf(response);
+      // The service announced the send and its note is being written; a replay is noted again (cheap).
+      if (id !== undefined && this.#own.notes()) await this.#own.note(target.instance, id);
+      if (recipient !== undefined && !response.replayed) await gap!.sent(recipient);
+      return response;
+    } finally {
+      // The lane's last send ended: nothing is queued behind it, the next send starts at once.
+      if (lane !== undefined && --lane.sends === 0) lane.tail = undefined;
     }
-    const response = await sendOnce(api, target.key, (call) => send(api, call), this.#options.now);
-    const id = idOf(response);
-    // The service announced the send and its note is being written; a replay is noted again (cheap).
-    if (id !== undefined) await this.#own.note(target.instance, id);
-    if (gap !== null && !response.replayed) await gap.sent(ref, target.chat);
-    return response;
   }
 
   /** Whether this bot sent message `id` (within the window). */
@@ -125,6 +151,13 @@ export class BotActions {
   /** Settles when the notes of sent ids still being written have: a chat's turn ends after them. */
   settled(): Promise<void> {
     return this.#own.settled();
+  }
+
+  #sweepLanes(): void {
+    for (const [name, lane] of this.#lanes) {
+      if (lane.sends === 0) this.#lanes.delete(name);
+    }
+    this.#sweepAt = Math.max(1024, this.#lanes.size * 2);
   }
 
   #pacing(): ReplyGap | null {

@@ -7,6 +7,7 @@ import { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { InboundMessageClaims } from "../webhooks/message_claims.ts";
 import {
   type InboundMiddleware,
+  PROCESS,
   WebhookProcessingException,
   WebhookProcessor,
 } from "../webhooks/processor.ts";
@@ -34,7 +35,7 @@ import { Composer, REGISTERED_QUERIES } from "./composer.ts";
 import { Context } from "./context.ts";
 import { chatLines } from "./local_order.ts";
 import type { FilterQuery } from "./filter_table.ts";
-import { run } from "./middleware.ts";
+import { type MiddlewareFn, run } from "./middleware.ts";
 import { ChatPauses } from "./pauses.ts";
 import { OwnJids } from "./own_jids.ts";
 import { addressesInstance } from "./update.ts";
@@ -42,6 +43,11 @@ import { UpdateReader } from "./update_reader.ts";
 import type { BotUpdate } from "./update_types.ts";
 
 export type { BotGroups, BotOptions } from "./bot_options.ts";
+
+// Settled answers of the admission check, shared: most updates need no store to be admitted.
+const YES: Promise<boolean> = Promise.resolve(true);
+const NO: Promise<boolean> = Promise.resolve(false);
+const DONE: Promise<void> = Promise.resolve();
 
 const DEFAULT_ORDER_LEASE_MS = 60_000;
 const ORDER_POLL_MS = 50;
@@ -75,6 +81,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   readonly #bursts: Bursts | undefined;
   #catch: ((error: BotError<C>) => unknown) | undefined;
   #registered: Set<FilterQuery> | undefined;
+  #middleware: MiddlewareFn<C> | undefined;
 
   /** Build a bot; an unknown option key throws. Nothing is read from the environment until first use. */
   constructor(options?: BotOptions) {
@@ -134,15 +141,13 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       readStage(this.processor),
       admitStage((ctx) => this.#admits(ctx)),
       claimStage(claims),
-      debounceStage(this.#bursts),
+      // Without `debounceMs` no update is merged: no stage to pass through on every update.
+      ...(this.#bursts === undefined ? [] : [debounceStage(this.#bursts)]),
       turnStage(this.#order, this.#actions),
       identifyStage(new ContentIdentity(state, this.#now), claims),
       pauseStage(this.#pauses),
       echoStage(this.#actions),
-      async (ctx, next) => {
-        await this.#toMiddleware(ctx);
-        await next();
-      },
+      (ctx, next) => this.#toMiddleware(ctx).then(next),
     ];
   }
 
@@ -160,19 +165,23 @@ export class Bot<C extends Context = Context> extends Composer<C> {
    * Run one webhook payload through the bot with a webhook's claims, order and echo safety. Rejects with
    * the `BotError` no `catch` handler took (the claim is given back, so a retry runs it again).
    */
-  async handleUpdate(payload: WebhookPayloadDto | Record<string, unknown>): Promise<void> {
-    const dto = payload instanceof WebhookPayloadDto ? payload : WebhookPayloadDto.from(payload);
-    if (dto === null) {
-      throw new ValidationException("Cannot handle update: not a gateway webhook (no event name)", {
-        messages: ["event is missing or invalid"],
-      });
-    }
+  handleUpdate(payload: WebhookPayloadDto | Record<string, unknown>): Promise<void> {
+    // Not `async`: its frame would be one more object per update; every failure still rejects.
+    let pending: Promise<void> | undefined;
     try {
-      await this.processor.process(dto);
+      const dto = payload instanceof WebhookPayloadDto ? payload : WebhookPayloadDto.from(payload);
+      if (dto === null) {
+        throw new ValidationException("Cannot handle update: not a gateway webhook (no event name)", {
+          messages: ["event is missing or invalid"],
+        });
+      }
+      pending = this.processor[PROCESS](dto);
     } catch (error) {
-      if (error instanceof WebhookProcessingException && error.errors.length === 1) throw error.errors[0];
-      throw error;
+      return Promise.reject(handlerError(error));
     }
+    return pending === undefined ? DONE : pending.catch((error) => {
+      throw handlerError(error);
+    });
   }
 
   /** Handle middleware errors: the update counts as handled unless `handler` throws (then 500, retried). */
@@ -214,7 +223,7 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** The last step: the update as a `Context` through the middleware. */
-  async #toMiddleware(inbound: BotInbound): Promise<void> {
+  #toMiddleware(inbound: BotInbound): Promise<void> {
     const ctx = new Context({
       payload: inbound.payload,
       update: inbound.update,
@@ -223,17 +232,15 @@ export class Bot<C extends Context = Context> extends Composer<C> {
       now: this.#now,
       actions: this.#actions,
     }) as C;
-    await this.#runMiddleware(ctx);
+    return this.#runMiddleware(ctx);
   }
 
-  async #runMiddleware(ctx: C): Promise<void> {
-    try {
-      await run(this.middleware(), ctx);
-    } catch (error) {
+  #runMiddleware(ctx: C): Promise<void> {
+    return run(this.#middleware ??= this.middleware(), ctx).catch(async (error) => {
       const wrapped = error instanceof BotError ? error as BotError<C> : new BotError(error, ctx);
       if (this.#catch === undefined) throw wrapped;
       await this.#catch(wrapped);
-    }
+    });
   }
 
   /** The queries registered anywhere in the bot (read once, at first need). */
@@ -242,22 +249,32 @@ export class Bot<C extends Context = Context> extends Composer<C> {
   }
 
   /** Echo safety and the `groups` option: whether the update may reach the middleware at all. */
-  async #admits({ update, payload }: BotInbound): Promise<boolean> {
+  #admits({ update, payload }: BotInbound): Promise<boolean> {
     if (update.own) {
       // Own updates are never "message" ones, so the groups option does not apply to them.
       const registered = this.#registeredQueries();
-      if (!update.queries.some((q) => registered.has(q))) return false;
-      if (update.kind !== "outgoing") return true;
-      return !(await this.#actions.sentByBot(update.instance, update.msg!.id));
+      if (!update.queries.some((q) => registered.has(q))) return NO;
+      if (update.kind !== "outgoing") return YES;
+      return this.#actions.sentByBot(update.instance, update.msg!.id).then((own) => !own);
     }
-    if (update.kind !== "message" || update.chat?.isGroup !== true) return true;
+    if (update.kind !== "message" || update.chat?.isGroup !== true) return YES;
     const groups = this.options.groups ?? "all";
-    if (groups !== "mentions") return groups === "all";
+    if (groups !== "mentions") return groups === "all" ? YES : NO;
+    return this.#mentioned(update, payload);
+  }
+
+  /** With `groups: "mentions"`: whether a group message mentions the bot or quotes one of its messages. */
+  async #mentioned(update: BotUpdate, payload: WebhookPayloadDto): Promise<boolean> {
     const quoted = update.msg?.quoted?.id;
     const own = await this.#own.of(update, payload.sender);
     return addressesInstance(update, own) ||
       (quoted !== undefined && await this.#actions.sentByBot(update.instance, quoted));
   }
+}
+
+/** What `handleUpdate` rejects with: the one failure of the update itself, not the processor's list of it. */
+function handlerError(error: unknown): unknown {
+  return error instanceof WebhookProcessingException && error.errors.length === 1 ? error.errors[0] : error;
 }
 
 /** On stderr for a bot without a store, like a missing secret: the operator should know of this choice. */

@@ -131,12 +131,17 @@ export class Context {
   }
 
   /** Send a text to this chat; `quote` quotes this context's message. */
-  async reply(text: string, options?: ReplyOptions): Promise<SendResponse> {
-    if (options === undefined) {
-      return await deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, o, c));
+  reply(text: string, options?: ReplyOptions): Promise<SendResponse> {
+    // Not `async`: the most frequent action, and its send is a promise already; a refusal still rejects.
+    try {
+      if (options === undefined) {
+        return deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, o, c));
+      }
+      const { quote: _quote, idempotencyKey: _key, ...rest } = options;
+      return deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, { ...rest, ...o }, c));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const { quote: _quote, idempotencyKey: _key, ...rest } = options;
-    return await deliver(this, "reply", options, (m, to, o, c) => m.text(to, text, { ...rest, ...o }, c));
   }
 
   /** Send a URL, bytes, `Blob` or `File` as image, video, voice note (`audio`), document or sticker. */

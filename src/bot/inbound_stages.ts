@@ -1,8 +1,9 @@
 /**
  * The bot's guarantees as `(ctx, next)` stages, added in this order before the middleware to the
  * processor's inbound middleware: `read`, `admit` (echoes, `groups`), `claim` (once per named update),
- * `debounce`, `turn` (one update per chat, arrival order), `identify` (content-named updates, inside the
- * turn), `pause`, `echo` (replies sent while this update waited). A stage stops by not calling `next`.
+ * `debounce` (with `debounceMs`), `turn` (one update per chat, arrival order), `identify` (content-named
+ * updates, inside the turn), `pause`, `echo` (replies sent while this update waited). A stage stops by not
+ * calling `next`.
  *
  * @module
  */
@@ -30,24 +31,25 @@ export interface BotInbound extends InboundContext {
   burst?: TakenBurst;
 }
 
-/** A stage: go on with `next()`, or stop by returning without calling it. */
+/**
+ * A stage: go on with `next()`, or stop by returning without calling it. A stage with nothing to do returns
+ * `next()` itself: no promise of its own on every update.
+ */
 export type InboundStage = MiddlewareFn<BotInbound>;
 
 /** Stage `read`: the update as it was read when it arrived, and its place in its chat's line. */
 export function readStage(processor: WebhookProcessor): InboundStage {
-  return async (ctx, next) => {
-    const read = await processor.placed<BotUpdate>(ctx.payload);
-    ctx.update = read.value;
-    ctx.slot = read.place;
-    await next();
-  };
+  return (ctx, next) =>
+    processor.placed<BotUpdate>(ctx.payload).then((read) => {
+      ctx.update = read.value;
+      ctx.slot = read.place;
+      return next();
+    });
 }
 
 /** Stage `admit`: updates the bot does not take (its own echoes, groups it ignores) stop here. */
 export function admitStage(admits: (ctx: BotInbound) => Promise<boolean>): InboundStage {
-  return async (ctx, next) => {
-    if (await admits(ctx)) await next();
-  };
+  return (ctx, next) => admits(ctx).then((admitted) => admitted ? next() : undefined);
 }
 
 /** Run `next` once for `update`; a 503 when another delivery holds it now (the server retries). */
@@ -64,24 +66,34 @@ async function once(
 
 /** Stage `claim`: a named update other than an inbound message (the processor's) runs once. */
 export function claimStage(claims: () => InboundMessageClaims): InboundStage {
-  return async (ctx, next) => {
-    if (ctx.payload.isInboundMessage || !namedByServer(ctx.payload, ctx.update)) return await next();
-    await once(claims(), ctx.update, next);
+  return (ctx, next) => {
+    if (ctx.payload.isInboundMessage || !namedByServer(ctx.payload, ctx.update)) return next();
+    return once(claims(), ctx.update, next);
   };
 }
 
 /** Stage `debounce`: a message merged into a later one's burst stops here; the burst ends after. */
-export function debounceStage(bursts: Bursts | undefined): InboundStage {
-  return async (ctx, next) => {
+export function debounceStage(bursts: Bursts): InboundStage {
+  return (ctx, next) => {
     const { update } = ctx;
     const chat = update.chat?.id;
-    if (bursts === undefined || update.kind !== "message" || chat === undefined) return await next();
-    const burst = await bursts.collect(update.instance, chat, update.msg!);
-    if (burst === null) return; // merged into a later message's update
-    ctx.burst = burst;
-    await next();
-    await burst.done();
+    if (update.kind !== "message" || chat === undefined) return next();
+    return inBurst(bursts, ctx, chat, next);
   };
+}
+
+async function inBurst(
+  bursts: Bursts,
+  ctx: BotInbound,
+  chat: string,
+  next: () => Promise<void>,
+): Promise<void> {
+  const { update } = ctx;
+  const burst = await bursts.collect(update.instance, chat, update.msg!);
+  if (burst === null) return; // merged into a later message's update
+  ctx.burst = burst;
+  await next();
+  await burst.done();
 }
 
 /**
@@ -89,42 +101,61 @@ export function debounceStage(bursts: Bursts | undefined): InboundStage {
  * noted, so the chat's next update (their echo) sees them.
  */
 export function turnStage(order: ChatLines, actions: BotActions): InboundStage {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const chat = ctx.update.chat?.id;
-    if (chat === undefined) return await next();
-    const turn = await order.enter(ctx.update.instance, chat, ctx.slot);
-    try {
-      await next();
-    } finally {
-      await actions.settled();
-      await turn.leave();
-    }
+    if (chat === undefined) return next();
+    return inTurn(order, actions, ctx, chat, next);
   };
+}
+
+async function inTurn(
+  order: ChatLines,
+  actions: BotActions,
+  ctx: BotInbound,
+  chat: string,
+  next: () => Promise<void>,
+): Promise<void> {
+  const turn = await order.enter(ctx.update.instance, chat, ctx.slot);
+  try {
+    await next();
+  } finally {
+    await actions.settled();
+    await turn.leave();
+  }
 }
 
 /** Stage `identify`: an update the server does not name is named by its content, in its chat's turn. */
 export function identifyStage(identity: ContentIdentity, claims: () => InboundMessageClaims): InboundStage {
-  return async (ctx, next) => {
-    if (namedByServer(ctx.payload, ctx.update)) return await next();
-    await identity.identify(ctx.update, ctx.payload);
-    await once(claims(), ctx.update, next);
+  return (ctx, next) => {
+    if (namedByServer(ctx.payload, ctx.update)) return next();
+    return identified(identity, claims(), ctx, next);
   };
+}
+
+async function identified(
+  identity: ContentIdentity,
+  claims: InboundMessageClaims,
+  ctx: BotInbound,
+  next: () => Promise<void>,
+): Promise<void> {
+  await identity.identify(ctx.update, ctx.payload);
+  await once(claims, ctx.update, next);
 }
 
 /** Stage `pause`: a paused chat's updates stop here. */
 export function pauseStage(pauses: ChatPauses): InboundStage {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const chat = ctx.update.chat?.id;
-    if (chat !== undefined && await pauses.isPaused(chat)) return;
-    await next();
+    if (chat === undefined) return next();
+    return pauses.isPaused(chat).then((paused) => paused ? undefined : next());
   };
 }
 
 /** Stage `echo`: the echo of a reply the bot sent while this update waited for its turn stops here. */
 export function echoStage(actions: BotActions): InboundStage {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const { update } = ctx;
-    if (update.kind === "outgoing" && await actions.sentByBot(update.instance, update.msg!.id)) return;
-    await next();
+    if (update.kind !== "outgoing") return next();
+    return actions.sentByBot(update.instance, update.msg!.id).then((own) => own ? undefined : next());
   };
 }

@@ -21,10 +21,13 @@ export function num(value: unknown): number | undefined {
   return typeof n === "number" && Number.isFinite(n) ? n : undefined;
 }
 
-/** `message[field]` when it is an object, else an empty one. */
+// The empty part: shared (read only, never handed out as a field), so a missing part allocates nothing.
+const NONE: Json = Object.freeze({});
+
+/** `message[field]` when it is an object, else an empty one (frozen). */
 export function part(message: Json, field: string): Json {
   const value = message[field];
-  return isRecord(value) ? value : {};
+  return isRecord(value) ? value : NONE;
 }
 
 function media(p: Json): BotMedia {
@@ -149,11 +152,20 @@ export function messageType(declared: unknown, content: string): string {
  */
 export function unwrap(message: Json): Json {
   for (let depth = 0; depth < 4; depth++) {
-    const wrapper = WRAPPERS.find((field) => isRecord(part(message, field).message));
-    if (wrapper === undefined) return message;
-    message = part(message, wrapper).message as Json;
+    const inner = wrapped(message);
+    if (inner === undefined) return message;
+    message = inner;
   }
   return message;
+}
+
+/** The message inside the first envelope `message` is, if any. */
+function wrapped(message: Json): Json | undefined {
+  for (let at = 0; at < WRAPPERS.length; at++) { // indexed: no iterator per message read
+    const inner = part(message, WRAPPERS[at]).message;
+    if (isRecord(inner)) return inner;
+  }
+  return undefined;
 }
 
 /**
@@ -164,7 +176,9 @@ export function readContent(
   wrapped: Json,
 ): { type: string; query?: FilterQuery; fields: Partial<BotMessage>; part: Json } {
   const message = unwrap(wrapped);
-  for (const field of Object.keys(message)) {
+  // `for...in` over the own keys: the same order as `Object.keys`, without its array per message read.
+  for (const field in message) {
+    if (!Object.hasOwn(message, field)) continue;
     const rule = CONTENT[field];
     if (rule !== undefined) {
       const content = part(message, field);
@@ -183,8 +197,10 @@ export function readContent(
  */
 export function readContext(data: Json, content: Json): Pick<BotMessage, "quoted" | "mentions"> {
   const info = isRecord(data.contextInfo) ? data.contextInfo : part(content, "contextInfo");
-  const mentioned = Array.isArray(info.mentionedJid) ? info.mentionedJid : [];
-  const mentions = mentioned.filter((jid): jid is string => typeof jid === "string");
+  const mentioned = info.mentionedJid;
+  const mentions = Array.isArray(mentioned)
+    ? mentioned.filter((jid): jid is string => typeof jid === "string")
+    : [];
   const id = str(info.stanzaId);
   if (id === undefined) return { mentions };
   const quotedMessage = isRecord(info.quotedMessage) ? info.quotedMessage : {};

@@ -55,7 +55,11 @@ export function nextOnce(then: () => Promise<void>): NextFunction {
 const DONE = (): Promise<void> => Promise.resolve();
 
 /** Run `middleware` on `ctx` with nothing after it (its `next` too may be called once only). */
-export async function run<C>(middleware: MiddlewareFn<C>, ctx: C): Promise<void> {
+export function run<C>(middleware: MiddlewareFn<C>, ctx: C): Promise<void> {
   // What `concat(middleware, pass)` would run, without its layers: once per update, on the bot's hot path.
-  await middleware(ctx, nextOnce(DONE));
+  try {
+    return Promise.resolve(middleware(ctx, nextOnce(DONE))) as Promise<void>; // its value is not read
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

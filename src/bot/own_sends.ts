@@ -11,6 +11,7 @@ import type { GatewayService } from "../service.ts";
 import type { StateStore } from "../store/state.ts";
 
 const SENT = "bot_sent";
+const DONE: Promise<void> = Promise.resolve();
 /** How long the bot remembers the ids it sent, to recognise their echoes. */
 export const SENT_WINDOW_MS = 86_400_000;
 
@@ -20,7 +21,10 @@ export interface OwnSendsOptions {
   state: StateStore;
   /** Clock. */
   now: () => number;
-  /** Whether sent ids must be noted (only an `outgoing` query, or `groups: "mentions"`, reads them). */
+  /**
+   * Whether sent ids must be noted (only an `outgoing` query, or `groups: "mentions"`, reads them); once
+   * false, false for good.
+   */
   remembers: () => boolean;
 }
 
@@ -29,10 +33,20 @@ const watchers = new WeakMap<EventTarget, Map<StateStore, OwnSends>>();
 
 function listen(events: EventTarget): Map<StateStore, OwnSends> {
   const bots = new Map<StateStore, OwnSends>();
-  events.addEventListener(MessageSent.type, (event) => {
+  const listener = (event: Event) => {
     const { instance, messageId } = event as MessageSent;
     if (messageId === null) return;
-    for (const own of bots.values()) {
+    for (const [state, own] of bots) {
+      if (!own.notes()) {
+        // A bot that notes nothing never will (what it reads is fixed at its first send): it stops listening,
+        // and once no bot listens the service builds no announcement for it (`watch` listens again).
+        bots.delete(state);
+        if (bots.size === 0 && watchers.get(events) === bots) {
+          watchers.delete(events);
+          events.removeEventListener(MessageSent.type, listener);
+        }
+        continue;
+      }
       // Nobody awaits an announcement: a failed note is logged (its echo may then reach `outgoing`).
       own.note(instance, messageId).catch((error) =>
         getGatewayLogger("bot").warn("Bot: cannot note sent message {id} as the bot's own ({error})", {
@@ -41,7 +55,8 @@ function listen(events: EventTarget): Map<StateStore, OwnSends> {
         })
       );
     }
-  });
+  };
+  events.addEventListener(MessageSent.type, listener);
   return bots;
 }
 
@@ -61,6 +76,11 @@ export class OwnSends {
     let bots = watchers.get(events);
     if (bots === undefined) watchers.set(events, bots = listen(events));
     bots.set(this.#options.state, this);
+  }
+
+  /** Whether sent ids are noted at all (only when a query reads them; once false, false for good). */
+  notes(): boolean {
+    return this.#options.remembers();
   }
 
   /** Note `id` as the bot's own (in place before the first await); resolves once written. */
@@ -86,7 +106,8 @@ export class OwnSends {
   }
 
   /** Settles (never rejects) when the notes still being written have. */
-  async settled(): Promise<void> {
-    if (this.#writing.size > 0) await Promise.allSettled([...this.#writing.values()]);
+  settled(): Promise<void> {
+    if (this.#writing.size === 0) return DONE; // every turn asks: no promise of its own when none is
+    return Promise.allSettled([...this.#writing.values()]).then(() => {});
   }
 }

@@ -21,6 +21,10 @@ export function chatKey(chatId: string): string {
   return `${digits}@s.whatsapp.net`;
 }
 
+function isEntry(entry: unknown): boolean {
+  return entry !== null;
+}
+
 /** The paused chats of a bot. */
 export class ChatPauses {
   readonly #state: StateStore;
@@ -43,7 +47,14 @@ export class ChatPauses {
   }
 
   /** Whether `chatId` is paused. */
-  async isPaused(chatId: string): Promise<boolean> {
-    return (await this.#state.get(NAMESPACE, chatKey(chatId))) !== null;
+  isPaused(chatId: string): Promise<boolean> {
+    // Not `async` (the pause stage asks for every update): the read's own promise, mapped.
+    let key: string;
+    try {
+      key = chatKey(chatId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#state.get(NAMESPACE, key).then(isEntry);
   }
 }

@@ -5,16 +5,30 @@
  * @module
  */
 
-import type { InstanceRef } from "../health/health_types.ts";
+import { InstanceKeys, type InstanceRef } from "../health/health_types.ts";
 import { SendPacer } from "../pacing/pacer.ts";
-import { type PacingOptions, readRules } from "../pacing/rules.ts";
+import { RecipientKeys, type RecipientTimes, recipientTimes } from "../pacing/recipient_times.ts";
+import { type PacingOptions, readRules, type Rules } from "../pacing/rules.ts";
 import type { StateStore } from "../store/state.ts";
+
+const DONE: Promise<void> = Promise.resolve();
+
+/** One reply's recipient: its instance, its chat and the key of its record (built once per reply). */
+export interface ReplyRecipient {
+  readonly ref: InstanceRef;
+  readonly chat: string;
+  readonly key: string;
+}
 
 /** How a bot's replies are paced: per chat only, one record read and written, when the rules allow it. */
 export class ReplyGap {
   readonly #pacer: SendPacer;
-  // No gap between the instance's sends: only the chat's interval is noted (one write, not three).
-  readonly #perChatOnly: boolean;
+  readonly #rules: Rules;
+  readonly #now: () => number;
+  // No gap between the instance's sends: only the chat's record is read and noted (the pacer's own
+  // recipient record, read here without its instance record).
+  readonly #times: RecipientTimes | undefined;
+  readonly #keys = new RecipientKeys(new InstanceKeys());
   /** The longest a reply can have to wait: more is a clock that stepped back past an earlier send. */
   readonly #longestMs: number;
 
@@ -22,18 +36,38 @@ export class ReplyGap {
   constructor(state: StateStore, defaults: PacingOptions, options: PacingOptions, now: () => number) {
     const merged = { ...defaults, ...options };
     const rules = readRules(merged);
-    this.#perChatOnly = rules.minGapMs === 0 && rules.jitterMs === 0;
+    this.#rules = rules;
+    this.#now = now;
+    const perChatOnly = rules.minGapMs === 0 && rules.jitterMs === 0;
+    this.#times = perChatOnly ? recipientTimes(state) : undefined;
     this.#longestMs = Math.max(rules.minGapMs + rules.jitterMs, rules.recipientIntervalMs);
     this.#pacer = new SendPacer(state, merged, { now });
   }
 
-  /** How long a reply to `chat` must wait (0: now). */
-  async waitMs(ref: InstanceRef, chat: string): Promise<number> {
-    return Math.min(await this.#pacer.waitMs(ref, chat), this.#longestMs);
+  /** The recipient of a reply to `chat` through the instance `ref`. */
+  recipient(ref: InstanceRef, chat: string): ReplyRecipient {
+    return { ref, chat, key: this.#keys.of(ref, chat) };
   }
 
-  /** Note a reply to `chat` the server accepted. */
-  sent(ref: InstanceRef, chat: string): Promise<void> {
-    return this.#perChatOnly ? this.#pacer.recordRecipientSent(ref, chat) : this.#pacer.recordSent(ref, chat);
+  // Not `async` (one frame less per reply): the record's own promise, mapped.
+
+  /** How long a reply to the recipient must wait (0: now). */
+  waitMs(to: ReplyRecipient): Promise<number> {
+    if (this.#times === undefined) return this.#pacer.waitMs(to.ref, to.chat).then((ms) => this.#clamp(ms));
+    const now = this.#now();
+    return this.#times.last(to.key, now).then((last) =>
+      last === null ? 0 : this.#clamp(Math.max(0, last + this.#rules.recipientIntervalMs - now))
+    );
+  }
+
+  /** Note a reply to the recipient the server accepted. */
+  sent(to: ReplyRecipient): Promise<void> {
+    if (this.#times === undefined) return this.#pacer.recordSent(to.ref, to.chat);
+    const interval = this.#rules.recipientIntervalMs;
+    return interval === 0 ? DONE : this.#times.note(to.key, this.#now(), interval);
+  }
+
+  #clamp(ms: number): number {
+    return Math.min(ms, this.#longestMs);
   }
 }

@@ -10,7 +10,7 @@
 
 import type { MessageOrigin } from "../webhooks/message_claims.ts";
 import { parseMessageStatus } from "../delivery/status_updates.ts";
-import type { WebhookPayloadDto } from "../webhooks/payload.ts";
+import { phoneOfSender, type WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { FilterQuery } from "./filter_table.ts";
 import { isRecord } from "../util/json_shape.ts";
 import { messageType, num, readContent, readContext, str } from "./message_content.ts";
@@ -38,7 +38,7 @@ function senderOf(payload: WebhookPayloadDto): BotSender | undefined {
   const fromMe = payload.fromMe === true;
   return {
     id,
-    phone: payload.senderPhone,
+    phone: phoneOfSender(id), // what `payload.senderPhone` reads, without reading `senderJid` twice
     lid: fromMe ? undefined : payload.senderLid,
     name: fromMe ? undefined : payload.pushName,
   };

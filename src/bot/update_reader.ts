@@ -28,9 +28,29 @@ export class UpdateReader {
   }
 
   /** The update of `payload`, with its chat's canonical id, and its chat's line. */
-  async read(payload: WebhookPayloadDto): Promise<InboundRead<BotUpdate>> {
-    let update = toBotUpdate(payload);
-    const edited = editedId(payload, update);
+  read(payload: WebhookPayloadDto): Promise<InboundRead<BotUpdate>> {
+    // Not `async`: most updates need no store, and an async frame per update is garbage.
+    let update: BotUpdate;
+    let edited: string | undefined;
+    try {
+      update = toBotUpdate(payload);
+      edited = editedId(payload, update);
+      if (edited === undefined && lidChat(update) === undefined) {
+        this.#learn(payload, update);
+        return Promise.resolve(lineOf(update));
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#readAsking(payload, update, edited);
+  }
+
+  /** The read of an update whose edit's origin or `@lid` chat's phone the store may know. */
+  async #readAsking(
+    payload: WebhookPayloadDto,
+    update: BotUpdate,
+    edited: string | undefined,
+  ): Promise<InboundRead<BotUpdate>> {
     if (edited !== undefined) {
       update = placeEdit(payload, update, await this.#claims().origin(update.instance, edited));
     }

@@ -60,6 +60,8 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   readonly #lines: InboundLines<T>;
   #started = false;
   #ended = false;
+  // The placing once done (read and in its line): its place is given up at the end without a promise.
+  #done: Placed<T> | undefined;
 
   constructor(arrivals: Arrivals, starts: Arrivals, lines: InboundLines<T>) {
     this.#arrivals = arrivals;
@@ -92,7 +94,7 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
       this.#arrivals.drop(this.#number);
       throw error;
     });
-    placed.catch(() => {}); // its processing awaits it and fails with it
+    placed.catch(ignore); // its processing awaits it and fails with it
     this.placed = placed;
   }
 
@@ -100,9 +102,12 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
   #put(read: InboundRead<T>): Placed<T> | Promise<Placed<T>> {
     if (read.line === undefined) {
       this.#arrivals.drop(this.#number);
-      return { value: read.value, place: undefined };
+      return this.#done = { value: read.value, place: undefined };
     }
-    return this.#arrivals.place(this.#number, () => ({ value: read.value, place: this.#lines.arrive(read) }));
+    return this.#arrivals.place(
+      this.#number,
+      () => this.#done = { value: read.value, place: this.#lines.arrive(read) },
+    );
   }
 
   end(): void {
@@ -111,10 +116,13 @@ export class LineArrival<T> implements Arrival<WebhookPayloadDto> {
     if (!this.#started) this.#starts.drop(this.#start);
     const placed = this.placed;
     if (placed === undefined) this.#arrivals.drop(this.#number);
-    else if (placed instanceof Promise) placed.then((p) => p.place?.release(), () => {});
+    else if (this.#done !== undefined) this.#done.place?.release();
+    else if (placed instanceof Promise) placed.then((p) => p.place?.release(), ignore);
     else placed.place?.release();
   }
 }
+
+function ignore(): void {}
 
 /** The arrivals of one processor with lines: each processing keeps its arrival until it ends. Internal. */
 export class ArrivalBook<T> {
@@ -133,9 +141,14 @@ export class ArrivalBook<T> {
   }
 
   /** `payload`'s reading and place while it is processed (read now when it has no arrival). */
-  async placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
+  placed(payload: WebhookPayloadDto): Promise<Placed<T>> {
+    // Not `async`: the bot reads every update's place here, and an async frame per call is garbage.
     const arrival = this.#processing.get(payload);
-    if (arrival !== undefined) return await arrival.placed!;
+    if (arrival !== undefined) return Promise.resolve(arrival.placed!);
+    return this.#readUnplaced(payload);
+  }
+
+  async #readUnplaced(payload: WebhookPayloadDto): Promise<Placed<T>> {
     return { value: (await this.#lines.read(payload)).value, place: undefined };
   }
 
@@ -156,17 +169,21 @@ export class ArrivalBook<T> {
       this.#processing.delete(payload);
       mine.end();
     };
-    let pending: Promise<void> | undefined;
+    let started: Promise<void> | undefined | Promise<Promise<void> | undefined>;
     try {
       mine.place(payload);
       this.#processing.set(payload, mine);
-      const started = mine.start(() => process(payload));
-      // A later start resolves with the processing's own promise, so it settles when that does.
-      pending = started instanceof Promise ? started.then(() => {}) : started;
-    } finally {
-      if (pending === undefined) end(); // done at once, or threw
+      started = mine.start(() => process(payload));
+    } catch (error) {
+      end();
+      throw error;
     }
-    return pending?.finally(end);
+    if (!(started instanceof Promise)) return void end(); // done at once
+    // A later start resolves with the processing's own promise, so it settles when that does.
+    return started.then(end, (error) => {
+      end();
+      throw error;
+    });
   }
 }
 

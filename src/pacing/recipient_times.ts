@@ -15,6 +15,8 @@ function keptUntil(at: number, intervalMs: number): number {
 
 const PERSON = "@s.whatsapp.net";
 
+const DONE: Promise<void> = Promise.resolve();
+
 /** Recipient keys, `<instance key>/<recipient>`: a JID and its bare number are one recipient. Internal. */
 export class RecipientKeys {
   readonly #instances: InstanceKeys;
@@ -58,15 +60,18 @@ class MemoryRecipientTimes implements RecipientTimes {
   }
 
   note(key: string, at: number, intervalMs: number): Promise<void> {
-    let expiresAt = keptUntil(at, intervalMs);
+    const expiresAt = keptUntil(at, intervalMs);
+    const held = this.#held.get(key);
+    if (held === undefined) {
+      this.#held.set(key, { at, expiresAt });
+      if (this.#held.size >= this.#sweepAt) this.#sweep(at);
+      return DONE;
+    }
+    held.at = at;
     // Pacers with different intervals share the record: a send under a shorter one (a bot's reply) must not
     // end the record a longer one (a `sendMany` run) still waits on.
-    const held = this.#held.get(key);
-    if (held !== undefined && held.expiresAt > expiresAt) expiresAt = held.expiresAt;
-    this.#held.delete(key); // re-inserted last: the map stays in send order
-    this.#held.set(key, { at, expiresAt });
-    if (this.#held.size >= this.#sweepAt) this.#sweep(at);
-    return Promise.resolve();
+    if (expiresAt > held.expiresAt) held.expiresAt = expiresAt;
+    return DONE;
   }
 
   #sweep(now: number): void {

@@ -19,6 +19,20 @@ type Json = Record<string, unknown>;
 
 const PN_SUFFIX = "@s.whatsapp.net";
 
+/** The phone number (digits) of a sender's phone-number JID (its device suffix dropped). Internal. */
+export function phoneOfSender(jid: string | undefined): string | undefined {
+  if (jid === undefined || !jid.endsWith(PN_SUFFIX)) return undefined;
+  let end = jid.length - PN_SUFFIX.length;
+  const device = jid.indexOf(":"); // `5511...:12@s.whatsapp.net`: the number is before the device
+  if (device !== -1 && device < end) end = device;
+  if (end === 0) return undefined;
+  for (let at = 0; at < end; at++) {
+    const code = jid.charCodeAt(at);
+    if (code < 48 || code > 57) return undefined; // digits only
+  }
+  return jid.slice(0, end);
+}
+
 /** Where a payload came from, besides its body. */
 export interface WebhookPayloadContext {
   /** Instance name taken from the URL, used when the body has none. */
@@ -190,10 +204,7 @@ export class WebhookPayloadDto<Data = unknown> {
 
   /** The sender's phone number (digits of a phone-number JID), when known. */
   get senderPhone(): string | undefined {
-    const jid = this.senderJid;
-    if (jid === undefined || !jid.endsWith(PN_SUFFIX)) return undefined;
-    const user = jid.slice(0, -PN_SUFFIX.length).split(":")[0];
-    return /^\d+$/.test(user) ? user : undefined;
+    return phoneOfSender(this.senderJid);
   }
 
   /** The sender's display name (`data.pushName`). */

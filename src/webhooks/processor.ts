@@ -193,9 +193,9 @@ export class WebhookProcessor {
   }
 
   /** How `payload` was read on arrival and its place in its line (`lines`); else the payload, unplaced. */
-  async placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Promise<Placed<T>> {
-    if (this.#book === undefined) return { value: payload as T, place: undefined };
-    return await this.#book.placed(payload) as Placed<T>;
+  placed<T = WebhookPayloadDto>(payload: WebhookPayloadDto): Promise<Placed<T>> {
+    if (this.#book === undefined) return Promise.resolve({ value: payload as T, place: undefined });
+    return this.#book.placed(payload) as Promise<Placed<T>>;
   }
 
   /** Internal `process`: undefined when all ran at once (why: bench/README.md, synchronous results). */

@@ -73,3 +73,14 @@ Deno.test("handoff: a customer who is not the agents' number cannot resume", asy
   strictEqual(await h.bot.isPaused(CUSTOMER), true);
   strictEqual(customer.replies.length, 1);
 });
+
+Deno.test("handoff: isPaused and pause refuse an empty chat id with a rejection, not a throw", async () => {
+  const bot = new Bot({ store: new MemoryStore() });
+  const asked = bot.isPaused(" ");
+  strictEqual(asked instanceof Promise, true);
+  const refusal = await asked.then(() => null, (error: Error) => error.message);
+  strictEqual(refusal, "Cannot pause chat: the chat id is empty");
+  strictEqual(await bot.isPaused("+55 11 99999-9999"), false);
+  await bot.pause("5511999999999");
+  strictEqual(await bot.isPaused("5511999999999@s.whatsapp.net"), true);
+});

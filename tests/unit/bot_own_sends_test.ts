@@ -136,3 +136,28 @@ Deno.test("own sends: the echo of a ctx.api send to another chat is the bot's ow
   deepStrictEqual(paused, []);
   strictEqual(await bots[1].isPaused(BIA), false);
 });
+
+Deno.test("own sends: a bot that reads no sent ids stops listening to the service; another bot on it still notes its sends", async () => {
+  const stub = new GatewayStub();
+  const service = stubService(stub, new MemoryStore());
+  const plain = new Bot({ signature: { scheme: "none" }, pacing: false, service, store: new MemoryStore() });
+  plain.on("message:text", (ctx) => ctx.reply(`echo ${ctx.text}`));
+  await plain.handleUpdate(inbound("hi", { id: "P1" }));
+  deepStrictEqual(stub.texts(), ["echo hi"]);
+  const events = service.events as EventTarget & { listenerCount(type: string): number };
+  strictEqual(events.listenerCount("MessageSent"), 0); // nothing reads its ids: no announcement is built
+  // A bot built later on the same service listens again, and its sends' echoes are its own.
+  const handoffStore = new MemoryStore();
+  const handoff = new Bot({ signature: { scheme: "none" }, pacing: false, service, store: handoffStore });
+  const paused: string[] = [];
+  handoffBot(handoff, paused);
+  strictEqual(events.listenerCount("MessageSent"), 1);
+  const sent = await service.messages().text(ANA, "Our sale starts today");
+  await handoff.handleUpdate(
+    inbound("Our sale starts today", { id: sent.json<string>("key.id")!, fromMe: true }),
+  );
+  await plain.handleUpdate(inbound("again", { id: "P2" }));
+  await handoff.handleUpdate(inbound("an agent here", { id: "AG1", fromMe: true }));
+  deepStrictEqual(paused, ["AG1"]);
+  strictEqual(events.listenerCount("MessageSent"), 1);
+});

@@ -240,3 +240,13 @@ Deno.test("WebhookPayloadDto.from: null for bodies that are not an envelope", ()
   strictEqual(WebhookPayloadDto.from({ event: "call", instance: 7 }), null);
   strictEqual(WebhookPayloadDto.from({ event: null }, { event: "call" }), null);
 });
+
+Deno.test("WebhookPayloadDto: senderPhone is the number before a device suffix, and only digits are a number", () => {
+  const phoneOf = (remoteJid: string) => WebhookPayloadDto.from(upsert({ remoteJid }))!.senderPhone;
+  strictEqual(phoneOf("5511999999999:12@s.whatsapp.net"), "5511999999999");
+  strictEqual(phoneOf("5511999999999@s.whatsapp.net"), "5511999999999");
+  strictEqual(phoneOf(":12@s.whatsapp.net"), undefined);
+  strictEqual(phoneOf("55119x9999999@s.whatsapp.net"), undefined);
+  strictEqual(phoneOf("@s.whatsapp.net"), undefined);
+  strictEqual(phoneOf("5511999999999@lid"), undefined);
+});
