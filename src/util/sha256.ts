@@ -3,7 +3,7 @@
  * signature, a short webhook body's signature and digest. Web Crypto's `digest` and `sign` are a round trip
  * to another thread per call, which costs the calling thread more than hashing up to about a kilobyte here;
  * longer inputs go to Web Crypto, whose hashing then runs beside the calling thread
- * ({@link SYNC_HASH_MAX_BYTES}; figures: bench/README.md, "Webhooks", session 12). The results are the same SHA-256 (FIPS 180-4)
+ * ({@link SYNC_HASH_MAX_BYTES}; figures: bench/README.md, "Session 12: the closing figures"). The results are the same SHA-256 (FIPS 180-4)
  * and HMAC (RFC 2104): stored fingerprints and signatures match. No branch or table index depends on the
  * data or the key, so the time taken tells nothing but the input's length. Internal.
  *
