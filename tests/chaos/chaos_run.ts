@@ -89,7 +89,11 @@ export async function chaosRun(spec: RunSpec): Promise<RunResult> {
       { engine: spec.engine, where: engine.where, mockUrl: mock.url, apiKey: API_KEY, secret, log },
       spec.processes,
     );
-    const deliveries = new Deliveries(cluster, secret, { random, attempts: 10, retryMs: 50 });
+    // The server retries a failed delivery for about 20 minutes; here 16 attempts (about 9 s). A killed holder's
+    // claim is taken over by a process that saw it unchanged for the lease (1.2 s here), and a respawned process
+    // has seen nothing yet: with 10 attempts (about 5 s) a message could run out of retries first when its
+    // redeliveries kept landing on processes that had just started (seed 3008 on Redis, 1 run in 40).
+    const deliveries = new Deliveries(cluster, secret, { random, attempts: 16, retryMs: 50 });
     const run: RunContext = { cluster, deliveries, messages: spec.messages, pending: [] };
     const holds = run.pending;
     const byId = new Map(spec.messages.map((m) => [m.id, m]));
