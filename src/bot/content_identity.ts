@@ -11,6 +11,7 @@ import { MESSAGE_CLAIM_WINDOW_MS } from "../webhooks/message_claims.ts";
 import type { WebhookPayloadDto } from "../webhooks/payload.ts";
 import type { StateStore } from "../store/state.ts";
 import type { BotUpdate } from "./update_types.ts";
+import { digestSha256 } from "../util/sha256.ts";
 
 const NAMESPACE = "bot_update_content";
 
@@ -32,7 +33,7 @@ export class ContentIdentity {
   /** Name `update` by its content and its place among its chat's updates (sets `update.id`). */
   async identify(update: BotUpdate, payload: WebhookPayloadDto): Promise<void> {
     const bytes = new TextEncoder().encode(JSON.stringify([payload.event, payload.raw]));
-    const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))).slice(0, 32);
+    const digest = toHex(await digestSha256(bytes)).slice(0, 32);
     const key = `${update.instance}/${update.chat?.id ?? ""}`;
     const last = (await this.#state.get<Last>(NAMESPACE, key))?.value;
     const seq = last === undefined ? 1 : last.digest === digest ? last.seq : last.seq + 1;

@@ -15,6 +15,7 @@ import type {
   SendManyOptions,
   SendManyReport,
 } from "./send_many_types.ts";
+import { digestSha256 } from "../util/sha256.ts";
 
 export type * from "./send_many_types.ts";
 
@@ -31,7 +32,7 @@ const KEEP_PROGRESS_MS = 30 * 86_400_000;
 
 async function defaultBatchId(items: readonly SendManyItem[]): Promise<string> {
   const keys = new TextEncoder().encode(items.map((item) => item.idempotencyKey).join("\n"));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", keys));
+  const digest = await digestSha256(keys);
   return [...digest.subarray(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
