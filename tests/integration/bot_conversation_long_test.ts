@@ -3,7 +3,6 @@
 // `deno task test:slow` (docs/testing.md, "What the suite costs"); what a dialogue stores per step, its chunks'
 // lifetime and the conflicts are in tests/unit/bot_conversation_storage_test.ts.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { KvStore, MemoryStore } from "../../mod.ts";
 import {
   Bot,
   type Context,
@@ -13,8 +12,7 @@ import {
 } from "../../src/bot/mod.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
-import { RedisStore } from "../../src/backends/redis/store.ts";
-import { withRedisServer } from "../helpers/redis_server.ts";
+import { withStoreEngine } from "../helpers/store_engines.ts";
 
 type C = Context & ConversationFlavor;
 const ANA = "5511999999999";
@@ -37,30 +35,9 @@ function longBot(store: GatewayStore, steps: number): Bot<C> {
   return bot;
 }
 
-/** Run `fn` on a fresh store of `engine` (RedisStore on a throwaway redis-server), closed after. */
-async function withEngine(engine: string, fn: (store: GatewayStore) => Promise<void>): Promise<void> {
-  if (engine === "MemoryStore") return await fn(new MemoryStore());
-  if (engine === "RedisStore") {
-    return await withRedisServer(async (server) => {
-      const store = new RedisStore({ url: server.url });
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-      }
-    });
-  }
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(new KvStore(kv));
-  } finally {
-    kv.close();
-  }
-}
-
 for (const engine of ["MemoryStore", "KvStore", "RedisStore"] as const) {
   Deno.test(`conversation storage (${engine}): 1,000 waits with replies, over a restart`, async () => {
-    await withEngine(engine, async (store) => {
+    await withStoreEngine(engine, async (store) => {
       await using h = new BotHarness(longBot(store, 1000));
       const ana = h.user(ANA);
       await ana.send("/long");

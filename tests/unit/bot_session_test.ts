@@ -2,7 +2,7 @@
 // only when changed, with compare-and-set; on MemoryState (MemoryStore), KvState (KvStore) and RedisState
 // (RedisStore on a throwaway redis-server).
 import { deepStrictEqual, rejects, strictEqual, throws } from "node:assert/strict";
-import { KvStore, MemoryStore } from "../../mod.ts";
+import { MemoryStore } from "../../mod.ts";
 import {
   Bot,
   type Context,
@@ -14,8 +14,7 @@ import {
 } from "../../src/bot/mod.ts";
 import { ConfigurationException } from "../../src/errors.ts";
 import type { GatewayStore } from "../../src/store/store.ts";
-import { RedisStore } from "../../src/backends/redis/store.ts";
-import { withRedisServer } from "../helpers/redis_server.ts";
+import { withStoreEngine } from "../helpers/store_engines.ts";
 import { BotHarness } from "../../src/testing/mod.ts";
 
 type Counter = { count: number };
@@ -43,25 +42,9 @@ function counterBot(store: GatewayStore): Bot<CounterContext> {
 }
 
 for (const engine of ["MemoryState", "KvState", "RedisState"] as const) {
-  const withStore = async (fn: (store: GatewayStore) => Promise<void>) => {
-    if (engine === "MemoryState") return await fn(new MemoryStore());
-    if (engine === "RedisState") {
-      return await withRedisServer(async (server) => {
-        const store = new RedisStore({ url: server.url });
-        try {
-          await fn(store);
-        } finally {
-          await store.close();
-        }
-      });
-    }
-    const kv = await Deno.openKv(":memory:");
-    try {
-      await fn(new KvStore(kv));
-    } finally {
-      kv.close();
-    }
-  };
+  const kind =
+    ({ MemoryState: "MemoryStore", KvState: "KvStore", RedisState: "RedisStore" } as const)[engine];
+  const withStore = (fn: (store: GatewayStore) => Promise<void>) => withStoreEngine(kind, fn);
 
   Deno.test(`session (${engine}): one counter per chat, kept in the store`, () =>
     withStore(async (store) => {
